@@ -1,0 +1,73 @@
+import Database from 'better-sqlite3';
+import { sql } from 'drizzle-orm';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SEEDED_PLANS } from './plans.ts';
+import * as schema from './schema/index.ts';
+
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+
+/** A transaction handle; better-sqlite3 transactions are synchronous, so never await inside one. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** Anything queries can run on: the database or an open transaction. */
+export type Executor = Db | Tx;
+
+const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+/**
+ * Opens (and creates) the database, applies the pragmas every connection needs, runs pending
+ * migrations and seeds the plans. `:memory:` gives a private database, as tests use.
+ */
+export function openDatabase(filename: string): Db {
+  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+  const sqlite = new Database(filename);
+  sqlite.pragma('journal_mode = WAL');
+  // WAL + NORMAL is durable across process crashes; only an OS crash can drop the last commits.
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = drizzle({ client: sqlite, schema }) as Db;
+  // Several processes may start on one file at once. drizzle's own migrator reads the applied
+  // migrations before it takes the write lock, so two starting processes could both apply one;
+  // this does the same bookkeeping (drizzle's table and hashes) inside one IMMEDIATE transaction.
+  sqlite.transaction(() => {
+    applyMigrations(sqlite);
+    for (const plan of SEEDED_PLANS) {
+      db.insert(schema.plans)
+        .values(plan)
+        .onConflictDoUpdate({ target: schema.plans.name, set: plan })
+        .run();
+    }
+  }).immediate();
+  return db;
+}
+
+/**
+ * Runs `work` in an IMMEDIATE transaction. Every read-then-write must: a deferred transaction that
+ * reads first cannot upgrade to a writer once another process has committed, and fails at once
+ * with SQLITE_BUSY instead of waiting for busy_timeout.
+ */
+export function writeTransaction<T>(db: Db, work: (tx: Tx) => T): T {
+  return db.transaction(work, { behavior: 'immediate' });
+}
+
+/** A cheap liveness probe used by /healthz. */
+export function pingDatabase(db: Db): boolean {
+  return db.get<{ ok: number }>(sql`select 1 as ok`).ok === 1;
+}
+
+function applyMigrations(sqlite: Database.Database): void {
+  sqlite.exec(
+    'CREATE TABLE IF NOT EXISTS __drizzle_migrations (id INTEGER PRIMARY KEY, hash text NOT NULL, created_at numeric)',
+  );
+  const last = sqlite.prepare('SELECT max(created_at) AS at FROM __drizzle_migrations').get() as { at: number | null };
+  const record = sqlite.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)');
+  for (const migration of readMigrationFiles({ migrationsFolder })) {
+    if (last.at !== null && Number(last.at) >= migration.folderMillis) continue;
+    for (const statement of migration.sql) if (statement.trim()) sqlite.exec(statement);
+    record.run(migration.hash, migration.folderMillis);
+  }
+}

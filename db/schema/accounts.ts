@@ -1,0 +1,67 @@
+
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/** Seeded rows; the five features of SPEC.md's Account object. */
+export const plans = sqliteTable('plans', {
+  name: text('name').primaryKey(),
+  postsPerMonth: integer('posts_per_month').notNull(),
+  platformsLimit: integer('platforms_limit').notNull(),
+  apiAccess: integer('api_access', { mode: 'boolean' }).notNull(),
+  monthlyAiCredits: integer('monthly_ai_credits').notNull(),
+  analyticsHistoryDays: integer('analytics_history_days').notNull(),
+});
+
+export const workspaces = sqliteTable('workspaces', {
+  id: text('id').primaryKey(),
+  orgId: text('org_id').notNull().unique(),
+  name: text('name').notNull(),
+  plan: text('plan')
+    .notNull()
+    .references(() => plans.name),
+  planStatus: text('plan_status', { enum: ['active', 'trialing', 'past_due', 'canceled'] }).notNull(),
+  createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+});
+
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    /** SHA-256 of the full key, hex; the raw key is never stored. */
+    keyHash: text('key_hash').notNull().unique(),
+    displayPrefix: text('display_prefix').notNull(),
+    lastFour: text('last_four').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }),
+    revokedAt: integer('revoked_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [index('api_keys_workspace_idx').on(t.workspaceId)],
+);
+
+/** Per-month usage that is not derivable from other rows (AI credits are spent, not stored). */
+export const usagePeriods = sqliteTable(
+  'usage_periods',
+  {
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    periodStart: integer('period_start', { mode: 'timestamp_ms' }).notNull(),
+    aiCreditsUsed: integer('ai_credits_used').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.periodStart] })],
+);
+
+/** Fixed one-minute windows per workspace and bucket, shared by every process on the database. */
+export const rateLimitWindows = sqliteTable(
+  'rate_limit_windows',
+  {
+    workspaceId: text('workspace_id').notNull(),
+    bucket: text('bucket', { enum: ['read', 'write', 'publish', 'media'] }).notNull(),
+    windowStart: integer('window_start').notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.bucket, t.windowStart] })],
+);
+

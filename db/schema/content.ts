@@ -1,0 +1,73 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { workspaces } from './accounts.ts';
+
+export const CONTENT_STATUSES = [
+  'draft',
+  'pending_review',
+  'approved',
+  'scheduled',
+  'rejected',
+  'archived',
+  'publishing',
+  'published',
+] as const;
+export type ContentStatus = (typeof CONTENT_STATUSES)[number];
+
+export const CONTENT_TYPES = [
+  'text_only',
+  'single_image',
+  'slideshow',
+  'reel',
+  'talking_head',
+  'video_hook',
+  'video_hook_demo',
+  'carousel',
+] as const;
+export type ContentType = (typeof CONTENT_TYPES)[number];
+
+export interface PlatformOverride {
+  caption?: string;
+  hashtags?: string[];
+  media_urls?: string[];
+}
+
+export interface PublishResult {
+  platform: string;
+  success: boolean;
+  platform_post_id: string | null;
+  error: string | null;
+  attempted_at: string;
+}
+
+export const content = sqliteTable(
+  'content',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    caption: text('caption').notNull(),
+    hashtags: text('hashtags', { mode: 'json' }).$type<string[]>().notNull(),
+    contentType: text('content_type', { enum: CONTENT_TYPES }).notNull(),
+    targetPlatforms: text('target_platforms', { mode: 'json' }).$type<string[]>().notNull(),
+    mediaUrls: text('media_urls', { mode: 'json' }).$type<string[]>().notNull(),
+    topic: text('topic'),
+    platformSpecific: text('platform_specific', { mode: 'json' }).$type<Record<string, PlatformOverride>>().notNull(),
+    aspectRatio: text('aspect_ratio'),
+    scheduledFor: integer('scheduled_for', { mode: 'timestamp_ms' }),
+    publishedAt: integer('published_at', { mode: 'timestamp_ms' }),
+    status: text('status', { enum: CONTENT_STATUSES }).notNull(),
+    publishQueued: integer('publish_queued', { mode: 'boolean' }).notNull().default(false),
+    publishResults: text('publish_results', { mode: 'json' }).$type<PublishResult[]>().notNull(),
+    campaignId: text('campaign_id'),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [
+    // Newest-first pages: (created_at, id) is the cursor pair, so every list query walks one of these.
+    index('content_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id),
+    index('content_workspace_status_created_idx').on(t.workspaceId, t.status, t.createdAt, t.id),
+    index('content_workspace_type_created_idx').on(t.workspaceId, t.contentType, t.createdAt, t.id),
+    index('content_workspace_published_idx').on(t.workspaceId, t.publishedAt),
+  ],
+);

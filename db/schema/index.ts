@@ -1,0 +1,3 @@
+export * from './accounts.ts';
+export * from './content.ts';
+export * from './events.ts';

@@ -1,0 +1,112 @@
+import { parseArgs } from 'node:util';
+import { createApiKey, revokeApiKey } from '../core/accounts/api-keys.ts';
+import { createWorkspace, getWorkspace, listWorkspaces, setWorkspacePlan } from '../core/accounts/workspaces.ts';
+import type { Runtime } from '../core/context.ts';
+import { dateTimeInput } from '../core/dates.ts';
+import { fieldError, ServiceError } from '../core/errors.ts';
+
+/** The dashboard's stand-in: account administration from the shell, with --json for scripts. */
+const USAGE = `Usage: npm run admin -- <command> [options] [--json]
+
+Commands:
+  create-workspace --name N [--plan free|starter|pro|business] [--status active|trialing|past_due|canceled]
+  create-key --workspace W [--expires-at ISO-8601]
+  revoke-key --key-id K
+  set-plan --workspace W [--plan P] [--status S]
+  list-workspaces`;
+
+const OPTIONS = {
+  name: { type: 'string' },
+  plan: { type: 'string' },
+  status: { type: 'string' },
+  workspace: { type: 'string' },
+  'expires-at': { type: 'string' },
+  'key-id': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+function required(values: Values, name: 'name' | 'workspace' | 'key-id'): string {
+  const value = values[name];
+  if (!value) throw fieldError(name, `--${name} is required.`);
+  return value;
+}
+
+function run(runtime: Runtime, command: string | undefined, values: Values): { json: unknown; text: string } {
+  switch (command) {
+    case 'create-workspace': {
+      const { workspace, apiKey } = createWorkspace(runtime, { name: required(values, 'name'), plan: values.plan as never, status: values.status as never });
+      return {
+        json: { workspace_id: workspace.id, org_id: workspace.orgId, api_key: apiKey },
+        text: `Created workspace ${workspace.id} (${workspace.orgId}, plan ${workspace.plan}, ${workspace.planStatus}).\nAPI key (shown once): ${apiKey}`,
+      };
+    }
+    case 'create-key': {
+      const workspace = getWorkspace(runtime.db, required(values, 'workspace'));
+      const raw = values['expires-at'];
+      const parsed = raw === undefined ? undefined : dateTimeInput.safeParse(raw);
+      if (parsed && !parsed.success) throw fieldError('expires-at', 'Give an ISO 8601 date-time with an offset, such as 2027-01-01T00:00:00Z.');
+      const { keyId, apiKey } = createApiKey(runtime, { workspaceId: workspace.id, expiresAt: parsed?.data ?? null });
+      return { json: { key_id: keyId, api_key: apiKey }, text: `Created key ${keyId}.\nAPI key (shown once): ${apiKey}` };
+    }
+    case 'revoke-key': {
+      const keyId = required(values, 'key-id');
+      revokeApiKey(runtime, keyId);
+      return { json: { key_id: keyId, revoked: true }, text: `Revoked key ${keyId}.` };
+    }
+    case 'set-plan': {
+      const workspace = setWorkspacePlan(runtime, required(values, 'workspace'), { plan: values.plan, status: values.status });
+      return {
+        json: { workspace_id: workspace.id, plan: workspace.plan, plan_status: workspace.planStatus },
+        text: `Workspace ${workspace.id} is on plan ${workspace.plan}, ${workspace.planStatus}.`,
+      };
+    }
+    case 'list-workspaces': {
+      const rows = listWorkspaces(runtime.db).map((w) => ({
+        workspace_id: w.id,
+        org_id: w.orgId,
+        name: w.name,
+        plan: w.plan,
+        plan_status: w.planStatus,
+        active_keys: w.activeKeys,
+        created_at: w.createdAt.toISOString(),
+      }));
+      return {
+        json: { workspaces: rows },
+        text: rows.length
+          ? rows.map((w) => `${w.workspace_id}  ${w.org_id}  ${w.plan}/${w.plan_status}  keys:${w.active_keys}  ${w.name}`).join('\n')
+          : 'No workspaces.',
+      };
+    }
+    default:
+      throw new ServiceError('invalid_body', command ? `Unknown command ${command}.\n\n${USAGE}` : USAGE);
+  }
+}
+
+/** Runs one admin command; returns the process exit code. */
+export function runAdmin(runtime: Runtime, argv: string[]): number {
+  let values: Values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true }));
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  try {
+    const { json, text } = run(runtime, positionals[0], values);
+    console.log(values.json ? JSON.stringify(json) : text);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    if (values.json) console.log(JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } }));
+    else console.error(error.message);
+    return 1;
+  }
+}

@@ -1,0 +1,114 @@
+import { eq } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
+import type { Executor } from '../../../db/client.ts';
+import { apiKeys, plans, workspaces } from '../../../db/schema/index.ts';
+import type { Runtime } from '../context.ts';
+import { ServiceError } from '../errors.ts';
+import { newId, randomBase62, toBase62 } from '../ids.ts';
+import { isActiveStatus, toWorkspace, type Workspace } from './workspaces.ts';
+
+/**
+ * Key format (DECISIONS.md, API keys): `np_live_` + 32 random base62 characters + a 6-character
+ * checksum of them, so a mistyped key is refused without a database lookup.
+ */
+export const API_KEY_PREFIX = 'np_live_';
+const RANDOM_LENGTH = 32;
+const CHECKSUM_LENGTH = 6;
+
+const checksum = (body: string): string =>
+  toBase62(createHash('sha256').update(body).digest().subarray(0, 8), CHECKSUM_LENGTH);
+
+export const hashApiKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+function generateApiKey(): string {
+  const body = randomBase62(RANDOM_LENGTH);
+  return `${API_KEY_PREFIX}${body}${checksum(body)}`;
+}
+
+function hasValidChecksum(key: string): boolean {
+  const rest = key.slice(API_KEY_PREFIX.length);
+  if (!/^[0-9A-Za-z]+$/.test(rest) || rest.length !== RANDOM_LENGTH + CHECKSUM_LENGTH) return false;
+  return checksum(rest.slice(0, RANDOM_LENGTH)) === rest.slice(RANDOM_LENGTH);
+}
+
+export function issueApiKey(
+  db: Executor,
+  input: { workspaceId: string; now: Date; expiresAt: Date | null },
+): { keyId: string; apiKey: string } {
+  const apiKey = generateApiKey();
+  const keyId = newId();
+  db.insert(apiKeys)
+    .values({
+      id: keyId,
+      workspaceId: input.workspaceId,
+      keyHash: hashApiKey(apiKey),
+      displayPrefix: apiKey.slice(0, API_KEY_PREFIX.length + 4),
+      lastFour: apiKey.slice(-4),
+      createdAt: input.now,
+      expiresAt: input.expiresAt,
+    })
+    .run();
+  return { keyId, apiKey };
+}
+
+export function revokeApiKey(runtime: Runtime, keyId: string): void {
+  const row = runtime.db
+    .update(apiKeys)
+    .set({ revokedAt: runtime.clock.now() })
+    .where(eq(apiKeys.id, keyId))
+    .returning({ id: apiKeys.id })
+    .get();
+  if (!row) throw new ServiceError('not_found', `No API key with id ${keyId}.`);
+}
+
+/** The raw key from an `Authorization` header value, or null when there is no Bearer key of our prefix. */
+export function bearerKey(header: string | undefined): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return match && match[1].startsWith(API_KEY_PREFIX) ? match[1] : null;
+}
+
+/**
+ * Resolves an `Authorization` header to its workspace, checking in the order DECISIONS.md fixes:
+ * header and prefix, lookup (unknown and revoked look alike), expiry, subscription, plan access.
+ * `planChecks: false` stops after the key checks: GET /me must answer an inactive or API-less
+ * workspace, since the 402 and 403 errors tell the caller to read the plan there.
+ */
+export function authenticate(
+  runtime: Runtime,
+  authorization: string | undefined,
+  { planChecks }: { planChecks: boolean } = { planChecks: true },
+): Workspace {
+  const key = bearerKey(authorization);
+  if (!key) {
+    throw new ServiceError('missing_key', `Send "Authorization: Bearer <API key>"; keys begin with ${API_KEY_PREFIX}.`);
+  }
+  const invalid = new ServiceError('invalid_key', 'The API key is not valid: it is unknown or has been revoked.');
+  if (!hasValidChecksum(key)) throw invalid;
+  const row = runtime.db
+    .select({ key: apiKeys, workspace: workspaces, plan: plans })
+    .from(apiKeys)
+    .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
+    .innerJoin(plans, eq(plans.name, workspaces.plan))
+    .where(eq(apiKeys.keyHash, hashApiKey(key)))
+    .get();
+  if (!row || row.key.revokedAt) throw invalid;
+  if (row.key.expiresAt && row.key.expiresAt.getTime() <= runtime.clock.now().getTime()) {
+    throw new ServiceError('expired_key', 'The API key has expired; create a new one.');
+  }
+  const workspace = toWorkspace(row.workspace, row.plan);
+  if (!planChecks) return workspace;
+  if (!isActiveStatus(workspace.planStatus)) {
+    throw new ServiceError('payment_required', `The workspace subscription is ${workspace.planStatus}; update billing to continue.`);
+  }
+  if (!workspace.features.api_access) {
+    throw new ServiceError('plan_forbidden', `The ${workspace.plan} plan has no API access; GET /api/v1/me shows the plan.`);
+  }
+  return workspace;
+}
+
+export function createApiKey(
+  runtime: Runtime,
+  input: { workspaceId: string; expiresAt?: Date | null },
+): { keyId: string; apiKey: string } {
+  return issueApiKey(runtime.db, { workspaceId: input.workspaceId, now: runtime.clock.now(), expiresAt: input.expiresAt ?? null });
+}

@@ -1,0 +1,64 @@
+import { join } from 'node:path';
+import { z } from 'zod';
+
+export type Bucket = 'read' | 'write' | 'publish' | 'media';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseFile: string;
+  publicBaseUrl: string;
+  docsUrl: string;
+  rateLimits: Record<Bucket, number>;
+  bodyLimitBytes: number;
+  /** Browser origins allowed to call /mcp besides the service's own. */
+  mcpAllowedOrigins: string[];
+  runSchedulers: boolean;
+}
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const flag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_FILE: z.string().min(1).optional(),
+  PUBLIC_BASE_URL: z.url().optional(),
+  RATE_LIMIT_READ: positiveInt(300),
+  RATE_LIMIT_WRITE: positiveInt(60),
+  RATE_LIMIT_PUBLISH: positiveInt(30),
+  RATE_LIMIT_MEDIA: positiveInt(20),
+  BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
+  MCP_ALLOWED_ORIGINS: z.string().default(''),
+  RUN_SCHEDULERS: flag(true),
+});
+
+/** Reads configuration from an environment map; a bad value stops start-up with a clear message. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const blanksRemoved = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(blanksRemoved);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, '');
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: e.DATA_DIR,
+    databaseFile: e.DATABASE_FILE ?? join(e.DATA_DIR, 'service.db'),
+    publicBaseUrl,
+    docsUrl: `${publicBaseUrl}/docs/errors`,
+    rateLimits: { read: e.RATE_LIMIT_READ, write: e.RATE_LIMIT_WRITE, publish: e.RATE_LIMIT_PUBLISH, media: e.RATE_LIMIT_MEDIA },
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+    runSchedulers: e.RUN_SCHEDULERS,
+  };
+}

@@ -1,0 +1,229 @@
+import { and, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
+import { writeTransaction, type Executor } from '../../../db/client.ts';
+import { content, type ContentStatus } from '../../../db/schema/index.ts';
+import { postsPublishedIn, usagePeriod } from '../accounts/usage.ts';
+import { fieldError, notFound, ServiceError } from '../errors.ts';
+import { recordEvent } from '../events/record-event.ts';
+import { newId } from '../ids.ts';
+import { defineOperation } from '../operation.ts';
+import { toPage } from '../pagination.ts';
+import {
+  ContentIdInput,
+  CreateContentInput,
+  ListContentInput,
+  PublishContentInput,
+  UpdateContentInput,
+} from './schemas.ts';
+import { contentStub, toContentResource, type ContentRow } from './serialize.ts';
+
+/** Fetch-or-throw, always scoped to the workspace: another workspace's item is simply not found. */
+export function getContentInWorkspace(db: Executor, workspaceId: string, id: string): ContentRow {
+  const row = db
+    .select()
+    .from(content)
+    .where(and(eq(content.workspaceId, workspaceId), eq(content.id, id)))
+    .get();
+  if (!row) throw notFound('content item');
+  return row;
+}
+
+/** Archived items are final and items mid-publish belong to the publishing run (DECISIONS.md, Content). */
+function assertChangeable(row: ContentRow, action: string): void {
+  if (row.status === 'archived') {
+    throw new ServiceError('invalid_state', `The item is archived; it cannot be ${action}. Archiving is final.`);
+  }
+  if (row.status === 'publishing') {
+    throw new ServiceError('invalid_state', `The item is being published right now; it cannot be ${action} until the run ends.`);
+  }
+}
+
+const approvedEvent = (row: ContentRow) => ({ content: { ...contentStub(row), status: row.status } });
+
+export const listContent = defineOperation({
+  name: 'listContent',
+  buckets: ['read'],
+  input: ListContentInput,
+  run({ db, workspace }, input) {
+    const filters: SQL[] = [eq(content.workspaceId, workspace.id)];
+    filters.push(input.status ? eq(content.status, input.status) : ne(content.status, 'archived'));
+    if (input.content_type) filters.push(eq(content.contentType, input.content_type));
+    if (input.cursor) {
+      // Row-value comparison on (created_at, id): equal timestamps on a page boundary are never skipped.
+      filters.push(sql`(${content.createdAt}, ${content.id}) < (${input.cursor.createdAt.getTime()}, ${input.cursor.id})`);
+    }
+    const rows = db
+      .select()
+      .from(content)
+      .where(and(...filters))
+      .orderBy(desc(content.createdAt), desc(content.id))
+      .limit(input.limit + 1)
+      .all();
+    return toPage(rows, input.limit, (r) => ({ createdAt: r.createdAt, id: r.id }), toContentResource);
+  },
+});
+
+export const getContent = defineOperation({
+  name: 'getContent',
+  buckets: ['read'],
+  input: ContentIdInput,
+  run({ db, workspace }, input) {
+    return toContentResource(getContentInWorkspace(db, workspace.id, input.id));
+  },
+});
+
+export const createContent = defineOperation({
+  name: 'createContent',
+  buckets: ['write'],
+  input: CreateContentInput,
+  run(ctx, input) {
+    if (input.status === 'scheduled' && !input.scheduled_for) {
+      throw fieldError('scheduled_for', 'Status scheduled needs a scheduled_for date-time.');
+    }
+    const now = ctx.clock.now();
+    const created = writeTransaction(ctx.db, (tx) => {
+      const row = tx
+        .insert(content)
+        .values({
+          id: newId(),
+          workspaceId: ctx.workspace.id,
+          caption: input.caption,
+          hashtags: input.hashtags,
+          contentType: input.content_type,
+          targetPlatforms: input.target_platforms,
+          mediaUrls: input.media_urls,
+          topic: input.topic ?? null,
+          platformSpecific: input.platform_specific,
+          aspectRatio: input.aspect_ratio ?? null,
+          scheduledFor: input.scheduled_for ?? null,
+          status: input.status,
+          publishQueued: input.status === 'scheduled',
+          publishResults: [],
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+        .get();
+      const resource = toContentResource(row);
+      recordEvent(tx, { workspaceId: ctx.workspace.id, type: 'content.created', data: { content: resource }, at: now });
+      return resource;
+    });
+    if (created.status === 'scheduled') ctx.wake('publishing');
+    return created;
+  },
+});
+
+/**
+ * Whether the item stays queued for the publishing run after a status change: a scheduled item is
+ * queued for its time; an approved item keeps a queue it already had; any other status leaves it.
+ */
+function queuedAfter(row: ContentRow, status: ContentStatus): boolean {
+  if (status === 'scheduled') return true;
+  if (status === 'approved') return row.status === 'approved' && row.publishQueued;
+  return false;
+}
+
+export const updateContent = defineOperation({
+  name: 'updateContent',
+  buckets: ['write'],
+  input: UpdateContentInput,
+  run(ctx, input) {
+    const { id, ...fields } = input;
+    if (Object.values(fields).every((value) => value === undefined)) {
+      throw new ServiceError(
+        'no_updates',
+        'The body has no updatable field. Send at least one of caption, hashtags, content_type, target_platforms, media_urls, topic, platform_specific, aspect_ratio, scheduled_for, status.',
+      );
+    }
+    const now = ctx.clock.now();
+    const updated = writeTransaction(ctx.db, (tx) => {
+      const row = getContentInWorkspace(tx, ctx.workspace.id, id);
+      assertChangeable(row, 'updated');
+      const status = fields.status ?? row.status;
+      const scheduledFor = fields.scheduled_for === undefined ? row.scheduledFor : fields.scheduled_for;
+      if (status === 'scheduled' && !scheduledFor) {
+        throw fieldError('scheduled_for', 'A scheduled item needs a scheduled_for date-time, in this body or already set.');
+      }
+      const next = tx
+        .update(content)
+        .set({
+          caption: fields.caption,
+          hashtags: fields.hashtags,
+          contentType: fields.content_type,
+          targetPlatforms: fields.target_platforms,
+          mediaUrls: fields.media_urls,
+          topic: fields.topic,
+          platformSpecific: fields.platform_specific,
+          aspectRatio: fields.aspect_ratio,
+          scheduledFor,
+          status,
+          publishQueued: fields.status ? queuedAfter(row, fields.status) : row.publishQueued,
+          updatedAt: now,
+        })
+        .where(eq(content.id, row.id))
+        .returning()
+        .get();
+      const resource = toContentResource(next);
+      recordEvent(tx, { workspaceId: ctx.workspace.id, type: 'content.updated', data: { content: resource }, at: now });
+      // SPEC.md: a PATCH to approved emits the approved event, even when the item already was.
+      if (fields.status === 'approved') {
+        recordEvent(tx, { workspaceId: ctx.workspace.id, type: 'content.approved', data: approvedEvent(next), at: now });
+      }
+      return resource;
+    });
+    if (updated.publish_queued) ctx.wake('publishing');
+    return updated;
+  },
+});
+
+export const deleteContent = defineOperation({
+  name: 'deleteContent',
+  buckets: ['write'],
+  input: ContentIdInput,
+  run(ctx, input) {
+    const now = ctx.clock.now();
+    return writeTransaction(ctx.db, (tx) => {
+      const row = getContentInWorkspace(tx, ctx.workspace.id, input.id);
+      assertChangeable(row, 'deleted');
+      tx.update(content).set({ status: 'archived', publishQueued: false, updatedAt: now }).where(eq(content.id, row.id)).run();
+      recordEvent(tx, { workspaceId: ctx.workspace.id, type: 'content.deleted', data: { id: row.id }, at: now });
+      return { id: row.id, object: 'content' as const, deleted: true as const };
+    });
+  },
+});
+
+export const publishContent = defineOperation({
+  name: 'publishContent',
+  buckets: ['write', 'publish'],
+  input: PublishContentInput,
+  run(ctx, input) {
+    const now = ctx.clock.now();
+    const published = writeTransaction(ctx.db, (tx) => {
+      const row = getContentInWorkspace(tx, ctx.workspace.id, input.id);
+      assertChangeable(row, 'published');
+      if (row.targetPlatforms.length === 0) {
+        throw new ServiceError('no_target_platforms', 'The item has no target_platforms; set them with an update before publishing.');
+      }
+      const quota = ctx.workspace.features.posts_per_month;
+      if (postsPublishedIn(tx, ctx.workspace.id, usagePeriod(now)) >= quota) {
+        throw new ServiceError('quota_exceeded', `The plan's ${quota} posts for this month are used up; GET /api/v1/me shows usage.`);
+      }
+      const at = input.scheduled_for ?? null;
+      const next = tx
+        .update(content)
+        .set({
+          // A future time schedules the item; none (or a past one) queues it for the next run.
+          status: at && at.getTime() > now.getTime() ? 'scheduled' : 'approved',
+          scheduledFor: at,
+          publishQueued: true,
+          updatedAt: now,
+        })
+        .where(eq(content.id, row.id))
+        .returning()
+        .get();
+      recordEvent(tx, { workspaceId: ctx.workspace.id, type: 'content.approved', data: approvedEvent(next), at: now });
+      return toContentResource(next);
+    });
+    ctx.wake('publishing');
+    return published;
+  },
+});

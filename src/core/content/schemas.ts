@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { CONTENT_STATUSES, CONTENT_TYPES } from '../../../db/schema/index.ts';
+import { dateTimeInput } from '../dates.ts';
+import { paginationInput } from '../pagination.ts';
+
+/** Statuses a client may set on create, and additionally `rejected` on PATCH (SPEC.md, States). */
+export const CREATE_STATUSES = ['draft', 'pending_review', 'approved', 'scheduled'] as const;
+export const UPDATE_STATUSES = [...CREATE_STATUSES, 'rejected'] as const;
+
+export const platformId = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,31}$/, 'Platform ids are lowercase, for example twitter, linkedin, instagram, facebook, tiktok.');
+
+const hashtag = z
+  .string()
+  .transform((tag) => tag.replace(/^#/, ''))
+  .pipe(z.string().min(1, 'A hashtag needs text after the #.').max(100).regex(/^\S+$/, 'A hashtag has no whitespace.'));
+const hashtags = z.array(hashtag).max(50).describe('Hashtags without the leading #, at most 50.');
+
+const mediaUrls = z
+  .array(z.url({ protocol: /^https?$/, error: 'Media must be an absolute http(s) URL.' }))
+  .max(20)
+  .describe('Absolute http(s) URLs of the media, in order, at most 20. Media is attached by URL.');
+
+const captionText = z.string().min(1).max(4000);
+
+const platformOverride = z.strictObject({
+  caption: captionText.optional(),
+  hashtags: hashtags.optional(),
+  media_urls: mediaUrls.optional(),
+});
+
+const targetPlatforms = z
+  .array(platformId)
+  .max(10)
+  .refine((ids) => new Set(ids).size === ids.length, 'Each platform may appear once.')
+  .describe('Platform ids to publish to, at most 10; each needs a connected account at publish time.');
+
+/** The fields create and PATCH share, with their SPEC.md limits. */
+const contentFields = {
+  caption: captionText.describe('The post text, 1 to 4000 characters.'),
+  hashtags,
+  content_type: z.enum(CONTENT_TYPES),
+  target_platforms: targetPlatforms,
+  media_urls: mediaUrls,
+  topic: z.string().max(280).nullable(),
+  platform_specific: z
+    .record(platformId, platformOverride)
+    .describe('Per-platform overrides keyed by platform id: caption, hashtags, media_urls.'),
+  aspect_ratio: z.string().regex(/^\d+:\d+$/, 'Use width:height, such as 9:16.').nullable(),
+  scheduled_for: dateTimeInput.nullable().describe('When to publish (ISO 8601 with offset); pairs with status scheduled.'),
+};
+
+export const CreateContentInput = z.object({
+  ...contentFields,
+  hashtags: contentFields.hashtags.default([]),
+  content_type: contentFields.content_type.default('single_image'),
+  target_platforms: contentFields.target_platforms.default([]),
+  media_urls: contentFields.media_urls.default([]),
+  topic: contentFields.topic.optional(),
+  platform_specific: contentFields.platform_specific.default({}),
+  aspect_ratio: contentFields.aspect_ratio.optional(),
+  scheduled_for: contentFields.scheduled_for.optional(),
+  status: z.enum(CREATE_STATUSES).default('draft').describe('Initial status; scheduled needs scheduled_for.'),
+});
+
+const contentId = z.string().min(1).describe('The content item id (UUID).');
+
+export const UpdateContentInput = z.object({
+  id: contentId,
+  caption: contentFields.caption.optional(),
+  hashtags: contentFields.hashtags.optional(),
+  content_type: contentFields.content_type.optional(),
+  target_platforms: contentFields.target_platforms.optional(),
+  media_urls: contentFields.media_urls.optional(),
+  topic: contentFields.topic.optional(),
+  platform_specific: contentFields.platform_specific.optional(),
+  aspect_ratio: contentFields.aspect_ratio.optional(),
+  scheduled_for: contentFields.scheduled_for.optional(),
+  status: z.enum(UPDATE_STATUSES).optional().describe('approved makes the item eligible to publish; rejected keeps it for later.'),
+});
+
+export const ContentIdInput = z.object({ id: contentId });
+
+export const PublishContentInput = z.object({
+  id: contentId,
+  scheduled_for: dateTimeInput
+    .nullable()
+    .optional()
+    .describe('Future time to publish at (ISO 8601 with offset); omit to publish in the next run, within seconds.'),
+});
+
+export const ListContentInput = z.object({
+  status: z.enum(CONTENT_STATUSES).optional().describe('Only items in this status; archived items appear only when asked for.'),
+  content_type: z.enum(CONTENT_TYPES).optional(),
+  ...paginationInput,
+});

@@ -1,0 +1,34 @@
+import type { content } from '../../../db/schema/index.ts';
+
+export type ContentRow = typeof content.$inferSelect;
+
+const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+/** The content resource as every door returns it (SPEC.md fields plus DECISIONS.md's two extras). */
+export function toContentResource(row: ContentRow) {
+  return {
+    id: row.id,
+    object: 'content' as const,
+    caption: row.caption,
+    hashtags: row.hashtags,
+    content_type: row.contentType,
+    target_platforms: row.targetPlatforms,
+    media_urls: row.mediaUrls,
+    topic: row.topic,
+    platform_specific: row.platformSpecific,
+    aspect_ratio: row.aspectRatio,
+    scheduled_for: iso(row.scheduledFor),
+    published_at: iso(row.publishedAt),
+    status: row.status,
+    campaign_id: row.campaignId,
+    publish_queued: row.publishQueued,
+    publish_results: row.publishResults,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export type ContentResource = ReturnType<typeof toContentResource>;
+
+/** The stub several events carry instead of the full item. */
+export const contentStub = (row: ContentRow) => ({ id: row.id, object: 'content' as const });

@@ -1,0 +1,27 @@
+import type { Db } from '../../db/client.ts';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Workspace } from './accounts/workspaces.ts';
+
+/** What every process shares: the database, the clock and the configuration. */
+export interface Runtime {
+  db: Db;
+  clock: Clock;
+  config: Config;
+  /** Wakes the schedulers of this process when work becomes due (a no-op when none run). */
+  wake: (job: 'publishing') => void;
+}
+
+export type Actor = 'rest' | 'mcp' | 'job' | 'cli';
+
+/** One request or job step: the runtime plus the workspace it is scoped to and who is acting. */
+export interface ServiceContext extends Runtime {
+  workspace: Workspace;
+  actor: Actor;
+}
+
+export const contextFor = (runtime: Runtime, workspace: Workspace, actor: Actor): ServiceContext => ({
+  ...runtime,
+  workspace,
+  actor,
+});

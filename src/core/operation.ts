@@ -1,0 +1,35 @@
+import type { z } from 'zod';
+import type { Bucket } from './config.ts';
+import type { ServiceContext } from './context.ts';
+import { validationError } from './errors.ts';
+
+/**
+ * One operation per endpoint, called the same way from every door. The descriptor carries what
+ * the doors need to treat it alike: the rate-limit buckets it takes from and its input schema
+ * (REST validates bodies and queries with it; MCP advertises it as the tool's inputSchema).
+ */
+export interface Operation<Input extends z.ZodObject = z.ZodObject, Output = unknown> {
+  name: string;
+  buckets: readonly Bucket[];
+  input: Input;
+  /** False only where a workspace must be answered despite its plan (GET /me). */
+  planChecks?: boolean;
+  /** Overrides how a schema failure is reported (the brand profile splits 400 and 422). */
+  invalidInput?: (error: z.ZodError) => Error;
+  run(ctx: ServiceContext, input: z.output<Input>): Output;
+}
+
+export const defineOperation = <Input extends z.ZodObject, Output>(
+  operation: Operation<Input, Output>,
+): Operation<Input, Output> => operation;
+
+/** Validates raw input (a body, a query, tool arguments) and runs the operation on it. */
+export function runOperation<Input extends z.ZodObject, Output>(
+  operation: Operation<Input, Output>,
+  ctx: ServiceContext,
+  raw: unknown,
+): Output {
+  const parsed = operation.input.safeParse(raw ?? {});
+  if (!parsed.success) throw (operation.invalidInput ?? validationError)(parsed.error);
+  return operation.run(ctx, parsed.data);
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+
+/** List envelope of SPEC.md: newest first, `next_cursor` null whenever `has_more` is false. */
+export interface ListEnvelope<T> {
+  object: 'list';
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+export const DEFAULT_LIMIT = 25;
+export const MAX_LIMIT = 100;
+
+/** SPEC.md Pagination 1: default 25, clamped to 100; non-numeric, zero or negative falls back to 25. */
+export function parseLimit(raw: unknown): number {
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+  if (!Number.isFinite(n) || n < 1) return DEFAULT_LIMIT;
+  return Math.min(Math.floor(n), MAX_LIMIT);
+}
+
+export interface CursorPosition {
+  createdAt: Date;
+  id: string;
+}
+
+/** The cursor is opaque to clients; it carries the last record's (created_at, id) pair. */
+export function encodeCursor(position: CursorPosition): string {
+  return Buffer.from(`${position.createdAt.getTime()}:${position.id}`, 'utf8').toString('base64url');
+}
+
+/** A malformed, truncated or non-date cursor is dropped (first page), never an error. */
+export function decodeCursor(raw: unknown): CursorPosition | null {
+  if (typeof raw !== 'string' || raw === '' || raw.length > 200) return null;
+  const decoded = Buffer.from(raw, 'base64url').toString('utf8');
+  const match = /^(\d{1,15}):([0-9A-Za-z_-]{1,64})$/.exec(decoded);
+  if (!match) return null;
+  const createdAt = new Date(Number(match[1]));
+  return Number.isNaN(createdAt.getTime()) ? null : { createdAt, id: match[2] };
+}
+
+/** Input fields shared by every paginated list, in the form both REST queries and tool arguments take. */
+export const paginationInput = {
+  limit: z
+    .unknown()
+    .optional()
+    .transform(parseLimit)
+    .meta({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'Page size, 1 to 100; default 25.' }),
+  cursor: z
+    .unknown()
+    .optional()
+    .transform(decodeCursor)
+    .meta({ type: 'string', description: 'The next_cursor of the previous page; omit for the first page.' }),
+};
+
+/**
+ * Builds the envelope from `limit + 1` rows fetched newest first: the extra row only tells
+ * whether another page exists.
+ */
+export function toPage<Row, Out>(
+  rows: Row[],
+  limit: number,
+  position: (row: Row) => CursorPosition,
+  serialize: (row: Row) => Out,
+): ListEnvelope<Out> {
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  const last = pageRows.at(-1);
+  return {
+    object: 'list',
+    data: pageRows.map(serialize),
+    has_more: hasMore,
+    next_cursor: hasMore && last ? encodeCursor(position(last)) : null,
+  };
+}

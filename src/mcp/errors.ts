@@ -1,0 +1,20 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { RateLimitError, ServiceError } from '../core/errors.ts';
+
+/**
+ * The MCP door's only error translator: a failure is a tool result with isError, carrying the API's
+ * code and message (and details or retry_after when the API would send them).
+ */
+export function toToolError(error: unknown): CallToolResult {
+  let body: Record<string, unknown>;
+  if (error instanceof RateLimitError) {
+    body = { code: error.code, message: error.message, retry_after: error.retryAfter };
+  } else if (error instanceof ServiceError) {
+    body = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+  } else {
+    console.error('Unexpected error in a tool call:', error);
+    body = { code: 'internal', message: 'An unexpected error occurred; retry after a short delay.' };
+  }
+  const structuredContent = { error: body };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
+}

@@ -1,0 +1,71 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { TOOLS, type ToolDescriptor } from '../../tools/index.ts';
+import { authenticate } from '../core/accounts/api-keys.ts';
+import { contextFor, type Runtime } from '../core/context.ts';
+import type { RateLimitState } from '../core/errors.ts';
+import { runOperation } from '../core/operation.ts';
+import { consumeRateLimit } from '../core/rate-limits.ts';
+import { toToolError } from './errors.ts';
+
+export const SERVER_INFO = { name: 'content-publishing-service', version: '0.1.0' };
+
+const INSTRUCTIONS =
+  'Draft, approve, schedule and publish social media content for one workspace. Recommended flow: read the brand ' +
+  'profile, list social accounts, list media, create content, update its status to approved, then publish. Tool errors ' +
+  'carry {error:{code,message}}; only code internal is worth retrying blind, and rate_limit_exceeded carries retry_after.';
+
+export interface McpServerOptions {
+  runtime: Runtime;
+  /** The `Authorization` header value to act with; checked on every call, so a revoked key stops at once. */
+  authorization: string | undefined;
+  /** Told the rate-limit state of each call (the HTTP transport puts it into headers). */
+  onRateLimit?: (state: RateLimitState) => void;
+  tools?: readonly ToolDescriptor[];
+}
+
+function describeTool(tool: ToolDescriptor): Tool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: z.toJSONSchema(tool.operation.input, { io: 'input', unrepresentable: 'any' }) as Tool['inputSchema'],
+    annotations: { title: tool.title, ...tool.annotations },
+  };
+}
+
+/**
+ * The one server factory, used by stdio, streamable HTTP and tests. The SDK's low-level Server is
+ * used on purpose: McpServer validates arguments itself and reports failures as plain text, while
+ * the spec wants every failure, invalid arguments included, to carry the API's code and details.
+ */
+export function createMcpServer({ runtime, authorization, onRateLimit, tools = TOOLS }: McpServerOptions): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const listing = tools.map(describeTool);
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
+  server.setRequestHandler(CallToolRequestSchema, (request): CallToolResult => {
+    const tool = byName.get(request.params.name as ToolDescriptor['name']);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}.`);
+    try {
+      const { operation } = tool;
+      const workspace = authenticate(runtime, authorization, { planChecks: operation.planChecks ?? true });
+      onRateLimit?.(consumeRateLimit(runtime, workspace.id, operation.buckets));
+      const result = runOperation(operation, contextFor(runtime, workspace, 'mcp'), request.params.arguments ?? {});
+      const structuredContent = result as Record<string, unknown>;
+      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent };
+    } catch (error) {
+      return toToolError(error);
+    }
+  });
+  return server;
+}

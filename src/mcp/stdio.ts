@@ -1,0 +1,15 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { authenticate } from '../core/accounts/api-keys.ts';
+import type { Runtime } from '../core/context.ts';
+import { createMcpServer } from './server.ts';
+
+/**
+ * Serves MCP over stdin/stdout with the key from SERVICE_API_KEY. stdout belongs to the protocol:
+ * everything else goes to stderr. A bad key stops start-up with the API's reason.
+ */
+export async function serveMcpStdio(runtime: Runtime, apiKey: string | undefined): Promise<void> {
+  const authorization = apiKey ? `Bearer ${apiKey}` : undefined;
+  authenticate(runtime, authorization, { planChecks: false });
+  const server = createMcpServer({ runtime, authorization });
+  await server.connect(new StdioServerTransport());
+}

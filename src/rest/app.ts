@@ -1,0 +1,23 @@
+import express, { type Express } from 'express';
+import type { Runtime } from '../core/context.ts';
+import { ServiceError } from '../core/errors.ts';
+import { errorHandler } from './errors.ts';
+import { accountRoutes } from './routes/account.ts';
+import { contentRoutes } from './routes/content.ts';
+import { mcpRoutes } from './routes/mcp.ts';
+import { systemRoutes } from './routes/system.ts';
+
+/** The HTTP face of the service: REST under /api/v1, MCP at /mcp, health and the error reference. */
+export function createApp(runtime: Runtime): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(systemRoutes(runtime));
+  app.use('/api/v1', contentRoutes(runtime), accountRoutes(runtime));
+  app.use(mcpRoutes(runtime));
+  app.use((req) => {
+    throw new ServiceError('not_found', `No route ${req.method} ${req.path}. The API lives under /api/v1.`);
+  });
+  app.use(errorHandler(runtime.config.docsUrl));
+  return app;
+}

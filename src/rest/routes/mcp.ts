@@ -1,0 +1,47 @@
+import { Router, type Request } from 'express';
+import { authenticate } from '../../core/accounts/api-keys.ts';
+import type { Runtime } from '../../core/context.ts';
+import { ServiceError } from '../../core/errors.ts';
+import { serveMcpRequest } from '../../mcp/http.ts';
+import { sendError, setRateLimitHeaders } from '../errors.ts';
+
+/**
+ * Browsers send Origin; a page on another site must not drive the tools with a key it holds
+ * (DNS rebinding). Non-browser clients send no Origin and pass.
+ */
+function originAllowed(req: Request, runtime: Runtime): boolean {
+  const origin = req.get('origin');
+  if (!origin) return true;
+  const allowed = [new URL(runtime.config.publicBaseUrl).origin, ...runtime.config.mcpAllowedOrigins];
+  return allowed.includes(origin);
+}
+
+/** Streamable HTTP MCP on the REST port: POST only, Bearer on every request, stateless. */
+export function mcpRoutes(runtime: Runtime): Router {
+  const router = Router();
+  const { docsUrl } = runtime.config;
+  router.post('/mcp', async (req, res) => {
+    if (!originAllowed(req, runtime)) {
+      return sendError(res, new ServiceError('origin_not_allowed', `Origin ${req.get('origin')} may not call /mcp.`), docsUrl);
+    }
+    try {
+      authenticate(runtime, req.get('authorization'), { planChecks: false });
+    } catch (error) {
+      if (error instanceof ServiceError) {
+        // RFC 6750: a request without credentials gets the bare challenge; a bad key gets invalid_token.
+        const description = error.message.replace(/"/g, "'");
+        res.setHeader(
+          'WWW-Authenticate',
+          error.code === 'missing_key' ? 'Bearer realm="mcp"' : `Bearer realm="mcp", error="invalid_token", error_description="${description}"`,
+        );
+      }
+      throw error;
+    }
+    await serveMcpRequest(runtime, req, res, (state) => setRateLimitHeaders(res, state));
+  });
+  router.all('/mcp', (_req, res) => {
+    res.setHeader('Allow', 'POST');
+    sendError(res, new ServiceError('method_not_allowed', 'This server is stateless: send MCP messages with POST; there is no SSE stream or session to delete.'), docsUrl);
+  });
+  return router;
+}
