@@ -1,0 +1,48 @@
+import type { AddressInfo } from 'node:net';
+import type { Runtime } from '../../src/core/context.ts';
+import { createApp } from '../../src/rest/app.ts';
+
+export interface TestServer {
+  url: string;
+  close(): Promise<void>;
+  /** fetch against the server with a path relative to its root. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+}
+
+/** The real Express app on an ephemeral loopback port. */
+export async function startTestServer(runtime: Runtime): Promise<TestServer> {
+  const server = createApp(runtime).listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    request: (path, init) => fetch(url + path, init),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** JSON helper: method, path, optional body, headers; returns status, headers and parsed body. */
+export async function call(
+  server: TestServer,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: unknown; rawBody?: string } = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const res = await server.request(path, {
+    method,
+    headers: { 'content-type': 'application/json', ...options.headers },
+    body: options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
+  });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Not JSON (an HTML page); keep the text.
+  }
+  return { status: res.status, headers: res.headers, body };
+}

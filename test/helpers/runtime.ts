@@ -1,0 +1,20 @@
+import { openDatabase } from '../../db/client.ts';
+import { ManualClock } from '../../src/core/clock.ts';
+import { loadConfig } from '../../src/core/config.ts';
+import type { Runtime } from '../../src/core/context.ts';
+import { openRuntime } from '../../src/core/runtime.ts';
+
+export interface TestRuntime extends Runtime {
+  clock: ManualClock;
+}
+
+/**
+ * A fresh in-memory database migrated with the real migrations, a clock that only moves when told,
+ * and configuration from `env` (the spec's defaults otherwise).
+ */
+export function testRuntime(options: { env?: Record<string, string>; start?: string; file?: string } = {}): TestRuntime {
+  const clock = new ManualClock(options.start ?? '2026-03-10T12:00:30.000Z');
+  const config = loadConfig({ PUBLIC_BASE_URL: 'http://127.0.0.1:3000', ...options.env });
+  const runtime = openRuntime({ config, clock, db: openDatabase(options.file ?? ':memory:') });
+  return { ...runtime, clock };
+}
