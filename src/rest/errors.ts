@@ -26,23 +26,42 @@ export const ERROR_REFERENCE: Record<ErrorCode, { status: number; meaning: strin
 };
 
 export function setRateLimitHeaders(res: Response, state: RateLimitState): void {
-  res.setHeader('X-RateLimit-Limit', String(state.limit));
-  res.setHeader('X-RateLimit-Remaining', String(state.remaining));
-  res.setHeader('X-RateLimit-Reset', String(state.reset));
+  res.set({
+    'X-RateLimit-Limit': String(state.limit),
+    'X-RateLimit-Remaining': String(state.remaining),
+    'X-RateLimit-Reset': String(state.reset),
+  });
 }
 
-/** Writes an error the way SPEC.md shapes it: the envelope, or the distinct 429 body. */
-export function sendError(res: Response, error: ServiceError, docsUrl: string): void {
+export interface ErrorResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** An error the way SPEC.md shapes it: the envelope, or the distinct 429 body. */
+export function errorResponse(error: ServiceError, docsUrl: string): ErrorResponse {
   const { status } = ERROR_REFERENCE[error.code];
   if (error instanceof RateLimitError) {
-    setRateLimitHeaders(res, error.state);
-    res.setHeader('Retry-After', String(error.retryAfter));
-    res.status(status).json({ object: 'error', type: 'rate_limit_exceeded', message: error.message, retry_after: error.retryAfter });
-    return;
+    return {
+      status,
+      headers: {
+        'X-RateLimit-Limit': String(error.state.limit),
+        'X-RateLimit-Remaining': String(error.state.remaining),
+        'X-RateLimit-Reset': String(error.state.reset),
+        'Retry-After': String(error.retryAfter),
+      },
+      body: { object: 'error', type: 'rate_limit_exceeded', message: error.message, retry_after: error.retryAfter },
+    };
   }
-  const body: Record<string, unknown> = { code: error.code, message: error.message, docs_url: docsUrl };
-  if (error.details) body.details = error.details;
-  res.status(status).json({ error: body });
+  const envelope: Record<string, unknown> = { code: error.code, message: error.message, docs_url: docsUrl };
+  if (error.details) envelope.details = error.details;
+  return { status, headers: {}, body: { error: envelope } };
+}
+
+export function sendError(res: Response, error: ServiceError, docsUrl: string): void {
+  const { status, headers, body } = errorResponse(error, docsUrl);
+  res.set(headers).status(status).json(body);
 }
 
 /** Body-parser failures arrive as http-errors with a `type`; each becomes its spec error. */

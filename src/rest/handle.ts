@@ -3,9 +3,15 @@ import { authenticate } from '../core/accounts/api-keys.ts';
 import type { Workspace } from '../core/accounts/workspaces.ts';
 import { contextFor, type Runtime } from '../core/context.ts';
 import { ServiceError } from '../core/errors.ts';
+import {
+  claimIdempotencyKey,
+  releaseIdempotencyKey,
+  storeIdempotentResponse,
+  type StoredResponse,
+} from '../core/idempotency.ts';
 import { runOperation, type Operation } from '../core/operation.ts';
 import { consumeRateLimit } from '../core/rate-limits.ts';
-import { setRateLimitHeaders } from './errors.ts';
+import { errorResponse, setRateLimitHeaders } from './errors.ts';
 
 /** Where a route finds its operation's input: the query for reads, the body for writes, plus path ids. */
 export type InputSource = (req: Request) => unknown;
@@ -34,10 +40,44 @@ export function handle(runtime: Runtime, operation: Operation, input: InputSourc
     next();
   };
   const run: RequestHandler = (req, res) => {
-    const result = runOperation(operation, contextFor(runtime, workspaceOf(res), 'rest'), input(req));
-    res.status(status).json(result);
+    const ctx = contextFor(runtime, workspaceOf(res), 'rest');
+    const idempotencyKey = req.method === 'POST' ? req.get('idempotency-key') : undefined;
+    if (idempotencyKey === undefined) {
+      res.status(status).json(runOperation(operation, ctx, input(req)));
+      return;
+    }
+    runIdempotently(runtime, req, res, idempotencyKey, () => ({ status, body: runOperation(operation, ctx, input(req)) }));
   };
   return [gate, express.json({ limit: runtime.config.bodyLimitBytes }), run];
+}
+
+/**
+ * DECISIONS.md, Idempotency: the first request with a key runs and its answer is stored; a repeat
+ * with the same body replays it with `Idempotent-Replayed: true`. Client errors are replayed too
+ * (the same request would fail the same way); a 5xx or a 429 frees the key so a retry runs anew.
+ */
+function runIdempotently(runtime: Runtime, req: Request, res: Response, key: string, work: () => StoredResponse): void {
+  const scope = { workspaceId: workspaceOf(res).id, key };
+  const replay = claimIdempotencyKey(runtime, { ...scope, method: req.method, path: req.baseUrl + req.path, body: req.body });
+  if (replay) {
+    res.setHeader('Idempotent-Replayed', 'true');
+    res.status(replay.status).json(replay.body);
+    return;
+  }
+  let answer: StoredResponse;
+  try {
+    answer = work();
+  } catch (error) {
+    if (!(error instanceof ServiceError) || error.code === 'internal' || error.code === 'rate_limit_exceeded') {
+      releaseIdempotencyKey(runtime, scope);
+      throw error;
+    }
+    const { status, body } = errorResponse(error, runtime.config.docsUrl);
+    storeIdempotentResponse(runtime, scope, { status, body });
+    throw error;
+  }
+  storeIdempotentResponse(runtime, scope, answer);
+  res.status(answer.status).json(answer.body);
 }
 
 type Method = 'get' | 'post' | 'patch' | 'delete';

@@ -1,0 +1,88 @@
+import { eq } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { content, events } from '../../db/schema/index.ts';
+import { claimIdempotencyKey } from '../../src/core/idempotency.ts';
+import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
+import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+
+describe('Idempotency-Key on POST', () => {
+  let runtime: TestRuntime;
+  let server: TestServer;
+  let ws: TestWorkspace;
+  beforeEach(async () => {
+    runtime = testRuntime();
+    server = await startTestServer(runtime);
+    ws = makeWorkspace(runtime);
+  });
+  afterEach(() => server.close());
+
+  const post = (key: string, body: unknown, path = '/api/v1/content', headers = ws.headers) =>
+    call(server, 'POST', path, { headers: { ...headers, 'idempotency-key': key }, body });
+
+  it('replays the stored answer for the same key and body, creating one item', async () => {
+    const first = await post('k-1', { caption: 'once only' });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const second = await post('k-1', { caption: 'once only' });
+    expect(second.status).toBe(201);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(second.body).toEqual(first.body);
+    expect(runtime.db.select().from(content).all()).toHaveLength(1);
+    expect(runtime.db.select().from(events).where(eq(events.type, 'content.created')).all()).toHaveLength(1);
+  });
+
+  it('refuses the same key with another body (422 idempotency_key_reused)', async () => {
+    await post('k-2', { caption: 'first' });
+    const reused = await post('k-2', { caption: 'second' });
+    expect(reused.status).toBe(422);
+    expect(reused.body.error.code).toBe('idempotency_key_reused');
+    expect(runtime.db.select().from(content).all()).toHaveLength(1);
+  });
+
+  it('answers 409 idempotency_conflict while the first request is in flight', async () => {
+    claimIdempotencyKey(runtime, { workspaceId: ws.workspace.id, key: 'k-3', method: 'POST', path: '/api/v1/content', body: { caption: 'x' } });
+    const conflict = await post('k-3', { caption: 'x' });
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.error.code).toBe('idempotency_conflict');
+    // An in-flight claim whose process died stops blocking the key after a while.
+    runtime.clock.advance(3 * 60 * 1000);
+    expect((await post('k-3', { caption: 'x' })).status).toBe(201);
+  });
+
+  it('replays client errors, and runs anew after 24 hours', async () => {
+    const failed = await post('k-4', { caption: '' });
+    expect(failed.status).toBe(400);
+    const replayed = await post('k-4', { caption: '' });
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body).toEqual(failed.body);
+    runtime.clock.advance(24 * 60 * 60 * 1000 + 1);
+    const fresh = await post('k-4', { caption: '' });
+    expect(fresh.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('scopes keys to the workspace and to the route', async () => {
+    const other = makeWorkspace(runtime);
+    const mine = await post('shared', { caption: 'same body' });
+    const theirs = await post('shared', { caption: 'same body' }, '/api/v1/content', other.headers);
+    expect(theirs.status).toBe(201);
+    expect(theirs.body.id).not.toBe(mine.body.id);
+    const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+    const publish = await post('shared', { caption: 'same body' }, `/api/v1/content/${item.id}/publish`);
+    expect(publish.body.error.code).toBe('idempotency_key_reused');
+  });
+
+  it('refuses a key longer than 255 characters', async () => {
+    const res = await post('k'.repeat(256), { caption: 'x' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.fieldErrors['Idempotency-Key']).toBeDefined();
+  });
+
+  it('replays a publish without queueing it twice', async () => {
+    const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+    const path = `/api/v1/content/${item.id}/publish`;
+    expect((await post('pub', {}, path)).status).toBe(202);
+    expect((await post('pub', {}, path)).headers.get('idempotent-replayed')).toBe('true');
+    expect(runtime.db.select().from(events).where(eq(events.type, 'content.approved')).all()).toHaveLength(1);
+  });
+});
