@@ -14,15 +14,9 @@ export interface Config {
   bodyLimitBytes: number;
   /** Browser origins allowed to call /mcp besides the service's own. */
   mcpAllowedOrigins: string[];
-  runSchedulers: boolean;
 }
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-const flag = (fallback: boolean) =>
-  z
-    .enum(['true', 'false', '1', '0'])
-    .default(fallback ? 'true' : 'false')
-    .transform((v) => v === 'true' || v === '1');
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -36,7 +30,6 @@ const EnvSchema = z.object({
   RATE_LIMIT_MEDIA: positiveInt(20),
   BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
-  RUN_SCHEDULERS: flag(true),
 });
 
 /** Reads configuration from an environment map; a bad value stops start-up with a clear message. */
@@ -59,6 +52,5 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimits: { read: e.RATE_LIMIT_READ, write: e.RATE_LIMIT_WRITE, publish: e.RATE_LIMIT_PUBLISH, media: e.RATE_LIMIT_MEDIA },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
-    runSchedulers: e.RUN_SCHEDULERS,
   };
 }
