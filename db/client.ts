@@ -10,11 +10,6 @@ import * as schema from './schema/index.ts';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
-/** A transaction handle; better-sqlite3 transactions are synchronous, so never await inside one. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
-/** Anything queries can run on: the database or an open transaction. */
-export type Executor = Db | Tx;
-
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 /**
@@ -46,12 +41,31 @@ export function openDatabase(filename: string): Db {
 }
 
 /**
- * Runs `work` in an IMMEDIATE transaction. Every read-then-write must: a deferred transaction that
- * reads first cannot upgrade to a writer once another process has committed, and fails at once
- * with SQLITE_BUSY instead of waiting for busy_timeout.
+ * Runs `work` in an IMMEDIATE transaction on the connection; queries inside simply use `db` (one
+ * connection, synchronous: never await inside). Every read-then-write takes the write lock up front:
+ * a deferred transaction that reads first cannot upgrade once another process has committed, and
+ * fails at once with SQLITE_BUSY instead of waiting for busy_timeout. Nested calls become savepoints.
  */
-export function writeTransaction<T>(db: Db, work: (tx: Tx) => T): T {
-  return db.transaction(work, { behavior: 'immediate' });
+export function writeTransaction<T>(db: Db, work: () => T): T {
+  return db.$client.transaction(work).immediate();
+}
+
+/**
+ * Statements built once per connection. drizzle's query builder costs far more than SQLite itself
+ * on the hot paths (measured: ~100 µs to build a three-table join, ~5 µs to run it prepared), so
+ * per-request queries are built with `sql.placeholder` and prepared here. They run on the same
+ * connection, so inside a transaction they see and join it.
+ */
+export function preparedStatements<T>(build: (db: Db) => T): (db: Db) => T {
+  const cache = new WeakMap<Db, T>();
+  return (db) => {
+    let statements = cache.get(db);
+    if (!statements) {
+      statements = build(db);
+      cache.set(db, statements);
+    }
+    return statements;
+  };
 }
 
 /** A cheap liveness probe used by /healthz. */

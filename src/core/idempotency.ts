@@ -41,8 +41,9 @@ export function claimIdempotencyKey(runtime: Runtime, request: IdempotentRequest
   }
   const now = runtime.clock.now();
   const fingerprint = fingerprintOf(request);
-  return writeTransaction(runtime.db, (tx) => {
-    const existing = tx.select().from(idempotencyKeys).where(keyOf(request)).get();
+  const { db } = runtime;
+  return writeTransaction(db, () => {
+    const existing = db.select().from(idempotencyKeys).where(keyOf(request)).get();
     const age = existing ? now.getTime() - existing.createdAt.getTime() : Infinity;
     const finished = existing?.responseStatus != null;
     const live = existing && (finished ? age < REPLAY_WINDOW_MS : age < ABANDONED_AFTER_MS);
@@ -55,7 +56,7 @@ export function claimIdempotencyKey(runtime: Runtime, request: IdempotentRequest
       }
       return { status: existing.responseStatus!, body: existing.responseBody };
     }
-    tx.insert(idempotencyKeys)
+    db.insert(idempotencyKeys)
       .values({ workspaceId: request.workspaceId, key: request.key, fingerprint, createdAt: now })
       .onConflictDoUpdate({
         target: [idempotencyKeys.workspaceId, idempotencyKeys.key],

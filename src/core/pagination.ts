@@ -23,19 +23,29 @@ export interface CursorPosition {
   id: string;
 }
 
-/** The cursor is opaque to clients; it carries the last record's (created_at, id) pair. */
+/**
+ * The cursor is opaque to clients; it carries the last record's (created_at, id) pair as a JSON
+ * array in base64url. Cutting any character off loses the closing bracket, so a truncated cursor
+ * never parses into a different position.
+ */
 export function encodeCursor(position: CursorPosition): string {
-  return Buffer.from(`${position.createdAt.getTime()}:${position.id}`, 'utf8').toString('base64url');
+  return Buffer.from(JSON.stringify([position.createdAt.getTime(), position.id]), 'utf8').toString('base64url');
 }
 
 /** A malformed, truncated or non-date cursor is dropped (first page), never an error. */
 export function decodeCursor(raw: unknown): CursorPosition | null {
-  if (typeof raw !== 'string' || raw === '' || raw.length > 200) return null;
-  const decoded = Buffer.from(raw, 'base64url').toString('utf8');
-  const match = /^(\d{1,15}):([0-9A-Za-z_-]{1,64})$/.exec(decoded);
-  if (!match) return null;
-  const createdAt = new Date(Number(match[1]));
-  return Number.isNaN(createdAt.getTime()) ? null : { createdAt, id: match[2] };
+  if (typeof raw !== 'string' || raw === '' || raw.length > 200 || !/^[A-Za-z0-9_-]+$/.test(raw)) return null;
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(decoded) || decoded.length !== 2) return null;
+  const [ms, id] = decoded as unknown[];
+  if (!Number.isSafeInteger(ms) || typeof id !== 'string' || id === '' || id.length > 64) return null;
+  const createdAt = new Date(ms as number);
+  return Number.isNaN(createdAt.getTime()) ? null : { createdAt, id };
 }
 
 /** Input fields shared by every paginated list, in the form both REST queries and tool arguments take. */

@@ -1,5 +1,5 @@
-import { and, eq, inArray, lt, sql } from 'drizzle-orm';
-import { writeTransaction } from '../../db/client.ts';
+import { and, eq, lt, sql } from 'drizzle-orm';
+import { preparedStatements, writeTransaction } from '../../db/client.ts';
 import { rateLimitWindows } from '../../db/schema/index.ts';
 import type { Bucket } from './config.ts';
 import type { Runtime } from './context.ts';
@@ -21,44 +21,50 @@ export function consumeRateLimit(runtime: Runtime, workspaceId: string, buckets:
   const windowStart = nowSeconds - (nowSeconds % WINDOW_SECONDS);
   const reset = windowStart + WINDOW_SECONDS;
 
-  return writeTransaction(db, (tx): RateLimitState => {
-      const used = new Map(
-        tx
-          .select({ bucket: rateLimitWindows.bucket, count: rateLimitWindows.count })
-          .from(rateLimitWindows)
-          .where(
-            and(
-              eq(rateLimitWindows.workspaceId, workspaceId),
-              eq(rateLimitWindows.windowStart, windowStart),
-              inArray(rateLimitWindows.bucket, [...buckets]),
-            ),
-          )
-          .all()
-          .map((r) => [r.bucket, r.count]),
-      );
-      let tightest: RateLimitState | undefined;
-      for (const bucket of buckets) {
-        const limit = config.rateLimits[bucket];
-        const count = used.get(bucket) ?? 0;
-        if (count >= limit) {
-          throw new RateLimitError({ limit, remaining: 0, reset }, Math.max(1, reset - nowSeconds), bucket);
-        }
-        const state = { limit, remaining: limit - count - 1, reset };
-        if (!tightest || state.remaining < tightest.remaining) tightest = state;
+  const { select, increment } = statements(db);
+  return writeTransaction(db, (): RateLimitState => {
+    let tightest: RateLimitState | undefined;
+    for (const bucket of buckets) {
+      const limit = config.rateLimits[bucket];
+      const count = select.get({ workspaceId, bucket, windowStart })?.count ?? 0;
+      if (count >= limit) {
+        throw new RateLimitError({ limit, remaining: 0, reset }, Math.max(1, reset - nowSeconds), bucket);
       }
-      for (const bucket of buckets) {
-        tx.insert(rateLimitWindows)
-          .values({ workspaceId, bucket, windowStart, count: 1 })
-          .onConflictDoUpdate({
-            target: [rateLimitWindows.workspaceId, rateLimitWindows.bucket, rateLimitWindows.windowStart],
-            set: { count: sql`${rateLimitWindows.count} + 1` },
-          })
-          .run();
-      }
-      if (!tightest) throw new Error('consumeRateLimit needs at least one bucket');
-      return tightest;
+      const state = { limit, remaining: limit - count - 1, reset };
+      if (!tightest || state.remaining < tightest.remaining) tightest = state;
+    }
+    for (const bucket of buckets) increment.run({ workspaceId, bucket, windowStart });
+    if (!tightest) throw new Error('consumeRateLimit needs at least one bucket');
+    return tightest;
   });
 }
+
+const statements = preparedStatements((db) => ({
+  select: db
+    .select({ count: rateLimitWindows.count })
+    .from(rateLimitWindows)
+    .where(
+      and(
+        eq(rateLimitWindows.workspaceId, sql.placeholder('workspaceId')),
+        eq(rateLimitWindows.bucket, sql.placeholder('bucket')),
+        eq(rateLimitWindows.windowStart, sql.placeholder('windowStart')),
+      ),
+    )
+    .prepare(),
+  increment: db
+    .insert(rateLimitWindows)
+    .values({
+      workspaceId: sql.placeholder('workspaceId'),
+      bucket: sql.placeholder('bucket'),
+      windowStart: sql.placeholder('windowStart'),
+      count: 1,
+    })
+    .onConflictDoUpdate({
+      target: [rateLimitWindows.workspaceId, rateLimitWindows.bucket, rateLimitWindows.windowStart],
+      set: { count: sql`${rateLimitWindows.count} + 1` },
+    })
+    .prepare(),
+}));
 
 /** Drops windows that have rolled over; called now and then by the schedulers. */
 export function pruneRateLimitWindows(runtime: Runtime): number {

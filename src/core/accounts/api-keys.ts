@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
-import type { Executor } from '../../../db/client.ts';
+import { preparedStatements, type Db } from '../../../db/client.ts';
 import { apiKeys, plans, workspaces } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
 import { ServiceError } from '../errors.ts';
@@ -32,7 +32,7 @@ function hasValidChecksum(key: string): boolean {
 }
 
 export function issueApiKey(
-  db: Executor,
+  db: Db,
   input: { workspaceId: string; now: Date; expiresAt: Date | null },
 ): { keyId: string; apiKey: string } {
   const apiKey = generateApiKey();
@@ -84,13 +84,7 @@ export function authenticate(
   }
   const invalid = new ServiceError('invalid_key', 'The API key is not valid: it is unknown or has been revoked.');
   if (!hasValidChecksum(key)) throw invalid;
-  const row = runtime.db
-    .select({ key: apiKeys, workspace: workspaces, plan: plans })
-    .from(apiKeys)
-    .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
-    .innerJoin(plans, eq(plans.name, workspaces.plan))
-    .where(eq(apiKeys.keyHash, hashApiKey(key)))
-    .get();
+  const row = statements(runtime.db).keyWithWorkspace.get({ keyHash: hashApiKey(key) });
   if (!row || row.key.revokedAt) throw invalid;
   if (row.key.expiresAt && row.key.expiresAt.getTime() <= runtime.clock.now().getTime()) {
     throw new ServiceError('expired_key', 'The API key has expired; create a new one.');
@@ -105,6 +99,16 @@ export function authenticate(
   }
   return workspace;
 }
+
+const statements = preparedStatements((db) => ({
+  keyWithWorkspace: db
+    .select({ key: apiKeys, workspace: workspaces, plan: plans })
+    .from(apiKeys)
+    .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
+    .innerJoin(plans, eq(plans.name, workspaces.plan))
+    .where(eq(apiKeys.keyHash, sql.placeholder('keyHash')))
+    .prepare(),
+}));
 
 export function createApiKey(
   runtime: Runtime,

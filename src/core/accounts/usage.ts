@@ -1,5 +1,5 @@
 import { and, count, eq, gte, lt } from 'drizzle-orm';
-import type { Executor } from '../../../db/client.ts';
+import type { Db } from '../../../db/client.ts';
 import { content, usagePeriods } from '../../../db/schema/index.ts';
 
 /** Usage resets each UTC calendar month (DECISIONS.md, Account). */
@@ -10,7 +10,7 @@ export function usagePeriod(now: Date): { start: Date; end: Date } {
 }
 
 /** Items published in the period: each published item counts once against posts_per_month. */
-export function postsPublishedIn(db: Executor, workspaceId: string, period: { start: Date; end: Date }): number {
+export function postsPublishedIn(db: Db, workspaceId: string, period: { start: Date; end: Date }): number {
   return db
     .select({ n: count() })
     .from(content)
@@ -18,7 +18,7 @@ export function postsPublishedIn(db: Executor, workspaceId: string, period: { st
     .get()!.n;
 }
 
-export function aiCreditsUsedIn(db: Executor, workspaceId: string, period: { start: Date }): number {
+export function aiCreditsUsedIn(db: Db, workspaceId: string, period: { start: Date }): number {
   const row = db
     .select({ used: usagePeriods.aiCreditsUsed })
     .from(usagePeriods)

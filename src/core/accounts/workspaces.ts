@@ -1,6 +1,6 @@
 import { and, count, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
-import { writeTransaction, type Db, type Executor } from '../../../db/client.ts';
+import { writeTransaction, type Db } from '../../../db/client.ts';
 import { PLAN_NAMES, type PlanName } from '../../../db/plans.ts';
 import { apiKeys, plans, workspaces } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
@@ -52,7 +52,7 @@ export function toWorkspace(row: WorkspaceRow, plan: PlanRow): Workspace {
   };
 }
 
-export function findWorkspace(db: Executor, id: string): Workspace | undefined {
+export function findWorkspace(db: Db, id: string): Workspace | undefined {
   const row = db
     .select({ workspace: workspaces, plan: plans })
     .from(workspaces)
@@ -62,7 +62,7 @@ export function findWorkspace(db: Executor, id: string): Workspace | undefined {
   return row && toWorkspace(row.workspace, row.plan);
 }
 
-export function getWorkspace(db: Executor, id: string): Workspace {
+export function getWorkspace(db: Db, id: string): Workspace {
   const workspace = findWorkspace(db, id);
   if (!workspace) throw new ServiceError('not_found', `No workspace with id ${id}.`);
   return workspace;
@@ -82,8 +82,8 @@ export function createWorkspace(
   const parsed = CreateWorkspaceInput.safeParse(input);
   if (!parsed.success) throw validationError(parsed.error);
   const { db, clock } = runtime;
-  return writeTransaction(db, (tx) => {
-    const row = tx
+  return writeTransaction(db, () => {
+    const row = db
       .insert(workspaces)
       .values({
         id: newId(),
@@ -95,8 +95,8 @@ export function createWorkspace(
       })
       .returning()
       .get();
-    const key = issueApiKey(tx, { workspaceId: row.id, now: clock.now(), expiresAt: null });
-    return { workspace: getWorkspace(tx, row.id), apiKey: key.apiKey, keyId: key.keyId };
+    const key = issueApiKey(db, { workspaceId: row.id, now: clock.now(), expiresAt: null });
+    return { workspace: getWorkspace(db, row.id), apiKey: key.apiKey, keyId: key.keyId };
   });
 }
 

@@ -1,5 +1,5 @@
 import { and, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
-import { writeTransaction, type Executor } from '../../../db/client.ts';
+import { preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
 import { content, type ContentStatus } from '../../../db/schema/index.ts';
 import { postsPublishedIn, usagePeriod } from '../accounts/usage.ts';
 import { fieldError, notFound, ServiceError } from '../errors.ts';
@@ -17,15 +17,19 @@ import {
 import { contentStub, toContentResource, type ContentRow } from './serialize.ts';
 
 /** Fetch-or-throw, always scoped to the workspace: another workspace's item is simply not found. */
-export function getContentInWorkspace(db: Executor, workspaceId: string, id: string): ContentRow {
-  const row = db
-    .select()
-    .from(content)
-    .where(and(eq(content.workspaceId, workspaceId), eq(content.id, id)))
-    .get();
+export function getContentInWorkspace(db: Db, workspaceId: string, id: string): ContentRow {
+  const row = statements(db).byId.get({ workspaceId, id });
   if (!row) throw notFound('content item');
   return row;
 }
+
+const statements = preparedStatements((db) => ({
+  byId: db
+    .select()
+    .from(content)
+    .where(and(eq(content.workspaceId, sql.placeholder('workspaceId')), eq(content.id, sql.placeholder('id'))))
+    .prepare(),
+}));
 
 /** Archived items are final and items mid-publish belong to the publishing run (DECISIONS.md, Content). */
 function assertChangeable(row: ContentRow, action: string): void {
@@ -79,9 +83,10 @@ export const createContent = defineOperation({
     if (input.status === 'scheduled' && !input.scheduled_for) {
       throw fieldError('scheduled_for', 'Status scheduled needs a scheduled_for date-time.');
     }
+    const { db } = ctx;
     const now = ctx.clock.now();
-    const created = writeTransaction(ctx.db, (tx) => {
-      const row = tx
+    const created = writeTransaction(db, () => {
+      const row = db
         .insert(content)
         .values({
           id: newId(),
@@ -104,7 +109,7 @@ export const createContent = defineOperation({
         .returning()
         .get();
       const resource = toContentResource(row);
-      recordEvent(tx, { workspaceId: ctx.workspace.id, type: 'content.created', data: { content: resource }, at: now });
+      recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.created', data: { content: resource }, at: now });
       return resource;
     });
     if (created.status === 'scheduled') ctx.wake('publishing');
@@ -134,16 +139,17 @@ export const updateContent = defineOperation({
         'The body has no updatable field. Send at least one of caption, hashtags, content_type, target_platforms, media_urls, topic, platform_specific, aspect_ratio, scheduled_for, status.',
       );
     }
+    const { db } = ctx;
     const now = ctx.clock.now();
-    const updated = writeTransaction(ctx.db, (tx) => {
-      const row = getContentInWorkspace(tx, ctx.workspace.id, id);
+    const updated = writeTransaction(db, () => {
+      const row = getContentInWorkspace(db, ctx.workspace.id, id);
       assertChangeable(row, 'updated');
       const status = fields.status ?? row.status;
       const scheduledFor = fields.scheduled_for === undefined ? row.scheduledFor : fields.scheduled_for;
       if (status === 'scheduled' && !scheduledFor) {
         throw fieldError('scheduled_for', 'A scheduled item needs a scheduled_for date-time, in this body or already set.');
       }
-      const next = tx
+      const next = db
         .update(content)
         .set({
           caption: fields.caption,
@@ -163,10 +169,10 @@ export const updateContent = defineOperation({
         .returning()
         .get();
       const resource = toContentResource(next);
-      recordEvent(tx, { workspaceId: ctx.workspace.id, type: 'content.updated', data: { content: resource }, at: now });
+      recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.updated', data: { content: resource }, at: now });
       // SPEC.md: a PATCH to approved emits the approved event, even when the item already was.
       if (fields.status === 'approved') {
-        recordEvent(tx, { workspaceId: ctx.workspace.id, type: 'content.approved', data: approvedEvent(next), at: now });
+        recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.approved', data: approvedEvent(next), at: now });
       }
       return resource;
     });
@@ -180,12 +186,13 @@ export const deleteContent = defineOperation({
   buckets: ['write'],
   input: ContentIdInput,
   run(ctx, input) {
+    const { db } = ctx;
     const now = ctx.clock.now();
-    return writeTransaction(ctx.db, (tx) => {
-      const row = getContentInWorkspace(tx, ctx.workspace.id, input.id);
+    return writeTransaction(db, () => {
+      const row = getContentInWorkspace(db, ctx.workspace.id, input.id);
       assertChangeable(row, 'deleted');
-      tx.update(content).set({ status: 'archived', publishQueued: false, updatedAt: now }).where(eq(content.id, row.id)).run();
-      recordEvent(tx, { workspaceId: ctx.workspace.id, type: 'content.deleted', data: { id: row.id }, at: now });
+      db.update(content).set({ status: 'archived', publishQueued: false, updatedAt: now }).where(eq(content.id, row.id)).run();
+      recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.deleted', data: { id: row.id }, at: now });
       return { id: row.id, object: 'content' as const, deleted: true as const };
     });
   },
@@ -196,19 +203,20 @@ export const publishContent = defineOperation({
   buckets: ['write', 'publish'],
   input: PublishContentInput,
   run(ctx, input) {
+    const { db } = ctx;
     const now = ctx.clock.now();
-    const published = writeTransaction(ctx.db, (tx) => {
-      const row = getContentInWorkspace(tx, ctx.workspace.id, input.id);
+    const published = writeTransaction(db, () => {
+      const row = getContentInWorkspace(db, ctx.workspace.id, input.id);
       assertChangeable(row, 'published');
       if (row.targetPlatforms.length === 0) {
         throw new ServiceError('no_target_platforms', 'The item has no target_platforms; set them with an update before publishing.');
       }
       const quota = ctx.workspace.features.posts_per_month;
-      if (postsPublishedIn(tx, ctx.workspace.id, usagePeriod(now)) >= quota) {
+      if (postsPublishedIn(db, ctx.workspace.id, usagePeriod(now)) >= quota) {
         throw new ServiceError('quota_exceeded', `The plan's ${quota} posts for this month are used up; GET /api/v1/me shows usage.`);
       }
       const at = input.scheduled_for ?? null;
-      const next = tx
+      const next = db
         .update(content)
         .set({
           // A future time schedules the item; none (or a past one) queues it for the next run.
@@ -220,7 +228,7 @@ export const publishContent = defineOperation({
         .where(eq(content.id, row.id))
         .returning()
         .get();
-      recordEvent(tx, { workspaceId: ctx.workspace.id, type: 'content.approved', data: approvedEvent(next), at: now });
+      recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.approved', data: approvedEvent(next), at: now });
       return toContentResource(next);
     });
     ctx.wake('publishing');

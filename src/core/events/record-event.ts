@@ -1,4 +1,5 @@
-import type { Executor } from '../../../db/client.ts';
+import { sql } from 'drizzle-orm';
+import { preparedStatements, type Db } from '../../../db/client.ts';
 import { events } from '../../../db/schema/index.ts';
 import { prefixedId } from '../ids.ts';
 
@@ -23,10 +24,23 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * the change and its event commit together or not at all.
  */
 export function recordEvent(
-  tx: Executor,
+  db: Db,
   event: { workspaceId: string; type: EventType; data: Record<string, unknown>; at: Date },
 ): string {
   const id = prefixedId('evt');
-  tx.insert(events).values({ id, workspaceId: event.workspaceId, type: event.type, data: event.data, createdAt: event.at }).run();
+  statements(db).insert.run({ id, workspaceId: event.workspaceId, type: event.type, data: event.data, createdAt: event.at });
   return id;
 }
+
+const statements = preparedStatements((db) => ({
+  insert: db
+    .insert(events)
+    .values({
+      id: sql.placeholder('id'),
+      workspaceId: sql.placeholder('workspaceId'),
+      type: sql.placeholder('type'),
+      data: sql.placeholder('data'),
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .prepare(),
+}));
