@@ -1,4 +1,4 @@
-import { and, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, ne, sql, type SQL } from 'drizzle-orm';
 import { preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
 import { content, type ContentStatus } from '../../../db/schema/index.ts';
 import { postsPublishedIn, usagePeriod } from '../accounts/usage.ts';
@@ -29,7 +29,30 @@ const statements = preparedStatements((db) => ({
     .from(content)
     .where(and(eq(content.workspaceId, sql.placeholder('workspaceId')), eq(content.id, sql.placeholder('id'))))
     .prepare(),
+  // Every column bound by name. drizzle's timestamp encoder cannot take a null placeholder, so the
+  // two nullable timestamps go in as raw milliseconds (see insertContentRow).
+  insert: db
+    .insert(content)
+    .values({
+      ...Object.fromEntries(Object.keys(getTableColumns(content)).map((column) => [column, sql.placeholder(column)])),
+      scheduledFor: sql`${sql.placeholder('scheduledFor')}`,
+      publishedAt: sql`${sql.placeholder('publishedAt')}`,
+    } as never)
+    .returning()
+    .prepare(),
 }));
+
+type NewContentRow = Required<Omit<ContentRow, 'publishedAt' | 'campaignId'>> & Partial<Pick<ContentRow, 'publishedAt' | 'campaignId'>>;
+
+/** Inserts one content row (prepared: building the statement per call costs more than running it). */
+export function insertContentRow(db: Db, row: NewContentRow): ContentRow {
+  return statements(db).insert.get({
+    ...row,
+    campaignId: row.campaignId ?? null,
+    scheduledFor: row.scheduledFor?.getTime() ?? null,
+    publishedAt: row.publishedAt?.getTime() ?? null,
+  })!;
+}
 
 /** Archived items are final and items mid-publish belong to the publishing run (DECISIONS.md, Content). */
 function assertChangeable(row: ContentRow, action: string): void {
@@ -86,28 +109,24 @@ export const createContent = defineOperation({
     const { db } = ctx;
     const now = ctx.clock.now();
     const created = writeTransaction(db, () => {
-      const row = db
-        .insert(content)
-        .values({
-          id: newId(),
-          workspaceId: ctx.workspace.id,
-          caption: input.caption,
-          hashtags: input.hashtags,
-          contentType: input.content_type,
-          targetPlatforms: input.target_platforms,
-          mediaUrls: input.media_urls,
-          topic: input.topic ?? null,
-          platformSpecific: input.platform_specific,
-          aspectRatio: input.aspect_ratio ?? null,
-          scheduledFor: input.scheduled_for ?? null,
-          status: input.status,
-          publishQueued: input.status === 'scheduled',
-          publishResults: [],
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning()
-        .get();
+      const row = insertContentRow(db, {
+        id: newId(),
+        workspaceId: ctx.workspace.id,
+        caption: input.caption,
+        hashtags: input.hashtags,
+        contentType: input.content_type,
+        targetPlatforms: input.target_platforms,
+        mediaUrls: input.media_urls,
+        topic: input.topic ?? null,
+        platformSpecific: input.platform_specific,
+        aspectRatio: input.aspect_ratio ?? null,
+        scheduledFor: input.scheduled_for ?? null,
+        status: input.status,
+        publishQueued: input.status === 'scheduled',
+        publishResults: [],
+        createdAt: now,
+        updatedAt: now,
+      });
       const resource = toContentResource(row);
       recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.created', data: { content: resource }, at: now });
       return resource;
