@@ -1,0 +1,108 @@
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Db } from '../../db/client.ts';
+import * as schema from '../../db/schema/index.ts';
+import { listContent } from '../../src/core/content/operations.ts';
+import { contextFor } from '../../src/core/context.ts';
+import { runOperation } from '../../src/core/operation.ts';
+import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
+import { forceStatus } from '../helpers/rest-expect.ts';
+import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+
+interface Captured {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * ARCHITECTURE.md / db/schema/content.ts: every list page walks an index in order. The SQL is the
+ * one drizzle actually sends for listContent, captured through a logger on the same connection, and
+ * SQLite's plan for it must search an index on content and sort nothing in a temporary B-tree.
+ */
+describe('listContent query plan', () => {
+  let runtime: TestRuntime;
+  let ws: TestWorkspace;
+  beforeEach(() => {
+    runtime = testRuntime();
+    ws = makeWorkspace(runtime);
+    const other = makeWorkspace(runtime);
+    const types = ['reel', 'text_only', 'carousel', 'single_image'];
+    for (let i = 0; i < 120; i += 1) {
+      const owner = i % 4 === 0 ? other : ws;
+      const item = makeContent(runtime, owner.workspace, { content_type: types[i % types.length], status: i % 3 ? 'draft' : 'approved' });
+      if (i % 7 === 0) forceStatus(runtime, item.id, 'archived');
+      if (i % 10 === 0) runtime.clock.advance(1000);
+    }
+  });
+
+  /** Runs listContent on a logged handle over the same connection and returns its page query. */
+  function capture(input: Record<string, unknown>): Captured {
+    const captured: Captured[] = [];
+    const logged = drizzle({
+      client: runtime.db.$client,
+      schema,
+      logger: { logQuery: (sql, params) => captured.push({ sql, params }) },
+    }) as Db;
+    const page = runOperation(listContent, contextFor({ ...runtime, db: logged }, ws.workspace, 'rest'), input);
+    expect(page.object).toBe('list');
+    const queries = captured.filter((q) => /^select\b/i.test(q.sql) && /\bfrom\s+"content"/i.test(q.sql) && /order by/i.test(q.sql));
+    expect(queries, JSON.stringify(captured.map((q) => q.sql))).toHaveLength(1);
+    return queries[0];
+  }
+
+  function plan(query: Captured): string[] {
+    const rows = runtime.db.$client.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.params) as Array<{ detail: string }>;
+    return rows.map((r) => r.detail);
+  }
+
+  function expectIndexedPlan(query: Captured): string[] {
+    const details = plan(query);
+    const text = details.join('\n');
+    expect(text, text).toMatch(/SEARCH content USING (COVERING )?INDEX content_workspace_\w+_idx \(workspace_id=\?/);
+    expect(text, text).not.toMatch(/USE TEMP B-TREE/);
+    expect(text, text).not.toMatch(/SCAN content/);
+    return details;
+  }
+
+  /** A cursor from a real first page, so the captured query carries the row-value comparison. */
+  function cursorFor(input: Record<string, unknown>): string {
+    const first = runOperation(listContent, contextFor(runtime, ws.workspace, 'rest'), { ...input, limit: 5 });
+    expect(first.has_more).toBe(true);
+    return first.next_cursor!;
+  }
+
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['no filter', {}],
+    ['status', { status: 'approved' }],
+    ['status archived', { status: 'archived' }],
+    ['content_type', { content_type: 'text_only' }],
+    ['status and content_type', { status: 'draft', content_type: 'text_only' }],
+  ];
+
+  describe.each([
+    ['without statistics', false],
+    ['after ANALYZE', true],
+  ])('%s', (_label, analyze) => {
+    beforeEach(() => {
+      if (analyze) runtime.db.$client.exec('ANALYZE');
+    });
+
+    it.each(cases)('%s, first page', (_name, input) => {
+      const query = capture({ ...input, limit: 25 });
+      expect(query.sql).toMatch(/limit \?/i);
+      expectIndexedPlan(query);
+    });
+
+    it.each(cases)('%s, with a cursor', (_name, input) => {
+      const cursor = cursorFor(input);
+      const query = capture({ ...input, limit: 25, cursor });
+      // The cursor is a range on the index itself, not a filter applied to rows already read.
+      expect(expectIndexedPlan(query).join('\n')).toMatch(/\(created_at,id\)<\(\?,\?\)\)/);
+    });
+  });
+
+  it('the plan check itself fails on a query that sorts in a temporary B-tree', () => {
+    const unindexed = { sql: 'select * from content where workspace_id = ? order by caption desc', params: [ws.workspace.id] };
+    expect(() => expectIndexedPlan(unindexed)).toThrow();
+  });
+});
