@@ -1,0 +1,39 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { expect } from 'vitest';
+
+export interface ToolOutcome {
+  isError: boolean;
+  structuredContent: any;
+  /** content[0].text parsed as JSON. */
+  textJson: any;
+}
+
+/** Calls a tool and checks the shape every answer shares: one text block holding the same JSON as structuredContent. */
+export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolOutcome> {
+  const result = await client.callTool({ name, arguments: args });
+  const content = result.content as Array<{ type: string; text: string }>;
+  expect(content).toHaveLength(1);
+  expect(content[0].type).toBe('text');
+  const textJson: unknown = JSON.parse(content[0].text);
+  expect(textJson).toEqual(result.structuredContent);
+  return { isError: result.isError === true, structuredContent: result.structuredContent, textJson };
+}
+
+/** A successful call's structuredContent. */
+export async function toolResult(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
+  const outcome = await callTool(client, name, args);
+  expect(outcome.isError, JSON.stringify(outcome.structuredContent)).toBe(false);
+  return outcome.structuredContent;
+}
+
+/** A failed call's `error` object, after checking it is a tool error with the expected code. */
+export async function toolError(client: Client, name: string, args: Record<string, unknown>, code: string): Promise<any> {
+  const outcome = await callTool(client, name, args);
+  expect(outcome.isError).toBe(true);
+  expect(Object.keys(outcome.structuredContent)).toEqual(['error']);
+  const { error } = outcome.structuredContent;
+  expect(error.code).toBe(code);
+  expect(typeof error.message).toBe('string');
+  expect(error.message.length).toBeGreaterThan(0);
+  return error;
+}

@@ -1,0 +1,100 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { makeWorkspace } from '../helpers/factories.ts';
+import { connectMcp } from '../helpers/mcp.ts';
+import { testRuntime } from '../helpers/runtime.ts';
+
+const CONTENT_FIELDS = [
+  'caption',
+  'hashtags',
+  'content_type',
+  'target_platforms',
+  'media_urls',
+  'topic',
+  'platform_specific',
+  'aspect_ratio',
+  'scheduled_for',
+  'status',
+];
+
+/** SPEC.md, Assistant tools: each tool takes its endpoint's argument names. */
+const EXPECTED_ARGUMENTS: Record<string, { properties: string[]; required: string[] }> = {
+  service_get_account: { properties: [], required: [] },
+  service_list_content: { properties: ['status', 'content_type', 'limit', 'cursor'], required: [] },
+  service_get_content: { properties: ['id'], required: ['id'] },
+  service_create_content: { properties: CONTENT_FIELDS, required: ['caption'] },
+  service_update_content: { properties: ['id', ...CONTENT_FIELDS], required: ['id'] },
+  service_delete_content: { properties: ['id'], required: ['id'] },
+  service_publish_content: { properties: ['id', 'scheduled_for'], required: ['id'] },
+};
+
+describe('MCP tools/list', () => {
+  let client: Client;
+  let tools: Tool[];
+  const byName = (name: string): Tool => {
+    const tool = tools.find((t) => t.name === name);
+    if (!tool) throw new Error(`tool ${name} not listed`);
+    return tool;
+  };
+
+  beforeEach(async () => {
+    const runtime = testRuntime();
+    client = await connectMcp(runtime, makeWorkspace(runtime).apiKey);
+    ({ tools } = await client.listTools());
+  });
+
+  it('lists exactly the seven content and account tools', () => {
+    expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(EXPECTED_ARGUMENTS).sort());
+  });
+
+  it('gives every tool a title and a description written for an agent', () => {
+    for (const tool of tools) {
+      expect(tool.name).toMatch(/^service_[a-z_]+$/);
+      expect(tool.title ?? tool.annotations?.title).toBeTruthy();
+      expect(tool.description?.length ?? 0).toBeGreaterThan(80);
+    }
+  });
+
+  it('marks the reads read-only, delete destructive and publish open-world', () => {
+    for (const name of ['service_get_account', 'service_list_content', 'service_get_content']) {
+      expect(byName(name).annotations?.readOnlyHint, name).toBe(true);
+      expect(byName(name).annotations?.destructiveHint, name).not.toBe(true);
+    }
+    for (const name of ['service_create_content', 'service_update_content', 'service_delete_content', 'service_publish_content']) {
+      expect(byName(name).annotations?.readOnlyHint, name).not.toBe(true);
+    }
+    expect(byName('service_delete_content').annotations?.destructiveHint).toBe(true);
+    expect(byName('service_publish_content').annotations?.openWorldHint).toBe(true);
+    for (const name of ['service_create_content', 'service_update_content', 'service_publish_content']) {
+      expect(byName(name).annotations?.destructiveHint, name).not.toBe(true);
+    }
+  });
+
+  it('uses the REST argument names in every input schema', () => {
+    for (const [name, expected] of Object.entries(EXPECTED_ARGUMENTS)) {
+      const schema = byName(name).inputSchema;
+      expect(schema.type, name).toBe('object');
+      expect(Object.keys(schema.properties ?? {}).sort(), name).toEqual([...expected.properties].sort());
+      expect([...(schema.required ?? [])].sort(), name).toEqual([...expected.required].sort());
+    }
+  });
+
+  it('advertises the spec limits and enums in the schemas', () => {
+    const create = byName('service_create_content').inputSchema.properties as Record<string, any>;
+    expect(create.caption).toMatchObject({ type: 'string', minLength: 1, maxLength: 4000 });
+    expect(create.hashtags).toMatchObject({ type: 'array', maxItems: 50 });
+    expect(create.media_urls).toMatchObject({ type: 'array', maxItems: 20 });
+    expect(create.target_platforms).toMatchObject({ type: 'array', maxItems: 10 });
+    expect(create.content_type.enum.sort()).toEqual(
+      ['text_only', 'single_image', 'slideshow', 'reel', 'talking_head', 'video_hook', 'video_hook_demo', 'carousel'].sort(),
+    );
+    expect(create.status.enum.sort()).toEqual(['approved', 'draft', 'pending_review', 'scheduled']);
+    const update = byName('service_update_content').inputSchema.properties as Record<string, any>;
+    expect(update.status.enum.sort()).toEqual(['approved', 'draft', 'pending_review', 'rejected', 'scheduled']);
+    const list = byName('service_list_content').inputSchema.properties as Record<string, any>;
+    expect(list.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(list.cursor).toMatchObject({ type: 'string' });
+    expect(list.content_type.enum).toHaveLength(8);
+  });
+});

@@ -1,0 +1,83 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { eq } from 'drizzle-orm';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { events } from '../../db/schema/index.ts';
+import type { ContentResource } from '../../src/core/content/serialize.ts';
+import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
+import { connectMcp } from '../helpers/mcp.ts';
+import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { toolError, toolResult } from '../helpers/tool-calls.ts';
+
+describe('MCP tools: cross-workspace isolation', () => {
+  let runtime: TestRuntime;
+  let a: TestWorkspace;
+  let clientA: Client;
+  let clientB: Client;
+  let itemA: ContentResource;
+  const eventCountOfA = () => runtime.db.select().from(events).where(eq(events.workspaceId, a.workspace.id)).all().length;
+
+  beforeEach(async () => {
+    runtime = testRuntime();
+    a = makeWorkspace(runtime);
+    const b = makeWorkspace(runtime);
+    clientA = await connectMcp(runtime, a.apiKey);
+    clientB = await connectMcp(runtime, b.apiKey);
+    itemA = makeContent(runtime, a.workspace, { caption: 'Secret plan of A', target_platforms: ['twitter'], status: 'approved' });
+    makeContent(runtime, b.workspace, { caption: 'B own item' });
+    runtime.clock.advance(1000);
+  });
+
+  it("answers not_found to B on get, update, delete and publish of A's item, with the message of a missing id", async () => {
+    const missing = await toolError(clientB, 'service_get_content', { id: '00000000-0000-4000-8000-000000000000' }, 'not_found');
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['service_get_content', { id: itemA.id }],
+      ['service_update_content', { id: itemA.id, caption: 'Hijacked', status: 'rejected' }],
+      ['service_delete_content', { id: itemA.id }],
+      ['service_publish_content', { id: itemA.id }],
+      ['service_publish_content', { id: itemA.id, scheduled_for: '2026-03-12T09:00:00Z' }],
+    ];
+    const before = eventCountOfA();
+    for (const [name, args] of calls) {
+      const error = await toolError(clientB, name, args, 'not_found');
+      expect(error.message, name).toBe(missing.message);
+    }
+    expect(await toolResult(clientA, 'service_get_content', { id: itemA.id })).toEqual(itemA);
+    expect(eventCountOfA()).toBe(before);
+  });
+
+  it("never lists A's items to B, whatever the filter", async () => {
+    const archivedA = makeContent(runtime, a.workspace, { caption: 'A archived' });
+    await toolResult(clientA, 'service_delete_content', { id: archivedA.id });
+    const filters: Array<Record<string, unknown>> = [
+      {},
+      { status: 'approved' },
+      { status: 'archived' },
+      { content_type: 'single_image' },
+      { limit: 100 },
+    ];
+    for (const filter of filters) {
+      const page = await toolResult(clientB, 'service_list_content', filter);
+      const captions = page.data.map((c: { caption: string }) => c.caption);
+      expect(captions, JSON.stringify(filter)).not.toContain('Secret plan of A');
+      expect(captions, JSON.stringify(filter)).not.toContain('A archived');
+    }
+    expect((await toolResult(clientB, 'service_list_content')).data.map((c: { caption: string }) => c.caption)).toEqual(['B own item']);
+  });
+
+  it("does not let a cursor made from A's item leak A's items to B", async () => {
+    for (let i = 0; i < 3; i += 1) {
+      makeContent(runtime, a.workspace, { caption: `A page item ${i}` });
+      runtime.clock.advance(1000);
+    }
+    const pageA = await toolResult(clientA, 'service_list_content', { limit: 1 });
+    expect(pageA.has_more).toBe(true);
+    const pageB = await toolResult(clientB, 'service_list_content', { cursor: pageA.next_cursor, limit: 100 });
+    for (const item of pageB.data) expect(item.caption).toBe('B own item');
+  });
+
+  it("reports B's own account, never A's", async () => {
+    const account = await toolResult(clientB, 'service_get_account');
+    expect(account.org_id).not.toBe(a.workspace.orgId);
+    expect(account.workspace_id).not.toBe(a.workspace.id);
+  });
+});
