@@ -1,0 +1,48 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
+
+const SLOW = 90_000;
+const KEY_LINE = /API key \(shown once[^\n]*?(np_live_[0-9A-Za-z]+)/;
+const LISTENING = /Listening on (http:\/\/127\.0\.0\.1:(\d+))/;
+
+/** `npm start`: the first start on an empty data directory bootstraps a workspace and shows its key once. */
+describe('serve bootstrap (subprocess)', () => {
+  const data = tempDataDir('serve');
+  const running: RunningProcess[] = [];
+  const start = () => {
+    const proc = startEntry(['serve'], { DATA_DIR: data.dir, PORT: '0', HOST: '127.0.0.1' });
+    running.push(proc);
+    return proc;
+  };
+  afterAll(async () => {
+    for (const proc of running) await proc.stop();
+    data.remove();
+  });
+
+  it('prints a key once on a fresh data directory, serves /healthz and /api/v1/me with it, and prints none on the next start', async () => {
+    const first = start();
+    const [, url, port] = await first.waitForOutput(LISTENING, 45_000);
+    expect(Number(port)).toBeGreaterThan(0);
+    const key = first.stdout().match(KEY_LINE)?.[1];
+    expect(key, first.stdout()).toMatch(/^np_live_[0-9A-Za-z]{32,}$/);
+    expect(first.stdout().split(key!).length - 1).toBe(1);
+
+    const health = await fetch(`${url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ status: 'ok', database: 'ok' });
+    const me = await fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ object: 'account', plan: 'pro', plan_status: 'active' });
+    expect((await fetch(`${url}/api/v1/me`)).status).toBe(401);
+
+    expect(await first.stop()).toBe(0);
+
+    const second = start();
+    const [, secondUrl] = await second.waitForOutput(LISTENING, 45_000);
+    expect(second.stdout()).not.toMatch(/API key/);
+    expect(second.stdout()).not.toMatch(/np_live_/);
+    const again = await fetch(`${secondUrl}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+    expect(again.status).toBe(200);
+    expect(await second.stop()).toBe(0);
+  }, SLOW);
+});
