@@ -95,7 +95,7 @@ describe('REST rate limits across two processes on one database file', () => {
 
   const viaChild = async (ws: TestWorkspace) => {
     const res = await fetch(`${childUrl}/api/v1/content`, { headers: ws.headers });
-    return { status: res.status, headers: res.headers, body: await res.json() };
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
   };
   const viaTestServer = (ws: TestWorkspace) => call(server, 'GET', '/api/v1/content', { headers: ws.headers });
   const remaining = (res: { headers: Headers }) => Number(res.headers.get('x-ratelimit-remaining'));
