@@ -48,6 +48,7 @@ function run(runtime: Runtime, command: string | undefined, values: Values): { j
       const raw = values['expires-at'];
       const parsed = raw === undefined ? undefined : dateTimeInput.safeParse(raw);
       if (parsed && !parsed.success) throw fieldError('expires-at', 'Give an ISO 8601 date-time with an offset, such as 2027-01-01T00:00:00Z.');
+      if (parsed && parsed.data.getTime() <= runtime.clock.now().getTime()) throw fieldError('expires-at', 'The expiry must be in the future.');
       const { keyId, apiKey } = createApiKey(runtime, { workspaceId: workspace.id, expiresAt: parsed?.data ?? null });
       return { json: { key_id: keyId, api_key: apiKey }, text: `Created key ${keyId}.\nAPI key (shown once): ${apiKey}` };
     }
@@ -92,7 +93,9 @@ export function runAdmin(runtime: Runtime, argv: string[]): number {
   try {
     ({ values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true }));
   } catch (error) {
-    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    const message = (error as Error).message;
+    if (argv.includes('--json')) console.log(JSON.stringify({ error: { code: 'invalid_body', message } }));
+    else console.error(`${message}\n\n${USAGE}`);
     return 2;
   }
   if (values.help) {

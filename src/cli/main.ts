@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../core/config.ts';
 import { ensureDefaultWorkspace } from '../core/accounts/workspaces.ts';
 import type { Runtime } from '../core/context.ts';
 import { openRuntime } from '../core/runtime.ts';
@@ -34,20 +36,24 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function serve(runtime: Runtime): Promise<void> {
-  const created = ensureDefaultWorkspace(runtime);
+async function serve(opened: Runtime): Promise<void> {
+  const created = ensureDefaultWorkspace(opened);
   if (created) {
     console.log(`Created workspace "${created.workspace.name}" (${created.workspace.id}).`);
     console.log(`API key (shown once, keep it safe): ${created.apiKey}`);
   }
-  const app = createApp(runtime);
-  const { host, port, publicBaseUrl } = runtime.config;
-  const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+  const server = createServer();
+  const { host, port } = opened.config;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
   });
-  const address = server.address();
-  const actualPort = typeof address === 'object' && address ? address.port : port;
-  console.log(`Listening on http://${host.includes(':') ? `[${host}]` : host}:${actualPort} (REST /api/v1, MCP /mcp); public URL ${publicBaseUrl}`);
+  const actualPort = (server.address() as AddressInfo).port;
+  // PORT=0 picks a free port: the derived public URL (docs_url, the allowed /mcp origin) must name it.
+  const config = actualPort === port ? opened.config : loadConfig({ ...process.env, PORT: String(actualPort) });
+  const runtime: Runtime = { ...opened, config };
+  server.on('request', createApp(runtime));
+  console.log(`Listening on http://${host.includes(':') ? `[${host}]` : host}:${actualPort} (REST /api/v1, MCP /mcp); public URL ${config.publicBaseUrl}`);
 
   const shutdown = (signal: string) => {
     console.log(`${signal}: shutting down.`);

@@ -5,15 +5,15 @@ import { RateLimitError, ServiceError } from '../core/errors.ts';
  * The MCP door's only error translator: a failure is a tool result with isError, carrying the API's
  * code and message (and details or retry_after when the API would send them).
  */
-export function toToolError(error: unknown): CallToolResult {
+export function toToolError(error: unknown, docsUrl: string): CallToolResult {
   let body: Record<string, unknown>;
   if (error instanceof RateLimitError) {
-    body = { code: error.code, message: error.message, retry_after: error.retryAfter };
+    body = { code: error.code, message: error.message, retry_after: error.retryAfter, docs_url: docsUrl };
   } else if (error instanceof ServiceError) {
-    body = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+    body = { code: error.code, message: error.message, docs_url: docsUrl, ...(error.details ? { details: error.details } : {}) };
   } else {
     console.error('Unexpected error in a tool call:', error);
-    body = { code: 'internal', message: 'An unexpected error occurred; retry after a short delay.' };
+    body = { code: 'internal', message: 'An unexpected error occurred; retry after a short delay.', docs_url: docsUrl };
   }
   const structuredContent = { error: body };
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };

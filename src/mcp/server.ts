@@ -59,12 +59,13 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools = T
     try {
       const { operation } = tool;
       const workspace = authenticate(runtime, authorization, { planChecks: operation.planChecks ?? true });
-      onRateLimit?.(consumeRateLimit(runtime, workspace.id, operation.buckets));
+      const rateLimit = consumeRateLimit(runtime, workspace.id, operation.buckets);
+      onRateLimit?.(rateLimit);
       const result = runOperation(operation, contextFor(runtime, workspace, 'mcp'), request.params.arguments ?? {});
       const structuredContent = result as Record<string, unknown>;
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent };
     } catch (error) {
-      return toToolError(error);
+      return toToolError(error, runtime.config.docsUrl);
     }
   });
   return server;

@@ -8,7 +8,8 @@ import { createMcpServer } from './server.ts';
  * everything else goes to stderr. A bad key stops start-up with the API's reason.
  */
 export async function serveMcpStdio(runtime: Runtime, apiKey: string | undefined): Promise<void> {
-  const authorization = apiKey ? `Bearer ${apiKey}` : undefined;
+  if (!apiKey) throw new Error('Set SERVICE_API_KEY to the API key (np_live_…) the stdio server should act with.');
+  const authorization = `Bearer ${apiKey}`;
   authenticate(runtime, authorization, { planChecks: false });
   const server = createMcpServer({ runtime, authorization });
   await server.connect(new StdioServerTransport());

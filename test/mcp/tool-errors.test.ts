@@ -55,7 +55,9 @@ describe('MCP tool errors carry the API code and message', () => {
   it('is an isError result whose structuredContent is {error:{code,message}} and whose text is the same JSON', async () => {
     const outcome = await callTool(client, 'service_get_content', { id: '00000000-0000-4000-8000-000000000000' });
     expect(outcome.isError).toBe(true);
-    expect(outcome.structuredContent).toEqual({ error: { code: 'not_found', message: expect.any(String) } });
+    expect(outcome.structuredContent).toEqual({
+      error: { code: 'not_found', message: expect.any(String), docs_url: 'http://127.0.0.1:3000/docs/errors' },
+    });
     expect(outcome.textJson).toEqual(outcome.structuredContent);
   });
 
@@ -208,7 +210,8 @@ describe('MCP tool errors carry the API code and message', () => {
       expect(error.retry_after).toBe(30);
       expect(Number.isInteger(error.retry_after)).toBe(true);
       const list = await toolResult(lclient, 'service_list_content');
-      expect(list.data.map((c: { caption: string }) => c.caption)).toEqual(['Two', 'One']);
+      // Both were created at the same instant; the refused third left no item behind.
+      expect(list.data.map((c: { caption: string }) => c.caption).sort()).toEqual(['One', 'Two']);
 
       limited.clock.advance(30_000);
       await toolResult(lclient, 'service_create_content', { caption: 'Three' });
