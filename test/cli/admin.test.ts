@@ -147,12 +147,16 @@ describe('admin CLI (subprocess)', () => {
 
   it('refuses bad input with a non-zero exit and a JSON error, creating nothing', async () => {
     const before = listWorkspaces(runtime.db);
-    const [badPlan, noName, naive, unknownCommand] = await Promise.all([
+    const [badPlan, noName, naive, past, unknownCommand, unknownOption] = await Promise.all([
       adminJsonError('create-workspace', '--name', 'Nope', '--plan', 'platinum'),
       adminJsonError('create-workspace'),
       adminJsonError('create-key', '--workspace', workspaceId, '--expires-at', '2030-01-01T00:00:00'),
+      adminJsonError('create-key', '--workspace', workspaceId, '--expires-at', '2001-01-01T00:00:00Z'),
       adminJsonError('frobnicate'),
+      adminJsonError('create-workspace', '--name', 'Nope', '--bogus'),
     ]);
+    expect(past.details.fieldErrors['expires-at']).toEqual(['The expiry must be in the future.']);
+    expect(unknownOption.message).toContain('--bogus');
     expect(badPlan.code).toBe('invalid_body');
     expect(Object.keys(badPlan.details.fieldErrors)).toEqual(['plan']);
     expect(noName.message).toContain('--name');
