@@ -27,6 +27,15 @@ export const fromBodyAndParams: InputSource = (req) => {
 
 const workspaceOf = (res: Response): Workspace => res.locals.workspace as Workspace;
 
+/** A body sent as anything but JSON would be ignored silently by the parser: say so instead. */
+const requireJsonBody: RequestHandler = (req, _res, next) => {
+  const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+  if (hasBody && !req.is('application/json')) {
+    throw new ServiceError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
+  }
+  next();
+};
+
 /**
  * Turns a core operation into Express handlers: authenticate and take from the rate-limit buckets
  * first (so an anonymous or throttled caller never gets its body read), then parse the JSON body,
@@ -48,7 +57,7 @@ export function handle(runtime: Runtime, operation: Operation, input: InputSourc
     }
     runIdempotently(runtime, req, res, idempotencyKey, () => ({ status, body: runOperation(operation, ctx, input(req)) }));
   };
-  return [gate, express.json({ limit: runtime.config.bodyLimitBytes }), run];
+  return [gate, requireJsonBody, express.json({ limit: runtime.config.bodyLimitBytes }), run];
 }
 
 /**

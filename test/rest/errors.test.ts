@@ -187,6 +187,21 @@ describe('REST errors', () => {
       });
       expectError(res, 415, 'unsupported_media_type');
     });
+
+    it('a body sent as another type is refused, not silently ignored', async () => {
+      const item = await send('POST', '/api/v1/content', { body: { caption: 'to patch' } });
+      const attempts = [
+        send('POST', '/api/v1/content', { rawBody: 'caption=hello', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+        send('PATCH', `/api/v1/content/${item.body.id}`, { rawBody: '{"caption":"x"}', headers: { 'content-type': 'text/plain' } }),
+      ];
+      for (const res of await Promise.all(attempts)) expectError(res, 415, 'unsupported_media_type');
+    });
+
+    it('a write without a body needs no content type', async () => {
+      const item = await send('POST', '/api/v1/content', { body: { caption: 'to publish', target_platforms: ['twitter'] } });
+      const res = await send('POST', `/api/v1/content/${item.body.id}/publish`, { headers: { 'content-type': '' } });
+      expect(res.status).toBe(202);
+    });
   });
 
   describe('422 no_target_platforms', () => {
