@@ -1,0 +1,132 @@
+/**
+ * Benchmark entry: `npm run bench [-- rest list stdio] [--seconds N] [--warmup N] [--connections N]
+ * [--calls N] [--sizes 10000,1000000] [--in-flight N] [--rounds N] [--strict]`. With no names it runs all three.
+ *
+ *   rest   GET /api/v1/content/{id} and POST /api/v1/content: service vs a bare Express 5 app
+ *   list   listContent page latency at 10k and 1M items in one workspace (in process)
+ *   stdio  service_get_content over stdio MCP: service vs a minimal SDK server
+ *
+ * Each figure is measured next to its limit in the same run and printed as a ratio; the summary
+ * table at the end marks the targets. --strict makes a missed target exit non-zero; a failed
+ * measurement (non-2xx, a tool error, a crashed child) always does.
+ */
+import { availableParallelism, cpus, loadavg, totalmem, type as osType, release } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { createItem, createWorkspaceViaCli } from './fixtures.ts';
+import { benchList } from './list.ts';
+import { childEnv, passes, RAISED_LIMITS, REPO_ROOT, startHttpChild, summaryTable, tempDir, type HttpChild, type Row } from './lib.ts';
+import { benchRest, startBaseline } from './rest.ts';
+import { benchStdio } from './stdio.ts';
+
+const GROUPS = ['rest', 'list', 'stdio'] as const;
+type Group = (typeof GROUPS)[number];
+
+const { values, positionals } = parseArgs({
+  args: process.argv.slice(2),
+  allowPositionals: true,
+  options: {
+    seconds: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '10' },
+    'stdio-seconds': { type: 'string', default: '5' },
+    'in-flight': { type: 'string', default: '8' },
+    rounds: { type: 'string', default: '2' },
+    calls: { type: 'string', default: '3000' },
+    sizes: { type: 'string', default: '10000,1000000' },
+    strict: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+function positiveNumber(name: string, raw: string): number {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number, got ${raw}`);
+  return n;
+}
+
+/** The commit measured, and whether the code under test differs from it. */
+function revision(): string {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = git('status', '--porcelain', '--', 'src', 'db', 'tools', 'package.json').length > 0;
+    return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' with uncommitted changes in src/db/tools' : ''}`;
+  } catch {
+    return 'unknown revision';
+  }
+}
+
+async function main(): Promise<number> {
+  if (values.help) {
+    console.log('Usage: npm run bench -- [rest] [list] [stdio] [--seconds 10] [--warmup 3] [--connections 10] [--stdio-seconds 5] [--in-flight 8] [--rounds 2] [--calls 3000] [--sizes 10000,1000000] [--strict]');
+    return 0;
+  }
+  const unknown = positionals.filter((p) => !(GROUPS as readonly string[]).includes(p));
+  if (unknown.length) throw new Error(`Unknown benchmark ${unknown.join(', ')}; choose from ${GROUPS.join(', ')}.`);
+  const selected = new Set<Group>(positionals.length ? (positionals as Group[]) : GROUPS);
+  const seconds = positiveNumber('seconds', values.seconds);
+  const warmupSeconds = Number(values.warmup);
+  const sizes = values.sizes.split(',').map((s) => positiveNumber('sizes', s));
+  if (sizes.length !== 2) throw new Error('--sizes takes two sizes, small and large');
+
+  const rounds = Math.round(positiveNumber('rounds', values.rounds));
+  const started = new Date();
+  const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
+  console.log(`Benchmarks: ${[...selected].join(', ')} at ${revision()}`);
+  console.log(
+    `Node ${process.version}, ${osType()} ${release()}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ` +
+      `${(totalmem() / 2 ** 30).toFixed(0)} GiB, started ${started.toISOString()}, load average ${load()}`,
+  );
+
+  const rows: Row[] = [];
+  if (selected.has('rest') || selected.has('stdio')) {
+    const data = tempDir('service');
+    const servers: HttpChild[] = [];
+    try {
+      const fixture = await createWorkspaceViaCli(data.path);
+      const service = await startHttpChild('service', 'src/cli/main.ts', ['serve'], childEnv({ PORT: '0', DATA_DIR: data.path, ...RAISED_LIMITS }));
+      servers.push(service);
+      const item = await createItem(service.url, fixture).catch((error: unknown) => {
+        throw new Error(`${(error as Error).message}\nservice log:\n${service.log()}`, { cause: error });
+      });
+      console.log(`service at ${service.url}, workspace ${fixture.workspaceId}, item ${item.id} (${JSON.stringify(item.body).length}-byte body)`);
+      if (selected.has('rest')) {
+        const baseline = await startBaseline(item.file);
+        servers.push(baseline);
+        console.log(`bare Express at ${baseline.url}`);
+        rows.push(...(await benchRest(service, baseline, fixture, item.id, { connections: positiveNumber('connections', values.connections), warmupSeconds, seconds, rounds })));
+      }
+      for (const server of servers.splice(0)) await server.stop();
+      if (selected.has('stdio')) {
+        rows.push(
+          ...(await benchStdio(fixture, item.id, item.file, {
+            seconds: positiveNumber('stdio-seconds', values['stdio-seconds']),
+            warmupSeconds: Math.min(warmupSeconds, 2),
+            inFlight: positiveNumber('in-flight', values['in-flight']),
+            rounds,
+          })),
+        );
+      }
+    } finally {
+      for (const server of servers) await server.stop();
+      data.cleanup();
+    }
+  }
+  if (selected.has('list')) {
+    rows.push(...benchList({ sizes, calls: positiveNumber('calls', values.calls), warmupCalls: 300, maxSecondsPerScenario: 30 }));
+  }
+
+  console.log(`\n== Summary (${new Date().toISOString()}, ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s, load average ${load()}) ==`);
+  console.log(summaryTable(rows));
+  const missed = rows.filter((r) => passes(r) === false);
+  if (missed.length) console.log(`\nMissed targets: ${missed.map((r) => r.name).join('; ')}`);
+  return values.strict && missed.length ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`\nBENCHMARK FAILED: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    process.exit(1);
+  },
+);
