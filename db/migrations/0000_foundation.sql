@@ -12,6 +12,11 @@ CREATE TABLE `api_keys` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `api_keys_key_hash_unique` ON `api_keys` (`key_hash`);--> statement-breakpoint
 CREATE INDEX `api_keys_workspace_idx` ON `api_keys` (`workspace_id`);--> statement-breakpoint
+CREATE TABLE `auth_epoch` (
+	`id` integer PRIMARY KEY NOT NULL,
+	`version` integer NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `plans` (
 	`name` text PRIMARY KEY NOT NULL,
 	`posts_per_month` integer NOT NULL,
@@ -75,7 +80,7 @@ CREATE INDEX `content_workspace_status_created_idx` ON `content` (`workspace_id`
 CREATE INDEX `content_workspace_type_created_idx` ON `content` (`workspace_id`,`content_type`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `content_workspace_published_idx` ON `content` (`workspace_id`,`published_at`);--> statement-breakpoint
 CREATE TABLE `events` (
-	`seq` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`seq` integer PRIMARY KEY NOT NULL,
 	`id` text NOT NULL,
 	`workspace_id` text NOT NULL,
 	`type` text NOT NULL,
@@ -85,4 +90,14 @@ CREATE TABLE `events` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `events_id_unique` ON `events` (`id`);--> statement-breakpoint
-CREATE INDEX `events_workspace_seq_idx` ON `events` (`workspace_id`,`seq`);
+CREATE INDEX `events_workspace_seq_idx` ON `events` (`workspace_id`,`seq`);--> statement-breakpoint
+CREATE TABLE `idempotency_keys` (
+	`workspace_id` text NOT NULL,
+	`key` text NOT NULL,
+	`fingerprint` text NOT NULL,
+	`response_status` integer,
+	`response_body` text,
+	`created_at` integer NOT NULL,
+	PRIMARY KEY(`workspace_id`, `key`),
+	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE cascade
+);

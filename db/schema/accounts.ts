@@ -65,3 +65,13 @@ export const rateLimitWindows = sqliteTable(
   (t) => [primaryKey({ columns: [t.workspaceId, t.bucket, t.windowStart] })],
 );
 
+
+/**
+ * One row whose version moves whenever a key, a workspace or a plan changes (triggers in the
+ * auth-epoch-triggers migration). Every process caches resolved API keys and checks this version per request, so a
+ * revocation or plan change made by any process takes effect at once everywhere.
+ */
+export const authEpoch = sqliteTable('auth_epoch', {
+  id: integer('id').primaryKey(),
+  version: integer('version').notNull(),
+});

@@ -5,8 +5,11 @@ import { workspaces } from './accounts.ts';
 export const events = sqliteTable(
   'events',
   {
-    /** Monotonic order of writing; webhook fan-out walks it. */
-    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    /**
+     * Order of writing; webhook fan-out walks it. The rowid (no AUTOINCREMENT: events are pruned
+     * oldest first, so the largest seq is never reused, and a create writes one B-tree less).
+     */
+    seq: integer('seq').primaryKey(),
     id: text('id').notNull().unique(),
     workspaceId: text('workspace_id')
       .notNull()

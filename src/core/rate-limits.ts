@@ -1,4 +1,4 @@
-import { and, eq, lt, sql } from 'drizzle-orm';
+import { lt, sql } from 'drizzle-orm';
 import { preparedStatements, writeTransaction } from '../../db/client.ts';
 import { rateLimitWindows } from '../../db/schema/index.ts';
 import type { Bucket } from './config.ts';
@@ -11,8 +11,9 @@ const WINDOW_SECONDS = 60;
 
 /**
  * Takes one from each bucket, or nothing at all if any is empty: a refused request consumes
- * nothing. Fixed windows aligned to the wall-clock minute; the counters live in the database,
- * in one IMMEDIATE transaction, so every process on the file shares them exactly.
+ * nothing. Fixed windows aligned to the wall-clock minute; the counters live in the database, so
+ * every process on the file shares them exactly. Each take is one conditional upsert (it only
+ * counts while under the limit); several buckets go in one transaction that a refusal rolls back.
  * Returns the state of the applicable bucket with the least remaining, for the headers.
  */
 export function consumeRateLimit(runtime: Runtime, workspaceId: string, buckets: readonly Bucket[]): RateLimitState {
@@ -20,38 +21,25 @@ export function consumeRateLimit(runtime: Runtime, workspaceId: string, buckets:
   const nowSeconds = Math.floor(clock.now().getTime() / 1000);
   const windowStart = nowSeconds - (nowSeconds % WINDOW_SECONDS);
   const reset = windowStart + WINDOW_SECONDS;
+  const { take } = statements(db);
 
-  const { select, increment } = statements(db);
-  return writeTransaction(db, (): RateLimitState => {
+  const takeAll = (): RateLimitState => {
     let tightest: RateLimitState | undefined;
     for (const bucket of buckets) {
       const limit = config.rateLimits[bucket];
-      const count = select.get({ workspaceId, bucket, windowStart })?.count ?? 0;
-      if (count >= limit) {
-        throw new RateLimitError({ limit, remaining: 0, reset }, Math.max(1, reset - nowSeconds), bucket);
-      }
-      const state = { limit, remaining: limit - count - 1, reset };
+      const taken = take.get({ workspaceId, bucket, windowStart, limit });
+      if (!taken) throw new RateLimitError({ limit, remaining: 0, reset }, Math.max(1, reset - nowSeconds), bucket);
+      const state = { limit, remaining: limit - taken.count, reset };
       if (!tightest || state.remaining < tightest.remaining) tightest = state;
     }
-    for (const bucket of buckets) increment.run({ workspaceId, bucket, windowStart });
     if (!tightest) throw new Error('consumeRateLimit needs at least one bucket');
     return tightest;
-  });
+  };
+  return buckets.length === 1 ? takeAll() : writeTransaction(db, takeAll);
 }
 
 const statements = preparedStatements((db) => ({
-  select: db
-    .select({ count: rateLimitWindows.count })
-    .from(rateLimitWindows)
-    .where(
-      and(
-        eq(rateLimitWindows.workspaceId, sql.placeholder('workspaceId')),
-        eq(rateLimitWindows.bucket, sql.placeholder('bucket')),
-        eq(rateLimitWindows.windowStart, sql.placeholder('windowStart')),
-      ),
-    )
-    .prepare(),
-  increment: db
+  take: db
     .insert(rateLimitWindows)
     .values({
       workspaceId: sql.placeholder('workspaceId'),
@@ -62,7 +50,9 @@ const statements = preparedStatements((db) => ({
     .onConflictDoUpdate({
       target: [rateLimitWindows.workspaceId, rateLimitWindows.bucket, rateLimitWindows.windowStart],
       set: { count: sql`${rateLimitWindows.count} + 1` },
+      setWhere: lt(rateLimitWindows.count, sql.placeholder('limit')),
     })
+    .returning({ count: rateLimitWindows.count })
     .prepare(),
 }));
 

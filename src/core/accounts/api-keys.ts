@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import { preparedStatements, type Db } from '../../../db/client.ts';
-import { apiKeys, plans, workspaces } from '../../../db/schema/index.ts';
+import { apiKeys, authEpoch, plans, workspaces } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
 import { ServiceError } from '../errors.ts';
 import { newId, randomBase62, toBase62 } from '../ids.ts';
@@ -82,14 +82,14 @@ export function authenticate(
   if (!key) {
     throw new ServiceError('missing_key', `Send "Authorization: Bearer <API key>"; keys begin with ${API_KEY_PREFIX}.`);
   }
-  const invalid = new ServiceError('invalid_key', 'The API key is not valid: it is unknown or has been revoked.');
-  if (!hasValidChecksum(key)) throw invalid;
-  const row = statements(runtime.db).keyWithWorkspace.get({ keyHash: hashApiKey(key) });
-  if (!row || row.key.revokedAt) throw invalid;
-  if (row.key.expiresAt && row.key.expiresAt.getTime() <= runtime.clock.now().getTime()) {
+  const resolved = hasValidChecksum(key) ? resolveKey(runtime.db, hashApiKey(key)) : undefined;
+  if (!resolved || resolved.revoked) {
+    throw new ServiceError('invalid_key', 'The API key is not valid: it is unknown or has been revoked.');
+  }
+  if (resolved.expiresAt !== null && resolved.expiresAt <= runtime.clock.now().getTime()) {
     throw new ServiceError('expired_key', 'The API key has expired; create a new one.');
   }
-  const workspace = toWorkspace(row.workspace, row.plan);
+  const { workspace } = resolved;
   if (!planChecks) return workspace;
   if (!isActiveStatus(workspace.planStatus)) {
     throw new ServiceError('payment_required', `The workspace subscription is ${workspace.planStatus}; update billing to continue.`);
@@ -100,7 +100,50 @@ export function authenticate(
   return workspace;
 }
 
+interface ResolvedKey {
+  workspace: Workspace;
+  expiresAt: number | null;
+  revoked: boolean;
+}
+
+/** Bounds the cache; past it the cache starts over (only keys in use come back). */
+const MAX_CACHED_KEYS = 10_000;
+const resolvedKeys = new WeakMap<Db, { epoch: number; byHash: Map<string, ResolvedKey> }>();
+
+/**
+ * Looks a key up, from a per-connection cache while the auth epoch stands still. Any write to keys,
+ * workspaces or plans, by any process, moves the epoch (database triggers), so revocations and plan
+ * changes apply on the very next request; reading the epoch costs one indexed row instead of a
+ * three-table join per request.
+ */
+function resolveKey(db: Db, keyHash: string): ResolvedKey | undefined {
+  const { epoch, keyWithWorkspace } = statements(db);
+  const version = epoch.get()!.version;
+  let cache = resolvedKeys.get(db);
+  if (!cache || cache.epoch !== version) {
+    cache = { epoch: version, byHash: new Map() };
+    resolvedKeys.set(db, cache);
+  }
+  const cached = cache.byHash.get(keyHash);
+  if (cached) return cached;
+  const row = keyWithWorkspace.get({ keyHash });
+  if (!row) return undefined;
+  const resolved = {
+    workspace: toWorkspace(row.workspace, row.plan),
+    expiresAt: row.key.expiresAt?.getTime() ?? null,
+    revoked: row.key.revokedAt !== null,
+  };
+  if (cache.byHash.size >= MAX_CACHED_KEYS) cache.byHash.clear();
+  cache.byHash.set(keyHash, resolved);
+  return resolved;
+}
+
 const statements = preparedStatements((db) => ({
+  epoch: db
+    .select({ version: authEpoch.version })
+    .from(authEpoch)
+    .where(eq(authEpoch.id, 1))
+    .prepare(),
   keyWithWorkspace: db
     .select({ key: apiKeys, workspace: workspaces, plan: plans })
     .from(apiKeys)

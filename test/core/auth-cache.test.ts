@@ -1,0 +1,78 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../db/client.ts';
+import { authenticate, revokeApiKey } from '../../src/core/accounts/api-keys.ts';
+import { setWorkspacePlan } from '../../src/core/accounts/workspaces.ts';
+import type { ServiceError } from '../../src/core/errors.ts';
+import { makeKey, makeWorkspace } from '../helpers/factories.ts';
+import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+
+/**
+ * Resolved keys are cached per connection; a change made through another connection (another
+ * process, in production) must still apply on the very next request.
+ */
+describe('API key cache across connections', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'auth-cache-'));
+  const file = join(dir, 'service.db');
+  const opened: TestRuntime[] = [];
+  const open = () => {
+    const runtime = testRuntime({ file });
+    opened.push(runtime);
+    return runtime;
+  };
+  afterEach(() => {
+    for (const runtime of opened.splice(0)) runtime.db.$client.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const codeOf = (fn: () => unknown): string => {
+    try {
+      fn();
+      return 'ok';
+    } catch (error) {
+      return (error as ServiceError).code;
+    }
+  };
+
+  it('sees a revocation made by another connection at once', () => {
+    const server = open();
+    const admin = open();
+    const ws = makeWorkspace(admin);
+    const second = makeKey(admin, ws.workspace.id);
+    const header = `Bearer ${second.apiKey}`;
+    expect(codeOf(() => authenticate(server, header))).toBe('ok');
+    expect(codeOf(() => authenticate(server, header))).toBe('ok');
+    revokeApiKey(admin, second.keyId);
+    expect(codeOf(() => authenticate(server, header))).toBe('invalid_key');
+    expect(codeOf(() => authenticate(server, `Bearer ${ws.apiKey}`))).toBe('ok');
+  });
+
+  it('sees a plan or status change made by another connection at once', () => {
+    const server = open();
+    const admin = open();
+    const ws = makeWorkspace(admin);
+    const header = `Bearer ${ws.apiKey}`;
+    expect(authenticate(server, header).plan).toBe('pro');
+    setWorkspacePlan(admin, ws.workspace.id, { plan: 'business' });
+    expect(authenticate(server, header).plan).toBe('business');
+    setWorkspacePlan(admin, ws.workspace.id, { status: 'canceled' });
+    expect(codeOf(() => authenticate(server, header))).toBe('payment_required');
+  });
+
+  it('checks expiry against the clock on every request, cached or not', () => {
+    const server = open();
+    const ws = makeWorkspace(server);
+    const expiring = makeKey(server, ws.workspace.id, new Date(server.clock.now().getTime() + 60_000));
+    const header = `Bearer ${expiring.apiKey}`;
+    expect(codeOf(() => authenticate(server, header))).toBe('ok');
+    server.clock.advance(60_000);
+    expect(codeOf(() => authenticate(server, header))).toBe('expired_key');
+  });
+
+  it('opens a database file written by another connection without re-running migrations', () => {
+    open();
+    expect(() => openDatabase(file).$client.close()).not.toThrow();
+  });
+});
