@@ -78,7 +78,7 @@ CREATE TABLE `content` (
 CREATE INDEX `content_workspace_created_idx` ON `content` (`workspace_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `content_workspace_status_created_idx` ON `content` (`workspace_id`,`status`,`created_at`,`id`);--> statement-breakpoint
 CREATE INDEX `content_workspace_type_created_idx` ON `content` (`workspace_id`,`content_type`,`created_at`,`id`);--> statement-breakpoint
-CREATE INDEX `content_workspace_published_idx` ON `content` (`workspace_id`,`published_at`);--> statement-breakpoint
+CREATE INDEX `content_workspace_published_idx` ON `content` (`workspace_id`,`published_at`) WHERE "content"."published_at" is not null;--> statement-breakpoint
 CREATE TABLE `events` (
 	`seq` integer PRIMARY KEY NOT NULL,
 	`id` text NOT NULL,
@@ -90,7 +90,6 @@ CREATE TABLE `events` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `events_id_unique` ON `events` (`id`);--> statement-breakpoint
-CREATE INDEX `events_workspace_seq_idx` ON `events` (`workspace_id`,`seq`);--> statement-breakpoint
 CREATE TABLE `idempotency_keys` (
 	`workspace_id` text NOT NULL,
 	`key` text NOT NULL,

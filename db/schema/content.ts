@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { workspaces } from './accounts.ts';
 
@@ -68,6 +69,9 @@ export const content = sqliteTable(
     index('content_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id),
     index('content_workspace_status_created_idx').on(t.workspaceId, t.status, t.createdAt, t.id),
     index('content_workspace_type_created_idx').on(t.workspaceId, t.contentType, t.createdAt, t.id),
-    index('content_workspace_published_idx').on(t.workspaceId, t.publishedAt),
+    // Partial: only published items are counted against the monthly quota, and a new item adds no entry.
+    index('content_workspace_published_idx')
+      .on(t.workspaceId, t.publishedAt)
+      .where(sql`${t.publishedAt} is not null`),
   ],
 );

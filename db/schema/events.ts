@@ -1,22 +1,18 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { workspaces } from './accounts.ts';
 
 /** The outbox: written in the same transaction as the change that caused the event. */
-export const events = sqliteTable(
-  'events',
-  {
-    /**
-     * Order of writing; webhook fan-out walks it. The rowid (no AUTOINCREMENT: events are pruned
-     * oldest first, so the largest seq is never reused, and a create writes one B-tree less).
-     */
-    seq: integer('seq').primaryKey(),
-    id: text('id').notNull().unique(),
-    workspaceId: text('workspace_id')
-      .notNull()
-      .references(() => workspaces.id, { onDelete: 'cascade' }),
-    type: text('type').notNull(),
-    data: text('data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
-    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
-  },
-  (t) => [index('events_workspace_seq_idx').on(t.workspaceId, t.seq)],
-);
+export const events = sqliteTable('events', {
+  /**
+   * Order of writing; webhook fan-out walks it. The rowid (no AUTOINCREMENT: events are pruned
+   * oldest first, so the largest seq is never reused, and a write touches one B-tree less).
+   */
+  seq: integer('seq').primaryKey(),
+  id: text('id').notNull().unique(),
+  workspaceId: text('workspace_id')
+    .notNull()
+    .references(() => workspaces.id, { onDelete: 'cascade' }),
+  type: text('type').notNull(),
+  data: text('data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+});
