@@ -1,7 +1,9 @@
 import type { z } from 'zod';
+import { writeTransaction } from '../../db/client.ts';
 import type { Bucket } from './config.ts';
 import type { ServiceContext } from './context.ts';
-import { validationError } from './errors.ts';
+import { validationError, type RateLimitState } from './errors.ts';
+import { consumeRateLimit } from './rate-limits.ts';
 
 /**
  * One operation per endpoint, called the same way from every door. The descriptor carries what
@@ -32,4 +34,31 @@ export function runOperation<Input extends z.ZodObject, Output>(
   const parsed = operation.input.safeParse(raw ?? {});
   if (!parsed.success) throw (operation.invalidInput ?? validationError)(parsed.error);
   return operation.run(ctx, parsed.data);
+}
+
+/**
+ * How every door runs an operation for a request: take from the rate-limit buckets and run it, in
+ * one write transaction, so a request costs one commit. The operation runs in a savepoint: when it
+ * fails, its writes roll back but the take stands (a failed request still counts; only a 429
+ * consumes nothing). `onRateLimit` hears the bucket state first, so a door can report it even when
+ * the operation then fails.
+ */
+export function executeOperation<Input extends z.ZodObject, Output>(
+  ctx: ServiceContext,
+  operation: Operation<Input, Output>,
+  raw: unknown,
+  onRateLimit?: (state: RateLimitState) => void,
+): Output {
+  let outcome: { ok: true; value: Output } | { ok: false; error: unknown } | undefined;
+  writeTransaction(ctx.db, () => {
+    const rateLimit = consumeRateLimit(ctx, ctx.workspace.id, operation.buckets);
+    onRateLimit?.(rateLimit);
+    try {
+      outcome = { ok: true, value: writeTransaction(ctx.db, () => runOperation(operation, ctx, raw)) };
+    } catch (error) {
+      outcome = { ok: false, error };
+    }
+  });
+  if (!outcome!.ok) throw outcome!.error;
+  return outcome!.value;
 }

@@ -12,8 +12,7 @@ import { TOOLS, type ToolDescriptor } from '../../tools/index.ts';
 import { authenticate } from '../core/accounts/api-keys.ts';
 import { contextFor, type Runtime } from '../core/context.ts';
 import type { RateLimitState } from '../core/errors.ts';
-import { runOperation } from '../core/operation.ts';
-import { consumeRateLimit } from '../core/rate-limits.ts';
+import { executeOperation } from '../core/operation.ts';
 import { toToolError } from './errors.ts';
 
 export const SERVER_INFO = { name: 'content-publishing-service', version: '0.1.0' };
@@ -59,9 +58,8 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools = T
     try {
       const { operation } = tool;
       const workspace = authenticate(runtime, authorization, { planChecks: operation.planChecks ?? true });
-      const rateLimit = consumeRateLimit(runtime, workspace.id, operation.buckets);
-      onRateLimit?.(rateLimit);
-      const result = runOperation(operation, contextFor(runtime, workspace, 'mcp'), request.params.arguments ?? {});
+      const ctx = contextFor(runtime, workspace, 'mcp');
+      const result = executeOperation(ctx, operation, request.params.arguments ?? {}, onRateLimit);
       const structuredContent = result as Record<string, unknown>;
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent };
     } catch (error) {

@@ -1,15 +1,15 @@
-import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { authenticate } from '../core/accounts/api-keys.ts';
 import type { Workspace } from '../core/accounts/workspaces.ts';
 import { contextFor, type Runtime } from '../core/context.ts';
-import { ServiceError } from '../core/errors.ts';
+import { RateLimitError, ServiceError, type RateLimitState } from '../core/errors.ts';
 import {
   claimIdempotencyKey,
   releaseIdempotencyKey,
   storeIdempotentResponse,
   type StoredResponse,
 } from '../core/idempotency.ts';
-import { runOperation, type Operation } from '../core/operation.ts';
+import { executeOperation, type Operation } from '../core/operation.ts';
 import { consumeRateLimit } from '../core/rate-limits.ts';
 import { errorResponse, setRateLimitHeaders } from './errors.ts';
 
@@ -25,6 +25,9 @@ export const fromBodyAndParams: InputSource = (req) => {
   return { ...(body as object), ...req.params };
 };
 
+/** What one route method runs, in order; the last may handle errors of the ones before. */
+type Handlers = Array<RequestHandler | ErrorRequestHandler>;
+
 const workspaceOf = (res: Response): Workspace => res.locals.workspace as Workspace;
 
 /** A body sent as anything but JSON would be ignored silently by the parser: say so instead. */
@@ -37,27 +40,43 @@ const requireJsonBody: RequestHandler = (req, _res, next) => {
 };
 
 /**
- * Turns a core operation into Express handlers: authenticate and take from the rate-limit buckets
- * first (so an anonymous or throttled caller never gets its body read), then parse the JSON body,
- * validate and run. Every rule lives in the core; this only translates.
+ * Turns a core operation into Express handlers: authenticate (so an anonymous caller never gets
+ * its body read), parse the JSON body, then take from the rate-limit buckets and run, in one
+ * commit. A request that fails before it runs (a bad body, an idempotency refusal) is still
+ * counted, so every authenticated answer carries the rate-limit headers. Every rule lives in the
+ * core; this only translates.
  */
-export function handle(runtime: Runtime, operation: Operation, input: InputSource, status = 200): RequestHandler[] {
+export function handle(runtime: Runtime, operation: Operation, input: InputSource, status = 200): Handlers {
   const gate: RequestHandler = (req, res, next) => {
-    const workspace = authenticate(runtime, req.get('authorization'), { planChecks: operation.planChecks ?? true });
-    res.locals.workspace = workspace;
-    setRateLimitHeaders(res, consumeRateLimit(runtime, workspace.id, operation.buckets));
+    res.locals.workspace = authenticate(runtime, req.get('authorization'), { planChecks: operation.planChecks ?? true });
     next();
+  };
+  const report = (res: Response) => (state: RateLimitState) => {
+    res.locals.rateLimited = true;
+    setRateLimitHeaders(res, state);
   };
   const run: RequestHandler = (req, res) => {
     const ctx = contextFor(runtime, workspaceOf(res), 'rest');
+    const execute = () => executeOperation(ctx, operation, input(req), report(res));
     const idempotencyKey = req.method === 'POST' ? req.get('idempotency-key') : undefined;
     if (idempotencyKey === undefined) {
-      res.status(status).json(runOperation(operation, ctx, input(req)));
+      res.status(status).json(execute());
       return;
     }
-    runIdempotently(runtime, req, res, idempotencyKey, () => ({ status, body: runOperation(operation, ctx, input(req)) }));
+    runIdempotently(runtime, req, res, idempotencyKey, () => ({ status, body: execute() }));
   };
-  return [gate, requireJsonBody, express.json({ limit: runtime.config.bodyLimitBytes }), run];
+  const countFailedRequest: ErrorRequestHandler = (error, _req, res, next) => {
+    const workspace = res.locals.workspace as Workspace | undefined;
+    if (workspace && !res.locals.rateLimited && !(error instanceof RateLimitError)) {
+      try {
+        report(res)(consumeRateLimit(runtime, workspace.id, operation.buckets));
+      } catch (refused) {
+        return next(refused);
+      }
+    }
+    next(error);
+  };
+  return [gate, requireJsonBody, express.json({ limit: runtime.config.bodyLimitBytes }), run, countFailedRequest];
 }
 
 /**
@@ -92,9 +111,9 @@ function runIdempotently(runtime: Runtime, req: Request, res: Response, key: str
 type Method = 'get' | 'post' | 'patch' | 'delete';
 
 /** Registers one path's methods; any other method on it answers 405 with an Allow header. */
-export function route(router: Router, path: string, methods: Partial<Record<Method, RequestHandler[]>>): void {
+export function route(router: Router, path: string, methods: Partial<Record<Method, Handlers>>): void {
   const chain = router.route(path);
-  for (const [method, handlers] of Object.entries(methods) as Array<[Method, RequestHandler[]]>) chain[method](handlers);
+  for (const [method, handlers] of Object.entries(methods) as Array<[Method, Handlers]>) chain[method](handlers);
   const allow = Object.keys(methods).map((m) => m.toUpperCase());
   if (allow.includes('GET')) allow.push('HEAD');
   chain.all((_req, res) => {

@@ -143,13 +143,26 @@ describe('REST rate limits', () => {
       expect(limits(res)).toEqual({ limit: 2, remaining: 1, reset: NEXT_RESET });
     });
 
-    it('a throttled write is refused before its body is read or its item is touched', async () => {
+    it('a throttled write is refused and its item is untouched', async () => {
       const ws = await start({ RATE_LIMIT_WRITE: '1' });
       const item = makeContent(runtime, ws.workspace);
       await as(ws, 'POST', '/api/v1/content', { caption: 'first' });
       const res = await as(ws, 'PATCH', `/api/v1/content/${item.id}`, { caption: 'second' });
       expect429(res, 30, 1);
       expect((await as(ws, 'GET', `/api/v1/content/${item.id}`)).body.caption).toBe(item.caption);
+    });
+
+    it('failed requests count too (only a 429 consumes nothing), and roll back their own writes', async () => {
+      const ws = await start({ RATE_LIMIT_WRITE: '5' });
+      const item = makeContent(runtime, ws.workspace);
+      const remaining = [
+        await call(server, 'POST', '/api/v1/content', { headers: ws.headers, rawBody: '{' }),
+        await as(ws, 'POST', '/api/v1/content', { caption: '' }),
+        await as(ws, 'PATCH', `/api/v1/content/${item.id}`, { status: 'scheduled' }),
+        await as(ws, 'PATCH', '/api/v1/content/00000000-0000-4000-8000-000000000000', { caption: 'x' }),
+      ].map((res) => limits(res).remaining);
+      expect(remaining).toEqual([4, 3, 2, 1]);
+      expect((await as(ws, 'GET', `/api/v1/content/${item.id}`)).body.status).toBe('draft');
     });
 
     it('reads and writes are separate buckets', async () => {
