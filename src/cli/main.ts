@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { createServer } from 'node:http';
+import { startBackgroundCheckpoints } from '../../db/checkpointer.ts';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../core/config.ts';
 import { ensureDefaultWorkspace } from '../core/accounts/workspaces.ts';
@@ -19,7 +20,9 @@ async function main(argv: string[]): Promise<number> {
     case 'mcp': {
       // stdout is the protocol channel: route console.log to stderr before anything can print.
       console.log = console.error;
-      await serveMcpStdio(openRuntime(), process.env.SERVICE_API_KEY);
+      const runtime = openRuntime();
+      startBackgroundCheckpoints(runtime.db);
+      await serveMcpStdio(runtime, process.env.SERVICE_API_KEY);
       return -1;
     }
     case 'admin': {
@@ -42,6 +45,7 @@ async function serve(opened: Runtime): Promise<void> {
     console.log(`Created workspace "${created.workspace.name}" (${created.workspace.id}).`);
     console.log(`API key (shown once, keep it safe): ${created.apiKey}`);
   }
+  const checkpointer = startBackgroundCheckpoints(opened.db);
   const server = createServer();
   const { host, port } = opened.config;
   await new Promise<void>((resolve, reject) => {
@@ -57,7 +61,8 @@ async function serve(opened: Runtime): Promise<void> {
 
   const shutdown = (signal: string) => {
     console.log(`${signal}: shutting down.`);
-    server.close(() => {
+    server.close(async () => {
+      await checkpointer.stop();
       runtime.db.$client.close();
       process.exit(0);
     });
