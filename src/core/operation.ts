@@ -38,10 +38,10 @@ export function runOperation<Input extends z.ZodObject, Output>(
 
 /**
  * How every door runs an operation for a request: take from the rate-limit buckets and run it, in
- * one write transaction, so a request costs one commit. The operation runs in a savepoint: when it
- * fails, its writes roll back but the take stands (a failed request still counts; only a 429
- * consumes nothing). `onRateLimit` hears the bucket state first, so a door can report it even when
- * the operation then fails.
+ * one write transaction, so a request costs one commit. Operations write inside their own
+ * writeTransaction, which nests here as a savepoint: when one fails, its writes roll back but the
+ * take stands (a failed request still counts; only a 429 consumes nothing). `onRateLimit` hears
+ * the bucket state first, so a door can report it even when the operation then fails.
  */
 export function executeOperation<Input extends z.ZodObject, Output>(
   ctx: ServiceContext,
@@ -54,7 +54,7 @@ export function executeOperation<Input extends z.ZodObject, Output>(
     const rateLimit = consumeRateLimit(ctx, ctx.workspace.id, operation.buckets);
     onRateLimit?.(rateLimit);
     try {
-      outcome = { ok: true, value: writeTransaction(ctx.db, () => runOperation(operation, ctx, raw)) };
+      outcome = { ok: true, value: runOperation(operation, ctx, raw) };
     } catch (error) {
       outcome = { ok: false, error };
     }

@@ -38,20 +38,23 @@ const statements = preparedStatements((db) => ({
       scheduledFor: sql`${sql.placeholder('scheduledFor')}`,
       publishedAt: sql`${sql.placeholder('publishedAt')}`,
     } as never)
-    .returning()
     .prepare(),
 }));
 
 type NewContentRow = Required<Omit<ContentRow, 'publishedAt' | 'campaignId'>> & Partial<Pick<ContentRow, 'publishedAt' | 'campaignId'>>;
 
-/** Inserts one content row (prepared: building the statement per call costs more than running it). */
+/**
+ * Inserts one content row and returns it as stored. Prepared, and without RETURNING: building the
+ * statement per call, or mapping every column back, costs more than SQLite's own work.
+ */
 export function insertContentRow(db: Db, row: NewContentRow): ContentRow {
-  return statements(db).insert.get({
-    ...row,
-    campaignId: row.campaignId ?? null,
-    scheduledFor: row.scheduledFor?.getTime() ?? null,
-    publishedAt: row.publishedAt?.getTime() ?? null,
-  })!;
+  const stored: ContentRow = { ...row, campaignId: row.campaignId ?? null, publishedAt: row.publishedAt ?? null };
+  statements(db).insert.run({
+    ...stored,
+    scheduledFor: stored.scheduledFor?.getTime() ?? null,
+    publishedAt: stored.publishedAt?.getTime() ?? null,
+  });
+  return stored;
 }
 
 /** Archived items are final and items mid-publish belong to the publishing run (DECISIONS.md, Content). */
