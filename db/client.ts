@@ -44,10 +44,25 @@ export function openDatabase(filename: string): Db {
  * Runs `work` in an IMMEDIATE transaction on the connection; queries inside simply use `db` (one
  * connection, synchronous: never await inside). Every read-then-write takes the write lock up front:
  * a deferred transaction that reads first cannot upgrade once another process has committed, and
- * fails at once with SQLITE_BUSY instead of waiting for busy_timeout. Nested calls become savepoints.
+ * fails at once with SQLITE_BUSY instead of waiting for busy_timeout. A nested call joins the
+ * transaction already open (no savepoint: each SQLite statement costs), so a failure inside must
+ * abort the outermost transaction: let it propagate, never catch it and go on writing.
  */
 export function writeTransaction<T>(db: Db, work: () => T): T {
-  return db.$client.transaction(work).immediate();
+  if (db.$client.inTransaction) return work();
+  return transactionRunner(db).immediate(work) as T;
+}
+
+const transactionRunners = new WeakMap<Db, ReturnType<Database.Database['transaction']>>();
+
+/** better-sqlite3 transaction functions are meant to be made once and called many times. */
+function transactionRunner(db: Db): ReturnType<Database.Database['transaction']> {
+  let runner = transactionRunners.get(db);
+  if (!runner) {
+    runner = db.$client.transaction((work: () => unknown) => work());
+    transactionRunners.set(db, runner);
+  }
+  return runner;
 }
 
 /**

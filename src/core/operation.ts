@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { writeTransaction } from '../../db/client.ts';
 import type { Bucket } from './config.ts';
 import type { ServiceContext } from './context.ts';
-import { validationError, type RateLimitState } from './errors.ts';
+import { RateLimitError, validationError, type RateLimitState } from './errors.ts';
 import { consumeRateLimit } from './rate-limits.ts';
 
 /**
@@ -37,11 +37,11 @@ export function runOperation<Input extends z.ZodObject, Output>(
 }
 
 /**
- * How every door runs an operation for a request: take from the rate-limit buckets and run it, in
- * one write transaction, so a request costs one commit. Operations write inside their own
- * writeTransaction, which nests here as a savepoint: when one fails, its writes roll back but the
- * take stands (a failed request still counts; only a 429 consumes nothing). `onRateLimit` hears
- * the bucket state first, so a door can report it even when the operation then fails.
+ * How every door runs an operation for a request: take from the rate-limit buckets and run it. A
+ * write shares one transaction with its take, so a request costs one commit; when the operation
+ * fails, both roll back and the failed request is then counted on its own (a failed request still
+ * counts; only a 429 consumes nothing). `onRateLimit` hears the bucket state, so a door can report
+ * it whether the operation succeeds or fails.
  */
 export function executeOperation<Input extends z.ZodObject, Output>(
   ctx: ServiceContext,
@@ -49,16 +49,22 @@ export function executeOperation<Input extends z.ZodObject, Output>(
   raw: unknown,
   onRateLimit?: (state: RateLimitState) => void,
 ): Output {
-  let outcome: { ok: true; value: Output } | { ok: false; error: unknown } | undefined;
-  writeTransaction(ctx.db, () => {
-    const rateLimit = consumeRateLimit(ctx, ctx.workspace.id, operation.buckets);
-    onRateLimit?.(rateLimit);
-    try {
-      outcome = { ok: true, value: runOperation(operation, ctx, raw) };
-    } catch (error) {
-      outcome = { ok: false, error };
-    }
-  });
-  if (!outcome!.ok) throw outcome!.error;
-  return outcome!.value;
+  const take = () => {
+    const state = consumeRateLimit(ctx, ctx.workspace.id, operation.buckets);
+    onRateLimit?.(state);
+  };
+  if (operation.buckets.every((bucket) => bucket === 'read')) {
+    // A read writes nothing of its own, so there is no commit to share: take, then read.
+    take();
+    return runOperation(operation, ctx, raw);
+  }
+  try {
+    return writeTransaction(ctx.db, () => {
+      take();
+      return runOperation(operation, ctx, raw);
+    });
+  } catch (error) {
+    if (!(error instanceof RateLimitError)) take();
+    throw error;
+  }
 }
