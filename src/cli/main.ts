@@ -8,6 +8,7 @@ import type { Runtime } from '../core/context.ts';
 import { openRuntime } from '../core/runtime.ts';
 import { serveMcpStdio } from '../mcp/stdio.ts';
 import { createApp } from '../rest/app.ts';
+import { startMaintenance } from '../jobs/maintenance.ts';
 import { runAdmin } from './admin.ts';
 
 /** One entry, three commands: `serve` (REST + /mcp + schedulers), `mcp` (stdio), `admin`. */
@@ -22,6 +23,7 @@ async function main(argv: string[]): Promise<number> {
       console.log = console.error;
       const runtime = openRuntime();
       startBackgroundCheckpoints(runtime.db);
+      startMaintenance(runtime);
       await serveMcpStdio(runtime, process.env.SERVICE_API_KEY);
       return -1;
     }
@@ -57,11 +59,13 @@ async function serve(opened: Runtime): Promise<void> {
   const config = actualPort === port ? opened.config : loadConfig({ ...process.env, PORT: String(actualPort) });
   const runtime: Runtime = { ...opened, config };
   server.on('request', createApp(runtime));
+  const maintenance = startMaintenance(runtime);
   console.log(`Listening on http://${host.includes(':') ? `[${host}]` : host}:${actualPort} (REST /api/v1, MCP /mcp); public URL ${config.publicBaseUrl}`);
 
   const shutdown = (signal: string) => {
     console.log(`${signal}: shutting down.`);
     server.close(async () => {
+      maintenance.stop();
       await checkpointer.stop();
       runtime.db.$client.close();
       process.exit(0);

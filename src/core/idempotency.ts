@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, lt } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import { writeTransaction } from '../../db/client.ts';
 import { idempotencyKeys } from '../../db/schema/index.ts';
@@ -79,4 +79,10 @@ export function storeIdempotentResponse(runtime: Runtime, request: { workspaceId
 /** Frees the key when the answer is not worth replaying (a 5xx or a 429): a retry should run anew. */
 export function releaseIdempotencyKey(runtime: Runtime, request: { workspaceId: string; key: string }): void {
   runtime.db.delete(idempotencyKeys).where(keyOf(request)).run();
+}
+
+/** Drops stored answers past the replay window; called by the maintenance job. */
+export function pruneIdempotencyKeys(runtime: Runtime): number {
+  const cutoff = new Date(runtime.clock.now().getTime() - REPLAY_WINDOW_MS);
+  return runtime.db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, cutoff)).run().changes;
 }

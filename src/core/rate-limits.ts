@@ -56,7 +56,7 @@ const statements = preparedStatements((db) => ({
     .prepare(),
 }));
 
-/** Drops windows that have rolled over; called now and then by the schedulers. */
+/** Drops windows that have rolled over; called by the maintenance job. */
 export function pruneRateLimitWindows(runtime: Runtime): number {
   const nowSeconds = Math.floor(runtime.clock.now().getTime() / 1000);
   return runtime.db

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { idempotencyKeys, rateLimitWindows } from '../../db/schema/index.ts';
+import { claimIdempotencyKey, storeIdempotentResponse } from '../../src/core/idempotency.ts';
+import { consumeRateLimit } from '../../src/core/rate-limits.ts';
+import { runMaintenance } from '../../src/jobs/maintenance.ts';
+import { makeWorkspace } from '../helpers/factories.ts';
+import { testRuntime } from '../helpers/runtime.ts';
+
+describe('maintenance', () => {
+  it('drops rolled-over rate-limit windows and keeps the current one', () => {
+    const runtime = testRuntime();
+    const ws = makeWorkspace(runtime);
+    consumeRateLimit(runtime, ws.workspace.id, ['read']);
+    runtime.clock.advance(3 * 60_000);
+    consumeRateLimit(runtime, ws.workspace.id, ['read']);
+    expect(runMaintenance(runtime).rateLimitWindows).toBe(1);
+    const left = runtime.db.select().from(rateLimitWindows).all();
+    expect(left).toHaveLength(1);
+    expect(left[0].count).toBe(1);
+    // The current window still counts on.
+    expect(consumeRateLimit(runtime, ws.workspace.id, ['read']).remaining).toBe(298);
+  });
+
+  it('drops idempotency answers older than 24 hours and keeps younger ones', () => {
+    const runtime = testRuntime();
+    const ws = makeWorkspace(runtime);
+    const request = (key: string) => ({ workspaceId: ws.workspace.id, key, method: 'POST', path: '/api/v1/content', body: { caption: key } });
+    claimIdempotencyKey(runtime, request('old'));
+    storeIdempotentResponse(runtime, request('old'), { status: 201, body: {} });
+    runtime.clock.advance(23 * 60 * 60_000);
+    claimIdempotencyKey(runtime, request('young'));
+    runtime.clock.advance(60 * 60_000 + 1);
+    expect(runMaintenance(runtime).idempotencyKeys).toBe(1);
+    expect(runtime.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).all()).toEqual([{ key: 'young' }]);
+  });
+});
