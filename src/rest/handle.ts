@@ -63,7 +63,9 @@ export function handle(runtime: Runtime, operation: Operation, input: InputSourc
       res.status(status).json(execute());
       return;
     }
-    runIdempotently(runtime, req, res, idempotencyKey, () => ({ status, body: execute() }));
+    // A replay runs nothing, but it is a request like any other: it counts and reports the buckets.
+    const countReplay = () => report(res)(consumeRateLimit(runtime, workspaceOf(res).id, operation.buckets));
+    runIdempotently(runtime, req, res, idempotencyKey, () => ({ status, body: execute() }), countReplay);
   };
   const countFailedRequest: ErrorRequestHandler = (error, _req, res, next) => {
     const workspace = res.locals.workspace as Workspace | undefined;
@@ -84,10 +86,18 @@ export function handle(runtime: Runtime, operation: Operation, input: InputSourc
  * with the same body replays it with `Idempotent-Replayed: true`. Client errors are replayed too
  * (the same request would fail the same way); a 5xx or a 429 frees the key so a retry runs anew.
  */
-function runIdempotently(runtime: Runtime, req: Request, res: Response, key: string, work: () => StoredResponse): void {
+function runIdempotently(
+  runtime: Runtime,
+  req: Request,
+  res: Response,
+  key: string,
+  work: () => StoredResponse,
+  countReplay: () => void,
+): void {
   const scope = { workspaceId: workspaceOf(res).id, key };
   const replay = claimIdempotencyKey(runtime, { ...scope, method: req.method, path: req.baseUrl + req.path, body: req.body });
   if (replay) {
+    countReplay();
     res.setHeader('Idempotent-Replayed', 'true');
     res.status(replay.status).json(replay.body);
     return;

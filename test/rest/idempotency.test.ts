@@ -28,6 +28,8 @@ describe('Idempotency-Key on POST', () => {
     expect(second.status).toBe(201);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(second.body).toEqual(first.body);
+    // The replay is a request too: it counts against the write bucket and says so.
+    expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(Number(first.headers.get('x-ratelimit-remaining')) - 1);
     expect(runtime.db.select().from(content).all()).toHaveLength(1);
     expect(runtime.db.select().from(events).where(eq(events.type, 'content.created')).all()).toHaveLength(1);
   });
