@@ -3,7 +3,7 @@ import { writeTransaction } from '../../db/client.ts';
 import type { Bucket } from './config.ts';
 import type { ServiceContext } from './context.ts';
 import { RateLimitError, validationError, type RateLimitState } from './errors.ts';
-import { consumeRateLimit } from './rate-limits.ts';
+import { consumeRateLimit, consumeRateLimitBatched } from './rate-limits.ts';
 
 /**
  * One operation per endpoint, called the same way from every door. The descriptor carries what
@@ -38,26 +38,28 @@ export function runOperation<Input extends z.ZodObject, Output>(
 
 /**
  * How every door runs an operation for a request: take from the rate-limit buckets and run it. A
- * write shares one transaction with its take, so a request costs one commit; when the operation
+ * read's take is committed in a batch with the other reads of the same moment (it writes nothing
+ * else); a write shares one transaction with its take, so a request costs one commit. When a write
  * fails, both roll back and the failed request is then counted on its own (a failed request still
  * counts; only a 429 consumes nothing). `onRateLimit` hears the bucket state, so a door can report
  * it whether the operation succeeds or fails.
  */
-export function executeOperation<Input extends z.ZodObject, Output>(
+export async function executeOperation<Input extends z.ZodObject, Output>(
   ctx: ServiceContext,
   operation: Operation<Input, Output>,
   raw: unknown,
   onRateLimit?: (state: RateLimitState) => void,
-): Output {
+): Promise<Output> {
+  const [first, ...others] = operation.buckets;
+  if (first === 'read' && others.length === 0) {
+    const state = await consumeRateLimitBatched(ctx, ctx.workspace.id, first);
+    onRateLimit?.(state);
+    return runOperation(operation, ctx, raw);
+  }
   const take = () => {
     const state = consumeRateLimit(ctx, ctx.workspace.id, operation.buckets);
     onRateLimit?.(state);
   };
-  if (operation.buckets.every((bucket) => bucket === 'read')) {
-    // A read writes nothing of its own, so there is no commit to share: take, then read.
-    take();
-    return runOperation(operation, ctx, raw);
-  }
   try {
     return writeTransaction(ctx.db, () => {
       take();

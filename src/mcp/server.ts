@@ -52,14 +52,14 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools = T
   const listing = tools.map(describeTool);
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
-  server.setRequestHandler(CallToolRequestSchema, (request): CallToolResult => {
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name as ToolDescriptor['name']);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}.`);
     try {
       const { operation } = tool;
       const workspace = authenticate(runtime, authorization, { planChecks: operation.planChecks ?? true });
       const ctx = contextFor(runtime, workspace, 'mcp');
-      const result = executeOperation(ctx, operation, request.params.arguments ?? {}, onRateLimit);
+      const result = await executeOperation(ctx, operation, request.params.arguments ?? {}, onRateLimit);
       const structuredContent = result as Record<string, unknown>;
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent };
     } catch (error) {

@@ -55,17 +55,17 @@ export function handle(runtime: Runtime, operation: Operation, input: InputSourc
     res.locals.rateLimited = true;
     setRateLimitHeaders(res, state);
   };
-  const run: RequestHandler = (req, res) => {
+  const run: RequestHandler = async (req, res) => {
     const ctx = contextFor(runtime, workspaceOf(res), 'rest');
     const execute = () => executeOperation(ctx, operation, input(req), report(res));
     const idempotencyKey = req.method === 'POST' ? req.get('idempotency-key') : undefined;
     if (idempotencyKey === undefined) {
-      res.status(status).json(execute());
+      res.status(status).json(await execute());
       return;
     }
     // A replay runs nothing, but it is a request like any other: it counts and reports the buckets.
     const countReplay = () => report(res)(consumeRateLimit(runtime, workspaceOf(res).id, operation.buckets));
-    runIdempotently(runtime, req, res, idempotencyKey, () => ({ status, body: execute() }), countReplay);
+    await runIdempotently(runtime, req, res, idempotencyKey, async () => ({ status, body: await execute() }), countReplay);
   };
   const countFailedRequest: ErrorRequestHandler = (error, _req, res, next) => {
     const workspace = res.locals.workspace as Workspace | undefined;
@@ -86,14 +86,14 @@ export function handle(runtime: Runtime, operation: Operation, input: InputSourc
  * with the same body replays it with `Idempotent-Replayed: true`. Client errors are replayed too
  * (the same request would fail the same way); a 5xx or a 429 frees the key so a retry runs anew.
  */
-function runIdempotently(
+async function runIdempotently(
   runtime: Runtime,
   req: Request,
   res: Response,
   key: string,
-  work: () => StoredResponse,
+  work: () => Promise<StoredResponse>,
   countReplay: () => void,
-): void {
+): Promise<void> {
   const scope = { workspaceId: workspaceOf(res).id, key };
   const replay = claimIdempotencyKey(runtime, { ...scope, method: req.method, path: req.baseUrl + req.path, body: req.body });
   if (replay) {
@@ -104,7 +104,7 @@ function runIdempotently(
   }
   let answer: StoredResponse;
   try {
-    answer = work();
+    answer = await work();
   } catch (error) {
     if (!(error instanceof ServiceError) || error.code === 'internal' || error.code === 'rate_limit_exceeded') {
       releaseIdempotencyKey(runtime, scope);
