@@ -53,6 +53,14 @@ export function writeTransaction<T>(db: Db, work: () => T): T {
   return transactionRunner(db).immediate(work) as T;
 }
 
+/**
+ * Runs `work` in a savepoint of the open transaction (or in a transaction of its own when none is
+ * open): when `work` throws, its writes roll back and the rest of the transaction goes on.
+ */
+export function savepoint<T>(db: Db, work: () => T): T {
+  return transactionRunner(db).immediate(work) as T;
+}
+
 const transactionRunners = new WeakMap<Db, ReturnType<Database.Database['transaction']>>();
 
 /** better-sqlite3 transaction functions are meant to be made once and called many times. */

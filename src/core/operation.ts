@@ -1,9 +1,10 @@
 import type { z } from 'zod';
-import { writeTransaction } from '../../db/client.ts';
+import { savepoint } from '../../db/client.ts';
+import { inNextCommit } from './batch.ts';
 import type { Bucket } from './config.ts';
 import type { ServiceContext } from './context.ts';
 import { RateLimitError, validationError, type RateLimitState } from './errors.ts';
-import { consumeRateLimit, consumeRateLimitBatched } from './rate-limits.ts';
+import { consumeRateLimit } from './rate-limits.ts';
 
 /**
  * One operation per endpoint, called the same way from every door. The descriptor carries what
@@ -37,36 +38,36 @@ export function runOperation<Input extends z.ZodObject, Output>(
 }
 
 /**
- * How every door runs an operation for a request: take from the rate-limit buckets and run it. A
- * read's take is committed in a batch with the other reads of the same moment (it writes nothing
- * else); a write shares one transaction with its take, so a request costs one commit. When a write
+ * How every door runs an operation for a request: take from the rate-limit buckets and run it, as
+ * part of the next group commit (see batch.ts). A write runs with its take in a savepoint; when it
  * fails, both roll back and the failed request is then counted on its own (a failed request still
- * counts; only a 429 consumes nothing). `onRateLimit` hears the bucket state, so a door can report
- * it whether the operation succeeds or fails.
+ * counts; only a 429 consumes nothing). A read takes, then reads. `onRateLimit` hears the bucket
+ * state, so a door can report it whether the operation succeeds or fails.
  */
-export async function executeOperation<Input extends z.ZodObject, Output>(
+export function executeOperation<Input extends z.ZodObject, Output>(
   ctx: ServiceContext,
   operation: Operation<Input, Output>,
   raw: unknown,
   onRateLimit?: (state: RateLimitState) => void,
 ): Promise<Output> {
-  const [first, ...others] = operation.buckets;
-  if (first === 'read' && others.length === 0) {
-    const state = await consumeRateLimitBatched(ctx, ctx.workspace.id, first);
-    onRateLimit?.(state);
-    return runOperation(operation, ctx, raw);
-  }
   const take = () => {
     const state = consumeRateLimit(ctx, ctx.workspace.id, operation.buckets);
     onRateLimit?.(state);
   };
-  try {
-    return writeTransaction(ctx.db, () => {
+  const readsOnly = operation.buckets.every((bucket) => bucket === 'read');
+  return inNextCommit(ctx.db, () => {
+    if (readsOnly) {
       take();
       return runOperation(operation, ctx, raw);
-    });
-  } catch (error) {
-    if (!(error instanceof RateLimitError)) take();
-    throw error;
-  }
+    }
+    try {
+      return savepoint(ctx.db, () => {
+        take();
+        return runOperation(operation, ctx, raw);
+      });
+    } catch (error) {
+      if (!(error instanceof RateLimitError)) take();
+      throw error;
+    }
+  });
 }

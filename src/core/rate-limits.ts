@@ -38,56 +38,6 @@ export function consumeRateLimit(runtime: Runtime, workspaceId: string, buckets:
   return buckets.length === 1 ? takeAll() : writeTransaction(db, takeAll);
 }
 
-interface QueuedTake {
-  workspaceId: string;
-  bucket: Bucket;
-  resolve: (state: RateLimitState) => void;
-  reject: (error: unknown) => void;
-}
-
-const queuedTakes = new WeakMap<Runtime['db'], QueuedTake[]>();
-
-/**
- * A take for a request that writes nothing else (a read), committed together with every other such
- * take of the same turn of the event loop: one commit for the batch instead of one per request.
- * Measured in the server, the per-request commit was the largest single cost of a GET. Each take
- * is decided exactly as consumeRateLimit decides it, in order, inside the batch's transaction.
- */
-export function consumeRateLimitBatched(runtime: Runtime, workspaceId: string, bucket: Bucket): Promise<RateLimitState> {
-  return new Promise((resolve, reject) => {
-    let queue = queuedTakes.get(runtime.db);
-    if (!queue) {
-      const batch: QueuedTake[] = [];
-      queue = batch;
-      queuedTakes.set(runtime.db, batch);
-      setImmediate(() => commitTakes(runtime, batch));
-    }
-    queue.push({ workspaceId, bucket, resolve, reject });
-  });
-}
-
-function commitTakes(runtime: Runtime, batch: QueuedTake[]): void {
-  queuedTakes.delete(runtime.db);
-  const outcomes: Array<() => void> = [];
-  try {
-    writeTransaction(runtime.db, () => {
-      for (const take of batch) {
-        try {
-          const state = consumeRateLimit(runtime, take.workspaceId, [take.bucket]);
-          outcomes.push(() => take.resolve(state));
-        } catch (error) {
-          if (!(error instanceof RateLimitError)) throw error;
-          outcomes.push(() => take.reject(error));
-        }
-      }
-    });
-  } catch (error) {
-    for (const take of batch) take.reject(error);
-    return;
-  }
-  for (const settle of outcomes) settle();
-}
-
 const statements = preparedStatements((db) => ({
   take: db
     .insert(rateLimitWindows)

@@ -1,28 +1,60 @@
 import { describe, expect, it } from 'vitest';
+import { content, events } from '../../db/schema/index.ts';
 import { RateLimitError } from '../../src/core/errors.ts';
-import { consumeRateLimit, consumeRateLimitBatched } from '../../src/core/rate-limits.ts';
-import { makeWorkspace } from '../helpers/factories.ts';
+import { inNextCommit } from '../../src/core/batch.ts';
+import { consumeRateLimit } from '../../src/core/rate-limits.ts';
+import { makeContent, makeWorkspace } from '../helpers/factories.ts';
 import { call, startTestServer } from '../helpers/http.ts';
 import { testRuntime } from '../helpers/runtime.ts';
 
-/** Reads commit their takes in batches; each take must still be decided exactly, in order. */
-describe('batched rate-limit takes', () => {
+/** Requests commit in batches (group commit); each must still be decided exactly, in order. */
+describe('group commit', () => {
   it('decides every take of a batch in order and refuses only those past the limit', async () => {
     const runtime = testRuntime({ env: { RATE_LIMIT_READ: '3' } });
     const a = makeWorkspace(runtime);
     const b = makeWorkspace(runtime);
+    const take = (workspaceId: string) => inNextCommit(runtime.db, () => consumeRateLimit(runtime, workspaceId, ['read']));
     const outcomes = await Promise.allSettled([
-      consumeRateLimitBatched(runtime, a.workspace.id, 'read'),
-      consumeRateLimitBatched(runtime, a.workspace.id, 'read'),
-      consumeRateLimitBatched(runtime, b.workspace.id, 'read'),
-      consumeRateLimitBatched(runtime, a.workspace.id, 'read'),
-      consumeRateLimitBatched(runtime, a.workspace.id, 'read'),
+      take(a.workspace.id),
+      take(a.workspace.id),
+      take(b.workspace.id),
+      take(a.workspace.id),
+      take(a.workspace.id),
     ]);
     const summary = outcomes.map((o) => (o.status === 'fulfilled' ? o.value.remaining : (o.reason as RateLimitError).code));
     expect(summary).toEqual([2, 1, 2, 0, 'rate_limit_exceeded']);
     // The batch committed: a later take sees every count, and the refused take consumed nothing.
     expect(() => consumeRateLimit(runtime, a.workspace.id, ['read'])).toThrow(RateLimitError);
     expect(consumeRateLimit(runtime, b.workspace.id, ['read']).remaining).toBe(1);
+  });
+
+  it('a failing piece of work fails alone; the others of its batch commit', async () => {
+    const runtime = testRuntime();
+    const ws = makeWorkspace(runtime);
+    const outcomes = await Promise.allSettled([
+      inNextCommit(runtime.db, () => makeContent(runtime, ws.workspace, { caption: 'first' })),
+      inNextCommit(runtime.db, () => makeContent(runtime, ws.workspace, { caption: '' })),
+      inNextCommit(runtime.db, () => makeContent(runtime, ws.workspace, { caption: 'third' })),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(runtime.db.select().from(content).all().map((c) => c.caption).sort()).toEqual(['first', 'third']);
+  });
+
+  it('concurrent writes over HTTP: each is created once with its event, failures isolated', async () => {
+    const runtime = testRuntime();
+    const server = await startTestServer(runtime);
+    try {
+      const ws = makeWorkspace(runtime);
+      const bodies = Array.from({ length: 12 }, (_, i) => ({ caption: i % 4 === 3 ? '' : `post ${i}` }));
+      const answers = await Promise.all(bodies.map((body) => call(server, 'POST', '/api/v1/content', { headers: ws.headers, body })));
+      expect(answers.map((r) => r.status)).toEqual(bodies.map((b) => (b.caption ? 201 : 400)));
+      const remaining = answers.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((x, y) => y - x);
+      expect(remaining).toEqual(Array.from({ length: 12 }, (_, i) => 59 - i));
+      expect(runtime.db.select().from(content).all()).toHaveLength(9);
+      expect(runtime.db.select().from(events).all()).toHaveLength(9);
+    } finally {
+      await server.close();
+    }
   });
 
   it('concurrent GETs over HTTP: exactly the limit is served, the rest get 429', async () => {
