@@ -8,7 +8,11 @@ export interface Runtime {
   db: Db;
   clock: Clock;
   config: Config;
-  /** Wakes the schedulers of this process when work becomes due (a no-op when none run). */
+  /**
+   * Wakes the schedulers of this process when work becomes due (a no-op when none run). Operations
+   * call it inside the request's group commit, before it commits: a woken job must start on a later
+   * turn of the event loop (a timer), never synchronously.
+   */
   wake: (job: 'publishing') => void;
 }
 

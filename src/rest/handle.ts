@@ -41,8 +41,8 @@ const requireJsonBody: RequestHandler = (req, _res, next) => {
 
 /**
  * Turns a core operation into Express handlers: authenticate (so an anonymous caller never gets
- * its body read), parse the JSON body, then take from the rate-limit buckets and run, in one
- * commit. A request that fails before it runs (a bad body, an idempotency refusal) is still
+ * its body read), parse the JSON body, then take from the rate-limit buckets and run, in the next
+ * group commit (executeOperation). A request that fails before it runs (a bad body, an idempotency refusal) is still
  * counted, so every authenticated answer carries the rate-limit headers. Every rule lives in the
  * core; this only translates.
  */
@@ -55,6 +55,8 @@ export function handle(runtime: Runtime, operation: Operation, input: InputSourc
     res.locals.rateLimited = true;
     setRateLimitHeaders(res, state);
   };
+  /** Counts a request the operation did not run for (a replay, a bad body) and reports the buckets. */
+  const countRequest = (res: Response) => report(res)(consumeRateLimit(runtime, workspaceOf(res).id, operation.buckets));
   const run: RequestHandler = async (req, res) => {
     const ctx = contextFor(runtime, workspaceOf(res), 'rest');
     const execute = () => executeOperation(ctx, operation, input(req), report(res));
@@ -64,14 +66,13 @@ export function handle(runtime: Runtime, operation: Operation, input: InputSourc
       return;
     }
     // A replay runs nothing, but it is a request like any other: it counts and reports the buckets.
-    const countReplay = () => report(res)(consumeRateLimit(runtime, workspaceOf(res).id, operation.buckets));
-    await runIdempotently(runtime, req, res, idempotencyKey, async () => ({ status, body: await execute() }), countReplay);
+    await runIdempotently(runtime, req, res, idempotencyKey, async () => ({ status, body: await execute() }), () => countRequest(res));
   };
   const countFailedRequest: ErrorRequestHandler = (error, _req, res, next) => {
-    const workspace = res.locals.workspace as Workspace | undefined;
-    if (workspace && !res.locals.rateLimited && !(error instanceof RateLimitError)) {
+    const authenticated = res.locals.workspace !== undefined;
+    if (authenticated && !res.locals.rateLimited && !(error instanceof RateLimitError)) {
       try {
-        report(res)(consumeRateLimit(runtime, workspace.id, operation.buckets));
+        countRequest(res);
       } catch (refused) {
         return next(refused);
       }
