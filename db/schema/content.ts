@@ -61,6 +61,10 @@ export const content = sqliteTable(
     publishQueued: integer('publish_queued', { mode: 'boolean' }).notNull().default(false),
     publishResults: text('publish_results', { mode: 'json' }).$type<PublishResult[]>().notNull(),
     campaignId: text('campaign_id'),
+    /** The publishing run holding the item while `publishing`: its run, lease token and lease end. */
+    publishRunId: text('publish_run_id'),
+    leaseToken: text('lease_token'),
+    leaseExpiresAt: integer('lease_expires_at', { mode: 'timestamp_ms' }),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
@@ -73,5 +77,14 @@ export const content = sqliteTable(
     index('content_workspace_published_idx')
       .on(t.workspaceId, t.publishedAt)
       .where(sql`${t.publishedAt} is not null`),
+    // The publishing run's queue: queued items by the time they come due (no scheduled_for = now).
+    // Partial, so the queue index holds only waiting items; the claim query repeats this exact WHERE.
+    index('content_publish_due_idx')
+      .on(sql`coalesce(${t.scheduledFor}, 0)`, t.id)
+      .where(sql`${t.publishQueued} = 1 and ${t.status} in ('approved', 'scheduled')`),
+    // Items whose holder may have died: reclaimed once the lease runs out.
+    index('content_publish_lease_idx')
+      .on(t.leaseExpiresAt)
+      .where(sql`${t.status} = 'publishing'`),
   ],
 );

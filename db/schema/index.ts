@@ -2,3 +2,4 @@ export * from './accounts.ts';
 export * from './content.ts';
 export * from './events.ts';
 export * from './idempotency.ts';
+export * from './publishing.ts';

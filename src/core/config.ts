@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { z } from 'zod';
+import { PLATFORMS, type Platform } from '../../db/schema/index.ts';
 
 export type Bucket = 'read' | 'write' | 'publish' | 'media';
 
@@ -14,6 +15,20 @@ export interface Config {
   bodyLimitBytes: number;
   /** Browser origins allowed to call /mcp besides the service's own. */
   mcpAllowedOrigins: string[];
+  /** Whether this process runs the schedulers (the publishing run, maintenance). */
+  runSchedulers: boolean;
+  publishing: {
+    /** How long a claimed item is held before another process may take it over. */
+    leaseSeconds: number;
+    /** Items one process fans out at once. */
+    concurrency: number;
+    /** A platform call that takes longer has an unknown outcome. */
+    platformTimeoutSeconds: number;
+    /** Testing knob: the sandbox platforms answer after this many milliseconds. */
+    sandboxDelayMs: Partial<Record<Platform, number>>;
+  };
+  /** Per-platform app secrets that sign deauthorization callbacks (`<PLATFORM>_APP_SECRET`). */
+  appSecrets: Partial<Record<Platform, string>>;
 }
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -30,7 +45,23 @@ const EnvSchema = z.object({
   RATE_LIMIT_MEDIA: positiveInt(20),
   BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
+  RUN_SCHEDULERS: z.enum(['true', 'false']).default('true'),
+  PUBLISH_LEASE_SECONDS: positiveInt(60),
+  PUBLISH_CONCURRENCY: positiveInt(64),
+  PLATFORM_TIMEOUT_SECONDS: positiveInt(30),
+  SANDBOX_PUBLISH_DELAY_MS: z
+    .string()
+    .regex(
+      new RegExp(`^((${PLATFORMS.join('|')}):\\d+)(,(${PLATFORMS.join('|')}):\\d+)*$`),
+      'expected platform:ms pairs, comma-separated, for example linkedin:5000',
+    )
+    .optional(),
+  ...Object.fromEntries(PLATFORMS.map((p) => [appSecretVariable(p), z.string().min(1).optional()])),
 });
+
+function appSecretVariable(platform: Platform): string {
+  return `${platform.toUpperCase()}_APP_SECRET`;
+}
 
 /** Reads configuration from an environment map; a bad value stops start-up with a clear message. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -52,5 +83,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimits: { read: e.RATE_LIMIT_READ, write: e.RATE_LIMIT_WRITE, publish: e.RATE_LIMIT_PUBLISH, media: e.RATE_LIMIT_MEDIA },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+    runSchedulers: e.RUN_SCHEDULERS === 'true',
+    publishing: {
+      leaseSeconds: e.PUBLISH_LEASE_SECONDS,
+      concurrency: e.PUBLISH_CONCURRENCY,
+      platformTimeoutSeconds: e.PLATFORM_TIMEOUT_SECONDS,
+      sandboxDelayMs: Object.fromEntries(
+        (e.SANDBOX_PUBLISH_DELAY_MS ?? '')
+          .split(',')
+          .filter(Boolean)
+          .map((pair) => pair.split(':'))
+          .map(([platform, ms]) => [platform, Number(ms)]),
+      ),
+    },
+    appSecrets: Object.fromEntries(
+      PLATFORMS.flatMap((p) => {
+        const secret = (e as Record<string, unknown>)[appSecretVariable(p)];
+        return typeof secret === 'string' ? [[p, secret]] : [];
+      }),
+    ),
   };
 }

@@ -37,22 +37,33 @@ const statements = preparedStatements((db) => ({
       ...Object.fromEntries(Object.keys(getTableColumns(content)).map((column) => [column, sql.placeholder(column)])),
       scheduledFor: sql`${sql.placeholder('scheduledFor')}`,
       publishedAt: sql`${sql.placeholder('publishedAt')}`,
+      leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}`,
     } as never)
     .prepare(),
 }));
 
-type NewContentRow = Required<Omit<ContentRow, 'publishedAt' | 'campaignId'>> & Partial<Pick<ContentRow, 'publishedAt' | 'campaignId'>>;
+/** Columns a new row may leave out: they start null (the publishing run's own are never set on insert). */
+type OptionalOnInsert = 'publishedAt' | 'campaignId' | 'publishRunId' | 'leaseToken' | 'leaseExpiresAt';
+type NewContentRow = Required<Omit<ContentRow, OptionalOnInsert>> & Partial<Pick<ContentRow, 'publishedAt' | 'campaignId'>>;
 
 /**
  * Inserts one content row and returns it as stored. Prepared, and without RETURNING: building the
  * statement per call, or mapping every column back, costs more than SQLite's own work.
  */
 export function insertContentRow(db: Db, row: NewContentRow): ContentRow {
-  const stored: ContentRow = { ...row, campaignId: row.campaignId ?? null, publishedAt: row.publishedAt ?? null };
+  const stored: ContentRow = {
+    ...row,
+    campaignId: row.campaignId ?? null,
+    publishedAt: row.publishedAt ?? null,
+    publishRunId: null,
+    leaseToken: null,
+    leaseExpiresAt: null,
+  };
   statements(db).insert.run({
     ...stored,
     scheduledFor: stored.scheduledFor?.getTime() ?? null,
     publishedAt: stored.publishedAt?.getTime() ?? null,
+    leaseExpiresAt: null,
   });
   return stored;
 }

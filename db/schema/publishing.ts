@@ -1,0 +1,120 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { workspaces } from './accounts.ts';
+import { content } from './content.ts';
+
+/** The platform ids the service has connectors for (DECISIONS.md, Platforms and social accounts). */
+export const PLATFORMS = ['twitter', 'linkedin', 'instagram', 'facebook', 'tiktok'] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+/** A workspace's connection to one account on one platform, made in the dashboard (the admin CLI here). */
+export const socialAccounts = sqliteTable(
+  'social_accounts',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    platform: text('platform', { enum: PLATFORMS }).notNull(),
+    platformUserId: text('platform_user_id').notNull(),
+    username: text('username').notNull(),
+    displayName: text('display_name'),
+    isActive: integer('is_active', { mode: 'boolean' }).notNull(),
+    connectedAt: integer('connected_at', { mode: 'timestamp_ms' }).notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [
+    uniqueIndex('social_accounts_workspace_platform_user_idx').on(t.workspaceId, t.platform, t.platformUserId),
+    // Deauthorization callbacks find every workspace's row for one platform user.
+    index('social_accounts_platform_user_idx').on(t.platform, t.platformUserId),
+  ],
+);
+
+export const PUBLISH_RUN_OUTCOMES = ['published', 'failed'] as const;
+
+/**
+ * One pass of the publishing run over one item: claimed with a lease, fanned out, finished with an
+ * outcome. A crashed holder's run is continued by whoever reclaims the item, under the same id.
+ */
+export const publishRuns = sqliteTable(
+  'publish_runs',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    contentId: text('content_id')
+      .notNull()
+      .references(() => content.id, { onDelete: 'cascade' }),
+    startedAt: integer('started_at', { mode: 'timestamp_ms' }).notNull(),
+    finishedAt: integer('finished_at', { mode: 'timestamp_ms' }),
+    outcome: text('outcome', { enum: PUBLISH_RUN_OUTCOMES }),
+  },
+  (t) => [
+    index('publish_runs_content_idx').on(t.contentId),
+    // Analytics: finished runs of a workspace in a period.
+    index('publish_runs_workspace_finished_idx')
+      .on(t.workspaceId, t.finishedAt)
+      .where(sql`${t.finishedAt} is not null`),
+  ],
+);
+
+/**
+ * `pending`: recorded, the platform is being (or was, before a crash) called; `published` and
+ * `rejected` are known outcomes; `unknown` is a pending attempt whose holder died, never retried.
+ */
+export const ATTEMPT_STATUSES = ['pending', 'published', 'rejected', 'unknown'] as const;
+export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
+
+/** One platform of one run. Written before the platform is called, so a crash leaves a trace. */
+export const publishAttempts = sqliteTable(
+  'publish_attempts',
+  {
+    id: text('id').primaryKey(),
+    runId: text('run_id')
+      .notNull()
+      .references(() => publishRuns.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id').notNull(),
+    contentId: text('content_id').notNull(),
+    platform: text('platform').notNull(),
+    socialAccountId: text('social_account_id'),
+    status: text('status', { enum: ATTEMPT_STATUSES }).notNull(),
+    platformPostId: text('platform_post_id'),
+    error: text('error'),
+    attemptedAt: integer('attempted_at', { mode: 'timestamp_ms' }).notNull(),
+    finishedAt: integer('finished_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    uniqueIndex('publish_attempts_run_platform_idx').on(t.runId, t.platform),
+    index('publish_attempts_workspace_finished_idx')
+      .on(t.workspaceId, t.finishedAt)
+      .where(sql`${t.finishedAt} is not null`),
+  ],
+);
+
+/**
+ * The sandbox platforms' side of the wire: what each accepted post would have been. Kept apart from
+ * the attempts (the service's own record), so a test can count what a platform really received.
+ */
+export const sandboxPosts = sqliteTable(
+  'sandbox_posts',
+  {
+    id: text('id').primaryKey(),
+    platform: text('platform').notNull(),
+    platformUserId: text('platform_user_id').notNull(),
+    /** The service's attempt id, as a real platform would get a client reference. */
+    attemptId: text('attempt_id').notNull(),
+    text: text('text').notNull(),
+    mediaUrls: text('media_urls', { mode: 'json' }).$type<string[]>().notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('sandbox_posts_attempt_idx').on(t.attemptId)],
+);
+
+/** Meta's data-deletion callback answers a status URL and a code; this is what the URL shows. */
+export const dataDeletionRequests = sqliteTable('data_deletion_requests', {
+  confirmationCode: text('confirmation_code').primaryKey(),
+  platform: text('platform').notNull(),
+  accountsRemoved: integer('accounts_removed').notNull(),
+  completedAt: integer('completed_at', { mode: 'timestamp_ms' }).notNull(),
+});

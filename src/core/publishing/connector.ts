@@ -1,0 +1,32 @@
+import type { ContentType, Platform } from '../../../db/schema/index.ts';
+
+/** What one platform is asked to post: the item with that platform's overrides applied. */
+export interface PlatformPost {
+  platform: Platform;
+  contentType: ContentType;
+  caption: string;
+  hashtags: string[];
+  mediaUrls: string[];
+  /** The text as posted: the caption, then the hashtags as `#tag` words. */
+  text: string;
+}
+
+/** Who the post goes out as, and the service's reference for the attempt (a platform's client id). */
+export interface PublishTarget {
+  account: { platformUserId: string; username: string };
+  attemptId: string;
+}
+
+/** A platform's definite answer. Anything else (a throw, a timeout) leaves the outcome unknown. */
+export type PublishOutcome = { status: 'published'; platformPostId: string } | { status: 'rejected'; error: string };
+
+/** One interface for every platform (DECISIONS.md, Platforms and social accounts). */
+export interface PlatformConnector {
+  platform: Platform;
+  /** The platform's own rules: why it would refuse the post, or null. Runs before any attempt is recorded. */
+  validate(post: PlatformPost): string | null;
+  /** Sends the post. Resolves with the platform's answer; throws when the outcome is not known. */
+  publish(post: PlatformPost, target: PublishTarget): Promise<PublishOutcome>;
+}
+
+export type Connectors = ReadonlyMap<string, PlatformConnector>;
