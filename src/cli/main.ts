@@ -9,9 +9,10 @@ import { openRuntime } from '../core/runtime.ts';
 import { serveMcpStdio } from '../mcp/stdio.ts';
 import { createApp } from '../rest/app.ts';
 import { startMaintenance } from '../jobs/maintenance.ts';
+import { startPublishing } from '../jobs/publish-run.ts';
 import { runAdmin } from './admin.ts';
 
-/** One entry, three commands: `serve` (REST + /mcp + schedulers), `mcp` (stdio), `admin`. */
+/** One entry, four commands: `serve` (REST + /mcp + schedulers), `mcp` (stdio), `worker` (schedulers only), `admin`. */
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
@@ -23,8 +24,20 @@ async function main(argv: string[]): Promise<number> {
       console.log = console.error;
       const runtime = openRuntime();
       startBackgroundCheckpoints(runtime.db);
-      startMaintenance(runtime);
+      startSchedulers(runtime);
       await serveMcpStdio(runtime, process.env.SERVICE_API_KEY);
+      return -1;
+    }
+    case 'worker': {
+      const runtime = openRuntime();
+      const checkpointer = startBackgroundCheckpoints(runtime.db);
+      const schedulers = startSchedulers(runtime, { force: true });
+      console.log('Worker running the schedulers (publishing, maintenance).');
+      onShutdown(async () => {
+        await schedulers.stop();
+        await checkpointer.stop();
+        runtime.db.$client.close();
+      });
       return -1;
     }
     case 'admin': {
@@ -36,7 +49,7 @@ async function main(argv: string[]): Promise<number> {
       }
     }
     default:
-      console.error('Usage: main.ts serve | mcp | admin <command>');
+      console.error('Usage: main.ts serve | mcp | worker | admin <command>');
       return 2;
   }
 }
@@ -59,19 +72,48 @@ async function serve(opened: Runtime): Promise<void> {
   const config = actualPort === port ? opened.config : loadConfig({ ...process.env, PORT: String(actualPort) });
   const runtime: Runtime = { ...opened, config };
   server.on('request', createApp(runtime));
-  const maintenance = startMaintenance(runtime);
+  const schedulers = startSchedulers(runtime);
   console.log(`Listening on http://${host.includes(':') ? `[${host}]` : host}:${actualPort} (REST /api/v1, MCP /mcp); public URL ${config.publicBaseUrl}`);
 
+  onShutdown(async () => {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+    await schedulers.stop();
+    await checkpointer.stop();
+    runtime.db.$client.close();
+  });
+}
+
+/**
+ * The schedulers every serving process runs unless RUN_SCHEDULERS=false (DECISIONS.md, Processes):
+ * claims are leased rows, so several processes on one database share the work safely.
+ */
+function startSchedulers(runtime: Runtime, options: { force?: boolean } = {}): { stop(): Promise<void> } {
+  if (!runtime.config.runSchedulers && !options.force) return { stop: async () => {} };
+  const maintenance = startMaintenance(runtime);
+  const publishing = startPublishing(runtime);
+  return {
+    async stop() {
+      maintenance.stop();
+      await publishing.stop();
+    },
+  };
+}
+
+/** On SIGINT or SIGTERM: stop taking work, let work in hand finish (5 s at most), then exit. */
+function onShutdown(close: () => Promise<void>): void {
   const shutdown = (signal: string) => {
     console.log(`${signal}: shutting down.`);
-    server.close(async () => {
-      maintenance.stop();
-      await checkpointer.stop();
-      runtime.db.$client.close();
-      process.exit(0);
-    });
-    server.closeIdleConnections();
     setTimeout(() => process.exit(0), 5000).unref();
+    close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('Shutdown failed:', error);
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));

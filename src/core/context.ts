@@ -2,18 +2,20 @@ import type { Db } from '../../db/client.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Workspace } from './accounts/workspaces.ts';
+import type { Job, Wakeups } from './wakeups.ts';
 
 /** What every process shares: the database, the clock and the configuration. */
 export interface Runtime {
   db: Db;
   clock: Clock;
   config: Config;
+  wakeups: Wakeups;
   /**
    * Wakes the schedulers of this process when work becomes due (a no-op when none run). Operations
    * call it inside the request's group commit, before it commits: a woken job must start on a later
    * turn of the event loop (a timer), never synchronously.
    */
-  wake: (job: 'publishing') => void;
+  wake: (job: Job) => void;
 }
 
 export type Actor = 'rest' | 'mcp' | 'job' | 'cli';

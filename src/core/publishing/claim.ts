@@ -1,0 +1,203 @@
+import { sql } from 'drizzle-orm';
+import { preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
+import { content, plans, workspaces } from '../../../db/schema/index.ts';
+import { isActiveStatus, type PlanStatus } from '../accounts/workspaces.ts';
+import { postsPublishedIn, usagePeriod } from '../accounts/usage.ts';
+import type { Runtime } from '../context.ts';
+import { RateLimitError } from '../errors.ts';
+import { newId, randomBase62 } from '../ids.ts';
+import { consumeRateLimit } from '../rate-limits.ts';
+import { rejectEveryPlatform, startRun } from './finish.ts';
+
+/** An item this process now holds: only the holder of `leaseToken` may record its attempts or finish it. */
+export interface Claim {
+  contentId: string;
+  workspaceId: string;
+  runId: string;
+  leaseToken: string;
+  /** Taken over from a holder whose lease ran out (it may have crashed mid fan-out). */
+  reclaimed: boolean;
+}
+
+export interface ClaimResult {
+  claims: Claim[];
+  /** Items finished at once without a fan-out: quota reached or subscription inactive. */
+  refused: number;
+  /** Due items left waiting for their workspace's publish bucket to refill. */
+  deferred: number;
+}
+
+// The queue as the partial index content_publish_due_idx defines it: keep these exactly in step.
+const DUE_KEY = sql`coalesce(${content.scheduledFor}, 0)`;
+const QUEUED = sql`${content.publishQueued} = 1 and ${content.status} in ('approved', 'scheduled')`;
+const CANDIDATES_PER_QUERY = 200;
+
+/**
+ * Takes up to `limit` items for publishing, in one write transaction: first items whose holder's
+ * lease ran out (continued under their run), then queued items that are due, oldest due first.
+ * Each claimed item becomes `publishing` under a fresh lease. Per workspace, the monthly post quota
+ * is reserved at claim time (published plus in flight), so concurrent runs never overshoot it; an
+ * item past it is finished as failed on every platform at once. An item that came due by its
+ * schedule takes one from the workspace's publish bucket (DECISIONS.md, Rate limits); when the bucket
+ * is empty it stays queued for the next window. Items queued by POST …/publish took theirs then.
+ */
+export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult {
+  const { db, clock, config } = runtime;
+  const now = clock.now();
+  const result: ClaimResult = { claims: [], refused: 0, deferred: 0 };
+  if (limit <= 0) return result;
+  const s = statements(db);
+  // Most passes find nothing: answer those without taking the write lock.
+  if (!s.anyExpired.get({ now: now.getTime() }) && !s.anyDue.get({ now: now.getTime() })) return result;
+
+  const leaseExpiresAt = now.getTime() + config.publishing.leaseSeconds * 1000;
+  const lease = () => randomBase62(22);
+  return writeTransaction(db, () => {
+    for (const expired of s.expired.all({ now: now.getTime(), limit })) {
+      const leaseToken = lease();
+      s.renewLease.run({ id: expired.id, leaseToken, leaseExpiresAt, now: now.getTime() });
+      result.claims.push({ contentId: expired.id, workspaceId: expired.workspaceId, runId: expired.runId!, leaseToken, reclaimed: true });
+    }
+
+    const budgets = new Map<string, WorkspaceBudget>();
+    const blocked = new Set<string>();
+    let after = { due: -1, id: '' };
+    while (result.claims.length < limit) {
+      const candidates = s.due.all({ now: now.getTime(), afterDue: after.due, afterId: after.id, limit: CANDIDATES_PER_QUERY });
+      for (const item of candidates) {
+        after = { due: item.due, id: item.id };
+        if (result.claims.length >= limit) break;
+        if (blocked.has(item.workspaceId)) {
+          result.deferred += 1;
+          continue;
+        }
+        let budget = budgets.get(item.workspaceId);
+        if (!budget) budgets.set(item.workspaceId, (budget = workspaceBudget(db, item.workspaceId, now)));
+        const refusal = budget.refusal();
+        if (refusal) {
+          rejectEveryPlatform(db, item.id, refusal, now);
+          result.refused += 1;
+          continue;
+        }
+        if (item.status === 'scheduled') {
+          try {
+            consumeRateLimit(runtime, item.workspaceId, ['publish']);
+          } catch (error) {
+            if (!(error instanceof RateLimitError)) throw error;
+            blocked.add(item.workspaceId);
+            result.deferred += 1;
+            continue;
+          }
+        }
+        const claim = { contentId: item.id, workspaceId: item.workspaceId, runId: newId(), leaseToken: lease(), reclaimed: false };
+        s.claim.run({ id: item.id, runId: claim.runId, leaseToken: claim.leaseToken, leaseExpiresAt, now: now.getTime() });
+        startRun(db, { id: claim.runId, workspaceId: item.workspaceId, contentId: item.id, at: now });
+        budget.inFlight += 1;
+        result.claims.push(claim);
+      }
+      if (candidates.length < CANDIDATES_PER_QUERY) break;
+    }
+    return result;
+  });
+}
+
+/** When the earliest queued item comes due after `now` (ms), or null when nothing is queued for later. */
+export function nextDueAfter(db: Db, now: Date): number | null {
+  return statements(db).nextDue.get({ now: now.getTime() })?.due ?? null;
+}
+
+interface WorkspaceBudget {
+  inFlight: number;
+  /** Why the next item cannot publish at all, or null. */
+  refusal(): string | null;
+}
+
+function workspaceBudget(db: Db, workspaceId: string, now: Date): WorkspaceBudget {
+  const s = statements(db);
+  const plan = s.plan.get({ workspaceId });
+  const published = postsPublishedIn(db, workspaceId, usagePeriod(now));
+  const budget: WorkspaceBudget = {
+    inFlight: s.inFlight.get({ workspaceId })?.n ?? 0,
+    refusal() {
+      if (!plan) return 'the workspace no longer exists';
+      if (!isActiveStatus(plan.planStatus as PlanStatus)) {
+        return `the workspace subscription is ${plan.planStatus}: publishing resumes once it is active again`;
+      }
+      if (published + budget.inFlight >= plan.postsPerMonth) {
+        return `monthly post quota reached: the ${plan.name} plan allows ${plan.postsPerMonth} published posts per month (GET /api/v1/me shows usage)`;
+      }
+      return null;
+    },
+  };
+  return budget;
+}
+
+const statements = preparedStatements((db) => ({
+  anyExpired: db
+    .select({ id: content.id })
+    .from(content)
+    .where(sql`${content.status} = 'publishing' and ${content.leaseExpiresAt} <= ${sql.placeholder('now')}`)
+    .limit(1)
+    .prepare(),
+  anyDue: db
+    .select({ id: content.id })
+    .from(content)
+    .where(sql`${QUEUED} and ${DUE_KEY} <= ${sql.placeholder('now')}`)
+    .limit(1)
+    .prepare(),
+  expired: db
+    .select({ id: content.id, workspaceId: content.workspaceId, runId: content.publishRunId })
+    .from(content)
+    .where(sql`${content.status} = 'publishing' and ${content.leaseExpiresAt} <= ${sql.placeholder('now')}`)
+    .orderBy(content.leaseExpiresAt)
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+  renewLease: db
+    .update(content)
+    .set({
+      leaseToken: sql`${sql.placeholder('leaseToken')}`,
+      leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}`,
+      updatedAt: sql`${sql.placeholder('now')}`,
+    })
+    .where(sql`${content.id} = ${sql.placeholder('id')} and ${content.status} = 'publishing'`)
+    .prepare(),
+  due: db
+    .select({ id: content.id, workspaceId: content.workspaceId, status: content.status, due: sql<number>`${DUE_KEY}` })
+    .from(content)
+    .where(
+      sql`${QUEUED} and ${DUE_KEY} <= ${sql.placeholder('now')}
+        and (${DUE_KEY}, ${content.id}) > (${sql.placeholder('afterDue')}, ${sql.placeholder('afterId')})`,
+    )
+    .orderBy(DUE_KEY, content.id)
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+  nextDue: db
+    .select({ due: sql<number>`${DUE_KEY}` })
+    .from(content)
+    .where(sql`${QUEUED} and ${DUE_KEY} > ${sql.placeholder('now')}`)
+    .orderBy(DUE_KEY)
+    .limit(1)
+    .prepare(),
+  claim: db
+    .update(content)
+    .set({
+      status: 'publishing',
+      publishRunId: sql`${sql.placeholder('runId')}`,
+      leaseToken: sql`${sql.placeholder('leaseToken')}`,
+      leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}`,
+      updatedAt: sql`${sql.placeholder('now')}`,
+    })
+    .where(sql`${content.id} = ${sql.placeholder('id')} and ${QUEUED}`)
+    .prepare(),
+  plan: db
+    .select({ name: plans.name, postsPerMonth: plans.postsPerMonth, planStatus: workspaces.planStatus })
+    .from(workspaces)
+    .innerJoin(plans, sql`${plans.name} = ${workspaces.plan}`)
+    .where(sql`${workspaces.id} = ${sql.placeholder('workspaceId')}`)
+    .prepare(),
+  inFlight: db
+    .select({ n: sql<number>`count(*)` })
+    .from(content)
+    .where(sql`${content.workspaceId} = ${sql.placeholder('workspaceId')} and ${content.status} = 'publishing'`)
+    .prepare(),
+}));

@@ -1,0 +1,123 @@
+import { sql } from 'drizzle-orm';
+import { setTimeout as delay } from 'node:timers/promises';
+import { preparedStatements, type Db } from '../../../db/client.ts';
+import { content, PLATFORMS } from '../../../db/schema/index.ts';
+import { inNextCommit } from '../batch.ts';
+import type { ContentRow } from '../content/serialize.ts';
+import type { Runtime } from '../context.ts';
+import { activeAccountFor, unavailableAccountReason } from '../social-accounts/operations.ts';
+import type { Claim } from './claim.ts';
+import type { Connectors, PlatformConnector, PlatformPost, PublishOutcome, PublishTarget } from './connector.ts';
+import { attemptsOf, finishRun, recordAttempt, settleAttempt, UNKNOWN_OUTCOME } from './finish.ts';
+import { composePost } from './post.ts';
+
+interface PlatformCall {
+  attemptId: string;
+  connector: PlatformConnector;
+  post: PlatformPost;
+  target: PublishTarget;
+}
+
+export type FanOutResult = 'published' | 'failed' | 'lease_lost';
+
+/**
+ * Publishes one claimed item to every target platform (DECISIONS.md, Publish). Three steps, each
+ * committed before the next: (1) decide every platform and record each attempt, as `pending` for
+ * the platforms about to be called (so a crash leaves a trace) or `rejected` for those refused
+ * here; (2) call the platforms at once, with a deadline, recording each answer as it comes;
+ * (3) finish the item. A reclaimed item keeps its recorded outcomes, reports attempts its dead holder left
+ * pending as unknown (never calls those platforms again) and only calls platforms never tried.
+ * Every write checks the lease first: a holder that lost it stops without writing.
+ */
+export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Claim): Promise<FanOutResult> {
+  const { db, clock } = runtime;
+  const prepared = await inNextCommit(db, () => {
+    const item = heldItem(db, claim);
+    if (!item) return null;
+    const now = clock.now();
+    const tried = new Set<string>();
+    for (const attempt of attemptsOf(db, claim.runId)) {
+      tried.add(attempt.platform);
+      if (attempt.status === 'pending') settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
+    }
+    const calls: PlatformCall[] = [];
+    for (const platform of item.targetPlatforms) {
+      if (tried.has(platform)) continue;
+      const attempt = { runId: claim.runId, workspaceId: item.workspaceId, contentId: item.id, platform, at: now };
+      const connector = connectors.get(platform);
+      if (!connector) {
+        const error = `Unknown platform "${platform}": the known platform ids are ${PLATFORMS.join(', ')}.`;
+        recordAttempt(db, { ...attempt, socialAccountId: null, status: 'rejected', error });
+        continue;
+      }
+      const lookup = activeAccountFor(db, item.workspaceId, platform);
+      const socialAccountId = lookup.state === 'none' ? null : lookup.account.id;
+      const post = composePost(item, connector.platform);
+      const refusal = unavailableAccountReason(platform, lookup) ?? connector.validate(post);
+      if (refusal || lookup.state !== 'active') {
+        recordAttempt(db, { ...attempt, socialAccountId, status: 'rejected', error: refusal });
+        continue;
+      }
+      const attemptId = recordAttempt(db, { ...attempt, socialAccountId, status: 'pending', error: null });
+      const account = { platformUserId: lookup.account.platformUserId, username: lookup.account.username };
+      calls.push({ attemptId, connector, post, target: { account, attemptId } });
+    }
+    if (calls.length === 0) return { calls, finished: finishRun(db, item, claim.runId, now) };
+    return { calls, finished: null };
+  });
+  if (!prepared) return 'lease_lost';
+  if (prepared.finished) return prepared.finished;
+
+  // Each answer is recorded as soon as it comes (a crash then loses only the calls still out).
+  const timeoutMs = runtime.config.publishing.platformTimeoutSeconds * 1000;
+  const held = await Promise.all(
+    prepared.calls.map(async (call) => {
+      const outcome = await callPlatform(call, timeoutMs);
+      return inNextCommit(db, () => {
+        if (!heldItem(db, claim)) return false;
+        const now = clock.now();
+        if (outcome === null) settleAttempt(db, call.attemptId, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
+        else if (outcome.status === 'published') settleAttempt(db, call.attemptId, { status: 'published', platformPostId: outcome.platformPostId }, now);
+        else settleAttempt(db, call.attemptId, { status: 'rejected', error: outcome.error }, now);
+        return true;
+      });
+    }),
+  );
+  if (!held.every(Boolean)) return 'lease_lost';
+
+  return inNextCommit(db, () => {
+    const item = heldItem(db, claim);
+    if (!item) return 'lease_lost' as const;
+    return finishRun(db, item, claim.runId, clock.now());
+  });
+}
+
+/** The platform's answer, or null when none came in time or the call failed without one. */
+async function callPlatform(call: PlatformCall, timeoutMs: number): Promise<PublishOutcome | null> {
+  const deadline = new AbortController();
+  try {
+    return await Promise.race([
+      call.connector.publish(call.post, call.target),
+      delay(timeoutMs, null, { signal: deadline.signal }),
+    ]);
+  } catch {
+    return null;
+  } finally {
+    deadline.abort();
+  }
+}
+
+/** The item, if this claim still holds its lease. */
+function heldItem(db: Db, claim: Claim): ContentRow | undefined {
+  return statements(db).held.get({ id: claim.contentId, leaseToken: claim.leaseToken });
+}
+
+const statements = preparedStatements((db) => ({
+  held: db
+    .select()
+    .from(content)
+    .where(
+      sql`${content.id} = ${sql.placeholder('id')} and ${content.leaseToken} = ${sql.placeholder('leaseToken')} and ${content.status} = 'publishing'`,
+    )
+    .prepare(),
+}));

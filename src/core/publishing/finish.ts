@@ -1,0 +1,189 @@
+import { eq, sql } from 'drizzle-orm';
+import { preparedStatements, type Db } from '../../../db/client.ts';
+import { content, publishAttempts, publishRuns, type AttemptStatus, type PublishResult } from '../../../db/schema/index.ts';
+import { contentStub, type ContentRow } from '../content/serialize.ts';
+import { recordEvent } from '../events/record-event.ts';
+import { newId } from '../ids.ts';
+
+/** DECISIONS.md, Publish: what an attempt whose outcome nobody saw is reported as. */
+export const UNKNOWN_OUTCOME = 'outcome unknown: check the platform before publishing again';
+
+export type AttemptRow = typeof publishAttempts.$inferSelect;
+
+export interface NewAttempt {
+  runId: string;
+  workspaceId: string;
+  contentId: string;
+  platform: string;
+  socialAccountId: string | null;
+  status: AttemptStatus;
+  error: string | null;
+  at: Date;
+}
+
+/** Opens a run: one pass of the publishing run over one item. */
+export function startRun(db: Db, run: { id: string; workspaceId: string; contentId: string; at: Date }): void {
+  statements(db).startRun.run({ id: run.id, workspaceId: run.workspaceId, contentId: run.contentId, startedAt: run.at.getTime() });
+}
+
+/** Records one platform attempt. A pending one is written, and committed, before the platform is called. */
+export function recordAttempt(db: Db, attempt: NewAttempt): string {
+  const id = newId();
+  statements(db).insertAttempt.run({
+    id,
+    runId: attempt.runId,
+    workspaceId: attempt.workspaceId,
+    contentId: attempt.contentId,
+    platform: attempt.platform,
+    socialAccountId: attempt.socialAccountId,
+    status: attempt.status,
+    error: attempt.error,
+    attemptedAt: attempt.at.getTime(),
+    finishedAt: attempt.status === 'pending' ? null : attempt.at.getTime(),
+  });
+  return id;
+}
+
+/** Settles a pending attempt; a no-op when it is no longer pending (someone reported it unknown). */
+export function settleAttempt(
+  db: Db,
+  id: string,
+  outcome: { status: Exclude<AttemptStatus, 'pending'>; platformPostId?: string | null; error?: string | null },
+  at: Date,
+): void {
+  statements(db).settleAttempt.run({
+    id,
+    status: outcome.status,
+    platformPostId: outcome.platformPostId ?? null,
+    error: outcome.error ?? null,
+    finishedAt: at.getTime(),
+  });
+}
+
+export function attemptsOf(db: Db, runId: string): AttemptRow[] {
+  return statements(db).attemptsOfRun.all({ runId });
+}
+
+/**
+ * Ends a run from its recorded attempts (SPEC.md, States and transitions): at least one platform
+ * accepted → `published` with `published_at` and `content.published`; every platform rejected →
+ * back to `approved`, no longer queued, and `content.publish_failed` (entries without
+ * `platform_post_id`). Either way `publish_results` holds each platform's outcome and the lease is
+ * released. The caller holds the lease (or the item is still queued) inside the transaction.
+ */
+export function finishRun(db: Db, item: ContentRow, runId: string, now: Date): 'published' | 'failed' {
+  const order = new Map(item.targetPlatforms.map((platform, index) => [platform, index]));
+  const attempts = attemptsOf(db, runId).sort((a, b) => (order.get(a.platform) ?? 0) - (order.get(b.platform) ?? 0));
+  const results: PublishResult[] = attempts.map((a) => ({
+    platform: a.platform,
+    success: a.status === 'published',
+    platform_post_id: a.platformPostId,
+    error: a.status === 'published' ? null : (a.error ?? UNKNOWN_OUTCOME),
+    attempted_at: a.attemptedAt.toISOString(),
+  }));
+  const published = results.some((r) => r.success);
+  const outcome = published ? 'published' : 'failed';
+  statements(db).finishItem.run({
+    id: item.id,
+    status: published ? 'published' : 'approved',
+    publishedAt: published ? now.getTime() : (item.publishedAt?.getTime() ?? null),
+    publishResults: JSON.stringify(results),
+    now: now.getTime(),
+  });
+  statements(db).finishRun.run({ id: runId, outcome, finishedAt: now.getTime() });
+  const stub = contentStub(item);
+  if (published) {
+    const platforms = results.map(({ platform, success, platform_post_id, error }) => ({ platform, success, platform_post_id, error }));
+    recordEvent(db, {
+      workspaceId: item.workspaceId,
+      type: 'content.published',
+      data: { content: stub, published_at: now.toISOString(), platforms },
+      at: now,
+    });
+  } else {
+    const platforms = results.map(({ platform, success, error }) => ({ platform, success, error }));
+    recordEvent(db, {
+      workspaceId: item.workspaceId,
+      type: 'content.publish_failed',
+      data: { content: stub, failed_at: now.toISOString(), platforms },
+      at: now,
+    });
+  }
+  return outcome;
+}
+
+/**
+ * Fails a queued item on every platform for one reason (quota reached, subscription inactive)
+ * without calling any platform: a run of its own, one rejected attempt per platform, finished.
+ */
+export function rejectEveryPlatform(db: Db, contentId: string, reason: string, now: Date): void {
+  const item = db.select().from(content).where(eq(content.id, contentId)).get();
+  if (!item) return;
+  const runId = newId();
+  startRun(db, { id: runId, workspaceId: item.workspaceId, contentId, at: now });
+  for (const platform of item.targetPlatforms) {
+    recordAttempt(db, { runId, workspaceId: item.workspaceId, contentId, platform, socialAccountId: null, status: 'rejected', error: reason, at: now });
+  }
+  finishRun(db, item, runId, now);
+}
+
+const statements = preparedStatements((db) => ({
+  insertAttempt: db
+    .insert(publishAttempts)
+    .values({
+      id: sql.placeholder('id'),
+      runId: sql.placeholder('runId'),
+      workspaceId: sql.placeholder('workspaceId'),
+      contentId: sql.placeholder('contentId'),
+      platform: sql.placeholder('platform'),
+      socialAccountId: sql.placeholder('socialAccountId'),
+      status: sql.placeholder('status'),
+      error: sql.placeholder('error'),
+      attemptedAt: sql`${sql.placeholder('attemptedAt')}`,
+      finishedAt: sql`${sql.placeholder('finishedAt')}`,
+    })
+    .prepare(),
+  settleAttempt: db
+    .update(publishAttempts)
+    .set({
+      status: sql`${sql.placeholder('status')}`,
+      platformPostId: sql`${sql.placeholder('platformPostId')}`,
+      error: sql`${sql.placeholder('error')}`,
+      finishedAt: sql`${sql.placeholder('finishedAt')}`,
+    })
+    .where(sql`${publishAttempts.id} = ${sql.placeholder('id')} and ${publishAttempts.status} = 'pending'`)
+    .prepare(),
+  attemptsOfRun: db
+    .select()
+    .from(publishAttempts)
+    .where(eq(publishAttempts.runId, sql.placeholder('runId')))
+    .prepare(),
+  finishItem: db
+    .update(content)
+    .set({
+      status: sql`${sql.placeholder('status')}`,
+      publishedAt: sql`${sql.placeholder('publishedAt')}`,
+      publishResults: sql`${sql.placeholder('publishResults')}`,
+      publishQueued: false,
+      publishRunId: null,
+      leaseToken: null,
+      leaseExpiresAt: null,
+      updatedAt: sql`${sql.placeholder('now')}`,
+    })
+    .where(eq(content.id, sql.placeholder('id')))
+    .prepare(),
+  finishRun: db
+    .update(publishRuns)
+    .set({ outcome: sql`${sql.placeholder('outcome')}`, finishedAt: sql`${sql.placeholder('finishedAt')}` })
+    .where(eq(publishRuns.id, sql.placeholder('id')))
+    .prepare(),
+  startRun: db
+    .insert(publishRuns)
+    .values({
+      id: sql.placeholder('id'),
+      workspaceId: sql.placeholder('workspaceId'),
+      contentId: sql.placeholder('contentId'),
+      startedAt: sql`${sql.placeholder('startedAt')}`,
+    })
+    .prepare(),
+}));

@@ -1,0 +1,82 @@
+import { Cron } from 'croner';
+import type { Runtime } from '../core/context.ts';
+import { claimDuePublishes, nextDueAfter } from '../core/publishing/claim.ts';
+import type { Connectors } from '../core/publishing/connector.ts';
+import { connectorsFor } from '../core/publishing/connectors/index.ts';
+import { fanOut } from '../core/publishing/fan-out.ts';
+
+/** Timers only wake the run; a timer further out than this is re-armed, so a changed queue is seen. */
+const MAX_TIMER_MS = 60_000;
+
+export interface PublishingScheduler {
+  /** Stops claiming, then waits for the items in hand to finish. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The publishing run of this process. A pass claims as many due items as there are free slots
+ * (`PUBLISH_CONCURRENCY`) and fans each out; nothing waits for a poll interval:
+ * - a wake-up from the core (an item was queued) starts a pass on the next turn of the event loop;
+ * - a timer is armed for the earliest future `scheduled_for`;
+ * - a finished item frees a slot and starts a pass;
+ * - croner runs a pass every second as the backstop: it catches work queued by other processes on
+ *   the same database, buckets that refilled, and leases that ran out (also reclaimed at start-up).
+ * Passes never overlap; claims are leased rows, so any number of processes may run this.
+ */
+export function startPublishing(runtime: Runtime, connectors: Connectors = connectorsFor(runtime)): PublishingScheduler {
+  const capacity = runtime.config.publishing.concurrency;
+  const inHand = new Set<Promise<unknown>>();
+  let passQueued = false;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const schedulePass = () => {
+    if (passQueued || stopped) return;
+    passQueued = true;
+    setImmediate(pass);
+  };
+
+  const pass = () => {
+    passQueued = false;
+    if (stopped) return;
+    const free = capacity - inHand.size;
+    try {
+      const { claims } = claimDuePublishes(runtime, free);
+      for (const claim of claims) {
+        const work = fanOut(runtime, connectors, claim)
+          .catch((error: unknown) => console.error(`Publishing ${claim.contentId} failed; its lease will be reclaimed:`, error))
+          .finally(() => {
+            inHand.delete(work);
+            schedulePass();
+          });
+        inHand.add(work);
+      }
+      armTimer();
+    } catch (error) {
+      console.error('Publishing pass failed:', error);
+    }
+  };
+
+  const armTimer = () => {
+    clearTimeout(timer);
+    const now = runtime.clock.now().getTime();
+    const next = nextDueAfter(runtime.db, new Date(now));
+    if (next === null) return;
+    timer = setTimeout(schedulePass, Math.min(next - now, MAX_TIMER_MS));
+    timer.unref();
+  };
+
+  const backstop = new Cron('* * * * * *', { protect: true, unref: true }, schedulePass);
+  const stopListening = runtime.wakeups.listen('publishing', schedulePass);
+  schedulePass();
+
+  return {
+    async stop() {
+      stopped = true;
+      backstop.stop();
+      stopListening();
+      clearTimeout(timer);
+      await Promise.all(inHand);
+    },
+  };
+}

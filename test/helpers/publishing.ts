@@ -1,0 +1,51 @@
+import { asc, eq } from 'drizzle-orm';
+import type { Platform } from '../../db/schema/index.ts';
+import { publishAttempts, sandboxPosts } from '../../db/schema/index.ts';
+import type { Workspace } from '../../src/core/accounts/workspaces.ts';
+import { publishContent, updateContent } from '../../src/core/content/operations.ts';
+import type { ContentResource } from '../../src/core/content/serialize.ts';
+import { contextFor, type Runtime } from '../../src/core/context.ts';
+import { runOperation } from '../../src/core/operation.ts';
+import type { Connectors, PlatformConnector } from '../../src/core/publishing/connector.ts';
+import { connectorsFor } from '../../src/core/publishing/connectors/index.ts';
+import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
+
+/** Connects one account per platform, as the admin CLI would; returns them by platform. */
+export function connectAccounts(runtime: Runtime, workspace: Workspace, platforms: readonly Platform[]) {
+  return Object.fromEntries(
+    platforms.map((platform) => [platform, connectSocialAccount(runtime, { workspaceId: workspace.id, platform, username: `${workspace.name.replace(/\W/g, '')}_${platform}` })]),
+  ) as Record<Platform, ReturnType<typeof connectSocialAccount>>;
+}
+
+export function publish(runtime: Runtime, workspace: Workspace, id: string, body: Record<string, unknown> = {}): ContentResource {
+  return runOperation(publishContent, contextFor(runtime, workspace, 'rest'), { id, ...body });
+}
+
+export function update(runtime: Runtime, workspace: Workspace, id: string, body: Record<string, unknown>): ContentResource {
+  return runOperation(updateContent, contextFor(runtime, workspace, 'rest'), { id, ...body });
+}
+
+/** The sandbox connectors with some platforms replaced, e.g. by one that refuses or never answers. */
+export function connectorsWith(runtime: Runtime, replacements: Partial<Record<Platform, Partial<PlatformConnector>>>): Connectors {
+  const base = connectorsFor(runtime);
+  const map = new Map<string, PlatformConnector>(base);
+  for (const [platform, replacement] of Object.entries(replacements)) {
+    map.set(platform, { ...base.get(platform)!, ...replacement });
+  }
+  return map;
+}
+
+/** What the sandbox platforms received for an item: their own ledger, joined to our attempts. */
+export function sandboxPostsFor(runtime: Runtime, contentId: string) {
+  return runtime.db
+    .select({ platform: sandboxPosts.platform, id: sandboxPosts.id, text: sandboxPosts.text, mediaUrls: sandboxPosts.mediaUrls })
+    .from(sandboxPosts)
+    .innerJoin(publishAttempts, eq(publishAttempts.id, sandboxPosts.attemptId))
+    .where(eq(publishAttempts.contentId, contentId))
+    .orderBy(asc(sandboxPosts.platform))
+    .all();
+}
+
+export function attemptsFor(runtime: Runtime, contentId: string) {
+  return runtime.db.select().from(publishAttempts).where(eq(publishAttempts.contentId, contentId)).orderBy(asc(publishAttempts.attemptedAt)).all();
+}
