@@ -3,6 +3,7 @@ import type { Runtime } from '../core/context.ts';
 import { ServiceError } from '../core/errors.ts';
 import { errorHandler } from './errors.ts';
 import { accountRoutes } from './routes/account.ts';
+import { analyticsRoutes } from './routes/analytics.ts';
 import { contentRoutes } from './routes/content.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { systemRoutes } from './routes/system.ts';
@@ -13,7 +14,7 @@ export function createApp(runtime: Runtime): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(systemRoutes(runtime));
-  app.use('/api/v1', contentRoutes(runtime), accountRoutes(runtime));
+  app.use('/api/v1', contentRoutes(runtime), accountRoutes(runtime), analyticsRoutes(runtime));
   app.use(mcpRoutes(runtime));
   app.use((req) => {
     throw new ServiceError('not_found', `No route ${req.method} ${req.path}. The API lives under /api/v1.`);
