@@ -1,0 +1,12 @@
+import { PLATFORMS } from '../../../../db/schema/index.ts';
+import type { Runtime } from '../../context.ts';
+import type { Connectors } from '../connector.ts';
+import { sandboxConnector } from './sandbox.ts';
+
+/**
+ * The connector for every known platform. Each is the sandbox until a real connector is configured
+ * (DECISIONS.md, Platforms and social accounts); a real one would replace its entry here.
+ */
+export function connectorsFor(runtime: Runtime): Connectors {
+  return new Map(PLATFORMS.map((platform) => [platform, sandboxConnector(runtime, platform)]));
+}

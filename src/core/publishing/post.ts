@@ -1,0 +1,56 @@
+import type { ContentType, Platform } from '../../../db/schema/index.ts';
+import type { ContentRow } from '../content/serialize.ts';
+import type { PlatformPost } from './connector.ts';
+
+/** The fields of a content item that decide what a platform is sent. */
+export type PostSource = Pick<ContentRow, 'caption' | 'hashtags' | 'mediaUrls' | 'contentType' | 'platformSpecific'>;
+
+/**
+ * What `platform` is sent for `item`: that platform's `platform_specific` overrides replace the base
+ * caption, hashtags and media before anything is measured, so every rule judges what is really
+ * posted. An override given as an empty list (no hashtags, no media on this platform) replaces too.
+ */
+export function composePost(item: PostSource, platform: Platform): PlatformPost {
+  const override = item.platformSpecific[platform] ?? {};
+  const caption = override.caption ?? item.caption;
+  const hashtags = override.hashtags ?? item.hashtags;
+  const mediaUrls = override.media_urls ?? item.mediaUrls;
+  return {
+    platform,
+    contentType: item.contentType,
+    caption,
+    hashtags: [...hashtags],
+    mediaUrls: [...mediaUrls],
+    text: postText(caption, hashtags),
+  };
+}
+
+/** The caption, then a blank line and the hashtags as `#tag` words (stored without the `#`). */
+function postText(caption: string, hashtags: readonly string[]): string {
+  if (hashtags.length === 0) return caption;
+  return `${caption}\n\n${hashtags.map((tag) => `#${tag}`).join(' ')}`;
+}
+
+/**
+ * Media each content type cannot go out without, on every platform: a carousel or slideshow is a
+ * sequence (two items at least), a text post needs none, every other type is built on one image or
+ * video.
+ */
+const MIN_MEDIA_BY_CONTENT_TYPE: Record<ContentType, number> = {
+  text_only: 0,
+  single_image: 1,
+  slideshow: 2,
+  reel: 1,
+  talking_head: 1,
+  video_hook: 1,
+  video_hook_demo: 1,
+  carousel: 2,
+};
+
+/** Why the post lacks the media its content type needs, or null. */
+export function contentTypeMediaError(post: Pick<PlatformPost, 'contentType' | 'mediaUrls'>): string | null {
+  const needed = MIN_MEDIA_BY_CONTENT_TYPE[post.contentType];
+  const has = post.mediaUrls.length;
+  if (has >= needed) return null;
+  return `content type ${post.contentType} needs at least ${needed} media_urls; this post has ${has}`;
+}

@@ -1,0 +1,266 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PLATFORMS, sandboxPosts, type ContentType, type Platform } from '../../../db/schema/index.ts';
+import type { PlatformPost, PublishTarget } from '../../../src/core/publishing/connector.ts';
+import { connectorsFor } from '../../../src/core/publishing/connectors/index.ts';
+import { PLATFORM_RULES, sandboxConnector } from '../../../src/core/publishing/connectors/sandbox.ts';
+import { composePost, type PostSource } from '../../../src/core/publishing/post.ts';
+import { testRuntime } from '../../helpers/runtime.ts';
+
+const media = (count: number) => Array.from({ length: count }, (_, i) => `https://cdn.example.com/${i}.jpg`);
+
+const item = (overrides: Partial<PostSource> = {}): PostSource => ({
+  caption: 'A caption worth posting',
+  hashtags: [],
+  mediaUrls: media(1),
+  contentType: 'single_image',
+  platformSpecific: {},
+  ...overrides,
+});
+
+const target: PublishTarget = { account: { platformUserId: 'user-42', username: 'brand' }, attemptId: 'attempt-1' };
+
+/** validate for one platform, on the post composed from `source` for that platform. */
+const validateOn = (platform: Platform, source: PostSource) =>
+  sandboxConnector(testRuntime(), platform).validate(composePost(source, platform));
+
+const tags = (count: number, prefix = 'tag') => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+
+describe('sandbox connector rules', () => {
+  it('keeps one row of limits per platform, as DECISIONS.md lists them', () => {
+    expect(PLATFORM_RULES).toEqual({
+      twitter: { maxText: 280, textMeasure: 'x-weighted', maxMedia: 4, mediaRequired: false, maxHashtags: null },
+      linkedin: { maxText: 3000, textMeasure: 'code-points', maxMedia: 20, mediaRequired: false, maxHashtags: null },
+      instagram: { maxText: 2200, textMeasure: 'code-points', maxMedia: 10, mediaRequired: true, maxHashtags: 30 },
+      facebook: { maxText: 63206, textMeasure: 'code-points', maxMedia: 10, mediaRequired: false, maxHashtags: null },
+      tiktok: { maxText: 2200, textMeasure: 'code-points', maxMedia: 35, mediaRequired: true, maxHashtags: null },
+    });
+  });
+
+  const textLimits = [
+    ['twitter', 280, 'weighted characters'],
+    ['linkedin', 3000, 'characters'],
+    ['instagram', 2200, 'characters'],
+    ['facebook', 63206, 'characters'],
+    ['tiktok', 2200, 'characters'],
+  ] as const;
+
+  it.each(textLimits)('%s accepts text of exactly %i and refuses one more', (platform, limit, unit) => {
+    expect(validateOn(platform, item({ caption: 'a'.repeat(limit) }))).toBeNull();
+    expect(validateOn(platform, item({ caption: 'a'.repeat(limit + 1) }))).toBe(
+      `${platform}: text is ${limit + 1} ${unit}; the limit is ${limit}`,
+    );
+  });
+
+  it.each(textLimits)('%s counts the appended hashtags in the text length', (platform, limit) => {
+    // "#ab" plus the blank line is 5 more characters (weighted 5 on X too).
+    expect(validateOn(platform, item({ caption: 'a'.repeat(limit - 5), hashtags: ['ab'] }))).toBeNull();
+    expect(validateOn(platform, item({ caption: 'a'.repeat(limit - 4), hashtags: ['ab'] }))).toMatch(
+      new RegExp(`^${platform}: text is ${limit + 1} `),
+    );
+  });
+
+  it.each(['linkedin', 'instagram', 'facebook', 'tiktok'] as const)('%s counts code points, so an emoji is one character', (platform) => {
+    const limit = PLATFORM_RULES[platform].maxText;
+    // 2 UTF-16 units each: counting .length would refuse this.
+    expect(validateOn(platform, item({ caption: '😀'.repeat(limit) }))).toBeNull();
+    expect(validateOn(platform, item({ caption: '😀'.repeat(limit + 1) }))).toBe(
+      `${platform}: text is ${limit + 1} characters; the limit is ${limit}`,
+    );
+  });
+
+  describe('X weighted length', () => {
+    it('weighs an emoji as 2', () => {
+      expect(validateOn('twitter', item({ caption: '😀'.repeat(140) }))).toBeNull();
+      // 141 characters, far under 280 by count, but 282 weighted.
+      expect(validateOn('twitter', item({ caption: '😀'.repeat(141) }))).toBe(
+        'twitter: text is 282 weighted characters; the limit is 280',
+      );
+    });
+
+    it('weighs a CJK character as 2', () => {
+      expect(validateOn('twitter', item({ caption: '中'.repeat(140) }))).toBeNull();
+      expect(validateOn('twitter', item({ caption: '中'.repeat(139) + 'ab' }))).toBeNull();
+      expect(validateOn('twitter', item({ caption: '中'.repeat(140) + 'a' }))).toBe(
+        'twitter: text is 281 weighted characters; the limit is 280',
+      );
+    });
+
+    it('weighs any URL as 23, however long', () => {
+      const url = `https://example.com/${'p'.repeat(300)}`;
+      // 256 + space + 23 = 280, though the text is over 570 characters long.
+      expect(validateOn('twitter', item({ caption: `${'a'.repeat(256)} ${url}` }))).toBeNull();
+      expect(validateOn('twitter', item({ caption: `${'a'.repeat(257)} ${url}` }))).toBe(
+        'twitter: text is 281 weighted characters; the limit is 280',
+      );
+    });
+  });
+
+  describe('Instagram hashtags', () => {
+    it('accepts 30 hashtags and refuses 31', () => {
+      expect(validateOn('instagram', item({ hashtags: tags(30) }))).toBeNull();
+      expect(validateOn('instagram', item({ hashtags: tags(31) }))).toBe('instagram: text has 31 hashtags; the limit is 30');
+    });
+
+    it('counts #tags written in the caption with the listed ones', () => {
+      const caption = `Morning ${tags(10, 'inline').map((t) => `#${t}`).join(' ')} done`;
+      expect(validateOn('instagram', item({ caption, hashtags: tags(20) }))).toBeNull();
+      expect(validateOn('instagram', item({ caption, hashtags: tags(21) }))).toBe(
+        'instagram: text has 31 hashtags; the limit is 30',
+      );
+    });
+
+    it('sets no hashtag limit on the other platforms', () => {
+      expect(validateOn('linkedin', item({ hashtags: tags(40) }))).toBeNull();
+    });
+  });
+
+  describe('media', () => {
+    it.each(PLATFORMS.map((p) => [p, PLATFORM_RULES[p].maxMedia] as const))('%s accepts %i media items and refuses one more', (platform, max) => {
+      expect(validateOn(platform, item({ mediaUrls: media(max) }))).toBeNull();
+      expect(validateOn(platform, item({ mediaUrls: media(max + 1) }))).toBe(
+        `${platform}: post has ${max + 1} media items; the limit is ${max}`,
+      );
+    });
+
+    it.each(['instagram', 'tiktok'] as const)('%s refuses a post without media, even text_only', (platform) => {
+      expect(validateOn(platform, item({ contentType: 'text_only', mediaUrls: [] }))).toBe(
+        `${platform}: post has no media; the platform requires at least 1 media item`,
+      );
+      expect(validateOn(platform, item({ contentType: 'text_only', mediaUrls: media(1) }))).toBeNull();
+    });
+
+    it.each(['twitter', 'linkedin', 'facebook'] as const)('%s takes a text_only post without media', (platform) => {
+      expect(validateOn(platform, item({ contentType: 'text_only', mediaUrls: [] }))).toBeNull();
+    });
+  });
+
+  describe('content-type media rules, on every platform', () => {
+    const cases: Array<[ContentType, number]> = [
+      ['carousel', 2],
+      ['slideshow', 2],
+      ['single_image', 1],
+      ['reel', 1],
+      ['talking_head', 1],
+      ['video_hook', 1],
+      ['video_hook_demo', 1],
+    ];
+    for (const platform of PLATFORMS) {
+      it.each(cases)(`${platform}: %s needs %i media`, (contentType, needed) => {
+        expect(validateOn(platform, item({ contentType, mediaUrls: media(needed) }))).toBeNull();
+        expect(validateOn(platform, item({ contentType, mediaUrls: media(needed - 1) }))).toBe(
+          `${platform}: content type ${contentType} needs at least ${needed} media_urls; this post has ${needed - 1}`,
+        );
+      });
+    }
+  });
+
+  it('names every broken rule in one answer', () => {
+    // 2300 + blank line + 31 tags (#tag0..#tag9: 5 each, #tag10..#tag30: 6 each) and 30 spaces = 2508.
+    const error = validateOn('instagram', item({ caption: 'a'.repeat(2300), hashtags: tags(31), contentType: 'carousel', mediaUrls: media(1) }));
+    expect(error).toBe(
+      [
+        'instagram: text is 2508 characters; the limit is 2200',
+        'instagram: text has 31 hashtags; the limit is 30',
+        'instagram: content type carousel needs at least 2 media_urls; this post has 1',
+      ].join('. '),
+    );
+  });
+
+  it('judges the overrides: a caption shortened for one platform passes there while the base fails elsewhere', () => {
+    const source = item({
+      caption: 'a'.repeat(2500),
+      platformSpecific: { instagram: { caption: 'Short enough' }, twitter: { caption: 'Short for X', media_urls: media(4) } },
+    });
+    expect(validateOn('instagram', source)).toBeNull();
+    expect(validateOn('twitter', source)).toBeNull();
+    expect(validateOn('tiktok', source)).toBe('tiktok: text is 2500 characters; the limit is 2200');
+    expect(validateOn('linkedin', source)).toBeNull();
+  });
+
+  it('judges overridden media and hashtags, not the base ones', () => {
+    const source = item({ mediaUrls: media(8), platformSpecific: { twitter: { media_urls: media(5) }, instagram: { hashtags: tags(31) } } });
+    expect(validateOn('twitter', source)).toBe('twitter: post has 5 media items; the limit is 4');
+    expect(validateOn('instagram', source)).toBe('instagram: text has 31 hashtags; the limit is 30');
+    expect(validateOn('facebook', source)).toBeNull();
+  });
+});
+
+describe('sandbox connector publish', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  const postFor = (platform: Platform, overrides: Partial<PostSource> = {}): PlatformPost => composePost(item(overrides), platform);
+
+  it('records exactly one sandbox post under the id it returns', async () => {
+    const runtime = testRuntime();
+    const post = postFor('linkedin', { hashtags: ['launch'], mediaUrls: media(2) });
+    const outcome = await sandboxConnector(runtime, 'linkedin').publish(post, target);
+    expect(outcome.status).toBe('published');
+    const rows = runtime.db.select().from(sandboxPosts).all();
+    expect(rows).toHaveLength(1);
+    expect(outcome).toEqual({ status: 'published', platformPostId: rows[0].id });
+    expect(rows[0]).toEqual({
+      id: expect.stringMatching(/^linkedin_[0-9A-Za-z]{20}$/),
+      platform: 'linkedin',
+      platformUserId: 'user-42',
+      attemptId: 'attempt-1',
+      text: 'A caption worth posting\n\n#launch',
+      mediaUrls: media(2),
+      createdAt: runtime.clock.now(),
+    });
+  });
+
+  it('gives every published post its own id; concurrent publishes all land', async () => {
+    const runtime = testRuntime();
+    const connectors = connectorsFor(runtime);
+    const outcomes = await Promise.all(
+      PLATFORMS.map((platform) => connectors.get(platform)!.publish(postFor(platform), { ...target, attemptId: `attempt-${platform}` })),
+    );
+    const ids = outcomes.map((o) => (o.status === 'published' ? o.platformPostId : o.error));
+    expect(new Set(ids).size).toBe(PLATFORMS.length);
+    const rows = runtime.db.select().from(sandboxPosts).all();
+    expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort());
+    expect(rows.map((r) => r.platform).sort()).toEqual([...PLATFORMS].sort());
+  });
+
+  it('re-checks the rules itself: an invalid post is rejected and nothing is recorded', async () => {
+    const runtime = testRuntime();
+    const outcome = await sandboxConnector(runtime, 'twitter').publish(postFor('twitter', { caption: 'a'.repeat(281) }), target);
+    expect(outcome).toEqual({ status: 'rejected', error: 'twitter: text is 281 weighted characters; the limit is 280' });
+    expect(runtime.db.select().from(sandboxPosts).all()).toHaveLength(0);
+  });
+
+  it("answers only after the platform's configured delay", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const runtime = testRuntime({ env: { SANDBOX_PUBLISH_DELAY_MS: 'linkedin:5000' } });
+    let settled = false;
+    const pending = sandboxConnector(runtime, 'linkedin')
+      .publish(postFor('linkedin'), target)
+      .finally(() => {
+        settled = true;
+      });
+    await vi.advanceTimersByTimeAsync(4999);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    expect(runtime.db.select().from(sandboxPosts).all()).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect((await pending).status).toBe('published');
+    expect(runtime.db.select().from(sandboxPosts).all()).toHaveLength(1);
+  });
+
+  it('does not wait on a platform without a delay', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const runtime = testRuntime({ env: { SANDBOX_PUBLISH_DELAY_MS: 'linkedin:5000' } });
+    // No timer is advanced: a wait here would never end and the test would time out.
+    expect((await sandboxConnector(runtime, 'twitter').publish(postFor('twitter'), target)).status).toBe('published');
+  });
+});
+
+describe('connectorsFor', () => {
+  it('has a sandbox connector for every known platform', () => {
+    const connectors = connectorsFor(testRuntime());
+    expect([...connectors.keys()].sort()).toEqual([...PLATFORMS].sort());
+    for (const [id, connector] of connectors) expect(connector.platform).toBe(id);
+  });
+});
