@@ -1,6 +1,7 @@
 import serviceCreateContent from './service_create_content.ts';
 import serviceDeleteContent from './service_delete_content.ts';
 import serviceGetAccount from './service_get_account.ts';
+import serviceGetAnalytics from './service_get_analytics.ts';
 import serviceGetContent from './service_get_content.ts';
 import serviceListContent from './service_list_content.ts';
 import servicePublishContent from './service_publish_content.ts';
@@ -18,4 +19,5 @@ export const TOOLS: readonly ToolDescriptor[] = [
   serviceUpdateContent,
   serviceDeleteContent,
   servicePublishContent,
+  serviceGetAnalytics,
 ];

@@ -44,7 +44,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
       expect(client.getServerVersion()?.name).toBeTruthy();
       expect(client.getServerCapabilities()?.tools).toBeDefined();
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toHaveLength(7);
+      expect(tools.map((t) => t.name)).toHaveLength(8);
       expect(tools.map((t) => t.name)).toContain('service_publish_content');
 
       const created = await toolResult(client, 'service_create_content', { caption: 'Over HTTP', target_platforms: ['twitter'] });
@@ -106,7 +106,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
       expect(res.status).toBe(200);
       const body = await json(res);
       expect(body.id).toBe(1);
-      expect(body.result.tools).toHaveLength(7);
+      expect(body.result.tools).toHaveLength(8);
     });
 
     it('lets an origin listed in MCP_ALLOWED_ORIGINS through and still refuses others', async () => {
@@ -121,7 +121,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
             body: JSON.stringify(listTools),
           });
           expect(res.status, origin).toBe(200);
-          expect((await json(res)).result.tools).toHaveLength(7);
+          expect((await json(res)).result.tools).toHaveLength(8);
         }
         const refused = await other.request('/mcp', {
           method: 'POST',

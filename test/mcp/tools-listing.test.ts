@@ -27,6 +27,7 @@ const EXPECTED_ARGUMENTS: Record<string, { properties: string[]; required: strin
   service_update_content: { properties: ['id', ...CONTENT_FIELDS], required: ['id'] },
   service_delete_content: { properties: ['id'], required: ['id'] },
   service_publish_content: { properties: ['id', 'scheduled_for'], required: ['id'] },
+  service_get_analytics: { properties: ['days'], required: [] },
 };
 
 describe('MCP tools/list', () => {
@@ -44,7 +45,7 @@ describe('MCP tools/list', () => {
     ({ tools } = await client.listTools());
   });
 
-  it('lists exactly the seven content and account tools', () => {
+  it('lists exactly the content, account and analytics tools', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(EXPECTED_ARGUMENTS).sort());
   });
 
@@ -57,7 +58,7 @@ describe('MCP tools/list', () => {
   });
 
   it('marks the reads read-only, delete destructive and publish open-world', () => {
-    for (const name of ['service_get_account', 'service_list_content', 'service_get_content']) {
+    for (const name of ['service_get_account', 'service_list_content', 'service_get_content', 'service_get_analytics']) {
       expect(byName(name).annotations?.readOnlyHint, name).toBe(true);
       expect(byName(name).annotations?.destructiveHint, name).not.toBe(true);
     }
