@@ -1,0 +1,172 @@
+import { and, eq } from 'drizzle-orm';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { writeTransaction, type Db } from '../../../db/client.ts';
+import { dataDeletionRequests, PLATFORMS, socialAccounts, type Platform } from '../../../db/schema/index.ts';
+import type { Runtime } from '../context.ts';
+import { fieldError, ServiceError } from '../errors.ts';
+import { recordEvent } from '../events/record-event.ts';
+import { randomBase62 } from '../ids.ts';
+import type { SocialAccountRow } from './serialize.ts';
+
+/**
+ * The platform operators' callbacks (DECISIONS.md, Platforms and social accounts), in Meta's format:
+ * a form field `signed_request` = base64url(HMAC-SHA256 signature) `.` base64url(JSON payload), the
+ * HMAC taken over the payload part as sent, keyed with the app secret of `<PLATFORM>_APP_SECRET`.
+ */
+export type CallbackKind = 'deauthorize' | 'data-deletion';
+
+export interface PlatformCallback {
+  /** As named in the URL; unknown or unconfigured platforms answer not_found. */
+  platform: string;
+  kind: CallbackKind;
+  /** The raw form field; anything but a string is refused. */
+  signedRequest: unknown;
+}
+
+/** `deauthorize`: Meta ignores the body of a 200; this says the callback was taken. */
+export interface DeauthorizeAnswer {
+  success: true;
+}
+
+/** `data-deletion`: Meta shows the user the URL and the code (its documented answer). */
+export interface DataDeletionAnswer {
+  url: string;
+  confirmation_code: string;
+}
+
+export interface DataDeletionStatus {
+  confirmation_code: string;
+  platform: string;
+  status: 'completed';
+  accounts_removed: number;
+  completed_at: string;
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
+const SIGNATURE_BYTES = 32;
+
+const invalid = (message: string) => fieldError('signed_request', message);
+
+/** The app secret that signs this platform's callbacks; an unknown or unconfigured platform has no callbacks. */
+function appSecretFor(runtime: Runtime, platform: string): { platform: Platform; secret: string } {
+  const known = (PLATFORMS as readonly string[]).includes(platform) ? (platform as Platform) : undefined;
+  const secret = known && runtime.config.appSecrets[known];
+  if (!known || !secret) {
+    throw new ServiceError(
+      'not_found',
+      known
+        ? `No callbacks for ${known}: the platform is not configured (set ${known.toUpperCase()}_APP_SECRET).`
+        : `No callbacks for platform "${platform}"; known platform ids: ${PLATFORMS.join(', ')}.`,
+    );
+  }
+  return { platform: known, secret };
+}
+
+/**
+ * Verifies a signed request and returns the platform user id it names. The signature is checked
+ * before the payload is even decoded, so nothing an unsigned sender writes is ever parsed.
+ */
+export function verifySignedRequest(signedRequest: unknown, secret: string): { userId: string } {
+  if (typeof signedRequest !== 'string' || signedRequest === '') {
+    throw invalid('signed_request is required: send it form-encoded (application/x-www-form-urlencoded).');
+  }
+  const parts = signedRequest.split('.');
+  if (parts.length !== 2 || !BASE64URL.test(parts[0]) || !BASE64URL.test(parts[1])) {
+    throw invalid('signed_request is malformed: expected base64url(signature) "." base64url(payload).');
+  }
+  const [encodedSignature, encodedPayload] = parts;
+  const signature = Buffer.from(encodedSignature, 'base64url');
+  const expected = createHmac('sha256', secret).update(encodedPayload).digest();
+  if (signature.length !== SIGNATURE_BYTES || !timingSafeEqual(signature, expected)) {
+    throw invalid('signed_request has a bad signature: it was not signed with this platform\'s app secret, or it was altered.');
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(Buffer.from(encodedPayload, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid('signed_request payload is not JSON.');
+  }
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+    throw invalid('signed_request payload is not a JSON object.');
+  }
+  const { algorithm, user_id: userId } = payload as { algorithm?: unknown; user_id?: unknown };
+  if (algorithm !== undefined && (typeof algorithm !== 'string' || algorithm.toUpperCase() !== 'HMAC-SHA256')) {
+    throw invalid(`signed_request algorithm ${JSON.stringify(algorithm)} is not supported; expected HMAC-SHA256.`);
+  }
+  // Platform ids can pass 2^53, where a JSON number has already lost digits: only safe integers pass as numbers.
+  if (typeof userId === 'string' && /^\S{1,100}$/.test(userId)) return { userId };
+  if (typeof userId === 'number' && Number.isSafeInteger(userId) && userId > 0) return { userId: String(userId) };
+  throw invalid('signed_request payload has no valid user_id.');
+}
+
+function matchingAccounts(db: Db, platform: Platform, platformUserId: string): SocialAccountRow[] {
+  return db
+    .select()
+    .from(socialAccounts)
+    .where(and(eq(socialAccounts.platform, platform), eq(socialAccounts.platformUserId, platformUserId)))
+    .all();
+}
+
+/**
+ * One `social_account.disconnected` per affected workspace. A workspace holds at most one row per
+ * platform user (unique index), so one event per row is one per workspace.
+ */
+function recordDisconnections(db: Db, rows: SocialAccountRow[], reason: 'deauthorized' | 'data_deletion', at: Date): void {
+  for (const row of rows) {
+    recordEvent(db, {
+      workspaceId: row.workspaceId,
+      type: 'social_account.disconnected',
+      data: { platform: row.platform, account: { platform_user_id: row.platformUserId, platform_username: row.username }, reason },
+      at,
+    });
+  }
+}
+
+/**
+ * Runs a deauthorize or data-deletion callback. A bad request changes nothing. `deauthorize` marks
+ * every active matching account inactive, in every workspace; `data-deletion` removes every matching
+ * row, active or not. The changes and their events commit together.
+ */
+export function handlePlatformCallback(runtime: Runtime, callback: PlatformCallback & { kind: 'deauthorize' }): DeauthorizeAnswer;
+export function handlePlatformCallback(runtime: Runtime, callback: PlatformCallback & { kind: 'data-deletion' }): DataDeletionAnswer;
+export function handlePlatformCallback(runtime: Runtime, callback: PlatformCallback): DeauthorizeAnswer | DataDeletionAnswer;
+export function handlePlatformCallback(runtime: Runtime, callback: PlatformCallback): DeauthorizeAnswer | DataDeletionAnswer {
+  const { platform, secret } = appSecretFor(runtime, callback.platform);
+  const { userId } = verifySignedRequest(callback.signedRequest, secret);
+  const { db } = runtime;
+  const now = runtime.clock.now();
+  return writeTransaction(db, () => {
+    const rows = matchingAccounts(db, platform, userId);
+    if (callback.kind === 'deauthorize') {
+      const active = rows.filter((row) => row.isActive);
+      for (const row of active) db.update(socialAccounts).set({ isActive: false }).where(eq(socialAccounts.id, row.id)).run();
+      recordDisconnections(db, active, 'deauthorized', now);
+      return { success: true };
+    }
+    for (const row of rows) db.delete(socialAccounts).where(eq(socialAccounts.id, row.id)).run();
+    recordDisconnections(db, rows, 'data_deletion', now);
+    const code = randomBase62(24);
+    db.insert(dataDeletionRequests).values({ confirmationCode: code, platform, accountsRemoved: rows.length, completedAt: now }).run();
+    return { url: dataDeletionStatusUrl(runtime, platform, code), confirmation_code: code };
+  });
+}
+
+export const dataDeletionStatusUrl = (runtime: Runtime, platform: string, code: string): string =>
+  `${runtime.config.publicBaseUrl}/callbacks/${platform}/data-deletion/${code}`;
+
+/** The status page behind the URL a data-deletion callback answers; another platform's code is not found. */
+export function getDataDeletionRequest(db: Db, platform: string, code: string): DataDeletionStatus {
+  const row = db
+    .select()
+    .from(dataDeletionRequests)
+    .where(and(eq(dataDeletionRequests.confirmationCode, code), eq(dataDeletionRequests.platform, platform)))
+    .get();
+  if (!row) throw new ServiceError('not_found', `No ${platform} data deletion request with confirmation code ${code}.`);
+  return {
+    confirmation_code: row.confirmationCode,
+    platform: row.platform,
+    status: 'completed',
+    accounts_removed: row.accountsRemoved,
+    completed_at: row.completedAt.toISOString(),
+  };
+}

@@ -1,0 +1,233 @@
+import { and, count, desc, eq, sql } from 'drizzle-orm';
+import { randomInt } from 'node:crypto';
+import { z } from 'zod';
+import { preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
+import { PLATFORMS, socialAccounts } from '../../../db/schema/index.ts';
+import { getWorkspace } from '../accounts/workspaces.ts';
+import type { Runtime } from '../context.ts';
+import { ServiceError, validationError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { defineOperation } from '../operation.ts';
+import type { ListEnvelope } from '../pagination.ts';
+import { toSocialAccountResource, type SocialAccountResource, type SocialAccountRow } from './serialize.ts';
+
+/**
+ * GET /social-accounts: the workspace's full set, active and inactive (SPEC.md: "full set"), newest
+ * first. Not paginated: platforms_limit keeps it small, so the envelope never has more.
+ */
+export const listSocialAccounts = defineOperation({
+  name: 'listSocialAccounts',
+  buckets: ['read'],
+  input: z.object({}),
+  run({ db, workspace }): ListEnvelope<SocialAccountResource> {
+    const rows = db
+      .select()
+      .from(socialAccounts)
+      .where(eq(socialAccounts.workspaceId, workspace.id))
+      .orderBy(desc(socialAccounts.createdAt), desc(socialAccounts.id))
+      .all();
+    return { object: 'list', data: rows.map(toSocialAccountResource), has_more: false, next_cursor: null };
+  },
+});
+
+const KNOWN_PLATFORMS = PLATFORMS.join(', ');
+
+/** Field names as the resource spells them, so an error points at what the caller sees. */
+const ConnectInput = z.object({
+  platform: z
+    .string({ error: `Give a platform id: one of ${KNOWN_PLATFORMS}.` })
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(PLATFORMS, { error: (issue) => `Unknown platform "${String(issue.input)}"; known platform ids: ${KNOWN_PLATFORMS}.` })),
+  username: z
+    .string({ error: 'Give a username.' })
+    .trim()
+    .transform((name) => name.replace(/^@/, ''))
+    .pipe(z.string().min(1, 'The username is empty.').max(100, 'The username is longer than 100 characters.')),
+  platform_user_id: z
+    .string()
+    .trim()
+    .min(1, 'The platform user id is empty.')
+    .max(100, 'The platform user id is longer than 100 characters.')
+    .regex(/^\S+$/, 'The platform user id has no whitespace.')
+    .optional(),
+  display_name: z
+    .string()
+    .trim()
+    .max(200, 'The display name is longer than 200 characters.')
+    .transform((name) => name || null)
+    .optional(),
+});
+
+export interface ConnectSocialAccountInput {
+  workspaceId: string;
+  platform: string;
+  username: string;
+  platformUserId?: string;
+  displayName?: string;
+}
+
+/**
+ * Platforms hand out numeric user ids (Meta's app-scoped ids, X's snowflakes), and the deauthorization
+ * callbacks carry them as `user_id`. A connection made without one gets a random 16-digit numeric
+ * string, so sandbox accounts look like real ones and a test can sign a callback for them. Always a
+ * string: 16 digits can exceed 2^53, past which a JSON number loses digits.
+ */
+export const randomPlatformUserId = (): string =>
+  String(randomInt(1, 10)) + Array.from({ length: 15 }, () => String(randomInt(0, 10))).join('');
+
+/**
+ * Connects an account to a workspace: the dashboard's OAuth flow, done by the admin CLI. Connecting
+ * the same platform user again reactivates and refreshes that row (a new `connected_at`, same id and
+ * `created_at`). Without a platform user id, an account of the workspace with the same platform and
+ * username (case-insensitive) is taken to be the same one; otherwise a random id is made up.
+ * `platforms_limit` caps the active accounts of the workspace (all platforms together). No event:
+ * `social_account.connected` is reserved and never emitted (DECISIONS.md, Events).
+ */
+export function connectSocialAccount(runtime: Runtime, input: ConnectSocialAccountInput): SocialAccountResource {
+  const parsed = ConnectInput.safeParse({
+    platform: input.platform,
+    username: input.username,
+    platform_user_id: input.platformUserId,
+    display_name: input.displayName,
+  });
+  if (!parsed.success) throw validationError(parsed.error);
+  const fields = parsed.data;
+  const { db } = runtime;
+  const now = runtime.clock.now();
+  return writeTransaction(db, () => {
+    const workspace = getWorkspace(db, input.workspaceId);
+    const existing = fields.platform_user_id
+      ? db
+          .select()
+          .from(socialAccounts)
+          .where(
+            and(
+              eq(socialAccounts.workspaceId, workspace.id),
+              eq(socialAccounts.platform, fields.platform),
+              eq(socialAccounts.platformUserId, fields.platform_user_id),
+            ),
+          )
+          .get()
+      : db
+          .select()
+          .from(socialAccounts)
+          .where(
+            and(
+              eq(socialAccounts.workspaceId, workspace.id),
+              eq(socialAccounts.platform, fields.platform),
+              sql`lower(${socialAccounts.username}) = lower(${fields.username})`,
+            ),
+          )
+          .orderBy(desc(socialAccounts.connectedAt), desc(socialAccounts.id))
+          .get();
+
+    if (!existing?.isActive) {
+      const active = countActiveAccounts(db, workspace.id);
+      const limit = workspace.features.platforms_limit;
+      if (active >= limit) {
+        throw new ServiceError(
+          'quota_exceeded',
+          `The ${workspace.plan} plan allows ${limit} active social accounts (platforms_limit) and the workspace has ${active}; ` +
+            'disconnect one or move to a larger plan first.',
+        );
+      }
+    }
+
+    if (existing) {
+      return toSocialAccountResource(
+        db
+          .update(socialAccounts)
+          .set({
+            username: fields.username,
+            displayName: fields.display_name === undefined ? existing.displayName : fields.display_name,
+            isActive: true,
+            connectedAt: now,
+          })
+          .where(eq(socialAccounts.id, existing.id))
+          .returning()
+          .get(),
+      );
+    }
+    return toSocialAccountResource(
+      db
+        .insert(socialAccounts)
+        .values({
+          id: newId(),
+          workspaceId: workspace.id,
+          platform: fields.platform,
+          platformUserId: fields.platform_user_id ?? randomPlatformUserId(),
+          username: fields.username,
+          displayName: fields.display_name ?? null,
+          isActive: true,
+          connectedAt: now,
+          createdAt: now,
+        })
+        .returning()
+        .get(),
+    );
+  });
+}
+
+/**
+ * The dashboard's disconnect: the row stays, inactive, so the list still shows it and a reconnect
+ * reuses it. No event: SPEC.md emits the disconnection event only from the platforms' callbacks.
+ */
+export function disconnectSocialAccount(runtime: Runtime, id: string): SocialAccountResource {
+  const row = runtime.db.update(socialAccounts).set({ isActive: false }).where(eq(socialAccounts.id, id)).returning().get();
+  if (!row) throw new ServiceError('not_found', `No social account with id ${id}.`);
+  return toSocialAccountResource(row);
+}
+
+/**
+ * What a workspace has on one platform: its active account (the most recently connected if there
+ * are several), else its most recently connected inactive one, else nothing. The publishing run
+ * tells "no connected account" from "the account is inactive; reconnect it" with it.
+ */
+export type PlatformAccountLookup =
+  | { state: 'active'; account: SocialAccountRow }
+  | { state: 'inactive'; account: SocialAccountRow }
+  | { state: 'none' };
+
+/** `platform` is any id a content item may target; an unknown one simply has no account. */
+export function activeAccountFor(db: Db, workspaceId: string, platform: string): PlatformAccountLookup {
+  const row = statements(db).bestForPlatform.get({ workspaceId, platform });
+  if (!row) return { state: 'none' };
+  return { state: row.isActive ? 'active' : 'inactive', account: row };
+}
+
+/** The rejection text for a platform without a usable account, or null when it has an active one. */
+export function unavailableAccountReason(platform: string, lookup: PlatformAccountLookup): string | null {
+  switch (lookup.state) {
+    case 'active':
+      return null;
+    case 'inactive':
+      return `The ${platform} account @${lookup.account.username} is inactive; reconnect it before publishing to ${platform}.`;
+    case 'none':
+      return `No connected ${platform} account in this workspace; connect one before publishing to ${platform}.`;
+  }
+}
+
+const statements = preparedStatements((db) => ({
+  bestForPlatform: db
+    .select()
+    .from(socialAccounts)
+    .where(
+      and(
+        eq(socialAccounts.workspaceId, sql.placeholder('workspaceId')),
+        eq(socialAccounts.platform, sql.placeholder('platform') as never),
+      ),
+    )
+    .orderBy(desc(socialAccounts.isActive), desc(socialAccounts.connectedAt), desc(socialAccounts.id))
+    .limit(1)
+    .prepare(),
+}));
+
+/** The active accounts of a workspace, all platforms together: what platforms_limit caps. */
+export function countActiveAccounts(db: Db, workspaceId: string): number {
+  return db
+    .select({ n: count() })
+    .from(socialAccounts)
+    .where(and(eq(socialAccounts.workspaceId, workspaceId), eq(socialAccounts.isActive, true)))
+    .get()!.n;
+}

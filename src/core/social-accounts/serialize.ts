@@ -1,0 +1,20 @@
+import type { socialAccounts } from '../../../db/schema/index.ts';
+
+export type SocialAccountRow = typeof socialAccounts.$inferSelect;
+
+/** The social account resource as every door returns it (DECISIONS.md, Platforms and social accounts). */
+export function toSocialAccountResource(row: SocialAccountRow) {
+  return {
+    id: row.id,
+    object: 'social_account' as const,
+    platform: row.platform,
+    platform_user_id: row.platformUserId,
+    username: row.username,
+    display_name: row.displayName,
+    is_active: row.isActive,
+    connected_at: row.connectedAt.toISOString(),
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+export type SocialAccountResource = ReturnType<typeof toSocialAccountResource>;

@@ -1,0 +1,317 @@
+import { eq } from 'drizzle-orm';
+import { createHmac } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { dataDeletionRequests, socialAccounts } from '../../db/schema/index.ts';
+import { contextFor } from '../../src/core/context.ts';
+import { ServiceError } from '../../src/core/errors.ts';
+import { runOperation } from '../../src/core/operation.ts';
+import {
+  getDataDeletionRequest,
+  handlePlatformCallback,
+  verifySignedRequest,
+} from '../../src/core/social-accounts/deauthorization.ts';
+import {
+  activeAccountFor,
+  connectSocialAccount,
+  countActiveAccounts,
+  disconnectSocialAccount,
+  listSocialAccounts,
+  unavailableAccountReason,
+} from '../../src/core/social-accounts/operations.ts';
+import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
+import { eventsOf } from '../helpers/rest-expect.ts';
+import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+
+const SECRET = 'facebook-app-secret';
+
+/** Meta's signed_request, built independently of the code under test. */
+function sign(payload: unknown, secret = SECRET): string {
+  const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  return `${createHmac('sha256', secret).update(body).digest('base64url')}.${body}`;
+}
+
+/** Runs `work` and returns the ServiceError it throws (failing when it throws none or another kind). */
+function serviceError(work: () => unknown): ServiceError {
+  try {
+    work();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ServiceError);
+    return error as ServiceError;
+  }
+  throw new Error('expected a ServiceError');
+}
+
+const accountRows = (runtime: TestRuntime) => runtime.db.select().from(socialAccounts).all();
+
+describe('social accounts: connect, disconnect, lookup', () => {
+  let runtime: TestRuntime;
+  let ws: TestWorkspace;
+  beforeEach(() => {
+    runtime = testRuntime();
+    ws = makeWorkspace(runtime, { plan: 'starter' });
+  });
+  const connect = (input: Partial<Parameters<typeof connectSocialAccount>[1]> = {}) =>
+    connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'twitter', username: 'acme', ...input });
+
+  it('connects with every field, strips a leading @, and emits no event', () => {
+    const account = connect({ username: '@acme', platformUserId: '1234567890', displayName: 'Acme Inc' });
+    const now = runtime.clock.now().toISOString();
+    expect(account).toEqual({
+      id: account.id,
+      object: 'social_account',
+      platform: 'twitter',
+      platform_user_id: '1234567890',
+      username: 'acme',
+      display_name: 'Acme Inc',
+      is_active: true,
+      connected_at: now,
+      created_at: now,
+    });
+    expect(eventsOf(runtime)).toEqual([]);
+  });
+
+  it('makes up a 16-digit numeric platform user id when none is given', () => {
+    const ids = new Set([connect({ username: 'a' }), connect({ username: 'b' })].map((a) => a.platform_user_id));
+    expect(ids.size).toBe(2);
+    for (const id of ids) expect(id).toMatch(/^[1-9]\d{15}$/);
+  });
+
+  it('refuses an unknown platform, naming the known ids, and an empty or overlong username', () => {
+    const unknown = serviceError(() => connect({ platform: 'myspace' }));
+    expect(unknown.code).toBe('invalid_body');
+    expect(unknown.details?.fieldErrors.platform?.[0]).toContain('myspace');
+    for (const id of ['twitter', 'linkedin', 'instagram', 'facebook', 'tiktok']) expect(unknown.message).toContain(id);
+    expect(serviceError(() => connect({ username: '@' })).details?.fieldErrors.username).toBeDefined();
+    expect(serviceError(() => connect({ username: 'x'.repeat(101) })).details?.fieldErrors.username).toBeDefined();
+    expect(connect({ username: 'x'.repeat(100) }).username).toHaveLength(100);
+    expect(accountRows(runtime)).toHaveLength(1);
+  });
+
+  it('answers not_found for an unknown workspace', () => {
+    const error = serviceError(() => connect({ workspaceId: '00000000-0000-4000-8000-000000000000' }));
+    expect(error.code).toBe('not_found');
+    expect(accountRows(runtime)).toEqual([]);
+  });
+
+  it('caps active accounts at platforms_limit: the limit fits, one more is quota_exceeded', () => {
+    expect(ws.workspace.features.platforms_limit).toBe(3);
+    connect({ platform: 'twitter' });
+    connect({ platform: 'linkedin' });
+    connect({ platform: 'instagram' });
+    const over = serviceError(() => connect({ platform: 'facebook' }));
+    expect(over.code).toBe('quota_exceeded');
+    expect(over.message).toMatch(/3 active social accounts/);
+    expect(over.message).toMatch(/starter/);
+    expect(countActiveAccounts(runtime.db, ws.workspace.id)).toBe(3);
+    expect(accountRows(runtime)).toHaveLength(3);
+  });
+
+  it('lets an inactive account free a slot, and refuses to reactivate one past the limit', () => {
+    const first = connect({ platform: 'twitter', platformUserId: '111' });
+    connect({ platform: 'linkedin' });
+    connect({ platform: 'instagram' });
+    disconnectSocialAccount(runtime, first.id);
+    const fourth = connect({ platform: 'facebook' });
+    expect(fourth.is_active).toBe(true);
+    // The slot is taken again: reconnecting the first one would make four active.
+    expect(serviceError(() => connect({ platform: 'twitter', platformUserId: '111' })).code).toBe('quota_exceeded');
+    expect(accountRows(runtime).find((r) => r.id === first.id)?.isActive).toBe(false);
+  });
+
+  it('reconnecting the same platform user reactivates and refreshes that row, even at the limit', () => {
+    const first = connect({ platformUserId: '42', username: 'old', displayName: 'Old name' });
+    connect({ platform: 'linkedin' });
+    connect({ platform: 'instagram' });
+    runtime.clock.advance(60_000);
+    // Reconnecting an active account adds no active account: allowed at the limit.
+    const refreshed = connect({ platformUserId: '42', username: 'new' });
+    expect(refreshed).toMatchObject({ id: first.id, username: 'new', display_name: 'Old name', created_at: first.created_at });
+    expect(refreshed.connected_at).toBe(runtime.clock.now().toISOString());
+
+    disconnectSocialAccount(runtime, first.id);
+    runtime.clock.advance(60_000);
+    const again = connect({ platformUserId: '42', username: 'new', displayName: 'New name' });
+    expect(again).toMatchObject({ id: first.id, is_active: true, display_name: 'New name' });
+    expect(accountRows(runtime)).toHaveLength(3);
+  });
+
+  it('without a platform user id, the same platform and username (any case) is the same account', () => {
+    const first = connect({ username: 'Acme' });
+    disconnectSocialAccount(runtime, first.id);
+    const again = connect({ username: '@acme' });
+    expect(again).toMatchObject({ id: first.id, platform_user_id: first.platform_user_id, is_active: true });
+    // Another platform, or another username, is another account.
+    expect(connect({ username: 'acme', platform: 'linkedin' }).id).not.toBe(first.id);
+    expect(connect({ username: 'acme2' }).id).not.toBe(first.id);
+  });
+
+  it('the same platform user may be connected to two workspaces, each counted on its own', () => {
+    const other = makeWorkspace(runtime, { plan: 'free' });
+    const mine = connect({ platformUserId: '77' });
+    const theirs = connectSocialAccount(runtime, { workspaceId: other.workspace.id, platform: 'twitter', username: 'acme', platformUserId: '77' });
+    expect(theirs.id).not.toBe(mine.id);
+    expect(countActiveAccounts(runtime.db, other.workspace.id)).toBe(1);
+  });
+
+  it('disconnect marks the account inactive, keeps the row, emits nothing; an unknown id is not_found', () => {
+    const account = connect();
+    const disconnected = disconnectSocialAccount(runtime, account.id);
+    expect(disconnected).toEqual({ ...account, is_active: false });
+    expect(accountRows(runtime)).toHaveLength(1);
+    expect(eventsOf(runtime)).toEqual([]);
+    expect(serviceError(() => disconnectSocialAccount(runtime, '00000000-0000-4000-8000-000000000000')).code).toBe('not_found');
+  });
+
+  it('listSocialAccounts returns the full set, newest first, in the list envelope, and only this workspace', () => {
+    const other = makeWorkspace(runtime);
+    connectSocialAccount(runtime, { workspaceId: other.workspace.id, platform: 'twitter', username: 'theirs' });
+    const a = connect({ platform: 'twitter' });
+    runtime.clock.advance(1000);
+    const b = connect({ platform: 'linkedin' });
+    disconnectSocialAccount(runtime, a.id);
+    const list = runOperation(listSocialAccounts, contextFor(runtime, ws.workspace, 'rest'), {});
+    expect(list).toEqual({ object: 'list', data: [b, { ...a, is_active: false }], has_more: false, next_cursor: null });
+  });
+
+  it('activeAccountFor tells active, inactive and none apart, preferring the latest active account', () => {
+    const lookup = () => activeAccountFor(runtime.db, ws.workspace.id, 'twitter');
+    expect(lookup()).toEqual({ state: 'none' });
+    expect(unavailableAccountReason('twitter', lookup())).toBe(
+      'No connected twitter account in this workspace; connect one before publishing to twitter.',
+    );
+
+    const older = connect({ username: 'older' });
+    runtime.clock.advance(1000);
+    const newer = connect({ username: 'newer' });
+    expect(lookup()).toMatchObject({ state: 'active', account: { id: newer.id } });
+    expect(unavailableAccountReason('twitter', lookup())).toBeNull();
+
+    disconnectSocialAccount(runtime, newer.id);
+    expect(lookup()).toMatchObject({ state: 'active', account: { id: older.id } });
+    disconnectSocialAccount(runtime, older.id);
+    const inactive = lookup();
+    expect(inactive).toMatchObject({ state: 'inactive', account: { id: newer.id } });
+    expect(unavailableAccountReason('twitter', inactive)).toBe(
+      'The twitter account @newer is inactive; reconnect it before publishing to twitter.',
+    );
+    // Another workspace's account and an unknown platform id are nothing to this one.
+    const other = makeWorkspace(runtime);
+    connectSocialAccount(runtime, { workspaceId: other.workspace.id, platform: 'linkedin', username: 'x' });
+    expect(activeAccountFor(runtime.db, ws.workspace.id, 'linkedin')).toEqual({ state: 'none' });
+    expect(activeAccountFor(runtime.db, ws.workspace.id, 'myspace')).toEqual({ state: 'none' });
+  });
+});
+
+describe('verifySignedRequest (Meta format)', () => {
+  it('accepts a good signature and returns user_id, with or without algorithm (any case)', () => {
+    expect(verifySignedRequest(sign({ user_id: '123' }), SECRET)).toEqual({ userId: '123' });
+    expect(verifySignedRequest(sign({ user_id: '123', algorithm: 'hmac-sha256', issued_at: 1 }), SECRET)).toEqual({ userId: '123' });
+    expect(verifySignedRequest(sign({ user_id: 123, algorithm: 'HMAC-SHA256' }), SECRET)).toEqual({ userId: '123' });
+  });
+
+  it.each([
+    ['missing', undefined, /required/],
+    ['an array', ['a.b'], /required/],
+    ['one part', 'abc', /malformed/],
+    ['three parts', 'a.b.c', /malformed/],
+    ['not base64url', 'a+b.c/d', /malformed/],
+    ['a short signature', `${Buffer.from('short').toString('base64url')}.${Buffer.from('{"user_id":"1"}').toString('base64url')}`, /signature/],
+    ['another secret', sign({ user_id: '1' }, 'other-secret'), /signature/],
+    ['a wrong algorithm', sign({ user_id: '1', algorithm: 'HMAC-SHA1' }), /algorithm/],
+    ['no user_id', sign({ algorithm: 'HMAC-SHA256' }), /user_id/],
+    ['an unsafe numeric user_id', `${createHmac('sha256', SECRET).update(Buffer.from('{"user_id":12345678901234567}').toString('base64url')).digest('base64url')}.${Buffer.from('{"user_id":12345678901234567}').toString('base64url')}`, /user_id/],
+    ['a non-object payload', sign(['user_id']), /object/],
+  ])('refuses %s with invalid_body on signed_request', (_name, value, message) => {
+    const error = serviceError(() => verifySignedRequest(value, SECRET));
+    expect(error.code).toBe('invalid_body');
+    expect(error.message).toMatch(message);
+    expect(Object.keys(error.details!.fieldErrors)).toEqual(['signed_request']);
+  });
+
+  it('refuses a payload altered after signing', () => {
+    const [signature] = sign({ user_id: '1' }).split('.');
+    const forged = `${signature}.${Buffer.from(JSON.stringify({ user_id: '2' })).toString('base64url')}`;
+    expect(serviceError(() => verifySignedRequest(forged, SECRET)).message).toMatch(/signature/);
+  });
+});
+
+describe('handlePlatformCallback', () => {
+  let runtime: TestRuntime;
+  let a: TestWorkspace;
+  let b: TestWorkspace;
+  beforeEach(() => {
+    runtime = testRuntime({ env: { FACEBOOK_APP_SECRET: SECRET, PUBLIC_BASE_URL: 'https://api.example.test' } });
+    a = makeWorkspace(runtime);
+    b = makeWorkspace(runtime);
+  });
+  const connectTo = (ws: TestWorkspace, input: { platform?: string; platformUserId?: string; username?: string } = {}) =>
+    connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'facebook', username: 'shared', platformUserId: '555', ...input });
+
+  it('deauthorize marks the active matches of every workspace inactive, one event each, in one go', () => {
+    const inA = connectTo(a, { username: 'in_a' });
+    const inB = connectTo(b, { username: 'in_b' });
+    const unrelated = connectTo(a, { platformUserId: '556', username: 'other' });
+    const twitterSameId = connectTo(b, { platform: 'twitter' });
+    const answer = handlePlatformCallback(runtime, { platform: 'facebook', kind: 'deauthorize', signedRequest: sign({ user_id: '555' }) });
+    expect(answer).toEqual({ success: true });
+    const active = Object.fromEntries(accountRows(runtime).map((r) => [r.id, r.isActive]));
+    expect(active).toEqual({ [inA.id]: false, [inB.id]: false, [unrelated.id]: true, [twitterSameId.id]: true });
+    for (const [ws, username] of [[a, 'in_a'], [b, 'in_b']] as const) {
+      const rows = eventsOf(runtime, ws.workspace.id);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ type: 'social_account.disconnected', createdAt: runtime.clock.now() });
+      expect(rows[0].data).toEqual({ platform: 'facebook', account: { platform_user_id: '555', platform_username: username }, reason: 'deauthorized' });
+    }
+    // Already inactive: nothing changes, no second event.
+    handlePlatformCallback(runtime, { platform: 'facebook', kind: 'deauthorize', signedRequest: sign({ user_id: '555' }) });
+    expect(eventsOf(runtime)).toHaveLength(2);
+  });
+
+  it('data-deletion removes every match (inactive too), one event per workspace, and records the request', () => {
+    const inA = connectTo(a);
+    connectTo(b);
+    disconnectSocialAccount(runtime, inA.id);
+    const kept = connectTo(a, { platformUserId: '556' });
+    const answer = handlePlatformCallback(runtime, { platform: 'facebook', kind: 'data-deletion', signedRequest: sign({ user_id: '555' }) });
+    expect(answer.confirmation_code).toMatch(/^[0-9A-Za-z]{24}$/);
+    expect(answer.url).toBe(`https://api.example.test/callbacks/facebook/data-deletion/${answer.confirmation_code}`);
+    expect(accountRows(runtime).map((r) => r.id)).toEqual([kept.id]);
+    const written = eventsOf(runtime);
+    expect(written.map((e) => e.workspaceId).sort()).toEqual([a.workspace.id, b.workspace.id].sort());
+    for (const event of written) {
+      expect(event.type).toBe('social_account.disconnected');
+      expect(event.data).toEqual({ platform: 'facebook', account: { platform_user_id: '555', platform_username: 'shared' }, reason: 'data_deletion' });
+    }
+    expect(getDataDeletionRequest(runtime.db, 'facebook', answer.confirmation_code)).toEqual({
+      confirmation_code: answer.confirmation_code,
+      platform: 'facebook',
+      status: 'completed',
+      accounts_removed: 2,
+      completed_at: runtime.clock.now().toISOString(),
+    });
+    expect(serviceError(() => getDataDeletionRequest(runtime.db, 'twitter', answer.confirmation_code)).code).toBe('not_found');
+    expect(serviceError(() => getDataDeletionRequest(runtime.db, 'facebook', 'nope')).code).toBe('not_found');
+  });
+
+  it('a bad signature changes nothing and writes nothing', () => {
+    connectTo(a);
+    const before = accountRows(runtime);
+    for (const kind of ['deauthorize', 'data-deletion'] as const) {
+      const error = serviceError(() => handlePlatformCallback(runtime, { platform: 'facebook', kind, signedRequest: sign({ user_id: '555' }, 'wrong') }));
+      expect(error.code).toBe('invalid_body');
+    }
+    expect(accountRows(runtime)).toEqual(before);
+    expect(eventsOf(runtime)).toEqual([]);
+    expect(runtime.db.select().from(dataDeletionRequests).all()).toEqual([]);
+  });
+
+  it('an unconfigured or unknown platform is not_found, even with a valid-looking request', () => {
+    connectTo(a, { platform: 'instagram' });
+    for (const platform of ['instagram', 'myspace']) {
+      const error = serviceError(() => handlePlatformCallback(runtime, { platform, kind: 'deauthorize', signedRequest: sign({ user_id: '555' }) }));
+      expect(error.code).toBe('not_found');
+    }
+    expect(accountRows(runtime).every((r) => r.isActive)).toBe(true);
+    expect(runtime.db.select().from(socialAccounts).where(eq(socialAccounts.platform, 'instagram')).all()).toHaveLength(1);
+  });
+});
