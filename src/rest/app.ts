@@ -4,8 +4,10 @@ import { ServiceError } from '../core/errors.ts';
 import { errorHandler } from './errors.ts';
 import { accountRoutes } from './routes/account.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
+import { callbackRoutes } from './routes/callbacks.ts';
 import { contentRoutes } from './routes/content.ts';
 import { mcpRoutes } from './routes/mcp.ts';
+import { socialAccountRoutes } from './routes/social-accounts.ts';
 import { systemRoutes } from './routes/system.ts';
 
 /** The HTTP face of the service: REST under /api/v1, MCP at /mcp, health and the error reference. */
@@ -14,8 +16,9 @@ export function createApp(runtime: Runtime): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(systemRoutes(runtime));
-  app.use('/api/v1', contentRoutes(runtime), accountRoutes(runtime), analyticsRoutes(runtime));
+  app.use('/api/v1', contentRoutes(runtime), accountRoutes(runtime), socialAccountRoutes(runtime), analyticsRoutes(runtime));
   app.use(mcpRoutes(runtime));
+  app.use(callbackRoutes(runtime));
   app.use((req) => {
     throw new ServiceError('not_found', `No route ${req.method} ${req.path}. The API lives under /api/v1.`);
   });

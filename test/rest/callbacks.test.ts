@@ -1,0 +1,249 @@
+import { createHmac } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dataDeletionRequests, socialAccounts } from '../../db/schema/index.ts';
+import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
+import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
+import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { BASE_URL, baseEnv, eventsOf, expectError } from '../helpers/rest-expect.ts';
+import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+
+const SECRET = 'fb-secret-for-tests';
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+const b64url = (text: string) => Buffer.from(text).toString('base64url');
+const hmac = (data: string, secret = SECRET) => createHmac('sha256', secret).update(data).digest('base64url');
+
+/** Meta's signed_request: base64url(HMAC-SHA256 over the encoded payload) "." base64url(JSON payload). */
+function sign(payload: unknown, secret = SECRET): string {
+  const body = b64url(JSON.stringify(payload));
+  return `${hmac(body, secret)}.${body}`;
+}
+
+/**
+ * The platform operators' callbacks (DECISIONS.md, Platforms and social accounts): form-encoded
+ * signed_request, verified with FACEBOOK_APP_SECRET; one social_account.disconnected per workspace.
+ */
+describe('REST platform callbacks', () => {
+  let runtime: TestRuntime;
+  let server: TestServer;
+  let a: TestWorkspace;
+  let b: TestWorkspace;
+  beforeEach(async () => {
+    runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET } });
+    server = await startTestServer(runtime);
+    a = makeWorkspace(runtime);
+    b = makeWorkspace(runtime);
+  });
+  afterEach(() => server.close());
+
+  const post = (path: string, form: Record<string, string> | string, headers: Record<string, string> = FORM) =>
+    call(server, 'POST', path, { headers, rawBody: typeof form === 'string' ? form : new URLSearchParams(form).toString() });
+  const deauthorize = (signedRequest: string, platform = 'facebook') =>
+    post(`/callbacks/${platform}/deauthorize`, { signed_request: signedRequest });
+  const dataDeletion = (signedRequest: string, platform = 'facebook') =>
+    post(`/callbacks/${platform}/data-deletion`, { signed_request: signedRequest });
+
+  /** The same facebook user connected to both workspaces (under different usernames), plus bystanders. */
+  function connectShared() {
+    const connect = (ws: TestWorkspace, platform: string, username: string, platformUserId: string) =>
+      connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform, username, platformUserId });
+    return {
+      inA: connect(a, 'facebook', 'shared_in_a', '10001'),
+      inB: connect(b, 'facebook', 'shared_in_b', '10001'),
+      otherUser: connect(a, 'facebook', 'someone_else', '10002'),
+      otherPlatform: connect(b, 'instagram', 'shared_in_b', '10001'),
+    };
+  }
+  const rows = () => runtime.db.select().from(socialAccounts).all();
+  const activeById = () => Object.fromEntries(rows().map((r) => [r.id, r.isActive]));
+  const expectNothingChanged = (before: ReturnType<typeof rows>) => {
+    expect(rows()).toEqual(before);
+    expect(eventsOf(runtime)).toEqual([]);
+    expect(runtime.db.select().from(dataDeletionRequests).all()).toEqual([]);
+  };
+
+  it('deauthorize marks the user inactive in both workspaces, with exactly one event in each', async () => {
+    const { inA, inB, otherUser, otherPlatform } = connectShared();
+    const res = await deauthorize(sign({ algorithm: 'HMAC-SHA256', issued_at: 1773144000, user_id: '10001' }));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true });
+    expect(activeById()).toEqual({ [inA.id]: false, [inB.id]: false, [otherUser.id]: true, [otherPlatform.id]: true });
+
+    const inEach = [
+      [a, 'shared_in_a'],
+      [b, 'shared_in_b'],
+    ] as const;
+    for (const [ws, username] of inEach) {
+      const written = eventsOf(runtime, ws.workspace.id);
+      expect(written).toHaveLength(1);
+      expect(written[0].type).toBe('social_account.disconnected');
+      expect(written[0].id).toMatch(/^evt_/);
+      expect(written[0].data).toEqual({
+        platform: 'facebook',
+        account: { platform_user_id: '10001', platform_username: username },
+        reason: 'deauthorized',
+      });
+    }
+    expect(eventsOf(runtime)).toHaveLength(2);
+
+    // The list shows them inactive; nothing else about them changed.
+    const listed = await call(server, 'GET', '/api/v1/social-accounts', { headers: a.headers });
+    expect(listed.body.data.find((x: any) => x.id === inA.id)).toEqual({ ...inA, is_active: false });
+  });
+
+  it('data-deletion removes the rows in both workspaces, one event each, and answers a working status URL', async () => {
+    const { otherUser, otherPlatform } = connectShared();
+    const res = await dataDeletion(sign({ algorithm: 'HMAC-SHA256', user_id: '10001' }));
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(['confirmation_code', 'url']);
+    const code: string = res.body.confirmation_code;
+    expect(code).toMatch(/^[0-9A-Za-z]{16,}$/);
+    expect(res.body.url).toBe(`${BASE_URL}/callbacks/facebook/data-deletion/${code}`);
+    expect(rows().map((r) => r.id).sort()).toEqual([otherUser.id, otherPlatform.id].sort());
+
+    for (const [ws, username] of [
+      [a, 'shared_in_a'],
+      [b, 'shared_in_b'],
+    ] as const) {
+      const written = eventsOf(runtime, ws.workspace.id);
+      expect(written.map((e) => [e.type, e.data])).toEqual([
+        ['social_account.disconnected', { platform: 'facebook', account: { platform_user_id: '10001', platform_username: username }, reason: 'data_deletion' }],
+      ]);
+    }
+
+    runtime.clock.advance(5000);
+    const status = await call(server, 'GET', new URL(res.body.url).pathname);
+    expect(status.status).toBe(200);
+    expect(status.body).toEqual({
+      confirmation_code: code,
+      platform: 'facebook',
+      status: 'completed',
+      accounts_removed: 2,
+      completed_at: '2026-03-10T12:00:30.000Z',
+    });
+  });
+
+  it('data-deletion also removes an account already deauthorized, and answers for a user nobody connected', async () => {
+    const { inA } = connectShared();
+    await deauthorize(sign({ user_id: '10001' }));
+    const res = await dataDeletion(sign({ user_id: '10001' }));
+    expect(res.status).toBe(200);
+    expect(rows().find((r) => r.id === inA.id)).toBeUndefined();
+    expect(eventsOf(runtime, a.workspace.id).map((e) => (e.data as { reason: string }).reason)).toEqual(['deauthorized', 'data_deletion']);
+
+    const nobody = await dataDeletion(sign({ user_id: '99999' }));
+    expect(nobody.status).toBe(200);
+    const status = await call(server, 'GET', `/callbacks/facebook/data-deletion/${nobody.body.confirmation_code}`);
+    expect(status.body).toMatchObject({ status: 'completed', accounts_removed: 0 });
+    expect(eventsOf(runtime)).toHaveLength(4);
+  });
+
+  it('a bad signature is 400 invalid_body on both callbacks and changes nothing', async () => {
+    connectShared();
+    const before = rows();
+    for (const send of [deauthorize, dataDeletion]) {
+      const res = await send(sign({ algorithm: 'HMAC-SHA256', user_id: '10001' }, 'not-the-secret'));
+      expectError(res, 400, 'invalid_body', { details: true });
+      expect(res.body.error.message).toMatch(/signature/);
+      expect(Object.keys(res.body.error.details.fieldErrors)).toEqual(['signed_request']);
+    }
+    expectNothingChanged(before);
+  });
+
+  it('refuses a tampered payload, a wrong algorithm, a malformed or missing signed_request', async () => {
+    connectShared();
+    const before = rows();
+    const good = sign({ user_id: '10002' });
+    const [signature] = good.split('.');
+    const cases: Array<[string, string | Record<string, string>, RegExp]> = [
+      ['tampered', { signed_request: `${signature}.${b64url(JSON.stringify({ user_id: '10001' }))}` }, /signature/],
+      ['algorithm', { signed_request: sign({ algorithm: 'HMAC-SHA1', user_id: '10001' }) }, /algorithm/],
+      ['algorithm none', { signed_request: sign({ algorithm: 'none', user_id: '10001' }) }, /algorithm/],
+      ['no dot', { signed_request: signature }, /malformed/],
+      ['empty', { signed_request: '' }, /required/],
+      ['missing', { other: 'x' }, /required/],
+      ['no body', '', /required/],
+      ['twice', `signed_request=${good}&signed_request=${good}`, /required/],
+      ['no user', { signed_request: sign({ algorithm: 'HMAC-SHA256' }) }, /user_id/],
+    ];
+    for (const [name, form, message] of cases) {
+      for (const kind of ['deauthorize', 'data-deletion']) {
+        const res = await post(`/callbacks/facebook/${kind}`, form);
+        expect(res.status, `${name} ${kind}`).toBe(400);
+        expectError(res, 400, 'invalid_body', { details: true });
+        expect(res.body.error.message, name).toMatch(message);
+      }
+    }
+    expectNothingChanged(before);
+  });
+
+  it('an unconfigured platform and an unknown one answer 404, even with a good signature', async () => {
+    connectSocialAccount(runtime, { workspaceId: a.workspace.id, platform: 'instagram', username: 'gram', platformUserId: '10001' });
+    const before = rows();
+    for (const platform of ['instagram', 'twitter', 'myspace']) {
+      for (const kind of ['deauthorize', 'data-deletion']) {
+        const res = await post(`/callbacks/${platform}/${kind}`, { signed_request: sign({ user_id: '10001' }) });
+        expectError(res, 404, 'not_found');
+      }
+    }
+    const instagram = await deauthorize(sign({ user_id: '10001' }), 'instagram');
+    expect(instagram.body.error.message).toContain('INSTAGRAM_APP_SECRET');
+    expectNothingChanged(before);
+  });
+
+  it('each platform verifies with its own secret', async () => {
+    await server.close();
+    runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET, INSTAGRAM_APP_SECRET: 'ig-secret' } });
+    server = await startTestServer(runtime);
+    const ws = makeWorkspace(runtime);
+    const gram = connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'instagram', username: 'gram', platformUserId: '7' });
+    expectError(await deauthorize(sign({ user_id: '7' }), 'instagram'), 400, 'invalid_body', { details: true });
+    expect((await deauthorize(sign({ user_id: '7' }, 'ig-secret'), 'instagram')).body).toEqual({ success: true });
+    expect(runtime.db.select().from(socialAccounts).all()).toEqual([expect.objectContaining({ id: gram.id, isActive: false })]);
+  });
+
+  it('needs no API key, takes only form bodies, and answers 405 for other methods', async () => {
+    connectShared();
+    const json = await post('/callbacks/facebook/deauthorize', JSON.stringify({ signed_request: sign({ user_id: '10001' }) }), {
+      'content-type': 'application/json',
+    });
+    expectError(json, 415, 'unsupported_media_type');
+    expect(eventsOf(runtime)).toEqual([]);
+
+    const withCharset = await post('/callbacks/facebook/deauthorize', { signed_request: sign({ user_id: '10001' }) }, {
+      'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
+    });
+    expect(withCharset.status).toBe(200);
+
+    for (const path of ['/callbacks/facebook/deauthorize', '/callbacks/facebook/data-deletion']) {
+      const res = await call(server, 'GET', path);
+      expectError(res, 405, 'method_not_allowed');
+      expect(res.headers.get('allow')).toBe('POST');
+    }
+    const status = await call(server, 'POST', '/callbacks/facebook/data-deletion/abc', { headers: FORM, rawBody: '' });
+    expectError(status, 405, 'method_not_allowed');
+    expect(status.headers.get('allow')).toBe('GET, HEAD');
+    // Not under /api/v1.
+    expectError(await post('/api/v1/callbacks/facebook/deauthorize', { signed_request: sign({ user_id: '1' }) }), 404, 'not_found');
+  });
+
+  it('refuses an oversized form with 413 and a form with too many fields with 413', async () => {
+    await server.close();
+    runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET, BODY_LIMIT_BYTES: '2048' } });
+    server = await startTestServer(runtime);
+    expectError(await post('/callbacks/facebook/deauthorize', { signed_request: 'x'.repeat(4096) }), 413, 'payload_too_large');
+    const many = Array.from({ length: 1001 }, (_, i) => `f${i}=1`).join('&');
+    await server.close();
+    runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET } });
+    server = await startTestServer(runtime);
+    expectError(await post('/callbacks/facebook/deauthorize', many), 413, 'payload_too_large');
+  });
+
+  it('the status page answers 404 for an unknown code or another platform', async () => {
+    const res = await dataDeletion(sign({ user_id: '1' }));
+    const code = res.body.confirmation_code;
+    expectError(await call(server, 'GET', '/callbacks/facebook/data-deletion/unknowncode'), 404, 'not_found');
+    expectError(await call(server, 'GET', `/callbacks/instagram/data-deletion/${code}`), 404, 'not_found');
+    expect((await call(server, 'GET', `/callbacks/facebook/data-deletion/${code}`)).status).toBe(200);
+  });
+});

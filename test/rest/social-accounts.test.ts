@@ -1,0 +1,81 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connectSocialAccount, disconnectSocialAccount } from '../../src/core/social-accounts/operations.ts';
+import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
+import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { baseEnv, expectError } from '../helpers/rest-expect.ts';
+import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** GET /api/v1/social-accounts (SPEC.md Endpoints; DECISIONS.md, Platforms and social accounts). */
+describe('REST social accounts', () => {
+  let runtime: TestRuntime;
+  let server: TestServer;
+  let ws: TestWorkspace;
+  beforeEach(async () => {
+    runtime = testRuntime({ env: baseEnv });
+    server = await startTestServer(runtime);
+    ws = makeWorkspace(runtime);
+  });
+  afterEach(() => server.close());
+
+  const list = (headers: Record<string, string> = ws.headers) => call(server, 'GET', '/api/v1/social-accounts', { headers });
+  const connect = (workspace: TestWorkspace, platform: string, username: string, extra: { platformUserId?: string; displayName?: string } = {}) =>
+    connectSocialAccount(runtime, { workspaceId: workspace.workspace.id, platform, username, ...extra });
+
+  it('answers an empty list envelope for a workspace without accounts', async () => {
+    const res = await list();
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
+    expect(res.headers.get('x-ratelimit-limit')).toBe('300');
+  });
+
+  it('lists the full set, active and inactive, newest first, with every field', async () => {
+    const twitter = connect(ws, 'twitter', '@acme', { platformUserId: '1001', displayName: 'Acme' });
+    runtime.clock.advance(1000);
+    const linkedin = connect(ws, 'linkedin', 'acme-co');
+    runtime.clock.advance(1000);
+    const instagram = connect(ws, 'instagram', 'acme.gram');
+    disconnectSocialAccount(runtime, linkedin.id);
+
+    const res = await list();
+    expect(res.status).toBe(200);
+    expect(res.body.object).toBe('list');
+    expect(res.body.has_more).toBe(false);
+    expect(res.body.next_cursor).toBeNull();
+    expect(res.body.data.map((a: any) => a.id)).toEqual([instagram.id, linkedin.id, twitter.id]);
+    expect(res.body.data[2]).toEqual({
+      id: expect.stringMatching(UUID),
+      object: 'social_account',
+      platform: 'twitter',
+      platform_user_id: '1001',
+      username: 'acme',
+      display_name: 'Acme',
+      is_active: true,
+      connected_at: '2026-03-10T12:00:30.000Z',
+      created_at: '2026-03-10T12:00:30.000Z',
+    });
+    expect(res.body.data[1]).toMatchObject({ platform: 'linkedin', is_active: false, display_name: null });
+    expect(res.body.data[0]).toMatchObject({ platform: 'instagram', is_active: true, created_at: '2026-03-10T12:00:32.000Z' });
+  });
+
+  it('never shows another workspace its accounts, even for the same platform user', async () => {
+    const other = makeWorkspace(runtime);
+    const mine = connect(ws, 'twitter', 'mine', { platformUserId: '42' });
+    connect(other, 'twitter', 'theirs', { platformUserId: '42' });
+    connect(other, 'tiktok', 'theirs');
+    const res = await list();
+    expect(res.body.data.map((a: any) => a.id)).toEqual([mine.id]);
+    const theirs = await list(other.headers);
+    expect(theirs.body.data.map((a: any) => a.username)).toEqual(['theirs', 'theirs']);
+    expect(theirs.body.data.map((a: any) => a.id)).not.toContain(mine.id);
+  });
+
+  it('needs an API key and answers 405 for other methods', async () => {
+    expectError(await call(server, 'GET', '/api/v1/social-accounts'), 401, 'missing_key');
+    const post = await call(server, 'POST', '/api/v1/social-accounts', { headers: ws.headers, body: {} });
+    expectError(post, 405, 'method_not_allowed');
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expectError(await call(server, 'DELETE', '/api/v1/social-accounts', { headers: ws.headers }), 405, 'method_not_allowed');
+  });
+});
