@@ -4,6 +4,7 @@ import serviceGetAccount from './service_get_account.ts';
 import serviceGetAnalytics from './service_get_analytics.ts';
 import serviceGetContent from './service_get_content.ts';
 import serviceListContent from './service_list_content.ts';
+import serviceListSocialAccounts from './service_list_social_accounts.ts';
 import servicePublishContent from './service_publish_content.ts';
 import serviceUpdateContent from './service_update_content.ts';
 import type { ToolDescriptor } from './tool.ts';
@@ -13,6 +14,7 @@ export type { ToolDescriptor } from './tool.ts';
 /** Every tool the MCP server exposes, in the order assistants see them. */
 export const TOOLS: readonly ToolDescriptor[] = [
   serviceGetAccount,
+  serviceListSocialAccounts,
   serviceListContent,
   serviceGetContent,
   serviceCreateContent,

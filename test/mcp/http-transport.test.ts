@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { TOOLS } from '../../tools/index.ts';
 import { makeKey, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
 import { call, startTestServer, type TestServer } from '../helpers/http.ts';
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
@@ -44,7 +45,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
       expect(client.getServerVersion()?.name).toBeTruthy();
       expect(client.getServerCapabilities()?.tools).toBeDefined();
       const { tools } = await client.listTools();
-      expect(tools.map((t) => t.name)).toHaveLength(8);
+      expect(tools.map((t) => t.name)).toHaveLength(TOOLS.length);
       expect(tools.map((t) => t.name)).toContain('service_publish_content');
 
       const created = await toolResult(client, 'service_create_content', { caption: 'Over HTTP', target_platforms: ['twitter'] });
@@ -106,7 +107,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
       expect(res.status).toBe(200);
       const body = await json(res);
       expect(body.id).toBe(1);
-      expect(body.result.tools).toHaveLength(8);
+      expect(body.result.tools).toHaveLength(TOOLS.length);
     });
 
     it('lets an origin listed in MCP_ALLOWED_ORIGINS through and still refuses others', async () => {
@@ -121,7 +122,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
             body: JSON.stringify(listTools),
           });
           expect(res.status, origin).toBe(200);
-          expect((await json(res)).result.tools).toHaveLength(8);
+          expect((await json(res)).result.tools).toHaveLength(TOOLS.length);
         }
         const refused = await other.request('/mcp', {
           method: 'POST',

@@ -21,6 +21,7 @@ const CONTENT_FIELDS = [
 /** SPEC.md, Assistant tools: each tool takes its endpoint's argument names. */
 const EXPECTED_ARGUMENTS: Record<string, { properties: string[]; required: string[] }> = {
   service_get_account: { properties: [], required: [] },
+  service_list_social_accounts: { properties: [], required: [] },
   service_list_content: { properties: ['status', 'content_type', 'limit', 'cursor'], required: [] },
   service_get_content: { properties: ['id'], required: ['id'] },
   service_create_content: { properties: CONTENT_FIELDS, required: ['caption'] },
@@ -58,7 +59,7 @@ describe('MCP tools/list', () => {
   });
 
   it('marks the reads read-only, delete destructive and publish open-world', () => {
-    for (const name of ['service_get_account', 'service_list_content', 'service_get_content', 'service_get_analytics']) {
+    for (const name of ['service_get_account', 'service_list_social_accounts', 'service_list_content', 'service_get_content', 'service_get_analytics']) {
       expect(byName(name).annotations?.readOnlyHint, name).toBe(true);
       expect(byName(name).annotations?.destructiveHint, name).not.toBe(true);
     }

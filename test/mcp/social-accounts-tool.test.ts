@@ -1,0 +1,73 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connectSocialAccount, disconnectSocialAccount } from '../../src/core/social-accounts/operations.ts';
+import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
+import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { connectMcp } from '../helpers/mcp.ts';
+import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { toolError, toolResult } from '../helpers/tool-calls.ts';
+
+/** service_list_social_accounts (SPEC.md Assistant tools): GET /social-accounts through the SDK client. */
+describe('MCP service_list_social_accounts', () => {
+  let runtime: TestRuntime;
+  let server: TestServer;
+  let ws: TestWorkspace;
+  let client: Client;
+  beforeEach(async () => {
+    runtime = testRuntime();
+    server = await startTestServer(runtime);
+    ws = makeWorkspace(runtime);
+    client = await connectMcp(runtime, ws.apiKey);
+  });
+  afterEach(async () => {
+    await client.close();
+    await server.close();
+  });
+
+  it('is listed read-only, takes no arguments, and tells the agent what target_platforms needs', async () => {
+    const { tools } = await client.listTools();
+    const tool = tools.find((t) => t.name === 'service_list_social_accounts');
+    expect(tool).toBeDefined();
+    expect(tool!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(Object.keys(tool!.inputSchema.properties ?? {})).toEqual([]);
+    expect(tool!.description).toMatch(/target_platforms/);
+    expect(tool!.description).toMatch(/is_active/);
+    // Placed right after service_get_account.
+    const names = tools.map((t) => t.name);
+    expect(names.indexOf('service_list_social_accounts')).toBe(names.indexOf('service_get_account') + 1);
+  });
+
+  it('answers what GET /api/v1/social-accounts answers, inactive accounts included', async () => {
+    const twitter = connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'twitter', username: 'acme' });
+    runtime.clock.advance(1000);
+    const linkedin = connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'linkedin', username: 'acme' });
+    disconnectSocialAccount(runtime, linkedin.id);
+
+    const listed = await toolResult(client, 'service_list_social_accounts');
+    const rest = await call(server, 'GET', '/api/v1/social-accounts', { headers: ws.headers });
+    expect(rest.status).toBe(200);
+    expect(listed).toEqual(rest.body);
+    expect(listed).toEqual({ object: 'list', data: [{ ...linkedin, is_active: false }, twitter], has_more: false, next_cursor: null });
+  });
+
+  it("never shows another workspace's accounts", async () => {
+    const other = makeWorkspace(runtime);
+    connectSocialAccount(runtime, { workspaceId: other.workspace.id, platform: 'tiktok', username: 'theirs' });
+    expect((await toolResult(client, 'service_list_social_accounts')).data).toEqual([]);
+    const theirs = await connectMcp(runtime, other.apiKey);
+    try {
+      expect((await toolResult(theirs, 'service_list_social_accounts')).data.map((a: any) => a.username)).toEqual(['theirs']);
+    } finally {
+      await theirs.close();
+    }
+  });
+
+  it('refuses a caller without a valid key, like the route', async () => {
+    const anonymous = await connectMcp(runtime, undefined);
+    try {
+      await toolError(anonymous, 'service_list_social_accounts', {}, 'missing_key');
+    } finally {
+      await anonymous.close();
+    }
+  });
+});

@@ -1,0 +1,16 @@
+import { listSocialAccounts } from '../src/core/social-accounts/operations.ts';
+import { defineTool, READ_ONLY } from './tool.ts';
+
+export default defineTool({
+  name: 'service_list_social_accounts',
+  title: 'List connected social accounts',
+  description:
+    'Lists every social account connected to the workspace, active and inactive (GET /api/v1/social-accounts): platform ' +
+    '(twitter, linkedin, instagram, facebook or tiktok), username, display_name, is_active, connected_at. Call it before ' +
+    'creating or publishing content: target_platforms must name platform ids that have an account with is_active true, ' +
+    'or publishing to that platform fails. An inactive account was disconnected (or deauthorized by the platform) and must ' +
+    'be reconnected in the dashboard; no tool can connect one. Takes no arguments; returns {object:"list", data, ' +
+    'has_more:false} with the whole set in one page, newest first.',
+  operation: listSocialAccounts,
+  annotations: READ_ONLY,
+});
