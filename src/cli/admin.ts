@@ -4,6 +4,7 @@ import { createWorkspace, getWorkspace, listWorkspaces, setWorkspacePlan } from 
 import type { Runtime } from '../core/context.ts';
 import { dateTimeInput } from '../core/dates.ts';
 import { fieldError, ServiceError } from '../core/errors.ts';
+import { connectSocialAccount, disconnectSocialAccount } from '../core/social-accounts/operations.ts';
 
 /** The dashboard's stand-in: account administration from the shell, with --json for scripts. */
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
@@ -13,7 +14,10 @@ Commands:
   create-key --workspace W [--expires-at ISO-8601]
   revoke-key --key-id K
   set-plan --workspace W [--plan P] [--status S]
-  list-workspaces`;
+  list-workspaces
+  connect-account --workspace W --platform twitter|linkedin|instagram|facebook|tiktok --username U
+                  [--platform-user-id ID] [--display-name D]
+  disconnect-account --id A`;
 
 const OPTIONS = {
   name: { type: 'string' },
@@ -22,13 +26,18 @@ const OPTIONS = {
   workspace: { type: 'string' },
   'expires-at': { type: 'string' },
   'key-id': { type: 'string' },
+  platform: { type: 'string' },
+  username: { type: 'string' },
+  'platform-user-id': { type: 'string' },
+  'display-name': { type: 'string' },
+  id: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-function required(values: Values, name: 'name' | 'workspace' | 'key-id'): string {
+function required(values: Values, name: 'name' | 'workspace' | 'key-id' | 'platform' | 'username' | 'id'): string {
   const value = values[name];
   if (!value) throw fieldError(name, `--${name} is required.`);
   return value;
@@ -79,6 +88,26 @@ function run(runtime: Runtime, command: string | undefined, values: Values): { j
         text: rows.length
           ? rows.map((w) => `${w.workspace_id}  ${w.org_id}  ${w.plan}/${w.plan_status}  keys:${w.active_keys}  ${w.name}`).join('\n')
           : 'No workspaces.',
+      };
+    }
+    case 'connect-account': {
+      const account = connectSocialAccount(runtime, {
+        workspaceId: required(values, 'workspace'),
+        platform: required(values, 'platform'),
+        username: required(values, 'username'),
+        platformUserId: values['platform-user-id'],
+        displayName: values['display-name'],
+      });
+      return {
+        json: { social_account_id: account.id },
+        text: `Connected ${account.platform} account @${account.username} (platform user ${account.platform_user_id}) as ${account.id}.`,
+      };
+    }
+    case 'disconnect-account': {
+      const account = disconnectSocialAccount(runtime, required(values, 'id'));
+      return {
+        json: { social_account_id: account.id, is_active: false },
+        text: `Disconnected ${account.platform} account @${account.username} (${account.id}); it stays listed as inactive.`,
       };
     }
     default:
