@@ -54,6 +54,7 @@ describe('MCP over stdio (subprocess)', () => {
         'service_create_content',
         'service_delete_content',
         'service_get_account',
+        'service_get_analytics',
         'service_get_content',
         'service_list_content',
         'service_publish_content',
