@@ -86,7 +86,7 @@ describe('MCP service_get_analytics', () => {
     }
   });
 
-  it("shows each workspace only its own history", async () => {
+  it('shows each workspace only its own history', async () => {
     const otherClient = await connectMcp(runtime, other.apiKey);
     try {
       const theirs = await toolResult(otherClient, 'service_get_analytics', { days: 30 });
@@ -95,6 +95,19 @@ describe('MCP service_get_analytics', () => {
       expect((await toolResult(client, 'service_get_analytics', { days: 30 })).totals).toEqual({ published: 4, failed: 2 });
     } finally {
       await otherClient.close();
+    }
+  });
+
+  it('refuses a call without a key, and a workspace whose plan has no API access', async () => {
+    const anonymous = await connectMcp(runtime, undefined);
+    const free = makeWorkspace(runtime, { plan: 'free' });
+    const freeClient = await connectMcp(runtime, free.apiKey);
+    try {
+      await toolError(anonymous, 'service_get_analytics', {}, 'missing_key');
+      await toolError(freeClient, 'service_get_analytics', { days: 7 }, 'plan_forbidden');
+    } finally {
+      await anonymous.close();
+      await freeClient.close();
     }
   });
 
