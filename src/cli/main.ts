@@ -32,8 +32,12 @@ async function main(argv: string[]): Promise<number> {
       const runtime = openRuntime();
       const checkpointer = startBackgroundCheckpoints(runtime.db);
       const schedulers = startSchedulers(runtime, { force: true });
+      // The schedulers' timers are unref'd (they must not keep `serve` or `mcp` alive); a worker has
+      // no server or stdin, so this keeps it running until a signal.
+      const keepAlive = setInterval(() => {}, 1 << 30);
       console.log('Worker running the schedulers (publishing, maintenance).');
       onShutdown(async () => {
+        clearInterval(keepAlive);
         await schedulers.stop();
         await checkpointer.stop();
         runtime.db.$client.close();

@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
 import type { Runtime } from '../core/context.ts';
-import { claimDuePublishes, nextDueAfter } from '../core/publishing/claim.ts';
+import { claimDuePublishes, nextDueAfter, renewLeases, type Claim } from '../core/publishing/claim.ts';
 import type { Connectors } from '../core/publishing/connector.ts';
 import { connectorsFor } from '../core/publishing/connectors/index.ts';
 import { fanOut } from '../core/publishing/fan-out.ts';
@@ -21,11 +21,13 @@ export interface PublishingScheduler {
  * - a finished item frees a slot and starts a pass;
  * - croner runs a pass every second as the backstop: it catches work queued by other processes on
  *   the same database, buckets that refilled, and leases that ran out (also reclaimed at start-up).
+ * Leases of items in hand are renewed while their platform calls run, so `PUBLISH_LEASE_SECONDS`
+ * can stay short: it bounds how long a crashed process's items wait before another takes them.
  * Passes never overlap; claims are leased rows, so any number of processes may run this.
  */
 export function startPublishing(runtime: Runtime, connectors: Connectors = connectorsFor(runtime)): PublishingScheduler {
   const capacity = runtime.config.publishing.concurrency;
-  const inHand = new Set<Promise<unknown>>();
+  const inHand = new Map<Promise<unknown>, Claim>();
   let passQueued = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -49,7 +51,7 @@ export function startPublishing(runtime: Runtime, connectors: Connectors = conne
             inHand.delete(work);
             schedulePass();
           });
-        inHand.add(work);
+        inHand.set(work, claim);
       }
       armTimer();
     } catch (error) {
@@ -66,6 +68,16 @@ export function startPublishing(runtime: Runtime, connectors: Connectors = conne
     timer.unref();
   };
 
+  // Renewed three times per lease, so one late renewal never lets a live holder's lease run out.
+  const renewal = setInterval(() => {
+    try {
+      if (inHand.size > 0) renewLeases(runtime, inHand.values());
+    } catch (error) {
+      console.error('Renewing publishing leases failed:', error);
+    }
+  }, (runtime.config.publishing.leaseSeconds * 1000) / 3);
+  renewal.unref();
+
   const backstop = new Cron('* * * * * *', { protect: true, unref: true }, schedulePass);
   const stopListening = runtime.wakeups.listen('publishing', schedulePass);
   schedulePass();
@@ -76,7 +88,8 @@ export function startPublishing(runtime: Runtime, connectors: Connectors = conne
       backstop.stop();
       stopListening();
       clearTimeout(timer);
-      await Promise.all(inHand);
+      await Promise.all(inHand.keys());
+      clearInterval(renewal);
     },
   };
 }

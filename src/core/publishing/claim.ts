@@ -101,6 +101,22 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
   });
 }
 
+/**
+ * Extends the leases this process still holds, so a long platform call never loses its item while
+ * a short lease still lets another process take over quickly after a crash. Returns how many were
+ * extended (a lease already taken over is not).
+ */
+export function renewLeases(runtime: Runtime, claims: Iterable<Claim>): number {
+  const { db, clock, config } = runtime;
+  const leaseExpiresAt = clock.now().getTime() + config.publishing.leaseSeconds * 1000;
+  const s = statements(db);
+  let renewed = 0;
+  writeTransaction(db, () => {
+    for (const claim of claims) renewed += s.extendLease.run({ id: claim.contentId, leaseToken: claim.leaseToken, leaseExpiresAt }).changes;
+  });
+  return renewed;
+}
+
 /** When the earliest queued item comes due after `now` (ms), or null when nothing is queued for later. */
 export function nextDueAfter(db: Db, now: Date): number | null {
   return statements(db).nextDue.get({ now: now.getTime() })?.due ?? null;
@@ -160,6 +176,13 @@ const statements = preparedStatements((db) => ({
       updatedAt: sql`${sql.placeholder('now')}`,
     })
     .where(sql`${content.id} = ${sql.placeholder('id')} and ${content.status} = 'publishing'`)
+    .prepare(),
+  extendLease: db
+    .update(content)
+    .set({ leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}` })
+    .where(
+      sql`${content.id} = ${sql.placeholder('id')} and ${content.leaseToken} = ${sql.placeholder('leaseToken')} and ${content.status} = 'publishing'`,
+    )
     .prepare(),
   due: db
     .select({ id: content.id, workspaceId: content.workspaceId, status: content.status, due: sql<number>`${DUE_KEY}` })
