@@ -1,0 +1,76 @@
+import { eq } from 'drizzle-orm';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { publishRuns } from '../../db/schema/index.ts';
+import { startPublishing, type PublishingScheduler } from '../../src/jobs/publish-run.ts';
+import { makeContent, makeWorkspace } from '../helpers/factories.ts';
+import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { connectAccounts, update } from '../helpers/publishing.ts';
+import { baseEnv, contentRow } from '../helpers/rest-expect.ts';
+import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+
+/** The scheduler around the run: woken by the core, timed for the next schedule, never polled. */
+describe('publishing scheduler', () => {
+  let scheduler: PublishingScheduler | undefined;
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await scheduler?.stop();
+    await server?.close();
+    scheduler = server = undefined;
+  });
+
+  /** A runtime whose clock follows real time, since the scheduler arms real timers. */
+  function liveRuntime(): TestRuntime {
+    const runtime = testRuntime({ env: baseEnv, start: new Date().toISOString() });
+    runtime.clock.now = () => new Date();
+    return runtime;
+  }
+
+  it('POST /publish wakes the run: the item is published without waiting for the backstop poll', async () => {
+    const runtime = liveRuntime();
+    scheduler = startPublishing(runtime);
+    server = await startTestServer(runtime);
+    const ws = makeWorkspace(runtime);
+    connectAccounts(runtime, ws.workspace, ['linkedin']);
+    const item = makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['linkedin'] });
+
+    const queuedAt = Date.now();
+    const res = await call(server, 'POST', `/api/v1/content/${item.id}/publish`, { headers: ws.headers });
+    expect(res.status).toBe(202);
+    await vi.waitFor(() => expect(contentRow(runtime, item.id)!.status).toBe('published'), { timeout: 2000, interval: 5 });
+    const run = runtime.db.select().from(publishRuns).where(eq(publishRuns.contentId, item.id)).get()!;
+    // The backstop polls once a second; a wake-up claims on the next turn of the event loop.
+    expect(run.startedAt.getTime() - queuedAt).toBeLessThan(500);
+  });
+
+  it('arms a timer for the next scheduled_for and claims the item when it comes due, not before', async () => {
+    const runtime = liveRuntime();
+    const ws = makeWorkspace(runtime);
+    connectAccounts(runtime, ws.workspace, ['twitter']);
+    const at = new Date(Date.now() + 400);
+    const item = makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['twitter'] });
+    // Scheduled before the scheduler starts: found by the timer armed at start-up.
+    update(runtime, ws.workspace, item.id, { status: 'scheduled', scheduled_for: at.toISOString() });
+    scheduler = startPublishing(runtime);
+
+    await vi.waitFor(() => expect(contentRow(runtime, item.id)!.status).toBe('published'), { timeout: 3000, interval: 5 });
+    const run = runtime.db.select().from(publishRuns).where(eq(publishRuns.contentId, item.id)).get()!;
+    expect(run.startedAt.getTime()).toBeGreaterThanOrEqual(at.getTime());
+    expect(run.startedAt.getTime() - at.getTime()).toBeLessThan(250);
+  });
+
+  it('stop() lets the items in hand finish and claims nothing after', async () => {
+    const runtime = testRuntime({ env: { SANDBOX_PUBLISH_DELAY_MS: 'twitter:50' } });
+    const ws = makeWorkspace(runtime);
+    connectAccounts(runtime, ws.workspace, ['twitter']);
+    const first = makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['twitter'], status: 'scheduled', scheduled_for: runtime.clock.now().toISOString() });
+    const running = startPublishing(runtime);
+    await vi.waitFor(() => expect(contentRow(runtime, first.id)!.status).toBe('publishing'), { interval: 5 });
+    await running.stop();
+    expect(contentRow(runtime, first.id)!.status).toBe('published');
+
+    const later = makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['twitter'], status: 'scheduled', scheduled_for: runtime.clock.now().toISOString() });
+    runtime.wake('publishing');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(contentRow(runtime, later.id)!.status).toBe('scheduled');
+  });
+});
