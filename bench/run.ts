@@ -1,10 +1,12 @@
 /**
  * Benchmark entry: `npm run bench [-- rest list stdio] [--seconds N] [--warmup N] [--connections N]
- * [--calls N] [--sizes 10000,1000000] [--in-flight N] [--rounds N] [--strict]`. With no names it runs all three.
+ * [--calls N] [--sizes 10000,1000000] [--in-flight N] [--rounds N] [--lag-items N] [--spread-seconds N]
+ * [--throughput-items N] [--strict]`. With no names it runs all four.
  *
  *   rest   GET /api/v1/content/{id} and POST /api/v1/content: service vs a bare Express 5 app
  *   list   listContent page latency at 10k and 1M items in one workspace (in process)
  *   stdio  service_get_content over stdio MCP: service vs a minimal SDK server
+ *   publishing  lag from scheduled_for to publishing, and fan-out items/s vs a raw claim+update loop
  *
  * Each figure is measured next to its limit in the same run and printed as a ratio; the summary
  * table at the end marks the targets. --strict makes a missed target exit non-zero; a failed
@@ -15,11 +17,12 @@ import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { createItem, createWorkspaceViaCli } from './fixtures.ts';
 import { benchList } from './list.ts';
+import { benchPublishing } from './publishing.ts';
 import { childEnv, passes, RAISED_LIMITS, REPO_ROOT, startHttpChild, summaryTable, tempDir, type HttpChild, type Row } from './lib.ts';
 import { benchRest, startBaseline } from './rest.ts';
 import { benchStdio } from './stdio.ts';
 
-const GROUPS = ['rest', 'list', 'stdio'] as const;
+const GROUPS = ['rest', 'list', 'stdio', 'publishing'] as const;
 type Group = (typeof GROUPS)[number];
 
 const { values, positionals } = parseArgs({
@@ -34,6 +37,10 @@ const { values, positionals } = parseArgs({
     rounds: { type: 'string', default: '2' },
     calls: { type: 'string', default: '3000' },
     sizes: { type: 'string', default: '10000,1000000' },
+    'lag-items': { type: 'string', default: '10000' },
+    'spread-seconds': { type: 'string', default: '10' },
+    workspaces: { type: 'string', default: '100' },
+    'throughput-items': { type: 'string', default: '5000' },
     strict: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -58,7 +65,11 @@ function revision(): string {
 
 async function main(): Promise<number> {
   if (values.help) {
-    console.log('Usage: npm run bench -- [rest] [list] [stdio] [--seconds 10] [--warmup 3] [--connections 10] [--stdio-seconds 5] [--in-flight 8] [--rounds 2] [--calls 3000] [--sizes 10000,1000000] [--strict]');
+    console.log(
+      'Usage: npm run bench -- [rest] [list] [stdio] [publishing] [--seconds 10] [--warmup 3] [--connections 10] [--stdio-seconds 5] ' +
+        '[--in-flight 8] [--rounds 2] [--calls 3000] [--sizes 10000,1000000] [--lag-items 10000] [--spread-seconds 10] [--workspaces 100] ' +
+        '[--throughput-items 5000] [--strict]',
+    );
     return 0;
   }
   const unknown = positionals.filter((p) => !(GROUPS as readonly string[]).includes(p));
@@ -114,6 +125,18 @@ async function main(): Promise<number> {
   }
   if (selected.has('list')) {
     rows.push(...benchList({ sizes, calls: positiveNumber('calls', values.calls), warmupCalls: 300, maxSecondsPerScenario: 30 }));
+  }
+
+  if (selected.has('publishing')) {
+    rows.push(
+      ...(await benchPublishing({
+        lagItems: positiveNumber('lag-items', values['lag-items']),
+        spreadSeconds: positiveNumber('spread-seconds', values['spread-seconds']),
+        workspaces: positiveNumber('workspaces', values.workspaces),
+        throughputItems: positiveNumber('throughput-items', values['throughput-items']),
+        rounds,
+      })),
+    );
   }
 
   console.log(`\n== Summary (${new Date().toISOString()}, ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s, load average ${load()}) ==`);

@@ -55,6 +55,8 @@ export function startBackgroundCheckpoints(db: Db, intervalMs = 1000): Checkpoin
     stop: () =>
       new Promise<void>((resolve) => {
         worker.once('exit', () => resolve());
+        // Held while it finishes: an unref'd worker would let the process exit before the last checkpoint.
+        worker.ref();
         worker.postMessage('stop');
       }),
   };

@@ -1,0 +1,223 @@
+/**
+ * The publishing run, in process on a real database file with the real scheduler and the sandbox
+ * connectors (their ledger writes included):
+ *
+ *   lag         items due over a spread of time across many workspaces: how long from each item's
+ *               scheduled_for until the run claimed it (`publishing`), p50 and p99 against 250 ms.
+ *   throughput  items due at once, each to three sandbox platforms: items/s from queued to finished,
+ *               against a raw claim-and-update loop on the same table (claim a batch with one
+ *               UPDATE … RETURNING, mark each published) on an identically seeded database.
+ */
+import { sql } from 'drizzle-orm';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startBackgroundCheckpoints } from '../db/checkpointer.ts';
+import { writeTransaction } from '../db/client.ts';
+import { PLATFORMS, type Platform } from '../db/schema/index.ts';
+import { createWorkspace } from '../src/core/accounts/workspaces.ts';
+import { loadConfig } from '../src/core/config.ts';
+import { insertContentRow } from '../src/core/content/operations.ts';
+import type { Runtime } from '../src/core/context.ts';
+import { newId } from '../src/core/ids.ts';
+import { openRuntime } from '../src/core/runtime.ts';
+import { connectSocialAccount } from '../src/core/social-accounts/operations.ts';
+import { startPublishing } from '../src/jobs/publish-run.ts';
+import { fmt, percentile, RAISED_LIMITS, table, tempDir, type Row } from './lib.ts';
+
+export interface PublishingSettings {
+  /** Items due in the lag scenario, spread over `spreadSeconds`. */
+  lagItems: number;
+  spreadSeconds: number;
+  workspaces: number;
+  /** Items due at once in the throughput scenario. */
+  throughputItems: number;
+  rounds: number;
+}
+
+const THREE: Platform[] = ['twitter', 'linkedin', 'facebook'];
+
+interface World {
+  runtime: Runtime;
+  workspaceIds: string[];
+  close(): Promise<void>;
+}
+
+/** A fresh database file with `workspaces` business workspaces, each connected to every platform. */
+function world(label: string, workspaces: number): World {
+  const dir = tempDir(`publishing-${label}`);
+  const config = loadConfig({ DATABASE_FILE: join(dir.path, 'service.db'), ...RAISED_LIMITS });
+  const runtime = openRuntime({ config });
+  const checkpointer = startBackgroundCheckpoints(runtime.db);
+  const workspaceIds = writeTransaction(runtime.db, () =>
+    Array.from({ length: workspaces }, (_, i) => {
+      const { workspace } = createWorkspace(runtime, { name: `Bench ${i}`, plan: 'business' });
+      for (const platform of PLATFORMS) connectSocialAccount(runtime, { workspaceId: workspace.id, platform, username: `bench${i}_${platform}` });
+      return workspace.id;
+    }),
+  );
+  return {
+    runtime,
+    workspaceIds,
+    async close() {
+      await checkpointer.stop();
+      runtime.db.$client.close();
+      dir.cleanup();
+    },
+  };
+}
+
+/** Queued items, as POST /publish (scheduledFor null) or a schedule (a time) leaves them. */
+function seedQueued(w: World, count: number, scheduledFor: (i: number) => Date | null): void {
+  const now = new Date();
+  writeTransaction(w.runtime.db, () => {
+    for (let i = 0; i < count; i++) {
+      const at = scheduledFor(i);
+      insertContentRow(w.runtime.db, {
+        id: newId(),
+        workspaceId: w.workspaceIds[i % w.workspaceIds.length]!,
+        caption: `Benchmark post ${i}: a caption of ordinary length with a link https://example.com/p/${i}`,
+        hashtags: ['bench', 'launch'],
+        contentType: 'single_image',
+        targetPlatforms: THREE,
+        mediaUrls: [`https://cdn.example.com/${i}.jpg`],
+        topic: null,
+        platformSpecific: {},
+        aspectRatio: null,
+        scheduledFor: at,
+        status: at ? 'scheduled' : 'approved',
+        publishQueued: true,
+        publishResults: [],
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+  });
+}
+
+const unfinished = (w: World): number =>
+  w.runtime.db.get<{ n: number }>(sql`select count(*) as n from content where status in ('scheduled', 'approved', 'publishing') and publish_queued = 1`).n;
+
+async function untilFinished(w: World, timeoutSeconds: number): Promise<void> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  while (unfinished(w) > 0) {
+    if (Date.now() > deadline) throw new Error(`publishing did not finish within ${timeoutSeconds} s (${unfinished(w)} left)`);
+    await sleep(20);
+  }
+}
+
+async function lagRound(settings: PublishingSettings): Promise<{ toPublishing: number[]; toFinished: number[] }> {
+  const w = world('lag', settings.workspaces);
+  try {
+    const start = Date.now() + 1500;
+    const spreadMs = settings.spreadSeconds * 1000;
+    seedQueued(w, settings.lagItems, (i) => new Date(start + Math.floor((i * spreadMs) / settings.lagItems)));
+    const scheduler = startPublishing(w.runtime);
+    await untilFinished(w, settings.spreadSeconds + 60);
+    await scheduler.stop();
+    const rows = w.runtime.db.all<{ claimed: number; finished: number }>(
+      sql`select r.started_at - c.scheduled_for as claimed, r.finished_at - c.scheduled_for as finished
+          from publish_runs r join content c on c.id = r.content_id`,
+    );
+    if (rows.length !== settings.lagItems) throw new Error(`expected ${settings.lagItems} runs, found ${rows.length}`);
+    const published = w.runtime.db.get<{ n: number }>(sql`select count(*) as n from content where status = 'published'`).n;
+    if (published !== settings.lagItems) throw new Error(`expected every item published, ${published} were`);
+    return { toPublishing: rows.map((r) => r.claimed), toFinished: rows.map((r) => r.finished) };
+  } finally {
+    await w.close();
+  }
+}
+
+async function serviceThroughput(settings: PublishingSettings): Promise<number> {
+  const w = world('service', settings.workspaces);
+  try {
+    seedQueued(w, settings.throughputItems, () => null);
+    const t0 = performance.now();
+    const scheduler = startPublishing(w.runtime);
+    await untilFinished(w, 120);
+    const seconds = (performance.now() - t0) / 1000;
+    await scheduler.stop();
+    const posts = w.runtime.db.get<{ n: number }>(sql`select count(*) as n from sandbox_posts`).n;
+    if (posts !== settings.throughputItems * THREE.length) throw new Error(`expected ${settings.throughputItems * 3} sandbox posts, found ${posts}`);
+    return settings.throughputItems / seconds;
+  } finally {
+    await w.close();
+  }
+}
+
+/**
+ * The limit: what the table allows with no service logic at all. Claim a batch of due items with one
+ * UPDATE … RETURNING (the same queue index), then mark each published, one transaction per step,
+ * the same batch size as the run's concurrency.
+ */
+async function rawThroughput(settings: PublishingSettings): Promise<number> {
+  const w = world('raw', settings.workspaces);
+  try {
+    seedQueued(w, settings.throughputItems, () => null);
+    const sqlite = w.runtime.db.$client;
+    const batch = w.runtime.config.publishing.concurrency;
+    const claim = sqlite.prepare(
+      `update content set status = 'publishing', lease_token = ?, lease_expires_at = ?
+       where id in (select id from content where publish_queued = 1 and status in ('approved', 'scheduled')
+                    and coalesce(scheduled_for, 0) <= ? order by coalesce(scheduled_for, 0), id limit ?)
+       returning id`,
+    );
+    const finish = sqlite.prepare(
+      `update content set status = 'published', published_at = ?, publish_queued = 0, lease_token = null,
+       lease_expires_at = null, updated_at = ? where id = ?`,
+    );
+    const claimBatch = sqlite.transaction(() => claim.all('lease', Date.now() + 60_000, Date.now(), batch) as Array<{ id: string }>);
+    const finishBatch = sqlite.transaction((ids: Array<{ id: string }>) => {
+      for (const { id } of ids) finish.run(Date.now(), Date.now(), id);
+    });
+    const t0 = performance.now();
+    for (;;) {
+      const ids = claimBatch();
+      if (ids.length === 0) break;
+      finishBatch(ids);
+    }
+    return settings.throughputItems / ((performance.now() - t0) / 1000);
+  } finally {
+    await w.close();
+  }
+}
+
+export async function benchPublishing(settings: PublishingSettings): Promise<Row[]> {
+  console.log(
+    `\n== Publishing run: lag with ${fmt(settings.lagItems)} items due over ${settings.spreadSeconds} s across ${settings.workspaces} workspaces; ` +
+      `throughput with ${fmt(settings.throughputItems)} items due at once to ${THREE.length} sandbox platforms; ${settings.rounds} rounds ==`,
+  );
+  const toPublishing: number[] = [];
+  const toFinished: number[] = [];
+  const service: number[] = [];
+  const raw: number[] = [];
+  for (let round = 0; round < settings.rounds; round++) {
+    const lag = await lagRound(settings);
+    toPublishing.push(...lag.toPublishing);
+    toFinished.push(...lag.toFinished);
+    // Alternate which goes first, so neither always gets the warmer machine.
+    const order = round % 2 === 0 ? [serviceThroughput, rawThroughput] : [rawThroughput, serviceThroughput];
+    for (const measure of order) (measure === serviceThroughput ? service : raw).push(await measure(settings));
+    console.log(`round ${round + 1}: service ${fmt(service.at(-1)!)} items/s, raw loop ${fmt(raw.at(-1)!)} items/s`);
+  }
+  toPublishing.sort((a, b) => a - b);
+  toFinished.sort((a, b) => a - b);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const lagP50 = percentile(toPublishing, 50);
+  const lagP99 = percentile(toPublishing, 99);
+  console.log(
+    table(
+      ['measure', 'p50', 'p99', 'max'],
+      [
+        ['scheduled_for → publishing', `${fmt(lagP50)} ms`, `${fmt(lagP99)} ms`, `${fmt(toPublishing.at(-1)!)} ms`],
+        ['scheduled_for → finished', `${fmt(percentile(toFinished, 50))} ms`, `${fmt(percentile(toFinished, 99))} ms`, `${fmt(toFinished.at(-1)!)} ms`],
+      ],
+    ),
+  );
+  const serviceRate = median(service);
+  const rawRate = median(raw);
+  return [
+    { name: 'publish lag p50 (ms, vs 250 ms)', unit: 'ms', project: lagP50, limit: 250, ratio: lagP50 / 250 },
+    { name: 'publish lag p99 (ms, vs 250 ms)', unit: 'ms', project: lagP99, limit: 250, ratio: lagP99 / 250, target: { op: '<=', value: 1 } },
+    { name: 'fan-out to 3 platforms vs raw claim+update', unit: 'items/s', project: serviceRate, limit: rawRate, ratio: serviceRate / rawRate },
+  ];
+}
