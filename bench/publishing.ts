@@ -101,7 +101,7 @@ async function untilFinished(w: World, timeoutSeconds: number): Promise<void> {
   const deadline = Date.now() + timeoutSeconds * 1000;
   while (unfinished(w) > 0) {
     if (Date.now() > deadline) throw new Error(`publishing did not finish within ${timeoutSeconds} s (${unfinished(w)} left)`);
-    await sleep(20);
+    await sleep(100);
   }
 }
 

@@ -1,4 +1,6 @@
 import { Cron } from 'croner';
+import { savepoint } from '../../db/client.ts';
+import { inNextCommit } from '../core/batch.ts';
 import type { Runtime } from '../core/context.ts';
 import { claimDuePublishes, nextDueAfter, renewLeases, type Claim } from '../core/publishing/claim.ts';
 import type { Connectors } from '../core/publishing/connector.ts';
@@ -29,21 +31,31 @@ export function startPublishing(runtime: Runtime, connectors: Connectors = conne
   const capacity = runtime.config.publishing.concurrency;
   const inHand = new Map<Promise<unknown>, Claim>();
   let passQueued = false;
+  let passRunning = false;
+  let passAgain = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  let currentPass: Promise<void> = Promise.resolve();
 
   const schedulePass = () => {
-    if (passQueued || stopped) return;
+    if (stopped) return;
+    // One pass at a time (each decides how many slots are free); a wake-up during one runs another after.
+    if (passRunning) passAgain = true;
+    if (passQueued || passRunning) return;
     passQueued = true;
-    setImmediate(pass);
+    setImmediate(() => {
+      currentPass = pass();
+    });
   };
 
-  const pass = () => {
+  const pass = async () => {
     passQueued = false;
     if (stopped) return;
     const free = capacity - inHand.size;
+    passRunning = true;
     try {
-      const { claims } = claimDuePublishes(runtime, free);
+      // Claims join the group commit of the fan-outs' writes instead of committing on their own.
+      const { claims } = await inNextCommit(runtime.db, () => savepoint(runtime.db, () => claimDuePublishes(runtime, free)));
       for (const claim of claims) {
         const work = fanOut(runtime, connectors, claim)
           .catch((error: unknown) => console.error(`Publishing ${claim.contentId} failed; its lease will be reclaimed:`, error))
@@ -56,6 +68,12 @@ export function startPublishing(runtime: Runtime, connectors: Connectors = conne
       armTimer();
     } catch (error) {
       console.error('Publishing pass failed:', error);
+    } finally {
+      passRunning = false;
+      if (passAgain) {
+        passAgain = false;
+        schedulePass();
+      }
     }
   };
 
@@ -88,6 +106,7 @@ export function startPublishing(runtime: Runtime, connectors: Connectors = conne
       backstop.stop();
       stopListening();
       clearTimeout(timer);
+      await currentPass;
       await Promise.all(inHand.keys());
       clearInterval(renewal);
     },

@@ -1,5 +1,5 @@
-import { and, count, eq, gte, lt } from 'drizzle-orm';
-import type { Db } from '../../../db/client.ts';
+import { and, count, eq, gte, lt, sql } from 'drizzle-orm';
+import { preparedStatements, type Db } from '../../../db/client.ts';
 import { content, usagePeriods } from '../../../db/schema/index.ts';
 
 /** Usage resets each UTC calendar month (DECISIONS.md, Account). */
@@ -11,12 +11,23 @@ export function usagePeriod(now: Date): { start: Date; end: Date } {
 
 /** Items published in the period: each published item counts once against posts_per_month. */
 export function postsPublishedIn(db: Db, workspaceId: string, period: { start: Date; end: Date }): number {
-  return db
+  return statements(db).postsPublished.get({ workspaceId, start: period.start.getTime(), end: period.end.getTime() })!.n;
+}
+
+const statements = preparedStatements((db) => ({
+  // Prepared: the publishing run asks this for every workspace it claims for.
+  postsPublished: db
     .select({ n: count() })
     .from(content)
-    .where(and(eq(content.workspaceId, workspaceId), gte(content.publishedAt, period.start), lt(content.publishedAt, period.end)))
-    .get()!.n;
-}
+    .where(
+      and(
+        eq(content.workspaceId, sql.placeholder('workspaceId')),
+        gte(content.publishedAt, sql`${sql.placeholder('start')}`),
+        lt(content.publishedAt, sql`${sql.placeholder('end')}`),
+      ),
+    )
+    .prepare(),
+}));
 
 export function aiCreditsUsedIn(db: Db, workspaceId: string, period: { start: Date }): number {
   const row = db

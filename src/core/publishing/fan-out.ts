@@ -1,11 +1,10 @@
 import { sql } from 'drizzle-orm';
-import { setTimeout as delay } from 'node:timers/promises';
 import { preparedStatements, type Db } from '../../../db/client.ts';
 import { content, PLATFORMS } from '../../../db/schema/index.ts';
 import { inNextCommit } from '../batch.ts';
 import type { ContentRow } from '../content/serialize.ts';
 import type { Runtime } from '../context.ts';
-import { activeAccountFor, unavailableAccountReason } from '../social-accounts/operations.ts';
+import { platformAccountsOf, unavailableAccountReason } from '../social-accounts/operations.ts';
 import type { Claim } from './claim.ts';
 import type { Connectors, PlatformConnector, PlatformPost, PublishOutcome, PublishTarget } from './connector.ts';
 import { attemptsOf, finishRun, recordAttempt, settleAttempt, UNKNOWN_OUTCOME } from './finish.ts';
@@ -41,6 +40,7 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
       if (attempt.status === 'pending') settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
     }
     const calls: PlatformCall[] = [];
+    const accountFor = platformAccountsOf(db, item.workspaceId);
     for (const platform of item.targetPlatforms) {
       if (tried.has(platform)) continue;
       const attempt = { runId: claim.runId, workspaceId: item.workspaceId, contentId: item.id, platform, at: now };
@@ -50,7 +50,7 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
         recordAttempt(db, { ...attempt, socialAccountId: null, status: 'rejected', error });
         continue;
       }
-      const lookup = activeAccountFor(db, item.workspaceId, platform);
+      const lookup = accountFor(platform);
       const socialAccountId = lookup.state === 'none' ? null : lookup.account.id;
       const post = composePost(item, connector.platform);
       const refusal = unavailableAccountReason(platform, lookup) ?? connector.validate(post);
@@ -74,7 +74,7 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
     prepared.calls.map(async (call) => {
       const outcome = await callPlatform(call, timeoutMs);
       return inNextCommit(db, () => {
-        if (!heldItem(db, claim)) return false;
+        if (!holdsLease(db, claim)) return false;
         const now = clock.now();
         if (outcome === null) settleAttempt(db, call.attemptId, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
         else if (outcome.status === 'published') settleAttempt(db, call.attemptId, { status: 'published', platformPostId: outcome.platformPostId }, now);
@@ -94,16 +94,16 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
 
 /** The platform's answer, or null when none came in time or the call failed without one. */
 async function callPlatform(call: PlatformCall, timeoutMs: number): Promise<PublishOutcome | null> {
-  const deadline = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), timeoutMs);
+  });
   try {
-    return await Promise.race([
-      call.connector.publish(call.post, call.target),
-      delay(timeoutMs, null, { signal: deadline.signal }),
-    ]);
+    return await Promise.race([call.connector.publish(call.post, call.target), deadline]);
   } catch {
     return null;
   } finally {
-    deadline.abort();
+    clearTimeout(timer);
   }
 }
 
@@ -112,7 +112,18 @@ function heldItem(db: Db, claim: Claim): ContentRow | undefined {
   return statements(db).held.get({ id: claim.contentId, leaseToken: claim.leaseToken });
 }
 
+function holdsLease(db: Db, claim: Claim): boolean {
+  return statements(db).holds.get({ id: claim.contentId, leaseToken: claim.leaseToken }) !== undefined;
+}
+
 const statements = preparedStatements((db) => ({
+  holds: db
+    .select({ id: content.id })
+    .from(content)
+    .where(
+      sql`${content.id} = ${sql.placeholder('id')} and ${content.leaseToken} = ${sql.placeholder('leaseToken')} and ${content.status} = 'publishing'`,
+    )
+    .prepare(),
   held: db
     .select()
     .from(content)

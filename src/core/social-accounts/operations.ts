@@ -191,9 +191,24 @@ export type PlatformAccountLookup =
 
 /** `platform` is any id a content item may target; an unknown one simply has no account. */
 export function activeAccountFor(db: Db, workspaceId: string, platform: string): PlatformAccountLookup {
-  const row = statements(db).bestForPlatform.get({ workspaceId, platform });
-  if (!row) return { state: 'none' };
-  return { state: row.isActive ? 'active' : 'inactive', account: row };
+  return platformAccountsOf(db, workspaceId)(platform);
+}
+
+/**
+ * Every platform's lookup for one workspace from a single query: the publishing run resolves all of
+ * an item's platforms at once.
+ */
+export function platformAccountsOf(db: Db, workspaceId: string): (platform: string) => PlatformAccountLookup {
+  const best = new Map<string, SocialAccountRow>();
+  // Ordered best first (active, then latest connected), so the first row per platform wins.
+  for (const row of statements(db).accountsOfWorkspace.all({ workspaceId })) {
+    if (!best.has(row.platform)) best.set(row.platform, row);
+  }
+  return (platform) => {
+    const row = best.get(platform);
+    if (!row) return { state: 'none' };
+    return { state: row.isActive ? 'active' : 'inactive', account: row };
+  };
 }
 
 /** The rejection text for a platform without a usable account, or null when it has an active one. */
@@ -209,17 +224,11 @@ export function unavailableAccountReason(platform: string, lookup: PlatformAccou
 }
 
 const statements = preparedStatements((db) => ({
-  bestForPlatform: db
+  accountsOfWorkspace: db
     .select()
     .from(socialAccounts)
-    .where(
-      and(
-        eq(socialAccounts.workspaceId, sql.placeholder('workspaceId')),
-        eq(socialAccounts.platform, sql.placeholder('platform') as never),
-      ),
-    )
+    .where(eq(socialAccounts.workspaceId, sql.placeholder('workspaceId')))
     .orderBy(desc(socialAccounts.isActive), desc(socialAccounts.connectedAt), desc(socialAccounts.id))
-    .limit(1)
     .prepare(),
 }));
 
