@@ -45,7 +45,12 @@ interface World {
 /** A fresh database file with `workspaces` business workspaces, each connected to every platform. */
 function world(label: string, workspaces: number): World {
   const dir = tempDir(`publishing-${label}`);
-  const config = loadConfig({ DATABASE_FILE: join(dir.path, 'service.db'), ...RAISED_LIMITS });
+  const config = loadConfig({
+    DATABASE_FILE: join(dir.path, 'service.db'),
+    ...RAISED_LIMITS,
+    // The run's own setting, when given, so its effect can be measured.
+    PUBLISH_CONCURRENCY: process.env.PUBLISH_CONCURRENCY,
+  });
   const runtime = openRuntime({ config });
   const checkpointer = startBackgroundCheckpoints(runtime.db);
   const workspaceIds = writeTransaction(runtime.db, () =>
