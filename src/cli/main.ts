@@ -36,7 +36,7 @@ async function main(argv: string[]): Promise<number> {
       // no server or stdin, so this keeps it running until a signal.
       const keepAlive = setInterval(() => {}, 1 << 30);
       console.log('Worker running the schedulers (publishing, maintenance).');
-      onShutdown(async () => {
+      onShutdown(runtime, async () => {
         clearInterval(keepAlive);
         await schedulers.stop();
         await checkpointer.stop();
@@ -79,7 +79,7 @@ async function serve(opened: Runtime): Promise<void> {
   const schedulers = startSchedulers(runtime);
   console.log(`Listening on http://${host.includes(':') ? `[${host}]` : host}:${actualPort} (REST /api/v1, MCP /mcp); public URL ${config.publicBaseUrl}`);
 
-  onShutdown(async () => {
+  onShutdown(runtime, async () => {
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
@@ -106,11 +106,15 @@ function startSchedulers(runtime: Runtime, options: { force?: boolean } = {}): {
   };
 }
 
-/** On SIGINT or SIGTERM: stop taking work, let work in hand finish (5 s at most), then exit. */
-function onShutdown(close: () => Promise<void>): void {
+/**
+ * On SIGINT or SIGTERM: stop taking work, let work in hand finish, then exit. The grace period
+ * outlasts a platform call's deadline: cutting one short would turn a real outcome into an unknown.
+ */
+function onShutdown(runtime: Runtime, close: () => Promise<void>): void {
+  const graceMs = (runtime.config.publishing.platformTimeoutSeconds + 5) * 1000;
   const shutdown = (signal: string) => {
     console.log(`${signal}: shutting down.`);
-    setTimeout(() => process.exit(0), 5000).unref();
+    setTimeout(() => process.exit(0), graceMs).unref();
     close().then(
       () => process.exit(0),
       (error: unknown) => {

@@ -5,7 +5,7 @@ import type { Runtime } from '../core/context.ts';
 import { claimDuePublishes, nextDueAfter, renewLeases, type Claim } from '../core/publishing/claim.ts';
 import type { Connectors } from '../core/publishing/connector.ts';
 import { connectorsFor } from '../core/publishing/connectors/index.ts';
-import { fanOut } from '../core/publishing/fan-out.ts';
+import { abandonRun, fanOut } from '../core/publishing/fan-out.ts';
 
 /** Timers only wake the run; a timer further out than this is re-armed, so a changed queue is seen. */
 const MAX_TIMER_MS = 60_000;
@@ -58,7 +58,11 @@ export function startPublishing(runtime: Runtime, connectors: Connectors = conne
       const { claims } = await inNextCommit(runtime.db, () => savepoint(runtime.db, () => claimDuePublishes(runtime, free)));
       for (const claim of claims) {
         const work = fanOut(runtime, connectors, claim)
-          .catch((error: unknown) => console.error(`Publishing ${claim.contentId} failed; its lease will be reclaimed:`, error))
+          .catch((error: unknown) => {
+            console.error(`Publishing ${claim.contentId} failed; finishing it with the error:`, error);
+            return abandonRun(runtime, claim, error);
+          })
+          .catch((error: unknown) => console.error(`Finishing ${claim.contentId} failed too; its lease will be reclaimed:`, error))
           .finally(() => {
             inHand.delete(work);
             schedulePass();

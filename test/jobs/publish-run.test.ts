@@ -70,7 +70,8 @@ describe('publishing scheduler', () => {
 
     const later = makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['twitter'], status: 'scheduled', scheduled_for: runtime.clock.now().toISOString() });
     runtime.wake('publishing');
-    await new Promise((resolve) => setImmediate(resolve));
+    // Past the once-a-second backstop too: a stopped scheduler claims nothing, woken or not.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
     expect(contentRow(runtime, later.id)!.status).toBe('scheduled');
   });
 });

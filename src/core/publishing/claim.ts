@@ -15,15 +15,13 @@ export interface Claim {
   workspaceId: string;
   runId: string;
   leaseToken: string;
-  /** Taken over from a holder whose lease ran out (it may have crashed mid fan-out). */
-  reclaimed: boolean;
 }
 
 export interface ClaimResult {
   claims: Claim[];
   /** Items finished at once without a fan-out: quota reached or subscription inactive. */
   refused: number;
-  /** Due items left waiting for their workspace's publish bucket to refill. */
+  /** Due items left queued: their workspace's publish bucket is empty, or its last posts of the month are in flight. */
   deferred: number;
 }
 
@@ -31,15 +29,20 @@ export interface ClaimResult {
 const DUE_KEY = sql`coalesce(${content.scheduledFor}, 0)`;
 const QUEUED = sql`${content.publishQueued} = 1 and ${content.status} in ('approved', 'scheduled')`;
 const CANDIDATES_PER_QUERY = 200;
+/** The item named by `id` is still held under `leaseToken` (placeholders). */
+export const HELD_UNDER_LEASE = sql`${content.id} = ${sql.placeholder('id')} and ${content.leaseToken} = ${sql.placeholder('leaseToken')} and ${content.status} = 'publishing'`;
+const LEASE_EXPIRED = sql`${content.status} = 'publishing' and ${content.leaseExpiresAt} <= ${sql.placeholder('now')}`;
 
 /**
  * Takes up to `limit` items for publishing, in one write transaction: first items whose holder's
  * lease ran out (continued under their run), then queued items that are due, oldest due first.
  * Each claimed item becomes `publishing` under a fresh lease. Per workspace, the monthly post quota
- * is reserved at claim time (published plus in flight), so concurrent runs never overshoot it; an
- * item past it is finished as failed on every platform at once. An item that came due by its
- * schedule takes one from the workspace's publish bucket (DECISIONS.md, Rate limits); when the bucket
- * is empty it stays queued for the next window. Items queued by POST …/publish took theirs then.
+ * is reserved at claim time (published plus in flight), so concurrent runs never overshoot it: an
+ * item past the quota is finished as failed on every platform at once, and one that fits only if
+ * an item in flight fails waits for that outcome. An item that came due by its schedule (status
+ * `scheduled`) takes one from the workspace's publish bucket (DECISIONS.md, Rate limits); when the
+ * bucket is empty it stays queued for the next window. Items POST …/publish queued for now
+ * (status `approved`) took theirs at the request.
  */
 export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult {
   const { db, clock, config } = runtime;
@@ -56,30 +59,35 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
     for (const expired of s.expired.all({ now: now.getTime(), limit })) {
       const leaseToken = lease();
       s.renewLease.run({ id: expired.id, leaseToken, leaseExpiresAt, now: now.getTime() });
-      result.claims.push({ contentId: expired.id, workspaceId: expired.workspaceId, runId: expired.runId!, leaseToken, reclaimed: true });
+      result.claims.push({ contentId: expired.id, workspaceId: expired.workspaceId, runId: expired.runId!, leaseToken });
     }
 
     const budgets = new Map<string, WorkspaceBudget>();
     const blocked = new Set<string>();
-    let after = { due: -1, id: '' };
+    // Below any due time: a scheduled_for before 1970 is a negative one.
+    let after = { due: Number.MIN_SAFE_INTEGER, id: '' };
     while (result.claims.length < limit) {
       const candidates = s.due.all({ now: now.getTime(), afterDue: after.due, afterId: after.id, limit: CANDIDATES_PER_QUERY });
       for (const item of candidates) {
         after = { due: item.due, id: item.id };
         if (result.claims.length >= limit) break;
-        if (blocked.has(item.workspaceId)) {
+        let budget = budgets.get(item.workspaceId);
+        if (!budget) budgets.set(item.workspaceId, (budget = workspaceBudget(db, item.workspaceId, now)));
+        const verdict = budget.verdict();
+        if (verdict === 'wait') {
           result.deferred += 1;
           continue;
         }
-        let budget = budgets.get(item.workspaceId);
-        if (!budget) budgets.set(item.workspaceId, (budget = workspaceBudget(db, item.workspaceId, now)));
-        const refusal = budget.refusal();
-        if (refusal) {
-          rejectEveryPlatform(db, item.id, refusal, now);
+        if (verdict !== 'go') {
+          rejectEveryPlatform(db, item.id, verdict.refuse, now);
           result.refused += 1;
           continue;
         }
         if (item.status === 'scheduled') {
+          if (blocked.has(item.workspaceId)) {
+            result.deferred += 1;
+            continue;
+          }
           try {
             consumeRateLimit(runtime, item.workspaceId, ['publish']);
           } catch (error) {
@@ -89,7 +97,7 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
             continue;
           }
         }
-        const claim = { contentId: item.id, workspaceId: item.workspaceId, runId: newId(), leaseToken: lease(), reclaimed: false };
+        const claim = { contentId: item.id, workspaceId: item.workspaceId, runId: newId(), leaseToken: lease() };
         s.claim.run({ id: item.id, runId: claim.runId, leaseToken: claim.leaseToken, leaseExpiresAt, now: now.getTime() });
         startRun(db, { id: claim.runId, workspaceId: item.workspaceId, contentId: item.id, at: now });
         budget.inFlight += 1;
@@ -124,8 +132,8 @@ export function nextDueAfter(db: Db, now: Date): number | null {
 
 interface WorkspaceBudget {
   inFlight: number;
-  /** Why the next item cannot publish at all, or null. */
-  refusal(): string | null;
+  /** Whether the next item may go, must wait for items in flight, or cannot publish at all (and why). */
+  verdict(): 'go' | 'wait' | { refuse: string };
 }
 
 function workspaceBudget(db: Db, workspaceId: string, now: Date): WorkspaceBudget {
@@ -134,27 +142,24 @@ function workspaceBudget(db: Db, workspaceId: string, now: Date): WorkspaceBudge
   const published = postsPublishedIn(db, workspaceId, usagePeriod(now));
   const budget: WorkspaceBudget = {
     inFlight: s.inFlight.get({ workspaceId })?.n ?? 0,
-    refusal() {
-      if (!plan) return 'the workspace no longer exists';
+    verdict() {
+      if (!plan) return { refuse: 'the workspace no longer exists' };
       if (!isActiveStatus(plan.planStatus as PlanStatus)) {
-        return `the workspace subscription is ${plan.planStatus}: publishing resumes once it is active again`;
+        return { refuse: `the workspace subscription is ${plan.planStatus}: publish the item again once the subscription is active` };
       }
-      if (published + budget.inFlight >= plan.postsPerMonth) {
-        return `monthly post quota reached: the ${plan.name} plan allows ${plan.postsPerMonth} published posts per month (GET /api/v1/me shows usage)`;
+      if (published >= plan.postsPerMonth) {
+        return {
+          refuse: `monthly post quota reached: the ${plan.name} plan allows ${plan.postsPerMonth} published posts per month (GET /api/v1/me shows usage)`,
+        };
       }
-      return null;
+      return published + budget.inFlight >= plan.postsPerMonth ? 'wait' : 'go';
     },
   };
   return budget;
 }
 
 const statements = preparedStatements((db) => ({
-  anyExpired: db
-    .select({ id: content.id })
-    .from(content)
-    .where(sql`${content.status} = 'publishing' and ${content.leaseExpiresAt} <= ${sql.placeholder('now')}`)
-    .limit(1)
-    .prepare(),
+  anyExpired: db.select({ id: content.id }).from(content).where(LEASE_EXPIRED).limit(1).prepare(),
   anyDue: db
     .select({ id: content.id })
     .from(content)
@@ -164,7 +169,7 @@ const statements = preparedStatements((db) => ({
   expired: db
     .select({ id: content.id, workspaceId: content.workspaceId, runId: content.publishRunId })
     .from(content)
-    .where(sql`${content.status} = 'publishing' and ${content.leaseExpiresAt} <= ${sql.placeholder('now')}`)
+    .where(LEASE_EXPIRED)
     .orderBy(content.leaseExpiresAt)
     .limit(sql.placeholder('limit'))
     .prepare(),
@@ -180,9 +185,7 @@ const statements = preparedStatements((db) => ({
   extendLease: db
     .update(content)
     .set({ leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}` })
-    .where(
-      sql`${content.id} = ${sql.placeholder('id')} and ${content.leaseToken} = ${sql.placeholder('leaseToken')} and ${content.status} = 'publishing'`,
-    )
+    .where(HELD_UNDER_LEASE)
     .prepare(),
   due: db
     .select({ id: content.id, workspaceId: content.workspaceId, status: content.status, due: sql<number>`${DUE_KEY}` })

@@ -1,11 +1,10 @@
-import { sql } from 'drizzle-orm';
-import { preparedStatements, type Db } from '../../../db/client.ts';
+import { preparedStatements, savepoint, type Db } from '../../../db/client.ts';
 import { content, PLATFORMS } from '../../../db/schema/index.ts';
 import { inNextCommit } from '../batch.ts';
 import type { ContentRow } from '../content/serialize.ts';
 import type { Runtime } from '../context.ts';
 import { platformAccountsOf, unavailableAccountReason } from '../social-accounts/operations.ts';
-import type { Claim } from './claim.ts';
+import { HELD_UNDER_LEASE, type Claim } from './claim.ts';
 import type { Connectors, PlatformConnector, PlatformPost, PublishOutcome, PublishTarget } from './connector.ts';
 import { attemptsOf, finishRun, recordAttempt, settleAttempt, UNKNOWN_OUTCOME } from './finish.ts';
 import { composePost } from './post.ts';
@@ -30,15 +29,11 @@ export type FanOutResult = 'published' | 'failed' | 'lease_lost';
  */
 export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Claim): Promise<FanOutResult> {
   const { db, clock } = runtime;
-  const prepared = await inNextCommit(db, () => {
+  const prepared = await inCommit(db, () => {
     const item = heldItem(db, claim);
     if (!item) return null;
     const now = clock.now();
-    const tried = new Set<string>();
-    for (const attempt of attemptsOf(db, claim.runId)) {
-      tried.add(attempt.platform);
-      if (attempt.status === 'pending') settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
-    }
+    const tried = settleLeftovers(db, claim, now);
     const calls: PlatformCall[] = [];
     const accountFor = platformAccountsOf(db, item.workspaceId);
     for (const platform of item.targetPlatforms) {
@@ -53,7 +48,7 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
       const lookup = accountFor(platform);
       const socialAccountId = lookup.state === 'none' ? null : lookup.account.id;
       const post = composePost(item, connector.platform);
-      const refusal = unavailableAccountReason(platform, lookup) ?? connector.validate(post);
+      const refusal = unavailableAccountReason(platform, lookup) ?? validate(connector, post);
       if (refusal || lookup.state !== 'active') {
         recordAttempt(db, { ...attempt, socialAccountId, status: 'rejected', error: refusal });
         continue;
@@ -73,7 +68,7 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
   const held = await Promise.all(
     prepared.calls.map(async (call) => {
       const outcome = await callPlatform(call, timeoutMs);
-      return inNextCommit(db, () => {
+      return inCommit(db, () => {
         if (!holdsLease(db, claim)) return false;
         const now = clock.now();
         if (outcome === null) settleAttempt(db, call.attemptId, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
@@ -85,11 +80,57 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
   );
   if (!held.every(Boolean)) return 'lease_lost';
 
-  return inNextCommit(db, () => {
+  return inCommit(db, () => {
     const item = heldItem(db, claim);
     if (!item) return 'lease_lost' as const;
     return finishRun(db, item, claim.runId, clock.now());
   });
+}
+
+/**
+ * Ends a run that failed for a reason of our own (a bug, a broken connector): attempts still pending
+ * are reported unknown, platforms never tried are rejected with the error, and the item is finished.
+ * Without this, every holder that reclaimed the item would fail the same way, forever.
+ */
+export function abandonRun(runtime: Runtime, claim: Claim, cause: unknown): Promise<FanOutResult> {
+  const { db, clock } = runtime;
+  const error = `internal error while publishing: ${cause instanceof Error ? cause.message : String(cause)}`;
+  return inCommit(db, () => {
+    const item = heldItem(db, claim);
+    if (!item) return 'lease_lost' as const;
+    const now = clock.now();
+    const tried = settleLeftovers(db, claim, now);
+    for (const platform of item.targetPlatforms) {
+      if (tried.has(platform)) continue;
+      recordAttempt(db, { runId: claim.runId, workspaceId: item.workspaceId, contentId: item.id, platform, socialAccountId: null, status: 'rejected', error, at: now });
+    }
+    return finishRun(db, item, claim.runId, now);
+  });
+}
+
+/** Group-committed, in a savepoint: a step that throws leaves nothing half-written (batch.ts). */
+const inCommit = <T>(db: Db, work: () => T): Promise<T> => inNextCommit(db, () => savepoint(db, work));
+
+/**
+ * The platforms this run already tried; attempts a dead holder left pending are reported unknown,
+ * never called again.
+ */
+function settleLeftovers(db: Db, claim: Claim, now: Date): Set<string> {
+  const tried = new Set<string>();
+  for (const attempt of attemptsOf(db, claim.runId)) {
+    tried.add(attempt.platform);
+    if (attempt.status === 'pending') settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
+  }
+  return tried;
+}
+
+/** A connector's rules, where a throw is a refusal with its message rather than a failed run. */
+function validate(connector: PlatformConnector, post: PlatformPost): string | null {
+  try {
+    return connector.validate(post);
+  } catch (error) {
+    return `${connector.platform}: the post could not be checked (${error instanceof Error ? error.message : String(error)})`;
+  }
 }
 
 /** The platform's answer, or null when none came in time or the call failed without one. */
@@ -117,18 +158,6 @@ function holdsLease(db: Db, claim: Claim): boolean {
 }
 
 const statements = preparedStatements((db) => ({
-  holds: db
-    .select({ id: content.id })
-    .from(content)
-    .where(
-      sql`${content.id} = ${sql.placeholder('id')} and ${content.leaseToken} = ${sql.placeholder('leaseToken')} and ${content.status} = 'publishing'`,
-    )
-    .prepare(),
-  held: db
-    .select()
-    .from(content)
-    .where(
-      sql`${content.id} = ${sql.placeholder('id')} and ${content.leaseToken} = ${sql.placeholder('leaseToken')} and ${content.status} = 'publishing'`,
-    )
-    .prepare(),
+  holds: db.select({ id: content.id }).from(content).where(HELD_UNDER_LEASE).prepare(),
+  held: db.select().from(content).where(HELD_UNDER_LEASE).prepare(),
 }));

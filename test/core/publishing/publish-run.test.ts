@@ -1,8 +1,13 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { getWorkspace, setWorkspacePlan } from '../../../src/core/accounts/workspaces.ts';
+import { publishContent } from '../../../src/core/content/operations.ts';
+import { contextFor } from '../../../src/core/context.ts';
+import { RateLimitError } from '../../../src/core/errors.ts';
+import { executeOperation } from '../../../src/core/operation.ts';
+import { consumeRateLimit } from '../../../src/core/rate-limits.ts';
 import { claimDuePublishes } from '../../../src/core/publishing/claim.ts';
 import { connectorsFor } from '../../../src/core/publishing/connectors/index.ts';
-import { fanOut } from '../../../src/core/publishing/fan-out.ts';
+import { abandonRun, fanOut } from '../../../src/core/publishing/fan-out.ts';
 import { UNKNOWN_OUTCOME } from '../../../src/core/publishing/finish.ts';
 import { publishDue } from '../../../src/core/publishing/publish-due.ts';
 import { disconnectSocialAccount } from '../../../src/core/social-accounts/operations.ts';
@@ -231,7 +236,9 @@ describe('publishing run', () => {
     ws = makeWorkspace(runtime, { name: 'One' });
     connectAccounts(runtime, ws.workspace, ['twitter']);
     const post = item({ target_platforms: ['twitter'] });
-    publish(runtime, ws.workspace, post.id);
+    // Through the request path, so the call takes the bucket's only token.
+    await executeOperation(contextFor(runtime, ws.workspace, 'rest'), publishContent, { id: post.id });
+    expect(() => consumeRateLimit(runtime, ws.workspace.id, ['publish'])).toThrow(RateLimitError);
     expect(await run()).toMatchObject({ claimed: 1, deferred: 0, outcomes: ['published'] });
   });
 
@@ -266,10 +273,79 @@ describe('publishing run', () => {
     insertPublished(runtime, ws.workspace.id, 298, runtime.clock.now());
     const at = runtime.clock.now().toISOString();
     const posts = [1, 2, 3].map(() => item({ target_platforms: ['twitter'], status: 'scheduled', scheduled_for: at }));
-    const { claims, refused } = claimDuePublishes(runtime, 10);
-    expect({ claimed: claims.length, refused }).toEqual({ claimed: 2, refused: 1 });
+    const { claims, refused, deferred } = claimDuePublishes(runtime, 10);
+    // The third fits only if one in flight fails: it waits for their outcome instead of failing now.
+    expect({ claimed: claims.length, refused, deferred }).toEqual({ claimed: 2, refused: 0, deferred: 1 });
+    expect(claimDuePublishes(runtime, 10)).toMatchObject({ claims: [], refused: 0, deferred: 1 });
     await Promise.all(claims.map((c) => fanOut(runtime, connectorsFor(runtime), c)));
+    expect(claimDuePublishes(runtime, 10)).toMatchObject({ claims: [], refused: 1, deferred: 0 });
     expect(posts.map((p) => contentRow(runtime, p.id)!.status).sort()).toEqual(['approved', 'published', 'published']);
+  });
+
+  it('an item waiting on the quota goes out when an item in flight fails and frees its slot', async () => {
+    connectAccounts(runtime, ws.workspace, ['twitter']);
+    setWorkspacePlan(runtime, ws.workspace.id, { plan: 'starter' });
+    insertPublished(runtime, ws.workspace.id, 299, runtime.clock.now());
+    const doomed = item({ target_platforms: ['twitter'], caption: 'x'.repeat(400) }); // too long for X
+    publish(runtime, ws.workspace, doomed.id);
+    const first = claimDuePublishes(runtime, 10);
+    expect(first.claims.map((c) => c.contentId)).toEqual([doomed.id]);
+    const waiting = item({ target_platforms: ['twitter'] });
+    publish(runtime, ws.workspace, waiting.id);
+    expect(claimDuePublishes(runtime, 10)).toMatchObject({ claims: [], deferred: 1 });
+    expect(await fanOut(runtime, connectorsFor(runtime), first.claims[0]!)).toBe('failed');
+    expect(await run()).toMatchObject({ claimed: 1, outcomes: ['published'] });
+    expect(contentRow(runtime, waiting.id)!.status).toBe('published');
+  });
+
+  it('claims an item scheduled before 1970 (a negative due time) like any other', async () => {
+    connectAccounts(runtime, ws.workspace, ['twitter']);
+    const post = item({ target_platforms: ['twitter'], status: 'scheduled', scheduled_for: '1969-07-20T20:17:00Z' });
+    expect(await run()).toMatchObject({ claimed: 1, outcomes: ['published'] });
+    expect(contentRow(runtime, post.id)!.status).toBe('published');
+  });
+
+  it('a connector whose rules throw rejects that platform with the reason; the others go on', async () => {
+    connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin']);
+    const connectors = connectorsWith(runtime, {
+      twitter: {
+        validate: () => {
+          throw new Error('rules table missing');
+        },
+      },
+    });
+    const post = item({ target_platforms: ['twitter', 'linkedin'] });
+    publish(runtime, ws.workspace, post.id);
+    expect(await run(connectors)).toMatchObject({ outcomes: ['published'] });
+    const [twitter] = contentRow(runtime, post.id)!.publishResults;
+    expect(twitter).toMatchObject({ platform: 'twitter', success: false });
+    expect(twitter!.error).toMatch(/could not be checked \(rules table missing\)/);
+  });
+
+  it('a run that fails for a reason of our own writes nothing half-done and is finished with the error', async () => {
+    connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin']);
+    const post = item({ target_platforms: ['twitter', 'linkedin'] });
+    publish(runtime, ws.workspace, post.id);
+    const [claim] = claimDuePublishes(runtime, 10).claims;
+    // Breaks after twitter's attempt is recorded: the step's savepoint must take that write back.
+    const base = connectorsFor(runtime);
+    const broken = new Map(base);
+    broken.set('linkedin', {
+      ...base.get('linkedin')!,
+      get platform(): never {
+        throw new Error('connector misconfigured');
+      },
+    });
+    await expect(fanOut(runtime, broken, claim!)).rejects.toThrow('connector misconfigured');
+    expect(attemptsFor(runtime, post.id)).toEqual([]);
+    expect(contentRow(runtime, post.id)!.status).toBe('publishing');
+
+    expect(await abandonRun(runtime, claim!, new Error('connector misconfigured'))).toBe('failed');
+    const row = contentRow(runtime, post.id)!;
+    expect(row).toMatchObject({ status: 'approved', publishQueued: false, leaseToken: null });
+    for (const result of row.publishResults) expect(result.error).toBe('internal error while publishing: connector misconfigured');
+    expect(sandboxPostsFor(runtime, post.id)).toEqual([]);
+    expect(eventsOfType('content.publish_failed')).toHaveLength(1);
   });
 
   it('a workspace whose subscription lapsed publishes nothing; its items fail with the reason', async () => {
@@ -277,7 +353,7 @@ describe('publishing run', () => {
     const post = item({ target_platforms: ['twitter'], status: 'scheduled', scheduled_for: runtime.clock.now().toISOString() });
     setWorkspacePlan(runtime, ws.workspace.id, { status: 'past_due' });
     expect(await run()).toMatchObject({ claimed: 0, refused: 1 });
-    expect(contentRow(runtime, post.id)!.publishResults[0]!.error).toMatch(/past_due/);
+    expect(contentRow(runtime, post.id)!.publishResults[0]!.error).toMatch(/past_due: publish the item again once/);
   });
 
   describe('crash safety', () => {
