@@ -47,6 +47,8 @@ export const publishRuns = sqliteTable(
       .notNull()
       .references(() => content.id, { onDelete: 'cascade' }),
     startedAt: integer('started_at', { mode: 'timestamp_ms' }).notNull(),
+    /** The process that claimed the item (`host:pid`), so an operator can tell which worker published it. */
+    claimedBy: text('claimed_by'),
     finishedAt: integer('finished_at', { mode: 'timestamp_ms' }),
     outcome: text('outcome', { enum: PUBLISH_RUN_OUTCOMES }),
   },

@@ -1,4 +1,5 @@
 import { and, count, eq } from 'drizzle-orm';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { content, events, publishRuns, sandboxPosts, publishAttempts } from '../../db/schema/index.ts';
@@ -108,6 +109,9 @@ describe('publishing across real processes', () => {
 
     const db = runtime.db;
     expect(db.select({ n: count() }).from(publishRuns).get()!.n).toBe(ids.length);
+    // Both workers took part: the runs name two claiming processes.
+    const claimers = db.selectDistinct({ by: publishRuns.claimedBy }).from(publishRuns).all();
+    expect(claimers.map((c) => c.by).sort()).toEqual(workers.map((w) => `${hostname()}:${w.child.pid}`).sort());
     expect(db.select({ n: count() }).from(sandboxPosts).get()!.n).toBe(ids.length * 2);
     expect(db.select({ n: count() }).from(publishAttempts).where(eq(publishAttempts.status, 'published')).get()!.n).toBe(ids.length * 2);
     const perItem = db

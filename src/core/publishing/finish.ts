@@ -1,4 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
+import { hostname } from 'node:os';
 import { preparedStatements, type Db } from '../../../db/client.ts';
 import { content, publishAttempts, publishRuns, type AttemptStatus, type PublishResult } from '../../../db/schema/index.ts';
 import { contentStub, type ContentRow } from '../content/serialize.ts';
@@ -21,9 +22,18 @@ export interface NewAttempt {
   at: Date;
 }
 
-/** Opens a run: one pass of the publishing run over one item. */
+/** This process, as recorded on the runs it claims. */
+const THIS_PROCESS = `${hostname()}:${process.pid}`;
+
+/** Opens a run: one pass of the publishing run over one item, claimed by this process. */
 export function startRun(db: Db, run: { id: string; workspaceId: string; contentId: string; at: Date }): void {
-  statements(db).startRun.run({ id: run.id, workspaceId: run.workspaceId, contentId: run.contentId, startedAt: run.at.getTime() });
+  statements(db).startRun.run({
+    id: run.id,
+    workspaceId: run.workspaceId,
+    contentId: run.contentId,
+    startedAt: run.at.getTime(),
+    claimedBy: THIS_PROCESS,
+  });
 }
 
 /** Records one platform attempt. A pending one is written, and committed, before the platform is called. */
@@ -184,6 +194,7 @@ const statements = preparedStatements((db) => ({
       workspaceId: sql.placeholder('workspaceId'),
       contentId: sql.placeholder('contentId'),
       startedAt: sql`${sql.placeholder('startedAt')}`,
+      claimedBy: sql.placeholder('claimedBy'),
     })
     .prepare(),
 }));

@@ -1,0 +1,1 @@
+ALTER TABLE `publish_runs` ADD `claimed_by` text;
