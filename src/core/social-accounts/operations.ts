@@ -97,30 +97,16 @@ export function connectSocialAccount(runtime: Runtime, input: ConnectSocialAccou
   const now = runtime.clock.now();
   return writeTransaction(db, () => {
     const workspace = getWorkspace(db, input.workspaceId);
-    const existing = fields.platform_user_id
-      ? db
-          .select()
-          .from(socialAccounts)
-          .where(
-            and(
-              eq(socialAccounts.workspaceId, workspace.id),
-              eq(socialAccounts.platform, fields.platform),
-              eq(socialAccounts.platformUserId, fields.platform_user_id),
-            ),
-          )
-          .get()
-      : db
-          .select()
-          .from(socialAccounts)
-          .where(
-            and(
-              eq(socialAccounts.workspaceId, workspace.id),
-              eq(socialAccounts.platform, fields.platform),
-              sql`lower(${socialAccounts.username}) = lower(${fields.username})`,
-            ),
-          )
-          .orderBy(desc(socialAccounts.connectedAt), desc(socialAccounts.id))
-          .get();
+    // The same account: the given platform user, or (without one) the same username, any case.
+    const sameAccount = fields.platform_user_id
+      ? eq(socialAccounts.platformUserId, fields.platform_user_id)
+      : sql`lower(${socialAccounts.username}) = lower(${fields.username})`;
+    const existing = db
+      .select()
+      .from(socialAccounts)
+      .where(and(eq(socialAccounts.workspaceId, workspace.id), eq(socialAccounts.platform, fields.platform), sameAccount))
+      .orderBy(desc(socialAccounts.connectedAt), desc(socialAccounts.id))
+      .get();
 
     if (!existing?.isActive) {
       const active = countActiveAccounts(db, workspace.id);
