@@ -91,8 +91,8 @@ describe('publishing across real processes', () => {
     const workspaces = [makeWorkspace(runtime, { name: 'One' }), makeWorkspace(runtime, { name: 'Two' })];
     for (const ws of workspaces) connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin']);
 
-    // Small slots and a short platform delay make both workers claim in many interleaved passes.
-    const env = { PUBLISH_CONCURRENCY: '8', SANDBOX_PUBLISH_DELAY_MS: 'twitter:5' };
+    // Small slots and a platform delay keep either worker from finishing alone before the other's first pass.
+    const env = { PUBLISH_CONCURRENCY: '8', SANDBOX_PUBLISH_DELAY_MS: 'twitter:50' };
     const workers = [startWorker(file, env), startWorker(file, env)];
     await Promise.all(workers.map((w) => w.waitForOutput(/Worker running/)));
 
