@@ -3,3 +3,4 @@ export * from './content.ts';
 export * from './events.ts';
 export * from './idempotency.ts';
 export * from './publishing.ts';
+export * from './webhooks.ts';

@@ -29,6 +29,18 @@ export interface Config {
   };
   /** Per-platform app secrets that sign deauthorization callbacks (`<PLATFORM>_APP_SECRET`). */
   appSecrets: Partial<Record<Platform, string>>;
+  webhooks: {
+    /** Seconds before attempts 2 to 6 (DECISIONS.md, Delivery). */
+    retryDelaysSeconds: number[];
+    /** Lifts the SSRF guard for local development and tests. */
+    allowPrivateUrls: boolean;
+    /** One deadline for connect, headers and body (SPEC.md: 10 seconds). */
+    timeoutMs: number;
+    /** Attempts one process has out at once. */
+    concurrency: number;
+  };
+  /** base64 of the 32-byte key that encrypts signing secrets; when absent, one is kept in DATA_DIR. */
+  encryptionKey: string | undefined;
 }
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -55,6 +67,17 @@ const EnvSchema = z.object({
       new RegExp(`^((${PLATFORMS.join('|')}):\\d+)(,(${PLATFORMS.join('|')}):\\d+)*$`),
       'expected platform:ms pairs, comma-separated, for example linkedin:5000',
     )
+    .optional(),
+  WEBHOOK_RETRY_DELAYS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'expected seconds, comma-separated, for example 30,120,600,3600,21600')
+    .default('30,120,600,3600,21600'),
+  WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
+  WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
+  WEBHOOK_CONCURRENCY: positiveInt(64),
+  ENCRYPTION_KEY: z
+    .string()
+    .refine((key) => Buffer.from(key, 'base64').length === 32, 'expected base64 of 32 random bytes (openssl rand -base64 32)')
     .optional(),
   ...Object.fromEntries(PLATFORMS.map((p) => [appSecretVariable(p), z.string().min(1).optional()])),
 });
@@ -96,6 +119,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           .map(([platform, ms]) => [platform, Number(ms)]),
       ),
     },
+    webhooks: {
+      retryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS.split(',').map(Number),
+      allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === 'true',
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+    },
+    encryptionKey: e.ENCRYPTION_KEY,
     appSecrets: Object.fromEntries(
       PLATFORMS.flatMap((p) => {
         const secret = (e as Record<string, unknown>)[appSecretVariable(p)];
