@@ -19,6 +19,12 @@ export interface Operation<Input extends z.ZodObject = z.ZodObject, Output = unk
   planChecks?: boolean;
   /** Overrides how a schema failure is reported (the brand profile splits 400 and 422). */
   invalidInput?: (error: z.ZodError) => Error;
+  /**
+   * Synchronous for database work. An operation that must wait on the network (a webhook test
+   * delivery, a DNS check) is async: the part before its first `await` runs inside the request's
+   * group commit like any other operation; what comes after runs once that batch has committed,
+   * so its writes must go through `inNextCommit` themselves.
+   */
   run(ctx: ServiceContext, input: z.output<Input>): Output;
 }
 
@@ -49,12 +55,13 @@ export function executeOperation<Input extends z.ZodObject, Output>(
   operation: Operation<Input, Output>,
   raw: unknown,
   onRateLimit?: (state: RateLimitState) => void,
-): Promise<Output> {
+): Promise<Awaited<Output>> {
   const take = () => {
     const state = consumeRateLimit(ctx, ctx.workspace.id, operation.buckets);
     onRateLimit?.(state);
   };
   const readsOnly = operation.buckets.every((bucket) => bucket === 'read');
+  // An async operation's promise is adopted: the request settles when it does.
   return inNextCommit(ctx.db, () => {
     if (readsOnly) {
       take();
@@ -69,5 +76,5 @@ export function executeOperation<Input extends z.ZodObject, Output>(
       if (!(error instanceof RateLimitError)) take();
       throw error;
     }
-  });
+  }) as Promise<Awaited<Output>>;
 }
