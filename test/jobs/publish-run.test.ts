@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { publishRuns } from '../../db/schema/index.ts';
-import { startPublishing, type PublishingScheduler } from '../../src/jobs/publish-run.ts';
+import { startPublishing } from '../../src/jobs/publish-run.ts';
+import type { Worker } from '../../src/jobs/leased-worker.ts';
 import { makeContent, makeWorkspace } from '../helpers/factories.ts';
 import { call, startTestServer, type TestServer } from '../helpers/http.ts';
 import { connectAccounts, update } from '../helpers/publishing.ts';
@@ -10,7 +11,7 @@ import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 /** The scheduler around the run: woken by the core, timed for the next schedule, never polled. */
 describe('publishing scheduler', () => {
-  let scheduler: PublishingScheduler | undefined;
+  let scheduler: Worker | undefined;
   let server: TestServer | undefined;
   afterEach(async () => {
     await scheduler?.stop();
