@@ -10,6 +10,7 @@ import { serveMcpStdio } from '../mcp/stdio.ts';
 import { createApp } from '../rest/app.ts';
 import { startMaintenance } from '../jobs/maintenance.ts';
 import { startPublishing } from '../jobs/publish-run.ts';
+import { startWebhookDelivery } from '../jobs/webhook-delivery.ts';
 import { runAdmin } from './admin.ts';
 
 /** One entry, four commands: `serve` (REST + /mcp + schedulers), `mcp` (stdio), `worker` (schedulers only), `admin`. */
@@ -35,7 +36,7 @@ async function main(argv: string[]): Promise<number> {
       // The schedulers' timers are unref'd (they must not keep `serve` or `mcp` alive); a worker has
       // no server or stdin, so this keeps it running until a signal.
       const keepAlive = setInterval(() => {}, 1 << 30);
-      console.log('Worker running the schedulers (publishing, maintenance).');
+      console.log('Worker running the schedulers (publishing, webhook delivery, maintenance).');
       onShutdown(runtime, async () => {
         clearInterval(keepAlive);
         await schedulers.stop();
@@ -97,11 +98,11 @@ async function serve(opened: Runtime): Promise<void> {
 function startSchedulers(runtime: Runtime, options: { force?: boolean } = {}): { stop(): Promise<void> } {
   if (!runtime.config.runSchedulers && !options.force) return { stop: async () => {} };
   const maintenance = startMaintenance(runtime);
-  const publishing = startPublishing(runtime);
+  const workers = [startPublishing(runtime), startWebhookDelivery(runtime)];
   return {
     async stop() {
       maintenance.stop();
-      await publishing.stop();
+      await Promise.all(workers.map((worker) => worker.stop()));
     },
   };
 }

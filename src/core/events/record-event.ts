@@ -29,7 +29,22 @@ export function recordEvent(
 ): string {
   const id = prefixedId('evt');
   statements(db).insert.run({ id, workspaceId: event.workspaceId, type: event.type, data: event.data, createdAt: event.at });
+  for (const listener of listeners.get(db) ?? []) listener();
   return id;
+}
+
+const listeners = new WeakMap<Db, Set<() => void>>();
+
+/**
+ * Hears every event this process writes to `db`, so the webhook fan-out starts without a poll.
+ * Called inside the writing transaction, before it commits: a listener must only schedule work for
+ * a later turn of the event loop. Returns the function that stops listening.
+ */
+export function onEventRecorded(db: Db, listener: () => void): () => void {
+  let set = listeners.get(db);
+  if (!set) listeners.set(db, (set = new Set()));
+  set.add(listener);
+  return () => set.delete(listener);
 }
 
 const statements = preparedStatements((db) => ({

@@ -1,0 +1,321 @@
+import { sql } from 'drizzle-orm';
+import { preparedStatements, savepoint, writeTransaction, type Db } from '../../../db/client.ts';
+import { events, webhookDeliveries, webhookFanoutCursor, webhookJobs, webhooks } from '../../../db/schema/index.ts';
+import { inNextCommit } from '../batch.ts';
+import type { Runtime } from '../context.ts';
+import { newId, randomBase62 } from '../ids.ts';
+import { newDeliveryId, recordDeliveryAttempt } from './deliveries.ts';
+import { envelopeBody, signedHeaders, type OutboxEvent } from './envelope.ts';
+import { decryptSecret } from './secrets.ts';
+import { isDelivered, postWebhook, type AttemptResult } from './transport.ts';
+
+/** DECISIONS.md, Delivery: a queued delivery older than this is abandoned. */
+const EXPIRY_MS = 72 * 3_600_000;
+/** SPEC.md, Delivery and retries: five failed deliveries inside a rolling hour disable the subscription. */
+const AUTO_DISABLE_FAILURES = 5;
+const AUTO_DISABLE_WINDOW_MS = 3_600_000;
+const EVENTS_PER_FAN_OUT = 500;
+const CANDIDATES_PER_QUERY = 200;
+
+/** A delivery job this process holds, with everything its attempt needs. */
+export interface DeliveryClaim {
+  jobId: string;
+  webhookId: string;
+  leaseToken: string;
+  url: string;
+  secretCiphertext: string;
+  /** The attempt about to be made (1 to 6). */
+  attempt: number;
+  event: OutboxEvent;
+}
+
+export type DeliveryOutcome = 'delivered' | 'retry' | 'dead' | 'lease_lost';
+
+/**
+ * Turns new outbox events into delivery jobs: one per event and matching subscription of its
+ * workspace, disabled ones included (nothing is lost while disabled). A subscription only gets
+ * events written after it was made; an empty `events` list matches every type. Reads the outbox in
+ * order from a shared cursor, in the caller's write transaction, so processes never fan out twice.
+ * Returns how many events it read (at most EVENTS_PER_FAN_OUT: call again while it reads that many).
+ */
+export function fanOutEvents(runtime: Runtime): number {
+  const { db, clock } = runtime;
+  const s = statements(db);
+  const cursor = s.cursor.get()?.lastSeq ?? 0;
+  const batch = s.eventsAfter.all({ after: cursor, limit: EVENTS_PER_FAN_OUT });
+  if (batch.length === 0) return 0;
+  const now = clock.now().getTime();
+  const subscriptions = new Map<string, Array<{ id: string; events: string[]; startAfterSeq: number }>>();
+  writeTransaction(db, () => {
+    for (const event of batch) {
+      let subs = subscriptions.get(event.workspaceId);
+      if (!subs) subscriptions.set(event.workspaceId, (subs = s.subscriptionsOf.all({ workspaceId: event.workspaceId })));
+      for (const sub of subs) {
+        if (event.seq <= sub.startAfterSeq) continue;
+        if (sub.events.length > 0 && !sub.events.includes(event.type)) continue;
+        s.insertJob.run({
+          id: newId(),
+          webhookId: sub.id,
+          workspaceId: event.workspaceId,
+          eventId: event.id,
+          nextAttemptAt: now,
+          createdAt: event.createdAt.getTime(),
+        });
+      }
+    }
+    s.advanceCursor.run({ lastSeq: batch.at(-1)!.seq });
+  });
+  return batch.length;
+}
+
+/** Fans out every event written so far (a bounded number of batches per call). */
+export function fanOutAllEvents(runtime: Runtime): void {
+  for (let batch = 0; batch < 20 && fanOutEvents(runtime) === EVENTS_PER_FAN_OUT; batch++);
+}
+
+/**
+ * Takes up to `free` due deliveries of enabled subscriptions, oldest due first, each under a lease
+ * that outlives one attempt's deadline. Jobs whose holder died go back to the queue first (their
+ * attempt is made again: delivery is at least once). A job older than 72 hours is abandoned here
+ * instead of sent. No subscription gets more than a quarter of the slots, so one slow endpoint
+ * cannot hold up the others.
+ */
+export function claimDueDeliveries(runtime: Runtime, free: number, inHand: Iterable<DeliveryClaim>): DeliveryClaim[] {
+  const { db, clock, config } = runtime;
+  const now = clock.now();
+  const s = statements(db);
+  const claims: DeliveryClaim[] = [];
+  if (free <= 0) return claims;
+  const perWebhook = new Map<string, number>();
+  for (const claim of inHand) perWebhook.set(claim.webhookId, (perWebhook.get(claim.webhookId) ?? 0) + 1);
+  const cap = Math.max(1, Math.ceil(config.webhooks.concurrency / 4));
+  const leaseExpiresAt = now.getTime() + config.webhooks.timeoutMs + 30_000;
+
+  writeTransaction(db, () => {
+    s.requeueExpired.run({ now: now.getTime() });
+    let after = { due: Number.MIN_SAFE_INTEGER, id: '' };
+    while (claims.length < free) {
+      const candidates = s.due.all({ now: now.getTime(), afterDue: after.due, afterId: after.id, limit: CANDIDATES_PER_QUERY });
+      for (const job of candidates) {
+        after = { due: job.nextAttemptAt, id: job.jobId };
+        if (claims.length >= free) break;
+        if (now.getTime() - job.createdAt >= EXPIRY_MS) {
+          expire(db, job, now);
+          continue;
+        }
+        const held = perWebhook.get(job.webhookId) ?? 0;
+        if (held >= cap) continue;
+        const leaseToken = randomBase62(22);
+        s.claim.run({ id: job.jobId, leaseToken, leaseExpiresAt });
+        perWebhook.set(job.webhookId, held + 1);
+        claims.push({
+          jobId: job.jobId,
+          webhookId: job.webhookId,
+          leaseToken,
+          url: job.url,
+          secretCiphertext: job.secretCiphertext,
+          attempt: job.attempts + 1,
+          event: { id: job.eventId, type: job.eventType, workspaceId: job.workspaceId, data: JSON.parse(job.eventData), createdAt: new Date(job.eventCreatedAt) },
+        });
+      }
+      if (candidates.length < CANDIDATES_PER_QUERY) break;
+    }
+  });
+  return claims;
+}
+
+/**
+ * Makes one attempt of a claimed delivery and records it: the envelope signed afresh, one log row
+ * (`delivered`; `pending_retry` with the next attempt scheduled; or `failed` after the last attempt,
+ * dead-lettered), and the subscription auto-disabled on its fifth failed attempt in an hour.
+ */
+export async function deliver(runtime: Runtime, claim: DeliveryClaim): Promise<DeliveryOutcome> {
+  const { config, clock } = runtime;
+  const deliveryId = newDeliveryId();
+  const body = envelopeBody(claim.event, deliveryId, claim.attempt);
+  const sentAt = clock.now();
+  const headers = signedHeaders(decryptSecret(config, claim.secretCiphertext), claim.event.id, body, sentAt);
+  const result = await postWebhook(claim.url, body, headers, { timeoutMs: config.webhooks.timeoutMs, allowPrivateUrls: config.webhooks.allowPrivateUrls });
+  return settle(runtime, claim, deliveryId, sentAt, result);
+}
+
+/**
+ * Records an attempt that could not be made for a reason of our own (a secret that no longer
+ * decrypts, a bug) as a failed attempt, so the retry ladder and the dead letter still apply.
+ */
+export function abandonDelivery(runtime: Runtime, claim: DeliveryClaim, cause: unknown): Promise<DeliveryOutcome> {
+  const error = `internal error: ${cause instanceof Error ? cause.message : String(cause)}`;
+  return settle(runtime, claim, newDeliveryId(), runtime.clock.now(), { statusCode: 0, responseBody: null, durationMs: 0, error });
+}
+
+/** When the earliest queued delivery of an enabled subscription comes due after `now` (ms), or null. */
+export function nextDeliveryDueAfter(db: Db, now: Date): number | null {
+  return statements(db).nextDue.get({ now: now.getTime() })?.due ?? null;
+}
+
+function settle(runtime: Runtime, claim: DeliveryClaim, deliveryId: string, sentAt: Date, result: AttemptResult): Promise<DeliveryOutcome> {
+  const { db, clock, config } = runtime;
+  return inNextCommit(db, () =>
+    savepoint(db, (): DeliveryOutcome => {
+      const s = statements(db);
+      if (!s.held.get({ id: claim.jobId, leaseToken: claim.leaseToken })) return 'lease_lost';
+      const now = clock.now();
+      const delays = config.webhooks.retryDelaysSeconds;
+      const delivered = isDelivered(result);
+      const last = claim.attempt > delays.length;
+      const status = delivered ? 'delivered' : last ? 'failed' : 'pending_retry';
+      recordDeliveryAttempt(db, deliveryId, {
+        webhookId: claim.webhookId,
+        jobId: claim.jobId,
+        eventId: claim.event.id,
+        eventType: claim.event.type,
+        attempt: claim.attempt,
+        status,
+        result,
+        at: sentAt,
+        isTest: false,
+      });
+      if (status === 'pending_retry') {
+        s.retry.run({ id: claim.jobId, attempts: claim.attempt, nextAttemptAt: now.getTime() + delays[claim.attempt - 1]! * 1000 });
+      } else {
+        s.finish.run({ id: claim.jobId, attempts: claim.attempt, state: delivered ? 'delivered' : 'dead' });
+      }
+      if (!delivered) {
+        const failures = s.recentFailures.get({ webhookId: claim.webhookId, since: now.getTime() - AUTO_DISABLE_WINDOW_MS })!.n;
+        if (failures >= AUTO_DISABLE_FAILURES) s.autoDisable.run({ id: claim.webhookId, now: now.getTime() });
+      }
+      return delivered ? 'delivered' : last ? 'dead' : 'retry';
+    }),
+  );
+}
+
+/** DECISIONS.md, Delivery: abandoned as failed with response_body "expired". */
+function expire(db: Db, job: { jobId: string; webhookId: string; eventId: string; eventType: string; attempts: number }, now: Date): void {
+  recordDeliveryAttempt(db, newDeliveryId(), {
+    webhookId: job.webhookId,
+    jobId: job.jobId,
+    eventId: job.eventId,
+    eventType: job.eventType,
+    attempt: job.attempts + 1,
+    status: 'failed',
+    result: { statusCode: 0, responseBody: 'expired', durationMs: 0, error: null },
+    at: now,
+    isTest: false,
+  });
+  statements(db).finish.run({ id: job.jobId, attempts: job.attempts, state: 'dead' });
+}
+
+const QUEUED_FOR_ENABLED = sql`${webhookJobs.state} = 'queued' and ${webhooks.isEnabled} = 1`;
+
+const statements = preparedStatements((db) => ({
+  cursor: db.select({ lastSeq: webhookFanoutCursor.lastSeq }).from(webhookFanoutCursor).where(sql`${webhookFanoutCursor.id} = 1`).prepare(),
+  advanceCursor: db
+    .update(webhookFanoutCursor)
+    .set({ lastSeq: sql`${sql.placeholder('lastSeq')}` })
+    .where(sql`${webhookFanoutCursor.id} = 1`)
+    .prepare(),
+  eventsAfter: db
+    .select({ seq: events.seq, id: events.id, workspaceId: events.workspaceId, type: events.type, createdAt: events.createdAt })
+    .from(events)
+    .where(sql`${events.seq} > ${sql.placeholder('after')}`)
+    .orderBy(events.seq)
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+  subscriptionsOf: db
+    .select({ id: webhooks.id, events: webhooks.events, startAfterSeq: webhooks.startAfterSeq })
+    .from(webhooks)
+    .where(sql`${webhooks.workspaceId} = ${sql.placeholder('workspaceId')}`)
+    .prepare(),
+  insertJob: db
+    .insert(webhookJobs)
+    .values({
+      id: sql.placeholder('id'),
+      webhookId: sql.placeholder('webhookId'),
+      workspaceId: sql.placeholder('workspaceId'),
+      eventId: sql.placeholder('eventId'),
+      state: 'queued',
+      attempts: 0,
+      nextAttemptAt: sql`${sql.placeholder('nextAttemptAt')}`,
+      createdAt: sql`${sql.placeholder('createdAt')}`,
+    })
+    .prepare(),
+  requeueExpired: db
+    .update(webhookJobs)
+    .set({ state: 'queued', leaseToken: null, leaseExpiresAt: null })
+    .where(sql`${webhookJobs.state} = 'delivering' and ${webhookJobs.leaseExpiresAt} <= ${sql.placeholder('now')}`)
+    .prepare(),
+  due: db
+    .select({
+      jobId: webhookJobs.id,
+      webhookId: webhookJobs.webhookId,
+      workspaceId: webhookJobs.workspaceId,
+      attempts: webhookJobs.attempts,
+      nextAttemptAt: sql<number>`${webhookJobs.nextAttemptAt}`,
+      createdAt: sql<number>`${webhookJobs.createdAt}`,
+      url: webhooks.url,
+      secretCiphertext: webhooks.secretCiphertext,
+      eventId: events.id,
+      eventType: events.type,
+      eventData: sql<string>`${events.data}`,
+      eventCreatedAt: sql<number>`${events.createdAt}`,
+    })
+    .from(webhookJobs)
+    .innerJoin(webhooks, sql`${webhooks.id} = ${webhookJobs.webhookId}`)
+    .innerJoin(events, sql`${events.id} = ${webhookJobs.eventId}`)
+    .where(
+      sql`${QUEUED_FOR_ENABLED} and ${webhookJobs.nextAttemptAt} <= ${sql.placeholder('now')}
+        and (${webhookJobs.nextAttemptAt}, ${webhookJobs.id}) > (${sql.placeholder('afterDue')}, ${sql.placeholder('afterId')})`,
+    )
+    .orderBy(webhookJobs.nextAttemptAt, webhookJobs.id)
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+  nextDue: db
+    .select({ due: sql<number>`${webhookJobs.nextAttemptAt}` })
+    .from(webhookJobs)
+    .innerJoin(webhooks, sql`${webhooks.id} = ${webhookJobs.webhookId}`)
+    .where(sql`${QUEUED_FOR_ENABLED} and ${webhookJobs.nextAttemptAt} > ${sql.placeholder('now')}`)
+    .orderBy(webhookJobs.nextAttemptAt)
+    .limit(1)
+    .prepare(),
+  claim: db
+    .update(webhookJobs)
+    .set({ state: 'delivering', leaseToken: sql`${sql.placeholder('leaseToken')}`, leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}` })
+    .where(sql`${webhookJobs.id} = ${sql.placeholder('id')}`)
+    .prepare(),
+  held: db
+    .select({ id: webhookJobs.id })
+    .from(webhookJobs)
+    .where(
+      sql`${webhookJobs.id} = ${sql.placeholder('id')} and ${webhookJobs.leaseToken} = ${sql.placeholder('leaseToken')} and ${webhookJobs.state} = 'delivering'`,
+    )
+    .prepare(),
+  retry: db
+    .update(webhookJobs)
+    .set({
+      state: 'queued',
+      attempts: sql`${sql.placeholder('attempts')}`,
+      nextAttemptAt: sql`${sql.placeholder('nextAttemptAt')}`,
+      leaseToken: null,
+      leaseExpiresAt: null,
+    })
+    .where(sql`${webhookJobs.id} = ${sql.placeholder('id')}`)
+    .prepare(),
+  finish: db
+    .update(webhookJobs)
+    .set({ state: sql`${sql.placeholder('state')}`, attempts: sql`${sql.placeholder('attempts')}`, leaseToken: null, leaseExpiresAt: null })
+    .where(sql`${webhookJobs.id} = ${sql.placeholder('id')}`)
+    .prepare(),
+  recentFailures: db
+    .select({ n: sql<number>`count(*)` })
+    .from(webhookDeliveries)
+    .where(
+      sql`${webhookDeliveries.webhookId} = ${sql.placeholder('webhookId')} and ${webhookDeliveries.deliveredAt} > ${sql.placeholder('since')}
+        and ${webhookDeliveries.status} <> 'delivered' and ${webhookDeliveries.isTest} = 0`,
+    )
+    .prepare(),
+  autoDisable: db
+    .update(webhooks)
+    .set({ isEnabled: false, autoDisabledAt: sql`${sql.placeholder('now')}` })
+    .where(sql`${webhooks.id} = ${sql.placeholder('id')} and ${webhooks.isEnabled} = 1`)
+    .prepare(),
+}));

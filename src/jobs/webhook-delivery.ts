@@ -1,0 +1,39 @@
+import type { Runtime } from '../core/context.ts';
+import { onEventRecorded } from '../core/events/record-event.ts';
+import {
+  abandonDelivery,
+  claimDueDeliveries,
+  deliver,
+  fanOutAllEvents,
+  nextDeliveryDueAfter,
+  type DeliveryClaim,
+} from '../core/webhooks/delivery.ts';
+import { startLeasedWorker, type Worker } from './leased-worker.ts';
+
+/**
+ * Webhook delivery in this process (`WEBHOOK_CONCURRENCY` attempts at once): every pass first fans
+ * new outbox events out into delivery jobs, then claims due jobs. Woken by every event this process
+ * writes and by re-enabled subscriptions, timed for the next retry, polled once a second for events
+ * written by other processes (see leased-worker.ts).
+ */
+export function startWebhookDelivery(runtime: Runtime): Worker {
+  return startLeasedWorker<DeliveryClaim>(runtime, {
+    name: 'webhook delivery',
+    capacity: runtime.config.webhooks.concurrency,
+    claim: (free, inHand) => {
+      fanOutAllEvents(runtime);
+      return claimDueDeliveries(runtime, free, inHand);
+    },
+    process: (claim) => deliver(runtime, claim),
+    abandon: (claim, error) => abandonDelivery(runtime, claim, error),
+    nextDueAfter: (now) => nextDeliveryDueAfter(runtime.db, now),
+    listen: (wake) => {
+      const stopEvents = onEventRecorded(runtime.db, wake);
+      const stopWakeups = runtime.wakeups.listen('webhooks', wake);
+      return () => {
+        stopEvents();
+        stopWakeups();
+      };
+    },
+  });
+}
