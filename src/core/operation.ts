@@ -68,10 +68,14 @@ export function executeOperation<Input extends z.ZodObject, Output>(
       return runOperation(operation, ctx, raw);
     }
     try {
-      return savepoint(ctx.db, () => {
+      // better-sqlite3 refuses a transaction function that returns a promise, so an async
+      // operation's promise is carried out of the savepoint (which holds its part before the first await).
+      let result!: Output;
+      savepoint(ctx.db, () => {
         take();
-        return runOperation(operation, ctx, raw);
+        result = runOperation(operation, ctx, raw);
       });
+      return result;
     } catch (error) {
       if (!(error instanceof RateLimitError)) take();
       throw error;
