@@ -1,7 +1,21 @@
 /**
- * Contract of the webhook transport (being implemented): signing, the SSRF guard and one HTTP
- * attempt. The worker, the test endpoint and the subscription API call only these.
+ * The webhook transport: signing, the SSRF guard and one HTTP attempt. The worker, the test
+ * endpoint and the subscription API call only these.
+ *
+ * node:http is imported here although the core otherwise knows no transport (eslint.config.js):
+ * the contract places the outbound webhook client in the core, it speaks HTTP to customers, not
+ * to our callers, and nothing here knows Express, MCP or our own status codes. The exception is
+ * this one import, marked where it is made.
  */
+import { StringDecoder } from 'node:string_decoder';
+// eslint-disable-next-line no-restricted-imports -- the outbound webhook client (see the header comment).
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import { BlockedAddressError, blockedRange, guardedLookup, hostOf, parseWebhookUrl } from './ssrf.ts';
+
+export { signWebhook, newSigningSecret } from './signing.ts';
+export { checkWebhookUrl } from './ssrf.ts';
 
 /** What one attempt got back. `statusCode` 0 means no HTTP response came (refused, reset, timed out, blocked). */
 export interface AttemptResult {
@@ -18,24 +32,164 @@ export interface SendOptions {
   allowPrivateUrls: boolean;
 }
 
-/** Standard Webhooks v1: `v1,` + base64(HMAC-SHA256(base64-decoded secret, `${id}.${timestamp}.${body}`)). */
-export declare function signWebhook(secret: string, id: string, timestampSeconds: number, body: string): string;
-
-/** A new signing secret: `whsec_` + base64 of 32 random bytes. */
-export declare function newSigningSecret(): string;
+/** DECISIONS.md, Delivery: the log keeps the first 8,192 bytes of a response body. */
+const RESPONSE_BODY_LIMIT = 8_192;
+const USER_AGENT = 'content-publishing-service-webhooks/0.1 (+Standard Webhooks v1)';
 
 /**
- * Why `url` may not be a webhook target, or null: it must be absolute http(s); a host that is, or
- * resolves to, a loopback, private, link-local, CGNAT, unique-local, multicast or unspecified
- * address is refused unless `allowPrivateUrls`.
+ * Keep-alive agents, because a delivery worker posts many times to the same few hosts. Idle
+ * sockets do not hold the process open: Node's Agent `unref()`s a socket when it goes back to the
+ * pool and `ref()`s it when reused. An idle socket is closed after 4 s (or earlier when the server
+ * announces a shorter `Keep-Alive: timeout`), under the 5 s most servers keep an idle connection,
+ * so a reused socket is rarely one the server is closing at that moment.
+ *
+ * Guarded and unguarded sends use separate agents: an agent pools sockets by host and port only,
+ * so a socket opened without the guard must never serve a guarded send.
  */
-export declare function checkWebhookUrl(url: string, options: { allowPrivateUrls: boolean }): Promise<string | null>;
+const agents = new Map<string, http.Agent>();
+function agentFor(protocol: 'http:' | 'https:', guarded: boolean): http.Agent {
+  const key = `${protocol}${guarded ? 'guarded' : 'open'}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    const options: http.AgentOptions = { keepAlive: true, timeout: 4_000, scheduling: 'lifo' };
+    agent = protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+    agents.set(key, agent);
+  }
+  return agent;
+}
 
 /**
  * POSTs `body` to `url` with `headers` (plus content-type and user-agent): one deadline for connect,
  * headers and body, no redirects, the IP actually dialled checked against the guard.
+ *
+ * Never throws: anything short of a complete response (or of 8,192 bytes of its body) becomes
+ * `statusCode` 0 with `error` saying why. A response whose headers arrive in time but whose body
+ * does not finish before the deadline is a timeout, not a status (SPEC: a delivery that does not
+ * answer within 10 s fails); once 8,192 bytes are read the rest is not waited for.
  */
-export declare function postWebhook(url: string, body: string, headers: Record<string, string>, options: SendOptions): Promise<AttemptResult>;
+export async function postWebhook(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: SendOptions,
+): Promise<AttemptResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const failure = (error: string): AttemptResult => ({ statusCode: 0, responseBody: null, durationMs: elapsed(), error });
+
+  const target = parseWebhookUrl(url);
+  if (typeof target === 'string') return failure(target);
+  const host = hostOf(target);
+  const guarded = !options.allowPrivateUrls;
+  // Node dials an IP literal without calling `lookup`, so the guard sees literals here.
+  if (guarded && net.isIP(host) !== 0) {
+    const range = blockedRange(host);
+    if (range !== null) return failure(new BlockedAddressError(host, range).message);
+  }
+
+  const payload = Buffer.from(body, 'utf8');
+  const requestHeaders: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(headers)) requestHeaders[name.toLowerCase()] = value;
+  requestHeaders['content-type'] = 'application/json';
+  requestHeaders['user-agent'] = USER_AGENT;
+  requestHeaders['content-length'] = payload.length;
+
+  return new Promise<AttemptResult>((resolve) => {
+    let settled = false;
+    const settle = (result: AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve(result);
+    };
+
+    // Started before anything is resolved or dialled: one deadline for lookup, connect, headers and body.
+    const deadline = setTimeout(() => {
+      settle(failure(`timeout after ${options.timeoutMs} ms`));
+      request?.destroy();
+    }, options.timeoutMs);
+
+    const protocol = target.protocol as 'http:' | 'https:';
+    let request: http.ClientRequest | undefined;
+    try {
+      request = (protocol === 'https:' ? https : http).request({
+        protocol,
+        hostname: host,
+        port: target.port === '' ? undefined : Number(target.port),
+        path: `${target.pathname}${target.search}`,
+        method: 'POST',
+        headers: requestHeaders,
+        agent: agentFor(protocol, guarded),
+        ...(guarded ? { lookup: guardedLookup } : {}),
+      });
+    } catch (err) {
+      // Thrown before anything is sent, e.g. a header value with a line break in it.
+      settle(failure(err instanceof Error ? err.message : String(err)));
+      return;
+    }
+
+    request.on('error', (err) => settle(failure(describeError(err, host))));
+    request.on('response', (response) => {
+      const decoder = new StringDecoder('utf8');
+      let text = '';
+      let received = 0;
+      const answered = () =>
+        settle({ statusCode: response.statusCode ?? 0, responseBody: text + decoder.end(), durationMs: elapsed(), error: null });
+
+      response.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        const take = Math.min(chunk.length, RESPONSE_BODY_LIMIT - received);
+        // StringDecoder holds back a character cut at the limit; it is dropped, not shown as U+FFFD.
+        text += decoder.write(take === chunk.length ? chunk : chunk.subarray(0, take));
+        received += take;
+        if (received >= RESPONSE_BODY_LIMIT) {
+          settle({ statusCode: response.statusCode ?? 0, responseBody: text, durationMs: elapsed(), error: null });
+          // Stop reading: the socket is closed rather than drained, and is not reused.
+          request.destroy();
+        }
+      });
+      response.on('end', answered);
+      // A body cut short by the peer ends in 'close' (and 'aborted'/'error') without 'end'.
+      response.on('error', () => settle(failure('connection reset while reading the response')));
+      response.on('close', () => settle(failure('connection closed before the response body ended')));
+    });
+
+    request.end(payload);
+  });
+}
+
+/** A one-line reason for the delivery log. */
+function describeError(err: Error, host: string): string {
+  if (err instanceof BlockedAddressError) return err.message;
+  const withCode = err as NodeJS.ErrnoException & { errors?: NodeJS.ErrnoException[] };
+  // With happy eyeballs (autoSelectFamily) a name with several addresses fails with an AggregateError.
+  const code = withCode.code ?? withCode.errors?.find((e) => e.code)?.code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return 'connection reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NODATA':
+    case 'EAI_NONAME':
+    case 'EAI_FAIL':
+      return `host ${host} does not resolve`;
+    case 'ETIMEDOUT':
+      return 'connection timed out';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+    case 'ERR_INVALID_HTTP_RESPONSE':
+    case 'HPE_INVALID_CONSTANT':
+    case 'HPE_INVALID_STATUS':
+      return `invalid HTTP response: ${err.message}`;
+    default:
+      if (code && /CERT|TLS|SSL|SELF_SIGNED|VERIFY/.test(code)) return `TLS error: ${err.message}`;
+      return code ? `${code}: ${err.message}` : err.message;
+  }
+}
 
 /** DECISIONS.md, Delivery: a 2xx answer is delivered; anything else (a 3xx included) failed. */
 export const isDelivered = (result: AttemptResult): boolean => result.statusCode >= 200 && result.statusCode < 300;
