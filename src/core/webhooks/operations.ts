@@ -1,0 +1,288 @@
+import { and, count, desc, eq, max, sql, type SQL } from 'drizzle-orm';
+import { savepoint, type Db } from '../../../db/client.ts';
+import { events, webhookDeliveries, webhooks } from '../../../db/schema/index.ts';
+import { inNextCommit } from '../batch.ts';
+import type { ServiceContext } from '../context.ts';
+import { fieldError, notFound, ServiceError } from '../errors.ts';
+import { prefixedId } from '../ids.ts';
+import { defineOperation } from '../operation.ts';
+import { toPage, type ListEnvelope } from '../pagination.ts';
+import { newDeliveryId, recordDeliveryAttempt, toDeliveryResource } from './deliveries.ts';
+import { envelopeBody, signedHeaders, type OutboxEvent } from './envelope.ts';
+import {
+  CreateWebhookInput,
+  ListWebhookDeliveriesInput,
+  ListWebhooksInput,
+  UpdateWebhookInput,
+  WebhookIdInput,
+} from './schemas.ts';
+import { decryptSecret, encryptSecret } from './secrets.ts';
+import { toWebhookResource, type WebhookResource, type WebhookRow } from './serialize.ts';
+import { checkWebhookUrl, isDelivered, newSigningSecret, postWebhook } from './transport.ts';
+
+/**
+ * Subscriptions per workspace. The list is one unpaginated page (SPEC.md) and every event fans out
+ * to each subscription, so the set is kept small.
+ */
+export const MAX_WEBHOOKS_PER_WORKSPACE = 20;
+
+/** The text of the synthetic `webhook.test` event. */
+export const TEST_EVENT_MESSAGE = 'This is a test delivery of the webhook.test event; no content changed.';
+
+/** What POST /webhooks/{id}/test answers (SPEC.md): `status_code` 0 when no HTTP response came. */
+export interface TestDeliveryResult {
+  delivered: boolean;
+  status_code: number;
+  duration_ms: number;
+}
+
+/** Fetch-or-throw, always scoped to the workspace: another workspace's webhook is simply not found. */
+export function getWebhookInWorkspace(db: Db, workspaceId: string, id: string): WebhookRow {
+  const row = db
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.workspaceId, workspaceId), eq(webhooks.id, id)))
+    .get();
+  if (!row) throw notFound('webhook');
+  return row;
+}
+
+/** The SSRF guard of DECISIONS.md, Delivery, as a field error on `url`. Waits on DNS. */
+async function assertDeliverableUrl(ctx: ServiceContext, url: string): Promise<void> {
+  const refusal = await checkWebhookUrl(url, { allowPrivateUrls: ctx.config.webhooks.allowPrivateUrls });
+  if (refusal !== null) throw fieldError('url', refusal.replace(/\.$/, ''));
+}
+
+function assertRoomForAnother(db: Db, workspaceId: string): void {
+  const existing = db.select({ n: count() }).from(webhooks).where(eq(webhooks.workspaceId, workspaceId)).get()!.n;
+  if (existing >= MAX_WEBHOOKS_PER_WORKSPACE) {
+    throw new ServiceError(
+      'quota_exceeded',
+      `A workspace can have at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks and this one has ${existing}; ` +
+        'delete one you no longer need (DELETE /api/v1/webhooks/{id}), or subscribe an existing one to more events.',
+    );
+  }
+}
+
+/** The last event written so far: a new subscription is sent only what comes after it. */
+const lastEventSeq = (db: Db): number => db.select({ seq: max(events.seq) }).from(events).get()?.seq ?? 0;
+
+/** GET /webhooks: the full set, newest first, in one page; `limit` and `cursor` are ignored (SPEC.md). */
+export const listWebhooks = defineOperation({
+  name: 'listWebhooks',
+  buckets: ['read'],
+  input: ListWebhooksInput,
+  run({ db, workspace }): ListEnvelope<WebhookResource> {
+    const rows = db
+      .select()
+      .from(webhooks)
+      .where(eq(webhooks.workspaceId, workspace.id))
+      .orderBy(desc(webhooks.createdAt), desc(webhooks.id))
+      .all();
+    return { object: 'list', data: rows.map((row) => toWebhookResource(row)), has_more: false, next_cursor: null };
+  },
+});
+
+export const getWebhook = defineOperation({
+  name: 'getWebhook',
+  buckets: ['read'],
+  input: WebhookIdInput,
+  run({ db, workspace }, input) {
+    return toWebhookResource(getWebhookInWorkspace(db, workspace.id, input.id));
+  },
+});
+
+/**
+ * POST /webhooks. The URL check waits on DNS, so the subscription is written in the group commit
+ * after it. `start_after_seq` is read in that same transaction: every event committed before the
+ * subscription exists is never sent to it, every later one is.
+ */
+export const createWebhook = defineOperation({
+  name: 'createWebhook',
+  buckets: ['write'],
+  input: CreateWebhookInput,
+  async run(ctx, input): Promise<WebhookResource> {
+    const { db } = ctx;
+    assertRoomForAnother(db, ctx.workspace.id);
+    await assertDeliverableUrl(ctx, input.url);
+    const secret = newSigningSecret();
+    const secretCiphertext = encryptSecret(ctx.config, secret);
+    return inNextCommit(db, () =>
+      savepoint(db, () => {
+        assertRoomForAnother(db, ctx.workspace.id);
+        const now = ctx.clock.now();
+        const row = db
+          .insert(webhooks)
+          .values({
+            id: prefixedId('whk'),
+            workspaceId: ctx.workspace.id,
+            url: input.url,
+            events: input.events,
+            isEnabled: true,
+            autoDisabledAt: null,
+            secretCiphertext,
+            startAfterSeq: lastEventSeq(db),
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning()
+          .get();
+        return toWebhookResource(row, secret);
+      }),
+    );
+  },
+});
+
+/**
+ * PATCH /webhooks/{id}: url, events, is_enabled. A new URL is checked (DNS) and the change written
+ * in the next group commit; without one the change is written at once. `is_enabled: true` clears
+ * auto_disabled_at and wakes the delivery worker, which resumes the queue oldest first.
+ */
+export const updateWebhook = defineOperation({
+  name: 'updateWebhook',
+  buckets: ['write'],
+  input: UpdateWebhookInput,
+  async run(ctx, input): Promise<WebhookResource> {
+    const { id, ...fields } = input;
+    if (Object.values(fields).every((value) => value === undefined)) {
+      throw new ServiceError('no_updates', 'The body has no updatable field. Send at least one of url, events, is_enabled.');
+    }
+    const { db } = ctx;
+    // An unknown id answers not_found before any DNS lookup is made for it.
+    getWebhookInWorkspace(db, ctx.workspace.id, id);
+    const apply = () =>
+      savepoint(db, () => {
+        // Looked up again: the webhook may have been deleted while the URL was being checked.
+        const row = getWebhookInWorkspace(db, ctx.workspace.id, id);
+        const enabling = fields.is_enabled === true;
+        const next = db
+          .update(webhooks)
+          .set({
+            url: fields.url,
+            events: fields.events,
+            isEnabled: fields.is_enabled,
+            autoDisabledAt: enabling ? null : undefined,
+            updatedAt: ctx.clock.now(),
+          })
+          .where(eq(webhooks.id, row.id))
+          .returning()
+          .get();
+        if (enabling) ctx.wake('webhooks');
+        return toWebhookResource(next);
+      });
+    if (fields.url === undefined) return apply();
+    await assertDeliverableUrl(ctx, fields.url);
+    return inNextCommit(db, apply);
+  },
+});
+
+/** DELETE /webhooks/{id}: the subscription, its queued deliveries and its log go with it (cascade). */
+export const deleteWebhook = defineOperation({
+  name: 'deleteWebhook',
+  buckets: ['write'],
+  input: WebhookIdInput,
+  run({ db, workspace }, input) {
+    const row = getWebhookInWorkspace(db, workspace.id, input.id);
+    db.delete(webhooks).where(eq(webhooks.id, row.id)).run();
+    return { id: row.id, object: 'webhook' as const, deleted: true as const };
+  },
+});
+
+/**
+ * POST /webhooks/{id}/rotate: a new signing secret replaces the old at once. Every attempt is signed
+ * with the secret stored when it is made, so nothing is signed with the old one after this commits.
+ */
+export const rotateWebhookSecret = defineOperation({
+  name: 'rotateWebhookSecret',
+  buckets: ['write'],
+  input: WebhookIdInput,
+  run(ctx, input) {
+    const { db } = ctx;
+    const row = getWebhookInWorkspace(db, ctx.workspace.id, input.id);
+    const secret = newSigningSecret();
+    const next = db
+      .update(webhooks)
+      .set({ secretCiphertext: encryptSecret(ctx.config, secret), updatedAt: ctx.clock.now() })
+      .where(eq(webhooks.id, row.id))
+      .returning()
+      .get();
+    return toWebhookResource(next, secret);
+  },
+});
+
+/**
+ * POST /webhooks/{id}/test: one synchronous attempt of a synthetic `webhook.test` event, also while
+ * the webhook is disabled, signed with the current secret, logged, never retried. The event is not
+ * written to the outbox, so no other subscription sees it, and it never counts towards auto-disable.
+ */
+export const testWebhook = defineOperation({
+  name: 'testWebhook',
+  buckets: ['write'],
+  input: WebhookIdInput,
+  async run(ctx, input): Promise<TestDeliveryResult> {
+    const { db } = ctx;
+    const row = getWebhookInWorkspace(db, ctx.workspace.id, input.id);
+    const secret = decryptSecret(ctx.config, row.secretCiphertext);
+    const at = ctx.clock.now();
+    const event: OutboxEvent = {
+      id: prefixedId('evt'),
+      type: 'webhook.test',
+      workspaceId: ctx.workspace.id,
+      data: { webhook_id: row.id, message: TEST_EVENT_MESSAGE },
+      createdAt: at,
+    };
+    const deliveryId = newDeliveryId();
+    const body = envelopeBody(event, deliveryId, 1);
+    const result = await postWebhook(row.url, body, signedHeaders(secret, event.id, body, at), {
+      timeoutMs: ctx.config.webhooks.timeoutMs,
+      allowPrivateUrls: ctx.config.webhooks.allowPrivateUrls,
+    });
+    const delivered = isDelivered(result);
+    await inNextCommit(db, () =>
+      savepoint(db, () => {
+        // Deleted while the attempt was out: its log went with it, and so does this row.
+        const stillThere = db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.id, row.id)).get();
+        if (!stillThere) return;
+        recordDeliveryAttempt(db, deliveryId, {
+          webhookId: row.id,
+          jobId: null,
+          eventId: event.id,
+          eventType: event.type,
+          attempt: 1,
+          status: delivered ? 'delivered' : 'failed',
+          result,
+          at,
+          isTest: true,
+        });
+      }),
+    );
+    return { delivered, status_code: result.statusCode, duration_ms: Math.round(result.durationMs) };
+  },
+});
+
+/**
+ * GET /webhooks/{id}/deliveries: the log, one row per attempt, most recent first, paged like every
+ * list (limit 1–100, default 25) with the cursor on (delivered_at, id).
+ */
+export const listWebhookDeliveries = defineOperation({
+  name: 'listWebhookDeliveries',
+  buckets: ['read'],
+  input: ListWebhookDeliveriesInput,
+  run({ db, workspace }, input) {
+    const webhook = getWebhookInWorkspace(db, workspace.id, input.id);
+    const filters: SQL[] = [eq(webhookDeliveries.webhookId, webhook.id)];
+    if (input.cursor) {
+      filters.push(
+        sql`(${webhookDeliveries.deliveredAt}, ${webhookDeliveries.id}) < (${input.cursor.createdAt.getTime()}, ${input.cursor.id})`,
+      );
+    }
+    const rows = db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(...filters))
+      .orderBy(desc(webhookDeliveries.deliveredAt), desc(webhookDeliveries.id))
+      .limit(input.limit + 1)
+      .all();
+    return toPage(rows, input.limit, (r) => ({ createdAt: r.deliveredAt, id: r.id }), toDeliveryResource);
+  },
+});

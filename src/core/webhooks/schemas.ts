@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { EVENT_TYPES, type EventType } from '../events/record-event.ts';
+import { paginationInput } from '../pagination.ts';
+
+export const MAX_URL_LENGTH = 2048;
+
+/**
+ * One subscribable event name (DECISIONS.md, Events). `webhook.test` gets its own answer: it is a
+ * real event name, but only the test endpoint sends it.
+ */
+const eventName = z.enum(EVENT_TYPES, {
+  error: (issue) => {
+    if (typeof issue.input !== 'string') return 'Event names are strings, such as content.published.';
+    if (issue.input === 'webhook.test') {
+      return 'webhook.test cannot be subscribed to: only POST /webhooks/{id}/test sends it, to that one webhook, whatever its events.';
+    }
+    return `Unknown event "${issue.input}"; the events are ${EVENT_TYPES.join(', ')}.`;
+  },
+});
+
+/** A set of names: a name given twice is subscribed once, in the order first given. */
+const events = z
+  .array(eventName, { error: 'events must be an array of event names; an empty array subscribes to every event.' })
+  .max(100, 'At most 100 entries; there are only eleven event names.')
+  .transform((names): EventType[] => [...new Set(names)])
+  .describe(
+    `Event names to deliver; an empty array means every event, current and future. Names: ${EVENT_TYPES.join(', ')}.`,
+  );
+
+const url = z
+  .string({ error: 'Give the delivery URL as a string, such as https://example.com/webhooks.' })
+  .trim()
+  .max(MAX_URL_LENGTH, `The URL is longer than ${MAX_URL_LENGTH} characters.`)
+  .pipe(z.url({ protocol: /^https?$/, error: 'The URL must be an absolute http(s) URL, such as https://example.com/webhooks.' }))
+  .describe('Where deliveries are POSTed: an absolute http(s) URL on a public address.');
+
+const webhookId = z.string().min(1).describe('The webhook id (whk_…).');
+
+export const WebhookIdInput = z.object({ id: webhookId });
+
+/** SPEC.md: GET /webhooks is not paginated; a limit or cursor sent anyway is ignored (stripped). */
+export const ListWebhooksInput = z.object({});
+
+export const CreateWebhookInput = z.object({
+  url,
+  events: events.default([]),
+});
+
+export const UpdateWebhookInput = z.object({
+  id: webhookId,
+  url: url.optional(),
+  events: events.optional(),
+  is_enabled: z
+    .boolean({ error: 'is_enabled must be true or false.' })
+    .optional()
+    .describe('false stops deliveries (new events still queue); true resumes them and clears auto_disabled_at.'),
+});
+
+export const ListWebhookDeliveriesInput = z.object({ id: webhookId, ...paginationInput });

@@ -1,0 +1,22 @@
+import type { webhooks } from '../../../db/schema/index.ts';
+
+export type WebhookRow = typeof webhooks.$inferSelect;
+
+/**
+ * The webhook resource (SPEC.md, Webhook). `signing_secret` is the plaintext only in the answers
+ * to create and rotate, the two moments a secret is made; every other answer carries null.
+ */
+export function toWebhookResource(row: WebhookRow, signingSecret: string | null = null) {
+  return {
+    id: row.id,
+    object: 'webhook' as const,
+    url: row.url,
+    events: row.events,
+    is_enabled: row.isEnabled,
+    auto_disabled_at: row.autoDisabledAt ? row.autoDisabledAt.toISOString() : null,
+    created_at: row.createdAt.toISOString(),
+    signing_secret: signingSecret,
+  };
+}
+
+export type WebhookResource = ReturnType<typeof toWebhookResource>;
