@@ -9,6 +9,7 @@ import { contentRoutes } from './routes/content.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { socialAccountRoutes } from './routes/social-accounts.ts';
 import { systemRoutes } from './routes/system.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 
 /** The HTTP face of the service: REST under /api/v1, MCP at /mcp, health and the error reference. */
 export function createApp(runtime: Runtime): Express {
@@ -16,7 +17,7 @@ export function createApp(runtime: Runtime): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(systemRoutes(runtime));
-  app.use('/api/v1', contentRoutes(runtime), accountRoutes(runtime), socialAccountRoutes(runtime), analyticsRoutes(runtime));
+  app.use('/api/v1', contentRoutes(runtime), accountRoutes(runtime), socialAccountRoutes(runtime), analyticsRoutes(runtime), webhookRoutes(runtime));
   app.use(mcpRoutes(runtime));
   app.use(callbackRoutes(runtime));
   app.use((req) => {
