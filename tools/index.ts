@@ -5,6 +5,7 @@ import serviceGetAnalytics from './service_get_analytics.ts';
 import serviceGetContent from './service_get_content.ts';
 import serviceListContent from './service_list_content.ts';
 import serviceListSocialAccounts from './service_list_social_accounts.ts';
+import serviceListWebhooks from './service_list_webhooks.ts';
 import servicePublishContent from './service_publish_content.ts';
 import serviceUpdateContent from './service_update_content.ts';
 import type { ToolDescriptor } from './tool.ts';
@@ -22,4 +23,5 @@ export const TOOLS: readonly ToolDescriptor[] = [
   serviceDeleteContent,
   servicePublishContent,
   serviceGetAnalytics,
+  serviceListWebhooks,
 ];

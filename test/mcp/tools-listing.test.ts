@@ -29,6 +29,7 @@ const EXPECTED_ARGUMENTS: Record<string, { properties: string[]; required: strin
   service_delete_content: { properties: ['id'], required: ['id'] },
   service_publish_content: { properties: ['id', 'scheduled_for'], required: ['id'] },
   service_get_analytics: { properties: ['days'], required: [] },
+  service_list_webhooks: { properties: [], required: [] },
 };
 
 describe('MCP tools/list', () => {
@@ -59,7 +60,7 @@ describe('MCP tools/list', () => {
   });
 
   it('marks the reads read-only, delete destructive and publish open-world', () => {
-    for (const name of ['service_get_account', 'service_list_social_accounts', 'service_list_content', 'service_get_content', 'service_get_analytics']) {
+    for (const name of ['service_get_account', 'service_list_social_accounts', 'service_list_content', 'service_get_content', 'service_get_analytics', 'service_list_webhooks']) {
       expect(byName(name).annotations?.readOnlyHint, name).toBe(true);
       expect(byName(name).annotations?.destructiveHint, name).not.toBe(true);
     }
