@@ -4,6 +4,8 @@ import { loadConfig } from '../../src/core/config.ts';
 import type { Runtime } from '../../src/core/context.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
 
+export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+
 export interface TestRuntime extends Runtime {
   clock: ManualClock;
 }
@@ -14,7 +16,8 @@ export interface TestRuntime extends Runtime {
  */
 export function testRuntime(options: { env?: Record<string, string>; start?: string; file?: string } = {}): TestRuntime {
   const clock = new ManualClock(options.start ?? '2026-03-10T12:00:30.000Z');
-  const config = loadConfig({ PUBLIC_BASE_URL: 'http://127.0.0.1:3000', ...options.env });
+  // A fixed key, so no test writes a generated key file into the repository's data directory.
+  const config = loadConfig({ PUBLIC_BASE_URL: 'http://127.0.0.1:3000', ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, ...options.env });
   const runtime = openRuntime({ config, clock, db: openDatabase(options.file ?? ':memory:') });
   return { ...runtime, clock };
 }

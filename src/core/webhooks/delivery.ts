@@ -148,6 +148,15 @@ export function abandonDelivery(runtime: Runtime, claim: DeliveryClaim, cause: u
   return settle(runtime, claim, newDeliveryId(), runtime.clock.now(), { statusCode: 0, responseBody: null, durationMs: 0, error });
 }
 
+/**
+ * A subscription enabled again resumes its queue oldest first (DECISIONS.md, Delivery): deliveries
+ * that came due while it was disabled are lined up by the age of their event (their due time
+ * becomes the event's time, which is past); retries still waiting for their delay keep it.
+ */
+export function resumeDeliveries(db: Db, webhookId: string, now: Date): void {
+  statements(db).resume.run({ webhookId, now: now.getTime() });
+}
+
 /** When the earliest queued delivery of an enabled subscription comes due after `now` (ms), or null. */
 export function nextDeliveryDueAfter(db: Db, now: Date): number | null {
   return statements(db).nextDue.get({ now: now.getTime() })?.due ?? null;
@@ -276,6 +285,14 @@ const statements = preparedStatements((db) => ({
     .where(sql`${QUEUED_FOR_ENABLED} and ${webhookJobs.nextAttemptAt} > ${sql.placeholder('now')}`)
     .orderBy(webhookJobs.nextAttemptAt)
     .limit(1)
+    .prepare(),
+  resume: db
+    .update(webhookJobs)
+    .set({ nextAttemptAt: sql`${webhookJobs.createdAt}` })
+    .where(
+      sql`${webhookJobs.webhookId} = ${sql.placeholder('webhookId')} and ${webhookJobs.state} = 'queued'
+        and ${webhookJobs.nextAttemptAt} <= ${sql.placeholder('now')}`,
+    )
     .prepare(),
   claim: db
     .update(webhookJobs)
