@@ -8,6 +8,7 @@ import { prefixedId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 import { toPage, type ListEnvelope } from '../pagination.ts';
 import { newDeliveryId, recordDeliveryAttempt, toDeliveryResource } from './deliveries.ts';
+import { resumeDeliveries } from './delivery.ts';
 import { envelopeBody, signedHeaders, type OutboxEvent } from './envelope.ts';
 import {
   CreateWebhookInput,
@@ -167,7 +168,10 @@ export const updateWebhook = defineOperation({
           .where(eq(webhooks.id, row.id))
           .returning()
           .get();
-        if (enabling) ctx.wake('webhooks');
+        if (enabling && !row.isEnabled) {
+          resumeDeliveries(db, row.id, ctx.clock.now());
+          ctx.wake('webhooks');
+        }
         return toWebhookResource(next);
       });
     if (fields.url === undefined) return apply();

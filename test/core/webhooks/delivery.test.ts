@@ -1,0 +1,265 @@
+import { asc, eq } from 'drizzle-orm';
+import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { webhookDeliveries, webhookJobs, webhooks } from '../../../db/schema/index.ts';
+import { deleteContent } from '../../../src/core/content/operations.ts';
+import { contextFor } from '../../../src/core/context.ts';
+import { runOperation } from '../../../src/core/operation.ts';
+import { connectorsFor } from '../../../src/core/publishing/connectors/index.ts';
+import { publishDue } from '../../../src/core/publishing/publish-due.ts';
+import { handlePlatformCallback } from '../../../src/core/social-accounts/deauthorization.ts';
+import { platformAccountsOf } from '../../../src/core/social-accounts/operations.ts';
+import { deliverDue } from '../../../src/core/webhooks/deliver-due.ts';
+import { createWebhook, testWebhook, updateWebhook } from '../../../src/core/webhooks/operations.ts';
+import { makeContent, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
+import { connectAccounts, publish, update } from '../../helpers/publishing.ts';
+import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { startReceiver, type ReceivedRequest, type Receiver } from '../../helpers/webhook-receiver.ts';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/**
+ * SPEC.md Delivery and retries, DECISIONS.md Event envelope and Delivery: the delivery worker's
+ * steps driven with a manual clock against a real local receiver; no sleeping through the ladder.
+ */
+describe('webhook delivery', () => {
+  let runtime: TestRuntime;
+  let ws: TestWorkspace;
+  let receiver: Receiver;
+  beforeEach(async () => {
+    runtime = testRuntime({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '300', FACEBOOK_APP_SECRET: 'fb-secret' } });
+    ws = makeWorkspace(runtime, { name: 'Hooks' });
+    receiver = await startReceiver();
+  });
+  afterEach(() => receiver.close());
+
+  const ctx = () => contextFor(runtime, ws.workspace, 'rest');
+  const subscribe = async (events: string[] = [], path = '/hook') =>
+    (await runOperation(createWebhook, ctx(), { url: `${receiver.url}${path}`, events })) as { id: string; signing_secret: string };
+  const log = (webhookId: string) =>
+    runtime.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId)).orderBy(asc(webhookDeliveries.deliveredAt), asc(webhookDeliveries.attempt)).all();
+  const webhookRow = (id: string) => runtime.db.select().from(webhooks).where(eq(webhooks.id, id)).get()!;
+  const envelope = (request: ReceivedRequest) => JSON.parse(request.body) as Record<string, any>;
+
+  /** standardwebhooks checks the timestamp against the wall clock: verify at the runtime's time. */
+  function verify(secret: string, request: ReceivedRequest): unknown {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(runtime.clock.now());
+    try {
+      return new Webhook(secret).verify(request.body, request.headers as Record<string, string>);
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+
+  it('sends each event once to a matching subscription, signed, in the DECISIONS.md envelope', async () => {
+    const hook = await subscribe();
+    const item = makeContent(runtime, ws.workspace, { caption: 'Hello' });
+    expect(await deliverDue(runtime)).toEqual(['delivered']);
+
+    const [request] = receiver.requests;
+    expect(request!.path).toBe('/hook');
+    expect(request!.headers['content-type']).toMatch(/^application\/json/);
+    const body = envelope(request!);
+    expect(Object.keys(body)).toEqual(['id', 'object', 'type', 'created_at', 'workspace_id', 'delivery_id', 'attempt', 'data']);
+    expect(body).toMatchObject({ object: 'event', type: 'content.created', workspace_id: ws.workspace.id, attempt: 1, data: { content: item } });
+    expect(body.id).toMatch(/^evt_/);
+    expect(body.delivery_id).toMatch(/^whd_/);
+    expect(request!.headers['webhook-id']).toBe(body.id);
+    expect(request!.headers['webhook-timestamp']).toBe(String(Math.floor(runtime.clock.now().getTime() / 1000)));
+    expect(verify(hook.signing_secret, request!)).toEqual(body);
+    expect(() => verify(hook.signing_secret, { ...request!, body: request!.body.replace('Hello', 'Hullo') })).toThrow();
+
+    const [row] = log(hook.id);
+    expect(row).toMatchObject({ id: body.delivery_id, eventId: body.id, eventType: 'content.created', attempt: 1, status: 'delivered', statusCode: 200, responseBody: null });
+    expect(await deliverDue(runtime)).toEqual([]);
+  });
+
+  it('delivers every event type emitted so far with the spec payload shapes', async () => {
+    const hook = await subscribe();
+    connectAccounts(runtime, ws.workspace, ['twitter', 'facebook']);
+    const good = makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['twitter'] });
+    update(runtime, ws.workspace, good.id, { status: 'approved' });
+    publish(runtime, ws.workspace, good.id);
+    const bad = makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['instagram'] });
+    publish(runtime, ws.workspace, bad.id);
+    await publishDue(runtime, connectorsFor(runtime));
+    runOperation(deleteContent, ctx(), { id: bad.id });
+    const account = platformAccountsOf(runtime.db, ws.workspace.id)('facebook');
+    if (account.state === 'none') throw new Error('facebook account missing');
+    const payload = Buffer.from(JSON.stringify({ algorithm: 'HMAC-SHA256', user_id: account.account.platformUserId })).toString('base64url');
+    const signature = createHmac('sha256', 'fb-secret').update(payload).digest('base64url');
+    handlePlatformCallback(runtime, { platform: 'facebook', kind: 'deauthorize', signedRequest: `${signature}.${payload}` });
+
+    await deliverDue(runtime);
+    const byType = new Map(receiver.requests.map((r) => [envelope(r).type as string, envelope(r).data]));
+    expect([...byType.keys()].sort()).toEqual([
+      'content.approved',
+      'content.created',
+      'content.deleted',
+      'content.publish_failed',
+      'content.published',
+      'content.updated',
+      'social_account.disconnected',
+    ]);
+    expect(byType.get('content.approved')).toEqual({ content: { id: expect.any(String), object: 'content', status: 'approved' } });
+    expect(byType.get('content.deleted')).toEqual({ id: bad.id });
+    expect(byType.get('content.published')).toMatchObject({
+      content: { id: good.id, object: 'content' },
+      published_at: expect.any(String),
+      platforms: [{ platform: 'twitter', success: true, platform_post_id: expect.any(String), error: null }],
+    });
+    const failed = byType.get('content.publish_failed') as { platforms: Array<Record<string, unknown>> };
+    expect(failed).toMatchObject({ content: { id: bad.id, object: 'content' }, failed_at: expect.any(String) });
+    expect(Object.keys(failed.platforms[0]!)).toEqual(['platform', 'success', 'error']);
+    expect(byType.get('social_account.disconnected')).toEqual({
+      platform: 'facebook',
+      account: { platform_user_id: account.account.platformUserId, platform_username: account.account.username },
+      reason: 'deauthorized',
+    });
+    for (const request of receiver.requests) expect(() => verify(hook.signing_secret, request)).not.toThrow();
+  });
+
+  it('sends only subscribed types, and nothing written before the subscription existed', async () => {
+    makeContent(runtime, ws.workspace); // before any subscription
+    const updatesOnly = await subscribe(['content.updated'], '/updates');
+    const all = await subscribe([], '/all');
+    const item = makeContent(runtime, ws.workspace);
+    update(runtime, ws.workspace, item.id, { caption: 'Changed' });
+    await deliverDue(runtime);
+    const seen = (path: string) => receiver.requests.filter((r) => r.path === path).map((r) => envelope(r).type);
+    expect(seen('/updates')).toEqual(['content.updated']);
+    expect(seen('/all').sort()).toEqual(['content.created', 'content.updated']);
+    expect(log(updatesOnly.id)).toHaveLength(1);
+    expect(log(all.id)).toHaveLength(2);
+    // Another workspace's events never reach this workspace's subscriptions.
+    makeContent(runtime, makeWorkspace(runtime).workspace);
+    await deliverDue(runtime);
+    expect(receiver.requests).toHaveLength(3);
+  });
+
+  it('walks the whole retry ladder, then dead-letters the event; the subscription stays enabled', async () => {
+    const hook = await subscribe();
+    receiver.respondWith({ status: 500, body: 'down for maintenance' });
+    makeContent(runtime, ws.workspace);
+    const delays = [30_000, 2 * MINUTE, 10 * MINUTE, HOUR, 6 * HOUR];
+
+    expect(await deliverDue(runtime)).toEqual(['retry']);
+    for (const [index, delay] of delays.entries()) {
+      runtime.clock.advance(delay - 1);
+      expect(await deliverDue(runtime)).toEqual([]);
+      runtime.clock.advance(1);
+      expect(await deliverDue(runtime)).toEqual([index === delays.length - 1 ? 'dead' : 'retry']);
+    }
+    runtime.clock.advance(24 * HOUR);
+    expect(await deliverDue(runtime)).toEqual([]);
+
+    const rows = log(hook.id);
+    expect(rows.map((r) => [r.attempt, r.status, r.statusCode, r.responseBody])).toEqual([
+      [1, 'pending_retry', 500, 'down for maintenance'],
+      [2, 'pending_retry', 500, 'down for maintenance'],
+      [3, 'pending_retry', 500, 'down for maintenance'],
+      [4, 'pending_retry', 500, 'down for maintenance'],
+      [5, 'pending_retry', 500, 'down for maintenance'],
+      [6, 'failed', 500, 'down for maintenance'],
+    ]);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(6);
+    // The same event id on every attempt, a new delivery id and attempt number each time, each signed afresh.
+    const bodies = receiver.requests.map(envelope);
+    expect(new Set(bodies.map((b) => b.id)).size).toBe(1);
+    expect(bodies.map((b) => b.attempt)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(bodies.map((b) => b.delivery_id)).toEqual(rows.map((r) => r.id));
+    expect(new Set(receiver.requests.map((r) => r.headers['webhook-timestamp'])).size).toBe(6);
+    expect(runtime.db.select().from(webhookJobs).get()).toMatchObject({ state: 'dead', attempts: 6 });
+    expect(webhookRow(hook.id)).toMatchObject({ isEnabled: true, autoDisabledAt: null });
+  });
+
+  it('a retry that succeeds ends the ladder, and logs no response body', async () => {
+    const hook = await subscribe();
+    receiver.respondWith({ status: 503 });
+    makeContent(runtime, ws.workspace);
+    await deliverDue(runtime);
+    receiver.respondWith({ status: 204, body: '' });
+    runtime.clock.advance(30_000);
+    expect(await deliverDue(runtime)).toEqual(['delivered']);
+    expect(log(hook.id).map((r) => [r.status, r.responseBody])).toEqual([
+      ['pending_retry', ''],
+      ['delivered', null],
+    ]);
+  });
+
+  it('treats 3xx (not followed), 4xx, a hang past the deadline, a reset and an oversized body as the spec says', async () => {
+    const cases: Array<[Parameters<Receiver['respondWith']>[0], number]> = [
+      [{ status: 302, location: '/elsewhere' }, 302],
+      [{ status: 410, body: 'gone' }, 410],
+      ['hang', 0],
+      ['reset', 0],
+      [{ status: 500, body: 'x'.repeat(100_000) }, 500],
+    ];
+    for (const [index, [behaviour]] of cases.entries()) receiver.respondWith(behaviour, `/case${index}`);
+    const hooks = [];
+    for (const index of cases.keys()) hooks.push(await subscribe([], `/case${index}`));
+    makeContent(runtime, ws.workspace);
+    expect(await deliverDue(runtime)).toEqual(cases.map(() => 'retry'));
+    for (const [index, [, statusCode]] of cases.entries()) {
+      const [row] = log(hooks[index]!.id);
+      expect(row).toMatchObject({ status: 'pending_retry', statusCode });
+    }
+    expect(receiver.requests.filter((r) => r.path === '/elsewhere')).toHaveLength(0);
+    expect(log(hooks[2]!.id)[0]!.responseBody).toMatch(/timeout/i);
+    expect(log(hooks[4]!.id)[0]!.responseBody).toHaveLength(8192);
+  });
+
+  it('the fifth failed attempt in an hour disables the subscription; events still queue; re-enabling resumes oldest first', async () => {
+    const hook = await subscribe();
+    receiver.respondWith({ status: 500 });
+    // Test deliveries never count towards auto-disable.
+    for (let i = 0; i < 5; i++) await runOperation(testWebhook, ctx(), { id: hook.id });
+    expect(webhookRow(hook.id).isEnabled).toBe(true);
+
+    // A millisecond apart: "oldest first" orders by the event's time.
+    for (let i = 0; i < 4; i++) {
+      makeContent(runtime, ws.workspace, { caption: `Failing ${i}` });
+      runtime.clock.advance(1);
+    }
+    await deliverDue(runtime);
+    expect(webhookRow(hook.id).isEnabled).toBe(true);
+    runtime.clock.advance(10 * MINUTE);
+    makeContent(runtime, ws.workspace, { caption: 'Failing 4' });
+    await deliverDue(runtime); // the fifth failure: four retries are due too, so more than five fail here
+    const disabled = webhookRow(hook.id);
+    expect(disabled.isEnabled).toBe(false);
+    expect(disabled.autoDisabledAt?.toISOString()).toBe(runtime.clock.now().toISOString());
+
+    // Disabled: nothing is sent, new events still queue.
+    const sent = receiver.requests.length;
+    makeContent(runtime, ws.workspace, { caption: 'While disabled' });
+    runtime.clock.advance(3 * HOUR);
+    expect(await deliverDue(runtime)).toEqual([]);
+    expect(receiver.requests).toHaveLength(sent);
+
+    receiver.respondWith({ status: 200 });
+    await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: true });
+    expect(webhookRow(hook.id)).toMatchObject({ isEnabled: true, autoDisabledAt: null });
+    const outcomes = await deliverDue(runtime);
+    expect(outcomes.every((o) => o === 'delivered')).toBe(true);
+    const resumed = receiver.requests.slice(sent).map(envelope);
+    const captions = resumed.map((b) => b.data.content.caption);
+    expect(captions).toEqual(['Failing 0', 'Failing 1', 'Failing 2', 'Failing 3', 'Failing 4', 'While disabled']);
+  });
+
+  it('a queued delivery older than 72 hours is abandoned as failed with "expired", never sent', async () => {
+    const hook = await subscribe();
+    await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: false });
+    makeContent(runtime, ws.workspace);
+    await deliverDue(runtime);
+    runtime.clock.advance(72 * HOUR);
+    await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: true });
+    expect(await deliverDue(runtime)).toEqual([]);
+    expect(receiver.requests).toHaveLength(0);
+    expect(log(hook.id).map((r) => [r.status, r.statusCode, r.responseBody])).toEqual([['failed', 0, 'expired']]);
+    expect(runtime.db.select().from(webhookJobs).get()).toMatchObject({ state: 'dead' });
+  });
+});
