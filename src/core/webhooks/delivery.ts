@@ -89,7 +89,8 @@ export function claimDueDeliveries(runtime: Runtime, free: number, inHand: Itera
   const perWebhook = new Map<string, number>();
   for (const claim of inHand) perWebhook.set(claim.webhookId, (perWebhook.get(claim.webhookId) ?? 0) + 1);
   const cap = Math.max(1, Math.ceil(config.webhooks.concurrency / 4));
-  const leaseExpiresAt = now.getTime() + config.webhooks.timeoutMs + 30_000;
+  // An attempt never outlives its deadline; the margin covers recording it.
+  const leaseExpiresAt = now.getTime() + config.webhooks.timeoutMs + 5_000;
 
   writeTransaction(db, () => {
     s.requeueExpired.run({ now: now.getTime() });
