@@ -7,6 +7,7 @@
  *   list   listContent page latency at 10k and 1M items in one workspace (in process)
  *   stdio  service_get_content over stdio MCP: service vs a minimal SDK server
  *   publishing  lag from scheduled_for to publishing, and fan-out items/s vs a raw claim+update loop
+ *   webhooks    deliveries/s vs a raw HTTP POST loop, and event-to-first-attempt latency
  *
  * Each figure is measured next to its limit in the same run and printed as a ratio; the summary
  * table at the end marks the targets. --strict makes a missed target exit non-zero; a failed
@@ -18,11 +19,12 @@ import { parseArgs } from 'node:util';
 import { createItem, createWorkspaceViaCli } from './fixtures.ts';
 import { benchList } from './list.ts';
 import { benchPublishing } from './publishing.ts';
+import { benchWebhooks } from './webhooks.ts';
 import { childEnv, passes, RAISED_LIMITS, REPO_ROOT, startHttpChild, summaryTable, tempDir, type HttpChild, type Row } from './lib.ts';
 import { benchRest, startBaseline } from './rest.ts';
 import { benchStdio } from './stdio.ts';
 
-const GROUPS = ['rest', 'list', 'stdio', 'publishing'] as const;
+const GROUPS = ['rest', 'list', 'stdio', 'publishing', 'webhooks'] as const;
 type Group = (typeof GROUPS)[number];
 
 const { values, positionals } = parseArgs({
@@ -41,6 +43,9 @@ const { values, positionals } = parseArgs({
     'spread-seconds': { type: 'string', default: '10' },
     workspaces: { type: 'string', default: '100' },
     'throughput-items': { type: 'string', default: '5000' },
+    'webhook-events': { type: 'string', default: '5000' },
+    'webhook-rate': { type: 'string', default: '200' },
+    'webhook-seconds': { type: 'string', default: '5' },
     strict: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -68,7 +73,7 @@ async function main(): Promise<number> {
     console.log(
       'Usage: npm run bench -- [rest] [list] [stdio] [publishing] [--seconds 10] [--warmup 3] [--connections 10] [--stdio-seconds 5] ' +
         '[--in-flight 8] [--rounds 2] [--calls 3000] [--sizes 10000,1000000] [--lag-items 10000] [--spread-seconds 10] [--workspaces 100] ' +
-        '[--throughput-items 5000] [--strict]',
+        '[--throughput-items 5000] [--webhook-events 5000] [--webhook-rate 200] [--webhook-seconds 5] [--strict]',
     );
     return 0;
   }
@@ -134,6 +139,17 @@ async function main(): Promise<number> {
         spreadSeconds: positiveNumber('spread-seconds', values['spread-seconds']),
         workspaces: positiveNumber('workspaces', values.workspaces),
         throughputItems: positiveNumber('throughput-items', values['throughput-items']),
+        rounds,
+      })),
+    );
+  }
+
+  if (selected.has('webhooks')) {
+    rows.push(
+      ...(await benchWebhooks({
+        events: positiveNumber('webhook-events', values['webhook-events']),
+        rate: positiveNumber('webhook-rate', values['webhook-rate']),
+        latencySeconds: positiveNumber('webhook-seconds', values['webhook-seconds']),
         rounds,
       })),
     );

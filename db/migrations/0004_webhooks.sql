@@ -34,7 +34,7 @@ CREATE TABLE `webhook_jobs` (
 	FOREIGN KEY (`webhook_id`) REFERENCES `webhooks`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `webhook_jobs_due_idx` ON `webhook_jobs` (`next_attempt_at`,`id`) WHERE "webhook_jobs"."state" = 'queued';--> statement-breakpoint
+CREATE INDEX `webhook_jobs_due_idx` ON `webhook_jobs` (`next_attempt_at`,`id`,`webhook_id`) WHERE "webhook_jobs"."state" = 'queued';--> statement-breakpoint
 CREATE INDEX `webhook_jobs_lease_idx` ON `webhook_jobs` (`lease_expires_at`) WHERE "webhook_jobs"."state" = 'delivering';--> statement-breakpoint
 CREATE INDEX `webhook_jobs_webhook_idx` ON `webhook_jobs` (`webhook_id`,`state`);--> statement-breakpoint
 CREATE TABLE `webhooks` (
@@ -51,6 +51,7 @@ CREATE TABLE `webhooks` (
 	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `webhooks_workspace_created_idx` ON `webhooks` (`workspace_id`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `webhooks_workspace_created_idx` ON `webhooks` (`workspace_id`,`created_at`,`id`);
+--> statement-breakpoint
 -- The fan-out starts after the events already written: they predate every subscription.
 INSERT INTO `webhook_fanout_cursor` (`id`, `last_seq`) SELECT 1, coalesce(max(`seq`), 0) FROM `events`;

@@ -51,8 +51,9 @@ export const webhookJobs = sqliteTable(
   },
   (t) => [
     // The delivery queue: waiting jobs by due time (oldest first within a subscription on re-enable).
+    // The webhook id rides along so the claim can pass over a busy subscription's jobs in the index.
     index('webhook_jobs_due_idx')
-      .on(t.nextAttemptAt, t.id)
+      .on(t.nextAttemptAt, t.id, t.webhookId)
       .where(sql`${t.state} = 'queued'`),
     index('webhook_jobs_lease_idx')
       .on(t.leaseExpiresAt)

@@ -1,0 +1,188 @@
+/**
+ * Webhook delivery, in process on a real database file with the real worker (`startWebhookDelivery`)
+ * and transport, posting to a receiver in a child process:
+ *
+ *   throughput  events already written, one subscription: deliveries/s until every one is delivered,
+ *               against a raw loop of HTTP POSTs (node:http, keep-alive) of the same bodies to the
+ *               same receiver with the same concurrency (the worker's per-subscription cap).
+ *   latency     events written at a steady rate while the worker runs: from each event's created_at
+ *               to its first attempt (the delivery log's attempt time), p50 and p99.
+ */
+import { sql } from 'drizzle-orm';
+import http from 'node:http';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startBackgroundCheckpoints } from '../db/checkpointer.ts';
+import { writeTransaction } from '../db/client.ts';
+import { createWorkspace, type Workspace } from '../src/core/accounts/workspaces.ts';
+import { loadConfig } from '../src/core/config.ts';
+import { createContent } from '../src/core/content/operations.ts';
+import { contextFor, type Runtime } from '../src/core/context.ts';
+import { runOperation } from '../src/core/operation.ts';
+import { openRuntime } from '../src/core/runtime.ts';
+import { createWebhook } from '../src/core/webhooks/operations.ts';
+import { startWebhookDelivery } from '../src/jobs/webhook-delivery.ts';
+import { childEnv, fmt, percentile, RAISED_LIMITS, startHttpChild, table, tempDir, type HttpChild, type Row } from './lib.ts';
+
+export interface WebhookSettings {
+  events: number;
+  /** Events per second in the latency scenario, for `latencySeconds`. */
+  rate: number;
+  latencySeconds: number;
+  rounds: number;
+}
+
+const CAPTION = 'A webhook benchmark post with a caption of ordinary length, #launch #bench https://example.com/p';
+
+interface World {
+  runtime: Runtime;
+  workspace: Workspace;
+  close(): Promise<void>;
+}
+
+async function world(label: string, receiverUrl: string): Promise<World> {
+  const dir = tempDir(`webhooks-${label}`);
+  const config = loadConfig({
+    DATABASE_FILE: join(dir.path, 'service.db'),
+    DATA_DIR: dir.path,
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    ...RAISED_LIMITS,
+    WEBHOOK_CONCURRENCY: process.env.WEBHOOK_CONCURRENCY,
+  });
+  const runtime = openRuntime({ config });
+  const checkpointer = startBackgroundCheckpoints(runtime.db);
+  const { workspace } = createWorkspace(runtime, { name: 'Webhook bench', plan: 'business' });
+  await runOperation(createWebhook, contextFor(runtime, workspace, 'rest'), { url: `${receiverUrl}/hook`, events: [] });
+  return {
+    runtime,
+    workspace,
+    async close() {
+      await checkpointer.stop();
+      runtime.db.$client.close();
+      dir.cleanup();
+    },
+  };
+}
+
+const writeEvent = (w: World, i: number) => runOperation(createContent, contextFor(w.runtime, w.workspace, 'rest'), { caption: `${CAPTION} ${i}` });
+
+const delivered = (w: World): number =>
+  w.runtime.db.get<{ n: number }>(sql`select count(*) as n from webhook_jobs where state = 'delivered'`).n;
+
+async function until(check: () => boolean, timeoutSeconds: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`webhooks: ${what} within ${timeoutSeconds} s`);
+    await sleep(20);
+  }
+}
+
+/** The worker's throughput: every event already written, the worker started, timed until all are delivered. */
+async function serviceThroughput(receiverUrl: string, settings: WebhookSettings): Promise<{ perSecond: number; concurrency: number; bodies: string[] }> {
+  const w = await world('service', receiverUrl);
+  try {
+    writeTransaction(w.runtime.db, () => {
+      for (let i = 0; i < settings.events; i++) writeEvent(w, i);
+    });
+    const t0 = performance.now();
+    const worker = startWebhookDelivery(w.runtime);
+    await until(() => delivered(w) === settings.events, 120, 'not every event was delivered');
+    const seconds = (performance.now() - t0) / 1000;
+    await worker.stop();
+    const failed = w.runtime.db.get<{ n: number }>(sql`select count(*) as n from webhook_deliveries where status <> 'delivered'`).n;
+    if (failed > 0) throw new Error(`webhooks: ${failed} attempts failed`);
+    // Bodies of the same size for the raw loop: the events as the worker would wrap them.
+    const bodies = w.runtime.db
+      .all<{ data: string; id: string; type: string; created_at: number }>(sql`select id, type, data, created_at from events limit 100`)
+      .map((e) => JSON.stringify({ id: e.id, object: 'event', type: e.type, created_at: new Date(e.created_at).toISOString(), workspace_id: w.workspace.id, delivery_id: 'whd_x', attempt: 1, data: JSON.parse(e.data) }));
+    return { perSecond: settings.events / seconds, concurrency: Math.ceil(w.runtime.config.webhooks.concurrency / 4), bodies };
+  } finally {
+    await w.close();
+  }
+}
+
+/** The limit: the same number of POSTs of the same bodies, `concurrency` at a time, over keep-alive sockets. */
+async function rawThroughput(receiverUrl: string, count: number, concurrency: number, bodies: string[]): Promise<number> {
+  const agent = new http.Agent({ keepAlive: true });
+  const url = new URL(`${receiverUrl}/hook`);
+  const post = (body: string) =>
+    new Promise<void>((resolve, reject) => {
+      const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.resume();
+        res.on('end', () => (res.statusCode && res.statusCode < 300 ? resolve() : reject(new Error(`raw POST answered ${res.statusCode}`))));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await post(bodies[next++ % bodies.length]!);
+    }),
+  );
+  const perSecond = count / ((performance.now() - t0) / 1000);
+  agent.destroy();
+  return perSecond;
+}
+
+/** Events written one by one at `rate` per second while the worker runs; lag to each first attempt. */
+async function latency(receiverUrl: string, settings: WebhookSettings): Promise<number[]> {
+  const w = await world('latency', receiverUrl);
+  try {
+    const worker = startWebhookDelivery(w.runtime);
+    const total = settings.rate * settings.latencySeconds;
+    const start = performance.now();
+    for (let i = 0; i < total; i++) {
+      const due = start + (i * 1000) / settings.rate;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      writeEvent(w, i);
+    }
+    await until(() => delivered(w) === total, 60, 'not every event was delivered');
+    await worker.stop();
+    return w.runtime.db
+      .all<{ lag: number }>(
+        sql`select d.delivered_at - e.created_at as lag from webhook_deliveries d join events e on e.id = d.event_id where d.attempt = 1`,
+      )
+      .map((r) => r.lag);
+  } finally {
+    await w.close();
+  }
+}
+
+export async function benchWebhooks(settings: WebhookSettings): Promise<Row[]> {
+  console.log(
+    `\n== Webhook delivery: ${fmt(settings.events)} events to one subscription vs raw POSTs at the same concurrency; ` +
+      `latency with ${settings.rate} events/s for ${settings.latencySeconds} s; ${settings.rounds} rounds ==`,
+  );
+  const receiver: HttpChild = await startHttpChild('receiver', 'bench/receiver.ts', [], childEnv({ PORT: '0' }));
+  try {
+    const service: number[] = [];
+    const raw: number[] = [];
+    const lags: number[] = [];
+    let concurrency = 0;
+    for (let round = 0; round < settings.rounds; round++) {
+      const measured = await serviceThroughput(receiver.url, settings);
+      concurrency = measured.concurrency;
+      service.push(measured.perSecond);
+      raw.push(await rawThroughput(receiver.url, settings.events, concurrency, measured.bodies));
+      lags.push(...(await latency(receiver.url, settings)));
+      console.log(`round ${round + 1}: service ${fmt(service.at(-1)!)} deliveries/s, raw POST loop ${fmt(raw.at(-1)!)} req/s (concurrency ${concurrency})`);
+    }
+    lags.sort((a, b) => a - b);
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const p50 = percentile(lags, 50);
+    const p99 = percentile(lags, 99);
+    console.log(table(['measure', 'p50', 'p99', 'max'], [['event → first attempt', `${fmt(p50)} ms`, `${fmt(p99)} ms`, `${fmt(lags.at(-1)!)} ms`]]));
+    const serviceRate = median(service);
+    const rawRate = median(raw);
+    return [
+      { name: `webhook deliveries vs raw POST loop (concurrency ${concurrency})`, unit: 'per s', project: serviceRate, limit: rawRate, ratio: serviceRate / rawRate, target: { op: '>=', value: 0.5 } },
+      { name: 'event → first attempt p50 (ms, vs 50 ms)', unit: 'ms', project: p50, limit: 50, ratio: p50 / 50, target: { op: '<=', value: 1 } },
+      { name: 'event → first attempt p99 (ms, vs 50 ms)', unit: 'ms', project: p99, limit: 50, ratio: p99 / 50 },
+    ];
+  } finally {
+    await receiver.stop();
+  }
+}
