@@ -51,9 +51,14 @@ export const webhookJobs = sqliteTable(
   },
   (t) => [
     // The delivery queue: waiting jobs by due time (oldest first within a subscription on re-enable).
-    // The webhook id rides along so the claim can pass over a busy subscription's jobs in the index.
+    // Each subscription's queue in due order: the claim takes from the subscriptions with work due,
+    // never walking past a busy one's backlog.
+    index('webhook_jobs_queue_idx')
+      .on(t.webhookId, t.nextAttemptAt, t.id)
+      .where(sql`${t.state} = 'queued'`),
+    // The next retry due anywhere, for the worker's timer.
     index('webhook_jobs_due_idx')
-      .on(t.nextAttemptAt, t.id, t.webhookId)
+      .on(t.nextAttemptAt)
       .where(sql`${t.state} = 'queued'`),
     index('webhook_jobs_lease_idx')
       .on(t.leaseExpiresAt)

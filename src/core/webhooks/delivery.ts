@@ -15,7 +15,6 @@ const EXPIRY_MS = 72 * 3_600_000;
 const AUTO_DISABLE_FAILURES = 5;
 const AUTO_DISABLE_WINDOW_MS = 3_600_000;
 const EVENTS_PER_FAN_OUT = 500;
-const CANDIDATES_PER_QUERY = 200;
 
 /** A delivery job this process holds, with everything its attempt needs. */
 export interface DeliveryClaim {
@@ -78,7 +77,8 @@ export function fanOutAllEvents(runtime: Runtime): void {
  * that outlives one attempt's deadline. Jobs whose holder died go back to the queue first (their
  * attempt is made again: delivery is at least once). A job older than 72 hours is abandoned here
  * instead of sent. No subscription gets more than a quarter of the slots, so one slow endpoint
- * cannot hold up the others.
+ * cannot hold up the others, and a busy subscription's backlog is never walked: each subscription's
+ * queue has its own index.
  */
 export function claimDueDeliveries(runtime: Runtime, free: number, inHand: Iterable<DeliveryClaim>): DeliveryClaim[] {
   const { db, clock, config } = runtime;
@@ -92,37 +92,24 @@ export function claimDueDeliveries(runtime: Runtime, free: number, inHand: Itera
   // An attempt never outlives its deadline; the margin covers recording it.
   const leaseExpiresAt = now.getTime() + config.webhooks.timeoutMs + 5_000;
 
-  // Subscriptions at their cap are left out in SQL, so a long backlog of one is passed over in the
-  // index instead of read row by row.
-  const capped = new Set([...perWebhook].filter(([, held]) => held >= cap).map(([id]) => id));
   writeTransaction(db, () => {
     s.requeueExpired.run({ now: now.getTime() });
-    let after = { due: Number.MIN_SAFE_INTEGER, id: '' };
-    while (claims.length < free) {
-      const candidates = s.due.all({
-        now: now.getTime(),
-        afterDue: after.due,
-        afterId: after.id,
-        capped: JSON.stringify([...capped]),
-        limit: CANDIDATES_PER_QUERY,
-      });
-      for (const job of candidates) {
-        after = { due: job.nextAttemptAt, id: job.jobId };
-        if (claims.length >= free) break;
-        if (capped.has(job.webhookId)) continue;
+    // Subscriptions with work due, the longest waiting first; from each, its own queue in due order.
+    for (const { webhookId } of s.ready.all({ now: now.getTime() })) {
+      const room = Math.min(cap - (perWebhook.get(webhookId) ?? 0), free - claims.length);
+      if (room <= 0) continue;
+      for (const job of s.dueOf.all({ webhookId, now: now.getTime(), limit: room })) {
         const details = s.details.get({ id: job.jobId })!;
         if (now.getTime() - job.createdAt >= EXPIRY_MS) {
-          expire(db, { ...job, eventType: details.eventType }, now);
+          expire(db, { ...job, webhookId, eventType: details.eventType }, now);
           continue;
         }
         const leaseToken = randomBase62(22);
         s.claim.run({ id: job.jobId, leaseToken, leaseExpiresAt });
-        const held = (perWebhook.get(job.webhookId) ?? 0) + 1;
-        perWebhook.set(job.webhookId, held);
-        if (held >= cap) capped.add(job.webhookId);
+        perWebhook.set(webhookId, (perWebhook.get(webhookId) ?? 0) + 1);
         claims.push({
           jobId: job.jobId,
-          webhookId: job.webhookId,
+          webhookId,
           leaseToken,
           url: details.url,
           secretCiphertext: details.secretCiphertext,
@@ -136,7 +123,7 @@ export function claimDueDeliveries(runtime: Runtime, free: number, inHand: Itera
           },
         });
       }
-      if (candidates.length < CANDIDATES_PER_QUERY) break;
+      if (claims.length >= free) break;
     }
   });
   return claims;
@@ -271,21 +258,29 @@ const statements = preparedStatements((db) => ({
     .set({ state: 'queued', leaseToken: null, leaseExpiresAt: null })
     .where(sql`${webhookJobs.state} = 'delivering' and ${webhookJobs.leaseExpiresAt} <= ${sql.placeholder('now')}`)
     .prepare(),
-  due: db
+  // One probe of webhook_jobs_queue_idx per enabled subscription (min over an index prefix).
+  ready: db
+    .select({
+      webhookId: webhooks.id,
+      // Spelled out: drizzle leaves columns of a one-table select unqualified, and a bare "id" here
+      // would name the subquery's own column.
+      due: sql<number>`(select min(j.next_attempt_at) from webhook_jobs j where j.webhook_id = webhooks.id and j.state = 'queued')`.as('due'),
+    })
+    .from(webhooks)
+    .where(sql`${webhooks.isEnabled} = 1 and due <= ${sql.placeholder('now')}`)
+    .orderBy(sql`due`)
+    .prepare(),
+  dueOf: db
     .select({
       jobId: webhookJobs.id,
-      webhookId: webhookJobs.webhookId,
       attempts: webhookJobs.attempts,
-      nextAttemptAt: sql<number>`${webhookJobs.nextAttemptAt}`,
       createdAt: sql<number>`${webhookJobs.createdAt}`,
       eventId: webhookJobs.eventId,
     })
     .from(webhookJobs)
-    .innerJoin(webhooks, sql`${webhooks.id} = ${webhookJobs.webhookId}`)
     .where(
-      sql`${QUEUED_FOR_ENABLED} and ${webhookJobs.nextAttemptAt} <= ${sql.placeholder('now')}
-        and (${webhookJobs.nextAttemptAt}, ${webhookJobs.id}) > (${sql.placeholder('afterDue')}, ${sql.placeholder('afterId')})
-        and ${webhookJobs.webhookId} not in (select value from json_each(${sql.placeholder('capped')}))`,
+      sql`${webhookJobs.webhookId} = ${sql.placeholder('webhookId')} and ${webhookJobs.state} = 'queued'
+        and ${webhookJobs.nextAttemptAt} <= ${sql.placeholder('now')}`,
     )
     .orderBy(webhookJobs.nextAttemptAt, webhookJobs.id)
     .limit(sql.placeholder('limit'))
