@@ -118,7 +118,7 @@ export function claimDueDeliveries(runtime: Runtime, free: number, inHand: Itera
             id: job.eventId,
             type: details.eventType,
             workspaceId: details.workspaceId,
-            data: JSON.parse(details.eventData),
+            data: details.eventData,
             createdAt: new Date(details.eventCreatedAt),
           },
         });
@@ -139,9 +139,22 @@ export async function deliver(runtime: Runtime, claim: DeliveryClaim): Promise<D
   const deliveryId = newDeliveryId();
   const body = envelopeBody(claim.event, deliveryId, claim.attempt);
   const sentAt = clock.now();
-  const headers = signedHeaders(decryptSecret(config, claim.secretCiphertext), claim.event.id, body, sentAt);
+  const headers = signedHeaders(secretOf(runtime, claim.secretCiphertext), claim.event.id, body, sentAt);
   const result = await postWebhook(claim.url, body, headers, { timeoutMs: config.webhooks.timeoutMs, allowPrivateUrls: config.webhooks.allowPrivateUrls });
   return settle(runtime, claim, deliveryId, sentAt, result);
+}
+
+const secrets = new Map<string, string>();
+
+/** Decrypted once per stored value (a rotation stores a new one); AES-GCM per attempt was measurable. */
+function secretOf(runtime: Runtime, ciphertext: string): string {
+  let secret = secrets.get(ciphertext);
+  if (secret === undefined) {
+    secret = decryptSecret(runtime.config, ciphertext);
+    if (secrets.size >= 10_000) secrets.clear();
+    secrets.set(ciphertext, secret);
+  }
+  return secret;
 }
 
 /**
@@ -172,12 +185,17 @@ function settle(runtime: Runtime, claim: DeliveryClaim, deliveryId: string, sent
   return inNextCommit(db, () =>
     savepoint(db, (): DeliveryOutcome => {
       const s = statements(db);
-      if (!s.held.get({ id: claim.jobId, leaseToken: claim.leaseToken })) return 'lease_lost';
       const now = clock.now();
       const delays = config.webhooks.retryDelaysSeconds;
       const delivered = isDelivered(result);
       const last = claim.attempt > delays.length;
       const status = delivered ? 'delivered' : last ? 'failed' : 'pending_retry';
+      // The job moves on only under this claim's lease; a lost lease writes nothing.
+      const moved =
+        status === 'pending_retry'
+          ? s.retry.run({ id: claim.jobId, leaseToken: claim.leaseToken, attempts: claim.attempt, nextAttemptAt: now.getTime() + delays[claim.attempt - 1]! * 1000 })
+          : s.finish.run({ id: claim.jobId, leaseToken: claim.leaseToken, attempts: claim.attempt, state: delivered ? 'delivered' : 'dead' });
+      if (moved.changes === 0) return 'lease_lost';
       recordDeliveryAttempt(db, deliveryId, {
         webhookId: claim.webhookId,
         jobId: claim.jobId,
@@ -189,11 +207,6 @@ function settle(runtime: Runtime, claim: DeliveryClaim, deliveryId: string, sent
         at: sentAt,
         isTest: false,
       });
-      if (status === 'pending_retry') {
-        s.retry.run({ id: claim.jobId, attempts: claim.attempt, nextAttemptAt: now.getTime() + delays[claim.attempt - 1]! * 1000 });
-      } else {
-        s.finish.run({ id: claim.jobId, attempts: claim.attempt, state: delivered ? 'delivered' : 'dead' });
-      }
       if (!delivered) {
         const failures = s.recentFailures.get({ webhookId: claim.webhookId, since: now.getTime() - AUTO_DISABLE_WINDOW_MS })!.n;
         if (failures >= AUTO_DISABLE_FAILURES) s.autoDisable.run({ id: claim.webhookId, now: now.getTime() });
@@ -216,8 +229,11 @@ function expire(db: Db, job: { jobId: string; webhookId: string; eventId: string
     at: now,
     isTest: false,
   });
-  statements(db).finish.run({ id: job.jobId, attempts: job.attempts, state: 'dead' });
+  statements(db).expire.run({ id: job.jobId });
 }
+
+/** The job named by `id` is still held under `leaseToken` (placeholders). */
+const HELD = sql`${webhookJobs.id} = ${sql.placeholder('id')} and ${webhookJobs.leaseToken} = ${sql.placeholder('leaseToken')} and ${webhookJobs.state} = 'delivering'`;
 
 const QUEUED_FOR_ENABLED = sql`${webhookJobs.state} = 'queued' and ${webhooks.isEnabled} = 1`;
 
@@ -320,13 +336,6 @@ const statements = preparedStatements((db) => ({
     .set({ state: 'delivering', leaseToken: sql`${sql.placeholder('leaseToken')}`, leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}` })
     .where(sql`${webhookJobs.id} = ${sql.placeholder('id')}`)
     .prepare(),
-  held: db
-    .select({ id: webhookJobs.id })
-    .from(webhookJobs)
-    .where(
-      sql`${webhookJobs.id} = ${sql.placeholder('id')} and ${webhookJobs.leaseToken} = ${sql.placeholder('leaseToken')} and ${webhookJobs.state} = 'delivering'`,
-    )
-    .prepare(),
   retry: db
     .update(webhookJobs)
     .set({
@@ -336,11 +345,16 @@ const statements = preparedStatements((db) => ({
       leaseToken: null,
       leaseExpiresAt: null,
     })
-    .where(sql`${webhookJobs.id} = ${sql.placeholder('id')}`)
+    .where(HELD)
     .prepare(),
   finish: db
     .update(webhookJobs)
     .set({ state: sql`${sql.placeholder('state')}`, attempts: sql`${sql.placeholder('attempts')}`, leaseToken: null, leaseExpiresAt: null })
+    .where(HELD)
+    .prepare(),
+  expire: db
+    .update(webhookJobs)
+    .set({ state: 'dead', leaseToken: null, leaseExpiresAt: null })
     .where(sql`${webhookJobs.id} = ${sql.placeholder('id')}`)
     .prepare(),
   recentFailures: db

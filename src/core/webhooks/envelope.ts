@@ -1,11 +1,11 @@
 import { signWebhook } from './transport.ts';
 
-/** An event as the outbox holds it. */
+/** An event as the outbox holds it; `data` is its JSON text, spliced into the body as stored. */
 export interface OutboxEvent {
   id: string;
   type: string;
   workspaceId: string;
-  data: Record<string, unknown>;
+  data: string;
   createdAt: Date;
 }
 
@@ -14,7 +14,7 @@ export interface OutboxEvent {
  * this is. Receivers dedupe on `id`, the same on every attempt.
  */
 export function envelopeBody(event: OutboxEvent, deliveryId: string, attempt: number): string {
-  return JSON.stringify({
+  const head = JSON.stringify({
     id: event.id,
     object: 'event',
     type: event.type,
@@ -22,8 +22,9 @@ export function envelopeBody(event: OutboxEvent, deliveryId: string, attempt: nu
     workspace_id: event.workspaceId,
     delivery_id: deliveryId,
     attempt,
-    data: event.data,
   });
+  // The stored JSON goes in as it is: parsing and re-serialising it per attempt was measurable.
+  return `${head.slice(0, -1)},"data":${event.data}}`;
 }
 
 /** The three Standard Webhooks headers; each attempt is signed afresh at its own time. */

@@ -232,7 +232,7 @@ export const testWebhook = defineOperation({
       id: prefixedId('evt'),
       type: 'webhook.test',
       workspaceId: ctx.workspace.id,
-      data: { webhook_id: row.id, message: TEST_EVENT_MESSAGE },
+      data: JSON.stringify({ webhook_id: row.id, message: TEST_EVENT_MESSAGE }),
       createdAt: at,
     };
     const deliveryId = newDeliveryId();
