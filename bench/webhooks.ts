@@ -175,10 +175,19 @@ export async function benchWebhooks(settings: WebhookSettings): Promise<Row[]> {
     const p50 = percentile(lags, 50);
     const p99 = percentile(lags, 99);
     console.log(table(['measure', 'p50', 'p99', 'max'], [['event → first attempt', `${fmt(p50)} ms`, `${fmt(p99)} ms`, `${fmt(lags.at(-1)!)} ms`]]));
-    const serviceRate = median(service);
-    const rawRate = median(raw);
+    // Each round's pair ran back to back; the machine's speed swings between rounds, so the ratio is
+    // taken per round and the median round reported.
+    const ratios = service.map((rate, i) => rate / raw[i]!);
+    const middle = ratios.indexOf(median(ratios));
     return [
-      { name: `webhook deliveries vs raw POST loop (concurrency ${concurrency})`, unit: 'per s', project: serviceRate, limit: rawRate, ratio: serviceRate / rawRate, target: { op: '>=', value: 0.5 } },
+      {
+        name: `webhook deliveries vs raw POST loop (concurrency ${concurrency})`,
+        unit: 'per s',
+        project: service[middle]!,
+        limit: raw[middle]!,
+        ratio: ratios[middle]!,
+        target: { op: '>=', value: 0.5 },
+      },
       { name: 'event → first attempt p50 (ms, vs 50 ms)', unit: 'ms', project: p50, limit: 50, ratio: p50 / 50, target: { op: '<=', value: 1 } },
       { name: 'event → first attempt p99 (ms, vs 50 ms)', unit: 'ms', project: p99, limit: 50, ratio: p99 / 50 },
     ];

@@ -15,6 +15,8 @@ const EXPIRY_MS = 72 * 3_600_000;
 const AUTO_DISABLE_FAILURES = 5;
 const AUTO_DISABLE_WINDOW_MS = 3_600_000;
 const EVENTS_PER_FAN_OUT = 500;
+/** Deliveries one slot makes in a row to the same subscription before going back to the worker. */
+const CHAIN_LENGTH = 100;
 
 /** A delivery job this process holds, with everything its attempt needs. */
 export interface DeliveryClaim {
@@ -89,8 +91,6 @@ export function claimDueDeliveries(runtime: Runtime, free: number, inHand: Itera
   const perWebhook = new Map<string, number>();
   for (const claim of inHand) perWebhook.set(claim.webhookId, (perWebhook.get(claim.webhookId) ?? 0) + 1);
   const cap = Math.max(1, Math.ceil(config.webhooks.concurrency / 4));
-  // An attempt never outlives its deadline; the margin covers recording it.
-  const leaseExpiresAt = now.getTime() + config.webhooks.timeoutMs + 5_000;
 
   writeTransaction(db, () => {
     s.requeueExpired.run({ now: now.getTime() });
@@ -98,34 +98,43 @@ export function claimDueDeliveries(runtime: Runtime, free: number, inHand: Itera
     for (const { webhookId } of s.ready.all({ now: now.getTime() })) {
       const room = Math.min(cap - (perWebhook.get(webhookId) ?? 0), free - claims.length);
       if (room <= 0) continue;
-      for (const job of s.dueOf.all({ webhookId, now: now.getTime(), limit: room })) {
-        const details = s.details.get({ id: job.jobId })!;
-        if (now.getTime() - job.createdAt >= EXPIRY_MS) {
-          expire(db, { ...job, webhookId, eventType: details.eventType }, now);
-          continue;
-        }
-        const leaseToken = randomBase62(22);
-        s.claim.run({ id: job.jobId, leaseToken, leaseExpiresAt });
-        perWebhook.set(webhookId, (perWebhook.get(webhookId) ?? 0) + 1);
-        claims.push({
-          jobId: job.jobId,
-          webhookId,
-          leaseToken,
-          url: details.url,
-          secretCiphertext: details.secretCiphertext,
-          attempt: job.attempts + 1,
-          event: {
-            id: job.eventId,
-            type: details.eventType,
-            workspaceId: details.workspaceId,
-            data: details.eventData,
-            createdAt: new Date(details.eventCreatedAt),
-          },
-        });
-      }
+      const taken = claimFrom(runtime, webhookId, room, now);
+      claims.push(...taken);
+      perWebhook.set(webhookId, (perWebhook.get(webhookId) ?? 0) + taken.length);
       if (claims.length >= free) break;
     }
   });
+  return claims;
+}
+
+/**
+ * Claims up to `limit` due jobs of one subscription, in due order, inside the caller's transaction.
+ * A job older than 72 hours is abandoned instead.
+ */
+function claimFrom(runtime: Runtime, webhookId: string, limit: number, now: Date): DeliveryClaim[] {
+  const { db, config } = runtime;
+  const s = statements(db);
+  // An attempt never outlives its deadline; the margin covers recording it.
+  const leaseExpiresAt = now.getTime() + config.webhooks.timeoutMs + 5_000;
+  const claims: DeliveryClaim[] = [];
+  for (const job of s.dueOf.all({ webhookId, now: now.getTime(), limit })) {
+    const details = s.details.get({ id: job.jobId })!;
+    if (now.getTime() - job.createdAt >= EXPIRY_MS) {
+      expire(db, { ...job, webhookId, eventType: details.eventType }, now);
+      continue;
+    }
+    const leaseToken = randomBase62(22);
+    s.claim.run({ id: job.jobId, leaseToken, leaseExpiresAt });
+    claims.push({
+      jobId: job.jobId,
+      webhookId,
+      leaseToken,
+      url: details.url,
+      secretCiphertext: details.secretCiphertext,
+      attempt: job.attempts + 1,
+      event: { id: job.eventId, type: details.eventType, workspaceId: details.workspaceId, data: details.eventData, createdAt: new Date(details.eventCreatedAt) },
+    });
+  }
   return claims;
 }
 
@@ -134,14 +143,22 @@ export function claimDueDeliveries(runtime: Runtime, free: number, inHand: Itera
  * (`delivered`; `pending_retry` with the next attempt scheduled; or `failed` after the last attempt,
  * dead-lettered), and the subscription auto-disabled on its fifth failed attempt in an hour.
  */
-export async function deliver(runtime: Runtime, claim: DeliveryClaim): Promise<DeliveryOutcome> {
+export async function deliver(runtime: Runtime, first: DeliveryClaim): Promise<DeliveryOutcome> {
   const { config, clock } = runtime;
-  const deliveryId = newDeliveryId();
-  const body = envelopeBody(claim.event, deliveryId, claim.attempt);
-  const sentAt = clock.now();
-  const headers = signedHeaders(secretOf(runtime, claim.secretCiphertext), claim.event.id, body, sentAt);
-  const result = await postWebhook(claim.url, body, headers, { timeoutMs: config.webhooks.timeoutMs, allowPrivateUrls: config.webhooks.allowPrivateUrls });
-  return settle(runtime, claim, deliveryId, sentAt, result);
+  let claim: DeliveryClaim | null = first;
+  let outcome: DeliveryOutcome = 'lease_lost';
+  // The slot goes straight on to the subscription's next due job, claimed in the same commit that
+  // records this attempt: no pass, no extra commit between two deliveries. Bounded, so the worker
+  // still rebalances its slots between subscriptions.
+  for (let sent = 0; claim; sent++) {
+    const deliveryId = newDeliveryId();
+    const body = envelopeBody(claim.event, deliveryId, claim.attempt);
+    const sentAt = clock.now();
+    const headers = signedHeaders(secretOf(runtime, claim.secretCiphertext), claim.event.id, body, sentAt);
+    const result = await postWebhook(claim.url, body, headers, { timeoutMs: config.webhooks.timeoutMs, allowPrivateUrls: config.webhooks.allowPrivateUrls });
+    ({ outcome, next: claim } = await settle(runtime, claim, deliveryId, sentAt, result, sent + 1 < CHAIN_LENGTH));
+  }
+  return outcome;
 }
 
 const secrets = new Map<string, string>();
@@ -161,9 +178,9 @@ function secretOf(runtime: Runtime, ciphertext: string): string {
  * Records an attempt that could not be made for a reason of our own (a secret that no longer
  * decrypts, a bug) as a failed attempt, so the retry ladder and the dead letter still apply.
  */
-export function abandonDelivery(runtime: Runtime, claim: DeliveryClaim, cause: unknown): Promise<DeliveryOutcome> {
+export async function abandonDelivery(runtime: Runtime, claim: DeliveryClaim, cause: unknown): Promise<DeliveryOutcome> {
   const error = `internal error: ${cause instanceof Error ? cause.message : String(cause)}`;
-  return settle(runtime, claim, newDeliveryId(), runtime.clock.now(), { statusCode: 0, responseBody: null, durationMs: 0, error });
+  return (await settle(runtime, claim, newDeliveryId(), runtime.clock.now(), { statusCode: 0, responseBody: null, durationMs: 0, error })).outcome;
 }
 
 /**
@@ -180,10 +197,23 @@ export function nextDeliveryDueAfter(db: Db, now: Date): number | null {
   return statements(db).nextDue.get({ now: now.getTime() })?.due ?? null;
 }
 
-function settle(runtime: Runtime, claim: DeliveryClaim, deliveryId: string, sentAt: Date, result: AttemptResult): Promise<DeliveryOutcome> {
+interface Settled {
+  outcome: DeliveryOutcome;
+  /** The subscription's next due job, claimed in the same commit, when asked for and there is one. */
+  next: DeliveryClaim | null;
+}
+
+function settle(
+  runtime: Runtime,
+  claim: DeliveryClaim,
+  deliveryId: string,
+  sentAt: Date,
+  result: AttemptResult,
+  claimNext = false,
+): Promise<Settled> {
   const { db, clock, config } = runtime;
   return inNextCommit(db, () =>
-    savepoint(db, (): DeliveryOutcome => {
+    savepoint(db, (): Settled => {
       const s = statements(db);
       const now = clock.now();
       const delays = config.webhooks.retryDelaysSeconds;
@@ -195,7 +225,7 @@ function settle(runtime: Runtime, claim: DeliveryClaim, deliveryId: string, sent
         status === 'pending_retry'
           ? s.retry.run({ id: claim.jobId, leaseToken: claim.leaseToken, attempts: claim.attempt, nextAttemptAt: now.getTime() + delays[claim.attempt - 1]! * 1000 })
           : s.finish.run({ id: claim.jobId, leaseToken: claim.leaseToken, attempts: claim.attempt, state: delivered ? 'delivered' : 'dead' });
-      if (moved.changes === 0) return 'lease_lost';
+      if (moved.changes === 0) return { outcome: 'lease_lost', next: null };
       recordDeliveryAttempt(db, deliveryId, {
         webhookId: claim.webhookId,
         jobId: claim.jobId,
@@ -211,7 +241,9 @@ function settle(runtime: Runtime, claim: DeliveryClaim, deliveryId: string, sent
         const failures = s.recentFailures.get({ webhookId: claim.webhookId, since: now.getTime() - AUTO_DISABLE_WINDOW_MS })!.n;
         if (failures >= AUTO_DISABLE_FAILURES) s.autoDisable.run({ id: claim.webhookId, now: now.getTime() });
       }
-      return delivered ? 'delivered' : last ? 'dead' : 'retry';
+      const outcome = delivered ? 'delivered' : last ? 'dead' : 'retry';
+      const next = claimNext && s.enabled.get({ id: claim.webhookId }) ? (claimFrom(runtime, claim.webhookId, 1, now)[0] ?? null) : null;
+      return { outcome, next };
     }),
   );
 }
@@ -364,6 +396,11 @@ const statements = preparedStatements((db) => ({
       sql`${webhookDeliveries.webhookId} = ${sql.placeholder('webhookId')} and ${webhookDeliveries.deliveredAt} > ${sql.placeholder('since')}
         and ${webhookDeliveries.status} <> 'delivered' and ${webhookDeliveries.isTest} = 0`,
     )
+    .prepare(),
+  enabled: db
+    .select({ id: webhooks.id })
+    .from(webhooks)
+    .where(sql`${webhooks.id} = ${sql.placeholder('id')} and ${webhooks.isEnabled} = 1`)
     .prepare(),
   autoDisable: db
     .update(webhooks)
