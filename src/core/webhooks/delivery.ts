@@ -118,9 +118,8 @@ function claimFrom(runtime: Runtime, webhookId: string, limit: number, now: Date
   const leaseExpiresAt = now.getTime() + config.webhooks.timeoutMs + 5_000;
   const claims: DeliveryClaim[] = [];
   for (const job of s.dueOf.all({ webhookId, now: now.getTime(), limit })) {
-    const details = s.details.get({ id: job.jobId })!;
     if (now.getTime() - job.createdAt >= EXPIRY_MS) {
-      expire(db, { ...job, webhookId, eventType: details.eventType }, now);
+      expire(db, { ...job, webhookId }, now);
       continue;
     }
     const leaseToken = randomBase62(22);
@@ -129,10 +128,10 @@ function claimFrom(runtime: Runtime, webhookId: string, limit: number, now: Date
       jobId: job.jobId,
       webhookId,
       leaseToken,
-      url: details.url,
-      secretCiphertext: details.secretCiphertext,
+      url: job.url,
+      secretCiphertext: job.secretCiphertext,
       attempt: job.attempts + 1,
-      event: { id: job.eventId, type: details.eventType, workspaceId: details.workspaceId, data: details.eventData, createdAt: new Date(details.eventCreatedAt) },
+      event: { id: job.eventId, type: job.eventType, workspaceId: job.workspaceId, data: job.eventData, createdAt: new Date(job.eventCreatedAt) },
     });
   }
   return claims;
@@ -323,21 +322,10 @@ const statements = preparedStatements((db) => ({
       jobId: webhookJobs.id,
       attempts: webhookJobs.attempts,
       createdAt: sql<number>`${webhookJobs.createdAt}`,
-      eventId: webhookJobs.eventId,
-    })
-    .from(webhookJobs)
-    .where(
-      sql`${webhookJobs.webhookId} = ${sql.placeholder('webhookId')} and ${webhookJobs.state} = 'queued'
-        and ${webhookJobs.nextAttemptAt} <= ${sql.placeholder('now')}`,
-    )
-    .orderBy(webhookJobs.nextAttemptAt, webhookJobs.id)
-    .limit(sql.placeholder('limit'))
-    .prepare(),
-  details: db
-    .select({
+      workspaceId: webhookJobs.workspaceId,
       url: webhooks.url,
       secretCiphertext: webhooks.secretCiphertext,
-      workspaceId: webhookJobs.workspaceId,
+      eventId: events.id,
       eventType: events.type,
       eventData: sql<string>`${events.data}`,
       eventCreatedAt: sql<number>`${events.createdAt}`,
@@ -345,7 +333,12 @@ const statements = preparedStatements((db) => ({
     .from(webhookJobs)
     .innerJoin(webhooks, sql`${webhooks.id} = ${webhookJobs.webhookId}`)
     .innerJoin(events, sql`${events.id} = ${webhookJobs.eventId}`)
-    .where(sql`${webhookJobs.id} = ${sql.placeholder('id')}`)
+    .where(
+      sql`${webhookJobs.webhookId} = ${sql.placeholder('webhookId')} and ${webhookJobs.state} = 'queued'
+        and ${webhookJobs.nextAttemptAt} <= ${sql.placeholder('now')}`,
+    )
+    .orderBy(webhookJobs.nextAttemptAt, webhookJobs.id)
+    .limit(sql.placeholder('limit'))
     .prepare(),
   nextDue: db
     .select({ due: sql<number>`${webhookJobs.nextAttemptAt}` })
