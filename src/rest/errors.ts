@@ -10,7 +10,7 @@ export const ERROR_REFERENCE: Record<ErrorCode, { status: number; meaning: strin
   expired_key: { status: 401, meaning: 'The key is past its expiry date.' },
   payment_required: { status: 402, meaning: 'The workspace subscription is inactive; GET /api/v1/me shows the plan.' },
   plan_forbidden: { status: 403, meaning: 'The plan has no API access; GET /api/v1/me shows the plan.' },
-  quota_exceeded: { status: 403, meaning: 'A monthly plan quota (posts or AI credits) is used up.' },
+  quota_exceeded: { status: 403, meaning: 'A plan limit is reached: the monthly posts or AI credits, the active social accounts (platforms_limit), or the webhooks a workspace may have.' },
   origin_not_allowed: { status: 403, meaning: 'A browser Origin that is not allowed called /mcp.' },
   not_found: { status: 404, meaning: 'The resource does not exist, belongs to another workspace, or the route is unknown.' },
   method_not_allowed: { status: 405, meaning: 'The route exists but not with this HTTP method.' },
