@@ -37,7 +37,7 @@ CREATE TABLE `webhook_jobs` (
 CREATE INDEX `webhook_jobs_queue_idx` ON `webhook_jobs` (`webhook_id`,`next_attempt_at`,`id`) WHERE "webhook_jobs"."state" = 'queued';--> statement-breakpoint
 CREATE INDEX `webhook_jobs_due_idx` ON `webhook_jobs` (`next_attempt_at`) WHERE "webhook_jobs"."state" = 'queued';--> statement-breakpoint
 CREATE INDEX `webhook_jobs_lease_idx` ON `webhook_jobs` (`lease_expires_at`) WHERE "webhook_jobs"."state" = 'delivering';--> statement-breakpoint
-CREATE INDEX `webhook_jobs_webhook_idx` ON `webhook_jobs` (`webhook_id`,`state`);--> statement-breakpoint
+CREATE INDEX `webhook_jobs_webhook_idx` ON `webhook_jobs` (`webhook_id`);--> statement-breakpoint
 CREATE TABLE `webhooks` (
 	`id` text PRIMARY KEY NOT NULL,
 	`workspace_id` text NOT NULL,

@@ -63,7 +63,8 @@ export const webhookJobs = sqliteTable(
     index('webhook_jobs_lease_idx')
       .on(t.leaseExpiresAt)
       .where(sql`${t.state} = 'delivering'`),
-    index('webhook_jobs_webhook_idx').on(t.webhookId, t.state),
+    // For the cascade when a subscription is deleted. Without the state, a job's moves leave it untouched.
+    index('webhook_jobs_webhook_idx').on(t.webhookId),
   ],
 );
 
