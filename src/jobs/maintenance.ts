@@ -2,14 +2,20 @@ import { Cron } from 'croner';
 import type { Runtime } from '../core/context.ts';
 import { pruneIdempotencyKeys } from '../core/idempotency.ts';
 import { pruneRateLimitWindows } from '../core/rate-limits.ts';
+import { expireStaleDeliveries } from '../core/webhooks/delivery.ts';
 
 /**
  * Housekeeping every process that serves requests runs: rate-limit windows that have rolled over
- * and idempotency answers past their 24 hours would otherwise pile up forever. Deleting is
- * idempotent, so several processes on one database may all run it.
+ * and idempotency answers past their 24 hours would otherwise pile up forever, and queued webhook
+ * deliveries past 72 hours are abandoned. Each step is idempotent, so several processes on one
+ * database may all run it.
  */
-export function runMaintenance(runtime: Runtime): { rateLimitWindows: number; idempotencyKeys: number } {
-  return { rateLimitWindows: pruneRateLimitWindows(runtime), idempotencyKeys: pruneIdempotencyKeys(runtime) };
+export function runMaintenance(runtime: Runtime): { rateLimitWindows: number; idempotencyKeys: number; expiredDeliveries: number } {
+  return {
+    rateLimitWindows: pruneRateLimitWindows(runtime),
+    idempotencyKeys: pruneIdempotencyKeys(runtime),
+    expiredDeliveries: expireStaleDeliveries(runtime),
+  };
 }
 
 export function startMaintenance(runtime: Runtime): { stop(): void } {

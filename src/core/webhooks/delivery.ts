@@ -247,6 +247,21 @@ function settle(
   );
 }
 
+/**
+ * Abandons every queued delivery past 72 hours, also those of disabled subscriptions the worker
+ * does not claim from, so their log says so without waiting for a re-enable. Run by maintenance.
+ */
+export function expireStaleDeliveries(runtime: Runtime): number {
+  const { db, clock } = runtime;
+  const now = clock.now();
+  const s = statements(db);
+  return writeTransaction(db, () => {
+    const stale = s.stale.all({ before: now.getTime() - EXPIRY_MS });
+    for (const job of stale) expire(db, job, now);
+    return stale.length;
+  });
+}
+
 /** DECISIONS.md, Delivery: abandoned as failed with response_body "expired". */
 function expire(db: Db, job: { jobId: string; webhookId: string; eventId: string; eventType: string; attempts: number }, now: Date): void {
   recordDeliveryAttempt(db, newDeliveryId(), {
@@ -376,6 +391,18 @@ const statements = preparedStatements((db) => ({
     .update(webhookJobs)
     .set({ state: sql`${sql.placeholder('state')}`, attempts: sql`${sql.placeholder('attempts')}`, leaseToken: null, leaseExpiresAt: null })
     .where(HELD)
+    .prepare(),
+  stale: db
+    .select({
+      jobId: webhookJobs.id,
+      webhookId: webhookJobs.webhookId,
+      eventId: webhookJobs.eventId,
+      eventType: events.type,
+      attempts: webhookJobs.attempts,
+    })
+    .from(webhookJobs)
+    .innerJoin(events, sql`${events.id} = ${webhookJobs.eventId}`)
+    .where(sql`${webhookJobs.state} = 'queued' and ${webhookJobs.createdAt} <= ${sql.placeholder('before')}`)
     .prepare(),
   expire: db
     .update(webhookJobs)

@@ -14,6 +14,7 @@ import { deliverDue } from '../../../src/core/webhooks/deliver-due.ts';
 import { createWebhook, testWebhook, updateWebhook } from '../../../src/core/webhooks/operations.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { connectAccounts, publish, update } from '../../helpers/publishing.ts';
+import { runMaintenance } from '../../../src/jobs/maintenance.ts';
 import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../../helpers/webhook-receiver.ts';
 
@@ -261,5 +262,21 @@ describe('webhook delivery', () => {
     expect(receiver.requests).toHaveLength(0);
     expect(log(hook.id).map((r) => [r.status, r.statusCode, r.responseBody])).toEqual([['failed', 0, 'expired']]);
     expect(runtime.db.select().from(webhookJobs).get()).toMatchObject({ state: 'dead' });
+  });
+
+  it('maintenance abandons a disabled subscription\'s deliveries past 72 hours without waiting for a re-enable', async () => {
+    const hook = await subscribe();
+    await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: false });
+    makeContent(runtime, ws.workspace);
+    await deliverDue(runtime);
+    runtime.clock.advance(72 * HOUR - 1);
+    expect(runMaintenance(runtime).expiredDeliveries).toBe(0);
+    runtime.clock.advance(1);
+    expect(runMaintenance(runtime).expiredDeliveries).toBe(1);
+    expect(log(hook.id).map((r) => [r.status, r.statusCode, r.responseBody])).toEqual([['failed', 0, 'expired']]);
+    expect(runMaintenance(runtime).expiredDeliveries).toBe(0);
+    await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: true });
+    expect(await deliverDue(runtime)).toEqual([]);
+    expect(receiver.requests).toHaveLength(0);
   });
 });
