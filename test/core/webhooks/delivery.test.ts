@@ -279,4 +279,18 @@ describe('webhook delivery', () => {
     expect(await deliverDue(runtime)).toEqual([]);
     expect(receiver.requests).toHaveLength(0);
   });
+
+  it('with the default settings an endpoint that hangs fails after the spec\'s 10 seconds, not before', async () => {
+    runtime = testRuntime({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    ws = makeWorkspace(runtime);
+    expect(runtime.config.webhooks.timeoutMs).toBe(10_000);
+    const hook = await subscribe();
+    receiver.respondWith('hang');
+    makeContent(runtime, ws.workspace);
+    expect(await deliverDue(runtime)).toEqual(['retry']);
+    const [row] = log(hook.id);
+    expect(row).toMatchObject({ status: 'pending_retry', statusCode: 0 });
+    expect(row!.durationMs).toBeGreaterThanOrEqual(10_000);
+    expect(row!.durationMs).toBeLessThan(11_000);
+  }, 20_000);
 });
