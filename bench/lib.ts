@@ -251,6 +251,15 @@ export function summaryTable(rows: Row[]): string {
   );
 }
 
+/** Waits (polling every `intervalMs`) until `check` holds; throws with `what` after `timeoutSeconds`. */
+export async function until(what: string, check: () => boolean, timeoutSeconds: number, intervalMs = 20): Promise<void> {
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutSeconds} s`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
 /** A loop guard: true while under both the time budget and the count budget. */
 export function budget(seconds: number, maxCount: number): { more: (count: number) => boolean } {
   const deadline = performance.now() + seconds * 1000;

@@ -10,7 +10,6 @@
  */
 import { sql } from 'drizzle-orm';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { startBackgroundCheckpoints } from '../db/checkpointer.ts';
 import { writeTransaction } from '../db/client.ts';
 import { PLATFORMS, type Platform } from '../db/schema/index.ts';
@@ -22,7 +21,7 @@ import { newId } from '../src/core/ids.ts';
 import { openRuntime } from '../src/core/runtime.ts';
 import { connectSocialAccount } from '../src/core/social-accounts/operations.ts';
 import { startPublishing } from '../src/jobs/publish-run.ts';
-import { fmt, percentile, RAISED_LIMITS, table, tempDir, type Row } from './lib.ts';
+import { fmt, percentile, RAISED_LIMITS, table, tempDir, until, type Row } from './lib.ts';
 
 export interface PublishingSettings {
   /** Items due in the lag scenario, spread over `spreadSeconds`. */
@@ -102,14 +101,6 @@ function seedQueued(w: World, count: number, scheduledFor: (i: number) => Date |
 const unfinished = (w: World): number =>
   w.runtime.db.get<{ n: number }>(sql`select count(*) as n from content where status in ('scheduled', 'approved', 'publishing') and publish_queued = 1`).n;
 
-async function untilFinished(w: World, timeoutSeconds: number): Promise<void> {
-  const deadline = Date.now() + timeoutSeconds * 1000;
-  while (unfinished(w) > 0) {
-    if (Date.now() > deadline) throw new Error(`publishing did not finish within ${timeoutSeconds} s (${unfinished(w)} left)`);
-    await sleep(100);
-  }
-}
-
 async function lagRound(settings: PublishingSettings): Promise<{ toPublishing: number[]; toFinished: number[] }> {
   const w = world('lag', settings.workspaces);
   try {
@@ -117,7 +108,7 @@ async function lagRound(settings: PublishingSettings): Promise<{ toPublishing: n
     const spreadMs = settings.spreadSeconds * 1000;
     seedQueued(w, settings.lagItems, (i) => new Date(start + Math.floor((i * spreadMs) / settings.lagItems)));
     const scheduler = startPublishing(w.runtime);
-    await untilFinished(w, settings.spreadSeconds + 60);
+    await until('publishing: every item finished', () => unfinished(w) === 0, settings.spreadSeconds + 60, 100);
     await scheduler.stop();
     const rows = w.runtime.db.all<{ claimed: number; finished: number }>(
       sql`select r.started_at - c.scheduled_for as claimed, r.finished_at - c.scheduled_for as finished
@@ -138,7 +129,7 @@ async function serviceThroughput(settings: PublishingSettings): Promise<number> 
     seedQueued(w, settings.throughputItems, () => null);
     const t0 = performance.now();
     const scheduler = startPublishing(w.runtime);
-    await untilFinished(w, 120);
+    await until('publishing: every item finished', () => unfinished(w) === 0, 120, 100);
     const seconds = (performance.now() - t0) / 1000;
     await scheduler.stop();
     const posts = w.runtime.db.get<{ n: number }>(sql`select count(*) as n from sandbox_posts`).n;

@@ -22,7 +22,7 @@ import { runOperation } from '../src/core/operation.ts';
 import { openRuntime } from '../src/core/runtime.ts';
 import { createWebhook } from '../src/core/webhooks/operations.ts';
 import { startWebhookDelivery } from '../src/jobs/webhook-delivery.ts';
-import { childEnv, fmt, percentile, RAISED_LIMITS, startHttpChild, table, tempDir, type HttpChild, type Row } from './lib.ts';
+import { childEnv, fmt, percentile, RAISED_LIMITS, startHttpChild, table, tempDir, until, type HttpChild, type Row } from './lib.ts';
 
 export interface WebhookSettings {
   events: number;
@@ -69,14 +69,6 @@ const writeEvent = (w: World, i: number) => runOperation(createContent, contextF
 const delivered = (w: World): number =>
   w.runtime.db.get<{ n: number }>(sql`select count(*) as n from webhook_jobs where state = 'delivered'`).n;
 
-async function until(check: () => boolean, timeoutSeconds: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutSeconds * 1000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`webhooks: ${what} within ${timeoutSeconds} s`);
-    await sleep(20);
-  }
-}
-
 /** The worker's throughput: every event already written, the worker started, timed until all are delivered. */
 async function serviceThroughput(receiverUrl: string, settings: WebhookSettings): Promise<{ perSecond: number; concurrency: number; bodies: string[] }> {
   const w = await world('service', receiverUrl);
@@ -86,7 +78,7 @@ async function serviceThroughput(receiverUrl: string, settings: WebhookSettings)
     });
     const t0 = performance.now();
     const worker = startWebhookDelivery(w.runtime);
-    await until(() => delivered(w) === settings.events, 120, 'not every event was delivered');
+    await until('webhooks: every event delivered', () => delivered(w) === settings.events, 120);
     const seconds = (performance.now() - t0) / 1000;
     await worker.stop();
     const failed = w.runtime.db.get<{ n: number }>(sql`select count(*) as n from webhook_deliveries where status <> 'delivered'`).n;
@@ -139,7 +131,7 @@ async function latency(receiverUrl: string, settings: WebhookSettings): Promise<
       if (wait > 0) await sleep(wait);
       writeEvent(w, i);
     }
-    await until(() => delivered(w) === total, 60, 'not every event was delivered');
+    await until('webhooks: every event delivered', () => delivered(w) === total, 60);
     await worker.stop();
     return w.runtime.db
       .all<{ lag: number }>(

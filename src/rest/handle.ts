@@ -31,13 +31,15 @@ type Handlers = Array<RequestHandler | ErrorRequestHandler>;
 const workspaceOf = (res: Response): Workspace => res.locals.workspace as Workspace;
 
 /** A body sent as anything but JSON would be ignored silently by the parser: say so instead. */
-const requireJsonBody: RequestHandler = (req, _res, next) => {
-  const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
-  if (hasBody && !req.is('application/json')) {
-    throw new ServiceError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.');
-  }
-  next();
-};
+export function requireBodyType(type: string, message: string): RequestHandler {
+  return (req, _res, next) => {
+    const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+    if (hasBody && !req.is(type)) throw new ServiceError('unsupported_media_type', message);
+    next();
+  };
+}
+
+const requireJsonBody = requireBodyType('application/json', 'Send the body as JSON with Content-Type: application/json.');
 
 /**
  * Turns a core operation into Express handlers: authenticate (so an anonymous caller never gets

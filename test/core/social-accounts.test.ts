@@ -11,7 +11,7 @@ import {
   verifySignedRequest,
 } from '../../src/core/social-accounts/deauthorization.ts';
 import {
-  activeAccountFor,
+  platformAccountsOf,
   connectSocialAccount,
   countActiveAccounts,
   disconnectSocialAccount,
@@ -173,8 +173,8 @@ describe('social accounts: connect, disconnect, lookup', () => {
     expect(list).toEqual({ object: 'list', data: [b, { ...a, is_active: false }], has_more: false, next_cursor: null });
   });
 
-  it('activeAccountFor tells active, inactive and none apart, preferring the latest active account', () => {
-    const lookup = () => activeAccountFor(runtime.db, ws.workspace.id, 'twitter');
+  it('platformAccountsOf tells active, inactive and none apart, preferring the latest active account', () => {
+    const lookup = () => platformAccountsOf(runtime.db, ws.workspace.id)('twitter');
     expect(lookup()).toEqual({ state: 'none' });
     expect(unavailableAccountReason('twitter', lookup())).toBe(
       'No connected twitter account in this workspace; connect one before publishing to twitter.',
@@ -197,8 +197,8 @@ describe('social accounts: connect, disconnect, lookup', () => {
     // Another workspace's account and an unknown platform id are nothing to this one.
     const other = makeWorkspace(runtime);
     connectSocialAccount(runtime, { workspaceId: other.workspace.id, platform: 'linkedin', username: 'x' });
-    expect(activeAccountFor(runtime.db, ws.workspace.id, 'linkedin')).toEqual({ state: 'none' });
-    expect(activeAccountFor(runtime.db, ws.workspace.id, 'myspace')).toEqual({ state: 'none' });
+    expect(platformAccountsOf(runtime.db, ws.workspace.id)('linkedin')).toEqual({ state: 'none' });
+    expect(platformAccountsOf(runtime.db, ws.workspace.id)('myspace')).toEqual({ state: 'none' });
   });
 });
 

@@ -5,7 +5,9 @@ import type { Workspace } from '../../src/core/accounts/workspaces.ts';
 import type { Runtime } from '../../src/core/context.ts';
 import { makeContent } from './factories.ts';
 
-export const UNKNOWN_OUTCOME = 'outcome unknown: check the platform before publishing again';
+import { UNKNOWN_OUTCOME } from '../../src/core/publishing/finish.ts';
+
+export { UNKNOWN_OUTCOME };
 
 export interface PastRun {
   runId: string;

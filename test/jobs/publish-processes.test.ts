@@ -5,19 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { content, events, publishRuns, sandboxPosts, publishAttempts } from '../../db/schema/index.ts';
 import { UNKNOWN_OUTCOME } from '../../src/core/publishing/finish.ts';
 import { makeContent, makeWorkspace } from '../helpers/factories.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { attemptsFor, connectAccounts, publish, sandboxPostsFor } from '../helpers/publishing.ts';
 import { contentRow } from '../helpers/rest-expect.ts';
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
-
-/** Polls `check` (reading the shared database file) until it holds; real processes take real time. */
-async function eventually(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /**
  * DECISIONS.md Publish (crash safety) and Processes: real worker processes on one database file.

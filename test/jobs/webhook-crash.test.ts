@@ -5,6 +5,7 @@ import { webhookJobs } from '../../db/schema/index.ts';
 import { contextFor } from '../../src/core/context.ts';
 import { runOperation } from '../../src/core/operation.ts';
 import { createWebhook } from '../../src/core/webhooks/operations.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { makeContent, makeWorkspace } from '../helpers/factories.ts';
 import { testRuntime, TEST_ENCRYPTION_KEY } from '../helpers/runtime.ts';
 import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
@@ -60,22 +61,12 @@ describe('webhook delivery across a crash', () => {
     const second = start();
     await second.waitForOutput(/Listening on/);
     const distinct = () => new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size;
-    const deadline = Date.now() + 40_000;
-    while (distinct() < 1000 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-
+    await eventually('every event arrived', () => distinct() >= 1000, 40_000, 100);
     expect(distinct()).toBe(1000);
     const duplicates = receiver.requests.length - distinct();
     console.log(`webhook crash test: ${beforeRestart} requests before the SIGKILL, ${receiver.requests.length} in all, ${duplicates} duplicates`);
     expect(duplicates).toBeGreaterThanOrEqual(0);
-    await expectEventually(() => runtime.db.select({ n: count() }).from(webhookJobs).where(ne(webhookJobs.state, 'delivered')).get()!.n === 0);
+    await eventually('every job is delivered', () => runtime.db.select({ n: count() }).from(webhookJobs).where(ne(webhookJobs.state, 'delivered')).get()!.n === 0, 10_000, 50);
     expect(runtime.db.select({ n: count() }).from(webhookJobs).get()!.n).toBe(1000);
   }, 90_000);
 });
-
-async function expectEventually(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

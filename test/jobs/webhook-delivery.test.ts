@@ -4,6 +4,7 @@ import { runOperation } from '../../src/core/operation.ts';
 import { createWebhook } from '../../src/core/webhooks/operations.ts';
 import type { Worker } from '../../src/jobs/leased-worker.ts';
 import { startWebhookDelivery } from '../../src/jobs/webhook-delivery.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { makeContent, makeWorkspace } from '../helpers/factories.ts';
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
@@ -45,18 +46,10 @@ describe('webhook delivery worker', () => {
     const started = Date.now();
     for (let i = 0; i < 30; i++) makeContent(runtime, ws.workspace, { caption: `Event ${i}` });
 
-    await expectEventually(() => receiver.requests.filter((r) => r.path === '/fast').length === 30, 2500);
+    await eventually('the fast endpoint has all thirty', () => receiver.requests.filter((r) => r.path === '/fast').length === 30, 2500, 10);
     // All thirty reached the fast endpoint before the first hung attempt's 3 s deadline.
     expect(Date.now() - started).toBeLessThan(3000);
     // The slow endpoint never had more than its two slots (a quarter of 8) out at once.
     expect(receiver.requests.filter((r) => r.path === '/slow')).toHaveLength(2);
   });
 });
-
-async function expectEventually(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -175,14 +175,10 @@ export type PlatformAccountLookup =
   | { state: 'inactive'; account: SocialAccountRow }
   | { state: 'none' };
 
-/** `platform` is any id a content item may target; an unknown one simply has no account. */
-export function activeAccountFor(db: Db, workspaceId: string, platform: string): PlatformAccountLookup {
-  return platformAccountsOf(db, workspaceId)(platform);
-}
-
 /**
  * Every platform's lookup for one workspace from a single query: the publishing run resolves all of
- * an item's platforms at once.
+ * an item's platforms at once. `platform` is any id a content item may target; an unknown one simply
+ * has no account.
  */
 export function platformAccountsOf(db: Db, workspaceId: string): (platform: string) => PlatformAccountLookup {
   const best = new Map<string, SocialAccountRow>();

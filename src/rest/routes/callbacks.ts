@@ -2,16 +2,13 @@ import express, { Router, type ErrorRequestHandler, type RequestHandler } from '
 import type { Runtime } from '../../core/context.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { getDataDeletionRequest, handlePlatformCallback, type CallbackKind } from '../../core/social-accounts/deauthorization.ts';
-import { route } from '../handle.ts';
+import { requireBodyType, route } from '../handle.ts';
 
 /** Platforms post form-encoded bodies; anything else would parse to nothing and read as "missing". */
-const requireFormBody: RequestHandler = (req, _res, next) => {
-  const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
-  if (hasBody && !req.is('application/x-www-form-urlencoded')) {
-    throw new ServiceError('unsupported_media_type', 'Send signed_request form-encoded, with Content-Type: application/x-www-form-urlencoded.');
-  }
-  next();
-};
+const requireFormBody = requireBodyType(
+  'application/x-www-form-urlencoded',
+  'Send signed_request form-encoded, with Content-Type: application/x-www-form-urlencoded.',
+);
 
 /** The form parser's own failures that the shared translator (written for JSON) does not name. */
 const formParserErrors: ErrorRequestHandler = (error: { type?: string }, _req, _res, next) => {
