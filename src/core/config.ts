@@ -15,8 +15,10 @@ export interface Config {
   bodyLimitBytes: number;
   /** Browser origins allowed to call /mcp besides the service's own. */
   mcpAllowedOrigins: string[];
-  /** Whether this process runs the schedulers (the publishing run, maintenance). */
+  /** Whether this process runs the schedulers (the publishing run, webhook delivery, maintenance). */
   runSchedulers: boolean;
+  /** How often the schedulers poll for work other processes queued (they are woken for their own). */
+  schedulerPollSeconds: number;
   publishing: {
     /** How long a claimed item is held before another process may take it over. */
     leaseSeconds: number;
@@ -58,6 +60,7 @@ const EnvSchema = z.object({
   BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   RUN_SCHEDULERS: z.enum(['true', 'false']).default('true'),
+  SCHEDULER_POLL_SECONDS: positiveInt(1),
   PUBLISH_LEASE_SECONDS: positiveInt(60),
   PUBLISH_CONCURRENCY: positiveInt(64),
   PLATFORM_TIMEOUT_SECONDS: positiveInt(30),
@@ -107,6 +110,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
     runSchedulers: e.RUN_SCHEDULERS === 'true',
+    schedulerPollSeconds: e.SCHEDULER_POLL_SECONDS,
     publishing: {
       leaseSeconds: e.PUBLISH_LEASE_SECONDS,
       concurrency: e.PUBLISH_CONCURRENCY,

@@ -36,8 +36,8 @@ export interface Worker {
  * - a wake-up (work was just queued) starts a pass on the next turn of the event loop;
  * - a timer is armed for the earliest future due time;
  * - a finished item frees a slot and starts a pass;
- * - croner runs a pass every second as the backstop: it catches work queued by other processes on
- *   the same database and leases that ran out (also reclaimed at start-up).
+ * - croner runs a pass every `SCHEDULER_POLL_SECONDS` (1) as the backstop: it catches work queued by
+ *   other processes on the same database and leases that ran out (also reclaimed at start-up).
  * Passes never overlap (each decides how many slots are free); claims are leased rows, so any
  * number of processes may run the same job on one database.
  */
@@ -114,7 +114,13 @@ export function startLeasedWorker<Claim>(runtime: Runtime, job: LeasedJob<Claim>
     : undefined;
   renewal?.unref();
 
-  const backstop = new Cron('* * * * * *', { protect: true, unref: true }, schedulePass);
+  // The first poll waits one interval too: the pass at start-up (below) has just looked.
+  const pollSeconds = runtime.config.schedulerPollSeconds;
+  const backstop = new Cron(
+    '* * * * * *',
+    { protect: true, unref: true, interval: pollSeconds, startAt: new Date(Date.now() + pollSeconds * 1000) },
+    schedulePass,
+  );
   const stopListening = job.listen(schedulePass);
   schedulePass();
 

@@ -84,7 +84,7 @@ describe('publishing across real processes', () => {
     for (const ws of workspaces) connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin']);
 
     // Small slots and a platform delay keep either worker from finishing alone before the other's first pass.
-    const env = { PUBLISH_CONCURRENCY: '8', SANDBOX_PUBLISH_DELAY_MS: 'twitter:50' };
+    const env = { PUBLISH_CONCURRENCY: '8', SANDBOX_PUBLISH_DELAY_MS: 'twitter:200' };
     const workers = [startWorker(file, env), startWorker(file, env)];
     await Promise.all(workers.map((w) => w.waitForOutput(/Worker running/)));
 
