@@ -55,4 +55,17 @@ export function newId(): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-export const prefixedId = (prefix: 'org' | 'evt' | 'whk' | 'whd'): string => `${prefix}_${randomBase62(24)}`;
+/** Characters of a prefixed id that carry its creation time: 62^8 ms lasts until the year 8888. */
+const TIME_CHARS = 8;
+
+/**
+ * `prefix_` + 24 base62 characters: the creation time in ms (8 characters, so ids sort by time,
+ * base62's digits being in ASCII order) and 16 random ones (95 bits). Time-ordered for the same
+ * reason as `newId`: a random key sends every insert to a different page of its unique index,
+ * and each such page is one more write in the commit (measured on the delivery log).
+ */
+export function prefixedId(prefix: 'org' | 'evt' | 'whk' | 'whd'): string {
+  let time = '';
+  for (let ms = Date.now(), i = 0; i < TIME_CHARS; i++, ms = Math.floor(ms / 62)) time = BASE62[ms % 62] + time;
+  return `${prefix}_${time}${randomBase62(24 - TIME_CHARS)}`;
+}

@@ -17,4 +17,11 @@ describe('ids', () => {
     expect(prefixedId('evt')).toMatch(/^evt_[0-9A-Za-z]{24}$/);
     expect(new Set(Array.from({ length: 1000 }, () => prefixedId('whk'))).size).toBe(1000);
   });
+
+  it('prefixed ids made later sort after earlier ones', async () => {
+    const first = prefixedId('whd');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+    const later = Array.from({ length: 100 }, () => prefixedId('whd'));
+    for (const id of later) expect(id > first).toBe(true);
+  });
 });
