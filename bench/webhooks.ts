@@ -167,12 +167,22 @@ export async function benchWebhooks(settings: WebhookSettings): Promise<Row[]> {
     const service: number[] = [];
     const raw: number[] = [];
     const lags: number[] = [];
-    let concurrency = 0;
+    // Untimed warm-up of both sides and of the receiver, whose JIT takes some 20,000 requests to
+    // settle (the raw loop alone goes from ~6,000 to ~20,000 req/s over them): a cold receiver would
+    // slow whichever side ran first.
+    const warm = await serviceThroughput(receiver.url, { ...settings, events: Math.min(settings.events, 2_000) });
+    const concurrency = warm.concurrency;
+    await rawThroughput(receiver.url, 20_000, concurrency, warm.bodies);
     for (let round = 0; round < settings.rounds; round++) {
-      const measured = await serviceThroughput(receiver.url, settings);
-      concurrency = measured.concurrency;
-      service.push(measured.perSecond);
-      raw.push(await rawThroughput(receiver.url, settings.events, concurrency, measured.bodies));
+      // Each round runs the pair back to back, in turns of order, so a drift in the machine's speed
+      // does not always favour the same side.
+      if (round % 2 === 0) {
+        service.push((await serviceThroughput(receiver.url, settings)).perSecond);
+        raw.push(await rawThroughput(receiver.url, settings.events, concurrency, warm.bodies));
+      } else {
+        raw.push(await rawThroughput(receiver.url, settings.events, concurrency, warm.bodies));
+        service.push((await serviceThroughput(receiver.url, settings)).perSecond);
+      }
       lags.push(...(await latency(receiver.url, settings)));
       console.log(`round ${round + 1}: service ${fmt(service.at(-1)!)} deliveries/s, raw POST loop ${fmt(raw.at(-1)!)} req/s (concurrency ${concurrency})`);
     }

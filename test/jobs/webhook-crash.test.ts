@@ -65,7 +65,6 @@ describe('webhook delivery across a crash', () => {
     expect(distinct()).toBe(1000);
     const duplicates = receiver.requests.length - distinct();
     console.log(`webhook crash test: ${beforeRestart} requests before the SIGKILL, ${receiver.requests.length} in all, ${duplicates} duplicates`);
-    expect(duplicates).toBeGreaterThanOrEqual(0);
     await eventually('every job is delivered', () => runtime.db.select({ n: count() }).from(webhookJobs).where(ne(webhookJobs.state, 'delivered')).get()!.n === 0, 10_000, 50);
     expect(runtime.db.select({ n: count() }).from(webhookJobs).get()!.n).toBe(1000);
   }, 90_000);

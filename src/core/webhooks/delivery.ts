@@ -140,27 +140,45 @@ function claimFrom(runtime: Runtime, webhookId: string, limit: number, now: Date
 }
 
 /**
- * Makes one attempt of a claimed delivery and records it: the envelope signed afresh, one log row
- * (`delivered`; `pending_retry` with the next attempt scheduled; or `failed` after the last attempt,
- * dead-lettered), and the subscription auto-disabled on its fifth failed attempt in an hour.
+ * Works a claimed delivery and, in the same slot, its subscription's next due ones: each attempt is
+ * signed afresh and recorded with one log row (`delivered`; `pending_retry` with the next attempt
+ * scheduled; or `failed` after the last attempt, dead-lettered), and the subscription auto-disabled
+ * on its fifth failed attempt in an hour. Returns the last attempt's outcome.
  */
 export async function deliver(runtime: Runtime, first: DeliveryClaim): Promise<DeliveryOutcome> {
-  const { config, clock } = runtime;
   let claim: DeliveryClaim | null = first;
   let outcome: DeliveryOutcome = 'lease_lost';
   // The slot goes straight on to the subscription's next due job, claimed in the same commit that
   // records this attempt: no pass, no extra commit between two deliveries. Bounded, so the worker
   // still rebalances its slots between subscriptions.
-  for (let sent = 0; claim; sent++) {
-    const deliveryId = newDeliveryId();
-    const body = envelopeBody(claim.event, deliveryId, claim.attempt);
-    const sentAt = clock.now();
-    const headers = signedHeaders(secretOf(runtime, claim.secretCiphertext), claim.event.id, body, sentAt);
-    const result = await postWebhook(claim.url, body, headers, { timeoutMs: config.webhooks.timeoutMs, allowPrivateUrls: config.webhooks.allowPrivateUrls });
-    ({ outcome, next: claim } = await settle(runtime, claim, deliveryId, sentAt, result, sent + 1 < CHAIN_LENGTH));
+  for (let made = 1; claim; made++) {
+    const { deliveryId, sentAt, result } = await attemptDelivery(runtime, claim);
+    ({ outcome, next: claim } = await settle(runtime, claim, deliveryId, sentAt, result, made < CHAIN_LENGTH));
   }
   return outcome;
 }
+
+/** One attempt. A failure of our own (a secret that no longer decrypts, a bug) is a failed attempt too. */
+async function attemptDelivery(runtime: Runtime, claim: DeliveryClaim): Promise<{ deliveryId: string; sentAt: Date; result: AttemptResult }> {
+  const { config, clock } = runtime;
+  const deliveryId = newDeliveryId();
+  const sentAt = clock.now();
+  try {
+    const body = envelopeBody(claim.event, deliveryId, claim.attempt);
+    const headers = signedHeaders(secretOf(runtime, claim.secretCiphertext), claim.event.id, body, sentAt);
+    const result = await postWebhook(claim.url, body, headers, { timeoutMs: config.webhooks.timeoutMs, allowPrivateUrls: config.webhooks.allowPrivateUrls });
+    return { deliveryId, sentAt, result };
+  } catch (cause) {
+    return { deliveryId, sentAt, result: internalError(cause) };
+  }
+}
+
+const internalError = (cause: unknown): AttemptResult => ({
+  statusCode: 0,
+  responseBody: null,
+  durationMs: 0,
+  error: `internal error: ${cause instanceof Error ? cause.message : String(cause)}`,
+});
 
 const secrets = new Map<string, string>();
 
@@ -176,12 +194,11 @@ function secretOf(runtime: Runtime, ciphertext: string): string {
 }
 
 /**
- * Records an attempt that could not be made for a reason of our own (a secret that no longer
- * decrypts, a bug) as a failed attempt, so the retry ladder and the dead letter still apply.
+ * Finishes a claim whose `deliver` threw (recording an attempt failed: a bug, a database error) with
+ * a failed attempt, so the retry ladder and the dead letter still apply.
  */
 export async function abandonDelivery(runtime: Runtime, claim: DeliveryClaim, cause: unknown): Promise<DeliveryOutcome> {
-  const error = `internal error: ${cause instanceof Error ? cause.message : String(cause)}`;
-  return (await settle(runtime, claim, newDeliveryId(), runtime.clock.now(), { statusCode: 0, responseBody: null, durationMs: 0, error })).outcome;
+  return (await settle(runtime, claim, newDeliveryId(), runtime.clock.now(), internalError(cause))).outcome;
 }
 
 /**

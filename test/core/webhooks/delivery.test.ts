@@ -177,6 +177,18 @@ describe('webhook delivery', () => {
     expect(webhookRow(hook.id)).toMatchObject({ isEnabled: true, autoDisabledAt: null });
   });
 
+  it('an attempt that cannot be made on our side (the stored secret no longer decrypts) is logged as failed and retried', async () => {
+    const hook = await subscribe();
+    runtime.db.update(webhooks).set({ secretCiphertext: 'v1.not-a-ciphertext' }).where(eq(webhooks.id, hook.id)).run();
+    makeContent(runtime, ws.workspace);
+
+    expect(await deliverDue(runtime)).toEqual(['retry']);
+    expect(receiver.requests).toHaveLength(0);
+    const [row] = log(hook.id);
+    expect(row).toMatchObject({ attempt: 1, status: 'pending_retry', statusCode: 0 });
+    expect(row!.responseBody).toMatch(/^internal error: /);
+  });
+
   it('a retry that succeeds ends the ladder, and logs no response body', async () => {
     const hook = await subscribe();
     receiver.respondWith({ status: 503 });
