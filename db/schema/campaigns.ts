@@ -1,0 +1,34 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { workspaces } from './accounts.ts';
+
+export const CAMPAIGN_STATUSES = ['draft', 'active', 'paused', 'completed', 'archived'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+/** SPEC.md, Campaign: the engine's camelCase names, not the snake_case content types. */
+export const CONTENT_MIX_KEYS = ['ugc', 'slideshow', 'talkingHead', 'videoHookDemo', 'greenScreen', 'videoHook', 'carousel'] as const;
+export type ContentMixKey = (typeof CONTENT_MIX_KEYS)[number];
+export type ContentMix = Partial<Record<ContentMixKey, number>>;
+
+export const campaigns = sqliteTable(
+  'campaigns',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    status: text('status', { enum: CAMPAIGN_STATUSES }).notNull(),
+    contentMix: text('content_mix', { mode: 'json' }).$type<ContentMix>().notNull(),
+    postsPerDay: integer('posts_per_day').notNull(),
+    campaignLengthDays: integer('campaign_length_days').notNull(),
+    startDate: integer('start_date', { mode: 'timestamp_ms' }).notNull(),
+    /** posts_per_day x campaign_length_days when created; a PATCH of either leaves it (SPEC.md). */
+    totalPosts: integer('total_posts').notNull(),
+    generatedPosts: integer('generated_posts').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  // Newest-first pages by the (created_at, id) cursor pair.
+  (t) => [index('campaigns_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id)],
+);
