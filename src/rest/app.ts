@@ -5,6 +5,7 @@ import { errorHandler } from './errors.ts';
 import { accountRoutes } from './routes/account.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { callbackRoutes } from './routes/callbacks.ts';
+import { campaignRoutes } from './routes/campaigns.ts';
 import { contentRoutes } from './routes/content.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { socialAccountRoutes } from './routes/social-accounts.ts';
@@ -17,7 +18,7 @@ export function createApp(runtime: Runtime): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(systemRoutes(runtime));
-  app.use('/api/v1', contentRoutes(runtime), accountRoutes(runtime), socialAccountRoutes(runtime), analyticsRoutes(runtime), webhookRoutes(runtime));
+  app.use('/api/v1', contentRoutes(runtime), accountRoutes(runtime), socialAccountRoutes(runtime), analyticsRoutes(runtime), webhookRoutes(runtime), campaignRoutes(runtime));
   app.use(mcpRoutes(runtime));
   app.use(callbackRoutes(runtime));
   app.use((req) => {

@@ -1,0 +1,188 @@
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { writeTransaction, type Db } from '../../../db/client.ts';
+import { campaigns, content } from '../../../db/schema/index.ts';
+import { aiCreditsUsedIn, usagePeriod } from '../accounts/usage.ts';
+import { notFound, ServiceError } from '../errors.ts';
+import { recordEvent } from '../events/record-event.ts';
+import { newId } from '../ids.ts';
+import { defineOperation } from '../operation.ts';
+import { toPage } from '../pagination.ts';
+import { CampaignIdInput, CreateCampaignInput, ListCampaignsInput, UpdateCampaignInput } from './schemas.ts';
+import { toCampaignResource, type CampaignResource, type CampaignRow } from './serialize.ts';
+
+/** Fetch-or-throw, always scoped to the workspace: another workspace's campaign is simply not found. */
+export function getCampaignInWorkspace(db: Db, workspaceId: string, id: string): CampaignRow {
+  const row = db
+    .select()
+    .from(campaigns)
+    .where(and(eq(campaigns.workspaceId, workspaceId), eq(campaigns.id, id)))
+    .get();
+  if (!row) throw notFound('campaign');
+  return row;
+}
+
+/** DECISIONS.md, Campaigns: `start_date` defaults to the next UTC midnight. */
+export function nextUtcMidnight(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+}
+
+export const listCampaigns = defineOperation({
+  name: 'listCampaigns',
+  buckets: ['read'],
+  input: ListCampaignsInput,
+  run({ db, workspace }, input) {
+    const filters: SQL[] = [eq(campaigns.workspaceId, workspace.id)];
+    if (input.cursor) {
+      // Row-value comparison on (created_at, id): equal timestamps on a page boundary are never skipped.
+      filters.push(sql`(${campaigns.createdAt}, ${campaigns.id}) < (${input.cursor.createdAt.getTime()}, ${input.cursor.id})`);
+    }
+    const rows = db
+      .select()
+      .from(campaigns)
+      .where(and(...filters))
+      .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
+      .limit(input.limit + 1)
+      .all();
+    return toPage(rows, input.limit, (r) => ({ createdAt: r.createdAt, id: r.id }), toCampaignResource);
+  },
+});
+
+export const getCampaign = defineOperation({
+  name: 'getCampaign',
+  buckets: ['read'],
+  input: CampaignIdInput,
+  run({ db, workspace }, input) {
+    return toCampaignResource(getCampaignInWorkspace(db, workspace.id, input.id));
+  },
+});
+
+/** POST /campaigns: a draft; `total_posts` is fixed here as posts_per_day x campaign_length_days. */
+export const createCampaign = defineOperation({
+  name: 'createCampaign',
+  buckets: ['write'],
+  input: CreateCampaignInput,
+  run(ctx, input): CampaignResource {
+    const now = ctx.clock.now();
+    const row = ctx.db
+      .insert(campaigns)
+      .values({
+        id: newId(),
+        workspaceId: ctx.workspace.id,
+        name: input.name,
+        description: input.description ?? null,
+        status: 'draft',
+        contentMix: input.content_mix,
+        postsPerDay: input.posts_per_day,
+        campaignLengthDays: input.campaign_length_days,
+        startDate: input.start_date ?? nextUtcMidnight(now),
+        totalPosts: input.posts_per_day * input.campaign_length_days,
+        generatedPosts: 0,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    return toCampaignResource(row);
+  },
+});
+
+/**
+ * PATCH /campaigns/{id}. A status is set as given, without the launch check (SPEC.md), and starts
+ * no generation. `total_posts` stays what it was when the campaign was created.
+ */
+export const updateCampaign = defineOperation({
+  name: 'updateCampaign',
+  buckets: ['write'],
+  input: UpdateCampaignInput,
+  run(ctx, input): CampaignResource {
+    const { id, ...fields } = input;
+    if (Object.values(fields).every((value) => value === undefined)) {
+      throw new ServiceError(
+        'no_updates',
+        'The body has no updatable field. Send at least one of name, description, status, posts_per_day, campaign_length_days, start_date, content_mix.',
+      );
+    }
+    const { db } = ctx;
+    return writeTransaction(db, () => {
+      const row = getCampaignInWorkspace(db, ctx.workspace.id, id);
+      const next = db
+        .update(campaigns)
+        .set({
+          name: fields.name,
+          description: fields.description,
+          status: fields.status,
+          postsPerDay: fields.posts_per_day,
+          campaignLengthDays: fields.campaign_length_days,
+          startDate: fields.start_date,
+          contentMix: fields.content_mix,
+          updatedAt: ctx.clock.now(),
+        })
+        .where(eq(campaigns.id, row.id))
+        .returning()
+        .get();
+      return toCampaignResource(next);
+    });
+  },
+});
+
+/**
+ * DELETE /campaigns/{id}: the row goes; the items it generated stay, with `campaign_id` cleared.
+ * No event fires (SPEC.md).
+ */
+export const deleteCampaign = defineOperation({
+  name: 'deleteCampaign',
+  buckets: ['write'],
+  input: CampaignIdInput,
+  run(ctx, input) {
+    const { db } = ctx;
+    return writeTransaction(db, () => {
+      const row = getCampaignInWorkspace(db, ctx.workspace.id, input.id);
+      db.update(content)
+        .set({ campaignId: null })
+        .where(and(eq(content.workspaceId, ctx.workspace.id), eq(content.campaignId, row.id)))
+        .run();
+      db.delete(campaigns).where(eq(campaigns.id, row.id)).run();
+      return { id: row.id, object: 'campaign' as const, deleted: true as const };
+    });
+  },
+});
+
+/**
+ * POST /campaigns/{id}/launch: from draft or paused only, to active with `start_date` now, and
+ * `campaign.launched` with the full campaign. A workspace with no AI credit left this month cannot
+ * launch (DECISIONS.md: one credit per generated post).
+ */
+export const launchCampaign = defineOperation({
+  name: 'launchCampaign',
+  buckets: ['write'],
+  input: CampaignIdInput,
+  run(ctx, input): CampaignResource {
+    const { db } = ctx;
+    const now = ctx.clock.now();
+    return writeTransaction(db, () => {
+      const row = getCampaignInWorkspace(db, ctx.workspace.id, input.id);
+      if (row.status !== 'draft' && row.status !== 'paused') {
+        throw new ServiceError(
+          'invalid_state',
+          `The campaign is ${row.status}; only a draft or paused campaign can be launched. A PATCH of status sets any status without this check.`,
+        );
+      }
+      const credits = ctx.workspace.features.monthly_ai_credits;
+      if (aiCreditsUsedIn(db, ctx.workspace.id, usagePeriod(now)) >= credits) {
+        throw new ServiceError(
+          'quota_exceeded',
+          `The plan's ${credits} AI credits for this month are used up, and each generated post takes one; GET /api/v1/me shows usage.`,
+        );
+      }
+      const next = db
+        .update(campaigns)
+        .set({ status: 'active', startDate: now, updatedAt: now })
+        .where(eq(campaigns.id, row.id))
+        .returning()
+        .get();
+      const resource = toCampaignResource(next);
+      recordEvent(db, { workspaceId: ctx.workspace.id, type: 'campaign.launched', data: { campaign: resource }, at: now });
+      return resource;
+    });
+  },
+});

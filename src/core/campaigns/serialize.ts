@@ -1,0 +1,24 @@
+import type { campaigns } from '../../../db/schema/index.ts';
+
+export type CampaignRow = typeof campaigns.$inferSelect;
+
+/** The campaign resource (SPEC.md, Campaign). */
+export function toCampaignResource(row: CampaignRow) {
+  return {
+    id: row.id,
+    object: 'campaign' as const,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    content_mix: row.contentMix,
+    posts_per_day: row.postsPerDay,
+    campaign_length_days: row.campaignLengthDays,
+    start_date: row.startDate.toISOString(),
+    total_posts: row.totalPosts,
+    generated_posts: row.generatedPosts,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export type CampaignResource = ReturnType<typeof toCampaignResource>;
