@@ -26,7 +26,7 @@ export function composePost(item: PostSource, platform: Platform): PlatformPost 
 }
 
 /** The caption, then a blank line and the hashtags as `#tag` words (stored without the `#`). */
-function postText(caption: string, hashtags: readonly string[]): string {
+export function postText(caption: string, hashtags: readonly string[]): string {
   if (hashtags.length === 0) return caption;
   return `${caption}\n\n${hashtags.map((tag) => `#${tag}`).join(' ')}`;
 }

@@ -38,18 +38,25 @@ export const PLATFORM_RULES: Readonly<Record<Platform, PlatformRules>> = {
   tiktok: { maxText: 2_200, textMeasure: 'code-points', maxMedia: 35, mediaRequired: true, maxHashtags: null },
 };
 
-/** Every reason `platform` would refuse `post`, or an empty list. */
-function ruleViolations(platform: Platform, post: PlatformPost): string[] {
+/** Every reason `platform` would refuse a post's text (its length, its hashtags), or an empty list. */
+export function textViolations(platform: Platform, text: string): string[] {
   const rules = PLATFORM_RULES[platform];
   const problems: string[] = [];
   const { unit, measure } = TEXT_MEASURES[rules.textMeasure];
-  const length = measure(post.text);
+  const length = measure(text);
   if (length > rules.maxText) problems.push(`text is ${length} ${unit}; the limit is ${rules.maxText}`);
   if (rules.maxHashtags !== null) {
     // The platform sees one caption: a #tag written in it counts the same as one from `hashtags`.
-    const hashtags = twitterText.extractHashtags(post.text).length;
+    const hashtags = twitterText.extractHashtags(text).length;
     if (hashtags > rules.maxHashtags) problems.push(`text has ${hashtags} hashtags; the limit is ${rules.maxHashtags}`);
   }
+  return problems;
+}
+
+/** Every reason `platform` would refuse `post`, or an empty list. */
+function ruleViolations(platform: Platform, post: PlatformPost): string[] {
+  const rules = PLATFORM_RULES[platform];
+  const problems = textViolations(platform, post.text);
   const media = post.mediaUrls.length;
   if (media > rules.maxMedia) problems.push(`post has ${media} media items; the limit is ${rules.maxMedia}`);
   const contentTypeError = contentTypeMediaError(post);
