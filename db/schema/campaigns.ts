@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { workspaces } from './accounts.ts';
 
@@ -26,9 +27,21 @@ export const campaigns = sqliteTable(
     /** posts_per_day x campaign_length_days when created; a PATCH of either leaves it (SPEC.md). */
     totalPosts: integer('total_posts').notNull(),
     generatedPosts: integer('generated_posts').notNull(),
+    /**
+     * When the generation run should next pick the campaign up: set by a launch, pushed one lease
+     * ahead while a run holds it (so a run that dies is picked up again once its lease runs out),
+     * null when there is nothing to generate (done, out of credits, or stopped).
+     */
+    generationDueAt: integer('generation_due_at', { mode: 'timestamp_ms' }),
+    generationLeaseToken: text('generation_lease_token'),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
   // Newest-first pages by the (created_at, id) cursor pair.
-  (t) => [index('campaigns_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id)],
+  (t) => [
+    index('campaigns_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id),
+    index('campaigns_generation_due_idx')
+      .on(t.generationDueAt)
+      .where(sql`${t.generationDueAt} is not null`),
+  ],
 );

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { workspaces } from './accounts.ts';
 
 export const CONTENT_STATUSES = [
@@ -61,6 +61,8 @@ export const content = sqliteTable(
     publishQueued: integer('publish_queued', { mode: 'boolean' }).notNull().default(false),
     publishResults: text('publish_results', { mode: 'json' }).$type<PublishResult[]>().notNull(),
     campaignId: text('campaign_id'),
+    /** The calendar slot (0-based) of its campaign a generated item fills; one item per slot. */
+    campaignSlot: integer('campaign_slot'),
     /** The publishing run holding the item while `publishing`: its run, lease token and lease end. */
     publishRunId: text('publish_run_id'),
     leaseToken: text('lease_token'),
@@ -86,5 +88,10 @@ export const content = sqliteTable(
     index('content_publish_lease_idx')
       .on(t.leaseExpiresAt)
       .where(sql`${t.status} = 'publishing'`),
+    // A campaign's items by slot: no slot is generated twice, even by two runs or after a crash; and
+    // deleting a campaign finds its items here.
+    uniqueIndex('content_campaign_slot_idx')
+      .on(t.campaignId, t.campaignSlot)
+      .where(sql`${t.campaignId} is not null`),
   ],
 );

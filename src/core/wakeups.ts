@@ -1,4 +1,4 @@
-export type Job = 'publishing' | 'webhooks';
+export type Job = 'publishing' | 'webhooks' | 'generation';
 
 /**
  * How the core tells this process's schedulers that work just became due, so it never waits for a

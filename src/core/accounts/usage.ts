@@ -37,3 +37,14 @@ export function aiCreditsUsedIn(db: Db, workspaceId: string, period: { start: Da
     .get();
   return row?.used ?? 0;
 }
+
+/** Spends `credits` AI credits of the workspace in the period (one per generated post). */
+export function spendAiCredits(db: Db, workspaceId: string, period: { start: Date }, credits: number): void {
+  db.insert(usagePeriods)
+    .values({ workspaceId, periodStart: period.start, aiCreditsUsed: credits })
+    .onConflictDoUpdate({
+      target: [usagePeriods.workspaceId, usagePeriods.periodStart],
+      set: { aiCreditsUsed: sql`${usagePeriods.aiCreditsUsed} + ${credits}` },
+    })
+    .run();
+}

@@ -7,6 +7,7 @@ import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 import { toPage } from '../pagination.ts';
+import { scheduleGeneration } from './generation.ts';
 import { CampaignIdInput, CreateCampaignInput, ListCampaignsInput, UpdateCampaignInput } from './schemas.ts';
 import { toCampaignResource, type CampaignResource, type CampaignRow } from './serialize.ts';
 
@@ -138,7 +139,7 @@ export const deleteCampaign = defineOperation({
     return writeTransaction(db, () => {
       const row = getCampaignInWorkspace(db, ctx.workspace.id, input.id);
       db.update(content)
-        .set({ campaignId: null })
+        .set({ campaignId: null, campaignSlot: null })
         .where(and(eq(content.workspaceId, ctx.workspace.id), eq(content.campaignId, row.id)))
         .run();
       db.delete(campaigns).where(eq(campaigns.id, row.id)).run();
@@ -149,7 +150,7 @@ export const deleteCampaign = defineOperation({
 
 /**
  * POST /campaigns/{id}/launch: from draft or paused only, to active with `start_date` now, and
- * `campaign.launched` with the full campaign. A workspace with no AI credit left this month cannot
+ * `campaign.launched` with the full campaign; the generation run then writes its posts. A workspace with no AI credit left this month cannot
  * launch (DECISIONS.md: one credit per generated post).
  */
 export const launchCampaign = defineOperation({
@@ -182,6 +183,7 @@ export const launchCampaign = defineOperation({
         .get();
       const resource = toCampaignResource(next);
       recordEvent(db, { workspaceId: ctx.workspace.id, type: 'campaign.launched', data: { campaign: resource }, at: now });
+      scheduleGeneration(ctx, row.id, now);
       return resource;
     });
   },

@@ -43,8 +43,8 @@ const statements = preparedStatements((db) => ({
 }));
 
 /** Columns a new row may leave out: they start null (the publishing run's own are never set on insert). */
-type OptionalOnInsert = 'publishedAt' | 'campaignId' | 'publishRunId' | 'leaseToken' | 'leaseExpiresAt';
-type NewContentRow = Required<Omit<ContentRow, OptionalOnInsert>> & Partial<Pick<ContentRow, 'publishedAt' | 'campaignId'>>;
+type OptionalOnInsert = 'publishedAt' | 'campaignId' | 'campaignSlot' | 'publishRunId' | 'leaseToken' | 'leaseExpiresAt';
+type NewContentRow = Required<Omit<ContentRow, OptionalOnInsert>> & Partial<Pick<ContentRow, 'publishedAt' | 'campaignId' | 'campaignSlot'>>;
 
 /**
  * Inserts one content row and returns it as stored. Prepared, and without RETURNING: building the
@@ -54,6 +54,7 @@ export function insertContentRow(db: Db, row: NewContentRow): ContentRow {
   const stored: ContentRow = {
     ...row,
     campaignId: row.campaignId ?? null,
+    campaignSlot: row.campaignSlot ?? null,
     publishedAt: row.publishedAt ?? null,
     publishRunId: null,
     leaseToken: null,

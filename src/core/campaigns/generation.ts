@@ -1,0 +1,325 @@
+import { and, eq, isNotNull, lte, sql } from 'drizzle-orm';
+import { savepoint, writeTransaction } from '../../../db/client.ts';
+import { campaigns, CONTENT_TYPES, socialAccounts, type ContentMix, type ContentMixKey, type ContentType } from '../../../db/schema/index.ts';
+import { aiCreditsUsedIn, spendAiCredits, usagePeriod } from '../accounts/usage.ts';
+import { findWorkspace } from '../accounts/workspaces.ts';
+import { inNextCommit } from '../batch.ts';
+import { brandProfileOf } from '../brand-profile/operations.ts';
+import { insertContentRow } from '../content/operations.ts';
+import { toContentResource } from '../content/serialize.ts';
+import type { Runtime } from '../context.ts';
+import { recordEvent } from '../events/record-event.ts';
+import { newId, randomBase62 } from '../ids.ts';
+import { draftProblems, type CaptionGenerator, type Draft, type GenerationRequest, type GenerationSlot } from './generator.ts';
+import type { CampaignRow } from './serialize.ts';
+
+/** DECISIONS.md, Campaigns: how the engine's mix keys map to content types. */
+export const CONTENT_TYPE_OF_MIX_KEY: Readonly<Record<ContentMixKey, ContentType>> = {
+  ugc: 'reel',
+  slideshow: 'slideshow',
+  talkingHead: 'talking_head',
+  videoHookDemo: 'video_hook_demo',
+  greenScreen: 'reel',
+  videoHook: 'video_hook',
+  carousel: 'carousel',
+};
+
+/** Slots written per commit: large enough to share a commit, small enough to stop soon after a pause. */
+const DEFAULT_BATCH = 500;
+/** How long a generation run holds a campaign without committing a batch before another may take it. */
+const LEASE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+/** A campaign this process is generating for, under its lease. */
+export interface GenerationClaim {
+  campaignId: string;
+  workspaceId: string;
+  leaseToken: string;
+}
+
+/**
+ * How many posts of each content type a campaign of `total` posts gets: the weights of keys that
+ * map to the same type are added, then apportioned by largest remainders so the counts sum to
+ * `total` and follow the weights as closely as whole numbers can (DECISIONS.md). An empty mix makes
+ * every post a single image. Ties go to the type listed first in CONTENT_TYPES.
+ */
+export function apportionContentTypes(mix: ContentMix, total: number): Map<ContentType, number> {
+  const weights = new Map<ContentType, number>();
+  for (const [key, weight] of Object.entries(mix) as Array<[ContentMixKey, number]>) {
+    if (weight > 0) weights.set(CONTENT_TYPE_OF_MIX_KEY[key], (weights.get(CONTENT_TYPE_OF_MIX_KEY[key]) ?? 0) + weight);
+  }
+  if (weights.size === 0) return new Map([['single_image', total]]);
+  const sum = [...weights.values()].reduce((a, b) => a + b, 0);
+  const shares = CONTENT_TYPES.filter((type) => weights.has(type)).map((type) => {
+    const exact = (total * weights.get(type)!) / sum;
+    return { type, count: Math.floor(exact), remainder: exact - Math.floor(exact) };
+  });
+  let left = total - shares.reduce((n, share) => n + share.count, 0);
+  for (const share of [...shares].sort((a, b) => b.remainder - a.remainder)) {
+    if (left-- <= 0) break;
+    share.count += 1;
+  }
+  return new Map(shares.map((share) => [share.type, share.count]));
+}
+
+/**
+ * The content type of every slot, spread evenly over the campaign (smooth weighted round robin:
+ * each type comes up in proportion to its count, never in one long run), with exactly the
+ * apportioned count of each.
+ */
+export function contentTypeSequence(mix: ContentMix, total: number): ContentType[] {
+  const counts = [...apportionContentTypes(mix, total)].filter(([, count]) => count > 0);
+  const current = counts.map(() => 0);
+  const sequence: ContentType[] = [];
+  for (let slot = 0; slot < total; slot++) {
+    let best = 0;
+    for (let i = 0; i < counts.length; i++) {
+      current[i]! += counts[i]![1];
+      if (current[i]! > current[best]!) best = i;
+    }
+    current[best]! -= total;
+    sequence.push(counts[best]![0]);
+  }
+  return sequence;
+}
+
+/** Sequences are reused batch after batch; a campaign's mix and total rarely change during a run. */
+const sequences = new Map<string, ContentType[]>();
+function contentTypeOfSlot(campaign: CampaignRow, slot: number): ContentType {
+  const key = `${campaign.id}:${campaign.totalPosts}:${JSON.stringify(campaign.contentMix)}`;
+  let sequence = sequences.get(key);
+  if (!sequence) {
+    if (sequences.size >= 64) sequences.clear();
+    sequences.set(key, (sequence = contentTypeSequence(campaign.contentMix, campaign.totalPosts)));
+  }
+  return sequence[slot]!;
+}
+
+/**
+ * When slot `index` is posted: day `index / posts_per_day` of the campaign from its start date,
+ * the day's posts spread evenly over its 24 hours, each in the middle of its share.
+ */
+export function slotTime(startDate: Date, postsPerDay: number, index: number): Date {
+  const day = Math.floor(index / postsPerDay);
+  const within = index % postsPerDay;
+  return new Date(startDate.getTime() + day * DAY_MS + Math.floor(((within + 0.5) * DAY_MS) / postsPerDay));
+}
+
+/** Marks a campaign to be generated for (a launch). Runs inside the launch's transaction. */
+export function scheduleGeneration(runtime: Runtime, campaignId: string, now: Date): void {
+  runtime.db.update(campaigns).set({ generationDueAt: now, generationLeaseToken: null }).where(eq(campaigns.id, campaignId)).run();
+  runtime.wake('generation');
+}
+
+/** Takes up to `free` campaigns whose generation is due, each under a lease. */
+export function claimDueGenerations(runtime: Runtime, free: number): GenerationClaim[] {
+  const { db, clock } = runtime;
+  const now = clock.now();
+  return writeTransaction(db, () => {
+    const due = db
+      .select({ id: campaigns.id, workspaceId: campaigns.workspaceId })
+      .from(campaigns)
+      .where(and(isNotNull(campaigns.generationDueAt), lte(campaigns.generationDueAt, now)))
+      .orderBy(campaigns.generationDueAt)
+      .limit(free)
+      .all();
+    return due.map((row) => {
+      const leaseToken = randomBase62(22);
+      db.update(campaigns)
+        .set({ generationDueAt: new Date(now.getTime() + LEASE_MS), generationLeaseToken: leaseToken })
+        .where(eq(campaigns.id, row.id))
+        .run();
+      return { campaignId: row.id, workspaceId: row.workspaceId, leaseToken };
+    });
+  });
+}
+
+/** When the next campaign comes due for generation after `now` (ms), or null. */
+export function nextGenerationDueAfter(runtime: Runtime, now: Date): number | null {
+  const row = runtime.db
+    .select({ due: sql<number>`min(${campaigns.generationDueAt})` })
+    .from(campaigns)
+    .where(sql`${campaigns.generationDueAt} > ${now.getTime()}`)
+    .get();
+  return row?.due ?? null;
+}
+
+interface BatchPlan {
+  request: GenerationRequest;
+  targetPlatforms: string[];
+}
+
+export type GenerationOutcome = 'completed' | 'out_of_credits' | 'stopped' | 'lease_lost';
+
+/**
+ * Generates a claimed campaign's remaining slots, batch after batch, until every slot is filled,
+ * the workspace's AI credits run out, or the campaign is stopped (paused, completed, archived,
+ * deleted). Each batch is written in one commit that first checks the lease and the status, so a
+ * slot is never generated twice and nothing is written after a stop; a run that dies mid-batch
+ * loses only the batch in hand, which the next run writes again.
+ */
+export async function generateCampaign(runtime: Runtime, claim: GenerationClaim, generators: CaptionGenerator[]): Promise<GenerationOutcome> {
+  for (;;) {
+    const next = await inNextCommit(runtime.db, () => savepoint(runtime.db, () => planBatch(runtime, claim)));
+    if (typeof next === 'string') return next;
+    const drafts = await writeDrafts(next.request, generators);
+    const written = await inNextCommit(runtime.db, () => savepoint(runtime.db, () => commitBatch(runtime, claim, next, drafts)));
+    if (written !== null) return written;
+  }
+}
+
+/** Why generation ends for `row`, or null while it goes on. Ends the run in the database when it does. */
+function endOf(runtime: Runtime, claim: GenerationClaim, row: CampaignRow | undefined): GenerationOutcome | null {
+  if (!row || row.generationLeaseToken !== claim.leaseToken) return 'lease_lost';
+  const finished = (outcome: GenerationOutcome) => {
+    runtime.db.update(campaigns).set({ generationDueAt: null, generationLeaseToken: null }).where(eq(campaigns.id, row.id)).run();
+    return outcome;
+  };
+  if (row.status !== 'active') return finished('stopped');
+  if (row.generatedPosts >= row.totalPosts) return finished('completed');
+  const workspace = findWorkspace(runtime.db, row.workspaceId);
+  if (!workspace) return finished('stopped');
+  const used = aiCreditsUsedIn(runtime.db, row.workspaceId, usagePeriod(runtime.clock.now()));
+  if (used >= workspace.features.monthly_ai_credits) return finished('out_of_credits');
+  return null;
+}
+
+const campaignUnderLease = (runtime: Runtime, claim: GenerationClaim): CampaignRow | undefined =>
+  runtime.db.select().from(campaigns).where(eq(campaigns.id, claim.campaignId)).get();
+
+function planBatch(runtime: Runtime, claim: GenerationClaim, batchSize = DEFAULT_BATCH): BatchPlan | GenerationOutcome {
+  const { db, clock } = runtime;
+  const row = campaignUnderLease(runtime, claim);
+  const end = endOf(runtime, claim, row);
+  if (end !== null) return end;
+  const campaign = row!;
+  const workspace = findWorkspace(db, campaign.workspaceId)!;
+  const creditsLeft = workspace.features.monthly_ai_credits - aiCreditsUsedIn(db, campaign.workspaceId, usagePeriod(clock.now()));
+  const count = Math.min(batchSize, campaign.totalPosts - campaign.generatedPosts, creditsLeft);
+  const slots: GenerationSlot[] = [];
+  for (let index = campaign.generatedPosts; index < campaign.generatedPosts + count; index++) {
+    slots.push({ index, contentType: contentTypeOfSlot(campaign, index), scheduledFor: slotTime(campaign.startDate, campaign.postsPerDay, index) });
+  }
+  // DECISIONS.md: generated items target the workspace's active platforms.
+  const targetPlatforms = db
+    .selectDistinct({ platform: socialAccounts.platform })
+    .from(socialAccounts)
+    .where(and(eq(socialAccounts.workspaceId, campaign.workspaceId), eq(socialAccounts.isActive, true)))
+    .orderBy(socialAccounts.platform)
+    .all()
+    .map((r) => r.platform);
+  return {
+    targetPlatforms,
+    request: {
+      campaign: { id: campaign.id, name: campaign.name, description: campaign.description, totalPosts: campaign.totalPosts },
+      // Read before every batch (DECISIONS.md), so an edit to the profile shows in the next batch.
+      brand: brandProfileOf(db, campaign.workspaceId),
+      templates: [],
+      slots,
+    },
+  };
+}
+
+/**
+ * The drafts for a batch from the first generator that writes them all valid; the built-in one
+ * comes last and always does. A generator that fails or writes an invalid draft is passed over for
+ * this batch only.
+ */
+async function writeDrafts(request: GenerationRequest, generators: CaptionGenerator[]): Promise<Draft[]> {
+  let lastError: unknown;
+  for (const generator of generators) {
+    try {
+      const drafts = await generator.generate(request);
+      const invalid = drafts.length !== request.slots.length ? 'wrong number of drafts' : drafts.map((d) => draftProblems(d, request.brand)).find((p) => p.length > 0)?.join('; ');
+      if (!invalid) return drafts;
+      lastError = new Error(`${generator.name} generator: ${invalid}`);
+    } catch (error) {
+      lastError = error;
+    }
+    console.error(`campaign generation: the ${generator.name} generator failed for campaign ${request.campaign.id}; trying the next:`, lastError);
+  }
+  throw lastError instanceof Error ? lastError : new Error(String(lastError));
+}
+
+function commitBatch(runtime: Runtime, claim: GenerationClaim, plan: BatchPlan, drafts: Draft[]): GenerationOutcome | null {
+  const { db, clock } = runtime;
+  const row = campaignUnderLease(runtime, claim);
+  // Checked again at commit time: a pause, a delete or another run while the drafts were written.
+  const end = endOf(runtime, claim, row);
+  if (end !== null) return end;
+  const campaign = row!;
+  // A PATCH may have moved the campaign meanwhile; only slots that still come next are written.
+  if (plan.request.slots[0]?.index !== campaign.generatedPosts) return null;
+  const now = clock.now();
+  for (const [i, slot] of plan.request.slots.entries()) {
+    const draft = drafts[i]!;
+    const item = insertContentRow(db, {
+      id: newId(),
+      workspaceId: campaign.workspaceId,
+      caption: draft.caption,
+      hashtags: draft.hashtags,
+      contentType: slot.contentType,
+      targetPlatforms: plan.targetPlatforms,
+      mediaUrls: [],
+      topic: draft.topic,
+      platformSpecific: {},
+      aspectRatio: null,
+      scheduledFor: slot.scheduledFor,
+      status: 'pending_review',
+      publishQueued: false,
+      publishResults: [],
+      campaignId: campaign.id,
+      campaignSlot: slot.index,
+      createdAt: now,
+      updatedAt: now,
+    });
+    recordEvent(db, { workspaceId: campaign.workspaceId, type: 'content.created', data: { content: toContentResource(item) }, at: now });
+  }
+  const count = plan.request.slots.length;
+  spendAiCredits(db, campaign.workspaceId, usagePeriod(now), count);
+  db.update(campaigns)
+    .set({
+      generatedPosts: campaign.generatedPosts + count,
+      generationDueAt: new Date(now.getTime() + LEASE_MS),
+      updatedAt: now,
+    })
+    .where(eq(campaigns.id, campaign.id))
+    .run();
+  return null;
+}
+
+/** Extends the leases of the campaigns in hand, while a slow generator writes a batch. */
+export function renewGenerationLeases(runtime: Runtime, claims: Iterable<GenerationClaim>): void {
+  const { db, clock } = runtime;
+  const due = new Date(clock.now().getTime() + LEASE_MS);
+  writeTransaction(db, () => {
+    for (const claim of claims) {
+      db.update(campaigns)
+        .set({ generationDueAt: due })
+        .where(and(eq(campaigns.id, claim.campaignId), eq(campaigns.generationLeaseToken, claim.leaseToken)))
+        .run();
+    }
+  });
+}
+
+/** How long a run that failed for a reason of ours waits before the campaign is tried again. */
+const RETRY_AFTER_FAILURE_MS = 60_000;
+
+/**
+ * A run that broke (every generator failed, a bug) lets the campaign go, to be tried again a minute
+ * later; the batches already written stay written.
+ */
+export async function abandonGeneration(runtime: Runtime, claim: GenerationClaim, error: unknown): Promise<void> {
+  console.error(`campaign generation: campaign ${claim.campaignId} failed; trying again in a minute:`, error);
+  const { db, clock } = runtime;
+  await inNextCommit(db, () =>
+    db
+      .update(campaigns)
+      .set({ generationDueAt: new Date(clock.now().getTime() + RETRY_AFTER_FAILURE_MS), generationLeaseToken: null })
+      .where(and(eq(campaigns.id, claim.campaignId), eq(campaigns.generationLeaseToken, claim.leaseToken)))
+      .run(),
+  );
+}
+
+/** How long a generation lease lasts without a commit or renewal (ms). */
+export const GENERATION_LEASE_MS = LEASE_MS;

@@ -1,0 +1,232 @@
+import { and, asc, eq, isNotNull } from 'drizzle-orm';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { campaigns, content, usagePeriods } from '../../../db/schema/index.ts';
+import { usagePeriod } from '../../../src/core/accounts/usage.ts';
+import { createCampaign, deleteCampaign, launchCampaign, updateCampaign } from '../../../src/core/campaigns/operations.ts';
+import { generateDue } from '../../../src/core/campaigns/generate-due.ts';
+import {
+  apportionContentTypes,
+  claimDueGenerations,
+  contentTypeSequence,
+  GENERATION_LEASE_MS,
+  slotTime,
+} from '../../../src/core/campaigns/generation.ts';
+import type { CaptionGenerator, GenerationRequest } from '../../../src/core/campaigns/generator.ts';
+import { contextFor } from '../../../src/core/context.ts';
+import { runOperation } from '../../../src/core/operation.ts';
+import { makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
+import { connectAccounts } from '../../helpers/publishing.ts';
+import { eventsOf } from '../../helpers/rest-expect.ts';
+import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+
+/** Writes "<campaign> post <slot>" for each slot, and lets a test act while a batch is being written. */
+function fakeGenerator(during?: (request: GenerationRequest) => void): CaptionGenerator & { calls: GenerationRequest[] } {
+  const calls: GenerationRequest[] = [];
+  return {
+    name: 'fake',
+    calls,
+    async generate(request) {
+      calls.push(request);
+      during?.(request);
+      return request.slots.map((slot) => ({ caption: `${request.campaign.name} post ${slot.index}`, hashtags: ['launch'], topic: 'spring' }));
+    },
+  };
+}
+
+const DAY = 86_400_000;
+
+describe('content mix apportionment (DECISIONS.md, Campaigns)', () => {
+  it('adds the weights of keys that share a type, and splits by largest remainders', () => {
+    expect([...apportionContentTypes({ ugc: 1, greenScreen: 1, carousel: 1 }, 10)]).toEqual([
+      ['reel', 7],
+      ['carousel', 3],
+    ]);
+    expect([...apportionContentTypes({ ugc: 1, slideshow: 1, talkingHead: 1 }, 10)]).toEqual([
+      ['slideshow', 4],
+      ['reel', 3],
+      ['talking_head', 3],
+    ]);
+    expect([...apportionContentTypes({}, 5)]).toEqual([['single_image', 5]]);
+    expect([...apportionContentTypes({ carousel: 0, videoHook: 2 }, 5)]).toEqual([['video_hook', 5]]);
+  });
+
+  it('sequences every slot with exactly the apportioned counts, spread out', () => {
+    const mix = { ugc: 3, carousel: 1, videoHookDemo: 0.5 };
+    const sequence = contentTypeSequence(mix, 18_250);
+    const counts = new Map<string, number>();
+    for (const type of sequence) counts.set(type, (counts.get(type) ?? 0) + 1);
+    expect(Object.fromEntries(counts)).toEqual(Object.fromEntries(apportionContentTypes(mix, 18_250)));
+    // No long runs: in any 10 consecutive slots the 3:1:0.5 mix shows at least two types.
+    for (let i = 0; i + 10 <= sequence.length; i += 10) expect(new Set(sequence.slice(i, i + 10)).size).toBeGreaterThan(1);
+  });
+
+  it('spreads each day\'s slots over its 24 hours from the start date', () => {
+    const start = new Date('2026-03-10T12:00:00.000Z');
+    expect(slotTime(start, 4, 0).toISOString()).toBe('2026-03-10T15:00:00.000Z');
+    expect(slotTime(start, 4, 3).toISOString()).toBe('2026-03-11T09:00:00.000Z');
+    expect(slotTime(start, 4, 4).toISOString()).toBe('2026-03-11T15:00:00.000Z');
+    expect(slotTime(start, 1, 364).getTime() - start.getTime()).toBe(364 * DAY + DAY / 2);
+  });
+});
+
+describe('campaign generation', () => {
+  let runtime: TestRuntime;
+  let ws: TestWorkspace;
+  beforeEach(() => {
+    runtime = testRuntime();
+    ws = makeWorkspace(runtime, { plan: 'business' });
+  });
+
+  const ctx = () => contextFor(runtime, ws.workspace, 'rest');
+  const create = (input: Record<string, unknown>) => runOperation(createCampaign, ctx(), { name: 'Spring', ...input }) as { id: string };
+  const launch = (id: string) => runOperation(launchCampaign, ctx(), { id });
+  const campaignRow = (id: string) => runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get();
+  const itemsOf = (id: string) =>
+    runtime.db.select().from(content).where(eq(content.campaignId, id)).orderBy(asc(content.campaignSlot)).all();
+
+  it('a 50 a day x 365 days campaign generates exactly 18,250 items, one per slot, with the mix apportioned exactly', async () => {
+    connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin']);
+    const mix = { ugc: 2, carousel: 1, talkingHead: 1, greenScreen: 1 };
+    const { id } = create({ posts_per_day: 50, campaign_length_days: 365, content_mix: mix });
+    const launched = launch(id);
+    const generator = fakeGenerator();
+    expect(await generateDue(runtime, [generator])).toEqual(['completed']);
+
+    const items = itemsOf(id);
+    expect(items).toHaveLength(18_250);
+    expect(items.map((item) => item.campaignSlot)).toEqual(Array.from({ length: 18_250 }, (_, i) => i));
+    const counts = new Map<string, number>();
+    for (const item of items) counts.set(item.contentType, (counts.get(item.contentType) ?? 0) + 1);
+    expect(Object.fromEntries(counts)).toEqual(Object.fromEntries(apportionContentTypes(mix, 18_250)));
+    expect(Object.fromEntries(counts)).toEqual({ reel: 10_950, carousel: 3_650, talking_head: 3_650 });
+    const start = new Date(launched.start_date);
+    for (const item of [items[0]!, items[49]!, items[50]!, items.at(-1)!]) {
+      expect(item).toMatchObject({
+        status: 'pending_review',
+        targetPlatforms: ['linkedin', 'twitter'],
+        scheduledFor: slotTime(start, 50, item.campaignSlot!),
+        publishQueued: false,
+        caption: `Spring post ${item.campaignSlot}`,
+      });
+    }
+    expect(campaignRow(id)).toMatchObject({ generatedPosts: 18_250, totalPosts: 18_250, status: 'active', generationDueAt: null });
+    expect(eventsOf(runtime, ws.workspace.id).filter((e) => e.type === 'content.created')).toHaveLength(18_250);
+    const credits = runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, ws.workspace.id)).get();
+    expect(credits?.aiCreditsUsed).toBe(18_250);
+    // Generated in batches, each read with the brand profile of its time.
+    expect(generator.calls.length).toBeGreaterThan(10);
+    expect(await generateDue(runtime, [generator])).toEqual([]);
+  });
+
+  it('generated_posts rises batch by batch as generation goes', async () => {
+    const { id } = create({ posts_per_day: 10, campaign_length_days: 120 });
+    launch(id);
+    const seen: number[] = [];
+    await generateDue(runtime, [fakeGenerator(() => seen.push(campaignRow(id)!.generatedPosts))]);
+    expect(seen).toEqual([0, 500, 1000]);
+    expect(campaignRow(id)!.generatedPosts).toBe(1200);
+  });
+
+  it('stops when the AI credits run out, having used exactly what was left', async () => {
+    const starter = makeWorkspace(runtime, { plan: 'starter' });
+    const as = contextFor(runtime, starter.workspace, 'rest');
+    runtime.db.insert(usagePeriods).values({ workspaceId: starter.workspace.id, periodStart: usagePeriod(runtime.clock.now()).start, aiCreditsUsed: 380 }).run();
+    const { id } = runOperation(createCampaign, as, { name: 'Small', posts_per_day: 50, campaign_length_days: 10 }) as { id: string };
+    runOperation(launchCampaign, as, { id });
+    expect(await generateDue(runtime, [fakeGenerator()])).toEqual(['out_of_credits']);
+    expect(itemsOf(id)).toHaveLength(120);
+    expect(campaignRow(id)).toMatchObject({ generatedPosts: 120, status: 'active', generationDueAt: null });
+    expect(runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get()!.aiCreditsUsed).toBe(500);
+    // Launching again needs credits: none are left this month.
+    runOperation(updateCampaign, as, { id, status: 'paused' });
+    expect(() => runOperation(launchCampaign, as, { id })).toThrow(expect.objectContaining({ code: 'quota_exceeded' }));
+  });
+
+  it('a pause while a batch is being written stops generation: nothing more is written', async () => {
+    const { id } = create({ posts_per_day: 50, campaign_length_days: 30 });
+    launch(id);
+    const generator = fakeGenerator((request) => {
+      if (request.slots[0]!.index === 500) runOperation(updateCampaign, ctx(), { id, status: 'paused' });
+    });
+    expect(await generateDue(runtime, [generator])).toEqual(['stopped']);
+    expect(itemsOf(id)).toHaveLength(500);
+    expect(campaignRow(id)).toMatchObject({ status: 'paused', generatedPosts: 500, generationDueAt: null });
+
+    // Launched again, it goes on from the next slot, never writing a slot twice.
+    launch(id);
+    expect(await generateDue(runtime, [fakeGenerator()])).toEqual(['completed']);
+    const slots = itemsOf(id).map((item) => item.campaignSlot);
+    expect(slots).toEqual(Array.from({ length: 1500 }, (_, i) => i));
+  });
+
+  it('completed or archived by PATCH stops generation too, and PATCH to active starts none', async () => {
+    for (const status of ['completed', 'archived'] as const) {
+      const { id } = create({ posts_per_day: 50, campaign_length_days: 20 });
+      launch(id);
+      await generateDue(runtime, [fakeGenerator((request) => request.slots[0]!.index === 0 && runOperation(updateCampaign, ctx(), { id, status }))]);
+      expect(itemsOf(id)).toHaveLength(0);
+      expect(campaignRow(id)!.generationDueAt).toBeNull();
+    }
+    const { id } = create({});
+    runOperation(updateCampaign, ctx(), { id, status: 'active' });
+    expect(await generateDue(runtime, [fakeGenerator()])).toEqual([]);
+    expect(itemsOf(id)).toHaveLength(0);
+  });
+
+  it('a delete during generation stops it; the items already written stay, with campaign_id cleared', async () => {
+    const { id } = create({ posts_per_day: 50, campaign_length_days: 30 });
+    launch(id);
+    const generator = fakeGenerator((request) => {
+      if (request.slots[0]!.index === 1000) runOperation(deleteCampaign, ctx(), { id });
+    });
+    expect(await generateDue(runtime, [generator])).toEqual(['lease_lost']);
+    expect(itemsOf(id)).toHaveLength(0);
+    const orphans = runtime.db.select().from(content).where(eq(content.workspaceId, ws.workspace.id)).all();
+    expect(orphans).toHaveLength(1000);
+    for (const item of orphans) expect(item).toMatchObject({ campaignId: null, campaignSlot: null, status: 'pending_review' });
+  });
+
+  it('a run that died is taken over once its lease runs out, and no slot is written twice', async () => {
+    const { id } = create({ posts_per_day: 50, campaign_length_days: 20 });
+    launch(id);
+    // A first run claims the campaign, writes one batch, then its process dies.
+    let calls = 0;
+    const dying: CaptionGenerator = {
+      name: 'dying',
+      async generate(request) {
+        if (++calls === 2) throw new Error('process killed');
+        return fakeGenerator().generate(request);
+      },
+    };
+    const [claim] = claimDueGenerations(runtime, 1);
+    const { generateCampaign } = await import('../../../src/core/campaigns/generation.ts');
+    await expect(generateCampaign(runtime, claim!, [dying])).rejects.toThrow('process killed');
+    expect(itemsOf(id)).toHaveLength(500);
+    // Held under its lease: nobody else takes it yet.
+    expect(await generateDue(runtime, [fakeGenerator()])).toEqual([]);
+    runtime.clock.advance(GENERATION_LEASE_MS);
+    expect(await generateDue(runtime, [fakeGenerator()])).toEqual(['completed']);
+    expect(itemsOf(id).map((item) => item.campaignSlot)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+    expect(campaignRow(id)!.generatedPosts).toBe(1000);
+  });
+
+  it('a generator that fails or writes an invalid draft is passed over for the next one', async () => {
+    const { id } = create({ posts_per_day: 5, campaign_length_days: 2 });
+    launch(id);
+    const broken: CaptionGenerator = { name: 'broken', generate: async () => Promise.reject(new Error('upstream 503')) };
+    const sloppy: CaptionGenerator = { name: 'sloppy', generate: async (request) => request.slots.map(() => ({ caption: '', hashtags: [], topic: null })) };
+    expect(await generateDue(runtime, [broken, sloppy, fakeGenerator()])).toEqual(['completed']);
+    expect(itemsOf(id).map((item) => item.caption)).toEqual(Array.from({ length: 10 }, (_, i) => `Spring post ${i}`));
+  });
+
+  it('only the workspace\'s own active accounts are targeted, and nothing leaks across workspaces', async () => {
+    const other = makeWorkspace(runtime, { plan: 'business' });
+    connectAccounts(runtime, other.workspace, ['instagram']);
+    connectAccounts(runtime, ws.workspace, ['facebook']);
+    const { id } = create({ posts_per_day: 1, campaign_length_days: 3 });
+    launch(id);
+    await generateDue(runtime, [fakeGenerator()]);
+    for (const item of itemsOf(id)) expect(item).toMatchObject({ workspaceId: ws.workspace.id, targetPlatforms: ['facebook'] });
+    expect(runtime.db.select().from(content).where(and(eq(content.workspaceId, other.workspace.id), isNotNull(content.campaignId))).all()).toEqual([]);
+  });
+});
