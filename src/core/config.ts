@@ -43,6 +43,18 @@ export interface Config {
   };
   /** base64 of the 32-byte key that encrypts signing secrets; when absent, one is kept in DATA_DIR. */
   encryptionKey: string | undefined;
+  /** An OpenAI-compatible chat-completions endpoint that writes campaign posts (DECISIONS.md, Campaigns and generation). */
+  ai: {
+    /** E.g. `https://api.openai.com/v1`; `/chat/completions` is appended. */
+    baseUrl: string | null;
+    /** Sent as a bearer token when set; never logged. */
+    apiKey: string | null;
+    model: string;
+    /** One deadline per request, for the headers and the body. */
+    timeoutMs: number;
+    /** Further requests after the first fails (429, 5xx, a timeout, output that fails validation). */
+    maxRetries: number;
+  };
 }
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -82,6 +94,11 @@ const EnvSchema = z.object({
     .string()
     .refine((key) => Buffer.from(key, 'base64').length === 32, 'expected base64 of 32 random bytes (openssl rand -base64 32)')
     .optional(),
+  AI_BASE_URL: z.url().optional(),
+  AI_API_KEY: z.string().min(1).optional(),
+  AI_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  AI_TIMEOUT_MS: positiveInt(30_000),
+  AI_MAX_RETRIES: z.coerce.number().int().min(0).default(3),
   ...Object.fromEntries(PLATFORMS.map((p) => [appSecretVariable(p), z.string().min(1).optional()])),
 });
 
@@ -130,6 +147,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       concurrency: e.WEBHOOK_CONCURRENCY,
     },
     encryptionKey: e.ENCRYPTION_KEY,
+    ai: {
+      baseUrl: e.AI_BASE_URL?.replace(/\/+$/, '') ?? null,
+      apiKey: e.AI_API_KEY ?? null,
+      model: e.AI_MODEL,
+      timeoutMs: e.AI_TIMEOUT_MS,
+      maxRetries: e.AI_MAX_RETRIES,
+    },
     appSecrets: Object.fromEntries(
       PLATFORMS.flatMap((p) => {
         const secret = (e as Record<string, unknown>)[appSecretVariable(p)];
