@@ -4,6 +4,7 @@ import { ServiceError } from '../core/errors.ts';
 import { errorHandler } from './errors.ts';
 import { accountRoutes } from './routes/account.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
+import { brandProfileRoutes } from './routes/brand-profile.ts';
 import { callbackRoutes } from './routes/callbacks.ts';
 import { campaignRoutes } from './routes/campaigns.ts';
 import { contentRoutes } from './routes/content.ts';
@@ -18,7 +19,7 @@ export function createApp(runtime: Runtime): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(systemRoutes(runtime));
-  app.use('/api/v1', contentRoutes(runtime), accountRoutes(runtime), socialAccountRoutes(runtime), analyticsRoutes(runtime), webhookRoutes(runtime), campaignRoutes(runtime));
+  app.use('/api/v1', contentRoutes(runtime), accountRoutes(runtime), brandProfileRoutes(runtime), socialAccountRoutes(runtime), analyticsRoutes(runtime), webhookRoutes(runtime), campaignRoutes(runtime));
   app.use(mcpRoutes(runtime));
   app.use(callbackRoutes(runtime));
   app.use((req) => {

@@ -15,11 +15,16 @@ const CONTENT_TOOLS = [
   'service_delete_content',
   'service_publish_content',
 ];
-const ALL_TOOLS = ['service_get_account', ...CONTENT_TOOLS];
+const BRAND_PROFILE_TOOLS = ['service_get_brand_profile', 'service_update_brand_profile'];
+/** Tools that check the subscription and the plan (service_get_account answers despite both). */
+const PLAN_CHECKED_TOOLS = [...BRAND_PROFILE_TOOLS, ...CONTENT_TOOLS];
+const ALL_TOOLS = ['service_get_account', ...PLAN_CHECKED_TOOLS];
 
 /** Arguments that would succeed for each tool, so only the key or the plan can make a call fail. */
 const validArgs = (id: string): Record<string, Record<string, unknown>> => ({
   service_get_account: {},
+  service_get_brand_profile: {},
+  service_update_brand_profile: { brand_name: 'Acme' },
   service_list_content: {},
   service_get_content: { id },
   service_create_content: { caption: 'Hello' },
@@ -169,11 +174,11 @@ describe('MCP tool errors carry the API code and message', () => {
     });
 
     for (const status of ['past_due', 'canceled'] as const) {
-      it(`answers payment_required on content tools for a ${status} workspace; service_get_account still answers`, async () => {
+      it(`answers payment_required on content and brand profile tools for a ${status} workspace; service_get_account still answers`, async () => {
         const inactive = makeWorkspace(runtime, { status });
         const inactiveClient = await connectMcp(runtime, inactive.apiKey);
         const item = makeContent(runtime, inactive.workspace, { target_platforms: ['twitter'] });
-        for (const name of CONTENT_TOOLS) await toolError(inactiveClient, name, validArgs(item.id)[name], 'payment_required');
+        for (const name of PLAN_CHECKED_TOOLS) await toolError(inactiveClient, name, validArgs(item.id)[name], 'payment_required');
         const account = await toolResult(inactiveClient, 'service_get_account');
         expect(account).toMatchObject({ plan_status: status, is_active: false });
         const me = await call(server, 'GET', '/api/v1/me', { headers: inactive.headers });
@@ -182,11 +187,11 @@ describe('MCP tool errors carry the API code and message', () => {
       });
     }
 
-    it('answers plan_forbidden on content tools for a free workspace; service_get_account still answers', async () => {
+    it('answers plan_forbidden on content and brand profile tools for a free workspace; service_get_account still answers', async () => {
       const free = makeWorkspace(runtime, { plan: 'free' });
       const freeClient = await connectMcp(runtime, free.apiKey);
       const item = makeContent(runtime, free.workspace, { target_platforms: ['twitter'] });
-      for (const name of CONTENT_TOOLS) await toolError(freeClient, name, validArgs(item.id)[name], 'plan_forbidden');
+      for (const name of PLAN_CHECKED_TOOLS) await toolError(freeClient, name, validArgs(item.id)[name], 'plan_forbidden');
       const account = await toolResult(freeClient, 'service_get_account');
       expect(account).toMatchObject({ plan: 'free', is_active: true, features: { api_access: false } });
       expect(account).toEqual((await call(server, 'GET', '/api/v1/me', { headers: free.headers })).body);

@@ -18,9 +18,35 @@ const CONTENT_FIELDS = [
   'status',
 ];
 
+/** DECISIONS.md, Brand profile: the update tool takes any subset of both field sets. */
+const BRAND_PROFILE_FIELDS = [
+  'voice',
+  'audience',
+  'topics_to_lean_into',
+  'topics_to_avoid',
+  'style_notes',
+  'example_posts',
+  'brand_name',
+  'industry',
+  'target_audience',
+  'company_description',
+  'website_url',
+  'tone_formality',
+  'tone_humor',
+  'tone_energy',
+  'vocabulary',
+  'forbidden_words',
+  'primary_color',
+  'secondary_color',
+  'accent_color',
+  'hashtag_strategy',
+];
+
 /** SPEC.md, Assistant tools: each tool takes its endpoint's argument names. */
 const EXPECTED_ARGUMENTS: Record<string, { properties: string[]; required: string[] }> = {
   service_get_account: { properties: [], required: [] },
+  service_get_brand_profile: { properties: [], required: [] },
+  service_update_brand_profile: { properties: BRAND_PROFILE_FIELDS, required: [] },
   service_list_social_accounts: { properties: [], required: [] },
   service_list_content: { properties: ['status', 'content_type', 'limit', 'cursor'], required: [] },
   service_get_content: { properties: ['id'], required: ['id'] },
@@ -60,16 +86,16 @@ describe('MCP tools/list', () => {
   });
 
   it('marks the reads read-only, delete destructive and publish open-world', () => {
-    for (const name of ['service_get_account', 'service_list_social_accounts', 'service_list_content', 'service_get_content', 'service_get_analytics', 'service_list_webhooks']) {
+    for (const name of ['service_get_account', 'service_get_brand_profile', 'service_list_social_accounts', 'service_list_content', 'service_get_content', 'service_get_analytics', 'service_list_webhooks']) {
       expect(byName(name).annotations?.readOnlyHint, name).toBe(true);
       expect(byName(name).annotations?.destructiveHint, name).not.toBe(true);
     }
-    for (const name of ['service_create_content', 'service_update_content', 'service_delete_content', 'service_publish_content']) {
+    for (const name of ['service_update_brand_profile', 'service_create_content', 'service_update_content', 'service_delete_content', 'service_publish_content']) {
       expect(byName(name).annotations?.readOnlyHint, name).not.toBe(true);
     }
     expect(byName('service_delete_content').annotations?.destructiveHint).toBe(true);
     expect(byName('service_publish_content').annotations?.openWorldHint).toBe(true);
-    for (const name of ['service_create_content', 'service_update_content', 'service_publish_content']) {
+    for (const name of ['service_update_brand_profile', 'service_create_content', 'service_update_content', 'service_publish_content']) {
       expect(byName(name).annotations?.destructiveHint, name).not.toBe(true);
     }
   });
