@@ -55,6 +55,10 @@ export interface Config {
     /** Further requests after the first fails (429, 5xx, a timeout, output that fails validation). */
     maxRetries: number;
   };
+  campaigns: {
+    /** How long a generation run holds a campaign without committing a batch; bounds the wait after a crash. */
+    leaseSeconds: number;
+  };
 }
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -99,6 +103,7 @@ const EnvSchema = z.object({
   AI_MODEL: z.string().min(1).default('gpt-4o-mini'),
   AI_TIMEOUT_MS: positiveInt(30_000),
   AI_MAX_RETRIES: z.coerce.number().int().min(0).default(3),
+  GENERATION_LEASE_SECONDS: positiveInt(60),
   ...Object.fromEntries(PLATFORMS.map((p) => [appSecretVariable(p), z.string().min(1).optional()])),
 });
 
@@ -154,6 +159,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.AI_TIMEOUT_MS,
       maxRetries: e.AI_MAX_RETRIES,
     },
+    campaigns: { leaseSeconds: e.GENERATION_LEASE_SECONDS },
     appSecrets: Object.fromEntries(
       PLATFORMS.flatMap((p) => {
         const secret = (e as Record<string, unknown>)[appSecretVariable(p)];

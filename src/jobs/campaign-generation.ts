@@ -2,7 +2,7 @@ import {
   abandonGeneration,
   claimDueGenerations,
   generateCampaign,
-  GENERATION_LEASE_MS,
+  generationLeaseMs,
   nextGenerationDueAfter,
   renewGenerationLeases,
   type GenerationClaim,
@@ -27,7 +27,7 @@ export function startCampaignGeneration(runtime: Runtime, generators: CaptionGen
     process: (claim) => generateCampaign(runtime, claim, generators),
     abandon: (claim, error) => abandonGeneration(runtime, claim, error),
     nextDueAfter: (now) => nextGenerationDueAfter(runtime, now),
-    renew: { everyMs: GENERATION_LEASE_MS / 3, run: (claims) => renewGenerationLeases(runtime, claims) },
+    renew: { everyMs: generationLeaseMs(runtime) / 3, run: (claims) => renewGenerationLeases(runtime, claims) },
     listen: (wake) => runtime.wakeups.listen('generation', wake),
   });
 }

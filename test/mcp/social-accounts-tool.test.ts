@@ -32,9 +32,9 @@ describe('MCP service_list_social_accounts', () => {
     expect(Object.keys(tool!.inputSchema.properties ?? {})).toEqual([]);
     expect(tool!.description).toMatch(/target_platforms/);
     expect(tool!.description).toMatch(/is_active/);
-    // Placed right after service_get_account.
+    // Placed as in SPEC.md's table: after the account and brand profile tools.
     const names = tools.map((t) => t.name);
-    expect(names.indexOf('service_list_social_accounts')).toBe(names.indexOf('service_get_account') + 1);
+    expect(names.indexOf('service_list_social_accounts')).toBe(names.indexOf('service_update_brand_profile') + 1);
   });
 
   it('answers what GET /api/v1/social-accounts answers, inactive accounts included', async () => {

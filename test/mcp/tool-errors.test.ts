@@ -16,8 +16,9 @@ const CONTENT_TOOLS = [
   'service_publish_content',
 ];
 const BRAND_PROFILE_TOOLS = ['service_get_brand_profile', 'service_update_brand_profile'];
+const CAMPAIGN_TOOLS = ['service_list_campaigns', 'service_get_campaign', 'service_create_campaign', 'service_update_campaign'];
 /** Tools that check the subscription and the plan (service_get_account answers despite both). */
-const PLAN_CHECKED_TOOLS = [...BRAND_PROFILE_TOOLS, ...CONTENT_TOOLS];
+const PLAN_CHECKED_TOOLS = [...BRAND_PROFILE_TOOLS, ...CONTENT_TOOLS, ...CAMPAIGN_TOOLS];
 const ALL_TOOLS = ['service_get_account', ...PLAN_CHECKED_TOOLS];
 
 /** Arguments that would succeed for each tool, so only the key or the plan can make a call fail. */
@@ -31,6 +32,10 @@ const validArgs = (id: string): Record<string, Record<string, unknown>> => ({
   service_update_content: { id, caption: 'Changed' },
   service_delete_content: { id },
   service_publish_content: { id },
+  service_list_campaigns: {},
+  service_get_campaign: { id },
+  service_create_campaign: { name: 'Spring' },
+  service_update_campaign: { id, name: 'Renamed' },
 });
 
 describe('MCP tool errors carry the API code and message', () => {

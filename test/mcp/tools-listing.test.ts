@@ -42,6 +42,8 @@ const BRAND_PROFILE_FIELDS = [
   'hashtag_strategy',
 ];
 
+const CAMPAIGN_FIELDS = ['name', 'description', 'posts_per_day', 'campaign_length_days', 'start_date', 'content_mix'];
+
 /** SPEC.md, Assistant tools: each tool takes its endpoint's argument names. */
 const EXPECTED_ARGUMENTS: Record<string, { properties: string[]; required: string[] }> = {
   service_get_account: { properties: [], required: [] },
@@ -54,6 +56,12 @@ const EXPECTED_ARGUMENTS: Record<string, { properties: string[]; required: strin
   service_update_content: { properties: ['id', ...CONTENT_FIELDS], required: ['id'] },
   service_delete_content: { properties: ['id'], required: ['id'] },
   service_publish_content: { properties: ['id', 'scheduled_for'], required: ['id'] },
+  service_list_campaigns: { properties: ['limit', 'cursor'], required: [] },
+  service_get_campaign: { properties: ['id'], required: ['id'] },
+  service_create_campaign: { properties: CAMPAIGN_FIELDS, required: ['name'] },
+  service_update_campaign: { properties: ['id', ...CAMPAIGN_FIELDS, 'status'], required: ['id'] },
+  service_delete_campaign: { properties: ['id'], required: ['id'] },
+  service_launch_campaign: { properties: ['id'], required: ['id'] },
   service_get_analytics: { properties: ['days'], required: [] },
   service_list_webhooks: { properties: [], required: [] },
 };
@@ -85,19 +93,23 @@ describe('MCP tools/list', () => {
     }
   });
 
-  it('marks the reads read-only, delete destructive and publish open-world', () => {
-    for (const name of ['service_get_account', 'service_get_brand_profile', 'service_list_social_accounts', 'service_list_content', 'service_get_content', 'service_get_analytics', 'service_list_webhooks']) {
+  it('marks the reads read-only, the deletes destructive, publish and launch open-world', () => {
+    for (const name of ['service_get_account', 'service_get_brand_profile', 'service_list_social_accounts', 'service_list_content', 'service_get_content', 'service_list_campaigns', 'service_get_campaign', 'service_get_analytics', 'service_list_webhooks']) {
       expect(byName(name).annotations?.readOnlyHint, name).toBe(true);
       expect(byName(name).annotations?.destructiveHint, name).not.toBe(true);
     }
-    for (const name of ['service_update_brand_profile', 'service_create_content', 'service_update_content', 'service_delete_content', 'service_publish_content']) {
+    const writes = ['service_update_brand_profile', 'service_create_content', 'service_update_content', 'service_publish_content', 'service_create_campaign', 'service_update_campaign', 'service_launch_campaign'];
+    for (const name of [...writes, 'service_delete_content', 'service_delete_campaign']) {
       expect(byName(name).annotations?.readOnlyHint, name).not.toBe(true);
     }
     expect(byName('service_delete_content').annotations?.destructiveHint).toBe(true);
-    expect(byName('service_publish_content').annotations?.openWorldHint).toBe(true);
-    for (const name of ['service_update_brand_profile', 'service_create_content', 'service_update_content', 'service_publish_content']) {
-      expect(byName(name).annotations?.destructiveHint, name).not.toBe(true);
-    }
+    expect(byName('service_delete_campaign').annotations?.destructiveHint).toBe(true);
+    for (const name of writes) expect(byName(name).annotations?.destructiveHint, name).not.toBe(true);
+    // Only these two reach outside the service: live platforms, AI credits.
+    const openWorld = tools.filter((tool) => tool.annotations?.openWorldHint).map((tool) => tool.name);
+    expect(openWorld.sort()).toEqual(['service_launch_campaign', 'service_publish_content']);
+    expect(byName('service_launch_campaign').description).toMatch(/AI credits/);
+    expect(byName('service_launch_campaign').description).toMatch(/quota/);
   });
 
   it('uses the REST argument names in every input schema', () => {

@@ -26,8 +26,6 @@ export const CONTENT_TYPE_OF_MIX_KEY: Readonly<Record<ContentMixKey, ContentType
 
 /** Slots written per commit: large enough to share a commit, small enough to stop soon after a pause. */
 const DEFAULT_BATCH = 500;
-/** How long a generation run holds a campaign without committing a batch before another may take it. */
-const LEASE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
 /** A campaign this process is generating for, under its lease. */
@@ -126,7 +124,7 @@ export function claimDueGenerations(runtime: Runtime, free: number): GenerationC
     return due.map((row) => {
       const leaseToken = randomBase62(22);
       db.update(campaigns)
-        .set({ generationDueAt: new Date(now.getTime() + LEASE_MS), generationLeaseToken: leaseToken })
+        .set({ generationDueAt: new Date(now.getTime() + generationLeaseMs(runtime)), generationLeaseToken: leaseToken })
         .where(eq(campaigns.id, row.id))
         .run();
       return { campaignId: row.id, workspaceId: row.workspaceId, leaseToken };
@@ -160,7 +158,8 @@ export type GenerationOutcome = 'completed' | 'out_of_credits' | 'stopped' | 'le
  */
 export async function generateCampaign(runtime: Runtime, claim: GenerationClaim, generators: CaptionGenerator[]): Promise<GenerationOutcome> {
   for (;;) {
-    const next = await inNextCommit(runtime.db, () => savepoint(runtime.db, () => planBatch(runtime, claim)));
+    const batchSize = Math.min(DEFAULT_BATCH, ...generators.map((generator) => generator.maxSlotsPerCall ?? DEFAULT_BATCH));
+    const next = await inNextCommit(runtime.db, () => savepoint(runtime.db, () => planBatch(runtime, claim, batchSize)));
     if (typeof next === 'string') return next;
     const drafts = await writeDrafts(next.request, generators);
     const written = await inNextCommit(runtime.db, () => savepoint(runtime.db, () => commitBatch(runtime, claim, next, drafts)));
@@ -187,7 +186,7 @@ function endOf(runtime: Runtime, claim: GenerationClaim, row: CampaignRow | unde
 const campaignUnderLease = (runtime: Runtime, claim: GenerationClaim): CampaignRow | undefined =>
   runtime.db.select().from(campaigns).where(eq(campaigns.id, claim.campaignId)).get();
 
-function planBatch(runtime: Runtime, claim: GenerationClaim, batchSize = DEFAULT_BATCH): BatchPlan | GenerationOutcome {
+function planBatch(runtime: Runtime, claim: GenerationClaim, batchSize: number): BatchPlan | GenerationOutcome {
   const { db, clock } = runtime;
   const row = campaignUnderLease(runtime, claim);
   const end = endOf(runtime, claim, row);
@@ -280,7 +279,7 @@ function commitBatch(runtime: Runtime, claim: GenerationClaim, plan: BatchPlan, 
   db.update(campaigns)
     .set({
       generatedPosts: campaign.generatedPosts + count,
-      generationDueAt: new Date(now.getTime() + LEASE_MS),
+      generationDueAt: new Date(now.getTime() + generationLeaseMs(runtime)),
       updatedAt: now,
     })
     .where(eq(campaigns.id, campaign.id))
@@ -291,7 +290,7 @@ function commitBatch(runtime: Runtime, claim: GenerationClaim, plan: BatchPlan, 
 /** Extends the leases of the campaigns in hand, while a slow generator writes a batch. */
 export function renewGenerationLeases(runtime: Runtime, claims: Iterable<GenerationClaim>): void {
   const { db, clock } = runtime;
-  const due = new Date(clock.now().getTime() + LEASE_MS);
+  const due = new Date(clock.now().getTime() + generationLeaseMs(runtime));
   writeTransaction(db, () => {
     for (const claim of claims) {
       db.update(campaigns)
@@ -321,5 +320,5 @@ export async function abandonGeneration(runtime: Runtime, claim: GenerationClaim
   );
 }
 
-/** How long a generation lease lasts without a commit or renewal (ms). */
-export const GENERATION_LEASE_MS = LEASE_MS;
+/** How long a generation run holds a campaign without committing a batch or renewing (GENERATION_LEASE_SECONDS). */
+export const generationLeaseMs = (runtime: Runtime): number => runtime.config.campaigns.leaseSeconds * 1000;

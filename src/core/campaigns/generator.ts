@@ -54,6 +54,8 @@ export interface Draft {
 /** Writes one draft per slot, in the order of `request.slots`. Both generators live behind this. */
 export interface CaptionGenerator {
   name: string;
+  /** The most slots one call should be given (a model writes a few dozen posts well, not hundreds). */
+  maxSlotsPerCall?: number;
   generate(request: GenerationRequest, signal?: AbortSignal): Promise<Draft[]>;
 }
 

@@ -8,7 +8,7 @@ import {
   apportionContentTypes,
   claimDueGenerations,
   contentTypeSequence,
-  GENERATION_LEASE_MS,
+  generationLeaseMs,
   slotTime,
 } from '../../../src/core/campaigns/generation.ts';
 import type { CaptionGenerator, GenerationRequest } from '../../../src/core/campaigns/generator.ts';
@@ -204,7 +204,7 @@ describe('campaign generation', () => {
     expect(itemsOf(id)).toHaveLength(500);
     // Held under its lease: nobody else takes it yet.
     expect(await generateDue(runtime, [fakeGenerator()])).toEqual([]);
-    runtime.clock.advance(GENERATION_LEASE_MS);
+    runtime.clock.advance(generationLeaseMs(runtime));
     expect(await generateDue(runtime, [fakeGenerator()])).toEqual(['completed']);
     expect(itemsOf(id).map((item) => item.campaignSlot)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
     expect(campaignRow(id)!.generatedPosts).toBe(1000);

@@ -59,6 +59,7 @@ export function openAiGenerator(config: AiConfig, options: OpenAiGeneratorOption
 
   return {
     name: 'openai',
+    maxSlotsPerCall: 20,
     async generate(request: GenerationRequest, signal?: AbortSignal): Promise<Draft[]> {
       if (request.slots.length === 0) return [];
       const messages: ChatMessage[] = [
