@@ -1,5 +1,5 @@
 import { PLATFORMS, type ContentType } from '../../../db/schema/index.ts';
-import { textViolations } from '../publishing/connectors/sandbox.ts';
+import { PLATFORM_RULES, textViolations } from '../publishing/connectors/sandbox.ts';
 import { postText } from '../publishing/post.ts';
 
 /**
@@ -82,25 +82,63 @@ export function draftProblems(draft: Draft, brand: Pick<BrandBrief, 'forbidden_w
   if (problems.length > 0) return problems;
   const text = postText(draft.caption, draft.hashtags);
   for (const platform of PLATFORMS) {
+    // Exact shortcuts, as this runs on every generated post: no platform but X limits a text of
+    // fewer UTF-16 units than its smallest limit, and only Instagram counts hashtags (30; each starts with a hash sign).
+    if (platform !== 'twitter' && text.length <= SMALLEST_OTHER_LIMIT && countHashes(text) <= 30) continue;
     for (const problem of textViolations(platform, text)) problems.push(`${platform}: ${problem}`);
   }
-  const said = [draft.caption, draft.hashtags.join(' '), draft.topic ?? ''].join('\n');
-  for (const word of brand.forbidden_words) if (mentions(said, word)) problems.push(`uses the forbidden word "${word}"`);
-  for (const topic of brand.topics_to_avoid) if (mentions(said, topic)) problems.push(`touches the avoided topic "${topic}"`);
+  const said = [draft.caption, draft.hashtags.join(' '), draft.topic ?? ''].join('\n').toLowerCase();
+  const bans = bansOf(brand);
+  for (const ban of bans.forbidden) if (ban.matches(said)) problems.push(`uses the forbidden word "${ban.phrase}"`);
+  for (const ban of bans.avoided) if (ban.matches(said)) problems.push(`touches the avoided topic "${ban.phrase}"`);
   return problems;
 }
 
+const SMALLEST_OTHER_LIMIT = Math.min(
+  ...PLATFORMS.filter((platform) => platform !== 'twitter').map((platform) => PLATFORM_RULES[platform].maxText),
+);
+
+/** Hash signs, the full-width one included: twitter-text takes either as the start of a hashtag. */
+function countHashes(text: string): number {
+  let n = 0;
+  for (const sign of ['#', '\uFF03']) for (let i = text.indexOf(sign); i !== -1; i = text.indexOf(sign, i + 1)) n++;
+  return n;
+}
+
+interface Ban {
+  phrase: string;
+  /** Tests lower-cased text. */
+  matches(text: string): boolean;
+}
+
+/** Compiled once per brand object: a batch checks all its drafts against the same profile. */
+const compiledBans = new WeakMap<object, { forbidden: Ban[]; avoided: Ban[] }>();
+function bansOf(brand: Pick<BrandBrief, 'forbidden_words' | 'topics_to_avoid'>) {
+  let bans = compiledBans.get(brand);
+  if (!bans) {
+    bans = { forbidden: brand.forbidden_words.map(banOf), avoided: brand.topics_to_avoid.map(banOf) };
+    compiledBans.set(brand, bans);
+  }
+  return bans;
+}
+
 /**
- * Whether `text` contains `phrase` as a whole word or phrase, ignoring case; a hashtag counts
- * (#NoFilter mentions "no filter" and "nofilter"), so a ban cannot be slipped in as a tag.
+ * A phrase as whole words, ignoring case; a hashtag counts (#NoFilter mentions "no filter" and
+ * "nofilter"), so a ban cannot be slipped in as a tag.
  */
-export function mentions(text: string, phrase: string): boolean {
+function banOf(phrase: string): Ban {
   const words = phrase.trim().toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-  if (words.length === 0) return false;
-  const haystack = text.toLowerCase();
+  if (words.length === 0) return { phrase, matches: () => false };
   const spaced = new RegExp(`(?<![\\p{L}\\p{N}])${words.map(escapeRegExp).join('[^\\p{L}\\p{N}]+')}(?![\\p{L}\\p{N}])`, 'u');
   const joined = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(words.join(''))}(?![\\p{L}\\p{N}])`, 'u');
-  return spaced.test(haystack) || joined.test(haystack);
+  // Cheap first: a text without the first word's letters cannot match either form.
+  const first = words[0]!;
+  return { phrase, matches: (text) => text.includes(first) && (spaced.test(text) || joined.test(text)) };
+}
+
+/** Whether `text` contains `phrase` as a whole word or phrase, ignoring case (see banOf). */
+export function mentions(text: string, phrase: string): boolean {
+  return banOf(phrase).matches(text.toLowerCase());
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
