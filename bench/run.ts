@@ -1,13 +1,14 @@
 /**
  * Benchmark entry: `npm run bench [-- rest list stdio] [--seconds N] [--warmup N] [--connections N]
  * [--calls N] [--sizes 10000,1000000] [--in-flight N] [--rounds N] [--lag-items N] [--spread-seconds N]
- * [--throughput-items N] [--strict]`. With no names it runs all four.
+ * [--throughput-items N] [--strict]`. With no names it runs them all.
  *
  *   rest   GET /api/v1/content/{id} and POST /api/v1/content: service vs a bare Express 5 app
  *   list   listContent page latency at 10k and 1M items in one workspace (in process)
  *   stdio  service_get_content over stdio MCP: service vs a minimal SDK server
  *   publishing  lag from scheduled_for to publishing, and fan-out items/s vs a raw claim+update loop
  *   webhooks    deliveries/s vs a raw HTTP POST loop, and event-to-first-attempt latency
+ *   generation  time to generate a 50/day x 365-day campaign vs a raw insert of the same rows
  *
  * Each figure is measured next to its limit in the same run and printed as a ratio; the summary
  * table at the end marks the targets. --strict makes a missed target exit non-zero; a failed
@@ -17,6 +18,7 @@ import { availableParallelism, cpus, loadavg, totalmem, type as osType, release 
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { createItem, createWorkspaceViaCli } from './fixtures.ts';
+import { benchGeneration } from './generation.ts';
 import { benchList } from './list.ts';
 import { benchPublishing } from './publishing.ts';
 import { benchWebhooks } from './webhooks.ts';
@@ -24,7 +26,7 @@ import { childEnv, passes, RAISED_LIMITS, REPO_ROOT, startHttpChild, summaryTabl
 import { benchRest, startBaseline } from './rest.ts';
 import { benchStdio } from './stdio.ts';
 
-const GROUPS = ['rest', 'list', 'stdio', 'publishing', 'webhooks'] as const;
+const GROUPS = ['rest', 'list', 'stdio', 'publishing', 'webhooks', 'generation'] as const;
 type Group = (typeof GROUPS)[number];
 
 const { values, positionals } = parseArgs({
@@ -154,6 +156,8 @@ async function main(): Promise<number> {
       })),
     );
   }
+
+  if (selected.has('generation')) rows.push(...(await benchGeneration({ rounds })));
 
   console.log(`\n== Summary (${new Date().toISOString()}, ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s, load average ${load()}) ==`);
   console.log(summaryTable(rows));

@@ -9,6 +9,8 @@ import { openRuntime } from '../core/runtime.ts';
 import { serveMcpStdio } from '../mcp/stdio.ts';
 import { createApp } from '../rest/app.ts';
 import { startMaintenance } from '../jobs/maintenance.ts';
+import { generatorsFor } from '../core/campaigns/generators/index.ts';
+import { startCampaignGeneration } from '../jobs/campaign-generation.ts';
 import { startPublishing } from '../jobs/publish-run.ts';
 import { startWebhookDelivery } from '../jobs/webhook-delivery.ts';
 import { runAdmin } from './admin.ts';
@@ -36,7 +38,7 @@ async function main(argv: string[]): Promise<number> {
       // The schedulers' timers are unref'd (they must not keep `serve` or `mcp` alive); a worker has
       // no server or stdin, so this keeps it running until a signal.
       const keepAlive = setInterval(() => {}, 1 << 30);
-      console.log('Worker running the schedulers (publishing, webhook delivery, maintenance).');
+      console.log('Worker running the schedulers (publishing, webhook delivery, campaign generation, maintenance).');
       onShutdown(runtime, async () => {
         clearInterval(keepAlive);
         await schedulers.stop();
@@ -98,7 +100,7 @@ async function serve(opened: Runtime): Promise<void> {
 function startSchedulers(runtime: Runtime, options: { force?: boolean } = {}): { stop(): Promise<void> } {
   if (!runtime.config.runSchedulers && !options.force) return { stop: async () => {} };
   const maintenance = startMaintenance(runtime);
-  const workers = [startPublishing(runtime), startWebhookDelivery(runtime)];
+  const workers = [startPublishing(runtime), startWebhookDelivery(runtime), startCampaignGeneration(runtime, generatorsFor(runtime))];
   return {
     async stop() {
       maintenance.stop();

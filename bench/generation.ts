@@ -1,0 +1,117 @@
+/**
+ * Campaign generation, in process on a real database file (WAL, the background checkpointer), with
+ * the engine and the built-in generator as the server runs them:
+ *
+ *   project  a 50 posts/day x 365 days campaign launched, then timed until all 18,250 posts are
+ *            written (drafts written and checked, items and their content.created events inserted,
+ *            credits spent, in batches of 500 per commit);
+ *   limit    the same 18,250 content rows (the generated ones, copied) inserted into a fresh
+ *            database of the same schema with one raw better-sqlite3 prepared statement, 500 rows per
+ *            transaction.
+ */
+import { getTableConfig } from 'drizzle-orm/sqlite-core';
+import { join } from 'node:path';
+import { startBackgroundCheckpoints } from '../db/checkpointer.ts';
+import { content } from '../db/schema/index.ts';
+import { createWorkspace } from '../src/core/accounts/workspaces.ts';
+import { createCampaign, launchCampaign } from '../src/core/campaigns/operations.ts';
+import { generateDue } from '../src/core/campaigns/generate-due.ts';
+import { builtinGenerator } from '../src/core/campaigns/generators/builtin.ts';
+import { loadConfig } from '../src/core/config.ts';
+import { contextFor, type Runtime } from '../src/core/context.ts';
+import { runOperation } from '../src/core/operation.ts';
+import { openRuntime } from '../src/core/runtime.ts';
+import { fmt, RAISED_LIMITS, tempDir, type Row } from './lib.ts';
+
+export interface GenerationSettings {
+  rounds: number;
+}
+
+const POSTS_PER_DAY = 50;
+const DAYS = 365;
+const BATCH = 500;
+
+function openWorld(label: string): { runtime: Runtime; close(): Promise<void> } {
+  const dir = tempDir(`generation-${label}`);
+  const config = loadConfig({ DATABASE_FILE: join(dir.path, 'service.db'), DATA_DIR: dir.path, ...RAISED_LIMITS });
+  const runtime = openRuntime({ config });
+  const checkpointer = startBackgroundCheckpoints(runtime.db);
+  return {
+    runtime,
+    async close() {
+      await checkpointer.stop();
+      runtime.db.$client.close();
+      dir.cleanup();
+    },
+  };
+}
+
+/** Seconds to generate the whole campaign, and the rows it wrote (for the raw insert). */
+async function generateCampaign(): Promise<{ seconds: number; rows: Array<Record<string, unknown>> }> {
+  const world = openWorld('engine');
+  try {
+    const { runtime } = world;
+    const { workspace } = createWorkspace(runtime, { name: 'Generation bench', plan: 'business' });
+    const ctx = contextFor(runtime, workspace, 'rest');
+    const { id } = runOperation(createCampaign, ctx, {
+      name: 'A year of posts',
+      description: 'Everyday outdoor gear for people who walk to work',
+      posts_per_day: POSTS_PER_DAY,
+      campaign_length_days: DAYS,
+      content_mix: { ugc: 3, carousel: 2, talkingHead: 1, videoHook: 1, slideshow: 1 },
+    }) as { id: string };
+    runOperation(launchCampaign, ctx, { id });
+    const t0 = performance.now();
+    const outcomes = await generateDue(runtime, [builtinGenerator]);
+    const seconds = (performance.now() - t0) / 1000;
+    if (outcomes.join() !== 'completed') throw new Error(`generation: ended with ${outcomes.join()}`);
+    const rows = runtime.db.$client.prepare('select * from content where campaign_id = ? order by campaign_slot').all(id) as Array<Record<string, unknown>>;
+    if (rows.length !== POSTS_PER_DAY * DAYS) throw new Error(`generation: ${rows.length} items written`);
+    return { seconds, rows };
+  } finally {
+    await world.close();
+  }
+}
+
+/** The limit: the same rows through one raw prepared INSERT, 500 per transaction. */
+async function insertRaw(rows: Array<Record<string, unknown>>): Promise<number> {
+  const world = openWorld('raw');
+  try {
+    const sqlite = world.runtime.db.$client;
+    const { workspace } = createWorkspace(world.runtime, { name: 'Raw insert', plan: 'business' });
+    const columns = getTableConfig(content).columns.map((column) => column.name);
+    const insert = sqlite.prepare(`insert into content (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`);
+    const values = rows.map((row) => columns.map((column) => (column === 'workspace_id' ? workspace.id : column === 'id' ? `${row.id as string}-raw` : row[column])));
+    const batch = sqlite.transaction((slice: unknown[][]) => {
+      for (const row of slice) insert.run(...row);
+    });
+    const t0 = performance.now();
+    for (let i = 0; i < values.length; i += BATCH) batch.immediate(values.slice(i, i + BATCH));
+    return (performance.now() - t0) / 1000;
+  } finally {
+    await world.close();
+  }
+}
+
+export async function benchGeneration(settings: GenerationSettings): Promise<Row[]> {
+  console.log(`\n== Campaign generation: ${POSTS_PER_DAY} posts/day x ${DAYS} days (${fmt(POSTS_PER_DAY * DAYS)} posts) vs a raw insert of the same rows; ${settings.rounds} rounds ==`);
+  const ratios: Array<{ engine: number; raw: number }> = [];
+  // Round 0 warms the JIT for both sides and is not counted.
+  for (let round = 0; round <= settings.rounds; round++) {
+    const { seconds, rows } = await generateCampaign();
+    const raw = await insertRaw(rows);
+    if (round > 0) ratios.push({ engine: seconds, raw });
+    console.log(`round ${round}${round === 0 ? ' (warm-up)' : ''}: generation ${fmt(seconds * 1000)} ms, raw insert ${fmt(raw * 1000)} ms (${(seconds / raw).toFixed(2)}x)`);
+  }
+  const median = [...ratios].sort((a, b) => a.engine / a.raw - b.engine / b.raw)[Math.floor(ratios.length / 2)]!;
+  return [
+    {
+      name: `generate a ${fmt(POSTS_PER_DAY * DAYS)}-post campaign vs raw insert of its rows`,
+      unit: 'ms',
+      project: median.engine * 1000,
+      limit: median.raw * 1000,
+      ratio: median.engine / median.raw,
+      target: { op: '<=', value: 3 },
+    },
+  ];
+}
