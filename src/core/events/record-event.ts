@@ -1,5 +1,4 @@
-import { sql } from 'drizzle-orm';
-import { preparedStatements, type Db } from '../../../db/client.ts';
+import { insertRow, type Db } from '../../../db/client.ts';
 import { events } from '../../../db/schema/index.ts';
 import { prefixedId } from '../ids.ts';
 
@@ -28,7 +27,7 @@ export function recordEvent(
   event: { workspaceId: string; type: EventType; data: Record<string, unknown>; at: Date },
 ): string {
   const id = prefixedId('evt');
-  statements(db).insert.run({ id, workspaceId: event.workspaceId, type: event.type, data: event.data, createdAt: event.at });
+  insertRow(db, events, { id, workspaceId: event.workspaceId, type: event.type, data: event.data, createdAt: event.at });
   for (const listener of listeners.get(db) ?? []) listener();
   return id;
 }
@@ -46,16 +45,3 @@ export function onEventRecorded(db: Db, listener: () => void): () => void {
   set.add(listener);
   return () => set.delete(listener);
 }
-
-const statements = preparedStatements((db) => ({
-  insert: db
-    .insert(events)
-    .values({
-      id: sql.placeholder('id'),
-      workspaceId: sql.placeholder('workspaceId'),
-      type: sql.placeholder('type'),
-      data: sql.placeholder('data'),
-      createdAt: sql.placeholder('createdAt'),
-    })
-    .prepare(),
-}));

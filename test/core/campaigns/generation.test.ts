@@ -11,7 +11,7 @@ import {
   generationLeaseMs,
   slotTime,
 } from '../../../src/core/campaigns/generation.ts';
-import type { CaptionGenerator, GenerationRequest } from '../../../src/core/campaigns/generator.ts';
+import { draftProblems, type CaptionGenerator, type GenerationRequest } from '../../../src/core/campaigns/generator.ts';
 import { contextFor } from '../../../src/core/context.ts';
 import { runOperation } from '../../../src/core/operation.ts';
 import { makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
@@ -228,5 +228,31 @@ describe('campaign generation', () => {
     await generateDue(runtime, [fakeGenerator()]);
     for (const item of itemsOf(id)) expect(item).toMatchObject({ workspaceId: ws.workspace.id, targetPlatforms: ['facebook'] });
     expect(runtime.db.select().from(content).where(and(eq(content.workspaceId, other.workspace.id), isNotNull(content.campaignId))).all()).toEqual([]);
+  });
+});
+
+describe('the draft check', () => {
+  const brand = { forbidden_words: ['cheap', 'free shipping'], topics_to_avoid: ['politics'] };
+  const check = (caption: string, hashtags: string[] = []) => draftProblems({ caption, hashtags, topic: null }, brand);
+
+  it('measures the text as X does: a URL counts 23, heavy and expanding characters count 2', () => {
+    expect(check('x'.repeat(280))).toEqual([]);
+    expect(check('x'.repeat(281))).toEqual(['twitter: text is 281 weighted characters; the limit is 280']);
+    // 274 characters, but the URL counts 23 instead of its 4.
+    expect(check(`${'x'.repeat(270)} a.co`)).toEqual(['twitter: text is 294 weighted characters; the limit is 280']);
+    // U+0958 expands under NFC and weighs 2; ™ weighs 2.
+    expect(check('\u0958'.repeat(141))).toHaveLength(1);
+    expect(check('™'.repeat(140))).toEqual([]);
+    expect(check('™'.repeat(141))).toHaveLength(1);
+    // The hashtags are part of the posted text.
+    expect(check('x'.repeat(270), ['abcdefgh'])).toHaveLength(1);
+  });
+
+  it('finds a forbidden word or avoided topic in any case, as a phrase or joined into a hashtag', () => {
+    expect(check('So Cheap!')).toEqual(['uses the forbidden word "cheap"']);
+    expect(check('Cheapest deals')).toEqual([]);
+    expect(check('Now with FREE   shipping')).toEqual(['uses the forbidden word "free shipping"']);
+    expect(check('Shop now', ['FreeShipping'])).toEqual(['uses the forbidden word "free shipping"']);
+    expect(check('Talking politics today')).toEqual(['touches the avoided topic "politics"']);
   });
 });
