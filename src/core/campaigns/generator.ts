@@ -106,7 +106,7 @@ const SMALLEST_OTHER_LIMIT = Math.min(
  * dot followed by a non-space there is no URL to count as 23. Anything else goes to the parser.
  */
 function fitsXUnparsed(text: string): boolean {
-  return text.length <= PLATFORM_RULES.twitter.maxText && !/[^\u0000-\u033F]/.test(text) && !/[.](?!\s|$)/.test(text);
+  return text.length <= PLATFORM_RULES.twitter.maxText && !/[^\n\u0020-\u033F]/.test(text) && !/[.](?!\s|$)/.test(text);
 }
 
 /** Hash signs, the full-width one included: twitter-text takes either as the start of a hashtag. */
