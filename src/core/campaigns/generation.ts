@@ -83,14 +83,14 @@ export function contentTypeSequence(mix: ContentMix, total: number): ContentType
 
 /** Sequences are reused batch after batch; a campaign's mix and total rarely change during a run. */
 const sequences = new Map<string, ContentType[]>();
-function contentTypeOfSlot(campaign: CampaignRow, slot: number): ContentType {
+function contentTypesOf(campaign: CampaignRow): ContentType[] {
   const key = `${campaign.id}:${campaign.totalPosts}:${JSON.stringify(campaign.contentMix)}`;
   let sequence = sequences.get(key);
   if (!sequence) {
     if (sequences.size >= 64) sequences.clear();
     sequences.set(key, (sequence = contentTypeSequence(campaign.contentMix, campaign.totalPosts)));
   }
-  return sequence[slot]!;
+  return sequence;
 }
 
 /**
@@ -195,9 +195,10 @@ function planBatch(runtime: Runtime, claim: GenerationClaim, batchSize: number):
   const workspace = findWorkspace(db, campaign.workspaceId)!;
   const creditsLeft = workspace.features.monthly_ai_credits - aiCreditsUsedIn(db, campaign.workspaceId, usagePeriod(clock.now()));
   const count = Math.min(batchSize, campaign.totalPosts - campaign.generatedPosts, creditsLeft);
+  const contentTypes = contentTypesOf(campaign);
   const slots: GenerationSlot[] = [];
   for (let index = campaign.generatedPosts; index < campaign.generatedPosts + count; index++) {
-    slots.push({ index, contentType: contentTypeOfSlot(campaign, index), scheduledFor: slotTime(campaign.startDate, campaign.postsPerDay, index) });
+    slots.push({ index, contentType: contentTypes[index]!, scheduledFor: slotTime(campaign.startDate, campaign.postsPerDay, index) });
   }
   // DECISIONS.md: generated items target the workspace's active platforms.
   const targetPlatforms = db
