@@ -6,3 +6,5 @@ export * from './publishing.ts';
 export * from './webhooks.ts';
 export * from './campaigns.ts';
 export * from './brand-profiles.ts';
+export * from './media.ts';
+export * from './templates.ts';
