@@ -11,6 +11,8 @@ import { contentRoutes } from './routes/content.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import { socialAccountRoutes } from './routes/social-accounts.ts';
 import { systemRoutes } from './routes/system.ts';
+import { mediaRoutes } from './routes/media.ts';
+import { templateRoutes } from './routes/templates.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 
 /** The HTTP face of the service: REST under /api/v1, MCP at /mcp, health and the error reference. */
@@ -19,7 +21,9 @@ export function createApp(runtime: Runtime): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(systemRoutes(runtime));
-  app.use('/api/v1', contentRoutes(runtime), accountRoutes(runtime), brandProfileRoutes(runtime), socialAccountRoutes(runtime), analyticsRoutes(runtime), webhookRoutes(runtime), campaignRoutes(runtime));
+  app.use('/api/v1', contentRoutes(runtime), accountRoutes(runtime), brandProfileRoutes(runtime), socialAccountRoutes(runtime), analyticsRoutes(runtime), webhookRoutes(runtime), campaignRoutes(runtime), templateRoutes(runtime));
+  // Mounted at the root: uploads are also accepted at /media_assets (SPEC.md), and file URLs are public.
+  app.use(mediaRoutes(runtime));
   app.use(mcpRoutes(runtime));
   app.use(callbackRoutes(runtime));
   app.use((req) => {
