@@ -1,3 +1,4 @@
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { z } from 'zod';
 
 /** List envelope of SPEC.md: newest first, `next_cursor` null whenever `has_more` is false. */
@@ -46,6 +47,14 @@ export function decodeCursor(raw: unknown): CursorPosition | null {
   if (!Number.isSafeInteger(ms) || typeof id !== 'string' || id === '' || id.length > 64) return null;
   const createdAt = new Date(ms as number);
   return Number.isNaN(createdAt.getTime()) ? null : { createdAt, id };
+}
+
+/**
+ * The rows after `cursor` in newest-first order of (`time`, `id`), or none when there is no cursor.
+ * A row-value comparison, so rows sharing a timestamp on a page boundary are never skipped.
+ */
+export function afterCursor(cursor: CursorPosition | null, time: SQLWrapper, id: SQLWrapper): SQL[] {
+  return cursor ? [sql`(${time}, ${id}) < (${cursor.createdAt.getTime()}, ${cursor.id})`] : [];
 }
 
 /** Input fields shared by every paginated list, in the form both REST queries and tool arguments take. */

@@ -1,4 +1,4 @@
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import { writeTransaction, type Db } from '../../../db/client.ts';
 import { campaigns, content } from '../../../db/schema/index.ts';
 import { aiCreditsUsedIn, usagePeriod } from '../accounts/usage.ts';
@@ -6,7 +6,7 @@ import { notFound, ServiceError } from '../errors.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
-import { toPage } from '../pagination.ts';
+import { afterCursor, toPage } from '../pagination.ts';
 import { scheduleGeneration } from './generation.ts';
 import { CampaignIdInput, CreateCampaignInput, ListCampaignsInput, UpdateCampaignInput } from './schemas.ts';
 import { toCampaignResource, type CampaignResource, type CampaignRow } from './serialize.ts';
@@ -32,15 +32,10 @@ export const listCampaigns = defineOperation({
   buckets: ['read'],
   input: ListCampaignsInput,
   run({ db, workspace }, input) {
-    const filters: SQL[] = [eq(campaigns.workspaceId, workspace.id)];
-    if (input.cursor) {
-      // Row-value comparison on (created_at, id): equal timestamps on a page boundary are never skipped.
-      filters.push(sql`(${campaigns.createdAt}, ${campaigns.id}) < (${input.cursor.createdAt.getTime()}, ${input.cursor.id})`);
-    }
     const rows = db
       .select()
       .from(campaigns)
-      .where(and(...filters))
+      .where(and(eq(campaigns.workspaceId, workspace.id), ...afterCursor(input.cursor, campaigns.createdAt, campaigns.id)))
       .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
       .limit(input.limit + 1)
       .all();

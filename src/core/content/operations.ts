@@ -6,7 +6,7 @@ import { fieldError, notFound, ServiceError } from '../errors.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
-import { toPage } from '../pagination.ts';
+import { afterCursor, toPage } from '../pagination.ts';
 import {
   ContentIdInput,
   CreateContentInput,
@@ -70,13 +70,9 @@ export const listContent = defineOperation({
   buckets: ['read'],
   input: ListContentInput,
   run({ db, workspace }, input) {
-    const filters: SQL[] = [eq(content.workspaceId, workspace.id)];
+    const filters: SQL[] = [eq(content.workspaceId, workspace.id), ...afterCursor(input.cursor, content.createdAt, content.id)];
     filters.push(input.status ? eq(content.status, input.status) : ne(content.status, 'archived'));
     if (input.content_type) filters.push(eq(content.contentType, input.content_type));
-    if (input.cursor) {
-      // Row-value comparison on (created_at, id): equal timestamps on a page boundary are never skipped.
-      filters.push(sql`(${content.createdAt}, ${content.id}) < (${input.cursor.createdAt.getTime()}, ${input.cursor.id})`);
-    }
     const rows = db
       .select()
       .from(content)

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, max, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, max } from 'drizzle-orm';
 import { savepoint, type Db } from '../../../db/client.ts';
 import { events, webhookDeliveries, webhooks } from '../../../db/schema/index.ts';
 import { inNextCommit } from '../batch.ts';
@@ -6,7 +6,7 @@ import type { ServiceContext } from '../context.ts';
 import { fieldError, notFound, ServiceError } from '../errors.ts';
 import { prefixedId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
-import { toPage, type ListEnvelope } from '../pagination.ts';
+import { afterCursor, toPage, type ListEnvelope } from '../pagination.ts';
 import { newDeliveryId, recordDeliveryAttempt, toDeliveryResource } from './deliveries.ts';
 import { resumeDeliveries } from './delivery.ts';
 import { envelopeBody, signedHeaders, type OutboxEvent } from './envelope.ts';
@@ -274,16 +274,10 @@ export const listWebhookDeliveries = defineOperation({
   input: ListWebhookDeliveriesInput,
   run({ db, workspace }, input) {
     const webhook = getWebhookInWorkspace(db, workspace.id, input.id);
-    const filters: SQL[] = [eq(webhookDeliveries.webhookId, webhook.id)];
-    if (input.cursor) {
-      filters.push(
-        sql`(${webhookDeliveries.deliveredAt}, ${webhookDeliveries.id}) < (${input.cursor.createdAt.getTime()}, ${input.cursor.id})`,
-      );
-    }
     const rows = db
       .select()
       .from(webhookDeliveries)
-      .where(and(...filters))
+      .where(and(eq(webhookDeliveries.webhookId, webhook.id), ...afterCursor(input.cursor, webhookDeliveries.deliveredAt, webhookDeliveries.id)))
       .orderBy(desc(webhookDeliveries.deliveredAt), desc(webhookDeliveries.id))
       .limit(input.limit + 1)
       .all();
