@@ -176,25 +176,28 @@ function endOf(runtime: Runtime, claim: GenerationClaim, row: CampaignRow | unde
   };
   if (row.status !== 'active') return finished('stopped');
   if (row.generatedPosts >= row.totalPosts) return finished('completed');
-  const workspace = findWorkspace(runtime.db, row.workspaceId);
-  if (!workspace) return finished('stopped');
-  const used = aiCreditsUsedIn(runtime.db, row.workspaceId, usagePeriod(runtime.clock.now()));
-  if (used >= workspace.features.monthly_ai_credits) return finished('out_of_credits');
+  if (creditsLeft(runtime, row.workspaceId) <= 0) return finished('out_of_credits');
   return null;
+}
+
+/** The workspace's AI credits left this month (a campaign's row is gone with its workspace). */
+function creditsLeft(runtime: Runtime, workspaceId: string): number {
+  const { db, clock } = runtime;
+  const workspace = findWorkspace(db, workspaceId);
+  if (!workspace) return 0;
+  return workspace.features.monthly_ai_credits - aiCreditsUsedIn(db, workspaceId, usagePeriod(clock.now()));
 }
 
 const campaignUnderLease = (runtime: Runtime, claim: GenerationClaim): CampaignRow | undefined =>
   runtime.db.select().from(campaigns).where(eq(campaigns.id, claim.campaignId)).get();
 
 function planBatch(runtime: Runtime, claim: GenerationClaim, batchSize: number): BatchPlan | GenerationOutcome {
-  const { db, clock } = runtime;
+  const { db } = runtime;
   const row = campaignUnderLease(runtime, claim);
   const end = endOf(runtime, claim, row);
   if (end !== null) return end;
   const campaign = row!;
-  const workspace = findWorkspace(db, campaign.workspaceId)!;
-  const creditsLeft = workspace.features.monthly_ai_credits - aiCreditsUsedIn(db, campaign.workspaceId, usagePeriod(clock.now()));
-  const count = Math.min(batchSize, campaign.totalPosts - campaign.generatedPosts, creditsLeft);
+  const count = Math.min(batchSize, campaign.totalPosts - campaign.generatedPosts, creditsLeft(runtime, campaign.workspaceId));
   const contentTypes = contentTypesOf(campaign);
   const slots: GenerationSlot[] = [];
   for (let index = campaign.generatedPosts; index < campaign.generatedPosts + count; index++) {
@@ -248,10 +251,13 @@ function commitBatch(runtime: Runtime, claim: GenerationClaim, plan: BatchPlan, 
   const end = endOf(runtime, claim, row);
   if (end !== null) return end;
   const campaign = row!;
-  // A PATCH may have moved the campaign meanwhile; only slots that still come next are written.
+  // Only our lease moves generated_posts, so the batch still starts there; checked anyway, as the
+  // unique (campaign, slot) index would fail the whole commit otherwise.
   if (plan.request.slots[0]?.index !== campaign.generatedPosts) return null;
+  // Another campaign of the workspace may have spent credits while these drafts were written.
+  const slots = plan.request.slots.slice(0, creditsLeft(runtime, campaign.workspaceId));
   const now = clock.now();
-  for (const [i, slot] of plan.request.slots.entries()) {
+  for (const [i, slot] of slots.entries()) {
     const draft = drafts[i]!;
     const item = insertContentRow(db, {
       id: newId(),
@@ -275,7 +281,7 @@ function commitBatch(runtime: Runtime, claim: GenerationClaim, plan: BatchPlan, 
     });
     recordEvent(db, { workspaceId: campaign.workspaceId, type: 'content.created', data: { content: toContentResource(item) }, at: now });
   }
-  const count = plan.request.slots.length;
+  const count = slots.length;
   spendAiCredits(db, campaign.workspaceId, usagePeriod(now), count);
   db.update(campaigns)
     .set({
