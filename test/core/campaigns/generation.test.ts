@@ -145,12 +145,13 @@ describe('campaign generation', () => {
   it('two campaigns generating at once never spend more credits than the month has', async () => {
     const starter = makeWorkspace(runtime, { plan: 'starter' });
     const as = contextFor(runtime, starter.workspace, 'rest');
-    const ids = ['First', 'Second'].map((name) => (runOperation(createCampaign, as, { name, posts_per_day: 50, campaign_length_days: 10 }) as { id: string }).id);
+    const ids = ['First', 'Second'].map((name) => (runOperation(createCampaign, as, { name, posts_per_day: 50, campaign_length_days: 6 }) as { id: string }).id);
     for (const id of ids) runOperation(launchCampaign, as, { id });
-    // Both are claimed in one pass and plan their first batch of 500 before either commits.
+    // Both are claimed in one pass and plan all 300 of their posts against the same 500 credits
+    // before either commits; the second commit finds 200 left.
     expect((await generateDue(runtime, [fakeGenerator()])).sort()).toEqual(['completed', 'out_of_credits']);
     const written = ids.map((id) => itemsOf(id).length);
-    expect(written.sort()).toEqual([0, 500]);
+    expect(written.sort()).toEqual([200, 300]);
     expect(runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get()!.aiCreditsUsed).toBe(500);
   });
 
