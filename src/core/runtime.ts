@@ -2,16 +2,22 @@ import { openDatabase, type Db } from '../../db/client.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { loadConfig, type Config } from './config.ts';
 import type { Runtime } from './context.ts';
+import { seedTemplates } from './templates/seed.ts';
 import { Wakeups } from './wakeups.ts';
 
 /** Opens the database named by the configuration and assembles what every door shares. */
 export function openRuntime(options: { config?: Config; clock?: Clock; db?: Db } = {}): Runtime {
   const config = options.config ?? loadConfig();
   const wakeups = new Wakeups();
+  const db = options.db ?? openDatabase(config.databaseFile);
+  // Here rather than in openDatabase: db/ sits below the core and cannot import it. Every process
+  // (serve, mcp, admin, worker) and every test runtime comes through here; seeding costs well under
+  // a millisecond once the file is validated (measured), so it runs on every open.
+  seedTemplates(db);
   return {
     config,
     clock: options.clock ?? systemClock,
-    db: options.db ?? openDatabase(config.databaseFile),
+    db,
     wakeups,
     wake: (job) => wakeups.wake(job),
   };
