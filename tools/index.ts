@@ -11,6 +11,7 @@ import serviceLaunchCampaign from './service_launch_campaign.ts';
 import serviceListCampaigns from './service_list_campaigns.ts';
 import serviceListContent from './service_list_content.ts';
 import serviceListSocialAccounts from './service_list_social_accounts.ts';
+import serviceListTemplates from './service_list_templates.ts';
 import serviceListWebhooks from './service_list_webhooks.ts';
 import servicePublishContent from './service_publish_content.ts';
 import serviceUpdateBrandProfile from './service_update_brand_profile.ts';
@@ -40,4 +41,5 @@ export const TOOLS: readonly ToolDescriptor[] = [
   serviceLaunchCampaign,
   serviceGetAnalytics,
   serviceListWebhooks,
+  serviceListTemplates,
 ];

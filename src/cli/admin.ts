@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createApiKey, revokeApiKey } from '../core/accounts/api-keys.ts';
 import { createWorkspace, getWorkspace, listWorkspaces, setWorkspacePlan } from '../core/accounts/workspaces.ts';
@@ -5,6 +7,7 @@ import type { Runtime } from '../core/context.ts';
 import { dateTimeInput } from '../core/dates.ts';
 import { fieldError, ServiceError } from '../core/errors.ts';
 import { connectSocialAccount, disconnectSocialAccount } from '../core/social-accounts/operations.ts';
+import { importTemplates } from '../core/templates/seed.ts';
 
 /** The dashboard's stand-in: account administration from the shell, with --json for scripts. */
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
@@ -17,7 +20,9 @@ Commands:
   list-workspaces
   connect-account --workspace W --platform twitter|linkedin|instagram|facebook|tiktok --username U
                   [--platform-user-id ID] [--display-name D]
-  disconnect-account --id A`;
+  disconnect-account --id A
+  import-templates <file.json>    add or update shared templates from a JSON array of entries
+                                  (the template resource without "object"; matched by id)`;
 
 const OPTIONS = {
   name: { type: 'string' },
@@ -43,7 +48,23 @@ function required(values: Values, name: 'name' | 'workspace' | 'key-id' | 'platf
   return value;
 }
 
-function run(runtime: Runtime, command: string | undefined, values: Values): { json: unknown; text: string } {
+/** The import file, read and parsed; an unreadable file or bad JSON is an invalid_body with the reason. */
+function readJsonFile(path: string | undefined): unknown {
+  if (!path) throw fieldError('file', 'Give the path of a JSON file, such as import-templates templates.json');
+  let text: string;
+  try {
+    text = readFileSync(resolve(path), 'utf8');
+  } catch (error) {
+    throw fieldError('file', `Cannot read ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw fieldError('file', `${path} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function run(runtime: Runtime, command: string | undefined, values: Values, args: string[]): { json: unknown; text: string } {
   switch (command) {
     case 'create-workspace': {
       const { workspace, apiKey } = createWorkspace(runtime, { name: required(values, 'name'), plan: values.plan as never, status: values.status as never });
@@ -110,6 +131,10 @@ function run(runtime: Runtime, command: string | undefined, values: Values): { j
         text: `Disconnected ${account.platform} account @${account.username} (${account.id}); it stays listed as inactive.`,
       };
     }
+    case 'import-templates': {
+      const counts = importTemplates(runtime.db, readJsonFile(args[0]), runtime.clock.now());
+      return { json: counts, text: `Imported templates: ${counts.inserted} inserted, ${counts.updated} updated.` };
+    }
     default:
       throw new ServiceError('invalid_body', command ? `Unknown command ${command}.\n\n${USAGE}` : USAGE);
   }
@@ -132,7 +157,7 @@ export function runAdmin(runtime: Runtime, argv: string[]): number {
     return 0;
   }
   try {
-    const { json, text } = run(runtime, positionals[0], values);
+    const { json, text } = run(runtime, positionals[0], values, positionals.slice(1));
     console.log(values.json ? JSON.stringify(json) : text);
     return 0;
   } catch (error) {

@@ -17,8 +17,9 @@ const CONTENT_TOOLS = [
 ];
 const BRAND_PROFILE_TOOLS = ['service_get_brand_profile', 'service_update_brand_profile'];
 const CAMPAIGN_TOOLS = ['service_list_campaigns', 'service_get_campaign', 'service_create_campaign', 'service_update_campaign'];
+const TEMPLATE_TOOLS = ['service_list_templates'];
 /** Tools that check the subscription and the plan (service_get_account answers despite both). */
-const PLAN_CHECKED_TOOLS = [...BRAND_PROFILE_TOOLS, ...CONTENT_TOOLS, ...CAMPAIGN_TOOLS];
+const PLAN_CHECKED_TOOLS = [...BRAND_PROFILE_TOOLS, ...CONTENT_TOOLS, ...CAMPAIGN_TOOLS, ...TEMPLATE_TOOLS];
 const ALL_TOOLS = ['service_get_account', ...PLAN_CHECKED_TOOLS];
 
 /** Arguments that would succeed for each tool, so only the key or the plan can make a call fail. */
@@ -36,6 +37,7 @@ const validArgs = (id: string): Record<string, Record<string, unknown>> => ({
   service_get_campaign: { id },
   service_create_campaign: { name: 'Spring' },
   service_update_campaign: { id, name: 'Renamed' },
+  service_list_templates: { niche: 'fitness', source_platform: 'instagram' },
 });
 
 describe('MCP tool errors carry the API code and message', () => {

@@ -64,6 +64,7 @@ const EXPECTED_ARGUMENTS: Record<string, { properties: string[]; required: strin
   service_launch_campaign: { properties: ['id'], required: ['id'] },
   service_get_analytics: { properties: ['days'], required: [] },
   service_list_webhooks: { properties: [], required: [] },
+  service_list_templates: { properties: ['niche', 'source_platform', 'content_type', 'limit', 'cursor'], required: [] },
 };
 
 describe('MCP tools/list', () => {
@@ -94,7 +95,7 @@ describe('MCP tools/list', () => {
   });
 
   it('marks the reads read-only, the deletes destructive, publish and launch open-world', () => {
-    for (const name of ['service_get_account', 'service_get_brand_profile', 'service_list_social_accounts', 'service_list_content', 'service_get_content', 'service_list_campaigns', 'service_get_campaign', 'service_get_analytics', 'service_list_webhooks']) {
+    for (const name of ['service_get_account', 'service_get_brand_profile', 'service_list_social_accounts', 'service_list_content', 'service_get_content', 'service_list_campaigns', 'service_get_campaign', 'service_get_analytics', 'service_list_webhooks', 'service_list_templates']) {
       expect(byName(name).annotations?.readOnlyHint, name).toBe(true);
       expect(byName(name).annotations?.destructiveHint, name).not.toBe(true);
     }
