@@ -59,6 +59,12 @@ export interface Config {
     /** How long a generation run holds a campaign without committing a batch; bounds the wait after a crash. */
     leaseSeconds: number;
   };
+  media: {
+    /** Where uploaded files are kept (`MEDIA_DIR`, default `DATA_DIR/media`). */
+    dir: string;
+    /** The largest upload accepted, in bytes (`MEDIA_MAX_BYTES`); a larger one is 413. */
+    maxBytes: number;
+  };
 }
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -104,6 +110,8 @@ const EnvSchema = z.object({
   AI_TIMEOUT_MS: positiveInt(30_000),
   AI_MAX_RETRIES: z.coerce.number().int().min(0).default(3),
   GENERATION_LEASE_SECONDS: positiveInt(60),
+  MEDIA_DIR: z.string().min(1).optional(),
+  MEDIA_MAX_BYTES: positiveInt(100 * 1024 * 1024),
   ...Object.fromEntries(PLATFORMS.map((p) => [appSecretVariable(p), z.string().min(1).optional()])),
 });
 
@@ -160,6 +168,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxRetries: e.AI_MAX_RETRIES,
     },
     campaigns: { leaseSeconds: e.GENERATION_LEASE_SECONDS },
+    media: { dir: e.MEDIA_DIR ?? join(e.DATA_DIR, 'media'), maxBytes: e.MEDIA_MAX_BYTES },
     appSecrets: Object.fromEntries(
       PLATFORMS.flatMap((p) => {
         const secret = (e as Record<string, unknown>)[appSecretVariable(p)];

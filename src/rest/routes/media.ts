@@ -1,7 +1,156 @@
-import { Router } from 'express';
+import busboy from 'busboy';
+import { Router, type Request, type RequestHandler } from 'express';
 import type { Runtime } from '../../core/context.ts';
+import { ServiceError, fieldError } from '../../core/errors.ts';
+import { createMediaAsset, findAssetByStorageKey, listMedia } from '../../core/media/operations.ts';
+import { receiveUpload, type StoredFile } from '../../core/media/receive.ts';
+import { extensionOf } from '../../core/media/serialize.ts';
+import { STORAGE_KEY, mediaStoreFor, type MediaStore } from '../../core/media/store.ts';
+import { fromQuery, handle, route } from '../handle.ts';
+
+/** What the multipart reader found, for the operation's input (keyed by request, never by body). */
+interface Upload {
+  file: StoredFile;
+  filename: string | undefined;
+  tags: string[];
+}
+const uploads = new WeakMap<Request, Upload>();
+
+const cutShort = () => new ServiceError('invalid_body', 'The upload was cut short before the file ended.');
 
 /** POST /media_assets (and under /api/v1), GET /api/v1/media-library, and the public file URLs. */
-export function mediaRoutes(_runtime: Runtime): Router {
-  return Router();
+export function mediaRoutes(runtime: Runtime): Router {
+  const router = Router();
+  const store = mediaStoreFor(runtime.config.media.dir);
+
+  // handle() gives the same authentication, rate limiting, idempotency and failed-request counting
+  // as every other route; only its JSON body reading is replaced by the multipart reader.
+  const [authenticate, _requireJson, _parseJson, run, countFailedRequest, ...rest] = handle(
+    runtime,
+    createMediaAsset,
+    (req) => {
+      const upload = uploads.get(req);
+      return { upload: upload?.file, filename: upload?.filename, tags: upload?.tags };
+    },
+    201,
+  );
+  if (rest.length > 0 || !countFailedRequest) throw new Error('handle() changed shape: revisit the upload route.');
+  const upload = [authenticate, receiveMultipart(runtime, store), run, countFailedRequest];
+
+  route(router, '/media_assets', { post: upload });
+  route(router, '/api/v1/media_assets', { post: upload });
+  route(router, '/api/v1/media-library', { get: handle(runtime, listMedia, fromQuery) });
+  route(router, '/media/:file', { get: [serveFile(runtime, store)] });
+  return router;
+}
+
+/**
+ * Streams the multipart body: the `file` part goes to the store as it arrives (never buffered),
+ * `tags` fields are collected. Refuses at once, without reading the rest, a type the library does
+ * not take (415) or a file past MEDIA_MAX_BYTES (413). Whatever happens, a stored file that ends
+ * without a row (a failure after it was written, a 429, an idempotent replay) is deleted when the
+ * response closes.
+ */
+function receiveMultipart(runtime: Runtime, store: MediaStore): RequestHandler {
+  const { maxBytes } = runtime.config.media;
+  return (req, res, next) => {
+    if (!req.is('multipart/form-data')) {
+      throw new ServiceError('unsupported_media_type', 'Send the upload as multipart/form-data with the file in a field named file.');
+    }
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, limits: { files: 1, fields: 100, fieldSize: 64 * 1024, parts: 101 } });
+    } catch {
+      throw new ServiceError('invalid_body', 'The multipart body has no boundary in its Content-Type.');
+    }
+    const tags: string[] = [];
+    let filename: string | undefined;
+    let stored: Promise<StoredFile> | undefined;
+    let fileStream: NodeJS.ReadableStream & { destroy(error?: Error): void } | undefined;
+    let done = false;
+
+    const finish = (error?: unknown) => {
+      if (done) return;
+      done = true;
+      req.unpipe(parser);
+      if (error) {
+        fileStream?.destroy(error instanceof Error ? error : cutShort());
+        // Stop reading a body we refuse: the connection closes after the answer.
+        if (!req.complete) res.set('Connection', 'close');
+        req.resume();
+        return next(error);
+      }
+      next();
+    };
+
+    res.once('close', () => {
+      stored?.then(
+        (file) => {
+          if (!findAssetByStorageKey(runtime.db, file.storageKey)) void store.delete(file.storageKey);
+        },
+        () => undefined,
+      );
+    });
+
+    parser.on('file', (name, stream, info) => {
+      if (name !== 'file' || stored) {
+        stream.resume();
+        return;
+      }
+      fileStream = stream;
+      filename = info.filename;
+      stored = receiveUpload(store, stream, maxBytes);
+      // A refusal (413, 415) answers at once, without waiting for the rest of the body.
+      stored.catch((error: unknown) => finish(error instanceof ServiceError ? error : cutShort()));
+    });
+    parser.on('field', (name, value) => {
+      if (name === 'tags') tags.push(value);
+    });
+    parser.on('error', () => finish(cutShort()));
+    parser.on('close', () => {
+      if (!stored) return finish(fieldError('file', 'Attach the file in a multipart field named file.'));
+      stored.then(
+        (file) => {
+          uploads.set(req, { file, filename, tags });
+          // What an Idempotency-Key compares: the same bytes, name and tags are the same request.
+          req.body = { file_sha256: file.sha256, filename, tags };
+          finish();
+        },
+        () => undefined, // reported by the catch above
+      );
+    });
+    req.on('close', () => {
+      if (!req.complete) finish(cutShort());
+    });
+    req.pipe(parser);
+  };
+}
+
+/**
+ * GET /media/{key}.{ext}: public (platforms fetch it without a key), with the stored type, range
+ * requests, and caching for a year (a key's bytes never change).
+ */
+function serveFile(runtime: Runtime, store: MediaStore): RequestHandler {
+  const notFound = () => new ServiceError('not_found', 'No media file at this address.');
+  return (req, res, next) => {
+    const [key, extension, ...more] = String(req.params.file).split('.');
+    if (!STORAGE_KEY.test(key) || more.length > 0) throw notFound();
+    const asset = findAssetByStorageKey(runtime.db, key);
+    if (!asset || (extension !== undefined && extension !== extensionOf(asset.mimeType))) throw notFound();
+    // A key's bytes never change, so the key itself is a strong validator (the app turns Express's ETags off).
+    res.set({ 'Content-Type': asset.mimeType, 'X-Content-Type-Options': 'nosniff', ETag: `"${key}"` });
+    res.sendFile(
+      store.localPath(key),
+      { maxAge: 365 * 24 * 60 * 60 * 1000, immutable: true, acceptRanges: true, lastModified: true },
+      (error?: Error & { status?: number; headers?: Record<string, string> }) => {
+        if (!error || res.headersSent) return;
+        for (const header of ['Content-Type', 'X-Content-Type-Options', 'ETag']) res.removeHeader(header);
+        if (error.status === 416) {
+          res.status(416).set(error.headers ?? {}).end();
+          return;
+        }
+        next(error.status === 404 ? notFound() : error);
+      },
+    );
+  };
 }

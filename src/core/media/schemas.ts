@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { ASSET_TYPES } from '../../../db/schema/index.ts';
+import { paginationInput } from '../pagination.ts';
+import type { StoredFile } from './receive.ts';
+
+export const MAX_TAGS = 20;
+export const MAX_TAG_LENGTH = 50;
+
+/**
+ * Tags arrive as repeated `tags` fields, one comma-separated value, or both: every value is split
+ * on commas, trimmed, emptied ones dropped and duplicates removed (first spelling kept); then at
+ * most 20, each at most 50 characters.
+ */
+const tagsInput = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform((raw) => [...new Set((raw === undefined ? [] : [raw].flat()).flatMap((v) => v.split(',')).map((t) => t.trim()).filter(Boolean))])
+  .pipe(
+    z
+      .array(z.string().max(MAX_TAG_LENGTH, `Each tag is at most ${MAX_TAG_LENGTH} characters.`))
+      .max(MAX_TAGS, `At most ${MAX_TAGS} tags.`),
+  );
+
+/** The uploaded name, for display: the last path segment (browsers may send C:\fakepath\...), control characters removed, 255 at most. */
+const filenameInput = z
+  .string()
+  .optional()
+  .transform((raw) => {
+    const name = (raw ?? '').split(/[\\/]/).at(-1)!.replace(/\p{Cc}/gu, '').trim();
+    return name === '' ? undefined : name.slice(0, 255);
+  });
+
+/** What the REST door hands over once the file is on disk; not a tool (MCP carries no files). */
+export const CreateMediaAssetInput = z.object({
+  upload: z.custom<StoredFile>(
+    (v) => typeof v === 'object' && v !== null && typeof (v as StoredFile).storageKey === 'string',
+    'Attach the file in a multipart field named file.',
+  ),
+  filename: filenameInput,
+  tags: tagsInput,
+});
+
+export const ListMediaInput = z.object({
+  ...paginationInput,
+  asset_type: z.enum(ASSET_TYPES).optional().describe('Only assets of this type: image or video.'),
+});

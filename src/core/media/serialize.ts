@@ -1,0 +1,38 @@
+import type { mediaAssets } from '../../../db/schema/index.ts';
+
+export type MediaAssetRow = typeof mediaAssets.$inferSelect;
+
+const EXTENSIONS: Record<string, string> = {
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+  'image/webp': 'webp',
+  'image/gif': 'gif',
+  'video/mp4': 'mp4',
+  'video/quicktime': 'mov',
+  'video/webm': 'webm',
+};
+
+/** The public file path: the storage key plus the extension of the sniffed type. */
+export const mediaPath = (row: Pick<MediaAssetRow, 'storageKey' | 'mimeType'>): string =>
+  `/media/${row.storageKey}${EXTENSIONS[row.mimeType] ? `.${EXTENSIONS[row.mimeType]}` : ''}`;
+
+export const extensionOf = (mimeType: string): string | undefined => EXTENSIONS[mimeType];
+
+/** The media asset resource (DECISIONS.md / README, Media). `url` is absolute and public. */
+export function toMediaAssetResource(row: MediaAssetRow, publicBaseUrl: string) {
+  return {
+    id: row.id,
+    object: 'media_asset' as const,
+    url: `${publicBaseUrl}${mediaPath(row)}`,
+    asset_type: row.assetType,
+    mime_type: row.mimeType,
+    size_bytes: row.sizeBytes,
+    width: row.width,
+    height: row.height,
+    tags: row.tags,
+    filename: row.filename,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+export type MediaAssetResource = ReturnType<typeof toMediaAssetResource>;
