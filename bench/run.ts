@@ -9,6 +9,7 @@
  *   publishing  lag from scheduled_for to publishing, and fan-out items/s vs a raw claim+update loop
  *   webhooks    deliveries/s vs a raw HTTP POST loop, and event-to-first-attempt latency
  *   generation  time to generate a 50/day x 365-day campaign vs a raw insert of the same rows
+ *   media  server RSS while receiving a 50 MB upload vs its idle RSS (--media-mb N)
  *
  * Each figure is measured next to its limit in the same run and printed as a ratio; the summary
  * table at the end marks the targets. --strict makes a missed target exit non-zero; a failed
@@ -20,13 +21,14 @@ import { parseArgs } from 'node:util';
 import { createItem, createWorkspaceViaCli } from './fixtures.ts';
 import { benchGeneration } from './generation.ts';
 import { benchList } from './list.ts';
+import { benchMedia } from './media.ts';
 import { benchPublishing } from './publishing.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { childEnv, passes, RAISED_LIMITS, REPO_ROOT, startHttpChild, summaryTable, tempDir, type HttpChild, type Row } from './lib.ts';
 import { benchRest, startBaseline } from './rest.ts';
 import { benchStdio } from './stdio.ts';
 
-const GROUPS = ['rest', 'list', 'stdio', 'publishing', 'webhooks', 'generation'] as const;
+const GROUPS = ['rest', 'list', 'stdio', 'publishing', 'webhooks', 'generation', 'media'] as const;
 type Group = (typeof GROUPS)[number];
 
 const { values, positionals } = parseArgs({
@@ -48,6 +50,7 @@ const { values, positionals } = parseArgs({
     'webhook-events': { type: 'string', default: '5000' },
     'webhook-rate': { type: 'string', default: '200' },
     'webhook-seconds': { type: 'string', default: '5' },
+    'media-mb': { type: 'string', default: '50' },
     strict: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -158,6 +161,8 @@ async function main(): Promise<number> {
   }
 
   if (selected.has('generation')) rows.push(...(await benchGeneration({ rounds })));
+
+  if (selected.has('media')) rows.push(...(await benchMedia({ sizeMb: positiveNumber('media-mb', values['media-mb']), rounds })));
 
   console.log(`\n== Summary (${new Date().toISOString()}, ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s, load average ${load()}) ==`);
   console.log(summaryTable(rows));
