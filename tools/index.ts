@@ -10,6 +10,7 @@ import serviceGetContent from './service_get_content.ts';
 import serviceLaunchCampaign from './service_launch_campaign.ts';
 import serviceListCampaigns from './service_list_campaigns.ts';
 import serviceListContent from './service_list_content.ts';
+import serviceListMedia from './service_list_media.ts';
 import serviceListSocialAccounts from './service_list_social_accounts.ts';
 import serviceListTemplates from './service_list_templates.ts';
 import serviceListWebhooks from './service_list_webhooks.ts';
@@ -27,6 +28,7 @@ export const TOOLS: readonly ToolDescriptor[] = [
   serviceGetBrandProfile,
   serviceUpdateBrandProfile,
   serviceListSocialAccounts,
+  serviceListMedia,
   serviceListContent,
   serviceGetContent,
   serviceCreateContent,

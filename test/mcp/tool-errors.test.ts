@@ -18,8 +18,9 @@ const CONTENT_TOOLS = [
 const BRAND_PROFILE_TOOLS = ['service_get_brand_profile', 'service_update_brand_profile'];
 const CAMPAIGN_TOOLS = ['service_list_campaigns', 'service_get_campaign', 'service_create_campaign', 'service_update_campaign'];
 const TEMPLATE_TOOLS = ['service_list_templates'];
+const MEDIA_TOOLS = ['service_list_media'];
 /** Tools that check the subscription and the plan (service_get_account answers despite both). */
-const PLAN_CHECKED_TOOLS = [...BRAND_PROFILE_TOOLS, ...CONTENT_TOOLS, ...CAMPAIGN_TOOLS, ...TEMPLATE_TOOLS];
+const PLAN_CHECKED_TOOLS = [...BRAND_PROFILE_TOOLS, ...CONTENT_TOOLS, ...CAMPAIGN_TOOLS, ...TEMPLATE_TOOLS, ...MEDIA_TOOLS];
 const ALL_TOOLS = ['service_get_account', ...PLAN_CHECKED_TOOLS];
 
 /** Arguments that would succeed for each tool, so only the key or the plan can make a call fail. */
@@ -38,6 +39,7 @@ const validArgs = (id: string): Record<string, Record<string, unknown>> => ({
   service_create_campaign: { name: 'Spring' },
   service_update_campaign: { id, name: 'Renamed' },
   service_list_templates: { niche: 'fitness', source_platform: 'instagram' },
+  service_list_media: { asset_type: 'image' },
 });
 
 describe('MCP tool errors carry the API code and message', () => {
@@ -110,6 +112,13 @@ describe('MCP tool errors carry the API code and message', () => {
     expect(Object.keys(badStatus.details.fieldErrors)).toEqual(['status']);
     const badPublish = await toolError(client, 'service_publish_content', { id: item.id, scheduled_for: 'tomorrow' }, 'invalid_body');
     expect(Object.keys(badPublish.details.fieldErrors)).toEqual(['scheduled_for']);
+  });
+
+  it('answers invalid_body for an unknown asset_type on service_list_media, as REST does', async () => {
+    const error = await toolError(client, 'service_list_media', { asset_type: 'audio' }, 'invalid_body');
+    const rest = await restError('GET', '/api/v1/media-library?asset_type=audio');
+    expect(error.message).toBe(rest.message);
+    expect(error.details).toEqual(rest.details);
   });
 
   it('answers invalid_body when status scheduled comes without scheduled_for', async () => {

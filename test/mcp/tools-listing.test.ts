@@ -50,6 +50,7 @@ const EXPECTED_ARGUMENTS: Record<string, { properties: string[]; required: strin
   service_get_brand_profile: { properties: [], required: [] },
   service_update_brand_profile: { properties: BRAND_PROFILE_FIELDS, required: [] },
   service_list_social_accounts: { properties: [], required: [] },
+  service_list_media: { properties: ['limit', 'cursor', 'asset_type'], required: [] },
   service_list_content: { properties: ['status', 'content_type', 'limit', 'cursor'], required: [] },
   service_get_content: { properties: ['id'], required: ['id'] },
   service_create_content: { properties: CONTENT_FIELDS, required: ['caption'] },
@@ -95,7 +96,7 @@ describe('MCP tools/list', () => {
   });
 
   it('marks the reads read-only, the deletes destructive, publish and launch open-world', () => {
-    for (const name of ['service_get_account', 'service_get_brand_profile', 'service_list_social_accounts', 'service_list_content', 'service_get_content', 'service_list_campaigns', 'service_get_campaign', 'service_get_analytics', 'service_list_webhooks', 'service_list_templates']) {
+    for (const name of ['service_get_account', 'service_get_brand_profile', 'service_list_social_accounts', 'service_list_content', 'service_get_content', 'service_list_campaigns', 'service_get_campaign', 'service_get_analytics', 'service_list_webhooks', 'service_list_templates', 'service_list_media']) {
       expect(byName(name).annotations?.readOnlyHint, name).toBe(true);
       expect(byName(name).annotations?.destructiveHint, name).not.toBe(true);
     }
