@@ -43,12 +43,19 @@ const requireJsonBody = requireBodyType('application/json', 'Send the body as JS
 
 /**
  * Turns a core operation into Express handlers: authenticate (so an anonymous caller never gets
- * its body read), parse the JSON body, then take from the rate-limit buckets and run, in the next
- * group commit (executeOperation). A request that fails before it runs (a bad body, an idempotency refusal) is still
+ * its body read), read the body (JSON, unless the route reads it its own way, as the multipart
+ * upload does), then take from the rate-limit buckets and run, in the next group commit
+ * (executeOperation). A request that fails before it runs (a bad body, an idempotency refusal) is still
  * counted, so every authenticated answer carries the rate-limit headers. Every rule lives in the
  * core; this only translates.
  */
-export function handle(runtime: Runtime, operation: Operation, input: InputSource, status = 200): Handlers {
+export function handle(
+  runtime: Runtime,
+  operation: Operation,
+  input: InputSource,
+  status = 200,
+  readBody: RequestHandler[] = [requireJsonBody, express.json({ limit: runtime.config.bodyLimitBytes })],
+): Handlers {
   const gate: RequestHandler = (req, res, next) => {
     res.locals.workspace = authenticate(runtime, req.get('authorization'), { planChecks: operation.planChecks ?? true });
     next();
@@ -81,7 +88,7 @@ export function handle(runtime: Runtime, operation: Operation, input: InputSourc
     }
     next(error);
   };
-  return [gate, requireJsonBody, express.json({ limit: runtime.config.bodyLimitBytes }), run, countFailedRequest];
+  return [gate, ...readBody, run, countFailedRequest];
 }
 
 /**

@@ -23,19 +23,18 @@ export function mediaRoutes(runtime: Runtime): Router {
   const router = Router();
   const store = mediaStoreFor(runtime.config.media.dir);
 
-  // handle() gives the same authentication, rate limiting, idempotency and failed-request counting
-  // as every other route; only its JSON body reading is replaced by the multipart reader.
-  const [authenticate, _requireJson, _parseJson, run, countFailedRequest, ...rest] = handle(
+  // The same authentication, rate limiting, idempotency and failed-request counting as every other
+  // route; the body is read by the multipart reader instead of the JSON parser.
+  const upload = handle(
     runtime,
     createMediaAsset,
     (req) => {
-      const upload = uploads.get(req);
-      return { upload: upload?.file, filename: upload?.filename, tags: upload?.tags };
+      const received = uploads.get(req);
+      return { upload: received?.file, filename: received?.filename, tags: received?.tags };
     },
     201,
+    [receiveMultipart(runtime, store)],
   );
-  if (rest.length > 0 || !countFailedRequest) throw new Error('handle() changed shape: revisit the upload route.');
-  const upload = [authenticate, receiveMultipart(runtime, store), run, countFailedRequest];
 
   route(router, '/media_assets', { post: upload });
   route(router, '/api/v1/media_assets', { post: upload });
