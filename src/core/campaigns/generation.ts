@@ -9,6 +9,7 @@ import { insertContentRow } from '../content/operations.ts';
 import { toContentResource } from '../content/serialize.ts';
 import type { Runtime } from '../context.ts';
 import { recordEvent } from '../events/record-event.ts';
+import { templateStructures } from '../templates/operations.ts';
 import { newId, randomBase62 } from '../ids.ts';
 import { draftProblems, type CaptionGenerator, type Draft, type GenerationRequest, type GenerationSlot } from './generator.ts';
 import type { CampaignRow } from './serialize.ts';
@@ -211,13 +212,14 @@ function planBatch(runtime: Runtime, claim: GenerationClaim, batchSize: number):
     .orderBy(socialAccounts.platform)
     .all()
     .map((r) => r.platform);
+  // Read before every batch (DECISIONS.md), so an edit to the profile shows in the next batch.
+  const brand = brandProfileOf(db, campaign.workspaceId);
   return {
     targetPlatforms,
     request: {
       campaign: { id: campaign.id, name: campaign.name, description: campaign.description, totalPosts: campaign.totalPosts },
-      // Read before every batch (DECISIONS.md), so an edit to the profile shows in the next batch.
-      brand: brandProfileOf(db, campaign.workspaceId),
-      templates: [],
+      brand,
+      templates: templateStructures(db, [...new Set(slots.map((slot) => slot.contentType))], brand.industry),
       slots,
     },
   };

@@ -1,5 +1,6 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
-import { templates } from '../../../db/schema/index.ts';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { Db } from '../../../db/client.ts';
+import { templates, type ContentType } from '../../../db/schema/index.ts';
 import { defineOperation } from '../operation.ts';
 import { afterCursor, toPage } from '../pagination.ts';
 import { ListTemplatesInput } from './schemas.ts';
@@ -33,3 +34,26 @@ export const listTemplates = defineOperation({
     return toPage(rows, input.limit, (r) => ({ createdAt: r.createdAt, id: r.id }), toTemplateResource);
   },
 });
+
+/**
+ * The structures a campaign's posts may follow (DECISIONS.md: the generator draws on the templates'
+ * structures): the library's templates of the given content types, those of the brand's industry
+ * first when it names one of their niches, most engaging first; each as "hook / body / call to
+ * action", the form the built-in generator reads.
+ */
+export function templateStructures(db: Db, contentTypes: readonly ContentType[], industry: string | null, limit = 12): string[] {
+  if (contentTypes.length === 0) return [];
+  const niche = industry?.trim().toLowerCase().replace(/\s+/g, '-') ?? '';
+  return db
+    .select({ structure: templates.structure })
+    .from(templates)
+    .where(inArray(templates.contentType, [...contentTypes]))
+    .orderBy(
+      sql`exists (select 1 from json_each(${templates.niches}) where json_each.value = ${niche}) desc`,
+      sql`json_extract(${templates.engagement}, '$.engagement_rate') desc`,
+      templates.id,
+    )
+    .limit(limit)
+    .all()
+    .map(({ structure }) => `${structure.hook} / ${structure.body} / ${structure.call_to_action}`);
+}

@@ -1,7 +1,8 @@
 import { and, asc, eq, isNotNull } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { campaigns, content, usagePeriods } from '../../../db/schema/index.ts';
+import { campaigns, content, templates, usagePeriods } from '../../../db/schema/index.ts';
 import { usagePeriod } from '../../../src/core/accounts/usage.ts';
+import { updateBrandProfile } from '../../../src/core/brand-profile/operations.ts';
 import { createCampaign, deleteCampaign, launchCampaign, updateCampaign } from '../../../src/core/campaigns/operations.ts';
 import { generateDue } from '../../../src/core/campaigns/generate-due.ts';
 import {
@@ -221,6 +222,23 @@ describe('campaign generation', () => {
     expect(await generateDue(runtime, [fakeGenerator()])).toEqual(['completed']);
     expect(itemsOf(id).map((item) => item.campaignSlot)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
     expect(campaignRow(id)!.generatedPosts).toBe(1000);
+  });
+
+  it('each batch is written from the templates library: structures of its content types, the brand\'s industry first', async () => {
+    runOperation(updateBrandProfile, ctx(), { industry: 'SaaS' });
+    const { id } = create({ posts_per_day: 2, campaign_length_days: 2, content_mix: { carousel: 1 } });
+    launch(id);
+    const generator = fakeGenerator();
+    await generateDue(runtime, [generator]);
+    const [request] = generator.calls;
+    const library = runtime.db.select().from(templates).all();
+    const carousels = library.filter((t) => t.contentType === 'carousel').map((t) => `${t.structure.hook} / ${t.structure.body} / ${t.structure.call_to_action}`);
+    expect(request!.templates.length).toBeGreaterThan(0);
+    for (const structure of request!.templates) expect(carousels).toContain(structure);
+    const saas = library.filter((t) => t.contentType === 'carousel' && t.niches.includes('saas'));
+    expect(saas.length).toBeGreaterThan(0);
+    const first = library.find((t) => `${t.structure.hook} / ${t.structure.body} / ${t.structure.call_to_action}` === request!.templates[0]);
+    expect(first!.niches).toContain('saas');
   });
 
   it('a generator that fails or writes an invalid draft is passed over for the next one', async () => {
