@@ -1,31 +1,16 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectSocialAccount, disconnectSocialAccount } from '../../src/core/social-accounts/operations.ts';
-import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
-import { connectMcp } from '../helpers/mcp.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { makeWorkspace } from '../helpers/factories.ts';
+import { call } from '../helpers/http.ts';
+import { connectMcp, useMcpTestbed } from '../helpers/mcp.ts';
 import { toolError, toolResult } from '../helpers/tool-calls.ts';
 
 /** service_list_social_accounts (SPEC.md Assistant tools): GET /social-accounts through the SDK client. */
 describe('MCP service_list_social_accounts', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
-  let client: Client;
-  beforeEach(async () => {
-    runtime = testRuntime();
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-    client = await connectMcp(runtime, ws.apiKey);
-  });
-  afterEach(async () => {
-    await client.close();
-    await server.close();
-  });
+  const bed = useMcpTestbed();
 
   it('is listed read-only, takes no arguments, and tells the agent what target_platforms needs', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await bed.client.listTools();
     const tool = tools.find((t) => t.name === 'service_list_social_accounts');
     expect(tool).toBeDefined();
     expect(tool!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
@@ -38,23 +23,23 @@ describe('MCP service_list_social_accounts', () => {
   });
 
   it('answers what GET /api/v1/social-accounts answers, inactive accounts included', async () => {
-    const twitter = connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'twitter', username: 'acme' });
-    runtime.clock.advance(1000);
-    const linkedin = connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'linkedin', username: 'acme' });
-    disconnectSocialAccount(runtime, linkedin.id);
+    const twitter = connectSocialAccount(bed.runtime, { workspaceId: bed.ws.workspace.id, platform: 'twitter', username: 'acme' });
+    bed.runtime.clock.advance(1000);
+    const linkedin = connectSocialAccount(bed.runtime, { workspaceId: bed.ws.workspace.id, platform: 'linkedin', username: 'acme' });
+    disconnectSocialAccount(bed.runtime, linkedin.id);
 
-    const listed = await toolResult(client, 'service_list_social_accounts');
-    const rest = await call(server, 'GET', '/api/v1/social-accounts', { headers: ws.headers });
+    const listed = await toolResult(bed.client, 'service_list_social_accounts');
+    const rest = await call(bed.server, 'GET', '/api/v1/social-accounts', { headers: bed.ws.headers });
     expect(rest.status).toBe(200);
     expect(listed).toEqual(rest.body);
     expect(listed).toEqual({ object: 'list', data: [{ ...linkedin, is_active: false }, twitter], has_more: false, next_cursor: null });
   });
 
   it("never shows another workspace's accounts", async () => {
-    const other = makeWorkspace(runtime);
-    connectSocialAccount(runtime, { workspaceId: other.workspace.id, platform: 'tiktok', username: 'theirs' });
-    expect((await toolResult(client, 'service_list_social_accounts')).data).toEqual([]);
-    const theirs = await connectMcp(runtime, other.apiKey);
+    const other = makeWorkspace(bed.runtime);
+    connectSocialAccount(bed.runtime, { workspaceId: other.workspace.id, platform: 'tiktok', username: 'theirs' });
+    expect((await toolResult(bed.client, 'service_list_social_accounts')).data).toEqual([]);
+    const theirs = await connectMcp(bed.runtime, other.apiKey);
     try {
       expect((await toolResult(theirs, 'service_list_social_accounts')).data.map((a: any) => a.username)).toEqual(['theirs']);
     } finally {
@@ -63,7 +48,7 @@ describe('MCP service_list_social_accounts', () => {
   });
 
   it('refuses a caller without a valid key, like the route', async () => {
-    const anonymous = await connectMcp(runtime, undefined);
+    const anonymous = await connectMcp(bed.runtime, undefined);
     try {
       await toolError(anonymous, 'service_list_social_accounts', {}, 'missing_key');
     } finally {

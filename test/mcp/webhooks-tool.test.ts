@@ -1,38 +1,23 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
-import { connectMcp } from '../helpers/mcp.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { call } from '../helpers/http.ts';
+import { connectMcp, useMcpTestbed } from '../helpers/mcp.ts';
 import { toolError, toolResult } from '../helpers/tool-calls.ts';
 
 const env = { ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64') };
 
 /** service_list_webhooks (SPEC.md Assistant tools): GET /webhooks through the SDK client. */
 describe('MCP service_list_webhooks', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
-  let client: Client;
-  beforeEach(async () => {
-    runtime = testRuntime({ env });
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-    client = await connectMcp(runtime, ws.apiKey);
-  });
-  afterEach(async () => {
-    await client.close();
-    await server.close();
-  });
+  const bed = useMcpTestbed({ env });
 
   const create = async (workspace: TestWorkspace, body: Record<string, unknown>) => {
-    const res = await call(server, 'POST', '/api/v1/webhooks', { headers: workspace.headers, body });
+    const res = await call(bed.server, 'POST', '/api/v1/webhooks', { headers: workspace.headers, body });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body;
   };
 
   it('is listed read-only after service_get_analytics, takes no arguments, and explains the fields', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await bed.client.listTools();
     const tool = tools.find((t) => t.name === 'service_list_webhooks');
     expect(tool).toBeDefined();
     expect(tool!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
@@ -44,12 +29,12 @@ describe('MCP service_list_webhooks', () => {
   });
 
   it('answers what GET /api/v1/webhooks answers, with every signing_secret null', async () => {
-    const first = await create(ws, { url: 'https://93.184.216.34/a', events: ['content.published'] });
-    runtime.clock.advance(1000);
-    const second = await create(ws, { url: 'https://1.1.1.1/b' });
+    const first = await create(bed.ws, { url: 'https://93.184.216.34/a', events: ['content.published'] });
+    bed.runtime.clock.advance(1000);
+    const second = await create(bed.ws, { url: 'https://1.1.1.1/b' });
 
-    const listed = await toolResult(client, 'service_list_webhooks');
-    const rest = await call(server, 'GET', '/api/v1/webhooks', { headers: ws.headers });
+    const listed = await toolResult(bed.client, 'service_list_webhooks');
+    const rest = await call(bed.server, 'GET', '/api/v1/webhooks', { headers: bed.ws.headers });
     expect(rest.status).toBe(200);
     expect(listed).toEqual(rest.body);
     expect(listed).toEqual({
@@ -62,14 +47,14 @@ describe('MCP service_list_webhooks', () => {
       next_cursor: null,
     });
     // Arguments the REST route ignores are ignored here too.
-    expect(await toolResult(client, 'service_list_webhooks', { limit: 1, cursor: 'x' })).toEqual(listed);
+    expect(await toolResult(bed.client, 'service_list_webhooks', { limit: 1, cursor: 'x' })).toEqual(listed);
   });
 
   it("never shows another workspace's webhooks", async () => {
-    const other = makeWorkspace(runtime);
+    const other = makeWorkspace(bed.runtime);
     const theirs = await create(other, { url: 'https://93.184.216.34/theirs' });
-    expect((await toolResult(client, 'service_list_webhooks')).data).toEqual([]);
-    const theirClient = await connectMcp(runtime, other.apiKey);
+    expect((await toolResult(bed.client, 'service_list_webhooks')).data).toEqual([]);
+    const theirClient = await connectMcp(bed.runtime, other.apiKey);
     try {
       expect((await toolResult(theirClient, 'service_list_webhooks')).data.map((w: any) => w.id)).toEqual([theirs.id]);
     } finally {
@@ -78,7 +63,7 @@ describe('MCP service_list_webhooks', () => {
   });
 
   it('refuses a caller without a valid key, like the route', async () => {
-    const anonymous = await connectMcp(runtime, undefined);
+    const anonymous = await connectMcp(bed.runtime, undefined);
     try {
       await toolError(anonymous, 'service_list_webhooks', {}, 'missing_key');
     } finally {
