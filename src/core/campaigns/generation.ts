@@ -15,7 +15,7 @@ import { draftProblems, type CaptionGenerator, type Draft, type GenerationReques
 import type { CampaignRow } from './serialize.ts';
 
 /** DECISIONS.md, Campaigns: how the engine's mix keys map to content types. */
-export const CONTENT_TYPE_OF_MIX_KEY: Readonly<Record<ContentMixKey, ContentType>> = {
+const CONTENT_TYPE_OF_MIX_KEY: Readonly<Record<ContentMixKey, ContentType>> = {
   ugc: 'reel',
   slideshow: 'slideshow',
   talkingHead: 'talking_head',

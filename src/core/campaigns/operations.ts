@@ -23,7 +23,7 @@ export function getCampaignInWorkspace(db: Db, workspaceId: string, id: string):
 }
 
 /** DECISIONS.md, Campaigns: `start_date` defaults to the next UTC midnight. */
-export function nextUtcMidnight(now: Date): Date {
+function nextUtcMidnight(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
 }
 

@@ -132,7 +132,7 @@ type Outcome =
   | { kind: 'fatal'; reason: string };
 
 /** The drafts in a chat-completions response body, in slot order, or why there are none. */
-export function readDrafts(body: string, request: Pick<GenerationRequest, 'slots' | 'brand'>): Draft[] | string {
+function readDrafts(body: string, request: Pick<GenerationRequest, 'slots' | 'brand'>): Draft[] | string {
   const completion = parseJson(body);
   const choice = isRecord(completion) && Array.isArray(completion.choices) ? completion.choices[0] : undefined;
   const message = isRecord(choice) ? choice.message : undefined;
@@ -166,7 +166,7 @@ export function readDrafts(body: string, request: Pick<GenerationRequest, 'slots
 }
 
 /** The brand brief and the hard rules, compactly; only what the brand has set. */
-export function systemPrompt(brand: BrandBrief): string {
+function systemPrompt(brand: BrandBrief): string {
   const lines = [
     'You write social media posts for one brand. Answer with a single JSON object and nothing else:',
     '{"posts":[{"caption":"…","hashtags":["…"],"topic":"…"}]} with exactly one entry per slot, in slot order.',
@@ -205,7 +205,7 @@ export function systemPrompt(brand: BrandBrief): string {
 }
 
 /** The campaign, the workspace's templates and one line per slot: its content type and when it goes out. */
-export function slotsPrompt(request: Pick<GenerationRequest, 'campaign' | 'templates' | 'slots'>): string {
+function slotsPrompt(request: Pick<GenerationRequest, 'campaign' | 'templates' | 'slots'>): string {
   const { campaign } = request;
   const lines = [`Campaign: ${campaign.name}${campaign.description ? ` (${campaign.description})` : ''}`];
   if (request.templates.length > 0) lines.push(`Post structures you may follow: ${request.templates.map((t) => JSON.stringify(t)).join(', ')}`);
