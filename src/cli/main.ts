@@ -2,11 +2,13 @@
 import { createServer } from 'node:http';
 import { startBackgroundCheckpoints } from '../../db/checkpointer.ts';
 import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
 import { loadConfig } from '../core/config.ts';
 import { ensureDefaultWorkspace } from '../core/accounts/workspaces.ts';
 import type { Runtime } from '../core/context.ts';
 import { openRuntime } from '../core/runtime.ts';
 import { serveMcpStdio } from '../mcp/stdio.ts';
+import { exposedTools } from '../mcp/tool-selection.ts';
 import { createApp } from '../rest/app.ts';
 import { startMaintenance } from '../jobs/maintenance.ts';
 import { generatorsFor } from '../core/campaigns/generators/index.ts';
@@ -20,11 +22,13 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
+      applyServingFlags(command, rest);
       await serve(openRuntime());
       return -1;
     case 'mcp': {
       // stdout is the protocol channel: route console.log to stderr before anything can print.
       console.log = console.error;
+      applyServingFlags(command, rest);
       const runtime = openRuntime();
       startBackgroundCheckpoints(runtime.db);
       startSchedulers(runtime);
@@ -56,12 +60,30 @@ async function main(argv: string[]): Promise<number> {
       }
     }
     default:
-      console.error('Usage: main.ts serve | mcp | worker | admin <command>');
+      console.error('Usage: main.ts serve [--read-only] | mcp [--read-only] | worker | admin <command>');
       return 2;
   }
 }
 
+/**
+ * `serve` and `mcp` take one flag, `--read-only`, shorthand for SERVICE_READ_ONLY=true. It goes into
+ * the environment the configuration is read from, so every read of it (serve reads it again once
+ * the port is known) sees the same value.
+ */
+function applyServingFlags(command: string, args: string[]): void {
+  let readOnly: boolean | undefined;
+  try {
+    ({ 'read-only': readOnly } = parseArgs({ args, options: { 'read-only': { type: 'boolean' } }, strict: true }).values);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\nUsage: main.ts ${command} [--read-only]`, { cause: error });
+  }
+  if (readOnly) process.env.SERVICE_READ_ONLY = 'true';
+}
+
 async function serve(opened: Runtime): Promise<void> {
+  // /mcp settles its tools when the app is built, after listening; a bad selection must stop
+  // start-up before a port is taken or a first API key is shown.
+  exposedTools(opened.config.mcpTools);
   const created = ensureDefaultWorkspace(opened);
   if (created) {
     console.log(`Created workspace "${created.workspace.name}" (${created.workspace.id}).`);

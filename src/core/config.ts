@@ -15,6 +15,12 @@ export interface Config {
   bodyLimitBytes: number;
   /** Browser origins allowed to call /mcp besides the service's own. */
   mcpAllowedOrigins: string[];
+  /**
+   * Which tools MCP lists and serves, on both transports: only the read tools when `readOnly`
+   * (SERVICE_READ_ONLY or `--read-only`), only the named ones when `names` is set (SERVICE_TOOLS);
+   * both together give the intersection. The MCP door checks the names against its tools.
+   */
+  mcpTools: { readOnly: boolean; names: string[] | null };
   /** Whether this process runs the schedulers (the publishing run, webhook delivery, maintenance). */
   runSchedulers: boolean;
   /** How often the schedulers poll for work other processes queued (they are woken for their own). */
@@ -81,6 +87,11 @@ const EnvSchema = z.object({
   RATE_LIMIT_MEDIA: positiveInt(20),
   BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
+  SERVICE_READ_ONLY: z.enum(['true', 'false']).default('false'),
+  SERVICE_TOOLS: z
+    .string()
+    .refine((list) => toolNames(list).length > 0, 'expected tool names, comma-separated, for example service_list_content,service_get_content')
+    .optional(),
   RUN_SCHEDULERS: z.enum(['true', 'false']).default('true'),
   SCHEDULER_POLL_SECONDS: positiveInt(1),
   PUBLISH_LEASE_SECONDS: positiveInt(60),
@@ -115,6 +126,11 @@ const EnvSchema = z.object({
   ...Object.fromEntries(PLATFORMS.map((p) => [appSecretVariable(p), z.string().min(1).optional()])),
 });
 
+/** SERVICE_TOOLS split into names; blanks around commas are forgiven. */
+function toolNames(list: string): string[] {
+  return list.split(',').map((name) => name.trim()).filter(Boolean);
+}
+
 function appSecretVariable(platform: Platform): string {
   return `${platform.toUpperCase()}_APP_SECRET`;
 }
@@ -139,6 +155,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimits: { read: e.RATE_LIMIT_READ, write: e.RATE_LIMIT_WRITE, publish: e.RATE_LIMIT_PUBLISH, media: e.RATE_LIMIT_MEDIA },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
+    mcpTools: { readOnly: e.SERVICE_READ_ONLY === 'true', names: e.SERVICE_TOOLS === undefined ? null : toolNames(e.SERVICE_TOOLS) },
     runSchedulers: e.RUN_SCHEDULERS === 'true',
     schedulerPollSeconds: e.SCHEDULER_POLL_SECONDS,
     publishing: {

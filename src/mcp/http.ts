@@ -2,6 +2,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Runtime } from '../core/context.ts';
 import type { RateLimitState } from '../core/errors.ts';
+import type { ToolDescriptor } from '../../tools/index.ts';
 import { createMcpServer } from './server.ts';
 
 /**
@@ -12,9 +13,10 @@ export async function serveMcpRequest(
   runtime: Runtime,
   req: IncomingMessage,
   res: ServerResponse,
+  tools: readonly ToolDescriptor[],
   onRateLimit: (state: RateLimitState) => void,
 ): Promise<void> {
-  const server = createMcpServer({ runtime, authorization: req.headers.authorization, onRateLimit });
+  const server = createMcpServer({ runtime, authorization: req.headers.authorization, onRateLimit, tools });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on('close', () => {
     void transport.close();

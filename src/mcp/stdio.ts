@@ -2,15 +2,17 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { authenticate } from '../core/accounts/api-keys.ts';
 import type { Runtime } from '../core/context.ts';
 import { createMcpServer } from './server.ts';
+import { exposedTools } from './tool-selection.ts';
 
 /**
  * Serves MCP over stdin/stdout with the key from SERVICE_API_KEY. stdout belongs to the protocol:
- * everything else goes to stderr. A bad key stops start-up with the API's reason.
+ * everything else goes to stderr. A bad key or tool selection stops start-up with the reason.
  */
 export async function serveMcpStdio(runtime: Runtime, apiKey: string | undefined): Promise<void> {
+  const tools = exposedTools(runtime.config.mcpTools);
   if (!apiKey) throw new Error('Set SERVICE_API_KEY to the API key (np_live_…) the stdio server should act with.');
   const authorization = `Bearer ${apiKey}`;
   authenticate(runtime, authorization, { planChecks: false });
-  const server = createMcpServer({ runtime, authorization });
+  const server = createMcpServer({ runtime, authorization, tools });
   await server.connect(new StdioServerTransport());
 }

@@ -3,13 +3,14 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, beforeEach } from 'vitest';
 import type { Runtime } from '../../src/core/context.ts';
 import { createMcpServer } from '../../src/mcp/server.ts';
+import { exposedTools } from '../../src/mcp/tool-selection.ts';
 import { makeWorkspace, type TestWorkspace } from './factories.ts';
 import { startTestServer, type TestServer } from './http.ts';
 import { testRuntime, type TestRuntime } from './runtime.ts';
 
-/** An SDK client connected to the real server factory over the in-memory transport. */
+/** An SDK client connected to the real server factory over the in-memory transport, with the tools the runtime's configuration selects. */
 export async function connectMcp(runtime: Runtime, apiKey: string | undefined): Promise<Client> {
-  const server = createMcpServer({ runtime, authorization: apiKey ? `Bearer ${apiKey}` : undefined });
+  const server = createMcpServer({ runtime, authorization: apiKey ? `Bearer ${apiKey}` : undefined, tools: exposedTools(runtime.config.mcpTools) });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
   const client = new Client({ name: 'test-client', version: '1.0.0' });

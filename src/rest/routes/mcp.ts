@@ -3,6 +3,7 @@ import { authenticate } from '../../core/accounts/api-keys.ts';
 import type { Runtime } from '../../core/context.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { serveMcpRequest } from '../../mcp/http.ts';
+import { exposedTools } from '../../mcp/tool-selection.ts';
 import { sendError, setRateLimitHeaders } from '../errors.ts';
 
 /**
@@ -16,9 +17,13 @@ function originAllowed(req: Request, runtime: Runtime): boolean {
   return allowed.includes(origin);
 }
 
-/** Streamable HTTP MCP on the REST port: POST only, Bearer on every request, stateless. */
+/**
+ * Streamable HTTP MCP on the REST port: POST only, Bearer on every request, stateless. The tool
+ * selection is settled here, once, so a bad SERVICE_TOOLS stops the app from being built.
+ */
 export function mcpRoutes(runtime: Runtime): Router {
   const router = Router();
+  const tools = exposedTools(runtime.config.mcpTools);
   const { docsUrl } = runtime.config;
   router.post('/mcp', async (req, res) => {
     if (!originAllowed(req, runtime)) {
@@ -37,7 +42,7 @@ export function mcpRoutes(runtime: Runtime): Router {
       }
       throw error;
     }
-    await serveMcpRequest(runtime, req, res, (state) => setRateLimitHeaders(res, state));
+    await serveMcpRequest(runtime, req, res, tools, (state) => setRateLimitHeaders(res, state));
   });
   router.all('/mcp', (_req, res) => {
     res.setHeader('Allow', 'POST');
