@@ -33,8 +33,13 @@ export interface Finished {
 
 /** Runs the entry to completion (killed after `timeoutMs`) and collects its output. */
 export function runEntry(args: string[], env: Record<string, string>, timeoutMs = 20_000): Promise<Finished> {
+  return runNode([...ENTRY_ARGS, ...args], { cwd: ROOT, env: childEnv(env) }, timeoutMs);
+}
+
+/** Runs `node <args>` to completion (killed after `timeoutMs`) and collects its output. */
+export function runNode(args: string[], options: { cwd: string; env: Record<string, string> }, timeoutMs = 20_000): Promise<Finished> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [...ENTRY_ARGS, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
