@@ -5,7 +5,7 @@
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -194,6 +194,14 @@ export async function compareLoad(
       perRound: results.map((r) => r.requests.total / r.duration),
     };
   });
+}
+
+/** A memory figure of a process, in bytes, from /proc/<pid>/status (Linux only): VmRSS now, or VmHWM, its peak. */
+export function statusField(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  if (!match) throw new Error(`No ${field} in /proc/${pid}/status`);
+  return Number(match[1]) * 1024;
 }
 
 /** Nearest-rank percentile of an ascending array. */

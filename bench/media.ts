@@ -7,21 +7,14 @@
  * upload, and VmHWM (the kernel's high-water mark, reset through clear_refs just before the
  * upload) after it; the peak is the larger of the two. Linux only.
  */
-import { openAsBlob, readFileSync, writeFileSync, createWriteStream } from 'node:fs';
+import { openAsBlob, writeFileSync, createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { createWorkspaceViaCli } from './fixtures.ts';
-import { childEnv, fmt, RAISED_LIMITS, startHttpChild, table, tempDir, type Row } from './lib.ts';
+import { childEnv, fmt, RAISED_LIMITS, startHttpChild, statusField, table, tempDir, type Row } from './lib.ts';
 import { png } from '../test/fixtures/media/files.ts';
 
 const MB = 1024 * 1024;
-
-function statusField(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
-  if (!match) throw new Error(`No ${field} in /proc/${pid}/status`);
-  return Number(match[1]) * 1024;
-}
 
 /** A file of `size` bytes that starts as a real PNG (so it is accepted) and is written without holding it in memory. */
 async function writeUploadFile(path: string, size: number): Promise<void> {

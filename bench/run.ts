@@ -10,6 +10,9 @@
  *   webhooks    deliveries/s vs a raw HTTP POST loop, and event-to-first-attempt latency
  *   generation  time to generate a 50/day x 365-day campaign vs a raw insert of the same rows
  *   media  server RSS while receiving a 50 MB upload vs its idle RSS (--media-mb N)
+ *   soak   10 minutes of mixed REST, MCP, publishing and webhook traffic against the real server:
+ *          errors by status, throughput, p99, RSS growth (--soak-minutes N, --soak-warmup-seconds N,
+ *          a 2-minute warm-up by default). Only when named: it is not part of the default set.
  *
  * Each figure is measured next to its limit in the same run and printed as a ratio; the summary
  * table at the end marks the targets. --strict makes a missed target exit non-zero; a failed
@@ -26,10 +29,13 @@ import { benchPublishing } from './publishing.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { childEnv, passes, RAISED_LIMITS, REPO_ROOT, startHttpChild, summaryTable, tempDir, type HttpChild, type Row } from './lib.ts';
 import { benchRest, startBaseline } from './rest.ts';
+import { benchSoak } from './soak.ts';
 import { benchStdio } from './stdio.ts';
 
 const GROUPS = ['rest', 'list', 'stdio', 'publishing', 'webhooks', 'generation', 'media'] as const;
-type Group = (typeof GROUPS)[number];
+/** Groups run only when named: the soak takes ten minutes. */
+const NAMED_ONLY_GROUPS = ['soak'] as const;
+type Group = (typeof GROUPS)[number] | (typeof NAMED_ONLY_GROUPS)[number];
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2),
@@ -51,6 +57,8 @@ const { values, positionals } = parseArgs({
     'webhook-rate': { type: 'string', default: '200' },
     'webhook-seconds': { type: 'string', default: '5' },
     'media-mb': { type: 'string', default: '50' },
+    'soak-minutes': { type: 'string', default: '10' },
+    'soak-warmup-seconds': { type: 'string', default: '120' },
     strict: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -78,12 +86,14 @@ async function main(): Promise<number> {
     console.log(
       'Usage: npm run bench -- [rest] [list] [stdio] [publishing] [--seconds 10] [--warmup 3] [--connections 10] [--stdio-seconds 5] ' +
         '[--in-flight 8] [--rounds 2] [--calls 3000] [--sizes 10000,1000000] [--lag-items 10000] [--spread-seconds 10] [--workspaces 100] ' +
-        '[--throughput-items 5000] [--webhook-events 5000] [--webhook-rate 200] [--webhook-seconds 5] [--strict]',
+        '[--throughput-items 5000] [--webhook-events 5000] [--webhook-rate 200] [--webhook-seconds 5] [--media-mb 50] [--strict]\n' +
+        '       npm run bench -- soak [--soak-minutes 10] [--soak-warmup-seconds 120]   (the soak runs only when named)',
     );
     return 0;
   }
-  const unknown = positionals.filter((p) => !(GROUPS as readonly string[]).includes(p));
-  if (unknown.length) throw new Error(`Unknown benchmark ${unknown.join(', ')}; choose from ${GROUPS.join(', ')}.`);
+  const known: readonly string[] = [...GROUPS, ...NAMED_ONLY_GROUPS];
+  const unknown = positionals.filter((p) => !known.includes(p));
+  if (unknown.length) throw new Error(`Unknown benchmark ${unknown.join(', ')}; choose from ${known.join(', ')}.`);
   const selected = new Set<Group>(positionals.length ? (positionals as Group[]) : GROUPS);
   const seconds = positiveNumber('seconds', values.seconds);
   const warmupSeconds = Number(values.warmup);
@@ -163,6 +173,11 @@ async function main(): Promise<number> {
   if (selected.has('generation')) rows.push(...(await benchGeneration({ rounds })));
 
   if (selected.has('media')) rows.push(...(await benchMedia({ sizeMb: positiveNumber('media-mb', values['media-mb']), rounds })));
+
+  if (selected.has('soak')) {
+    const minutes = positiveNumber('soak-minutes', values['soak-minutes']);
+    rows.push(...(await benchSoak({ minutes, warmupSeconds: positiveNumber('soak-warmup-seconds', values['soak-warmup-seconds']) })));
+  }
 
   console.log(`\n== Summary (${new Date().toISOString()}, ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s, load average ${load()}) ==`);
   console.log(summaryTable(rows));
