@@ -354,23 +354,24 @@ export async function benchSoak(settings: SoakSettings): Promise<Row[]> {
     const offered = kinds.reduce((n, k) => n + k.perSecond * (k.requests ?? 1), 0);
     console.log(`offered load, ${fmt(offered, 1)} requests/s: ${kinds.map((k) => `${k.kind} ${k.perSecond}/s`).join(', ')}`);
     const load = drive(recorder, kinds);
-    const rssSamples: Array<{ at: number; rss: number }> = [];
+    /** VmRSS every 10 s of the measured minutes, the first right after the warm-up. */
+    const rssSamples: number[] = [];
     await sleep(warmupSeconds * 1000);
     recorder.phase = 'measured';
     const measureStart = performance.now();
     const rssStart = statusField(pid, 'VmRSS');
-    rssSamples.push({ at: 0, rss: rssStart });
+    rssSamples.push(rssStart);
     console.log(`warm-up done: RSS ${fmt(rssStart / MB, 1)} MB`);
     while (performance.now() - measureStart < measuredSeconds * 1000) {
       await sleep(Math.min(10_000, measuredSeconds * 1000 - (performance.now() - measureStart)));
       const at = (performance.now() - measureStart) / 1000;
-      rssSamples.push({ at, rss: statusField(pid, 'VmRSS') });
+      rssSamples.push(statusField(pid, 'VmRSS'));
       if (rssSamples.length % 6 === 1 || at >= measuredSeconds) {
         const measured = [...recorder.tallies.measured.values()].reduce((n, t) => n + t.latencies.length, 0);
-        console.log(`  ${fmt(at)} s: ${fmt(measured)} requests, RSS ${fmt(rssSamples.at(-1)!.rss / MB, 1)} MB`);
+        console.log(`  ${fmt(at)} s: ${fmt(measured)} requests, RSS ${fmt(rssSamples.at(-1)! / MB, 1)} MB`);
       }
     }
-    const rssEnd = statusField(pid, 'VmRSS');
+    const rssEnd = rssSamples.at(-1)!;
     const elapsed = (performance.now() - measureStart) / 1000;
     recorder.phase = 'done';
     await load.stop();
@@ -400,13 +401,17 @@ export async function benchSoak(settings: SoakSettings): Promise<Row[]> {
     console.log('\nresponses by status (warm-up included):');
     console.log(table(['status', 'warm-up', 'measured'], statusRows(recorder)));
 
+    console.log(`\nRSS every 10 s, MB: ${rssSamples.map((rss) => fmt(rss / MB)).join(' ')}`);
+
     const every = (['warm-up', 'measured'] as const).flatMap((phase) => [...recorder.tallies[phase].values()]);
     const countWhere = (test: (label: string) => boolean) => every.reduce((n, t) => n + [...t.statuses].filter(([label]) => test(label)).reduce((m, [, c]) => m + c, 0), 0);
     const serverErrors = countWhere((label) => /^5\d\d/.test(label) || /^(timeout|network error)/.test(label));
-    const clientErrors = countWhere((label) => /^4\d\d/.test(label) || label.includes(' error '));
+    const clientErrors = countWhere((label) => /^[24]\d\d .*error|^4\d\d/.test(label));
+    const benchErrors = countWhere((label) => label.startsWith('bench error'));
+    if (benchErrors > 0) throw new Error(`soak: the load generator failed ${benchErrors} times; see "bench error" in the status table`);
     const totalRequests = countWhere(() => true);
     const growth = (rssEnd - rssStart) / rssStart;
-    const peak = Math.max(...rssSamples.map((s) => s.rss));
+    const peak = Math.max(...rssSamples);
     const delivered = stats.distinct_event_ids;
     console.log(
       table(
@@ -415,7 +420,6 @@ export async function benchSoak(settings: SoakSettings): Promise<Row[]> {
           ['RSS after warm-up', `${fmt(rssStart / MB, 1)} MB`],
           ['RSS at the end of the load', `${fmt(rssEnd / MB, 1)} MB`],
           ['RSS peak of the samples (every 10 s)', `${fmt(peak / MB, 1)} MB`],
-          ['RSS samples, MB', rssSamples.map((sample) => fmt(sample.rss / MB)).join(' ')],
           ['RSS growth', `${fmt(growth * 100, 1)} %`],
           ['events owed to the receiver', fmt(owed.events)],
           ['distinct events received', `${fmt(delivered)} (${fmt(stats.received)} requests; drained ${fmt(drainSeconds, 1)} s after the load)`],
