@@ -8,7 +8,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { ToolDescriptor } from '../../tools/index.ts';
+import { TOOLS, type ToolDescriptor } from '../../tools/index.ts';
 import { authenticate } from '../core/accounts/api-keys.ts';
 import { contextFor, type Runtime } from '../core/context.ts';
 import type { RateLimitState } from '../core/errors.ts';
@@ -21,6 +21,9 @@ const INSTRUCTIONS =
   'Draft, approve, schedule and publish social media content for one workspace. Recommended flow: read the brand ' +
   'profile, list social accounts, list media, create content, update its status to approved, then publish. Tool errors ' +
   'carry {error:{code,message}}; only code internal is worth retrying blind, and rate_limit_exceeded carries retry_after.';
+/** Said when SERVICE_READ_ONLY or SERVICE_TOOLS hides tools, so the flow above is not taken for a promise. */
+const SUBSET_NOTE =
+  ' This server exposes only some of the tools (tools/list names them): steps of the flow without their tool are not available here.';
 
 export interface McpServerOptions {
   runtime: Runtime;
@@ -59,7 +62,7 @@ function describeTool(tool: ToolDescriptor): Tool {
  * the spec wants every failure, invalid arguments included, to carry the API's code and details.
  */
 export function createMcpServer({ runtime, authorization, onRateLimit, tools }: McpServerOptions): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: tools.length < TOOLS.length ? INSTRUCTIONS + SUBSET_NOTE : INSTRUCTIONS });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const listing = tools.map(describeTool);
 

@@ -127,6 +127,21 @@ describe('MCP tool selection: SERVICE_READ_ONLY and SERVICE_TOOLS', () => {
         await client.close();
       }
     });
+
+    it('tells the assistant in its instructions when only some tools are exposed', async () => {
+      const runtime = testRuntime();
+      const ws = makeWorkspace(runtime);
+      const full = await connectMcp(runtime, ws.apiKey);
+      const readOnly = await connectMcp(testRuntime({ env: { SERVICE_READ_ONLY: 'true' } }), ws.apiKey);
+      try {
+        expect(full.getInstructions()).toContain('Recommended flow');
+        expect(full.getInstructions()).not.toContain('only some of the tools');
+        expect(readOnly.getInstructions()).toContain('only some of the tools');
+      } finally {
+        await full.close();
+        await readOnly.close();
+      }
+    });
   });
 
   describe('over streamable HTTP at /mcp', () => {
