@@ -26,7 +26,7 @@ export const fromBodyAndParams: InputSource = (req) => {
 };
 
 /** What one route method runs, in order; the last may handle errors of the ones before. */
-type Handlers = Array<RequestHandler | ErrorRequestHandler>;
+export type Handlers = Array<RequestHandler | ErrorRequestHandler>;
 
 const workspaceOf = (res: Response): Workspace => res.locals.workspace as Workspace;
 
@@ -128,7 +128,7 @@ async function runIdempotently(
   res.status(answer.status).json(answer.body);
 }
 
-type Method = 'get' | 'post' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'patch' | 'delete';
 
 /** Registers one path's methods; any other method on it answers 405 with an Allow header. */
 export function route(router: Router, path: string, methods: Partial<Record<Method, Handlers>>): void {
