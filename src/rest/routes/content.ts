@@ -67,7 +67,7 @@ export const contentEndpoints = [
     summary: 'Queue a content item for publishing',
     description:
       'Asynchronous: the answer is the item as queued (publish_queued true); the outcome arrives by polling the item or by webhook. ' +
-      'A future scheduled_for schedules it instead. Takes from the write and the publish buckets.',
+      'A future scheduled_for schedules it instead.',
     operation: publishContent,
     input: 'body',
     status: 202,

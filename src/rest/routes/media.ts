@@ -36,7 +36,7 @@ const uploadEndpoint = (path: string) =>
     summary: path.startsWith('/api/v1') ? 'Upload a media file' : 'Upload a media file (SPEC.md address)',
     description:
       'Multipart form: the file in a field named file, tags in repeated or comma-separated tags fields. The type is taken from ' +
-      'the bytes (JPEG, PNG, WebP, GIF, MP4, QuickTime, WebM). Takes from the write and the media buckets.',
+      'the bytes (JPEG, PNG, WebP, GIF, MP4, QuickTime, WebM).',
     operation: createMediaAsset,
     input: 'body',
     status: 201,
