@@ -1,11 +1,15 @@
 import type { AddressInfo } from 'node:net';
 import type { Runtime } from '../../src/core/context.ts';
 import { createApp } from '../../src/rest/app.ts';
+import { nonConformance } from './openapi-conformance.ts';
 
 export interface TestServer {
   url: string;
   close(): Promise<void>;
-  /** fetch against the server with a path relative to its root. */
+  /**
+   * fetch against the server with a path relative to its root. Every answer is checked against the
+   * OpenAPI document, and one that breaks it fails the request (and so the test that made it).
+   */
   request(path: string, init?: RequestInit): Promise<Response>;
 }
 
@@ -16,7 +20,12 @@ export async function startTestServer(runtime: Runtime): Promise<TestServer> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
-    request: (path, init) => fetch(url + path, init),
+    request: async (path, init) => {
+      const res = await fetch(url + path, init);
+      const problem = await nonConformance((init?.method ?? 'GET').toUpperCase(), url + path, res);
+      if (problem) throw new Error(problem);
+      return res;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
