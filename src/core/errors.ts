@@ -98,19 +98,17 @@ export const ErrorDetails = z.strictObject({
 }).meta({ id: 'ErrorDetails' });
 export type ErrorDetails = z.output<typeof ErrorDetails>;
 
-/**
- * The failure body of SPEC.md, Errors: one top-level key `error`. `codes` narrows `code` to what a
- * given answer can carry.
- */
-export const errorBody = (codes: readonly [ErrorCode, ...ErrorCode[]] = ERROR_CODES as [ErrorCode, ...ErrorCode[]]) =>
-  z.strictObject({
+/** The failure body of SPEC.md, Errors: one top-level key `error`, and nothing else. */
+export const ErrorBody = z
+  .strictObject({
     error: z.strictObject({
-      code: z.enum(codes).describe('Machine-readable; branch on it.'),
+      code: z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]).describe('Machine-readable; branch on it.'),
       message: z.string().min(1).describe('Human-readable; do not parse.'),
       docs_url: z.url().describe('The error reference page, listing every code with its meaning and what to do.'),
       details: ErrorDetails.optional().describe('Only on schema-validation failures (invalid_body, unprocessable_entity).'),
     }),
-  });
+  })
+  .meta({ id: 'Error' });
 
 /** SPEC.md, Limits 2: the 429 body, which differs from the error envelope. */
 export const RateLimitBody = z.strictObject({

@@ -2,7 +2,7 @@ import type { RequestHandler, Router } from 'express';
 import { z } from 'zod';
 import type { Config } from '../core/config.ts';
 import type { Runtime } from '../core/context.ts';
-import { ERROR_CATALOGUE, RateLimitBody, errorBody, type ErrorCode } from '../core/errors.ts';
+import { ERROR_CATALOGUE, ErrorBody, RateLimitBody, type ErrorCode } from '../core/errors.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../core/idempotency.ts';
 import { publicEndpoint, routerFor, type Endpoint, type OperationEndpoint, type PublicEndpoint } from './endpoints.ts';
 import { ERROR_STATUS } from './errors.ts';
@@ -158,9 +158,11 @@ function errorResponses(endpoint: Endpoint, writer: SchemaWriter): Record<string
       };
       continue;
     }
+    // The envelope, with `code` narrowed to what this route can answer with this status.
+    const narrowed = { properties: { error: { properties: { code: { enum: codes } } } } };
     responses[status] = {
       description,
-      content: { 'application/json': { schema: writer.write(errorBody(codes as [ErrorCode, ...ErrorCode[]]), 'output') } },
+      content: { 'application/json': { schema: { allOf: [writer.write(ErrorBody, 'output'), narrowed] } } },
     };
   }
   return responses;
@@ -195,7 +197,9 @@ function operationRequestBody(endpoint: OperationEndpoint, fullPath: string, wri
   const body: Json = { ...schema, properties };
   delete body.required;
   if (required.length > 0) body.required = required;
-  return { required: required.length > 0, content: { 'application/json': { schema: body } } };
+  // A PATCH without a field it knows is no_updates.
+  if (endpoint.method === 'patch') body.minProperties = 1;
+  return { required: required.length > 0 || endpoint.method === 'patch', content: { 'application/json': { schema: body } } };
 }
 
 const SUCCESS: Record<number, string> = {

@@ -15,11 +15,11 @@ export const document: Json = openApiDocument({ publicBaseUrl: 'http://conforman
 const COMPONENTS = 'https://conformance.test/components';
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
-ajv.addSchema({ $id: COMPONENTS, $defs: document.components.schemas });
-
-/** The document's references point into components; the compiled schemas reach them by URI. */
-const resolved = (schema: unknown): unknown =>
-  JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${COMPONENTS}#/$defs/`));
+/** The document's references point into its components; here the components are one schema's $defs. */
+const withRefsTo = (target: string, schema: unknown): unknown =>
+  JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${target}#/$defs/`));
+ajv.addSchema({ $id: COMPONENTS, $defs: withRefsTo('', document.components.schemas) });
+const resolved = (schema: unknown): unknown => withRefsTo(COMPONENTS, schema);
 
 const validators = new WeakMap<object, ValidateFunction>();
 function validatorFor(schema: Json): ValidateFunction {
