@@ -31,8 +31,9 @@ const openApiEndpoints = [
     summary: 'This OpenAPI document',
     description: 'Public: no key needed.',
     handlers: (runtime) => {
-      const document = openApiDocument(runtime.config);
-      return [((_req, res) => void res.json(document)) satisfies RequestHandler];
+      // Built on first request (it takes a while), then kept: the routes do not change while running.
+      let document: Json | undefined;
+      return [((_req, res) => void res.json((document ??= openApiDocument(runtime.config)))) satisfies RequestHandler];
     },
     responses: { 200: { description: 'The OpenAPI 3.1 document.', mediaType: 'application/json' } },
     errors: [],
@@ -74,7 +75,18 @@ const pathParameterNames = (expressPath: string): string[] => [...expressPath.ma
 class SchemaWriter {
   readonly components: Record<string, Json> = {};
 
+  private readonly written = { input: new Map<z.ZodType, Json>(), output: new Map<z.ZodType, Json>() };
+
   write(schema: z.ZodType, io: 'input' | 'output'): Json {
+    let json = this.written[io].get(schema);
+    if (!json) {
+      json = this.convert(schema, io);
+      this.written[io].set(schema, json);
+    }
+    return json;
+  }
+
+  private convert(schema: z.ZodType, io: 'input' | 'output'): Json {
     // Inputs: a transform's input side is what the client sends (a cursor string, a days number);
     // pagination and analytics declare it with meta, anything else unrepresentable stays open.
     const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
