@@ -18,7 +18,7 @@ import { systemEndpoints } from './routes/system.ts';
 import { templateEndpoints } from './routes/templates.ts';
 import { webhookEndpoints } from './routes/webhooks.ts';
 
-export const OPENAPI_PATH = '/api/v1/openapi.json';
+const OPENAPI_PATH = '/api/v1/openapi.json';
 
 /**
  * GET /api/v1/openapi.json, public like any published API description: it holds no workspace data,
@@ -65,7 +65,7 @@ export const openApiRoutes = (runtime: Runtime): Router => routerFor(runtime, op
 type Json = Record<string, unknown>;
 
 /** Express `/content/:id` as OpenAPI `/content/{id}`. */
-export const openApiPath = (expressPath: string): string => expressPath.replace(/:(\w+)/g, '{$1}');
+const openApiPath = (expressPath: string): string => expressPath.replace(/:(\w+)/g, '{$1}');
 const pathParameterNames = (expressPath: string): string[] => [...expressPath.matchAll(/:(\w+)/g)].map((m) => m[1]!);
 
 /**
@@ -133,7 +133,7 @@ const COMPONENT_HEADERS = {
   },
 };
 
-/** The codes a request to this route can be answered with, beyond its own (see the route table). */
+/** Every code a request to this route can be answered with: its own (see the route table) and those of its kind. */
 function errorCodesOf(endpoint: Endpoint): Set<ErrorCode> {
   const codes = new Set<ErrorCode>([...endpoint.errors, 'internal']);
   if (endpoint.kind === 'public') return codes;
@@ -262,6 +262,9 @@ function publicObject(endpoint: PublicEndpoint, writer: SchemaWriter): Json {
   };
 }
 
+/** `/media/{file}` as `MediaFile`. */
+const camelCase = (path: string): string => path.replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ?? '').toUpperCase());
+
 /** The OpenAPI 3.1 document of the whole HTTP surface, built from the route table. */
 export function openApiDocument(config: Pick<Config, 'publicBaseUrl' | 'docsUrl'>): Json {
   const writer = new SchemaWriter();
@@ -272,7 +275,8 @@ export function openApiDocument(config: Pick<Config, 'publicBaseUrl' | 'docsUrl'
       const fullPath = mount + endpoint.path;
       const path = openApiPath(fullPath);
       const operation = endpoint.kind === 'operation' ? operationObject(endpoint, fullPath, writer) : publicObject(endpoint, writer);
-      const baseId = endpoint.kind === 'operation' ? endpoint.operation.name : `${endpoint.method}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`;
+      // An operation's id is its core name; a public route's is its method and path (getMediaFile).
+      const baseId = endpoint.kind === 'operation' ? endpoint.operation.name : endpoint.method + camelCase(path);
       // An alias path (/brand_profile, /media_assets) runs the same operation: its id names the path too.
       const operationId = operationIds.has(baseId) ? `${baseId}_${fullPath.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}` : baseId;
       operationIds.add(operationId);
