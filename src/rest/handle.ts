@@ -16,7 +16,6 @@ import { errorResponse, setRateLimitHeaders } from './errors.ts';
 /** Where a route finds its operation's input: the query for reads, the body for writes, plus path ids. */
 export type InputSource = (req: Request) => unknown;
 
-export const fromQuery: InputSource = (req) => ({ ...req.query });
 export const fromParams: InputSource = (req) => ({ ...req.params });
 export const fromBodyAndParams: InputSource = (req) => {
   const body: unknown = req.body;

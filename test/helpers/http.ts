@@ -13,6 +13,14 @@ export interface TestServer {
   request(path: string, init?: RequestInit): Promise<Response>;
 }
 
+/** fetch, with the answer checked against the OpenAPI document: one that breaks it throws. */
+export async function checkedFetch(url: string, init?: RequestInit): Promise<Response> {
+  const res = await fetch(url, init);
+  const problem = await nonConformance((init?.method ?? 'GET').toUpperCase(), url, res);
+  if (problem) throw new Error(problem);
+  return res;
+}
+
 /** The real Express app on an ephemeral loopback port. */
 export async function startTestServer(runtime: Runtime): Promise<TestServer> {
   const server = createApp(runtime).listen(0, '127.0.0.1');
@@ -20,12 +28,7 @@ export async function startTestServer(runtime: Runtime): Promise<TestServer> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
-    request: async (path, init) => {
-      const res = await fetch(url + path, init);
-      const problem = await nonConformance((init?.method ?? 'GET').toUpperCase(), url + path, res);
-      if (problem) throw new Error(problem);
-      return res;
-    },
+    request: (path, init) => checkedFetch(url + path, init),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
