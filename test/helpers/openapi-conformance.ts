@@ -8,9 +8,11 @@ type Json = Record<string, any>;
  * Checks an answer of the test server against the OpenAPI document: the status must be documented for
  * the method and path, the required headers present, and a JSON body must match its schema. A path
  * the document does not have must answer the 404 envelope, a method it does not list the 405 one.
- * /mcp speaks MCP, not REST, and is left to the MCP suites.
  */
 export const document: Json = openApiDocument({ publicBaseUrl: 'http://conformance.test', docsUrl: 'http://conformance.test/docs/errors' });
+
+/** /mcp speaks MCP (its suites check it); /metrics is the operators' Prometheus text, not the API. */
+export const OUTSIDE_THE_DOCUMENT = /^\/(mcp|metrics)(\/|$)/;
 
 const COMPONENTS = 'https://conformance.test/components';
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -72,7 +74,7 @@ const refTarget = (value: Json): Json => {
 /** Returns why the answer breaks the document, or undefined when it conforms. */
 export async function nonConformance(method: string, url: string, res: Response): Promise<string | undefined> {
   const { pathname } = new URL(url);
-  if (pathname === '/mcp' || pathname.startsWith('/mcp/')) return undefined;
+  if (OUTSIDE_THE_DOCUMENT.test(pathname)) return undefined;
   const where = `${method} ${pathname} answered ${res.status}`;
   const route = ROUTES.find((r) => r.pattern.test(pathname));
   const operation: Json | undefined = route && (route.item[method.toLowerCase()] ?? (method === 'HEAD' ? route.item.get : undefined));
