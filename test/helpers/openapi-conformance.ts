@@ -40,7 +40,7 @@ const ROUTES = Object.entries(document.paths as Record<string, Json>).map(([path
   pattern: new RegExp(`^${path.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+')}/?$`, 'i'),
 }));
 
-const envelope = (status: number, code: string) => ({
+const envelope = (code: string) => ({
   description: code,
   content: {
     'application/json': {
@@ -59,11 +59,10 @@ const envelope = (status: number, code: string) => ({
       },
     },
   },
-  status,
 });
 
-const UNKNOWN_ROUTE = envelope(404, 'not_found');
-const WRONG_METHOD = envelope(405, 'method_not_allowed');
+const UNKNOWN_ROUTE = envelope('not_found');
+const WRONG_METHOD = envelope('method_not_allowed');
 
 const refTarget = (value: Json): Json => {
   if (typeof value.$ref !== 'string') return value;
