@@ -1,37 +1,122 @@
 import { z } from 'zod';
 
 /**
- * Every machine-readable code the service answers with. The HTTP status of each lives in the REST
- * door's translator; the core only names what went wrong.
+ * Every machine-readable code the service answers with, what it means and what the caller should do:
+ * the one list of codes (the error reference page and the OpenAPI document are built from it). The
+ * HTTP status of each lives in the REST door's translator; the core only names what went wrong.
  */
-export const ERROR_CODES = [
-  'invalid_body',
-  'no_updates',
-  'missing_key',
-  'invalid_key',
-  'expired_key',
-  'payment_required',
-  'plan_forbidden',
-  'quota_exceeded',
-  'origin_not_allowed',
-  'not_found',
-  'method_not_allowed',
-  'invalid_state',
-  'idempotency_conflict',
-  'payload_too_large',
-  'unsupported_media_type',
-  'no_target_platforms',
-  'unprocessable_entity',
-  'idempotency_key_reused',
-  'rate_limit_exceeded',
-  'internal',
-] as const;
-export type ErrorCode = (typeof ERROR_CODES)[number];
+export const ERROR_CATALOGUE = {
+  invalid_body: {
+    meaning: 'The body is not valid JSON, or a field failed validation; a validation failure carries details.',
+    action: 'Fix the fields named in details.fieldErrors (and details.formErrors) and send again; the same body fails the same way.',
+  },
+  no_updates: {
+    meaning: 'A PATCH body carried no recognised updatable field.',
+    action: 'Send at least one of the fields the endpoint can change; unknown fields are ignored.',
+  },
+  missing_key: {
+    meaning: 'No Authorization header, or no key with the np_live_ prefix.',
+    action: 'Send Authorization: Bearer np_live_… with a key made under Settings, API keys.',
+  },
+  invalid_key: {
+    meaning: 'The key is unknown or revoked (the two look alike).',
+    action: 'Check the key was copied whole; if it was revoked, create a new one.',
+  },
+  expired_key: {
+    meaning: 'The key is past its expiry date.',
+    action: 'Create a new key and replace the expired one.',
+  },
+  payment_required: {
+    meaning: 'The workspace subscription is inactive (past due or canceled).',
+    action: 'Settle or renew the subscription; GET /api/v1/me still answers and shows the plan status.',
+  },
+  plan_forbidden: {
+    meaning: 'The plan has no API access.',
+    action: 'Move to a plan with api_access; GET /api/v1/me shows the plan and its features.',
+  },
+  quota_exceeded: {
+    meaning: 'A plan limit is reached: the monthly posts or AI credits, the active social accounts (platforms_limit), or the webhooks a workspace may have.',
+    action: 'Wait for the next UTC month, move to a larger plan, or free the resource (an account, a webhook); GET /api/v1/me shows usage.',
+  },
+  origin_not_allowed: {
+    meaning: 'A browser Origin that is not allowed called /mcp.',
+    action: 'Call /mcp from a server, or have the operator add the origin to MCP_ALLOWED_ORIGINS.',
+  },
+  not_found: {
+    meaning: 'The resource does not exist, belongs to another workspace, or the route is unknown.',
+    action: 'Check the id and the path (the API lives under /api/v1); ids of another workspace are never visible.',
+  },
+  method_not_allowed: {
+    meaning: 'The route exists but not with this HTTP method.',
+    action: 'Use one of the methods the Allow header lists.',
+  },
+  invalid_state: {
+    meaning: 'The resource is in a state that does not allow this action (an archived or publishing item, a campaign that is not draft or paused).',
+    action: 'Read the resource, and change its status first if the action should still happen.',
+  },
+  idempotency_conflict: {
+    meaning: 'A request with the same Idempotency-Key is still in flight.',
+    action: 'Wait for the first request to finish, then repeat it to get its stored answer.',
+  },
+  payload_too_large: {
+    meaning: 'The body is larger than the limit (JSON bodies, form callbacks and media uploads each have one).',
+    action: 'Send a smaller body or file.',
+  },
+  unsupported_media_type: {
+    meaning: 'The body or upload is of a type the endpoint does not take.',
+    action: 'Send JSON with Content-Type: application/json (uploads: multipart/form-data with an image or video file).',
+  },
+  no_target_platforms: {
+    meaning: 'Publishing needs at least one target platform.',
+    action: 'Set target_platforms with PATCH /api/v1/content/{id}, then publish again.',
+  },
+  unprocessable_entity: {
+    meaning: 'A brand profile length, count or range limit was exceeded; details names the fields.',
+    action: 'Shorten or trim the fields named in details and send again.',
+  },
+  idempotency_key_reused: {
+    meaning: 'The Idempotency-Key was used before with another body.',
+    action: 'Use a new key for a new request; reuse a key only to repeat the very same request.',
+  },
+  rate_limit_exceeded: {
+    meaning: 'A rate-limit bucket of the workspace is empty; the body has its own shape, with retry_after.',
+    action: 'Wait retry_after seconds (also in Retry-After), then retry with backoff and jitter, capped at 60 seconds.',
+  },
+  internal: {
+    meaning: 'An unexpected error; no internals are shown.',
+    action: 'Retry after a short delay with exponential backoff; the only error worth retrying blind.',
+  },
+} as const satisfies Record<string, { meaning: string; action: string }>;
 
-export interface ErrorDetails {
-  formErrors: string[];
-  fieldErrors: Record<string, string[]>;
-}
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
+
+/** SPEC.md, Errors 1: zod's flattened error, carried by schema-validation failures. */
+export const ErrorDetails = z.strictObject({
+  formErrors: z.array(z.string()).describe('Errors not tied to one field.'),
+  fieldErrors: z.record(z.string(), z.array(z.string())).describe('Request field name to its error messages.'),
+}).meta({ id: 'ErrorDetails' });
+export type ErrorDetails = z.output<typeof ErrorDetails>;
+
+/** The failure body of SPEC.md, Errors: one top-level key `error`, and nothing else. */
+export const ErrorBody = z
+  .strictObject({
+    error: z.strictObject({
+      code: z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]).describe('Machine-readable; branch on it.'),
+      message: z.string().min(1).describe('Human-readable; do not parse.'),
+      docs_url: z.url().describe('The error reference page, listing every code with its meaning and what to do.'),
+      details: ErrorDetails.optional().describe('Only on schema-validation failures (invalid_body, unprocessable_entity).'),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+/** SPEC.md, Limits 2: the 429 body, which differs from the error envelope. */
+export const RateLimitBody = z.strictObject({
+  object: z.literal('error'),
+  type: z.literal('rate_limit_exceeded'),
+  message: z.string().min(1),
+  retry_after: z.int().min(1).describe('Seconds until the bucket refills; also sent as Retry-After.'),
+}).meta({ id: 'RateLimitExceeded' });
 
 export class ServiceError extends Error {
   constructor(

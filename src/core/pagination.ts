@@ -91,3 +91,16 @@ export function toPage<Row, Out>(
     next_cursor: hasMore && last ? encodeCursor(position(last)) : null,
   };
 }
+
+/** The list envelope as a schema, for the documents that describe a list of `item`. */
+export const listEnvelope = <Item extends z.ZodType>(item: Item) =>
+  z.object({
+    object: z.literal('list'),
+    data: z.array(item).describe('Newest first.'),
+    has_more: z.boolean().describe('True when more records exist.'),
+    next_cursor: z.string().nullable().describe('Pass as cursor for the next page; null whenever has_more is false.'),
+  });
+
+/** What DELETE answers: the id, the resource's object name and `deleted: true`. */
+export const deletedResource = <Name extends string>(object: Name) =>
+  z.object({ id: z.string(), object: z.literal(object), deleted: z.literal(true) });

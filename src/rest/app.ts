@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { Runtime } from '../core/context.ts';
 import { ServiceError } from '../core/errors.ts';
 import { errorHandler } from './errors.ts';
+import { openApiRoutes } from './openapi.ts';
 import { accountRoutes } from './routes/account.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { brandProfileRoutes } from './routes/brand-profile.ts';
@@ -26,6 +27,7 @@ export function createApp(runtime: Runtime): Express {
   app.use(mediaRoutes(runtime));
   app.use(mcpRoutes(runtime));
   app.use(callbackRoutes(runtime));
+  app.use(openApiRoutes(runtime));
   app.use((req) => {
     throw new ServiceError('not_found', `No route ${req.method} ${req.path}. The API lives under /api/v1.`);
   });

@@ -1,28 +1,31 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import { RateLimitError, ServiceError, type ErrorCode, type RateLimitState } from '../core/errors.ts';
 
-/** The one table from error code to HTTP status, with the text the error reference page shows. */
-export const ERROR_REFERENCE: Record<ErrorCode, { status: number; meaning: string }> = {
-  invalid_body: { status: 400, meaning: 'The body is not valid JSON, or a field failed validation (see details).' },
-  no_updates: { status: 400, meaning: 'A PATCH body carried no recognised updatable field.' },
-  missing_key: { status: 401, meaning: 'No Authorization header, or no key with the np_live_ prefix.' },
-  invalid_key: { status: 401, meaning: 'The key is unknown or revoked (the two look alike).' },
-  expired_key: { status: 401, meaning: 'The key is past its expiry date.' },
-  payment_required: { status: 402, meaning: 'The workspace subscription is inactive; GET /api/v1/me shows the plan.' },
-  plan_forbidden: { status: 403, meaning: 'The plan has no API access; GET /api/v1/me shows the plan.' },
-  quota_exceeded: { status: 403, meaning: 'A plan limit is reached: the monthly posts or AI credits, the active social accounts (platforms_limit), or the webhooks a workspace may have.' },
-  origin_not_allowed: { status: 403, meaning: 'A browser Origin that is not allowed called /mcp.' },
-  not_found: { status: 404, meaning: 'The resource does not exist, belongs to another workspace, or the route is unknown.' },
-  method_not_allowed: { status: 405, meaning: 'The route exists but not with this HTTP method.' },
-  invalid_state: { status: 409, meaning: 'The resource is in a state that does not allow this action.' },
-  idempotency_conflict: { status: 409, meaning: 'A request with the same Idempotency-Key is still in flight.' },
-  payload_too_large: { status: 413, meaning: 'The body is larger than the limit.' },
-  unsupported_media_type: { status: 415, meaning: 'The body or upload is of a type the endpoint does not take.' },
-  no_target_platforms: { status: 422, meaning: 'Publishing needs at least one target platform.' },
-  unprocessable_entity: { status: 422, meaning: 'A brand profile length, count or range limit was exceeded (see details).' },
-  idempotency_key_reused: { status: 422, meaning: 'The Idempotency-Key was used before with another body.' },
-  rate_limit_exceeded: { status: 429, meaning: 'A rate-limit bucket is empty; retry after retry_after seconds.' },
-  internal: { status: 500, meaning: 'An unexpected error; safe to retry after a delay.' },
+/**
+ * The HTTP status of every code (ARCHITECTURE.md 3: the core names what went wrong, the door picks
+ * the status). Keyed by ErrorCode, so a code cannot be added in the core without its status here.
+ */
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  invalid_body: 400,
+  no_updates: 400,
+  missing_key: 401,
+  invalid_key: 401,
+  expired_key: 401,
+  payment_required: 402,
+  plan_forbidden: 403,
+  quota_exceeded: 403,
+  origin_not_allowed: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  invalid_state: 409,
+  idempotency_conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  no_target_platforms: 422,
+  unprocessable_entity: 422,
+  idempotency_key_reused: 422,
+  rate_limit_exceeded: 429,
+  internal: 500,
 };
 
 export function setRateLimitHeaders(res: Response, state: RateLimitState): void {
@@ -41,7 +44,7 @@ export interface ErrorResponse {
 
 /** An error the way SPEC.md shapes it: the envelope, or the distinct 429 body. */
 export function errorResponse(error: ServiceError, docsUrl: string): ErrorResponse {
-  const { status } = ERROR_REFERENCE[error.code];
+  const status = ERROR_STATUS[error.code];
   if (error instanceof RateLimitError) {
     return {
       status,

@@ -16,7 +16,6 @@ import { errorResponse, setRateLimitHeaders } from './errors.ts';
 /** Where a route finds its operation's input: the query for reads, the body for writes, plus path ids. */
 export type InputSource = (req: Request) => unknown;
 
-export const fromQuery: InputSource = (req) => ({ ...req.query });
 export const fromParams: InputSource = (req) => ({ ...req.params });
 export const fromBodyAndParams: InputSource = (req) => {
   const body: unknown = req.body;
@@ -26,7 +25,7 @@ export const fromBodyAndParams: InputSource = (req) => {
 };
 
 /** What one route method runs, in order; the last may handle errors of the ones before. */
-type Handlers = Array<RequestHandler | ErrorRequestHandler>;
+export type Handlers = Array<RequestHandler | ErrorRequestHandler>;
 
 const workspaceOf = (res: Response): Workspace => res.locals.workspace as Workspace;
 
@@ -128,7 +127,7 @@ async function runIdempotently(
   res.status(answer.status).json(answer.body);
 }
 
-type Method = 'get' | 'post' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'patch' | 'delete';
 
 /** Registers one path's methods; any other method on it answers 405 with an Allow header. */
 export function route(router: Router, path: string, methods: Partial<Record<Method, Handlers>>): void {

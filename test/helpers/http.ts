@@ -1,12 +1,24 @@
 import type { AddressInfo } from 'node:net';
 import type { Runtime } from '../../src/core/context.ts';
 import { createApp } from '../../src/rest/app.ts';
+import { nonConformance } from './openapi-conformance.ts';
 
 export interface TestServer {
   url: string;
   close(): Promise<void>;
-  /** fetch against the server with a path relative to its root. */
+  /**
+   * fetch against the server with a path relative to its root. Every answer is checked against the
+   * OpenAPI document, and one that breaks it fails the request (and so the test that made it).
+   */
   request(path: string, init?: RequestInit): Promise<Response>;
+}
+
+/** fetch, with the answer checked against the OpenAPI document: one that breaks it throws. */
+export async function checkedFetch(url: string, init?: RequestInit): Promise<Response> {
+  const res = await fetch(url, init);
+  const problem = await nonConformance((init?.method ?? 'GET').toUpperCase(), url, res);
+  if (problem) throw new Error(problem);
+  return res;
 }
 
 /** The real Express app on an ephemeral loopback port. */
@@ -16,7 +28,7 @@ export async function startTestServer(runtime: Runtime): Promise<TestServer> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
-    request: (path, init) => fetch(url + path, init),
+    request: (path, init) => checkedFetch(url + path, init),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ERROR_CODES } from '../../src/core/errors.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
 import { call, startTestServer, type TestServer } from '../helpers/http.ts';
 import { baseEnv, eventsOf, expectError, expectFieldError, forceStatus, insertPublished } from '../helpers/rest-expect.ts';
@@ -291,6 +292,16 @@ describe('REST errors', () => {
       for (const [code, status] of expected) {
         expect(html, code).toMatch(new RegExp(`<tr id="${code}"><td>${status}</td><td><code>${code}</code></td>`));
       }
+    });
+
+    it('says for every code what it means and what to do', async () => {
+      const html = await (await server.request('/docs/errors')).text();
+      expect(html).toContain('<th>What to do</th>');
+      for (const code of ERROR_CODES) {
+        const row = new RegExp(`<tr id="${code}"><td>\\d{3}</td><td><code>${code}</code></td><td>([^<]{10,})</td><td>([^<]{10,})</td></tr>`).exec(html);
+        expect(row, code).not.toBeNull();
+      }
+      expect(html.match(/<tr id=/g)).toHaveLength(ERROR_CODES.length);
     });
 
     it('is the page every docs_url points to', async () => {

@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { call, checkedFetch, startTestServer, type TestServer } from '../helpers/http.ts';
 import { baseEnv } from '../helpers/rest-expect.ts';
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
@@ -94,7 +94,7 @@ describe('REST rate limits across two processes on one database file', () => {
   });
 
   const viaChild = async (ws: TestWorkspace) => {
-    const res = await fetch(`${childUrl}/api/v1/content`, { headers: ws.headers });
+    const res = await checkedFetch(`${childUrl}/api/v1/content`, { headers: ws.headers });
     return { status: res.status, headers: res.headers, body: (await res.json()) as any };
   };
   const viaTestServer = (ws: TestWorkspace) => call(server, 'GET', '/api/v1/content', { headers: ws.headers });

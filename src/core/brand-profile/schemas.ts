@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { dateTimeOutput } from '../dates.ts';
 
 /** The neutral midpoint every tone starts at (DECISIONS.md, Brand profile). */
 export const DEFAULT_TONE = 5;
@@ -86,3 +87,30 @@ export const UpdateBrandProfileInput = z.object({
 export const GetBrandProfileInput = z.object({});
 
 export type BrandProfileChanges = z.output<typeof UpdateBrandProfileInput>;
+
+/** The brand profile as GET and PATCH answer it: both field sets, unset strings null, tones 5 until set. */
+export const BrandProfileResource = z.object({
+  object: z.literal('brand_profile'),
+  workspace_id: z.uuid(),
+  voice: z.string().nullable(),
+  audience: z.string().nullable(),
+  topics_to_lean_into: z.array(z.string()),
+  topics_to_avoid: z.array(z.string()),
+  style_notes: z.string().nullable(),
+  example_posts: z.array(z.string()),
+  brand_name: z.string().nullable(),
+  industry: z.string().nullable(),
+  target_audience: z.string().nullable(),
+  company_description: z.string().nullable(),
+  website_url: z.string().nullable(),
+  tone_formality: z.int().min(0).max(10),
+  tone_humor: z.int().min(0).max(10),
+  tone_energy: z.int().min(0).max(10),
+  vocabulary: z.array(z.string()),
+  forbidden_words: z.array(z.string()),
+  primary_color: z.string().nullable(),
+  secondary_color: z.string().nullable(),
+  accent_color: z.string().nullable(),
+  hashtag_strategy: z.string().nullable(),
+  updated_at: dateTimeOutput,
+}).meta({ id: 'BrandProfile' });

@@ -1,5 +1,9 @@
+import type { z } from 'zod';
 import type { brandProfiles } from '../../../db/schema/index.ts';
-import { DEFAULT_TONE } from './schemas.ts';
+import { DEFAULT_TONE, type BrandProfileResource as BrandProfileResourceSchema } from './schemas.ts';
+
+/** The resource as its schema describes it: the serializer must produce exactly this. */
+export type BrandProfileResource = z.output<typeof BrandProfileResourceSchema>;
 
 export type BrandProfileRow = typeof brandProfiles.$inferSelect;
 
@@ -35,7 +39,7 @@ export function defaultBrandProfileRow(workspaceId: string, updatedAt: Date): Br
 }
 
 /** The brand profile resource: both field sets of SPEC.md in one object, as GET and PATCH answer it. */
-export function toBrandProfileResource(row: BrandProfileRow) {
+export function toBrandProfileResource(row: BrandProfileRow): BrandProfileResource {
   return {
     object: 'brand_profile' as const,
     workspace_id: row.workspaceId,
@@ -62,5 +66,3 @@ export function toBrandProfileResource(row: BrandProfileRow) {
     updated_at: row.updatedAt.toISOString(),
   };
 }
-
-export type BrandProfileResource = ReturnType<typeof toBrandProfileResource>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CAMPAIGN_STATUSES, CONTENT_MIX_KEYS, type ContentMix } from '../../../db/schema/index.ts';
-import { dateTimeInput } from '../dates.ts';
+import { dateTimeInput, dateTimeOutput } from '../dates.ts';
 import { paginationInput } from '../pagination.ts';
 
 /**
@@ -70,3 +70,20 @@ export const UpdateCampaignInput = z.object({
 
 /** SPEC.md: newest first, no status filter. */
 export const ListCampaignsInput = z.object({ ...paginationInput });
+
+/** The campaign resource (SPEC.md, Campaign). */
+export const CampaignResource = z.object({
+  id: z.uuid(),
+  object: z.literal('campaign'),
+  name: z.string(),
+  description: z.string().nullable(),
+  status: z.enum(CAMPAIGN_STATUSES),
+  content_mix: z.partialRecord(z.enum(CONTENT_MIX_KEYS), z.number()).describe('Content type weights keyed by engine name.'),
+  posts_per_day: z.int(),
+  campaign_length_days: z.int(),
+  start_date: dateTimeOutput,
+  total_posts: z.int().describe('posts_per_day x campaign_length_days at creation; not recomputed.'),
+  generated_posts: z.int(),
+  created_at: dateTimeOutput,
+  updated_at: dateTimeOutput,
+}).meta({ id: 'Campaign' });

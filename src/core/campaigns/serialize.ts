@@ -1,9 +1,14 @@
+import type { z } from 'zod';
 import type { campaigns } from '../../../db/schema/index.ts';
+import type { CampaignResource as CampaignResourceSchema } from './schemas.ts';
+
+/** The resource as its schema describes it: the serializer must produce exactly this. */
+export type CampaignResource = z.output<typeof CampaignResourceSchema>;
 
 export type CampaignRow = typeof campaigns.$inferSelect;
 
 /** The campaign resource (SPEC.md, Campaign). */
-export function toCampaignResource(row: CampaignRow) {
+export function toCampaignResource(row: CampaignRow): CampaignResource {
   return {
     id: row.id,
     object: 'campaign' as const,
@@ -20,5 +25,3 @@ export function toCampaignResource(row: CampaignRow) {
     updated_at: row.updatedAt.toISOString(),
   };
 }
-
-export type CampaignResource = ReturnType<typeof toCampaignResource>;

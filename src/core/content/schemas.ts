@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CONTENT_STATUSES, CONTENT_TYPES } from '../../../db/schema/index.ts';
-import { dateTimeInput } from '../dates.ts';
+import { dateTimeInput, dateTimeOutput } from '../dates.ts';
 import { paginationInput } from '../pagination.ts';
 
 /** Statuses a client may set on create, and additionally `rejected` on PATCH (SPEC.md, States). */
@@ -95,3 +95,34 @@ export const ListContentInput = z.object({
   content_type: z.enum(CONTENT_TYPES).optional(),
   ...paginationInput,
 });
+
+/** One platform's latest publishing outcome (DECISIONS.md, Content). */
+const PublishResult = z.object({
+  platform: z.string(),
+  success: z.boolean(),
+  platform_post_id: z.string().nullable(),
+  error: z.string().nullable(),
+  attempted_at: dateTimeOutput,
+});
+
+/** The content resource as every door answers it (SPEC.md, Content; DECISIONS.md's two extra fields). */
+export const ContentResource = z.object({
+  id: z.uuid(),
+  object: z.literal('content'),
+  caption: z.string(),
+  hashtags: z.array(z.string()),
+  content_type: z.enum(CONTENT_TYPES),
+  target_platforms: z.array(z.string()),
+  media_urls: z.array(z.string()),
+  topic: z.string().nullable(),
+  platform_specific: z.record(z.string(), z.object({ caption: z.string().optional(), hashtags: z.array(z.string()).optional(), media_urls: z.array(z.string()).optional() })),
+  aspect_ratio: z.string().nullable(),
+  scheduled_for: dateTimeOutput.nullable(),
+  published_at: dateTimeOutput.nullable(),
+  status: z.enum(CONTENT_STATUSES),
+  campaign_id: z.string().nullable().describe('Set on items a campaign generated; cleared when the campaign is deleted.'),
+  publish_queued: z.boolean().describe('True while the item waits for the publishing run.'),
+  publish_results: z.array(PublishResult).describe('The latest outcome per target platform.'),
+  created_at: dateTimeOutput,
+  updated_at: dateTimeOutput,
+}).meta({ id: 'Content' });

@@ -1,11 +1,16 @@
+import type { z } from 'zod';
 import type { content } from '../../../db/schema/index.ts';
+import type { ContentResource as ContentResourceSchema } from './schemas.ts';
+
+/** The resource as its schema describes it: the serializer must produce exactly this. */
+export type ContentResource = z.output<typeof ContentResourceSchema>;
 
 export type ContentRow = typeof content.$inferSelect;
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
 /** The content resource as every door returns it (SPEC.md fields plus DECISIONS.md's two extras). */
-export function toContentResource(row: ContentRow) {
+export function toContentResource(row: ContentRow): ContentResource {
   return {
     id: row.id,
     object: 'content' as const,
@@ -27,8 +32,6 @@ export function toContentResource(row: ContentRow) {
     updated_at: row.updatedAt.toISOString(),
   };
 }
-
-export type ContentResource = ReturnType<typeof toContentResource>;
 
 /** The stub several events carry instead of the full item. */
 export const contentStub = (row: ContentRow) => ({ id: row.id, object: 'content' as const });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ASSET_TYPES } from '../../../db/schema/index.ts';
+import { dateTimeOutput } from '../dates.ts';
 import { paginationInput } from '../pagination.ts';
 import type { StoredFile } from './receive.ts';
 
@@ -44,3 +45,18 @@ export const ListMediaInput = z.object({
   ...paginationInput,
   asset_type: z.enum(ASSET_TYPES).optional().describe('Only assets of this type: image or video.'),
 });
+
+/** The media asset resource (README, Media). `url` is absolute and public. */
+export const MediaAssetResource = z.object({
+  id: z.uuid(),
+  object: z.literal('media_asset'),
+  url: z.url().describe('The public file address; platforms fetch it without a key.'),
+  asset_type: z.enum(ASSET_TYPES),
+  mime_type: z.string(),
+  size_bytes: z.int().min(0),
+  width: z.int().nullable(),
+  height: z.int().nullable(),
+  tags: z.array(z.string()),
+  filename: z.string(),
+  created_at: dateTimeOutput,
+}).meta({ id: 'MediaAsset' });

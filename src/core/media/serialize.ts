@@ -1,4 +1,9 @@
+import type { z } from 'zod';
 import type { mediaAssets } from '../../../db/schema/index.ts';
+import type { MediaAssetResource as MediaAssetResourceSchema } from './schemas.ts';
+
+/** The resource as its schema describes it: the serializer must produce exactly this. */
+export type MediaAssetResource = z.output<typeof MediaAssetResourceSchema>;
 
 export type MediaAssetRow = typeof mediaAssets.$inferSelect;
 
@@ -19,7 +24,7 @@ export const mediaPath = (row: Pick<MediaAssetRow, 'storageKey' | 'mimeType'>): 
 export const extensionOf = (mimeType: string): string | undefined => EXTENSIONS[mimeType];
 
 /** The media asset resource (DECISIONS.md / README, Media). `url` is absolute and public. */
-export function toMediaAssetResource(row: MediaAssetRow, publicBaseUrl: string) {
+export function toMediaAssetResource(row: MediaAssetRow, publicBaseUrl: string): MediaAssetResource {
   return {
     id: row.id,
     object: 'media_asset' as const,
@@ -34,5 +39,3 @@ export function toMediaAssetResource(row: MediaAssetRow, publicBaseUrl: string) 
     created_at: row.createdAt.toISOString(),
   };
 }
-
-export type MediaAssetResource = ReturnType<typeof toMediaAssetResource>;

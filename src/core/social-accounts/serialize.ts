@@ -1,9 +1,14 @@
+import type { z } from 'zod';
 import type { socialAccounts } from '../../../db/schema/index.ts';
+import type { SocialAccountResource as SocialAccountResourceSchema } from './schemas.ts';
+
+/** The resource as its schema describes it: the serializer must produce exactly this. */
+export type SocialAccountResource = z.output<typeof SocialAccountResourceSchema>;
 
 export type SocialAccountRow = typeof socialAccounts.$inferSelect;
 
 /** The social account resource as every door returns it (DECISIONS.md, Platforms and social accounts). */
-export function toSocialAccountResource(row: SocialAccountRow) {
+export function toSocialAccountResource(row: SocialAccountRow): SocialAccountResource {
   return {
     id: row.id,
     object: 'social_account' as const,
@@ -16,5 +21,3 @@ export function toSocialAccountResource(row: SocialAccountRow) {
     created_at: row.createdAt.toISOString(),
   };
 }
-
-export type SocialAccountResource = ReturnType<typeof toSocialAccountResource>;

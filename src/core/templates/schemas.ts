@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CONTENT_TYPES, PLATFORMS } from '../../../db/schema/index.ts';
-import { dateTimeInput } from '../dates.ts';
+import { dateTimeInput, dateTimeOutput } from '../dates.ts';
 import { paginationInput } from '../pagination.ts';
 import { textViolations } from '../publishing/connectors/sandbox.ts';
 
@@ -97,3 +97,25 @@ export const TemplateEntries = z
       seen.add(entry.id);
     });
   });
+
+/** The template resource: an approved entry of the shared library (SPEC.md, Other resources). */
+export const TemplateResource = z.object({
+  id: z.uuid(),
+  object: z.literal('template'),
+  name: z.string(),
+  description: z.string(),
+  source_platform: z.enum(PLATFORMS),
+  content_type: z.enum(CONTENT_TYPES),
+  structure: z.object({ hook: z.string(), body: z.string(), call_to_action: z.string() }),
+  example_caption: z.string(),
+  engagement: z.object({
+    views: z.int(),
+    likes: z.int(),
+    comments: z.int(),
+    shares: z.int(),
+    saves: z.int(),
+    engagement_rate: z.number().describe('(likes + comments + shares + saves) / views, 4 decimals.'),
+  }),
+  niches: z.array(z.string()),
+  created_at: dateTimeOutput,
+}).meta({ id: 'Template' });

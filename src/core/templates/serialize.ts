@@ -1,9 +1,14 @@
+import type { z } from 'zod';
 import type { templates } from '../../../db/schema/index.ts';
+import type { TemplateResource as TemplateResourceSchema } from './schemas.ts';
+
+/** The resource as its schema describes it: the serializer must produce exactly this. */
+export type TemplateResource = z.output<typeof TemplateResourceSchema>;
 
 export type TemplateRow = typeof templates.$inferSelect;
 
 /** The template resource: an approved entry of the shared library (SPEC.md, Other resources). */
-export function toTemplateResource(row: TemplateRow) {
+export function toTemplateResource(row: TemplateRow): TemplateResource {
   return {
     id: row.id,
     object: 'template' as const,
@@ -29,5 +34,3 @@ export function toTemplateResource(row: TemplateRow) {
     created_at: row.createdAt.toISOString(),
   };
 }
-
-export type TemplateResource = ReturnType<typeof toTemplateResource>;

@@ -1,4 +1,9 @@
+import type { z } from 'zod';
 import type { webhooks } from '../../../db/schema/index.ts';
+import type { WebhookResource as WebhookResourceSchema } from './schemas.ts';
+
+/** The resource as its schema describes it: the serializer must produce exactly this. */
+export type WebhookResource = z.output<typeof WebhookResourceSchema>;
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 
@@ -6,7 +11,7 @@ export type WebhookRow = typeof webhooks.$inferSelect;
  * The webhook resource (SPEC.md, Webhook). `signing_secret` is the plaintext only in the answers
  * to create and rotate, the two moments a secret is made; every other answer carries null.
  */
-export function toWebhookResource(row: WebhookRow, signingSecret: string | null = null) {
+export function toWebhookResource(row: WebhookRow, signingSecret: string | null = null): WebhookResource {
   return {
     id: row.id,
     object: 'webhook' as const,
@@ -18,5 +23,3 @@ export function toWebhookResource(row: WebhookRow, signingSecret: string | null 
     signing_secret: signingSecret,
   };
 }
-
-export type WebhookResource = ReturnType<typeof toWebhookResource>;

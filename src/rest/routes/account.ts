@@ -1,10 +1,19 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { getAccount } from '../../core/accounts/get-account.ts';
+import { AccountResource } from '../../core/accounts/schemas.ts';
 import type { Runtime } from '../../core/context.ts';
-import { fromQuery, handle, route } from '../handle.ts';
+import { operationEndpoint, routerFor } from '../endpoints.ts';
 
-export function accountRoutes(runtime: Runtime): Router {
-  const router = Router();
-  route(router, '/me', { get: handle(runtime, getAccount, fromQuery) });
-  return router;
-}
+export const accountEndpoints = [
+  operationEndpoint({
+    method: 'get',
+    path: '/me',
+    summary: 'Get the account',
+    description: 'The plan, its features and this month\'s usage. Answers even when the plan has no API access or is inactive.',
+    operation: getAccount,
+    input: 'query',
+    response: AccountResource,
+  }),
+];
+
+export const accountRoutes = (runtime: Runtime): Router => routerFor(runtime, accountEndpoints);

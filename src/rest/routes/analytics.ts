@@ -1,10 +1,19 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { getAnalyticsOverview } from '../../core/analytics/overview.ts';
+import { AnalyticsOverviewResource } from '../../core/analytics/schemas.ts';
 import type { Runtime } from '../../core/context.ts';
-import { fromQuery, handle, route } from '../handle.ts';
+import { operationEndpoint, routerFor } from '../endpoints.ts';
 
-export function analyticsRoutes(runtime: Runtime): Router {
-  const router = Router();
-  route(router, '/analytics/overview', { get: handle(runtime, getAnalyticsOverview, fromQuery) });
-  return router;
-}
+export const analyticsEndpoints = [
+  operationEndpoint({
+    method: 'get',
+    path: '/analytics/overview',
+    summary: 'Get the analytics overview',
+    description: 'Published and failed totals, per platform and per UTC day; days is capped at the plan\'s analytics_history_days.',
+    operation: getAnalyticsOverview,
+    input: 'query',
+    response: AnalyticsOverviewResource,
+  }),
+];
+
+export const analyticsRoutes = (runtime: Runtime): Router => routerFor(runtime, analyticsEndpoints);

@@ -1,19 +1,33 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { getBrandProfile, updateBrandProfile } from '../../core/brand-profile/operations.ts';
+import { BrandProfileResource } from '../../core/brand-profile/schemas.ts';
 import type { Runtime } from '../../core/context.ts';
-import { fromBodyAndParams, fromQuery, handle, route } from '../handle.ts';
+import { operationEndpoint, routerFor } from '../endpoints.ts';
 
 /**
  * SPEC.md writes the path both ways (`/brand-profile` for the tools, `/brand_profile` for the
  * resource); DECISIONS.md serves the one resource at both, with both methods on each.
  */
-export function brandProfileRoutes(runtime: Runtime): Router {
-  const router = Router();
-  for (const path of ['/brand-profile', '/brand_profile']) {
-    route(router, path, {
-      get: handle(runtime, getBrandProfile, fromQuery),
-      patch: handle(runtime, updateBrandProfile, fromBodyAndParams),
-    });
-  }
-  return router;
-}
+export const brandProfileEndpoints = ['/brand-profile', '/brand_profile'].flatMap((path) => [
+  operationEndpoint({
+    method: 'get',
+    path,
+    summary: 'Get the brand profile',
+    description: 'Both field sets; unset strings are null, lists [], tones 5.',
+    operation: getBrandProfile,
+    input: 'query',
+    response: BrandProfileResource,
+  }),
+  operationEndpoint({
+    method: 'patch',
+    path,
+    summary: 'Update the brand profile',
+    description: 'Any subset of both field sets. A wrong type is 400 invalid_body; a length, count or range breach is 422 unprocessable_entity.',
+    operation: updateBrandProfile,
+    input: 'body',
+    response: BrandProfileResource,
+    errors: ['no_updates', 'unprocessable_entity'],
+  }),
+]);
+
+export const brandProfileRoutes = (runtime: Runtime): Router => routerFor(runtime, brandProfileEndpoints);

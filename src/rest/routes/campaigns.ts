@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import {
   createCampaign,
   deleteCampaign,
@@ -7,21 +7,71 @@ import {
   listCampaigns,
   updateCampaign,
 } from '../../core/campaigns/operations.ts';
+import { CampaignResource } from '../../core/campaigns/schemas.ts';
 import type { Runtime } from '../../core/context.ts';
-import { fromBodyAndParams, fromParams, fromQuery, handle, route } from '../handle.ts';
+import { deletedResource, listEnvelope } from '../../core/pagination.ts';
+import { operationEndpoint, routerFor } from '../endpoints.ts';
 
-export function campaignRoutes(runtime: Runtime): Router {
-  const router = Router();
-  route(router, '/campaigns', {
-    get: handle(runtime, listCampaigns, fromQuery),
-    post: handle(runtime, createCampaign, fromBodyAndParams, 201),
-  });
-  route(router, '/campaigns/:id', {
-    get: handle(runtime, getCampaign, fromParams),
-    patch: handle(runtime, updateCampaign, fromBodyAndParams),
-    delete: handle(runtime, deleteCampaign, fromParams),
-  });
-  // SPEC.md: no body; 202, generation goes on in the background.
-  route(router, '/campaigns/:id/launch', { post: handle(runtime, launchCampaign, fromParams, 202) });
-  return router;
-}
+export const campaignEndpoints = [
+  operationEndpoint({
+    method: 'get',
+    path: '/campaigns',
+    summary: 'List campaigns',
+    description: 'Newest first; no status filter (filter client-side).',
+    operation: listCampaigns,
+    input: 'query',
+    response: listEnvelope(CampaignResource),
+  }),
+  operationEndpoint({
+    method: 'post',
+    path: '/campaigns',
+    summary: 'Create a campaign',
+    description: 'A draft plan: creating a campaign creates no posts. total_posts is posts_per_day x campaign_length_days.',
+    operation: createCampaign,
+    input: 'body',
+    status: 201,
+    response: CampaignResource,
+  }),
+  operationEndpoint({
+    method: 'get',
+    path: '/campaigns/:id',
+    summary: 'Get a campaign',
+    operation: getCampaign,
+    input: 'path',
+    response: CampaignResource,
+  }),
+  operationEndpoint({
+    method: 'patch',
+    path: '/campaigns/:id',
+    summary: 'Update a campaign',
+    description: 'A status is set as given, without the launch check, and starts no generation.',
+    operation: updateCampaign,
+    input: 'body',
+    response: CampaignResource,
+    errors: ['no_updates'],
+  }),
+  operationEndpoint({
+    method: 'delete',
+    path: '/campaigns/:id',
+    summary: 'Delete a campaign',
+    description: 'The items it generated stay, with campaign_id cleared; no webhook fires.',
+    operation: deleteCampaign,
+    input: 'path',
+    response: deletedResource('campaign'),
+  }),
+  operationEndpoint({
+    method: 'post',
+    path: '/campaigns/:id/launch',
+    summary: 'Launch a campaign',
+    description:
+      'No body. From draft or paused only: status active, start_date now, campaign.launched; content generation then runs in the ' +
+      'background, one AI credit per generated post.',
+    operation: launchCampaign,
+    input: 'path',
+    status: 202,
+    response: CampaignResource,
+    errors: ['invalid_state', 'quota_exceeded'],
+  }),
+];
+
+export const campaignRoutes = (runtime: Runtime): Router => routerFor(runtime, campaignEndpoints);

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
 import {
   createContent,
@@ -8,21 +8,72 @@ import {
   publishContent,
   updateContent,
 } from '../../core/content/operations.ts';
-import { fromBodyAndParams, fromParams, fromQuery, handle, route } from '../handle.ts';
+import { ContentResource } from '../../core/content/schemas.ts';
+import { deletedResource, listEnvelope } from '../../core/pagination.ts';
+import { operationEndpoint, routerFor } from '../endpoints.ts';
 
-export function contentRoutes(runtime: Runtime): Router {
-  const router = Router();
-  route(router, '/content', {
-    get: handle(runtime, listContent, fromQuery),
-    post: handle(runtime, createContent, fromBodyAndParams, 201),
-  });
-  route(router, '/content/:id', {
-    get: handle(runtime, getContent, fromParams),
-    patch: handle(runtime, updateContent, fromBodyAndParams),
-    delete: handle(runtime, deleteContent, fromParams),
-  });
-  route(router, '/content/:id/publish', {
-    post: handle(runtime, publishContent, fromBodyAndParams, 202),
-  });
-  return router;
-}
+export const contentEndpoints = [
+  operationEndpoint({
+    method: 'get',
+    path: '/content',
+    summary: 'List content items',
+    description: 'Newest first; archived items only when status=archived is asked for.',
+    operation: listContent,
+    input: 'query',
+    response: listEnvelope(ContentResource),
+  }),
+  operationEndpoint({
+    method: 'post',
+    path: '/content',
+    summary: 'Create a content item',
+    description: 'Status defaults to draft; scheduled needs scheduled_for. Emits content.created.',
+    operation: createContent,
+    input: 'body',
+    status: 201,
+    response: ContentResource,
+  }),
+  operationEndpoint({
+    method: 'get',
+    path: '/content/:id',
+    summary: 'Get a content item',
+    description: 'Archived items are still returned.',
+    operation: getContent,
+    input: 'path',
+    response: ContentResource,
+  }),
+  operationEndpoint({
+    method: 'patch',
+    path: '/content/:id',
+    summary: 'Update a content item',
+    description: 'Send only what changes; status also accepts rejected. Emits content.updated (and content.approved when status is approved).',
+    operation: updateContent,
+    input: 'body',
+    response: ContentResource,
+    errors: ['no_updates', 'invalid_state'],
+  }),
+  operationEndpoint({
+    method: 'delete',
+    path: '/content/:id',
+    summary: 'Archive a content item',
+    description: 'Archiving is final: the item drops from lists and no restore call exists. Emits content.deleted.',
+    operation: deleteContent,
+    input: 'path',
+    response: deletedResource('content'),
+    errors: ['invalid_state'],
+  }),
+  operationEndpoint({
+    method: 'post',
+    path: '/content/:id/publish',
+    summary: 'Queue a content item for publishing',
+    description:
+      'Asynchronous: the answer is the item as queued (publish_queued true); the outcome arrives by polling the item or by webhook. ' +
+      'A future scheduled_for schedules it instead.',
+    operation: publishContent,
+    input: 'body',
+    status: 202,
+    response: ContentResource,
+    errors: ['invalid_state', 'no_target_platforms', 'quota_exceeded'],
+  }),
+];
+
+export const contentRoutes = (runtime: Runtime): Router => routerFor(runtime, contentEndpoints);

@@ -1,12 +1,14 @@
 import busboy from 'busboy';
-import { Router, type Request, type RequestHandler } from 'express';
+import type { Request, RequestHandler, Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
 import { ServiceError, fieldError } from '../../core/errors.ts';
 import { createMediaAsset, findAssetByStorageKey, listMedia } from '../../core/media/operations.ts';
 import { receiveUpload, type StoredFile } from '../../core/media/receive.ts';
+import { MAX_TAG_LENGTH, MAX_TAGS, MediaAssetResource } from '../../core/media/schemas.ts';
 import { extensionOf } from '../../core/media/serialize.ts';
 import { STORAGE_KEY, mediaStoreFor, type MediaStore } from '../../core/media/store.ts';
-import { fromQuery, handle, route } from '../handle.ts';
+import { listEnvelope } from '../../core/pagination.ts';
+import { operationEndpoint, publicEndpoint, routerFor } from '../endpoints.ts';
 
 /** What the multipart reader found, for the operation's input (keyed by request, never by body). */
 interface Upload {
@@ -18,30 +20,85 @@ const uploads = new WeakMap<Request, Upload>();
 
 const cutShort = () => new ServiceError('invalid_body', 'The upload was cut short before the file ended.');
 
-/** POST /media_assets (and under /api/v1), GET /api/v1/media-library, and the public file URLs. */
-export function mediaRoutes(runtime: Runtime): Router {
-  const router = Router();
-  const store = mediaStoreFor(runtime.config.media.dir);
+const uploadInput = (req: Request) => {
+  const received = uploads.get(req);
+  return { upload: received?.file, filename: received?.filename, tags: received?.tags };
+};
 
-  // The same authentication, rate limiting, idempotency and failed-request counting as every other
-  // route; the body is read by the multipart reader instead of the JSON parser.
-  const upload = handle(
-    runtime,
-    createMediaAsset,
-    (req) => {
-      const received = uploads.get(req);
-      return { upload: received?.file, filename: received?.filename, tags: received?.tags };
+/**
+ * POST /media_assets: the same authentication, rate limiting, idempotency and failed-request
+ * counting as every other route; the body is read by the multipart reader instead of the JSON parser.
+ */
+const uploadEndpoint = (path: string) =>
+  operationEndpoint({
+    method: 'post',
+    path,
+    summary: path.startsWith('/api/v1') ? 'Upload a media file' : 'Upload a media file (SPEC.md address)',
+    description:
+      'Multipart form: the file in a field named file, tags in repeated or comma-separated tags fields. The type is taken from ' +
+      'the bytes (JPEG, PNG, WebP, GIF, MP4, QuickTime, WebM).',
+    operation: createMediaAsset,
+    input: 'body',
+    status: 201,
+    response: MediaAssetResource,
+    upload: {
+      reader: (runtime) => receiveMultipart(runtime, mediaStoreFor(runtime.config.media.dir)),
+      input: uploadInput,
+      requestBody: {
+        required: true,
+        content: {
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              required: ['file'],
+              properties: {
+                file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The image or video.' },
+                tags: {
+                  type: 'array',
+                  items: { type: 'string', maxLength: MAX_TAG_LENGTH },
+                  description: `Tags, repeated or comma-separated; at most ${MAX_TAGS}.`,
+                },
+              },
+            },
+          },
+        },
+      },
     },
-    201,
-    [receiveMultipart(runtime, store)],
-  );
+  });
 
-  route(router, '/media_assets', { post: upload });
-  route(router, '/api/v1/media_assets', { post: upload });
-  route(router, '/api/v1/media-library', { get: handle(runtime, listMedia, fromQuery) });
-  route(router, '/media/:file', { get: [serveFile(runtime, store)] });
-  return router;
-}
+/** POST /media_assets (and under /api/v1), GET /api/v1/media-library, and the public file URLs; mounted at the root. */
+export const mediaEndpoints = [
+  uploadEndpoint('/api/v1/media_assets'),
+  uploadEndpoint('/media_assets'),
+  operationEndpoint({
+    method: 'get',
+    path: '/api/v1/media-library',
+    summary: 'List media assets',
+    description: 'Newest first, optionally of one asset_type.',
+    operation: listMedia,
+    input: 'query',
+    response: listEnvelope(MediaAssetResource),
+  }),
+  publicEndpoint({
+    method: 'get',
+    path: '/media/:file',
+    summary: 'Fetch a media file',
+    description:
+      'Public, so platforms can fetch what a post links to: the random key is the capability. Range requests are served; ' +
+      'a key\'s bytes never change, so the answer may be cached for a year.',
+    handlers: (runtime) => [serveFile(runtime, mediaStoreFor(runtime.config.media.dir))],
+    parameters: [{ name: 'file', in: 'path', description: 'The storage key and extension, as in the asset url.', schema: { type: 'string' } }],
+    responses: {
+      200: { description: 'The file, with its stored type.', mediaType: '*/*' },
+      206: { description: 'The requested range.', mediaType: '*/*' },
+      304: { description: 'Not modified (If-None-Match matched).' },
+      416: { description: 'The range lies outside the file.' },
+    },
+    errors: ['not_found'],
+  }),
+];
+
+export const mediaRoutes = (runtime: Runtime): Router => routerFor(runtime, mediaEndpoints);
 
 /**
  * Streams the multipart body: the `file` part goes to the store as it arrives (never buffered),

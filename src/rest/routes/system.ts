@@ -1,31 +1,69 @@
-import { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
+import { z } from 'zod';
 import { pingDatabase } from '../../../db/client.ts';
 import type { Runtime } from '../../core/context.ts';
-import { ERROR_REFERENCE } from '../errors.ts';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../core/errors.ts';
+import { publicEndpoint, routerFor } from '../endpoints.ts';
+import { ERROR_STATUS } from '../errors.ts';
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
-/** Unauthenticated endpoints: the health probe and the error reference every docs_url points to. */
-export function systemRoutes(runtime: Runtime): Router {
-  const router = Router();
-  router.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok', database: pingDatabase(runtime.db) ? 'ok' : 'unavailable', time: runtime.clock.now().toISOString() });
-  });
-  router.get('/docs/errors', (_req, res) => {
-    const rows = Object.entries(ERROR_REFERENCE)
-      .map(([code, { status, meaning }]) => `<tr id="${code}"><td>${status}</td><td><code>${code}</code></td><td>${escapeHtml(meaning)}</td></tr>`)
-      .join('\n');
-    res.type('html').send(`<!doctype html>
+const Health = z.object({
+  status: z.literal('ok'),
+  database: z.enum(['ok', 'unavailable']),
+  time: z.iso.datetime({ precision: 3 }),
+});
+
+/** The error reference every docs_url points to: each code of the core's catalogue, with its status. */
+function errorReferencePage(): string {
+  const rows = (Object.entries(ERROR_CATALOGUE) as Array<[ErrorCode, { meaning: string; action: string }]>)
+    .map(
+      ([code, { meaning, action }]) =>
+        `<tr id="${code}"><td>${ERROR_STATUS[code]}</td><td><code>${code}</code></td><td>${escapeHtml(meaning)}</td><td>${escapeHtml(action)}</td></tr>`,
+    )
+    .join('\n');
+  return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Error reference</title></head>
 <body><h1>Error reference</h1>
 <p>Every failure body is <code>{"error":{"code","message","docs_url"}}</code>; validation failures add
 <code>details</code> with <code>formErrors</code> and <code>fieldErrors</code>. A 429 answers
-<code>{"object":"error","type":"rate_limit_exceeded","message","retry_after"}</code> instead.
-Only <code>internal</code> is worth retrying blind.</p>
-<table><thead><tr><th>Status</th><th>Code</th><th>Meaning</th></tr></thead><tbody>
+<code>{"object":"error","type":"rate_limit_exceeded","message","retry_after"}</code> instead, with a
+<code>Retry-After</code> header. Branch on <code>code</code>, never on the message. Only
+<code>internal</code> is worth retrying blind; the others repeat until the request or the account changes.
+The OpenAPI document is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p>
+<table><thead><tr><th>Status</th><th>Code</th><th>Meaning</th><th>What to do</th></tr></thead><tbody>
 ${rows}
-</tbody></table></body></html>`);
-  });
-  return router;
+</tbody></table></body></html>`;
 }
+
+/** Unauthenticated endpoints: the health probe and the error reference. */
+export const systemEndpoints = [
+  publicEndpoint({
+    method: 'get',
+    path: '/healthz',
+    summary: 'Health probe',
+    description: 'Answers 200 while the process serves; database says whether SQLite answers.',
+    handlers: (runtime) => [
+      ((_req, res) => {
+        res.json({ status: 'ok', database: pingDatabase(runtime.db) ? 'ok' : 'unavailable', time: runtime.clock.now().toISOString() });
+      }) satisfies RequestHandler,
+    ],
+    responses: { 200: { description: 'The process is up.', json: Health } },
+    errors: [],
+  }),
+  publicEndpoint({
+    method: 'get',
+    path: '/docs/errors',
+    summary: 'Error reference',
+    description: 'The page every docs_url points to: every error code with its HTTP status, its meaning and what to do.',
+    handlers: () => {
+      const page = errorReferencePage();
+      return [((_req, res) => void res.type('html').send(page)) satisfies RequestHandler];
+    },
+    responses: { 200: { description: 'The reference page.', mediaType: 'text/html' } },
+    errors: [],
+  }),
+];
+
+export const systemRoutes = (runtime: Runtime): Router => routerFor(runtime, systemEndpoints);

@@ -1,11 +1,21 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
+import { listEnvelope } from '../../core/pagination.ts';
 import { listTemplates } from '../../core/templates/operations.ts';
-import { fromQuery, handle, route } from '../handle.ts';
+import { TemplateResource } from '../../core/templates/schemas.ts';
+import { operationEndpoint, routerFor } from '../endpoints.ts';
+
+export const templateEndpoints = [
+  operationEndpoint({
+    method: 'get',
+    path: '/templates',
+    summary: 'List templates',
+    description: 'The shared, read-only templates library, newest first.',
+    operation: listTemplates,
+    input: 'query',
+    response: listEnvelope(TemplateResource),
+  }),
+];
 
 /** GET /api/v1/templates: the shared templates library, read-only. */
-export function templateRoutes(runtime: Runtime): Router {
-  const router = Router();
-  route(router, '/templates', { get: handle(runtime, listTemplates, fromQuery) });
-  return router;
-}
+export const templateRoutes = (runtime: Runtime): Router => routerFor(runtime, templateEndpoints);

@@ -1,5 +1,6 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
+import { deletedResource, listEnvelope } from '../../core/pagination.ts';
 import {
   createWebhook,
   deleteWebhook,
@@ -10,24 +11,85 @@ import {
   testWebhook,
   updateWebhook,
 } from '../../core/webhooks/operations.ts';
-import { fromBodyAndParams, fromParams, fromQuery, handle, route, type InputSource } from '../handle.ts';
+import { WebhookDeliveryResource, WebhookResource, WebhookTestResult, WebhookWithSecret } from '../../core/webhooks/schemas.ts';
+import { operationEndpoint, routerFor } from '../endpoints.ts';
 
-/** The delivery log is paged by query, for the webhook in the path. */
-const fromQueryAndParams: InputSource = (req) => ({ ...req.query, ...req.params });
+export const webhookEndpoints = [
+  operationEndpoint({
+    method: 'get',
+    path: '/webhooks',
+    summary: 'List webhooks',
+    description: 'Not paginated: the full set in one page (has_more false); limit and cursor are ignored.',
+    operation: listWebhooks,
+    input: 'query',
+    response: listEnvelope(WebhookResource),
+  }),
+  operationEndpoint({
+    method: 'post',
+    path: '/webhooks',
+    summary: 'Create a webhook',
+    description: 'The answer carries the signing secret, this once. The URL must be absolute http(s) on a public address.',
+    operation: createWebhook,
+    input: 'body',
+    status: 201,
+    response: WebhookWithSecret,
+    errors: ['quota_exceeded'],
+  }),
+  operationEndpoint({
+    method: 'get',
+    path: '/webhooks/:id',
+    summary: 'Get a webhook',
+    description: 'signing_secret is null.',
+    operation: getWebhook,
+    input: 'path',
+    response: WebhookResource,
+  }),
+  operationEndpoint({
+    method: 'patch',
+    path: '/webhooks/:id',
+    summary: 'Update a webhook',
+    description: 'is_enabled true resumes an auto-disabled webhook (clears auto_disabled_at); queued deliveries resume oldest first.',
+    operation: updateWebhook,
+    input: 'body',
+    response: WebhookResource,
+    errors: ['no_updates'],
+  }),
+  operationEndpoint({
+    method: 'delete',
+    path: '/webhooks/:id',
+    summary: 'Delete a webhook',
+    description: 'Its queued deliveries and its delivery log go with it.',
+    operation: deleteWebhook,
+    input: 'path',
+    response: deletedResource('webhook'),
+  }),
+  operationEndpoint({
+    method: 'post',
+    path: '/webhooks/:id/rotate',
+    summary: 'Rotate the signing secret',
+    description: 'The new secret replaces the old at once; the answer carries it, this once.',
+    operation: rotateWebhookSecret,
+    input: 'path',
+    response: WebhookWithSecret,
+  }),
+  operationEndpoint({
+    method: 'post',
+    path: '/webhooks/:id/test',
+    summary: 'Send a test delivery',
+    description: 'One synchronous, signed webhook.test delivery (also while disabled), logged, never retried.',
+    operation: testWebhook,
+    input: 'path',
+    response: WebhookTestResult,
+  }),
+  operationEndpoint({
+    method: 'get',
+    path: '/webhooks/:id/deliveries',
+    summary: 'List delivery attempts',
+    description: 'The delivery log, one row per attempt, most recent first.',
+    operation: listWebhookDeliveries,
+    input: 'query',
+    response: listEnvelope(WebhookDeliveryResource),
+  }),
+];
 
-export function webhookRoutes(runtime: Runtime): Router {
-  const router = Router();
-  route(router, '/webhooks', {
-    get: handle(runtime, listWebhooks, fromQuery),
-    post: handle(runtime, createWebhook, fromBodyAndParams, 201),
-  });
-  route(router, '/webhooks/:id', {
-    get: handle(runtime, getWebhook, fromParams),
-    patch: handle(runtime, updateWebhook, fromBodyAndParams),
-    delete: handle(runtime, deleteWebhook, fromParams),
-  });
-  route(router, '/webhooks/:id/rotate', { post: handle(runtime, rotateWebhookSecret, fromParams) });
-  route(router, '/webhooks/:id/test', { post: handle(runtime, testWebhook, fromParams) });
-  route(router, '/webhooks/:id/deliveries', { get: handle(runtime, listWebhookDeliveries, fromQueryAndParams) });
-  return router;
-}
+export const webhookRoutes = (runtime: Runtime): Router => routerFor(runtime, webhookEndpoints);
