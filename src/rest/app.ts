@@ -29,6 +29,6 @@ export function createApp(runtime: Runtime): Express {
   app.use((req) => {
     throw new ServiceError('not_found', `No route ${req.method} ${req.path}. The API lives under /api/v1.`);
   });
-  app.use(errorHandler(runtime.config.docsUrl));
+  app.use(errorHandler(runtime.config.docsUrl, runtime.log));
   return app;
 }

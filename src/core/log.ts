@@ -1,0 +1,51 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { pino, type DestinationStream, type Logger } from 'pino';
+
+export type { Logger };
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Fields every line written on behalf of one unit of work carries (a request's `request_id`). */
+export type LogContext = Readonly<Record<string, string>>;
+
+const NO_CONTEXT: LogContext = Object.freeze({});
+const contexts = new AsyncLocalStorage<LogContext>();
+
+/**
+ * One JSON object per line, to `destination` (a file descriptor, 1 by default, or a stream).
+ * Lines carry the fields of the unit of work they were written in (`withLogContext`), whichever
+ * logger call wrote them, the core's included: no caller has to pass a child logger down.
+ * Secrets are never logged on purpose; the redaction list is the safety net should a header map or
+ * a key ever be passed to a log call.
+ */
+export function createLogger(options: { level: LogLevel; destination?: number | DestinationStream }): Logger {
+  const destination = options.destination ?? 1;
+  return pino(
+    {
+      level: options.level,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      mixin: () => contexts.getStore() ?? NO_CONTEXT,
+      redact: {
+        paths: ['authorization', '*.authorization', 'headers.authorization', '*.headers.authorization', 'apiKey', '*.apiKey', 'secret', '*.secret'],
+        censor: '[redacted]',
+      },
+    },
+    // Synchronous writes: a line written just before exit (a shutdown, a crash) is not lost.
+    typeof destination === 'number' ? pino.destination({ dest: destination, sync: true }) : destination,
+  );
+}
+
+/**
+ * Runs `work` (and everything it starts, awaited or scheduled) with `context` on every log line;
+ * with none, outside any context.
+ */
+export function withLogContext<T>(context: LogContext | undefined, work: () => T): T {
+  return context ? contexts.run(context, work) : contexts.exit(work);
+}
+
+/** The context current here, to carry into work that runs later on another call stack (batch.ts). */
+export function currentLogContext(): LogContext | undefined {
+  return contexts.getStore();
+}
