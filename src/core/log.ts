@@ -9,7 +9,6 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** Fields every line written on behalf of one unit of work carries (a request's `request_id`). */
 export type LogContext = Readonly<Record<string, string>>;
 
-const NO_CONTEXT: LogContext = Object.freeze({});
 const contexts = new AsyncLocalStorage<LogContext>();
 
 /**
@@ -26,7 +25,8 @@ export function createLogger(options: { level: LogLevel; destination?: number | 
       level: options.level,
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      mixin: () => contexts.getStore() ?? NO_CONTEXT,
+      // A copy: pino merges each call's fields into the object the mixin returns.
+      mixin: () => ({ ...contexts.getStore() }),
       redact: {
         paths: ['authorization', '*.authorization', 'headers.authorization', '*.headers.authorization', 'apiKey', '*.apiKey', 'secret', '*.secret'],
         censor: '[redacted]',

@@ -7,10 +7,11 @@ import { createMcpServer } from './server.ts';
  * Serves MCP over stdin/stdout with the key from SERVICE_API_KEY. stdout belongs to the protocol:
  * everything else goes to stderr. A bad key stops start-up with the API's reason.
  */
-export async function serveMcpStdio(runtime: Runtime, apiKey: string | undefined): Promise<void> {
+export async function serveMcpStdio(runtime: Runtime, apiKey: string | undefined): Promise<{ close(): Promise<void> }> {
   if (!apiKey) throw new Error('Set SERVICE_API_KEY to the API key (np_live_…) the stdio server should act with.');
   const authorization = `Bearer ${apiKey}`;
   authenticate(runtime, authorization, { planChecks: false });
   const server = createMcpServer({ runtime, authorization });
   await server.connect(new StdioServerTransport());
+  return server;
 }

@@ -100,6 +100,19 @@ describe('request ids and logs', () => {
     expect(JSON.stringify(lines)).not.toContain(key);
   });
 
+  it('gives each line the context and its own fields only', () => {
+    withLogContext({ request_id: 'r' }, () => {
+      runtime.log.info({ detail: 1 }, 'first');
+      runtime.log.info('second');
+    });
+    runtime.log.info('outside');
+    const [first, second, outside] = ['first', 'second', 'outside'].map((msg) => lines.find((line) => line.msg === msg)!);
+    expect(first).toMatchObject({ request_id: 'r', detail: 1 });
+    expect(second).toMatchObject({ request_id: 'r' });
+    expect(second).not.toHaveProperty('detail');
+    expect(outside).not.toHaveProperty('request_id');
+  });
+
   it('runs each piece of a group commit in the log context of whoever queued it', async () => {
     const logged = (id: string | null) => {
       const work = () => inNextCommit(runtime.db, () => runtime.log.info('inside'));
