@@ -36,7 +36,9 @@ async function main(argv: string[]): Promise<number> {
       runWorker();
       return -1;
     case 'admin': {
-      const runtime = openRuntime();
+      // stdout carries the command's answer (JSON with --json): log lines, if any, go to stderr.
+      const config = loadConfig();
+      const runtime = openRuntime({ config, log: createLogger({ level: config.logLevel, destination: 2 }) });
       try {
         return runAdmin(runtime, rest);
       } finally {
