@@ -84,6 +84,8 @@ async function serve(): Promise<void> {
   runtime.log.info(
     `Listening on http://${host.includes(':') ? `[${host}]` : host}:${actualPort} (REST /api/v1, MCP /mcp, metrics /metrics); public URL ${config.publicBaseUrl}`,
   );
+  // Out now rather than with the next buffer: whoever started the process waits for this line.
+  runtime.log.flush();
 }
 
 async function serveStdio(): Promise<void> {
@@ -111,6 +113,7 @@ function runWorker(): void {
     await schedulers.stop(deadline);
   });
   runtime.log.info('Worker running the schedulers (publishing, webhook delivery, campaign generation, maintenance).');
+  runtime.log.flush();
 }
 
 /**

@@ -10,6 +10,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export type LogContext = Readonly<Record<string, string>>;
 
 const contexts = new AsyncLocalStorage<LogContext>();
+/** How long a line may wait in the buffer when traffic is light. */
+const FLUSH_MS = 250;
 
 /**
  * One JSON object per line, to `destination` (a file descriptor, 1 by default, or a stream).
@@ -28,15 +30,29 @@ export function createLogger(options: { level: LogLevel; destination?: number | 
       // A copy: pino merges each call's fields into the object the mixin returns.
       mixin: () => ({ ...contexts.getStore() }),
       redact: {
-        paths: ['authorization', '*.authorization', 'headers.authorization', '*.headers.authorization', 'apiKey', '*.apiKey', 'secret', '*.secret'],
+        // Fixed paths only: a wildcard path made every line ~9 µs slower (measured).
+        paths: ['authorization', 'headers.authorization', 'req.headers.authorization', 'apiKey', 'secret'],
         censor: '[redacted]',
       },
     },
-    // Asynchronous: a synchronous write to a full pipe (a slow log reader) sleeps 100 ms and stalls
-    // every request (measured: GET fell from ~0.8 to 0.09 of bare Express). pino flushes what is
-    // still buffered on exit, process.exit included; only a SIGKILL loses it.
-    typeof destination === 'number' ? pino.destination({ dest: destination, sync: false }) : destination,
+    // Asynchronous and buffered. A synchronous write to a full pipe (a slow log reader) sleeps 100 ms
+    // and stalls every request (measured: GET fell from ~0.8 to 0.09 of bare Express); one write per
+    // line cost ~45 µs of CPU per request (measured with an access line per request). Lines go out in
+    // 4 KB writes, or within FLUSH_MS when quieter; pino flushes the rest on exit (process.exit
+    // included), so only a SIGKILL can lose the last FLUSH_MS.
+    typeof destination === 'number' ? bufferedDestination(destination) : destination,
   );
+}
+
+/** One buffer per file descriptor and process, however many loggers (tests open many runtimes). */
+const destinations = new Map<number, DestinationStream>();
+function bufferedDestination(fd: number): DestinationStream {
+  let destination = destinations.get(fd);
+  if (!destination) {
+    destination = pino.destination({ dest: fd, sync: false, minLength: 4096, periodicFlush: FLUSH_MS });
+    destinations.set(fd, destination);
+  }
+  return destination;
 }
 
 /**
