@@ -8,6 +8,9 @@ const ACCEPTED_REQUEST_ID = /^[A-Za-z0-9._:/+=-]{1,128}$/;
 /** The route label of a request no route matched (a 404): never the raw path, which is unbounded. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
+/** The status recorded for a request whose connection closed before any answer was sent. */
+export const CLIENT_CLOSED_REQUEST = 499;
+
 export interface AnsweredRequest {
   method: string;
   route: string;
@@ -28,7 +31,9 @@ export function requestContext(log: Logger, observe: (request: AnsweredRequest) 
     const context = { request_id: incoming !== undefined && ACCEPTED_REQUEST_ID.test(incoming) ? incoming : randomUUID() };
     res.setHeader('X-Request-Id', context.request_id);
     res.once('close', () => {
-      const answered = { method: req.method, route: routeOf(req, res), status: res.statusCode, seconds: (performance.now() - started) / 1000 };
+      // Closed before an answer began: the client went away (or the shutdown cut it), nginx's 499.
+      const status = res.headersSent ? res.statusCode : CLIENT_CLOSED_REQUEST;
+      const answered = { method: req.method, route: routeOf(req, res), status, seconds: (performance.now() - started) / 1000 };
       observe(answered);
       withLogContext(context, () =>
         log.info(

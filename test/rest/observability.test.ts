@@ -5,6 +5,7 @@ import { publishDue } from '../../src/core/publishing/publish-due.ts';
 import { connectorsFor } from '../../src/core/publishing/connectors/index.ts';
 import { deliverDue } from '../../src/core/webhooks/deliver-due.ts';
 import { fanOutAllEvents } from '../../src/core/webhooks/delivery.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
 import { call, startTestServer, type TestServer } from '../helpers/http.ts';
 import { connectAccounts } from '../helpers/publishing.ts';
@@ -98,6 +99,34 @@ describe('request ids and logs', () => {
     for (const line of errors) expect(line.err.message).toMatch(/no such table/);
     const key = ws.headers.authorization.replace('Bearer ', '');
     expect(JSON.stringify(lines)).not.toContain(key);
+  });
+
+  it('records a request whose client went away before any answer as 499, aborted', async () => {
+    const hooked = capturedRuntime({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    const hookedServer = await startTestServer(hooked.runtime);
+    const hookedWs = makeWorkspace(hooked.runtime);
+    const receiver = await startReceiver();
+    try {
+      receiver.respondWith('hang');
+      const hook = await call(hookedServer, 'POST', '/api/v1/webhooks', { headers: hookedWs.headers, body: { url: `${receiver.url}/hook` } });
+      const client = new AbortController();
+      // The test delivery waits on the receiver, which never answers; the client gives up first.
+      const testing = hookedServer
+        .request(`/api/v1/webhooks/${hook.body.id}/test`, { method: 'POST', headers: { ...hookedWs.headers, 'x-request-id': 'gave-up' }, signal: client.signal })
+        .catch(() => 'aborted');
+      await receiver.waitForRequests(1);
+      client.abort();
+      expect(await testing).toBe('aborted');
+      await eventually('the access line is written', () => hooked.lines.some((line) => line.request_id === 'gave-up' && line.msg === 'request'));
+      expect(hooked.lines.find((line) => line.request_id === 'gave-up' && line.msg === 'request')).toMatchObject({
+        route: '/api/v1/webhooks/:id/test',
+        status: 499,
+        aborted: true,
+      });
+    } finally {
+      await hookedServer.close();
+      await receiver.close();
+    }
   });
 
   it('gives each line the context and its own fields only', () => {
