@@ -12,8 +12,6 @@ export interface ServiceMetrics {
   registry: Registry;
   /** Counts one answered request under its route pattern (never its raw path). */
   observeRequest(request: { method: string; route: string; status: number; seconds: number }): void;
-  /** Stops hearing the runtime's outcomes. */
-  close(): void;
 }
 
 /** From 1 ms to 10 s: a REST request answers in a few ms; a synchronous webhook test may take its 10 s deadline. */
@@ -110,7 +108,7 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
   for (const platform of PLATFORMS) for (const result of ['published', 'rejected', 'unknown']) platformCalls.inc({ platform, result }, 0);
   for (const result of ['published', 'failed']) runs.inc({ result }, 0);
 
-  const stopListening = runtime.outcomes.listen((outcome) => {
+  runtime.outcomes.listen((outcome) => {
     switch (outcome.kind) {
       case 'webhook_delivery':
         deliveries.inc({ status: outcome.status });
@@ -131,7 +129,6 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
       requests.inc(labels);
       durations.observe(labels, seconds);
     },
-    close: stopListening,
   };
 }
 
