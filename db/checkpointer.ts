@@ -36,7 +36,12 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-export function startBackgroundCheckpoints(db: Db, intervalMs = 1000): Checkpointer {
+/** `report` hears the checkpointer's own failures (the process's logger; db/ cannot import it). */
+export function startBackgroundCheckpoints(
+  db: Db,
+  intervalMs = 1000,
+  report: (message: string, error?: unknown) => void = (message, error) => console.error(message, error ?? ''),
+): Checkpointer {
   const sqlite = db.$client;
   sqlite.pragma('journal_size_limit = 67108864');
   sqlite.pragma('wal_autocheckpoint = 0');
@@ -44,10 +49,10 @@ export function startBackgroundCheckpoints(db: Db, intervalMs = 1000): Checkpoin
     eval: true,
     workerData: { file: sqlite.name, intervalMs, driver: createRequire(import.meta.url).resolve('better-sqlite3') },
   });
-  worker.on('message', (message) => console.error(`WAL checkpoint failed: ${message}`));
+  worker.on('message', (message) => report(`WAL checkpoint failed: ${message}`));
   worker.on('error', (error) => {
     // Without the worker, fall back to SQLite's own checkpoints rather than let the WAL grow.
-    console.error('WAL checkpoint worker stopped:', error);
+    report('WAL checkpoint worker stopped', error);
     if (sqlite.open) sqlite.pragma('wal_autocheckpoint = 1000');
   });
   worker.unref();

@@ -1,21 +1,28 @@
 #!/usr/bin/env node
-import { createServer } from 'node:http';
-import { startBackgroundCheckpoints } from '../../db/checkpointer.ts';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../core/config.ts';
+import { startBackgroundCheckpoints, type Checkpointer } from '../../db/checkpointer.ts';
 import { ensureDefaultWorkspace } from '../core/accounts/workspaces.ts';
+import { generatorsFor } from '../core/campaigns/generators/index.ts';
+import { loadConfig } from '../core/config.ts';
 import type { Runtime } from '../core/context.ts';
+import { createLogger } from '../core/log.ts';
 import { openRuntime } from '../core/runtime.ts';
+import { startCampaignGeneration } from '../jobs/campaign-generation.ts';
+import { startMaintenance } from '../jobs/maintenance.ts';
+import { startPublishing } from '../jobs/publish-run.ts';
+import { startWebhookDelivery } from '../jobs/webhook-delivery.ts';
 import { serveMcpStdio } from '../mcp/stdio.ts';
 import { exposedTools } from '../mcp/tool-selection.ts';
 import { createApp } from '../rest/app.ts';
-import { startMaintenance } from '../jobs/maintenance.ts';
-import { generatorsFor } from '../core/campaigns/generators/index.ts';
-import { startCampaignGeneration } from '../jobs/campaign-generation.ts';
-import { startPublishing } from '../jobs/publish-run.ts';
-import { startWebhookDelivery } from '../jobs/webhook-delivery.ts';
+import { createMetrics } from '../rest/metrics.ts';
 import { runAdmin } from './admin.ts';
+
+/** From SIGTERM or SIGINT to exit, at most (issue 7): past it the process exits 1. */
+const SHUTDOWN_BUDGET_MS = 10_000;
+/** Kept back from the budget for the last checkpoint and closing the database. */
+const CLOSE_RESERVE_MS = 2_500;
 
 /** One entry, four commands: `serve` (REST + /mcp + schedulers), `mcp` (stdio), `worker` (schedulers only), `admin`. */
 async function main(argv: string[]): Promise<number> {
@@ -23,36 +30,19 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve':
       applyServingFlags(command, rest);
-      await serve(openRuntime());
+      await serve();
       return -1;
-    case 'mcp': {
-      // stdout is the protocol channel: route console.log to stderr before anything can print.
-      console.log = console.error;
+    case 'mcp':
       applyServingFlags(command, rest);
-      const runtime = openRuntime();
-      startBackgroundCheckpoints(runtime.db);
-      startSchedulers(runtime);
-      await serveMcpStdio(runtime, process.env.SERVICE_API_KEY);
+      await serveStdio();
       return -1;
-    }
-    case 'worker': {
-      const runtime = openRuntime();
-      const checkpointer = startBackgroundCheckpoints(runtime.db);
-      const schedulers = startSchedulers(runtime, { force: true });
-      // The schedulers' timers are unref'd (they must not keep `serve` or `mcp` alive); a worker has
-      // no server or stdin, so this keeps it running until a signal.
-      const keepAlive = setInterval(() => {}, 1 << 30);
-      console.log('Worker running the schedulers (publishing, webhook delivery, campaign generation, maintenance).');
-      onShutdown(runtime, async () => {
-        clearInterval(keepAlive);
-        await schedulers.stop();
-        await checkpointer.stop();
-        runtime.db.$client.close();
-      });
+    case 'worker':
+      runWorker();
       return -1;
-    }
     case 'admin': {
-      const runtime = openRuntime();
+      // stdout carries the command's answer (JSON with --json): log lines, if any, go to stderr.
+      const config = loadConfig();
+      const runtime = openRuntime({ config, log: createLogger({ level: config.logLevel, destination: 2 }) });
       try {
         return runAdmin(runtime, rest);
       } finally {
@@ -60,9 +50,17 @@ async function main(argv: string[]): Promise<number> {
       }
     }
     default:
-      console.error('Usage: main.ts serve [--read-only] | mcp [--read-only] | worker | admin <command>');
+      console.error('Usage: main.ts serve | mcp | worker | admin <command>');
       return 2;
   }
+}
+
+/** A serving process's runtime: its one logger writes JSON lines to `logTo` (1 stdout, 2 stderr). */
+function openProcessRuntime(logTo: 1 | 2): { runtime: Runtime; checkpointer: Checkpointer } {
+  const config = loadConfig();
+  const runtime = openRuntime({ config, log: createLogger({ level: config.logLevel, destination: logTo }) });
+  const checkpointer = startBackgroundCheckpoints(runtime.db, undefined, (message, error) => runtime.log.error({ err: error }, message));
+  return { runtime, checkpointer };
 }
 
 /**
@@ -80,16 +78,17 @@ function applyServingFlags(command: string, args: string[]): void {
   if (readOnly) process.env.SERVICE_READ_ONLY = 'true';
 }
 
-async function serve(opened: Runtime): Promise<void> {
+async function serve(): Promise<void> {
+  const { runtime: opened, checkpointer } = openProcessRuntime(1);
   // /mcp settles its tools when the app is built, after listening; a bad selection must stop
   // start-up before a port is taken or a first API key is shown.
   exposedTools(opened.config.mcpTools);
   const created = ensureDefaultWorkspace(opened);
   if (created) {
+    // Plain lines, not JSON: a person reads the key off the terminal on the first start (README).
     console.log(`Created workspace "${created.workspace.name}" (${created.workspace.id}).`);
     console.log(`API key (shown once, keep it safe): ${created.apiKey}`);
   }
-  const checkpointer = startBackgroundCheckpoints(opened.db);
   const server = createServer();
   const { host, port } = opened.config;
   await new Promise<void>((resolve, reject) => {
@@ -100,56 +99,130 @@ async function serve(opened: Runtime): Promise<void> {
   // PORT=0 picks a free port: the derived public URL (docs_url, the allowed /mcp origin) must name it.
   const config = actualPort === port ? opened.config : loadConfig({ ...process.env, PORT: String(actualPort) });
   const runtime: Runtime = { ...opened, config };
-  server.on('request', createApp(runtime));
+  server.on('request', createApp(runtime, createMetrics(runtime, { processMetrics: true })));
   const schedulers = startSchedulers(runtime);
-  console.log(`Listening on http://${host.includes(':') ? `[${host}]` : host}:${actualPort} (REST /api/v1, MCP /mcp); public URL ${config.publicBaseUrl}`);
+  // Before announcing it: whoever waits for the line may signal at once.
+  onShutdown(runtime, checkpointer, (deadline) => Promise.all([closeServer(server, deadline), schedulers.stop(deadline)]));
+  runtime.log.info(
+    `Listening on http://${host.includes(':') ? `[${host}]` : host}:${actualPort} (REST /api/v1, MCP /mcp, metrics /metrics); public URL ${config.publicBaseUrl}`,
+  );
+  // Out now rather than with the next buffer: whoever started the process waits for this line.
+  runtime.log.flush();
+}
 
-  onShutdown(runtime, async () => {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
-    await schedulers.stop();
-    await checkpointer.stop();
-    runtime.db.$client.close();
+async function serveStdio(): Promise<void> {
+  // stdout is the protocol channel: logs go to stderr, and so does any stray console.log.
+  console.log = console.error;
+  const { runtime, checkpointer } = openProcessRuntime(2);
+  const schedulers = startSchedulers(runtime);
+  const server = await serveMcpStdio(runtime, process.env.SERVICE_API_KEY);
+  const shutdown = onShutdown(runtime, checkpointer, async (deadline) => {
+    await schedulers.stop(deadline);
+    await server.close();
   });
+  // The client closing our stdin is its way of ending the session.
+  process.stdin.once('end', () => shutdown('stdin closed'));
+}
+
+function runWorker(): void {
+  const { runtime, checkpointer } = openProcessRuntime(1);
+  const schedulers = startSchedulers(runtime, { force: true });
+  // The schedulers' timers are unref'd (they must not keep `serve` or `mcp` alive); a worker has
+  // no server or stdin, so this keeps it running until a signal.
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  onShutdown(runtime, checkpointer, async (deadline) => {
+    clearInterval(keepAlive);
+    await schedulers.stop(deadline);
+  });
+  runtime.log.info('Worker running the schedulers (publishing, webhook delivery, campaign generation, maintenance).');
+  runtime.log.flush();
 }
 
 /**
  * The schedulers every serving process runs unless RUN_SCHEDULERS=false (DECISIONS.md, Processes):
- * claims are leased rows, so several processes on one database share the work safely.
+ * claims are leased rows, so several processes on one database share the work safely. Stopping
+ * follows each job's rule (leased-worker.ts): webhook attempts in flight are cut short and handed
+ * back, publishing fan-outs are given until `deadline` (a platform call cut short would become an
+ * unknown outcome), generation hands its campaigns back after the batch in hand.
  */
-function startSchedulers(runtime: Runtime, options: { force?: boolean } = {}): { stop(): Promise<void> } {
+function startSchedulers(runtime: Runtime, options: { force?: boolean } = {}): { stop(deadline: number): Promise<void> } {
   if (!runtime.config.runSchedulers && !options.force) return { stop: async () => {} };
   const maintenance = startMaintenance(runtime);
-  const workers = [startPublishing(runtime), startWebhookDelivery(runtime), startCampaignGeneration(runtime, generatorsFor(runtime))];
+  const workers = {
+    publishing: startPublishing(runtime),
+    'webhook delivery': startWebhookDelivery(runtime),
+    'campaign generation': startCampaignGeneration(runtime, generatorsFor(runtime)),
+  };
   return {
-    async stop() {
+    async stop(deadline) {
       maintenance.stop();
-      await Promise.all(workers.map((worker) => worker.stop()));
+      await Promise.all(
+        Object.entries(workers).map(async ([name, worker]) => {
+          const left = await worker.stop(deadline);
+          if (left > 0) runtime.log.warn({ job: name, items: left }, `${name}: ${left} item(s) still in hand at the shutdown deadline; their leases will run out and another process takes them over`);
+        }),
+      );
     },
   };
 }
 
 /**
- * On SIGINT or SIGTERM: stop taking work, let work in hand finish, then exit. The grace period
- * outlasts a platform call's deadline: cutting one short would turn a real outcome into an unknown.
+ * Stops taking connections and answers the requests in hand. A keep-alive connection is closed as
+ * soon as it is idle rather than at its timeout; at `deadline` any still open are cut.
  */
-function onShutdown(runtime: Runtime, close: () => Promise<void>): void {
-  const graceMs = (runtime.config.publishing.platformTimeoutSeconds + 5) * 1000;
-  const shutdown = (signal: string) => {
-    console.log(`${signal}: shutting down.`);
-    setTimeout(() => process.exit(0), graceMs).unref();
-    close().then(
-      () => process.exit(0),
+function closeServer(server: Server, deadline: number): Promise<void> {
+  return new Promise((resolve) => {
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const cutOff = setTimeout(() => server.closeAllConnections(), Math.max(0, deadline - Date.now()));
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(cutOff);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/**
+ * On SIGINT or SIGTERM (or `shutdown()` called): stop taking work, finish or hand back the work in
+ * hand (`stopWork`, given a deadline), checkpoint and close the database, exit 0, all within
+ * SHUTDOWN_BUDGET_MS; past it, or when shutting down fails, exit 1. A second signal exits at once.
+ */
+function onShutdown(runtime: Runtime, checkpointer: Checkpointer, stopWork: (deadline: number) => Promise<unknown>): (reason: string) => void {
+  const { log } = runtime;
+  let started = false;
+  const shutdown = (reason: string) => {
+    if (started) return;
+    started = true;
+    const begun = Date.now();
+    log.info({ reason }, `${reason}: shutting down`);
+    setTimeout(() => {
+      log.error(`Shutdown did not finish within ${SHUTDOWN_BUDGET_MS} ms; exiting`);
+      process.exit(1);
+    }, SHUTDOWN_BUDGET_MS - 250).unref();
+    (async () => {
+      await stopWork(begun + SHUTDOWN_BUDGET_MS - CLOSE_RESERVE_MS);
+      await checkpointer.stop();
+      runtime.db.$client.close();
+    })().then(
+      () => {
+        log.info({ duration_ms: Date.now() - begun }, 'Shut down cleanly');
+        process.exit(0);
+      },
       (error: unknown) => {
-        console.error('Shutdown failed:', error);
+        log.error({ err: error }, 'Shutdown failed');
         process.exit(1);
       },
     );
   };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (!started) return shutdown(signal);
+      log.warn(`${signal} again: exiting without finishing the shutdown`);
+      process.exit(1);
+    });
+  }
+  return shutdown;
 }
 
 main(process.argv.slice(2)).then(

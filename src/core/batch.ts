@@ -1,9 +1,12 @@
 import { writeTransaction, type Db } from '../../db/client.ts';
+import { currentLogContext, withLogContext, type LogContext } from './log.ts';
 
 interface QueuedWork {
   work: () => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** The log context of whoever queued it: the batch runs on the call stack of whoever queued first. */
+  logContext: LogContext | undefined;
 }
 
 const queues = new WeakMap<Db, QueuedWork[]>();
@@ -26,7 +29,7 @@ export function inNextCommit<T>(db: Db, work: () => T): Promise<T> {
       queues.set(db, batch);
       setImmediate(() => commitBatch(db, batch));
     }
-    queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+    queue.push({ work, resolve: resolve as (value: unknown) => void, reject, logContext: currentLogContext() });
   });
 }
 
@@ -35,9 +38,9 @@ function commitBatch(db: Db, batch: QueuedWork[]): void {
   const settlements: Array<() => void> = [];
   try {
     writeTransaction(db, () => {
-      for (const { work, resolve, reject } of batch) {
+      for (const { work, resolve, reject, logContext } of batch) {
         try {
-          const value = work();
+          const value = withLogContext(logContext, work);
           settlements.push(() => resolve(value));
         } catch (error) {
           settlements.push(() => reject(error));

@@ -1,12 +1,17 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { PLATFORMS, type Platform } from '../../db/schema/index.ts';
+import { LOG_LEVELS, type LogLevel } from './log.ts';
 
 export type Bucket = 'read' | 'write' | 'publish' | 'media';
 
 export interface Config {
   port: number;
   host: string;
+  /** The least severe log lines written (`LOG_LEVEL`). */
+  logLevel: LogLevel;
+  /** When set, GET /metrics asks for `Authorization: Bearer <this>` (`METRICS_TOKEN`). */
+  metricsToken: string | null;
   dataDir: string;
   databaseFile: string;
   publicBaseUrl: string;
@@ -78,6 +83,8 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  METRICS_TOKEN: z.string().min(16, 'expected at least 16 characters').optional(),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_FILE: z.string().min(1).optional(),
   PUBLIC_BASE_URL: z.url().optional(),
@@ -148,6 +155,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     port: e.PORT,
     host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN ?? null,
     dataDir: e.DATA_DIR,
     databaseFile: e.DATABASE_FILE ?? join(e.DATA_DIR, 'service.db'),
     publicBaseUrl,

@@ -1,15 +1,21 @@
 import type { Db } from '../../db/client.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import type { Logger } from './log.ts';
+import type { Outcomes } from './outcomes.ts';
 import type { Workspace } from './accounts/workspaces.ts';
 import type { Job, Wakeups } from './wakeups.ts';
 
-/** What every process shares: the database, the clock and the configuration. */
+/** What every process shares: the database, the clock, the configuration and the logger. */
 export interface Runtime {
   db: Db;
   clock: Clock;
   config: Config;
   wakeups: Wakeups;
+  /** The process's one logger; lines written while serving a request carry its id (log.ts). */
+  log: Logger;
+  /** Where the schedulers report what their work came to (outcomes.ts). */
+  outcomes: Outcomes;
   /**
    * Wakes the schedulers of this process when work becomes due (a no-op when none run). Operations
    * call it inside the request's group commit, before it commits: a woken job must start on a later

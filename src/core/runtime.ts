@@ -2,11 +2,13 @@ import { openDatabase, type Db } from '../../db/client.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { loadConfig, type Config } from './config.ts';
 import type { Runtime } from './context.ts';
+import { createLogger, type Logger } from './log.ts';
+import { Outcomes } from './outcomes.ts';
 import { seedTemplates } from './templates/seed.ts';
 import { Wakeups } from './wakeups.ts';
 
 /** Opens the database named by the configuration and assembles what every door shares. */
-export function openRuntime(options: { config?: Config; clock?: Clock; db?: Db } = {}): Runtime {
+export function openRuntime(options: { config?: Config; clock?: Clock; db?: Db; log?: Logger } = {}): Runtime {
   const config = options.config ?? loadConfig();
   const wakeups = new Wakeups();
   const db = options.db ?? openDatabase(config.databaseFile);
@@ -19,6 +21,8 @@ export function openRuntime(options: { config?: Config; clock?: Clock; db?: Db }
     clock: options.clock ?? systemClock,
     db,
     wakeups,
+    log: options.log ?? createLogger({ level: config.logLevel }),
+    outcomes: new Outcomes(),
     wake: (job) => wakeups.wake(job),
   };
 }

@@ -24,7 +24,7 @@ export function startCampaignGeneration(runtime: Runtime, generators: CaptionGen
     name: 'campaign generation',
     capacity: CONCURRENT_CAMPAIGNS,
     claim: (free) => claimDueGenerations(runtime, free),
-    process: (claim) => generateCampaign(runtime, claim, generators),
+    process: (claim, stopping) => generateCampaign(runtime, claim, generators, stopping),
     abandon: (claim, error) => abandonGeneration(runtime, claim, error),
     nextDueAfter: (now) => nextGenerationDueAfter(runtime, now),
     renew: { everyMs: generationLeaseMs(runtime) / 3, run: (claims) => renewGenerationLeases(runtime, claims) },

@@ -13,8 +13,12 @@ export interface LeasedJob<Claim> {
   capacity: number;
   /** Claims up to `free` due items (leased rows). Runs inside a group commit, in a savepoint. */
   claim(free: number, inHand: Iterable<Claim>): Claim[];
-  /** Works one claimed item to its end. */
-  process(claim: Claim): Promise<unknown>;
+  /**
+   * Works one claimed item to its end. `stopping` is aborted when the worker stops: a job whose
+   * items are safe to hand back (a webhook attempt) cuts them short; one whose items are not (a
+   * platform call) ignores it and is given until the stop's deadline.
+   */
+  process(claim: Claim, stopping: AbortSignal): Promise<unknown>;
   /** Finishes an item whose `process` threw, so it is not reclaimed and failed forever. */
   abandon(claim: Claim, error: unknown): Promise<unknown>;
   /** When the earliest queued item comes due after `now` (ms), or null. */
@@ -26,8 +30,12 @@ export interface LeasedJob<Claim> {
 }
 
 export interface Worker {
-  /** Stops claiming, then waits for the items in hand to finish. */
-  stop(): Promise<void>;
+  /**
+   * Stops claiming, aborts `stopping` for the items in hand and waits for them to finish, until
+   * `deadline` (ms since the epoch, real time) at most. Resolves with how many were still in hand
+   * then: their leases run out and another process takes them over, as after a crash.
+   */
+  stop(deadline?: number): Promise<number>;
 }
 
 /**
@@ -49,6 +57,7 @@ export function startLeasedWorker<Claim>(runtime: Runtime, job: LeasedJob<Claim>
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let currentPass: Promise<void> = Promise.resolve();
+  const stopping = new AbortController();
 
   const schedulePass = () => {
     if (stopped) return;
@@ -70,12 +79,12 @@ export function startLeasedWorker<Claim>(runtime: Runtime, job: LeasedJob<Claim>
       const claims = await inNextCommit(runtime.db, () => savepoint(runtime.db, () => job.claim(free, inHand.values())));
       for (const claim of claims) {
         const work = job
-          .process(claim)
+          .process(claim, stopping.signal)
           .catch((error: unknown) => {
-            console.error(`${job.name}: an item failed; finishing it with the error:`, error);
+            runtime.log.error({ err: error, job: job.name }, `${job.name}: an item failed; finishing it with the error`);
             return job.abandon(claim, error);
           })
-          .catch((error: unknown) => console.error(`${job.name}: finishing the item failed too; its lease will be reclaimed:`, error))
+          .catch((error: unknown) => runtime.log.error({ err: error, job: job.name }, `${job.name}: finishing the item failed too; its lease will be reclaimed`))
           .finally(() => {
             inHand.delete(work);
             schedulePass();
@@ -84,7 +93,7 @@ export function startLeasedWorker<Claim>(runtime: Runtime, job: LeasedJob<Claim>
       }
       armTimer();
     } catch (error) {
-      console.error(`${job.name}: pass failed:`, error);
+      runtime.log.error({ err: error, job: job.name }, `${job.name}: pass failed`);
     } finally {
       passRunning = false;
       if (passAgain) {
@@ -108,7 +117,7 @@ export function startLeasedWorker<Claim>(runtime: Runtime, job: LeasedJob<Claim>
         try {
           if (inHand.size > 0) job.renew!.run(inHand.values());
         } catch (error) {
-          console.error(`${job.name}: renewing leases failed:`, error);
+          runtime.log.error({ err: error, job: job.name }, `${job.name}: renewing leases failed`);
         }
       }, job.renew.everyMs)
     : undefined;
@@ -125,14 +134,22 @@ export function startLeasedWorker<Claim>(runtime: Runtime, job: LeasedJob<Claim>
   schedulePass();
 
   return {
-    async stop() {
+    async stop(deadline) {
       stopped = true;
       backstop.stop();
       stopListening();
       clearTimeout(timer);
       await currentPass;
-      await Promise.all(inHand.keys());
+      stopping.abort();
+      const finished = Promise.all(inHand.keys());
+      if (deadline === undefined) await finished;
+      else {
+        let expiry: NodeJS.Timeout | undefined;
+        await Promise.race([finished, new Promise((resolve) => (expiry = setTimeout(resolve, Math.max(0, deadline - Date.now())).unref()))]);
+        clearTimeout(expiry);
+      }
       clearInterval(renewal);
+      return inHand.size;
     },
   };
 }

@@ -23,7 +23,7 @@ export function startMaintenance(runtime: Runtime): { stop(): void } {
     try {
       runMaintenance(runtime);
     } catch (error) {
-      console.error('Maintenance failed:', error);
+      runtime.log.error({ err: error }, 'Maintenance failed');
     }
   });
   return { stop: () => job.stop() };

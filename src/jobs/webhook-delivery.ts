@@ -24,7 +24,7 @@ export function startWebhookDelivery(runtime: Runtime): Worker {
       fanOutAllEvents(runtime);
       return claimDueDeliveries(runtime, free, inHand);
     },
-    process: (claim) => deliver(runtime, claim),
+    process: (claim, stopping) => deliver(runtime, claim, stopping),
     abandon: (claim, error) => abandonDelivery(runtime, claim, error),
     nextDueAfter: (now) => nextDeliveryDueAfter(runtime.db, now),
     listen: (wake) => {

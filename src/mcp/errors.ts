@@ -1,18 +1,19 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { RateLimitError, ServiceError } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
 
 /**
  * The MCP door's only error translator: a failure is a tool result with isError, carrying the API's
  * code and message (and details or retry_after when the API would send them).
  */
-export function toToolError(error: unknown, docsUrl: string): CallToolResult {
+export function toToolError(error: unknown, docsUrl: string, log: Logger): CallToolResult {
   let body: Record<string, unknown>;
   if (error instanceof RateLimitError) {
     body = { code: error.code, message: error.message, retry_after: error.retryAfter, docs_url: docsUrl };
   } else if (error instanceof ServiceError) {
     body = { code: error.code, message: error.message, docs_url: docsUrl, ...(error.details ? { details: error.details } : {}) };
   } else {
-    console.error('Unexpected error in a tool call:', error);
+    log.error({ err: error }, 'Unexpected error in a tool call');
     body = { code: 'internal', message: 'An unexpected error occurred; retry after a short delay.', docs_url: docsUrl };
   }
   const structuredContent = { error: body };

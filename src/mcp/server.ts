@@ -80,7 +80,7 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools }: 
       const structuredContent = result as Record<string, unknown>;
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent };
     } catch (error) {
-      return toToolError(error, runtime.config.docsUrl);
+      return toToolError(error, runtime.config.docsUrl, runtime.log);
     }
   });
   return server;

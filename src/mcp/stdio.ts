@@ -8,11 +8,12 @@ import { exposedTools } from './tool-selection.ts';
  * Serves MCP over stdin/stdout with the key from SERVICE_API_KEY. stdout belongs to the protocol:
  * everything else goes to stderr. A bad key or tool selection stops start-up with the reason.
  */
-export async function serveMcpStdio(runtime: Runtime, apiKey: string | undefined): Promise<void> {
+export async function serveMcpStdio(runtime: Runtime, apiKey: string | undefined): Promise<{ close(): Promise<void> }> {
   const tools = exposedTools(runtime.config.mcpTools);
   if (!apiKey) throw new Error('Set SERVICE_API_KEY to the API key (np_live_…) the stdio server should act with.');
   const authorization = `Bearer ${apiKey}`;
   authenticate(runtime, authorization, { planChecks: false });
   const server = createMcpServer({ runtime, authorization, tools });
   await server.connect(new StdioServerTransport());
+  return server;
 }

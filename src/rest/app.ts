@@ -2,7 +2,9 @@ import express, { type Express } from 'express';
 import type { Runtime } from '../core/context.ts';
 import { ServiceError } from '../core/errors.ts';
 import { errorHandler } from './errors.ts';
+import { createMetrics, metricsRoutes, type ServiceMetrics } from './metrics.ts';
 import { openApiRoutes } from './openapi.ts';
+import { requestContext } from './request-context.ts';
 import { accountRoutes } from './routes/account.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { brandProfileRoutes } from './routes/brand-profile.ts';
@@ -16,12 +18,17 @@ import { mediaRoutes } from './routes/media.ts';
 import { templateRoutes } from './routes/templates.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 
-/** The HTTP face of the service: REST under /api/v1, MCP at /mcp, health and the error reference. */
-export function createApp(runtime: Runtime): Express {
+/**
+ * The HTTP face of the service: REST under /api/v1, MCP at /mcp, health, metrics and the error
+ * reference. `metrics` is the process's (main.ts); a test app gets its own.
+ */
+export function createApp(runtime: Runtime, metrics: ServiceMetrics = createMetrics(runtime)): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(requestContext(runtime.log, metrics.observeRequest));
   app.use(systemRoutes(runtime));
+  app.use(metricsRoutes(runtime, metrics));
   app.use('/api/v1', contentRoutes(runtime), accountRoutes(runtime), brandProfileRoutes(runtime), socialAccountRoutes(runtime), analyticsRoutes(runtime), webhookRoutes(runtime), campaignRoutes(runtime), templateRoutes(runtime));
   // Mounted at the root: uploads are also accepted at /media_assets (SPEC.md), and file URLs are public.
   app.use(mediaRoutes(runtime));
@@ -31,6 +38,6 @@ export function createApp(runtime: Runtime): Express {
   app.use((req) => {
     throw new ServiceError('not_found', `No route ${req.method} ${req.path}. The API lives under /api/v1.`);
   });
-  app.use(errorHandler(runtime.config.docsUrl));
+  app.use(errorHandler(runtime.config.docsUrl, runtime.log));
   return app;
 }

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import { RateLimitError, ServiceError, type ErrorCode, type RateLimitState } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
 
 /**
  * The HTTP status of every code (ARCHITECTURE.md 3: the core names what went wrong, the door picks
@@ -86,12 +87,12 @@ function fromBodyParser(error: { type?: string; status?: number }): ServiceError
 }
 
 /** The REST door's only error translator; a 500 never shows internals. */
-export function errorHandler(docsUrl: string): ErrorRequestHandler {
+export function errorHandler(docsUrl: string, log: Logger): ErrorRequestHandler {
   return (error, _req, res, next) => {
     if (res.headersSent) return next(error);
     const known = error instanceof ServiceError ? error : fromBodyParser(error);
     if (known) return sendError(res, known, docsUrl);
-    console.error('Unexpected error:', error);
+    log.error({ err: error }, 'Unexpected error');
     sendError(res, new ServiceError('internal', 'An unexpected error occurred; retry after a short delay.'), docsUrl);
   };
 }

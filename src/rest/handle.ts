@@ -12,6 +12,7 @@ import {
 import { executeOperation, type Operation } from '../core/operation.ts';
 import { consumeRateLimit } from '../core/rate-limits.ts';
 import { errorResponse, setRateLimitHeaders } from './errors.ts';
+import { recordRoutePattern } from './request-context.ts';
 
 /** Where a route finds its operation's input: the query for reads, the body for writes, plus path ids. */
 export type InputSource = (req: Request) => unknown;
@@ -132,6 +133,7 @@ export type Method = 'get' | 'post' | 'patch' | 'delete';
 /** Registers one path's methods; any other method on it answers 405 with an Allow header. */
 export function route(router: Router, path: string, methods: Partial<Record<Method, Handlers>>): void {
   const chain = router.route(path);
+  chain.all(recordRoutePattern);
   for (const [method, handlers] of Object.entries(methods) as Array<[Method, Handlers]>) chain[method](handlers);
   const allow = Object.keys(methods).map((m) => m.toUpperCase());
   if (allow.includes('GET')) allow.push('HEAD');

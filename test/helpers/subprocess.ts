@@ -9,7 +9,7 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const ENTRY_ARGS = ['--import', 'tsx', 'src/cli/main.ts'];
 
 /** Configuration variables of the service; a child starts without the parent's values of them. */
-const SERVICE_VARIABLES = /^(PORT|HOST|DATA_DIR|DATABASE_FILE|PUBLIC_BASE_URL|RATE_LIMIT_\w+|BODY_LIMIT_BYTES|MCP_ALLOWED_ORIGINS|RUN_SCHEDULERS|SCHEDULER_POLL_SECONDS|SERVICE_API_KEY|SERVICE_READ_ONLY|SERVICE_TOOLS|ENCRYPTION_KEY|WEBHOOK_\w+|AI_\w+|GENERATION_\w+|PUBLISH_\w+|PLATFORM_\w+|SANDBOX_\w+|\w+_APP_SECRET)$/;
+const SERVICE_VARIABLES = /^(PORT|HOST|LOG_LEVEL|METRICS_TOKEN|DATA_DIR|DATABASE_FILE|PUBLIC_BASE_URL|RATE_LIMIT_\w+|BODY_LIMIT_BYTES|MCP_ALLOWED_ORIGINS|RUN_SCHEDULERS|SCHEDULER_POLL_SECONDS|SERVICE_API_KEY|SERVICE_READ_ONLY|SERVICE_TOOLS|ENCRYPTION_KEY|WEBHOOK_\w+|AI_\w+|GENERATION_\w+|PUBLISH_\w+|PLATFORM_\w+|SANDBOX_\w+|\w+_APP_SECRET)$/;
 
 export function childEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};

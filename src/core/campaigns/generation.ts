@@ -148,17 +148,24 @@ interface BatchPlan {
   targetPlatforms: string[];
 }
 
-export type GenerationOutcome = 'completed' | 'out_of_credits' | 'stopped' | 'lease_lost';
+export type GenerationOutcome = 'completed' | 'out_of_credits' | 'stopped' | 'lease_lost' | 'handed_back';
 
 /**
  * Generates a claimed campaign's remaining slots, batch after batch, until every slot is filled,
  * the workspace's AI credits run out, or the campaign is stopped (paused, completed, archived,
  * deleted). Each batch is written in one commit that first checks the lease and the status, so a
  * slot is never generated twice and nothing is written after a stop; a run that dies mid-batch
- * loses only the batch in hand, which the next run writes again.
+ * loses only the batch in hand, which the next run writes again. When `stopping` is aborted (the
+ * process is shutting down), the batch in hand is finished and the campaign handed back, due at once.
  */
-export async function generateCampaign(runtime: Runtime, claim: GenerationClaim, generators: CaptionGenerator[]): Promise<GenerationOutcome> {
+export async function generateCampaign(
+  runtime: Runtime,
+  claim: GenerationClaim,
+  generators: CaptionGenerator[],
+  stopping?: AbortSignal,
+): Promise<GenerationOutcome> {
   for (;;) {
+    if (stopping?.aborted) return handBackGeneration(runtime, claim);
     const batchSize = Math.min(DEFAULT_BATCH, ...generators.map((generator) => generator.maxSlotsPerCall ?? DEFAULT_BATCH));
     const next = await inNextCommit(runtime.db, () => savepoint(runtime.db, () => planBatch(runtime, claim, batchSize)));
     if (typeof next === 'string') return next;
@@ -310,6 +317,19 @@ export function renewGenerationLeases(runtime: Runtime, claims: Iterable<Generat
   });
 }
 
+/** Lets a campaign go under its lease, due at once, so the next run (another process's) resumes it. */
+async function handBackGeneration(runtime: Runtime, claim: GenerationClaim): Promise<GenerationOutcome> {
+  const { db, clock } = runtime;
+  const { changes } = await inNextCommit(db, () =>
+    db
+      .update(campaigns)
+      .set({ generationDueAt: clock.now(), generationLeaseToken: null })
+      .where(and(eq(campaigns.id, claim.campaignId), eq(campaigns.generationLeaseToken, claim.leaseToken)))
+      .run(),
+  );
+  return changes === 0 ? 'lease_lost' : 'handed_back';
+}
+
 /** How long a run that failed for a reason of ours waits before the campaign is tried again. */
 const RETRY_AFTER_FAILURE_MS = 60_000;
 
@@ -318,7 +338,7 @@ const RETRY_AFTER_FAILURE_MS = 60_000;
  * later; the batches already written stay written.
  */
 export async function abandonGeneration(runtime: Runtime, claim: GenerationClaim, error: unknown): Promise<void> {
-  console.error(`campaign generation: campaign ${claim.campaignId} failed; trying again in a minute:`, error);
+  runtime.log.error({ err: error, campaign_id: claim.campaignId }, 'campaign generation: the campaign failed; trying again in a minute');
   const { db, clock } = runtime;
   await inNextCommit(db, () =>
     db

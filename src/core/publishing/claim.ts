@@ -158,6 +158,32 @@ function workspaceBudget(db: Db, workspaceId: string, now: Date): WorkspaceBudge
   return budget;
 }
 
+/** The publishing queue at one moment, for monitoring. Ages are in seconds, 0 when nothing waits. */
+export interface PublishQueueStats {
+  /** Queued items that are due and not yet claimed. */
+  due: number;
+  /** How long the longest-waiting due item has waited: since its `scheduled_for`, or since it was queued (last updated) for a publish now. */
+  oldestDueAgeSeconds: number;
+  /** Items claimed by a publishing run (status `publishing`), in this process or another. */
+  inFlight: number;
+  /** Since the oldest claim in flight was made (or renewed by a takeover); a large value is a stuck holder. */
+  oldestInFlightAgeSeconds: number;
+}
+
+/**
+ * Two aggregates, each over its partial index's range (content_publish_due_idx for the due items,
+ * content_publish_lease_idx for those in flight): they read only the items waiting or in flight,
+ * which the run keeps few.
+ */
+export function publishQueueStats(runtime: Runtime): PublishQueueStats {
+  const now = runtime.clock.now().getTime();
+  const s = statements(runtime.db);
+  const due = s.dueStats.get({ now })!;
+  const inFlight = s.inFlightStats.get()!;
+  const age = (since: number | null) => (since === null ? 0 : Math.max(0, (now - since) / 1000));
+  return { due: due.n, oldestDueAgeSeconds: age(due.since), inFlight: inFlight.n, oldestInFlightAgeSeconds: age(inFlight.since) };
+}
+
 const statements = preparedStatements((db) => ({
   anyExpired: db.select({ id: content.id }).from(content).where(LEASE_EXPIRED).limit(1).prepare(),
   anyDue: db
@@ -225,5 +251,15 @@ const statements = preparedStatements((db) => ({
     .select({ n: sql<number>`count(*)` })
     .from(content)
     .where(sql`${content.workspaceId} = ${sql.placeholder('workspaceId')} and ${content.status} = 'publishing'`)
+    .prepare(),
+  dueStats: db
+    .select({ n: sql<number>`count(*)`, since: sql<number | null>`min(coalesce(${content.scheduledFor}, ${content.updatedAt}))` })
+    .from(content)
+    .where(sql`${QUEUED} and ${DUE_KEY} <= ${sql.placeholder('now')}`)
+    .prepare(),
+  inFlightStats: db
+    .select({ n: sql<number>`count(*)`, since: sql<number | null>`min(${content.updatedAt})` })
+    .from(content)
+    .where(sql`${content.status} = 'publishing'`)
     .prepare(),
 }));

@@ -28,7 +28,7 @@ export type FanOutResult = 'published' | 'failed' | 'lease_lost';
  * Every write checks the lease first: a holder that lost it stops without writing.
  */
 export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Claim): Promise<FanOutResult> {
-  const { db, clock } = runtime;
+  const { db, clock, outcomes } = runtime;
   const prepared = await inCommit(db, () => {
     const item = heldItem(db, claim);
     if (!item) return null;
@@ -61,14 +61,14 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
     return { calls, finished: null };
   });
   if (!prepared) return 'lease_lost';
-  if (prepared.finished) return prepared.finished;
+  if (prepared.finished) return reportRun(runtime, prepared.finished);
 
   // Each answer is recorded as soon as it comes (a crash then loses only the calls still out).
   const timeoutMs = runtime.config.publishing.platformTimeoutSeconds * 1000;
   const held = await Promise.all(
     prepared.calls.map(async (call) => {
       const outcome = await callPlatform(call, timeoutMs);
-      return inCommit(db, () => {
+      const recorded = await inCommit(db, () => {
         if (!holdsLease(db, claim)) return false;
         const now = clock.now();
         if (outcome === null) settleAttempt(db, call.attemptId, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
@@ -76,15 +76,26 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
         else settleAttempt(db, call.attemptId, { status: 'rejected', error: outcome.error }, now);
         return true;
       });
+      if (recorded) outcomes.report({ kind: 'platform_call', platform: call.connector.platform, result: outcome?.status ?? 'unknown' });
+      return recorded;
     }),
   );
   if (!held.every(Boolean)) return 'lease_lost';
 
-  return inCommit(db, () => {
-    const item = heldItem(db, claim);
-    if (!item) return 'lease_lost' as const;
-    return finishRun(db, item, claim.runId, clock.now());
-  });
+  return reportRun(
+    runtime,
+    await inCommit(db, () => {
+      const item = heldItem(db, claim);
+      if (!item) return 'lease_lost' as const;
+      return finishRun(db, item, claim.runId, clock.now());
+    }),
+  );
+}
+
+/** Tells the outcome listeners how a run ended, once that is committed. */
+function reportRun(runtime: Runtime, result: FanOutResult): FanOutResult {
+  if (result !== 'lease_lost') runtime.outcomes.report({ kind: 'publish_run', result });
+  return result;
 }
 
 /**
@@ -92,10 +103,10 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
  * are reported unknown, platforms never tried are rejected with the error, and the item is finished.
  * Without this, every holder that reclaimed the item would fail the same way, forever.
  */
-export function abandonRun(runtime: Runtime, claim: Claim, cause: unknown): Promise<FanOutResult> {
+export async function abandonRun(runtime: Runtime, claim: Claim, cause: unknown): Promise<FanOutResult> {
   const { db, clock } = runtime;
   const error = `internal error while publishing: ${cause instanceof Error ? cause.message : String(cause)}`;
-  return inCommit(db, () => {
+  const result = await inCommit(db, () => {
     const item = heldItem(db, claim);
     if (!item) return 'lease_lost' as const;
     const now = clock.now();
@@ -106,6 +117,7 @@ export function abandonRun(runtime: Runtime, claim: Claim, cause: unknown): Prom
     }
     return finishRun(db, item, claim.runId, now);
   });
+  return reportRun(runtime, result);
 }
 
 /** Group-committed, in a savepoint: a step that throws leaves nothing half-written (batch.ts). */

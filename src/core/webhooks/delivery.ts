@@ -30,7 +30,7 @@ export interface DeliveryClaim {
   event: OutboxEvent;
 }
 
-export type DeliveryOutcome = 'delivered' | 'retry' | 'dead' | 'lease_lost';
+export type DeliveryOutcome = 'delivered' | 'retry' | 'dead' | 'lease_lost' | 'handed_back';
 
 /**
  * Turns new outbox events into delivery jobs: one per event and matching subscription of its
@@ -143,30 +143,38 @@ function claimFrom(runtime: Runtime, webhookId: string, limit: number, now: Date
  * Works a claimed delivery and, in the same slot, its subscription's next due ones: each attempt is
  * signed afresh and recorded with one log row (`delivered`; `pending_retry` with the next attempt
  * scheduled; or `failed` after the last attempt, dead-lettered), and the subscription auto-disabled
- * on its fifth failed attempt in an hour. Returns the last attempt's outcome.
+ * on its fifth failed attempt in an hour. Returns the last attempt's outcome. When `stopping` is
+ * aborted (the process is shutting down), the attempt in flight is cut short and its job handed
+ * back to the queue unrecorded, to be made again (delivery is at least once).
  */
-export async function deliver(runtime: Runtime, first: DeliveryClaim): Promise<DeliveryOutcome> {
+export async function deliver(runtime: Runtime, first: DeliveryClaim, stopping?: AbortSignal): Promise<DeliveryOutcome> {
   let claim: DeliveryClaim | null = first;
   let outcome: DeliveryOutcome = 'lease_lost';
   // The slot goes straight on to the subscription's next due job, claimed in the same commit that
   // records this attempt: no pass, no extra commit between two deliveries. Bounded, so the worker
   // still rebalances its slots between subscriptions.
   for (let made = 1; claim; made++) {
-    const { deliveryId, sentAt, result } = await attemptDelivery(runtime, claim);
-    ({ outcome, next: claim } = await settle(runtime, claim, deliveryId, sentAt, result, made < CHAIN_LENGTH));
+    const { deliveryId, sentAt, result } = await attemptDelivery(runtime, claim, stopping);
+    if (stopping?.aborted && !isDelivered(result)) return handBack(runtime, claim);
+    ({ outcome, next: claim } = await settle(runtime, claim, deliveryId, sentAt, result, made < CHAIN_LENGTH && !stopping?.aborted));
+    reportAttempt(runtime, outcome);
   }
   return outcome;
 }
 
 /** One attempt. A failure of our own (a secret that no longer decrypts, a bug) is a failed attempt too. */
-async function attemptDelivery(runtime: Runtime, claim: DeliveryClaim): Promise<{ deliveryId: string; sentAt: Date; result: AttemptResult }> {
+async function attemptDelivery(
+  runtime: Runtime,
+  claim: DeliveryClaim,
+  signal: AbortSignal | undefined,
+): Promise<{ deliveryId: string; sentAt: Date; result: AttemptResult }> {
   const { config, clock } = runtime;
   const deliveryId = newDeliveryId();
   const sentAt = clock.now();
   try {
     const body = envelopeBody(claim.event, deliveryId, claim.attempt);
     const headers = signedHeaders(secretOf(runtime, claim.secretCiphertext), claim.event.id, body, sentAt);
-    const result = await postWebhook(claim.url, body, headers, { timeoutMs: config.webhooks.timeoutMs, allowPrivateUrls: config.webhooks.allowPrivateUrls });
+    const result = await postWebhook(claim.url, body, headers, { timeoutMs: config.webhooks.timeoutMs, allowPrivateUrls: config.webhooks.allowPrivateUrls, signal });
     return { deliveryId, sentAt, result };
   } catch (cause) {
     return { deliveryId, sentAt, result: internalError(cause) };
@@ -198,7 +206,22 @@ function secretOf(runtime: Runtime, ciphertext: string): string {
  * a failed attempt, so the retry ladder and the dead letter still apply.
  */
 export async function abandonDelivery(runtime: Runtime, claim: DeliveryClaim, cause: unknown): Promise<DeliveryOutcome> {
-  return (await settle(runtime, claim, newDeliveryId(), runtime.clock.now(), internalError(cause))).outcome;
+  const { outcome } = await settle(runtime, claim, newDeliveryId(), runtime.clock.now(), internalError(cause));
+  reportAttempt(runtime, outcome);
+  return outcome;
+}
+
+/** Puts a held job back in the queue as it was before the claim, due at once; only under its lease. */
+async function handBack(runtime: Runtime, claim: DeliveryClaim): Promise<DeliveryOutcome> {
+  const { db } = runtime;
+  const { changes } = await inNextCommit(db, () => statements(db).handBack.run({ id: claim.jobId, leaseToken: claim.leaseToken }));
+  return changes === 0 ? 'lease_lost' : 'handed_back';
+}
+
+/** Tells the outcome listeners about a recorded attempt, by its delivery-log status. */
+function reportAttempt(runtime: Runtime, outcome: DeliveryOutcome): void {
+  const status = outcome === 'delivered' ? 'delivered' : outcome === 'retry' ? 'pending_retry' : outcome === 'dead' ? 'failed' : null;
+  if (status) runtime.outcomes.report({ kind: 'webhook_delivery', status });
 }
 
 /**
@@ -423,6 +446,7 @@ const statements = preparedStatements((db) => ({
     .innerJoin(events, sql`${events.id} = ${webhookJobs.eventId}`)
     .where(sql`${webhookJobs.state} = 'queued' and ${webhookJobs.createdAt} <= ${sql.placeholder('before')}`)
     .prepare(),
+  handBack: db.update(webhookJobs).set({ state: 'queued', leaseToken: null, leaseExpiresAt: null }).where(HELD).prepare(),
   expire: db
     .update(webhookJobs)
     .set({ state: 'dead', leaseToken: null, leaseExpiresAt: null })

@@ -30,6 +30,8 @@ export interface AttemptResult {
 export interface SendOptions {
   timeoutMs: number;
   allowPrivateUrls: boolean;
+  /** Cuts the attempt short (a shutdown); it then ends as a failure like any other. */
+  signal?: AbortSignal;
 }
 
 /** DECISIONS.md, Delivery: the log keeps the first 8,192 bytes of a response body. */
@@ -119,6 +121,7 @@ export async function postWebhook(
         method: 'POST',
         headers: requestHeaders,
         agent: agentFor(protocol, guarded),
+        signal: options.signal,
         ...(guarded ? { lookup: guardedLookup } : {}),
       });
     } catch (err) {
