@@ -82,11 +82,20 @@ function fromBodyParser(error: { type?: string; status?: number }): ServiceError
   }
 }
 
+/**
+ * Express's router refuses a path segment that is not valid percent-encoding (`/content/%`) with a
+ * URIError; such a path names no resource.
+ */
+function fromRouter(error: unknown): ServiceError | undefined {
+  if (!(error instanceof URIError)) return undefined;
+  return new ServiceError('not_found', 'No resource at this address: the path is not valid percent-encoding.');
+}
+
 /** The REST door's only error translator; a 500 never shows internals. */
 export function errorHandler(docsUrl: string): ErrorRequestHandler {
   return (error, _req, res, next) => {
     if (res.headersSent) return next(error);
-    const known = error instanceof ServiceError ? error : fromBodyParser(error);
+    const known = error instanceof ServiceError ? error : (fromRouter(error) ?? fromBodyParser(error));
     if (known) return sendError(res, known, docsUrl);
     console.error('Unexpected error:', error);
     sendError(res, new ServiceError('internal', 'An unexpected error occurred; retry after a short delay.'), docsUrl);

@@ -110,6 +110,17 @@ describe('REST errors', () => {
       expectError(await send(method, `/api/v1/content/${randomUUID()}${suffix}`, { body }), 404, 'not_found');
       expectError(await send(method, `/api/v1/content/not-a-uuid${suffix}`, { body }), 404, 'not_found');
     });
+
+    // Found by the fuzz suite: Express refuses to decode such a segment, which used to reach the client as a 500.
+    it.each([
+      ['GET', '/api/v1/content/%'],
+      ['DELETE', '/api/v1/campaigns/%E0%A4%A'],
+      ['GET', '/api/v1/webhooks/%ED%A0%80/deliveries'],
+      ['GET', '/media/%'],
+      ['GET', '/callbacks/facebook/data-deletion/%FF'],
+    ])('a path id that is not valid percent-encoding names no resource: %s %s', async (method, path) => {
+      expectError(await send(method, path), 404, 'not_found');
+    });
   });
 
   describe('405 method_not_allowed', () => {
