@@ -65,7 +65,7 @@ export function sendError(res: Response, error: ServiceError, docsUrl: string): 
 }
 
 /** Body-parser failures arrive as http-errors with a `type`; each becomes its spec error. */
-function fromBodyParser(error: { type?: string; status?: number }): ServiceError | undefined {
+function fromBodyParser(error: { type?: string; status?: number; code?: unknown }): ServiceError | undefined {
   switch (error.type) {
     case 'entity.parse.failed':
       return new ServiceError('invalid_body', 'The body is not valid JSON.');
@@ -78,6 +78,11 @@ function fromBodyParser(error: { type?: string; status?: number }): ServiceError
     case 'request.size.invalid':
       return new ServiceError('invalid_body', 'The body was cut short.');
     default:
+      // Bytes that do not decode with their Content-Encoding: body-parser passes zlib's error
+      // (code Z_DATA_ERROR, Z_BUF_ERROR, ERR__ERROR_FORMAT_… for brotli) on as a 400 without a type.
+      if (error.status === 400 && typeof error.code === 'string' && /^(Z_|ERR__)/.test(error.code)) {
+        return new ServiceError('invalid_body', 'The body could not be decoded with its Content-Encoding; send it uncompressed or encoded as declared.');
+      }
       return undefined;
   }
 }
