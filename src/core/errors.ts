@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   'idempotency_conflict',
   'payload_too_large',
   'unsupported_media_type',
+  'range_not_satisfiable',
   'no_target_platforms',
   'unprocessable_entity',
   'idempotency_key_reused',

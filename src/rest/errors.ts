@@ -18,6 +18,7 @@ export const ERROR_REFERENCE: Record<ErrorCode, { status: number; meaning: strin
   idempotency_conflict: { status: 409, meaning: 'A request with the same Idempotency-Key is still in flight.' },
   payload_too_large: { status: 413, meaning: 'The body is larger than the limit.' },
   unsupported_media_type: { status: 415, meaning: 'The body or upload is of a type the endpoint does not take.' },
+  range_not_satisfiable: { status: 416, meaning: 'A Range header asked for bytes outside a media file; Content-Range gives its size.' },
   no_target_platforms: { status: 422, meaning: 'Publishing needs at least one target platform.' },
   unprocessable_entity: { status: 422, meaning: 'A brand profile length, count or range limit was exceeded (see details).' },
   idempotency_key_reused: { status: 422, meaning: 'The Idempotency-Key was used before with another body.' },

@@ -306,6 +306,7 @@ describe('REST errors', () => {
       ['idempotency_conflict', 409],
       ['payload_too_large', 413],
       ['unsupported_media_type', 415],
+      ['range_not_satisfiable', 416],
       ['no_target_platforms', 422],
       ['unprocessable_entity', 422],
       ['idempotency_key_reused', 422],
