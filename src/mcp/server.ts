@@ -31,6 +31,12 @@ export interface McpServerOptions {
   tools?: readonly ToolDescriptor[];
 }
 
+/**
+ * tools/call with any params: the SDK answers a request its schema refuses (arguments that are no
+ * object) with -32603, an internal error; checked in the handler instead, it is -32602, invalid params.
+ */
+const AnyCallToolRequest = CallToolRequestSchema.extend({ params: z.unknown() });
+
 function describeTool(tool: ToolDescriptor): Tool {
   return {
     name: tool.name,
@@ -52,7 +58,10 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools = T
   const listing = tools.map(describeTool);
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(AnyCallToolRequest, async (raw): Promise<CallToolResult> => {
+    const parsed = CallToolRequestSchema.safeParse(raw);
+    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call params: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}.`);
+    const request = parsed.data;
     const tool = byName.get(request.params.name as ToolDescriptor['name']);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}.`);
     try {
