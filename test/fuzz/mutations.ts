@@ -94,8 +94,10 @@ export interface Mutated {
 export function mutatedObject(valid: fc.Arbitrary<Record<string, unknown>>, fields: Record<string, FieldSchema>): fc.Arbitrary<Mutated> {
   const names = Object.keys(fields);
   const field = names.length > 0 ? fc.constantFrom(...names) : fc.constant('caption');
+  // Computed once per field, not per generated value: some are long strings and long lists.
+  const limits = new Map(names.map((name) => [name, boundaryValues(fields[name])]));
   const boundary = field.chain((name) => {
-    const values = boundaryValues(fields[name] ?? {});
+    const values = limits.get(name) ?? [];
     return values.length > 0 ? fc.tuple(fc.constant(name), fc.constantFrom(...values)) : fc.tuple(fc.constant(name), oddValue);
   });
   const set = (name: string, value: unknown, mutation: string) => (body: Record<string, unknown>): Mutated => ({ value: { ...body, [name]: value }, mutation });

@@ -118,8 +118,17 @@ export interface FuzzToolCall {
 }
 
 export function printableCall(call: FuzzToolCall): FuzzToolCall {
-  const args = JSON.stringify(call.args) ?? String(call.args);
-  return Object.assign(call, { [fc.toStringMethod]: () => `${call.tool} as ${call.client} [${call.mutation}] args(${args.length})=${args.slice(0, 400)}` });
+  return Object.assign(call, {
+    [fc.toStringMethod]: () => {
+      let args: string;
+      try {
+        args = JSON.stringify(call.args) ?? String(call.args);
+      } catch {
+        args = '(too deeply nested to print)';
+      }
+      return `${call.tool} as ${call.client} [${call.mutation}] args(${args.length})=${args.slice(0, 400)}`;
+    },
+  });
 }
 
 export interface ToolOutcome {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../tools/index.ts';
 import { callToolRaw, replyProblems, send, toolProblems, type FuzzRequest, type FuzzToolCall } from './oracle.ts';
 import {
@@ -24,8 +24,8 @@ import { buildWorld, type World } from './world.ts';
  * and a failure prints the seed, the path and the counterexample.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_310);
-const REST_RUNS = 200;
-const TOOL_RUNS = 170;
+const REST_RUNS = 170;
+const TOOL_RUNS = 240;
 const RATE_LIMIT_RUNS = 200;
 const MINIMUM_REQUESTS = 10_000;
 const MEDIA_MAX_BYTES = 64 * 1024;
@@ -54,21 +54,51 @@ async function checkStoredData(stored: StoredData, before: Snapshot, succeeded: 
 
 const fcOptions = (numRuns: number): fc.Parameters<unknown> => ({ seed: SEED, numRuns, verbose: 1 });
 
-/** Runs one REST property on a freshly seeded world. */
-async function fuzzRest(build: (world: World) => fc.Arbitrary<FuzzRequest>, numRuns: number, env?: Record<string, string>): Promise<void> {
-  const world = await buildWorld({ env });
+/** What one generated request or tool call came to: what is wrong with the answer, and whether it succeeded. */
+interface Outcome {
+  problems: string[];
+  succeeded: boolean;
+}
+
+async function sendRest(world: World, request: FuzzRequest): Promise<Outcome> {
+  count(request.endpoint);
+  const reply = await send(world.server, request).catch(async (error: unknown) => {
+    throw new Error(`no answer (${String((error as { cause?: unknown }).cause ?? error)}); the server ${(await alive(world)) ? 'still answers' : 'is down'}`);
+  });
+  if (reply.status === 429) rateLimited.rest += 1;
+  return { problems: replyProblems(request, reply), succeeded: reply.status >= 200 && reply.status < 300 };
+}
+
+async function callTool(world: World, call: FuzzToolCall): Promise<Outcome> {
+  count(`tool ${call.tool}`);
+  const outcome = await callToolRaw(world.mcp[call.client], call);
+  if ((outcome.result?.structuredContent as { error?: { code?: string } } | undefined)?.error?.code === 'rate_limit_exceeded') rateLimited.mcp += 1;
+  return { problems: toolProblems(call, outcome), succeeded: outcome.result !== undefined && outcome.result.isError !== true };
+}
+
+const rateLimited = { rest: 0, mcp: 0 };
+
+/**
+ * Runs one property on `world`, or on a freshly seeded one (closed afterwards) when none is given:
+ * each generated item is sent, its answer checked, and after a failure the stored data compared
+ * with the snapshot taken before it. Reads share a world, since nothing they do can change it; every
+ * writing route and every tool gets its own.
+ */
+async function fuzz<T>(
+  generate: (world: World) => fc.Arbitrary<T>,
+  run: (world: World, item: T) => Promise<Outcome>,
+  numRuns: number,
+  options: { world?: World; env?: Record<string, string> } = {},
+): Promise<void> {
+  const world = options.world ?? (await buildWorld({ env: options.env }));
   try {
     const stored = new StoredData(world.runtime, world.mediaDir);
     let before = stored.take();
     await fc.assert(
-      fc.asyncProperty(build(world), async (request) => {
-        count(request.endpoint);
-        const reply = await send(world.server, request).catch(async (error: unknown) => {
-          throw new Error(`no answer (${String((error as { cause?: unknown }).cause ?? error)}); the server ${(await alive(world)) ? 'still answers' : 'is down'}`);
-        });
-        const problems = replyProblems(request, reply);
-        const { after, changed } = await checkStoredData(stored, before, reply.status >= 200 && reply.status < 300);
-        if (changed.length > 0) problems.push(`the rejected request (${reply.status}) changed stored data: ${changed.join(', ')}`);
+      fc.asyncProperty(generate(world), async (item) => {
+        const { problems, succeeded } = await run(world, item);
+        const { after, changed } = await checkStoredData(stored, before, succeeded);
+        if (changed.length > 0) problems.push(`the rejected request changed stored data: ${changed.join(', ')}`);
         before = after;
         if (problems.length > 0) throw new Error(problems.join('\n'));
       }),
@@ -77,9 +107,12 @@ async function fuzzRest(build: (world: World) => fc.Arbitrary<FuzzRequest>, numR
     expect(await alive(world), 'the server still answers').toBe(true);
     expect(stored.take(), 'the incremental snapshot matches a full one').toEqual(stored.full());
   } finally {
-    await world.close();
+    if (!options.world) await world.close();
   }
 }
+
+const fuzzRest = (generate: (world: World) => fc.Arbitrary<FuzzRequest>, numRuns: number, options: { world?: World; env?: Record<string, string> } = {}) =>
+  fuzz(generate, sendRest, numRuns, options);
 
 async function alive(world: World): Promise<boolean> {
   try {
@@ -90,44 +123,60 @@ async function alive(world: World): Promise<boolean> {
 }
 
 describe('fuzz: REST endpoints', () => {
-  for (const endpoint of OPERATION_ENDPOINTS) {
-    it(endpoint.name, () => fuzzRest((world) => operationRequests(world, endpoint), REST_RUNS), TIMEOUT_MS);
-  }
-  it('POST /media_assets (multipart uploads)', () => fuzzRest((world) => uploadRequests(world, MEDIA_MAX_BYTES), REST_RUNS, { MEDIA_MAX_BYTES: String(MEDIA_MAX_BYTES) }), TIMEOUT_MS);
-  it('GET /media/{file}', () => fuzzRest(mediaFileRequests, REST_RUNS), TIMEOUT_MS);
-  it('POST /callbacks/{platform}/deauthorize and data-deletion', () => fuzzRest(callbackRequests, REST_RUNS), TIMEOUT_MS);
-  it('GET /callbacks/{platform}/data-deletion/{code}', () => fuzzRest(deletionStatusRequests, REST_RUNS / 2), TIMEOUT_MS);
-  it('POST /mcp (streamable HTTP)', () => fuzzRest(mcpHttpRequests, REST_RUNS), TIMEOUT_MS);
-  it('unknown routes, wrong methods, /docs/errors and /healthz', () => fuzzRest(otherRouteRequests, REST_RUNS), TIMEOUT_MS);
+  const reads = OPERATION_ENDPOINTS.filter((endpoint) => endpoint.method === 'GET');
+  const writes = OPERATION_ENDPOINTS.filter((endpoint) => endpoint.method !== 'GET');
+  describe('reads, on one shared world', () => {
+    let world: World;
+    beforeAll(async () => {
+      world = await buildWorld();
+    });
+    afterAll(() => world.close());
+    for (const endpoint of reads) {
+      it(endpoint.name, () => fuzzRest((w) => operationRequests(w, endpoint), REST_RUNS, { world }), TIMEOUT_MS);
+    }
+    it('GET /media/{file}', () => fuzzRest(mediaFileRequests, REST_RUNS, { world }), TIMEOUT_MS);
+    it('GET /callbacks/{platform}/data-deletion/{code}', () => fuzzRest(deletionStatusRequests, REST_RUNS / 2, { world }), TIMEOUT_MS);
+  });
+  describe('writes, each on a freshly seeded world', () => {
+    for (const endpoint of writes) {
+      it(endpoint.name, () => fuzzRest((world) => operationRequests(world, endpoint), REST_RUNS), TIMEOUT_MS);
+    }
+    it('POST /media_assets (multipart uploads)', () => fuzzRest((world) => uploadRequests(world, MEDIA_MAX_BYTES), REST_RUNS, { env: { MEDIA_MAX_BYTES: String(MEDIA_MAX_BYTES) } }), TIMEOUT_MS);
+    it('POST /callbacks/{platform}/deauthorize and data-deletion', () => fuzzRest(callbackRequests, REST_RUNS), TIMEOUT_MS);
+    it('POST /mcp (streamable HTTP)', () => fuzzRest(mcpHttpRequests, REST_RUNS), TIMEOUT_MS);
+    it('unknown routes, wrong methods, /docs/errors and /healthz', () => fuzzRest(otherRouteRequests, REST_RUNS), TIMEOUT_MS);
+  });
 });
 
 describe('fuzz: MCP tools', () => {
   for (const tool of TOOLS) {
-    it(tool.name, async () => {
-      const world = await buildWorld();
-      try {
-        const stored = new StoredData(world.runtime, world.mediaDir);
-        let before = stored.take();
-        await fc.assert(
-          fc.asyncProperty(toolCalls(world, tool), async (call: FuzzToolCall) => {
-            count(`tool ${call.tool}`);
-            const outcome = await callToolRaw(world.mcp[call.client], call);
-            const problems = toolProblems(call, outcome);
-            const succeeded = outcome.result !== undefined && outcome.result.isError !== true;
-            const { after, changed } = await checkStoredData(stored, before, succeeded);
-            if (changed.length > 0) problems.push(`the failed call changed stored data: ${changed.join(', ')}`);
-            before = after;
-            if (problems.length > 0) throw new Error(problems.join('\n'));
-          }),
-          fcOptions(TOOL_RUNS),
-        );
-        expect(await alive(world)).toBe(true);
-        expect(stored.take(), 'the incremental snapshot matches a full one').toEqual(stored.full());
-      } finally {
-        await world.close();
-      }
-    }, TIMEOUT_MS);
+    it(tool.name, () => fuzz((world) => toolCalls(world, tool), callTool, TOOL_RUNS), TIMEOUT_MS);
   }
+});
+
+describe('fuzz: rate limits', () => {
+  // Every other property runs with limits no one reaches; this one sets them low, so most requests
+  // meet a full bucket (the clock stands still, so the window never rolls over).
+  const LOW_LIMITS = { RATE_LIMIT_READ: '30', RATE_LIMIT_WRITE: '15', RATE_LIMIT_PUBLISH: '4', RATE_LIMIT_MEDIA: '3' };
+  it('a workspace past its limits gets the spec\'s 429 over REST and rate_limit_exceeded over MCP, and nothing changes', async () => {
+    const before = { ...rateLimited };
+    type Item = { rest: FuzzRequest } | { tool: FuzzToolCall };
+    // The bucket is taken after the key and the body are checked but before the resource is looked
+    // up, so a request the other properties expect to be not_found may now be refused first.
+    const mayBeRefused = <T extends { expected?: { code?: string }; expectedCode?: string }>(item: T): T =>
+      Object.assign(item, {
+        expected: item.expected?.code === 'not_found' ? undefined : item.expected,
+        expectedCode: item.expectedCode === 'not_found' ? undefined : item.expectedCode,
+      });
+    const generate = (world: World): fc.Arbitrary<Item> =>
+      fc.oneof(
+        ...OPERATION_ENDPOINTS.map((endpoint) => operationRequests(world, endpoint).map((rest): Item => ({ rest: mayBeRefused(rest) }))),
+        ...TOOLS.map((tool) => toolCalls(world, tool).map((call): Item => ({ tool: mayBeRefused(call) }))),
+      );
+    await fuzz(generate, (world, item) => ('rest' in item ? sendRest(world, item.rest) : callTool(world, item.tool)), RATE_LIMIT_RUNS, { env: LOW_LIMITS });
+    expect(rateLimited.rest - before.rest, 'REST requests refused with 429').toBeGreaterThan(0);
+    expect(rateLimited.mcp - before.mcp, 'tool calls refused with rate_limit_exceeded').toBeGreaterThan(0);
+  }, TIMEOUT_MS);
 });
 
 afterAll(() => {
@@ -143,4 +192,3 @@ describe('fuzz: totals', () => {
   });
 });
 
-export { RATE_LIMIT_RUNS };

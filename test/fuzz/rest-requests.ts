@@ -355,6 +355,21 @@ interface IdChoice {
   foreign: boolean;
 }
 
+const decodes = (segment: string): boolean => {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Node's HTTP parser answers a request line and headers over 16 KB itself (431, no body), before the
+ * app sees it; the generated paths stay under that, so every answer checked is the app's.
+ */
+const MAX_PATH_SEGMENT = 8 * 1024;
+
 /** Ids for the path: A's own (most), B's (must be 404), ids of another kind, random and hostile segments. */
 function idChoice(world: World, kind: IdKind): fc.Arbitrary<IdChoice> {
   const otherKind = (['content', 'campaigns', 'webhooks'] as const).filter((k) => k !== kind);
@@ -364,7 +379,14 @@ function idChoice(world: World, kind: IdKind): fc.Arbitrary<IdChoice> {
     { weight: 1, arbitrary: fc.constantFrom(...otherKind.flatMap((k) => world.ids.a[k])).map((segment) => ({ segment, foreign: false })) },
     { weight: 1, arbitrary: fc.uuid({ version: 7 }).map((segment) => ({ segment, foreign: false })) },
     { weight: 2, arbitrary: fc.constantFrom(...BAD_PATH_SEGMENTS).map((segment) => ({ segment, foreign: false })) },
-    { weight: 2, arbitrary: fc.oneof(nastyString, longString).filter((s) => s.length > 0).map((s) => ({ segment: percentEncode(s), foreign: false })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .oneof(nastyString, longString)
+        .map(percentEncode)
+        .filter((segment) => segment.length > 0 && segment.length <= MAX_PATH_SEGMENT)
+        .map((segment) => ({ segment, foreign: false })),
+    },
     { weight: 1, arbitrary: fc.constantFrom(...world.ids.a[kind]).map((id) => ({ segment: percentEncode(` ${id.toUpperCase()}\u0000`), foreign: false })) },
   );
 }
@@ -436,7 +458,9 @@ export function operationRequests(world: World, endpoint: OperationEndpoint): fc
       const hasBody = body.bytes !== undefined && body.bytes.length > 0;
       const encoded = extra?.['content-encoding'] !== undefined;
       let expected: Expected;
-      if (auth.expected) expected = auth.expected;
+      // The router decodes the path before any handler runs: a segment that is not valid percent-encoding names no route.
+      if (!decodes(id.segment)) expected = { status: 404, code: 'not_found' };
+      else if (auth.expected) expected = auth.expected;
       else if (auth.header === undefined || auth.as === undefined) expected = undefined;
       else if (hasBody && contentType.refused && !encoded) expected = { status: 415, code: 'unsupported_media_type' };
       else if (body.oversized && !contentType.refused && contentType.header?.toLowerCase().startsWith('application/json') && !encoded) expected = { status: 413, code: 'payload_too_large' };

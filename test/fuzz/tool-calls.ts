@@ -56,6 +56,10 @@ export function toolCalls(world: World, tool: ToolDescriptor): fc.Arbitrary<Fuzz
   const valid = fc.tuple(base, id).map(([args, chosen]) => (chosen ? { ...args, id: chosen.value, [FOREIGN]: chosen.foreign } : args));
   const args = fc.oneof(
     { weight: 30, arbitrary: mutatedObject(valid, fields) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(valid, fc.constantFrom(33, 100_000)).map(([body, depth]) => ({ value: { ...body, x: nested(depth) }, mutation: `nested ${depth} deep` })),
+    },
     { weight: 1, arbitrary: fc.oneof(oddValue.filter((v) => typeof v !== 'object' || v === null || Array.isArray(v)), fc.constant(undefined)).map((value) => ({ value, mutation: 'arguments not an object' })) },
   );
   return fc.record({ who: clientChoice(tool), args }).map(({ who, args }) => {
@@ -67,6 +71,13 @@ export function toolCalls(world: World, tool: ToolDescriptor): fc.Arbitrary<Fuzz
     const sent = isObject ? Object.fromEntries(Object.entries(value)) : value;
     return printableCall({ tool: tool.name, client: who.client, args: sent, mutation: args.mutation, expectedCode });
   });
+}
+
+/** An array nested `depth` levels deep, built without recursion. */
+function nested(depth: number): unknown {
+  let value: unknown = [];
+  for (let level = 1; level < depth; level++) value = [value];
+  return value;
 }
 
 /** Marks arguments built around another workspace's id; a symbol, so it is never sent. */

@@ -75,8 +75,6 @@ export async function buildWorld(options: { env?: Record<string, string> } = {})
       ...baseEnv,
       ...UNLIMITED,
       MEDIA_DIR: mediaDir,
-      // 64 KB: small enough that an oversized body is cheap to send, large enough for every field limit.
-      BODY_LIMIT_BYTES: String(64 * 1024),
       MEDIA_MAX_BYTES: String(64 * 1024),
       FACEBOOK_APP_SECRET: APP_SECRET,
       // Webhooks point at the local receiver; every test delivery stays on loopback.
