@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
+import net from 'node:net';
 import { ERROR_CODES } from '../../src/core/errors.ts';
 import { ERROR_REFERENCE } from '../../src/rest/errors.ts';
 import type { TestServer } from '../helpers/http.ts';
@@ -176,4 +177,63 @@ export function toolProblems(call: FuzzToolCall, outcome: ToolOutcome): string[]
   problems.push(...errorObjectProblems(error, { details: detailsFor(code), extraKeys }));
   if (code === 'internal' || !(ERROR_CODES as readonly string[]).includes(code as string)) problems.push(`tool error code ${String(code)}: ${JSON.stringify(error)}`);
   return problems;
+}
+
+/** What came back on a raw socket: the status line's code (none if the server closed without answering) and the body. */
+export interface RawReply {
+  status: number | undefined;
+  body: unknown;
+  bodyText: string;
+}
+
+/** Writes the bytes, half-closes, and reads until the server closes the connection. */
+export function sendRaw(server: TestServer, bytes: Buffer): Promise<RawReply> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // A server that resets the connection after answering (or instead of answering) is judged by what it sent.
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const status = /^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1];
+      const split = text.indexOf('\r\n\r\n');
+      const head = split >= 0 ? text.slice(0, split) : text;
+      const raw = split >= 0 ? text.slice(split + 4) : '';
+      const bodyText = /^transfer-encoding:\s*chunked/im.test(head) ? dechunk(raw) : raw;
+      let body: unknown = bodyText;
+      try {
+        body = bodyText ? JSON.parse(bodyText) : undefined;
+      } catch {
+        // chunked or not JSON; judged as text
+      }
+      resolve({ status: status === undefined ? undefined : Number(status), body, bodyText });
+    });
+    socket.end(bytes);
+  });
+}
+
+/**
+ * A raw request's answer: never a 5xx; an answer with a body (the app's) is a JSON error envelope
+ * or a success. Node's parser answers framing errors with a bare 400 or 431 and no body.
+ */
+export function rawReplyProblems(reply: RawReply): string[] {
+  if (reply.status === undefined) return [];
+  if (reply.status >= 500) return [`answered ${reply.status}: ${reply.bodyText.slice(0, 300)}`];
+  if (reply.status < 400 || reply.bodyText === '') return [];
+  return errorEnvelopeProblems(reply.body, { details: 'optional' });
+}
+
+/** The payload of a chunked body (size lines in hex, a zero-size chunk at the end). */
+function dechunk(raw: string): string {
+  let out = '';
+  let rest = raw;
+  for (;;) {
+    const line = rest.indexOf('\r\n');
+    const size = line >= 0 ? parseInt(rest.slice(0, line), 16) : NaN;
+    if (!(size > 0)) return out;
+    out += rest.slice(line + 2, line + 2 + size);
+    rest = rest.slice(line + 2 + size + 2);
+  }
 }

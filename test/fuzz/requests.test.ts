@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../tools/index.ts';
-import { callToolRaw, replyProblems, send, toolProblems, type FuzzRequest, type FuzzToolCall } from './oracle.ts';
+import { callToolRaw, rawReplyProblems, replyProblems, send, sendRaw, toolProblems, type FuzzRequest, type FuzzToolCall } from './oracle.ts';
 import {
   callbackRequests,
   deletionStatusRequests,
@@ -10,6 +10,8 @@ import {
   OPERATION_ENDPOINTS,
   operationRequests,
   otherRouteRequests,
+  rawRequests,
+  type RawRequest,
   uploadRequests,
 } from './rest-requests.ts';
 import { changedTables, StoredData, type Snapshot } from './snapshot.ts';
@@ -27,12 +29,20 @@ const SEED = Number(process.env.FUZZ_SEED ?? 20_260_310);
 const REST_RUNS = 170;
 const TOOL_RUNS = 240;
 const RATE_LIMIT_RUNS = 200;
+const RAW_RUNS = 100;
 const MINIMUM_REQUESTS = 10_000;
 const MEDIA_MAX_BYTES = 64 * 1024;
 const TIMEOUT_MS = 180_000;
 
 const sent = new Map<string, number>();
+/** Per endpoint, how the answers came out (2xx, or the status and code of the failure), for the summary. */
+const answers = new Map<string, Map<string, number>>();
 const count = (endpoint: string) => sent.set(endpoint, (sent.get(endpoint) ?? 0) + 1);
+const tally = (endpoint: string, answer: string) => {
+  const byAnswer = answers.get(endpoint) ?? new Map<string, number>();
+  byAnswer.set(answer, (byAnswer.get(answer) ?? 0) + 1);
+  answers.set(endpoint, byAnswer);
+};
 
 /**
  * The snapshot check for one request: after a success the data may have changed (the next check
@@ -66,14 +76,27 @@ async function sendRest(world: World, request: FuzzRequest): Promise<Outcome> {
     throw new Error(`no answer (${String((error as { cause?: unknown }).cause ?? error)}); the server ${(await alive(world)) ? 'still answers' : 'is down'}`);
   });
   if (reply.status === 429) rateLimited.rest += 1;
+  const code = (reply.body as { error?: { code?: unknown } } | undefined)?.error?.code;
+  tally(request.endpoint, reply.status < 300 ? '2xx' : `${reply.status}${typeof code === 'string' ? ` ${code}` : ''}`);
   return { problems: replyProblems(request, reply), succeeded: reply.status >= 200 && reply.status < 300 };
 }
 
 async function callTool(world: World, call: FuzzToolCall): Promise<Outcome> {
   count(`tool ${call.tool}`);
   const outcome = await callToolRaw(world.mcp[call.client], call);
-  if ((outcome.result?.structuredContent as { error?: { code?: string } } | undefined)?.error?.code === 'rate_limit_exceeded') rateLimited.mcp += 1;
+  const code = (outcome.result?.structuredContent as { error?: { code?: string } } | undefined)?.error?.code;
+  if (code === 'rate_limit_exceeded') rateLimited.mcp += 1;
+  tally(`tool ${call.tool}`, outcome.protocolError ? `protocol ${String(outcome.protocolError.code)}` : (code ?? 'ok'));
   return { problems: toolProblems(call, outcome), succeeded: outcome.result !== undefined && outcome.result.isError !== true };
+}
+
+async function sendRawRequest(world: World, request: RawRequest): Promise<Outcome> {
+  count('raw HTTP framing');
+  const reply = await sendRaw(world.server, request.bytes);
+  tally('raw HTTP framing', reply.status === undefined ? 'closed without answer' : reply.status < 300 ? '2xx' : String(reply.status));
+  const problems = rawReplyProblems(reply);
+  if (!(await alive(world))) problems.push('the server no longer answers');
+  return { problems, succeeded: reply.status !== undefined && reply.status < 300 };
 }
 
 const rateLimited = { rest: 0, mcp: 0 };
@@ -145,6 +168,7 @@ describe('fuzz: REST endpoints', () => {
     it('POST /callbacks/{platform}/deauthorize and data-deletion', () => fuzzRest(callbackRequests, REST_RUNS), TIMEOUT_MS);
     it('POST /mcp (streamable HTTP)', () => fuzzRest(mcpHttpRequests, REST_RUNS), TIMEOUT_MS);
     it('unknown routes, wrong methods, /docs/errors and /healthz', () => fuzzRest(otherRouteRequests, REST_RUNS), TIMEOUT_MS);
+    it('HTTP framing fetch cannot produce (raw socket)', () => fuzz(rawRequests, sendRawRequest, RAW_RUNS), TIMEOUT_MS);
   });
 });
 
@@ -182,7 +206,14 @@ describe('fuzz: rate limits', () => {
 afterAll(() => {
   const rows = [...sent.entries()].sort(([a], [b]) => a.localeCompare(b));
   const total = rows.reduce((sum, [, n]) => sum + n, 0);
-  console.log(`Fuzz requests by endpoint (seed ${SEED}):\n${rows.map(([name, n]) => `  ${String(n).padStart(5)}  ${name}`).join('\n')}\n  ${String(total).padStart(5)}  total`);
+  const breakdown = (name: string) =>
+    [...(answers.get(name) ?? new Map<string, number>()).entries()]
+      .sort(([, a], [, b]) => b - a)
+      .map(([answer, n]) => `${answer}: ${n}`)
+      .join(', ');
+  console.log(
+    `Fuzz requests by endpoint (seed ${SEED}):\n${rows.map(([name, n]) => `  ${String(n).padStart(5)}  ${name}  (${breakdown(name)})`).join('\n')}\n  ${String(total).padStart(5)}  total`,
+  );
 });
 
 describe('fuzz: totals', () => {

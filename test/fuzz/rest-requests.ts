@@ -120,7 +120,32 @@ const brandFields = {
 };
 
 const limitQuery = fc.oneof(fc.integer({ min: 1, max: 100 }).map(String), fc.constantFrom('25'));
-const pageQuery = (ids: WorkspaceIds) => ({ limit: limitQuery, cursor: fc.constantFrom(...ids.cursors) });
+const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+/** Cursors: real ones, the same cut short anywhere, and well-formed base64url of the wrong content. */
+const cursorQuery = (ids: WorkspaceIds) =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...ids.cursors) },
+    { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...ids.cursors), fc.nat()).map(([cursor, n]) => cursor.slice(0, n % cursor.length)) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        b64([1e20, 'x']),
+        b64([-8.64e15 - 1, 'x']),
+        b64([1, '']),
+        b64([1, 'x'.repeat(65)]),
+        b64(['1', 'x']),
+        b64([1.5, 'x']),
+        b64([1, 'x', 2]),
+        b64({ createdAt: 1, id: 'x' }),
+        b64('[1,"x"'),
+        b64(null),
+        `${ids.cursors[0]}=`,
+        `${ids.cursors[0]}.${ids.cursors[0]}`,
+        'x'.repeat(201),
+      ),
+    },
+  );
+const pageQuery = (ids: WorkspaceIds) => ({ limit: limitQuery, cursor: cursorQuery(ids) });
 
 /** Every route that runs one core operation, with what a valid request to it looks like. */
 export const OPERATION_ENDPOINTS: OperationEndpoint[] = [
@@ -681,4 +706,54 @@ export function otherRouteRequests(world: World): fc.Arbitrary<FuzzRequest> {
       const body = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method) ? Buffer.from('{"x":1}') : undefined;
       return printable({ endpoint: 'other routes and methods', method, path: query ? `${path}?${query}` : path, headers, body, mutation: auth.label });
     });
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP framing that fetch cannot produce, written to a raw socket
+
+/** A request as bytes on the wire. */
+export interface RawRequest {
+  bytes: Buffer;
+  label: string;
+}
+
+/**
+ * Lengths that lie, broken chunking, forbidden header bytes, odd request lines and targets. Node's
+ * HTTP parser answers the framing errors itself (a bare 400 or 431, before the app sees anything);
+ * what reaches the app must be answered like any other request.
+ */
+export function rawRequests(world: World): fc.Arbitrary<RawRequest> {
+  const key = world.a.apiKey;
+  const head = (lines: string[]) => `${lines.join('\r\n')}\r\n\r\n`;
+  const base = (method: string, target: string, extra: string[] = []) => [`${method} ${target} HTTP/1.1`, 'Host: 127.0.0.1', `Authorization: Bearer ${key}`, 'Connection: close', ...extra];
+  const body = '{"caption":"raw"}';
+  const cases: Array<[string, Buffer]> = [
+    ['length longer than the body', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Content-Length: 100'])) + body)],
+    ['length shorter than the body', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Content-Length: 5'])) + body)],
+    ['negative length', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Content-Length: -1'])) + body)],
+    ['two lengths', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Content-Length: 17', 'Content-Length: 3'])) + body)],
+    ['length and chunked', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Content-Length: 17', 'Transfer-Encoding: chunked'])) + body)],
+    ['bad chunk size', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Transfer-Encoding: chunked'])) + 'zz\r\nabc\r\n0\r\n\r\n')],
+    ['chunked, cut short', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Transfer-Encoding: chunked'])) + '11\r\n{"caption":')],
+    ['chunked, valid', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Transfer-Encoding: chunked'])) + `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`)],
+    ['NUL in a header', Buffer.from(head(base('GET', '/api/v1/me', ['X-Test: a\u0000b'])))],
+    ['bare CR in a header', Buffer.from(head(base('GET', '/api/v1/me', ['X-Test: a\rb'])))],
+    ['UTF-8 bytes in Authorization', Buffer.concat([Buffer.from('GET /api/v1/me HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer '), Buffer.from('ключ🔑'), Buffer.from('\r\n\r\n')])],
+    ['header too large', Buffer.from(head(base('GET', '/api/v1/me', [`X-Big: ${'a'.repeat(20_000)}`])))],
+    ['absolute-form target', Buffer.from(head(base('GET', 'http://evil.example.test/api/v1/me')))],
+    ['asterisk target', Buffer.from(head(base('OPTIONS', '*')))],
+    ['space in the path', Buffer.from(head(base('GET', '/api/v1/con tent')))],
+    ['raw bytes in the path', Buffer.concat([Buffer.from('GET /api/v1/content/'), Buffer.from([0xff, 0xfe, 0x80]), Buffer.from(` HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`)])],
+    ['HTTP/1.0', Buffer.from(head(['GET /api/v1/me HTTP/1.0', `Authorization: Bearer ${key}`]))],
+    ['HTTP/2.0 on HTTP/1', Buffer.from(head(base('GET', '/api/v1/me').map((l, i) => (i === 0 ? 'GET /api/v1/me HTTP/2.0' : l))))],
+    ['unknown method', Buffer.from(head(base('BREW', '/api/v1/content')))],
+    ['lowercase method', Buffer.from(head(base('get', '/api/v1/me')))],
+    ['no Host', Buffer.from(head(base('GET', '/api/v1/me').filter((l) => !l.startsWith('Host'))))],
+    ['two Authorization headers', Buffer.from(head([...base('GET', '/api/v1/me'), `Authorization: Bearer ${world.b.apiKey}`]))],
+    ['two Content-Types', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: text/plain', 'Content-Type: application/json', `Content-Length: ${body.length}`])) + body)],
+    ['obsolete line folding', Buffer.from(head(base('GET', '/api/v1/me', ['X-Folded: a', ' b'])))],
+    ['garbage', Buffer.from('\u0016\u0003\u0001\u0000\u00a5\u0001\u0000\u0000\u00a1\u0003\u0003')],
+    ['empty line only', Buffer.from('\r\n\r\n')],
+  ];
+  return fc.constantFrom(...cases).map(([label, bytes]) => ({ bytes, label, [fc.toStringMethod]: () => `raw: ${label}` }));
 }
