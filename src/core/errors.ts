@@ -78,7 +78,7 @@ export function validationError(error: z.ZodError, code: 'invalid_body' | 'unpro
 
 /** A single-field failure in the same shape as a schema failure. */
 export function fieldError(field: string, message: string): ServiceError {
-  return new ServiceError('invalid_body', `The request is invalid: ${field}: ${message}.`, {
+  return new ServiceError('invalid_body', `The request is invalid: ${field}: ${message.replace(/\.$/, '')}.`, {
     formErrors: [],
     fieldErrors: { [field]: [message] },
   });
