@@ -185,12 +185,14 @@ describe('fuzz: rate limits', () => {
   it('a workspace past its limits gets the spec\'s 429 over REST and rate_limit_exceeded over MCP, and nothing changes', async () => {
     const before = { ...rateLimited };
     type Item = { rest: FuzzRequest } | { tool: FuzzToolCall };
-    // The bucket is taken after the key and the body are checked but before the resource is looked
-    // up, so a request the other properties expect to be not_found may now be refused first.
-    const mayBeRefused = <T extends { expected?: { code?: string }; expectedCode?: string }>(item: T): T =>
+    // Every authenticated request counts, a failing one too, so past the limit any of them may be
+    // answered 429 instead of its own error; only a key that fails keeps its answer (it is never counted).
+    const KEY_ERRORS = ['missing_key', 'invalid_key', 'expired_key', 'payment_required', 'plan_forbidden'];
+    const keep = (code: string | undefined) => code !== undefined && KEY_ERRORS.includes(code);
+    const mayBeRefused = <T extends { expected?: { status: number; code?: string }; expectedCode?: string }>(item: T): T =>
       Object.assign(item, {
-        expected: item.expected?.code === 'not_found' ? undefined : item.expected,
-        expectedCode: item.expectedCode === 'not_found' ? undefined : item.expectedCode,
+        expected: keep(item.expected?.code) || item.expected?.status === 401 ? item.expected : undefined,
+        expectedCode: keep(item.expectedCode) ? item.expectedCode : undefined,
       });
     const generate = (world: World): fc.Arbitrary<Item> =>
       fc.oneof(

@@ -36,6 +36,10 @@ import {
 import { signRequest, type World, type WorkspaceIds } from './world.ts';
 
 type Expected = FuzzRequest['expected'];
+
+/** `arbitrary` in one case out of `oneIn`, undefined otherwise. */
+const sometimes = <T>(arbitrary: fc.Arbitrary<T>, oneIn: number): fc.Arbitrary<T | undefined> =>
+  fc.oneof({ weight: oneIn - 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary });
 type IdKind = 'content' | 'campaigns' | 'webhooks';
 
 /** An endpoint that reads a JSON body or a query into one core operation (handle() in src/rest/handle.ts). */
@@ -306,11 +310,16 @@ interface ContentTypeChoice {
   header: string | undefined;
   /** The route must refuse any non-empty body sent with it (415). */
   refused: boolean;
+  /** JSON in UTF-8, however spelled: a JSON body is read as sent. */
+  json?: boolean;
 }
 
 const contentTypeChoice: fc.Arbitrary<ContentTypeChoice> = fc.oneof(
-  { weight: 20, arbitrary: fc.constant({ header: 'application/json', refused: false }) },
-  { weight: 2, arbitrary: fc.constantFrom({ header: 'application/json; charset=utf-8', refused: false }, { header: 'Application/JSON', refused: false }) },
+  { weight: 20, arbitrary: fc.constant({ header: 'application/json', refused: false, json: true }) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom({ header: 'application/json; charset=utf-8', refused: false, json: true }, { header: 'Application/JSON', refused: false, json: true }),
+  },
   {
     weight: 3,
     arbitrary: fc.constantFrom(
@@ -376,8 +385,8 @@ const idempotencyChoice = fc.oneof(
 
 interface IdChoice {
   segment: string;
-  /** Another workspace's resource: must answer 404. */
-  foreign: boolean;
+  /** The workspace the resource belongs to; to any other caller it must answer 404. */
+  owner?: 'a' | 'b';
 }
 
 const decodes = (segment: string): boolean => {
@@ -399,20 +408,20 @@ const MAX_PATH_SEGMENT = 8 * 1024;
 function idChoice(world: World, kind: IdKind): fc.Arbitrary<IdChoice> {
   const otherKind = (['content', 'campaigns', 'webhooks'] as const).filter((k) => k !== kind);
   return fc.oneof(
-    { weight: 12, arbitrary: fc.constantFrom(...world.ids.a[kind]).map((segment) => ({ segment, foreign: false })) },
-    { weight: 4, arbitrary: fc.constantFrom(...world.ids.b[kind]).map((segment) => ({ segment, foreign: true })) },
-    { weight: 1, arbitrary: fc.constantFrom(...otherKind.flatMap((k) => world.ids.a[k])).map((segment) => ({ segment, foreign: false })) },
-    { weight: 1, arbitrary: fc.uuid({ version: 7 }).map((segment) => ({ segment, foreign: false })) },
-    { weight: 2, arbitrary: fc.constantFrom(...BAD_PATH_SEGMENTS).map((segment) => ({ segment, foreign: false })) },
+    { weight: 12, arbitrary: fc.constantFrom(...world.ids.a[kind]).map((segment): IdChoice => ({ segment, owner: 'a' })) },
+    { weight: 4, arbitrary: fc.constantFrom(...world.ids.b[kind]).map((segment): IdChoice => ({ segment, owner: 'b' })) },
+    { weight: 1, arbitrary: fc.constantFrom(...otherKind.flatMap((k) => world.ids.a[k])).map((segment): IdChoice => ({ segment })) },
+    { weight: 1, arbitrary: fc.uuid({ version: 7 }).map((segment): IdChoice => ({ segment })) },
+    { weight: 2, arbitrary: fc.constantFrom(...BAD_PATH_SEGMENTS).map((segment): IdChoice => ({ segment })) },
     {
       weight: 2,
       arbitrary: fc
         .oneof(nastyString, longString)
         .map(percentEncode)
         .filter((segment) => segment.length > 0 && segment.length <= MAX_PATH_SEGMENT)
-        .map((segment) => ({ segment, foreign: false })),
+        .map((segment): IdChoice => ({ segment })),
     },
-    { weight: 1, arbitrary: fc.constantFrom(...world.ids.a[kind]).map((id) => ({ segment: percentEncode(` ${id.toUpperCase()}\u0000`), foreign: false })) },
+    { weight: 1, arbitrary: fc.constantFrom(...world.ids.a[kind]).map((id): IdChoice => ({ segment: percentEncode(` ${id.toUpperCase()}\u0000`) })) },
   );
 }
 
@@ -432,8 +441,8 @@ function queryChoice(valid: Record<string, fc.Arbitrary<string>>, operation: Ope
   return fc
     .tuple(
       fc.array(pair, { maxLength: 4 }),
-      fc.option(extraPair, { freq: 5 }),
-      fc.option(fc.constantFrom('&&&', '=', '==x', '%', '&limit', 'limit=1&limit=2', 'status=draft&status=archived', '%E0%A4%A=%ED%A0%80', '?&?'), { freq: 8 }),
+      sometimes(extraPair, 5),
+      sometimes(fc.constantFrom('&&&', '=', '==x', '%', '&limit', 'limit=1&limit=2', 'status=draft&status=archived', '%E0%A4%A=%ED%A0%80', '?&?'), 8),
     )
     .map(([pairs, extra, raw]) => {
       const parts = [...pairs, ...(extra ? [extra] : [])].map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`);
@@ -443,7 +452,7 @@ function queryChoice(valid: Record<string, fc.Arbitrary<string>>, operation: Ope
 }
 
 /** Extra headers a client or proxy might add, none of which may change the outcome into a failure the spec does not list. */
-const extraHeaders = fc.option(
+const extraHeaders = sometimes(
   fc.constantFrom<Record<string, string>>(
     { accept: 'text/html' },
     { accept: 'application/xml;q=1, */*;q=0' },
@@ -457,7 +466,7 @@ const extraHeaders = fc.option(
     { 'if-none-match': '*' },
     { 'x-http-method-override': 'DELETE' },
   ),
-  { freq: 8 },
+  8,
 );
 
 /** Requests to one operation endpoint: every part generated, and the answer the spec fixes where it does. */
@@ -470,7 +479,7 @@ export function operationRequests(world: World, endpoint: OperationEndpoint): fc
         ? fc.oneof({ weight: 6, arbitrary: noBody }, { weight: 1, arbitrary: bodyChoice(fc.constant({}), endpoint.operation) })
         : noBody;
   const query = endpoint.query ? queryChoice(endpoint.query(world), endpoint.operation) : fc.constant({ query: '', mutation: '' });
-  const id = endpoint.idKind ? idChoice(world, endpoint.idKind) : fc.constant<IdChoice>({ segment: '', foreign: false });
+  const id = endpoint.idKind ? idChoice(world, endpoint.idKind) : fc.constant<IdChoice>({ segment: '' });
   const idempotency = endpoint.method === 'POST' ? idempotencyChoice : fc.constant({ key: undefined, bad: false });
   return fc
     .record({ auth: authChoice(world, endpoint.planChecks ?? true), contentType: contentTypeChoice, body, query, id, idempotency, extra: extraHeaders })
@@ -481,22 +490,27 @@ export function operationRequests(world: World, endpoint: OperationEndpoint): fc
       if (idempotency.key !== undefined) headers['idempotency-key'] = idempotency.key;
       const path = endpoint.path.replace('{id}', id.segment) + (query.query ? `?${query.query}` : '');
       const hasBody = body.bytes !== undefined && body.bytes.length > 0;
+      const foreign = id.owner !== undefined && auth.as !== undefined && id.owner !== auth.as;
       const encoded = extra?.['content-encoding'] !== undefined;
       let expected: Expected;
+      // A dot segment (`.`, `..`, `%2e`) is resolved by the URL parser before sending: another route, no fixed answer.
+      const dotSegment = /^(\.|%2e){1,2}$/i.test(id.segment);
+      const hasKey = idempotency.key !== undefined;
       // The router decodes the path before any handler runs: a segment that is not valid percent-encoding names no route.
-      if (!decodes(id.segment)) expected = { status: 404, code: 'not_found' };
+      if (dotSegment) expected = undefined;
+      else if (!decodes(id.segment)) expected = { status: 404, code: 'not_found' };
       else if (auth.expected) expected = auth.expected;
       else if (auth.header === undefined || auth.as === undefined) expected = undefined;
       else if (hasBody && contentType.refused && !encoded) expected = { status: 415, code: 'unsupported_media_type' };
       else if (body.oversized && !contentType.refused && contentType.header?.toLowerCase().startsWith('application/json') && !encoded) expected = { status: 413, code: 'payload_too_large' };
-      else if (id.foreign && body.clean && !idempotency.key && (!hasBody || !contentType.refused) && !extra && !query.query) expected = { status: 404, code: 'not_found' };
+      else if (foreign && body.clean && !hasKey && (!hasBody || contentType.json) && !extra && !query.query) expected = { status: 404, code: 'not_found' };
       return printable({
         endpoint: endpoint.name,
         method: endpoint.method,
         path,
         headers,
         body: body.bytes,
-        mutation: [auth.label, body.mutation, query.mutation, id.foreign ? 'foreign id' : '', idempotency.key !== undefined ? 'idempotency key' : ''].filter(Boolean).join('; '),
+        mutation: [auth.label, body.mutation, query.mutation, foreign ? 'other workspace\'s id' : '', hasKey ? 'idempotency key' : ''].filter(Boolean).join('; '),
         expected,
       });
     });
@@ -582,9 +596,9 @@ export function mediaFileRequests(world: World): fc.Arbitrary<FuzzRequest> {
     { weight: 2, arbitrary: fc.constantFrom(...BAD_PATH_SEGMENTS) },
     { weight: 1, arbitrary: nastyString.filter((s) => s.length > 0).map(percentEncode) },
   );
-  const range = fc.option(fc.constantFrom('bytes=0-0', 'bytes=0-', 'bytes=-5', 'bytes=5-1', 'bytes=999999-', 'bytes=0-1,3-4', 'bytes=abc', 'items=0-1', 'bytes=', 'bytes=-0'), { freq: 3 });
+  const range = sometimes(fc.constantFrom('bytes=0-0', 'bytes=0-', 'bytes=-5', 'bytes=5-1', 'bytes=999999-', 'bytes=0-1,3-4', 'bytes=abc', 'items=0-1', 'bytes=', 'bytes=-0'), 3);
   return fc
-    .record({ file, range, method: fc.constantFrom('GET', 'GET', 'HEAD'), conditional: fc.option(fc.constantFrom('*', '"x"', 'W/"y"'), { freq: 4 }) })
+    .record({ file, range, method: fc.constantFrom('GET', 'GET', 'HEAD'), conditional: sometimes(fc.constantFrom('*', '"x"', 'W/"y"'), 4) })
     .map(({ file, range, method, conditional }) => {
       const headers: Record<string, string> = {};
       if (range) headers.range = range;
@@ -667,8 +681,8 @@ export function mcpHttpRequests(world: World): fc.Arbitrary<FuzzRequest> {
     },
     { weight: 1, arbitrary: fc.constantFrom(...JUNK_BODIES) },
   );
-  const accept = fc.constantFrom('application/json, text/event-stream', 'application/json, text/event-stream', 'application/json', 'text/html', undefined);
-  return fc.record({ auth: authChoice(world, false), message, accept, origin: fc.option(fc.constantFrom('https://evil.example.test', 'https://api.example.test'), { freq: 6 }) }).map(({ auth, message, accept, origin }) => {
+  const accept = fc.constantFrom('application/json, text/event-stream', 'application/json, text/event-stream', 'application/json, text/event-stream', 'application/json', 'text/html', undefined);
+  return fc.record({ auth: authChoice(world, false), message, accept, origin: sometimes(fc.constantFrom('https://evil.example.test', 'https://api.example.test'), 6) }).map(({ auth, message, accept, origin }) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (auth.header !== undefined) headers.authorization = auth.header;
     if (accept) headers.accept = accept;
@@ -699,7 +713,7 @@ export function otherRouteRequests(world: World): fc.Arbitrary<FuzzRequest> {
     { weight: 2, arbitrary: fc.array(fc.oneof(fc.constantFrom(...BAD_PATH_SEGMENTS), nastyString.map(percentEncode)), { minLength: 1, maxLength: 4 }).map((segments) => `/api/v1/${segments.join('/')}`) },
   );
   return fc
-    .record({ path, method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'), auth: authChoice(world), query: fc.option(fc.constantFrom('x=1', '%', 'a[b]=c', '__proto__[x]=1'), { freq: 4 }) })
+    .record({ path, method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'), auth: authChoice(world), query: sometimes(fc.constantFrom('x=1', '%', 'a[b]=c', '__proto__[x]=1'), 4) })
     .map(({ path, method, auth, query }) => {
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (auth.header !== undefined) headers.authorization = auth.header;

@@ -163,22 +163,24 @@ async function seedWorkspace(runtime: TestRuntime, server: TestServer, receiver:
   content.push(rejected, archived, queued, publishing, published);
   for (let i = 0; i < 30; i++) content.push(makeContent(runtime, ws.workspace, { caption: `Filler ${i}`, status: FILLER_STATUSES[i % FILLER_STATUSES.length] }).id);
 
-  // Campaigns in every status.
+  // Campaigns in every status, three of each, so the deleting properties do not run out.
   const campaigns: string[] = [];
   const campaign = (name: string) => run(createCampaign, { name, content_mix: { carousel: 2, ugc: 1 }, posts_per_day: 2, campaign_length_days: 3 }).id;
-  campaigns.push(campaign(`Draft ${tag}`));
-  const launched = campaign(`Active ${tag}`);
-  run(launchCampaign, { id: launched });
-  campaigns.push(launched);
-  for (const status of ['paused', 'completed', 'archived'] as const) {
-    const id = campaign(`${status} ${tag}`);
-    run(updateCampaign, { id, status });
-    campaigns.push(id);
+  for (let i = 0; i < 3; i++) {
+    campaigns.push(campaign(`Draft ${tag} ${i}`));
+    const launched = campaign(`Active ${tag} ${i}`);
+    run(launchCampaign, { id: launched });
+    campaigns.push(launched);
+    for (const status of ['paused', 'completed', 'archived'] as const) {
+      const id = campaign(`${status} ${tag} ${i}`);
+      run(updateCampaign, { id, status });
+      campaigns.push(id);
+    }
   }
 
   // Webhooks on the local receiver, one disabled, each with one logged test delivery.
   const webhooks: string[] = [];
-  for (const [i, events] of [[], ['content.created', 'content.published']].entries()) {
+  for (const [i, events] of [[], ['content.created', 'content.published'], [], ['campaign.launched'], [], []].entries()) {
     const hook = (await executeOperation(ctx, createWebhook, { url: `${receiver.url}/hooks/${tag}/${i}`, events })) as { id: string };
     await executeOperation(ctx, testWebhook, { id: hook.id });
     webhooks.push(hook.id);
