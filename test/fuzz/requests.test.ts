@@ -173,9 +173,21 @@ describe('fuzz: REST endpoints', () => {
 });
 
 describe('fuzz: MCP tools', () => {
-  for (const tool of TOOLS) {
-    it(tool.name, () => fuzz((world) => toolCalls(world, tool), callTool, TOOL_RUNS), TIMEOUT_MS);
-  }
+  describe('read-only tools, on one shared world', () => {
+    let world: World;
+    beforeAll(async () => {
+      world = await buildWorld();
+    });
+    afterAll(() => world.close());
+    for (const tool of TOOLS.filter((t) => t.annotations.readOnlyHint)) {
+      it(tool.name, () => fuzz((w) => toolCalls(w, tool), callTool, TOOL_RUNS, { world }), TIMEOUT_MS);
+    }
+  });
+  describe('writing tools, each on a freshly seeded world', () => {
+    for (const tool of TOOLS.filter((t) => !t.annotations.readOnlyHint)) {
+      it(tool.name, () => fuzz((world) => toolCalls(world, tool), callTool, TOOL_RUNS), TIMEOUT_MS);
+    }
+  });
 });
 
 describe('fuzz: rate limits', () => {

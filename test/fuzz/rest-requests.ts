@@ -503,7 +503,7 @@ export function operationRequests(world: World, endpoint: OperationEndpoint): fc
       else if (auth.header === undefined || auth.as === undefined) expected = undefined;
       else if (hasBody && contentType.refused && !encoded) expected = { status: 415, code: 'unsupported_media_type' };
       else if (body.oversized && !contentType.refused && contentType.header?.toLowerCase().startsWith('application/json') && !encoded) expected = { status: 413, code: 'payload_too_large' };
-      else if (foreign && body.clean && !hasKey && (!hasBody || contentType.json) && !extra && !query.query) expected = { status: 404, code: 'not_found' };
+      else if (foreign && body.clean && !hasKey && (contentType.json || contentType.header === undefined) && !extra && !query.query) expected = { status: 404, code: 'not_found' };
       return printable({
         endpoint: endpoint.name,
         method: endpoint.method,

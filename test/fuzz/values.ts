@@ -171,5 +171,7 @@ export function percentEncode(text: string): string {
   return out;
 }
 
-/** Header values fetch can send (Latin-1, no controls): forged, truncated and malformed credentials. */
-export const latin1String = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((c) => String.fromCharCode(c)), maxLength: 60 }).filter((s) => s.trim() === s);
+/** Header values fetch can send (Latin-1 without controls or DEL, no outer whitespace): forged, truncated and malformed credentials. */
+export const latin1String = fc
+  .string({ unit: fc.integer({ min: 0x20, max: 0xfe }).map((c) => String.fromCharCode(c >= 0x7f ? c + 1 : c)), maxLength: 60 })
+  .filter((s) => s.trim() === s);
