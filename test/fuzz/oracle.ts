@@ -6,6 +6,7 @@ import { ERROR_CODES } from '../../src/core/errors.ts';
 import { ERROR_REFERENCE } from '../../src/rest/errors.ts';
 import type { TestServer } from '../helpers/http.ts';
 import { errorEnvelopeProblems, errorObjectProblems } from '../helpers/rest-expect.ts';
+import type { McpClientName } from './world.ts';
 
 /** One generated HTTP request. */
 export interface FuzzRequest {
@@ -110,7 +111,7 @@ export function rateLimitProblems(reply: Reply): string[] {
 export interface FuzzToolCall {
   tool: string;
   /** Which client makes the call: A's key, or one that fails authentication. */
-  client: 'a' | 'expired' | 'revoked' | 'pastDue' | 'freePlan' | 'none';
+  client: McpClientName;
   /** Tool arguments; anything but an object exercises the protocol's own validation. */
   args: unknown;
   mutation: string;

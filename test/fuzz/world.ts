@@ -59,10 +59,12 @@ export interface World {
   ids: { a: WorkspaceIds; b: WorkspaceIds };
   /** Authorization header values that fail authentication, with the error each must get. */
   badKeys: { expired: string; revoked: string; pastDue: string; freePlan: string };
-  /** An MCP client per key: A's, and each of the failing ones. */
-  mcp: { a: Client; expired: Client; revoked: Client; pastDue: Client; freePlan: Client; none: Client };
+  /** An MCP client acting with A's key, or with one that fails; connected on first use. */
+  mcp(who: McpClientName): Promise<Client>;
   close(): Promise<void>;
 }
+
+export type McpClientName = 'a' | 'expired' | 'revoked' | 'pastDue' | 'freePlan' | 'none';
 
 /** Limits high enough that the fuzz never meets them, except the property that means to. */
 export const UNLIMITED = { RATE_LIMIT_READ: '100000000', RATE_LIMIT_WRITE: '100000000', RATE_LIMIT_PUBLISH: '100000000', RATE_LIMIT_MEDIA: '100000000' };
@@ -94,13 +96,18 @@ export async function buildWorld(options: { env?: Record<string, string> } = {})
 
   const ids = { a: await seedWorkspace(runtime, server, receiver, a, 'a'), b: await seedWorkspace(runtime, server, receiver, b, 'b') };
 
-  const mcp = {
-    a: await connectMcp(runtime, a.apiKey),
-    expired: await connectMcp(runtime, expired),
-    revoked: await connectMcp(runtime, revokedKey.apiKey),
-    pastDue: await connectMcp(runtime, pastDue.apiKey),
-    freePlan: await connectMcp(runtime, freePlan.apiKey),
-    none: await connectMcp(runtime, undefined),
+  const keys: Record<McpClientName, string | undefined> = {
+    a: a.apiKey,
+    expired,
+    revoked: revokedKey.apiKey,
+    pastDue: pastDue.apiKey,
+    freePlan: freePlan.apiKey,
+    none: undefined,
+  };
+  const clients = new Map<McpClientName, Promise<Client>>();
+  const mcp = (who: McpClientName): Promise<Client> => {
+    if (!clients.has(who)) clients.set(who, connectMcp(runtime, keys[who]));
+    return clients.get(who)!;
   };
   return {
     runtime,
@@ -118,7 +125,7 @@ export async function buildWorld(options: { env?: Record<string, string> } = {})
     },
     mcp,
     async close() {
-      for (const client of Object.values(mcp)) await client.close();
+      for (const client of clients.values()) await (await client).close();
       await server.close();
       await receiver.close();
       rmSync(mediaDir, { recursive: true, force: true });
@@ -178,11 +185,11 @@ async function seedWorkspace(runtime: TestRuntime, server: TestServer, receiver:
     }
   }
 
-  // Webhooks on the local receiver, one disabled, each with one logged test delivery.
+  // Webhooks on the local receiver, one disabled, the first two with a logged test delivery.
   const webhooks: string[] = [];
   for (const [i, events] of [[], ['content.created', 'content.published'], [], ['campaign.launched'], [], []].entries()) {
     const hook = (await executeOperation(ctx, createWebhook, { url: `${receiver.url}/hooks/${tag}/${i}`, events })) as { id: string };
-    await executeOperation(ctx, testWebhook, { id: hook.id });
+    if (i < 2) await executeOperation(ctx, testWebhook, { id: hook.id });
     webhooks.push(hook.id);
   }
   await executeOperation(ctx, updateWebhook, { id: webhooks[1], is_enabled: false });
