@@ -16,7 +16,7 @@ import {
 } from './rest-requests.ts';
 import { changedTables, StoredData, type Snapshot } from './snapshot.ts';
 import { toolCalls } from './tool-calls.ts';
-import { buildWorld, type World } from './world.ts';
+import { buildWorld, FUZZ_MEDIA_MAX_BYTES, type World } from './world.ts';
 
 /**
  * Issue 7, property-based testing: generated requests against every REST endpoint and every MCP
@@ -26,12 +26,12 @@ import { buildWorld, type World } from './world.ts';
  * and a failure prints the seed, the path and the counterexample.
  */
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_310);
+if (!Number.isSafeInteger(SEED)) throw new Error(`FUZZ_SEED must be an integer, not ${process.env.FUZZ_SEED}`);
 const REST_RUNS = 170;
 const TOOL_RUNS = 240;
 const RATE_LIMIT_RUNS = 200;
 const RAW_RUNS = 100;
 const MINIMUM_REQUESTS = 10_000;
-const MEDIA_MAX_BYTES = 64 * 1024;
 const TIMEOUT_MS = 180_000;
 
 const sent = new Map<string, number>();
@@ -164,7 +164,7 @@ describe('fuzz: REST endpoints', () => {
     for (const endpoint of writes) {
       it(endpoint.name, () => fuzzRest((world) => operationRequests(world, endpoint), REST_RUNS), TIMEOUT_MS);
     }
-    it('POST /media_assets (multipart uploads)', () => fuzzRest((world) => uploadRequests(world, MEDIA_MAX_BYTES), REST_RUNS, { env: { MEDIA_MAX_BYTES: String(MEDIA_MAX_BYTES) } }), TIMEOUT_MS);
+    it('POST /media_assets (multipart uploads)', () => fuzzRest((world) => uploadRequests(world, FUZZ_MEDIA_MAX_BYTES), REST_RUNS), TIMEOUT_MS);
     it('POST /callbacks/{platform}/deauthorize and data-deletion', () => fuzzRest(callbackRequests, REST_RUNS), TIMEOUT_MS);
     it('POST /mcp (streamable HTTP)', () => fuzzRest(mcpHttpRequests, REST_RUNS), TIMEOUT_MS);
     it('unknown routes, wrong methods, /docs/errors and /healthz', () => fuzzRest(otherRouteRequests, REST_RUNS), TIMEOUT_MS);

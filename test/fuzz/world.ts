@@ -30,7 +30,7 @@ export function signRequest(payload: unknown, secret = APP_SECRET): string {
   return `${createHmac('sha256', secret).update(body).digest('base64url')}.${body}`;
 }
 
-/** Ids of one workspace's resources, by kind; `archived` content is kept apart (409 on writes). */
+/** Ids of one workspace's resources, by kind (content in every status, archived and publishing ones included: writes to them are 409). */
 export interface WorkspaceIds {
   content: string[];
   campaigns: string[];
@@ -57,17 +57,20 @@ export interface World {
   a: TestWorkspace;
   b: TestWorkspace;
   ids: { a: WorkspaceIds; b: WorkspaceIds };
-  /** Authorization header values that fail authentication, with the error each must get. */
+  /** Authorization header values that fail authentication: expired or revoked key, past-due workspace, free plan. */
   badKeys: { expired: string; revoked: string; pastDue: string; freePlan: string };
   /** An MCP client acting with A's key, or with one that fails; connected on first use. */
   mcp(who: McpClientName): Promise<Client>;
   close(): Promise<void>;
 }
 
+/** Small, so an upload past the limit (413) is cheap to send. */
+export const FUZZ_MEDIA_MAX_BYTES = 64 * 1024;
+
 export type McpClientName = 'a' | 'expired' | 'revoked' | 'pastDue' | 'freePlan' | 'none';
 
 /** Limits high enough that the fuzz never meets them, except the property that means to. */
-export const UNLIMITED = { RATE_LIMIT_READ: '100000000', RATE_LIMIT_WRITE: '100000000', RATE_LIMIT_PUBLISH: '100000000', RATE_LIMIT_MEDIA: '100000000' };
+const UNLIMITED = { RATE_LIMIT_READ: '100000000', RATE_LIMIT_WRITE: '100000000', RATE_LIMIT_PUBLISH: '100000000', RATE_LIMIT_MEDIA: '100000000' };
 
 export async function buildWorld(options: { env?: Record<string, string> } = {}): Promise<World> {
   const mediaDir = mkdtempSync(join(tmpdir(), 'fuzz-media-'));
@@ -77,7 +80,7 @@ export async function buildWorld(options: { env?: Record<string, string> } = {})
       ...baseEnv,
       ...UNLIMITED,
       MEDIA_DIR: mediaDir,
-      MEDIA_MAX_BYTES: String(64 * 1024),
+      MEDIA_MAX_BYTES: String(FUZZ_MEDIA_MAX_BYTES),
       FACEBOOK_APP_SECRET: APP_SECRET,
       // Webhooks point at the local receiver; every test delivery stays on loopback.
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
