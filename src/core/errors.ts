@@ -66,6 +66,10 @@ export const ERROR_CATALOGUE = {
     meaning: 'The body or upload is of a type the endpoint does not take.',
     action: 'Send JSON with Content-Type: application/json (uploads: multipart/form-data with an image or video file).',
   },
+  range_not_satisfiable: {
+    meaning: 'A Range header asked for bytes outside a media file; Content-Range gives its size.',
+    action: 'Ask for a range inside the size Content-Range gives (bytes */size), or fetch the whole file without Range.',
+  },
   no_target_platforms: {
     meaning: 'Publishing needs at least one target platform.',
     action: 'Set target_platforms with PATCH /api/v1/content/{id}, then publish again.',
@@ -162,7 +166,7 @@ export function validationError(error: z.ZodError, code: 'invalid_body' | 'unpro
 
 /** A single-field failure in the same shape as a schema failure. */
 export function fieldError(field: string, message: string): ServiceError {
-  return new ServiceError('invalid_body', `The request is invalid: ${field}: ${message}.`, {
+  return new ServiceError('invalid_body', `The request is invalid: ${field}: ${message.replace(/\.$/, '')}.`, {
     formErrors: [],
     fieldErrors: { [field]: [message] },
   });

@@ -4,6 +4,7 @@ import { writeTransaction } from '../../db/client.ts';
 import { idempotencyKeys } from '../../db/schema/index.ts';
 import type { Runtime } from './context.ts';
 import { fieldError, ServiceError } from './errors.ts';
+import { assertInputDepth } from './operation.ts';
 
 /** DECISIONS.md, Idempotency: the same key and body within 24 hours replays the stored answer. */
 const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -39,6 +40,8 @@ export function claimIdempotencyKey(runtime: Runtime, request: IdempotentRequest
   if (request.key.length === 0 || request.key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     throw fieldError('Idempotency-Key', `The Idempotency-Key header must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`);
   }
+  // Before the fingerprint, which walks the whole body.
+  assertInputDepth(request.body);
   const now = runtime.clock.now();
   const fingerprint = fingerprintOf(request);
   const { db } = runtime;

@@ -3,7 +3,7 @@ import { savepoint } from '../../db/client.ts';
 import { inNextCommit } from './batch.ts';
 import type { Bucket } from './config.ts';
 import type { ServiceContext } from './context.ts';
-import { RateLimitError, validationError, type RateLimitState } from './errors.ts';
+import { RateLimitError, ServiceError, validationError, type RateLimitState } from './errors.ts';
 import { consumeRateLimit } from './rate-limits.ts';
 
 /**
@@ -32,12 +32,33 @@ export const defineOperation = <Input extends z.ZodObject, Output>(
   operation: Operation<Input, Output>,
 ): Operation<Input, Output> => operation;
 
+/**
+ * No input field needs more than a few levels of nesting; refusing deeper input up front keeps
+ * every walk over it (validation, the idempotency fingerprint) far from the stack limit.
+ */
+export const MAX_INPUT_DEPTH = 32;
+
+/** Refuses input (a body, tool arguments) nested more than MAX_INPUT_DEPTH levels deep, as invalid_body. */
+export function assertInputDepth(raw: unknown): void {
+  const exceeds = (value: unknown, levelsLeft: number): boolean => {
+    if (typeof value !== 'object' || value === null) return false;
+    if (levelsLeft === 0) return true;
+    for (const child of Object.values(value)) if (exceeds(child, levelsLeft - 1)) return true;
+    return false;
+  };
+  if (exceeds(raw, MAX_INPUT_DEPTH)) {
+    const message = `The input is nested more than ${MAX_INPUT_DEPTH} levels deep.`;
+    throw new ServiceError('invalid_body', `The request is invalid: ${message}`, { formErrors: [message], fieldErrors: {} });
+  }
+}
+
 /** Validates raw input (a body, a query, tool arguments) and runs the operation on it. */
 export function runOperation<Input extends z.ZodObject, Output>(
   operation: Operation<Input, Output>,
   ctx: ServiceContext,
   raw: unknown,
 ): Output {
+  assertInputDepth(raw);
   const parsed = operation.input.safeParse(raw ?? {});
   if (!parsed.success) throw (operation.invalidInput ?? validationError)(parsed.error);
   return operation.run(ctx, parsed.data);

@@ -41,6 +41,12 @@ export interface McpServerOptions {
  */
 const descriptions = new WeakMap<ToolDescriptor, Tool>();
 
+/**
+ * tools/call with any params: the SDK answers a request its schema refuses (arguments that are no
+ * object) with -32603, an internal error; checked in the handler instead, it is -32602, invalid params.
+ */
+const AnyCallToolRequest = CallToolRequestSchema.extend({ params: z.unknown() });
+
 function describeTool(tool: ToolDescriptor): Tool {
   let description = descriptions.get(tool);
   if (!description) {
@@ -67,7 +73,10 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools }: 
   const listing = tools.map(describeTool);
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(AnyCallToolRequest, async (raw): Promise<CallToolResult> => {
+    const parsed = CallToolRequestSchema.safeParse(raw);
+    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call params: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}.`);
+    const request = parsed.data;
     const tool = byName.get(request.params.name as ToolDescriptor['name']);
     // The protocol's answer to a tool that is not listed (MCP spec, Tools, Error handling): a JSON-RPC
     // error -32602, the same for a name that never existed and one this process does not expose.

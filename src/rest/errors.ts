@@ -22,6 +22,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   idempotency_conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  range_not_satisfiable: 416,
   no_target_platforms: 422,
   unprocessable_entity: 422,
   idempotency_key_reused: 422,
@@ -69,7 +70,7 @@ export function sendError(res: Response, error: ServiceError, docsUrl: string): 
 }
 
 /** Body-parser failures arrive as http-errors with a `type`; each becomes its spec error. */
-function fromBodyParser(error: { type?: string; status?: number }): ServiceError | undefined {
+function fromBodyParser(error: { type?: string; status?: number; code?: unknown }): ServiceError | undefined {
   switch (error.type) {
     case 'entity.parse.failed':
       return new ServiceError('invalid_body', 'The body is not valid JSON.');
@@ -82,15 +83,29 @@ function fromBodyParser(error: { type?: string; status?: number }): ServiceError
     case 'request.size.invalid':
       return new ServiceError('invalid_body', 'The body was cut short.');
     default:
+      // Bytes that do not decode with their Content-Encoding: body-parser passes zlib's error
+      // (code Z_DATA_ERROR, Z_BUF_ERROR, ERR__ERROR_FORMAT_… for brotli) on as a 400 without a type.
+      if (error.status === 400 && typeof error.code === 'string' && /^(Z_|ERR__)/.test(error.code)) {
+        return new ServiceError('invalid_body', 'The body could not be decoded with its Content-Encoding; send it uncompressed or encoded as declared.');
+      }
       return undefined;
   }
+}
+
+/**
+ * Express's router refuses a path segment that is not valid percent-encoding (`/content/%`) with a
+ * URIError; such a path names no resource.
+ */
+function fromRouter(error: unknown): ServiceError | undefined {
+  if (!(error instanceof URIError)) return undefined;
+  return new ServiceError('not_found', 'No resource at this address: the path is not valid percent-encoding.');
 }
 
 /** The REST door's only error translator; a 500 never shows internals. */
 export function errorHandler(docsUrl: string, log: Logger): ErrorRequestHandler {
   return (error, _req, res, next) => {
     if (res.headersSent) return next(error);
-    const known = error instanceof ServiceError ? error : fromBodyParser(error);
+    const known = error instanceof ServiceError ? error : (fromRouter(error) ?? fromBodyParser(error));
     if (known) return sendError(res, known, docsUrl);
     log.error({ err: error }, 'Unexpected error');
     sendError(res, new ServiceError('internal', 'An unexpected error occurred; retry after a short delay.'), docsUrl);

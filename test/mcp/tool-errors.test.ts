@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../src/core/accounts/api-keys.ts';
 import { makeContent, makeKey, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
@@ -119,6 +120,19 @@ describe('MCP tool errors carry the API code and message', () => {
     const rest = await restError('GET', '/api/v1/media-library?asset_type=audio');
     expect(error.message).toBe(rest.message);
     expect(error.details).toEqual(rest.details);
+  });
+
+  // Found by the fuzz suite: the SDK's own schema check threw, and it answered -32603 (internal error).
+  it('answers a tools/call whose arguments are no object with invalid params (-32602), not an internal error', async () => {
+    for (const args of [null, 'caption', 42, ['x']]) {
+      const error = await client
+        .request({ method: 'tools/call', params: { name: 'service_create_content', arguments: args as never } }, CallToolResultSchema)
+        .then(() => undefined, (e: unknown) => e as McpError);
+      expect(error).toBeInstanceOf(McpError);
+      expect(error!.code).toBe(ErrorCode.InvalidParams);
+      expect(error!.message).toMatch(/arguments/);
+    }
+    expect(await toolResult(client, 'service_create_content', { caption: 'Still fine' })).toMatchObject({ caption: 'Still fine' });
   });
 
   it('answers invalid_body when status scheduled comes without scheduled_for', async () => {

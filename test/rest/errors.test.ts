@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ERROR_CODES } from '../../src/core/errors.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
@@ -28,6 +29,24 @@ describe('REST errors', () => {
       expect(res.body.error).not.toHaveProperty('details');
       const patch = await send('PATCH', `/api/v1/content/${makeContent(runtime, ws.workspace).id}`, { rawBody: '{,}' });
       expectError(patch, 400, 'invalid_body');
+    });
+
+    // Found by the fuzz suite: body-parser passes zlib's error on as a bare 400, which used to reach the client as a 500.
+    it('a body that does not decode with its Content-Encoding', async () => {
+      for (const encoding of ['gzip', 'deflate', 'br']) {
+        for (const rawBody of ['{"caption":"not compressed"}', '']) {
+          const res = await send('POST', '/api/v1/content', { rawBody, headers: { 'content-encoding': encoding } });
+          expectError(res, 400, 'invalid_body');
+          expect(res.body.error).not.toHaveProperty('details');
+        }
+      }
+      const compressed = await server.request('/api/v1/content', {
+        method: 'POST',
+        headers: { ...ws.headers, 'content-encoding': 'gzip' },
+        body: gzipSync('{"caption":"compressed"}'),
+      });
+      expect(compressed.status).toBe(201);
+      expectError(await send('POST', '/api/v1/content', { rawBody: '{}', headers: { 'content-encoding': 'x-unknown' } }), 415, 'unsupported_media_type');
     });
 
     it('a JSON scalar body is refused as invalid_body', async () => {
@@ -110,6 +129,17 @@ describe('REST errors', () => {
       const body = method === 'PATCH' ? { caption: 'x' } : undefined;
       expectError(await send(method, `/api/v1/content/${randomUUID()}${suffix}`, { body }), 404, 'not_found');
       expectError(await send(method, `/api/v1/content/not-a-uuid${suffix}`, { body }), 404, 'not_found');
+    });
+
+    // Found by the fuzz suite: Express refuses to decode such a segment, which used to reach the client as a 500.
+    it.each([
+      ['GET', '/api/v1/content/%'],
+      ['DELETE', '/api/v1/campaigns/%E0%A4%A'],
+      ['GET', '/api/v1/webhooks/%ED%A0%80/deliveries'],
+      ['GET', '/media/%'],
+      ['GET', '/callbacks/facebook/data-deletion/%FF'],
+    ])('a path id that is not valid percent-encoding names no resource: %s %s', async (method, path) => {
+      expectError(await send(method, path), 404, 'not_found');
     });
   });
 
@@ -277,6 +307,7 @@ describe('REST errors', () => {
       ['idempotency_conflict', 409],
       ['payload_too_large', 413],
       ['unsupported_media_type', 415],
+      ['range_not_satisfiable', 416],
       ['no_target_platforms', 422],
       ['unprocessable_entity', 422],
       ['idempotency_key_reused', 422],

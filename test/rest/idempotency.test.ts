@@ -4,6 +4,7 @@ import { content, events } from '../../db/schema/index.ts';
 import { claimIdempotencyKey } from '../../src/core/idempotency.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
 import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { baseEnv, expectError } from '../helpers/rest-expect.ts';
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 describe('Idempotency-Key on POST', () => {
@@ -11,7 +12,7 @@ describe('Idempotency-Key on POST', () => {
   let server: TestServer;
   let ws: TestWorkspace;
   beforeEach(async () => {
-    runtime = testRuntime();
+    runtime = testRuntime({ env: baseEnv });
     server = await startTestServer(runtime);
     ws = makeWorkspace(runtime);
   });
@@ -72,6 +73,19 @@ describe('Idempotency-Key on POST', () => {
     const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
     const publish = await post('shared', { caption: 'same body' }, `/api/v1/content/${item.id}/publish`);
     expect(publish.body.error.code).toBe('idempotency_key_reused');
+  });
+
+  // Found by the fuzz suite: fingerprinting a body nested 100,000 deep overflowed the stack (a 500).
+  it('refuses a body nested deeper than the input limit, with or without a key, and stores nothing', async () => {
+    const deep = `{"caption":"deep","x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    for (const headers of [{ ...ws.headers, 'idempotency-key': 'k-deep' }, ws.headers]) {
+      const res = await call(server, 'POST', '/api/v1/content', { headers, rawBody: deep });
+      expectError(res, 400, 'invalid_body', { details: true });
+      expect(res.body.error.details.formErrors[0]).toMatch(/nested more than 32 levels/);
+    }
+    const atLimit = `{"caption":"fine","x":${'['.repeat(31)}${']'.repeat(31)}}`;
+    expect((await call(server, 'POST', '/api/v1/content', { headers: { ...ws.headers, 'idempotency-key': 'k-ok' }, rawBody: atLimit })).status).toBe(201);
+    expect(runtime.db.select().from(content).all()).toHaveLength(1);
   });
 
   it('refuses a key longer than 255 characters', async () => {

@@ -202,8 +202,9 @@ function serveFile(runtime: Runtime, store: MediaStore): RequestHandler {
         if (!error || res.headersSent) return;
         for (const header of ['Content-Type', 'X-Content-Type-Options', 'ETag']) res.removeHeader(header);
         if (error.status === 416) {
-          res.status(416).set(error.headers ?? {}).end();
-          return;
+          // The size, in Content-Range, and the envelope every failure carries.
+          res.set(error.headers ?? {});
+          return next(new ServiceError('range_not_satisfiable', 'The requested range is outside the file; Content-Range gives its size.'));
         }
         next(error.status === 404 ? notFound() : error);
       },
