@@ -16,7 +16,7 @@ import { defaultBrandProfileRow, toBrandProfileResource, type BrandProfileResour
 export function brandProfileOf(db: Db, workspaceId: string): BrandProfileResource {
   const row = statements(db).byWorkspace.get({ workspaceId });
   if (row) return toBrandProfileResource(row);
-  const workspace = db.select({ createdAt: workspaces.createdAt }).from(workspaces).where(eq(workspaces.id, workspaceId)).get();
+  const workspace = statements(db).workspaceCreatedAt.get({ workspaceId });
   if (!workspace) throw notFound('workspace');
   return toBrandProfileResource(defaultBrandProfileRow(workspaceId, workspace.createdAt));
 }
@@ -24,6 +24,7 @@ export function brandProfileOf(db: Db, workspaceId: string): BrandProfileResourc
 const statements = preparedStatements((db) => ({
   // Prepared: campaign generation reads the profile before every batch.
   byWorkspace: db.select().from(brandProfiles).where(eq(brandProfiles.workspaceId, sql.placeholder('workspaceId'))).prepare(),
+  workspaceCreatedAt: db.select({ createdAt: workspaces.createdAt }).from(workspaces).where(eq(workspaces.id, sql.placeholder('workspaceId'))).prepare(),
 }));
 
 /**
