@@ -18,7 +18,9 @@ export function xWeightBounds(text: string): { upper: number; lower: number } {
   let linkish = false;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (code >= 0xdc00 && code <= 0xdfff) continue;
+    // The second half of a surrogate pair: the pair is one character, already counted. A lone half
+    // (text from outside can carry one) counts like any other character.
+    if (code >= 0xdc00 && code <= 0xdfff && i > 0 && isHighSurrogate(text.charCodeAt(i - 1))) continue;
     if (code === 0x20 || code === 0x0a) {
       if (!linkish) lower += token;
       token = 0;
@@ -42,6 +44,8 @@ export function xWeightBounds(text: string): { upper: number; lower: number } {
   if (!linkish) lower += token;
   return { upper, lower };
 }
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
 
 const isNameCharacter = (code: number) =>
   (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code >= 0x80;
