@@ -27,24 +27,27 @@ const statements = preparedStatements((db) => ({
       ),
     )
     .prepare(),
+  // Prepared: campaign generation checks and spends credits on every batch.
+  aiCreditsUsed: db
+    .select({ used: usagePeriods.aiCreditsUsed })
+    .from(usagePeriods)
+    .where(and(eq(usagePeriods.workspaceId, sql.placeholder('workspaceId')), eq(usagePeriods.periodStart, sql.placeholder('periodStart'))))
+    .prepare(),
+  spendAiCredits: db
+    .insert(usagePeriods)
+    .values({ workspaceId: sql.placeholder('workspaceId'), periodStart: sql.placeholder('periodStart'), aiCreditsUsed: sql.placeholder('credits') })
+    .onConflictDoUpdate({
+      target: [usagePeriods.workspaceId, usagePeriods.periodStart],
+      set: { aiCreditsUsed: sql`${usagePeriods.aiCreditsUsed} + ${sql.placeholder('credits')}` },
+    })
+    .prepare(),
 }));
 
 export function aiCreditsUsedIn(db: Db, workspaceId: string, period: { start: Date }): number {
-  const row = db
-    .select({ used: usagePeriods.aiCreditsUsed })
-    .from(usagePeriods)
-    .where(and(eq(usagePeriods.workspaceId, workspaceId), eq(usagePeriods.periodStart, period.start)))
-    .get();
-  return row?.used ?? 0;
+  return statements(db).aiCreditsUsed.get({ workspaceId, periodStart: period.start.getTime() })?.used ?? 0;
 }
 
 /** Spends `credits` AI credits of the workspace in the period (one per generated post). */
 export function spendAiCredits(db: Db, workspaceId: string, period: { start: Date }, credits: number): void {
-  db.insert(usagePeriods)
-    .values({ workspaceId, periodStart: period.start, aiCreditsUsed: credits })
-    .onConflictDoUpdate({
-      target: [usagePeriods.workspaceId, usagePeriods.periodStart],
-      set: { aiCreditsUsed: sql`${usagePeriods.aiCreditsUsed} + ${credits}` },
-    })
-    .run();
+  statements(db).spendAiCredits.run({ workspaceId, periodStart: period.start, credits });
 }

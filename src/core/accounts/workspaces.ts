@@ -1,6 +1,6 @@
-import { and, count, eq, isNull } from 'drizzle-orm';
+import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { writeTransaction, type Db } from '../../../db/client.ts';
+import { preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
 import { PLAN_NAMES, type PlanName } from '../../../db/plans.ts';
 import { apiKeys, plans, workspaces } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
@@ -53,14 +53,20 @@ export function toWorkspace(row: WorkspaceRow, plan: PlanRow): Workspace {
 }
 
 export function findWorkspace(db: Db, id: string): Workspace | undefined {
-  const row = db
+  const row = statements(db).workspaceWithPlan.get({ id });
+  return row && toWorkspace(row.workspace, row.plan);
+}
+
+const statements = preparedStatements((db) => ({
+  // Prepared: campaign generation reads the plan's AI credits twice a batch; building this join
+  // costs far more than running it (see preparedStatements).
+  workspaceWithPlan: db
     .select({ workspace: workspaces, plan: plans })
     .from(workspaces)
     .innerJoin(plans, eq(plans.name, workspaces.plan))
-    .where(eq(workspaces.id, id))
-    .get();
-  return row && toWorkspace(row.workspace, row.plan);
-}
+    .where(eq(workspaces.id, sql.placeholder('id')))
+    .prepare(),
+}));
 
 export function getWorkspace(db: Db, id: string): Workspace {
   const workspace = findWorkspace(db, id);

@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
-import type { Db } from '../../../db/client.ts';
+import { preparedStatements, type Db } from '../../../db/client.ts';
 import { brandProfiles, workspaces } from '../../../db/schema/index.ts';
 import { notFound, ServiceError, validationError } from '../errors.ts';
 import { defineOperation } from '../operation.ts';
@@ -14,12 +14,18 @@ import { defaultBrandProfileRow, toBrandProfileResource, type BrandProfileResour
  * profile) came to be: its `created_at`.
  */
 export function brandProfileOf(db: Db, workspaceId: string): BrandProfileResource {
-  const row = db.select().from(brandProfiles).where(eq(brandProfiles.workspaceId, workspaceId)).get();
+  const row = statements(db).byWorkspace.get({ workspaceId });
   if (row) return toBrandProfileResource(row);
-  const workspace = db.select({ createdAt: workspaces.createdAt }).from(workspaces).where(eq(workspaces.id, workspaceId)).get();
+  const workspace = statements(db).workspaceCreatedAt.get({ workspaceId });
   if (!workspace) throw notFound('workspace');
   return toBrandProfileResource(defaultBrandProfileRow(workspaceId, workspace.createdAt));
 }
+
+const statements = preparedStatements((db) => ({
+  // Prepared: campaign generation reads the profile before every batch.
+  byWorkspace: db.select().from(brandProfiles).where(eq(brandProfiles.workspaceId, sql.placeholder('workspaceId'))).prepare(),
+  workspaceCreatedAt: db.select({ createdAt: workspaces.createdAt }).from(workspaces).where(eq(workspaces.id, sql.placeholder('workspaceId'))).prepare(),
+}));
 
 /**
  * DECISIONS.md, Brand profile: a value of the wrong kind is 400 `invalid_body`; a value of the

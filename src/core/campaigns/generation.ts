@@ -1,5 +1,5 @@
 import { and, eq, isNotNull, lte, sql } from 'drizzle-orm';
-import { savepoint, writeTransaction } from '../../../db/client.ts';
+import { preparedStatements, savepoint, writeTransaction } from '../../../db/client.ts';
 import { campaigns, CONTENT_TYPES, socialAccounts, type ContentMix, type ContentMixKey, type ContentType } from '../../../db/schema/index.ts';
 import { aiCreditsUsedIn, spendAiCredits, usagePeriod } from '../accounts/usage.ts';
 import { findWorkspace } from '../accounts/workspaces.ts';
@@ -197,7 +197,28 @@ function creditsLeft(runtime: Runtime, workspaceId: string): number {
 }
 
 const campaignUnderLease = (runtime: Runtime, claim: GenerationClaim): CampaignRow | undefined =>
-  runtime.db.select().from(campaigns).where(eq(campaigns.id, claim.campaignId)).get();
+  statements(runtime.db).campaign.get({ id: claim.campaignId });
+
+/** Prepared: each runs once or twice a batch, and building a drizzle query costs more than running it. */
+const statements = preparedStatements((db) => ({
+  campaign: db.select().from(campaigns).where(eq(campaigns.id, sql.placeholder('id'))).prepare(),
+  // DECISIONS.md: generated items target the workspace's active platforms.
+  activePlatforms: db
+    .selectDistinct({ platform: socialAccounts.platform })
+    .from(socialAccounts)
+    .where(and(eq(socialAccounts.workspaceId, sql.placeholder('workspaceId')), eq(socialAccounts.isActive, true)))
+    .orderBy(socialAccounts.platform)
+    .prepare(),
+  batchWritten: db
+    .update(campaigns)
+    .set({
+      generatedPosts: sql`${sql.placeholder('generatedPosts')}`,
+      generationDueAt: sql`${sql.placeholder('dueAt')}`,
+      updatedAt: sql`${sql.placeholder('now')}`,
+    })
+    .where(eq(campaigns.id, sql.placeholder('id')))
+    .prepare(),
+}));
 
 function planBatch(runtime: Runtime, claim: GenerationClaim, batchSize: number): BatchPlan | GenerationOutcome {
   const { db } = runtime;
@@ -211,13 +232,8 @@ function planBatch(runtime: Runtime, claim: GenerationClaim, batchSize: number):
   for (let index = campaign.generatedPosts; index < campaign.generatedPosts + count; index++) {
     slots.push({ index, contentType: contentTypes[index]!, scheduledFor: slotTime(campaign.startDate, campaign.postsPerDay, index) });
   }
-  // DECISIONS.md: generated items target the workspace's active platforms.
-  const targetPlatforms = db
-    .selectDistinct({ platform: socialAccounts.platform })
-    .from(socialAccounts)
-    .where(and(eq(socialAccounts.workspaceId, campaign.workspaceId), eq(socialAccounts.isActive, true)))
-    .orderBy(socialAccounts.platform)
-    .all()
+  const targetPlatforms = statements(db)
+    .activePlatforms.all({ workspaceId: campaign.workspaceId })
     .map((r) => r.platform);
   // Read before every batch (DECISIONS.md), so an edit to the profile shows in the next batch.
   const brand = brandProfileOf(db, campaign.workspaceId);
@@ -292,14 +308,12 @@ function commitBatch(runtime: Runtime, claim: GenerationClaim, plan: BatchPlan, 
   }
   const count = slots.length;
   spendAiCredits(db, campaign.workspaceId, usagePeriod(now), count);
-  db.update(campaigns)
-    .set({
-      generatedPosts: campaign.generatedPosts + count,
-      generationDueAt: new Date(now.getTime() + generationLeaseMs(runtime)),
-      updatedAt: now,
-    })
-    .where(eq(campaigns.id, campaign.id))
-    .run();
+  statements(db).batchWritten.run({
+    id: campaign.id,
+    generatedPosts: campaign.generatedPosts + count,
+    dueAt: now.getTime() + generationLeaseMs(runtime),
+    now: now.getTime(),
+  });
   return null;
 }
 

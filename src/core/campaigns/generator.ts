@@ -1,6 +1,7 @@
 import { PLATFORMS, type ContentType } from '../../../db/schema/index.ts';
 import { PLATFORM_RULES, textViolations } from '../publishing/connectors/sandbox.ts';
 import { postText } from '../publishing/post.ts';
+import { xWeightBounds } from '../publishing/x-weight.ts';
 
 /**
  * What a generator is told about the brand: the brand profile resource's fields it writes from
@@ -72,7 +73,8 @@ export const MAX_GENERATED_HASHTAGS = 10;
 export function draftProblems(draft: Draft, brand: Pick<BrandBrief, 'forbidden_words' | 'topics_to_avoid'>): string[] {
   const problems: string[] = [];
   if (typeof draft.caption !== 'string' || draft.caption.trim().length === 0) return ['the caption is empty'];
-  if ([...draft.caption].length > 4000) problems.push('the caption is over 4000 characters');
+  // Code points are counted only when there could be too many: no fewer UTF-16 units than code points.
+  if (draft.caption.length > 4000 && [...draft.caption].length > 4000) problems.push('the caption is over 4000 characters');
   if (!Array.isArray(draft.hashtags)) return [...problems, 'hashtags is not a list'];
   if (draft.hashtags.length > MAX_GENERATED_HASHTAGS) problems.push(`more than ${MAX_GENERATED_HASHTAGS} hashtags`);
   for (const tag of draft.hashtags) {
@@ -81,15 +83,17 @@ export function draftProblems(draft: Draft, brand: Pick<BrandBrief, 'forbidden_w
   if (draft.topic !== null && (typeof draft.topic !== 'string' || draft.topic.length > 280)) problems.push('the topic is over 280 characters');
   if (problems.length > 0) return problems;
   const text = postText(draft.caption, draft.hashtags);
+  // Exact shortcuts, as this runs on every generated post: no platform but X limits a text of
+  // fewer UTF-16 units than its smallest limit, and only Instagram counts hashtags (30; each
+  // starts with a hash sign); X's weight is bounded from above without its parser.
+  const fitsOthers = text.length <= SMALLEST_OTHER_LIMIT && countHashes(text) <= 30;
   for (const platform of PLATFORMS) {
-    // Exact shortcuts, as this runs on every generated post: no platform but X limits a text of
-    // fewer UTF-16 units than its smallest limit, and only Instagram counts hashtags (30; each starts with a hash sign).
-    if (platform !== 'twitter' && text.length <= SMALLEST_OTHER_LIMIT && countHashes(text) <= 30) continue;
-    if (platform === 'twitter' && fitsXUnparsed(text)) continue;
+    if (platform === 'twitter' ? fitsXUnparsed(text) : fitsOthers) continue;
     for (const problem of textViolations(platform, text)) problems.push(`${platform}: ${problem}`);
   }
-  const said = [draft.caption, draft.hashtags.join(' '), draft.topic ?? ''].join('\n').toLowerCase();
   const bans = bansOf(brand);
+  if (bans.forbidden.length === 0 && bans.avoided.length === 0) return problems;
+  const said = [draft.caption, draft.hashtags.join(' '), draft.topic ?? ''].join('\n').toLowerCase();
   for (const ban of bans.forbidden) if (ban.matches(said)) problems.push(`uses the forbidden word "${ban.phrase}"`);
   for (const ban of bans.avoided) if (ban.matches(said)) problems.push(`touches the avoided topic "${ban.phrase}"`);
   return problems;
@@ -100,14 +104,16 @@ const SMALLEST_OTHER_LIMIT = Math.min(
 );
 
 /**
- * Whether X accepts `text` without running twitter-text's parser (about 10 µs a post): a newline and
- * the characters from U+0020 to U+033F each weigh 1 and NFC normalisation can only shorten them
- * (checked character by character against twitter-text; higher up, a few weigh 2 or expand), and
- * without a dot followed by a non-space there is no URL to count as 23. Anything else is parsed.
+ * Whether X surely accepts `text` without running twitter-text's parser (about 10 µs a post): its
+ * weight, bounded from above on the text as X normalises it, is within the limit. Anything else is
+ * parsed.
  */
 function fitsXUnparsed(text: string): boolean {
-  return text.length <= PLATFORM_RULES.twitter.maxText && !/[^\n\u0020-\u033F]/.test(text) && !/[.](?!\s|$)/.test(text);
+  const normalised = NON_ASCII.test(text) ? text.normalize('NFC') : text;
+  return xWeightBounds(normalised).upper <= PLATFORM_RULES.twitter.maxText;
 }
+
+const NON_ASCII = /[^\p{ASCII}]/u;
 
 /** Hash signs, the full-width one included: twitter-text takes either as the start of a hashtag. */
 function countHashes(text: string): number {

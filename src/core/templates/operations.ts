@@ -1,5 +1,5 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { Db } from '../../../db/client.ts';
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { preparedStatements, type Db } from '../../../db/client.ts';
 import { templates, type ContentType } from '../../../db/schema/index.ts';
 import { defineOperation } from '../operation.ts';
 import { afterCursor, toPage } from '../pagination.ts';
@@ -44,16 +44,22 @@ export const listTemplates = defineOperation({
 export function templateStructures(db: Db, contentTypes: readonly ContentType[], industry: string | null, limit = 12): string[] {
   if (contentTypes.length === 0) return [];
   const niche = industry?.trim().toLowerCase().replace(/\s+/g, '-') ?? '';
-  return db
+  return statements(db)
+    .structures.all({ contentTypes: JSON.stringify(contentTypes), niche, limit })
+    .map(({ structure }) => `${structure.hook} / ${structure.body} / ${structure.call_to_action}`);
+}
+
+const statements = preparedStatements((db) => ({
+  // Prepared: campaign generation asks before every batch. The content types come as a JSON array.
+  structures: db
     .select({ structure: templates.structure })
     .from(templates)
-    .where(inArray(templates.contentType, [...contentTypes]))
+    .where(sql`${templates.contentType} in (select value from json_each(${sql.placeholder('contentTypes')}))`)
     .orderBy(
-      sql`exists (select 1 from json_each(${templates.niches}) where json_each.value = ${niche}) desc`,
+      sql`exists (select 1 from json_each(${templates.niches}) where json_each.value = ${sql.placeholder('niche')}) desc`,
       sql`json_extract(${templates.engagement}, '$.engagement_rate') desc`,
       templates.id,
     )
-    .limit(limit)
-    .all()
-    .map(({ structure }) => `${structure.hook} / ${structure.body} / ${structure.call_to_action}`);
-}
+    .limit(sql.placeholder('limit'))
+    .prepare(),
+}));

@@ -1,6 +1,7 @@
 import twitterText from 'twitter-text';
 import type { ContentType } from '../../../../db/schema/index.ts';
 import { postText } from '../../publishing/post.ts';
+import { xWeightBounds } from '../../publishing/x-weight.ts';
 import { MAX_GENERATED_HASHTAGS, type BrandBrief, type CaptionGenerator, type Draft, type GenerationRequest } from '../generator.ts';
 import * as book from './phrasebook.ts';
 import type { Family } from './phrasebook.ts';
@@ -125,47 +126,6 @@ function compileBans(phrases: readonly string[]): RegExp | null {
 // one near the limit.
 
 const TWITTER_LIMIT = 280;
-
-/**
- * Bounds on X's weighted length. Upper: ASCII weighs 1 and anything else 2 (X's most), an astral
- * character (emoji) counts once, and every place a link could start ('.' or '://' before a name)
- * may add a 23-character short link. Lower: only ASCII characters outside anything that could hold
- * a link, one each. The text must be NFC, as X normalises before counting.
- */
-function xWeightBounds(text: string): { upper: number; lower: number } {
-  let upper = 0;
-  let lower = 0;
-  let token = 0;
-  let linkish = false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code >= 0xdc00 && code <= 0xdfff) continue;
-    if (code === 0x20 || code === 0x0a) {
-      if (!linkish) lower += token;
-      token = 0;
-      linkish = false;
-      upper += 1;
-      lower += 1;
-      continue;
-    }
-    if (code < 0x80) {
-      upper += 1;
-      token += 1;
-    } else upper += 2;
-    if (code === 0x2e || code === 0x3002 || code === 0xff0e || code === 0xff61 || code === 0x3a) {
-      const next = text.charCodeAt(i + 1);
-      if (code === 0x3a ? next === 0x2f : isNameCharacter(next)) {
-        upper += 23;
-        linkish = true;
-      }
-    }
-  }
-  if (!linkish) lower += token;
-  return { upper, lower };
-}
-
-const isNameCharacter = (code: number) =>
-  (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code >= 0x80;
 
 /**
  * Whether the text as posted fits X (and so every platform). The brand's website, which captions
