@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import net from 'node:net';
 import { ERROR_CODES } from '../../src/core/errors.ts';
 import { ERROR_STATUS } from '../../src/rest/errors.ts';
-import type { TestServer } from '../helpers/http.ts';
+import { readReply, type TestServer } from '../helpers/http.ts';
 import { errorEnvelopeProblems, errorObjectProblems } from '../helpers/rest-expect.ts';
 import type { McpClientName } from './world.ts';
 
@@ -42,15 +42,8 @@ export interface Reply {
 
 /** Sends the request as generated (fetch adds nothing but its usual headers: no Content-Type is invented for a Buffer body). */
 export async function send(server: TestServer, request: FuzzRequest): Promise<Reply> {
-  const res = await server.request(request.path, { method: request.method, headers: request.headers, body: request.body });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    // Not JSON: a page or a file; the checks below say whether that is allowed.
-  }
-  return { status: res.status, headers: res.headers, body };
+  // Not JSON (a page, a file) comes back as text; the checks below say whether that is allowed.
+  return readReply(await server.request(request.path, { method: request.method, headers: request.headers, body: request.body }));
 }
 
 /** A JSON-RPC error object, the form the MCP transport answers its own protocol errors in. */

@@ -49,12 +49,17 @@ export async function call(
     headers: { 'content-type': 'application/json', ...options.headers },
     body: options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
   });
+  return readReply(res);
+}
+
+/** Status, headers and the body parsed as JSON (the text as it came when it is not JSON: a page, a file). */
+export async function readReply(res: Response): Promise<{ status: number; headers: Headers; body: any }> {
   const text = await res.text();
   let body: unknown = text;
   try {
     body = text ? JSON.parse(text) : undefined;
   } catch {
-    // Not JSON (an HTML page); keep the text.
+    // Not JSON (an HTML page, a file); keep the text.
   }
   return { status: res.status, headers: res.headers, body };
 }
