@@ -20,9 +20,9 @@ export function startWebhookDelivery(runtime: Runtime): Worker {
   return startLeasedWorker<DeliveryClaim>(runtime, {
     name: 'webhook delivery',
     capacity: runtime.config.webhooks.concurrency,
-    claim: (free, inHand) => {
+    claim: (free) => {
       fanOutAllEvents(runtime);
-      return claimDueDeliveries(runtime, free, inHand);
+      return claimDueDeliveries(runtime, free);
     },
     process: (claim) => deliver(runtime, claim),
     abandon: (claim, error) => abandonDelivery(runtime, claim, error),
