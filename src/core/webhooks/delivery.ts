@@ -36,8 +36,12 @@ interface HeldQueue {
   secretCiphertext: string;
   /** Due jobs read ahead in queue order, not yet handed to a slot. */
   readAhead: QueuedJob[];
-  /** Jobs handed to a slot whose attempt is not recorded yet (still `queued` in the table). */
-  inHand: Set<string>;
+  /**
+   * Jobs handed to a slot whose attempt is not recorded yet (still `queued` in the table), with
+   * when they were handed out. One held longer than an attempt and its recording can take was lost
+   * to a failed commit: it is let go of (see `letGoOfLost`), so it is read and sent again.
+   */
+  inHand: Map<string, number>;
   /** False once the subscription is seen disabled: nothing more is handed out. */
   sending: boolean;
 }
@@ -138,6 +142,7 @@ export function claimDueDeliveries(runtime: Runtime, free: number): DeliveryClai
     for (const ready of s.ready.all({ now })) {
       let queue = queues.get(ready.webhookId);
       if (queue) {
+        letGoOfLost(runtime, queue, now);
         if (queue.inHand.size >= cap || !renewLease(runtime, queue, now)) continue;
       } else {
         queue = takeOver(runtime, ready, now) ?? undefined;
@@ -164,7 +169,7 @@ function takeOver(runtime: Runtime, ready: { webhookId: string; url: string; sec
     url: ready.url,
     secretCiphertext: ready.secretCiphertext,
     readAhead: [],
-    inHand: new Set(),
+    inHand: new Map(),
     sending: true,
   };
   queuesOf(runtime.db).set(queue.webhookId, queue);
@@ -215,7 +220,8 @@ function handOut(runtime: Runtime, queue: HeldQueue, now: number): DeliveryClaim
   if (!queue.sending) return null;
   for (;;) {
     if (queue.readAhead.length === 0) {
-      const rows = statements(runtime.db).dueOf.all({ webhookId: queue.webhookId, now, inHand: JSON.stringify([...queue.inHand]) });
+      letGoOfLost(runtime, queue, now);
+      const rows = statements(runtime.db).dueOf.all({ webhookId: queue.webhookId, now, inHand: JSON.stringify([...queue.inHand.keys()]) });
       // Reversed, so handing out the oldest is a pop.
       for (let i = rows.length - 1; i >= 0; i--) {
         const row = rows[i]!;
@@ -234,9 +240,20 @@ function handOut(runtime: Runtime, queue: HeldQueue, now: number): DeliveryClaim
       expire(runtime.db, { jobId: job.jobId, webhookId: queue.webhookId, eventId: job.event.id, eventType: job.event.type, attempts: job.attempts }, new Date(now));
       continue;
     }
-    queue.inHand.add(job.jobId);
+    queue.inHand.set(job.jobId, now);
     return { jobId: job.jobId, jobRowid: job.jobRowid, attempt: job.attempts + 1, event: job.event, queue };
   }
+}
+
+/**
+ * Forgets jobs handed out longer ago than an attempt's deadline and the lease's margin: their slot
+ * never got them (the commit that handed them out failed) or never came back to record them.
+ * Still queued, they are read and sent again (at least once); should the first attempt be recorded
+ * after all, whichever of the two is recorded second finds the job moved on and writes nothing.
+ */
+function letGoOfLost(runtime: Runtime, queue: HeldQueue, now: number): void {
+  const before = now - runtime.config.webhooks.timeoutMs - LEASE_MARGIN_MS;
+  for (const [jobId, handedOutAt] of queue.inHand) if (handedOutAt < before) queue.inHand.delete(jobId);
 }
 
 /**
@@ -249,6 +266,20 @@ function releaseIfIdle(runtime: Runtime, queue: HeldQueue): void {
   if (queues.get(queue.webhookId) !== queue) return;
   queues.delete(queue.webhookId);
   statements(runtime.db).releaseLease.run({ id: queue.webhookId, leaseToken: queue.leaseToken });
+}
+
+/**
+ * Gives back every subscription this process holds, when its delivery worker has stopped (nothing
+ * is in a slot any more): another process, or this one started again, takes them over at once
+ * instead of waiting for the leases to run out.
+ */
+export function releaseHeldDeliveries(runtime: Runtime): void {
+  writeTransaction(runtime.db, () => {
+    for (const queue of [...queuesOf(runtime.db).values()]) {
+      setSending(queue, false);
+      releaseIfIdle(runtime, queue);
+    }
+  });
 }
 
 /**

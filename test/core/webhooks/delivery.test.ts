@@ -221,6 +221,19 @@ describe('webhook delivery', () => {
     }
   });
 
+  it('a delivery handed out but never recorded (its commit failed) is sent again once an attempt could no longer be under way', async () => {
+    await subscribe();
+    makeContent(runtime, ws.workspace);
+    fanOutAllEvents(runtime);
+    expect(claimDueDeliveries(runtime, 16)).toHaveLength(1); // and then lost
+    // Within the attempt's deadline (300 ms) and the lease's margin (5 s) it may still be under way.
+    runtime.clock.advance(5_300);
+    expect(await deliverDue(runtime)).toEqual([]);
+    runtime.clock.advance(1);
+    expect(await deliverDue(runtime)).toEqual(['delivered']);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
   it('one process at a time sends a subscription; another takes it over once the holder\'s lease runs out, and sends again what was in flight', async () => {
     const data = tempDataDir('webhook-lease');
     try {
