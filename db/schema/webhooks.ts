@@ -19,18 +19,26 @@ export const webhooks = sqliteTable(
     secretCiphertext: text('secret_ciphertext').notNull(),
     /** The last outbox seq when the subscription was made: earlier events are never sent to it. */
     startAfterSeq: integer('start_after_seq').notNull(),
+    /**
+     * The delivery worker holding this subscription's queue: one process at a time reads and sends
+     * its due deliveries, so a single delivery needs no claim of its own. Renewed at every commit
+     * that records an attempt; a holder that dies is replaced once it runs out.
+     */
+    leaseToken: text('lease_token'),
+    leaseExpiresAt: integer('lease_expires_at', { mode: 'timestamp_ms' }),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
   (t) => [index('webhooks_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id)],
 );
 
-export const WEBHOOK_JOB_STATES = ['queued', 'delivering', 'delivered', 'dead'] as const;
+export const WEBHOOK_JOB_STATES = ['queued', 'delivered', 'dead'] as const;
 export type WebhookJobState = (typeof WEBHOOK_JOB_STATES)[number];
 
 /**
- * One event to one subscription: the durable unit of delivery. Queued until due, claimed with a
- * lease while an attempt is out, then delivered, queued again for a retry, or dead (dead-lettered).
+ * One event to one subscription: the durable unit of delivery. Queued until it is delivered or dead
+ * (dead-lettered); a failed attempt leaves it queued with its next attempt's time. It stays queued
+ * while an attempt is out: the subscription's lease (on `webhooks`) says who may send it.
  */
 export const webhookJobs = sqliteTable(
   'webhook_jobs',
@@ -45,8 +53,6 @@ export const webhookJobs = sqliteTable(
     /** Attempts made so far. */
     attempts: integer('attempts').notNull(),
     nextAttemptAt: integer('next_attempt_at', { mode: 'timestamp_ms' }).notNull(),
-    leaseToken: text('lease_token'),
-    leaseExpiresAt: integer('lease_expires_at', { mode: 'timestamp_ms' }),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },
   (t) => [
@@ -56,13 +62,6 @@ export const webhookJobs = sqliteTable(
     index('webhook_jobs_queue_idx')
       .on(t.webhookId, t.nextAttemptAt, t.id)
       .where(sql`${t.state} = 'queued'`),
-    // The next retry due anywhere, for the worker's timer.
-    index('webhook_jobs_due_idx')
-      .on(t.nextAttemptAt)
-      .where(sql`${t.state} = 'queued'`),
-    index('webhook_jobs_lease_idx')
-      .on(t.leaseExpiresAt)
-      .where(sql`${t.state} = 'delivering'`),
     // For the cascade when a subscription is deleted. Without the state, a job's moves leave it untouched.
     index('webhook_jobs_webhook_idx').on(t.webhookId),
   ],

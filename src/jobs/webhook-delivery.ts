@@ -6,23 +6,25 @@ import {
   deliver,
   fanOutAllEvents,
   nextDeliveryDueAfter,
+  releaseHeldDeliveries,
   type DeliveryClaim,
 } from '../core/webhooks/delivery.ts';
 import { startLeasedWorker, type Worker } from './leased-worker.ts';
 
 /**
  * Webhook delivery in this process (`WEBHOOK_CONCURRENCY` attempts at once): every pass first fans
- * new outbox events out into delivery jobs, then claims due jobs. Woken by every event this process
- * writes and by re-enabled subscriptions, timed for the next retry, polled once a second for events
- * written by other processes (see leased-worker.ts).
+ * new outbox events out into delivery jobs, then hands out due jobs of the subscriptions it holds
+ * or takes over. Woken by every event this process writes and by re-enabled subscriptions, timed
+ * for the next retry, polled once a second for events written by other processes (see
+ * leased-worker.ts).
  */
 export function startWebhookDelivery(runtime: Runtime): Worker {
-  return startLeasedWorker<DeliveryClaim>(runtime, {
+  const worker = startLeasedWorker<DeliveryClaim>(runtime, {
     name: 'webhook delivery',
     capacity: runtime.config.webhooks.concurrency,
-    claim: (free, inHand) => {
+    claim: (free) => {
       fanOutAllEvents(runtime);
-      return claimDueDeliveries(runtime, free, inHand);
+      return claimDueDeliveries(runtime, free);
     },
     process: (claim, stopping) => deliver(runtime, claim, stopping),
     abandon: (claim, error) => abandonDelivery(runtime, claim, error),
@@ -36,4 +38,12 @@ export function startWebhookDelivery(runtime: Runtime): Worker {
       };
     },
   });
+  return {
+    async stop(deadline) {
+      const left = await worker.stop(deadline);
+      // The subscriptions this process held are given back, so a restart resumes them at once.
+      releaseHeldDeliveries(runtime);
+      return left;
+    },
+  };
 }

@@ -1,13 +1,13 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { campaigns, content, webhookDeliveries, webhookJobs } from '../../db/schema/index.ts';
+import { campaigns, content, webhookDeliveries, webhookJobs, webhooks } from '../../db/schema/index.ts';
 import { createCampaign, launchCampaign } from '../../src/core/campaigns/operations.ts';
 import { claimDueGenerations, generateCampaign } from '../../src/core/campaigns/generation.ts';
 import type { CaptionGenerator } from '../../src/core/campaigns/generator.ts';
 import { contextFor } from '../../src/core/context.ts';
 import { runOperation } from '../../src/core/operation.ts';
 import type { Outcome } from '../../src/core/outcomes.ts';
-import { claimDueDeliveries, deliver, fanOutAllEvents } from '../../src/core/webhooks/delivery.ts';
+import { claimDueDeliveries, deliver, fanOutAllEvents, releaseHeldDeliveries } from '../../src/core/webhooks/delivery.ts';
 import { createWebhook } from '../../src/core/webhooks/operations.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
 import { connectAccounts } from '../helpers/publishing.ts';
@@ -34,17 +34,20 @@ describe('work handed back when a worker stops', () => {
     await runOperation(createWebhook, contextFor(runtime, ws.workspace, 'rest'), { url: `${receiver.url}/hook`, events: ['content.created'] });
     makeContent(runtime, ws.workspace);
     fanOutAllEvents(runtime);
-    const [claim] = claimDueDeliveries(runtime, 1, []);
+    const [claim] = claimDueDeliveries(runtime, 1);
     const stopping = new AbortController();
     const delivering = deliver(runtime, claim!, stopping.signal);
     await receiver.waitForRequests(1);
     stopping.abort();
 
     expect(await delivering).toBe('handed_back');
-    expect(runtime.db.select().from(webhookJobs).get()).toMatchObject({ id: claim!.jobId, state: 'queued', attempts: 0, leaseToken: null });
+    // What the stopped worker does last (webhook-delivery.ts): the subscription's lease is given back.
+    releaseHeldDeliveries(runtime);
+    expect(runtime.db.select().from(webhookJobs).get()).toMatchObject({ id: claim!.jobId, state: 'queued', attempts: 0 });
+    expect(runtime.db.select().from(webhooks).get()).toMatchObject({ leaseToken: null, leaseExpiresAt: null });
     expect(runtime.db.select().from(webhookDeliveries).all()).toEqual([]);
     expect(outcomes).toEqual([]);
-    const [again] = claimDueDeliveries(runtime, 1, []);
+    const [again] = claimDueDeliveries(runtime, 1);
     expect(again).toMatchObject({ jobId: claim!.jobId, attempt: 1 });
   });
 

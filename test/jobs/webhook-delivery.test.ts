@@ -6,9 +6,12 @@ import { runOperation } from '../../src/core/operation.ts';
 import { createWebhook } from '../../src/core/webhooks/operations.ts';
 import type { Worker } from '../../src/jobs/leased-worker.ts';
 import { startWebhookDelivery } from '../../src/jobs/webhook-delivery.ts';
+import { deliverDue } from '../../src/core/webhooks/deliver-due.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { makeContent, makeWorkspace } from '../helpers/factories.ts';
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { tempDataDir } from '../helpers/subprocess.ts';
+import { join } from 'node:path';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 
 /** The delivery worker in real time: woken by the events it must send, never held up by one endpoint. */
@@ -52,5 +55,36 @@ describe('webhook delivery worker', () => {
     expect(runtime.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, slow.id)).all()).toEqual([]);
     // The slow endpoint never had more than its two slots (a quarter of 8) out at once.
     expect(receiver.requests.filter((r) => r.path === '/slow')).toHaveLength(2);
+  });
+
+  it('a stopped worker gives back the subscriptions it held: another process sends the rest at once, not after the lease', async () => {
+    const data = tempDataDir('webhook-stop');
+    cleanups.push(() => data.remove());
+    const env = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', SCHEDULER_POLL_SECONDS: '3600', WEBHOOK_CONCURRENCY: '4' };
+    const open = () => {
+      const runtime = testRuntime({ env, file: join(data.dir, 'service.db'), start: new Date().toISOString() });
+      runtime.clock.now = () => new Date();
+      cleanups.push(() => {
+        runtime.db.$client.close();
+      });
+      return runtime;
+    };
+    const first = open();
+    const receiver = await startReceiver();
+    cleanups.push(() => receiver.close());
+    const ws = makeWorkspace(first);
+    await runOperation(createWebhook, contextFor(first, ws.workspace, 'rest'), { url: `${receiver.url}/hook`, events: [] });
+    // One slot for the subscription (a quarter of 4), which makes 100 deliveries in a row before
+    // going back to the worker: stopped meanwhile, the worker still holds the subscription after it.
+    for (let i = 0; i < 150; i++) makeContent(first, ws.workspace, { caption: `Event ${i}` });
+    const worker = startWebhookDelivery(first);
+    await receiver.waitForRequests(1, 5000);
+    await worker.stop();
+    const sent = receiver.requests.length;
+    expect(sent).toBeLessThan(150);
+
+    // Well inside the 15 s lease: only a subscription given back can be taken over now.
+    expect((await deliverDue(open())).length).toBeGreaterThan(0);
+    expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(150);
   });
 });

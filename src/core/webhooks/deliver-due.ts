@@ -9,7 +9,7 @@ export async function deliverDue(runtime: Runtime): Promise<DeliveryOutcome[]> {
   const outcomes: DeliveryOutcome[] = [];
   for (;;) {
     fanOutAllEvents(runtime);
-    const claims = claimDueDeliveries(runtime, runtime.config.webhooks.concurrency, []);
+    const claims = claimDueDeliveries(runtime, runtime.config.webhooks.concurrency);
     if (claims.length === 0) return outcomes;
     outcomes.push(...(await Promise.all(claims.map((claim) => deliver(runtime, claim)))));
   }

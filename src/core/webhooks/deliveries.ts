@@ -1,5 +1,4 @@
-import { sql } from 'drizzle-orm';
-import { preparedStatements, type Db } from '../../../db/client.ts';
+import { insertRow, type Db } from '../../../db/client.ts';
 import { webhookDeliveries, type DeliveryStatus } from '../../../db/schema/index.ts';
 import { prefixedId } from '../ids.ts';
 import type { AttemptResult } from './transport.ts';
@@ -26,7 +25,8 @@ export const newDeliveryId = (): string => prefixedId('whd');
  * 8,192 bytes; the transport never reads more); a delivered attempt logs null.
  */
 export function recordDeliveryAttempt(db: Db, id: string, attempt: DeliveryAttempt): void {
-  statements(db).insert.run({
+  // A raw insert: one per attempt, thousands a second (see insertRow).
+  insertRow(db, webhookDeliveries, {
     id,
     webhookId: attempt.webhookId,
     jobId: attempt.jobId,
@@ -37,8 +37,8 @@ export function recordDeliveryAttempt(db: Db, id: string, attempt: DeliveryAttem
     statusCode: attempt.result.statusCode,
     responseBody: attempt.status === 'delivered' ? null : (attempt.result.responseBody ?? attempt.result.error),
     durationMs: Math.round(attempt.result.durationMs),
-    deliveredAt: attempt.at.getTime(),
-    isTest: attempt.isTest ? 1 : 0,
+    deliveredAt: attempt.at,
+    isTest: attempt.isTest,
   });
 }
 
@@ -57,23 +57,3 @@ export function toDeliveryResource(row: DeliveryRow) {
     delivered_at: row.deliveredAt.toISOString(),
   };
 }
-
-const statements = preparedStatements((db) => ({
-  insert: db
-    .insert(webhookDeliveries)
-    .values({
-      id: sql.placeholder('id'),
-      webhookId: sql.placeholder('webhookId'),
-      jobId: sql.placeholder('jobId'),
-      eventId: sql.placeholder('eventId'),
-      eventType: sql.placeholder('eventType'),
-      attempt: sql.placeholder('attempt'),
-      status: sql.placeholder('status'),
-      statusCode: sql.placeholder('statusCode'),
-      responseBody: sql.placeholder('responseBody'),
-      durationMs: sql.placeholder('durationMs'),
-      deliveredAt: sql`${sql.placeholder('deliveredAt')}`,
-      isTest: sql`${sql.placeholder('isTest')}`,
-    })
-    .prepare(),
-}));

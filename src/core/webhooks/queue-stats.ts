@@ -1,45 +1,48 @@
 import { sql } from 'drizzle-orm';
 import { preparedStatements } from '../../../db/client.ts';
-import { webhookJobs, webhooks } from '../../../db/schema/index.ts';
+import { webhookJobs } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
+import { deliveriesInHand } from './delivery.ts';
 
 /** The webhook delivery queue at one moment, for monitoring. Ages are in seconds, 0 when nothing waits. */
 export interface DeliveryQueueStats {
-  /** Jobs of enabled subscriptions whose next attempt is due and that nobody holds. */
+  /** Jobs of enabled subscriptions whose next attempt is due, not counting this process's attempts out. */
   due: number;
   /** How long the longest-waiting due job has been due. */
   oldestDueAgeSeconds: number;
   /** Queued jobs not due yet (waiting for a retry) or of disabled subscriptions (kept while disabled). */
   waiting: number;
-  /** Attempts held by a delivery worker, in this process or another. */
+  /**
+   * Attempts this process has out. A job stays queued while its attempt is out (the subscription's
+   * lease says who sends it), so another process's attempts out are counted as due.
+   */
   inFlight: number;
 }
 
 /**
- * Each count walks one partial index (webhook_jobs_due_idx for queued jobs, webhook_jobs_lease_idx
- * for held ones); the due count looks up each due job's subscription, and due jobs are few while the
- * workers keep up.
+ * Both counts walk the partial queue index (webhook_jobs_queue_idx, queued jobs by subscription and
+ * due time): the due count only the due end of each enabled subscription's range.
  */
 export function deliveryQueueStats(runtime: Runtime): DeliveryQueueStats {
   const now = runtime.clock.now().getTime();
   const s = statements(runtime.db);
   const due = s.due.get({ now })!;
   const queued = s.queued.get()!.n;
+  const inFlight = deliveriesInHand(runtime.db);
   return {
-    due: due.n,
+    due: Math.max(0, due.n - inFlight),
     oldestDueAgeSeconds: due.since === null ? 0 : Math.max(0, (now - due.since) / 1000),
     waiting: queued - due.n,
-    inFlight: s.inFlight.get()!.n,
+    inFlight,
   };
 }
 
 const statements = preparedStatements((db) => ({
-  due: db
-    .select({ n: sql<number>`count(*)`, since: sql<number | null>`min(${webhookJobs.nextAttemptAt})` })
-    .from(webhookJobs)
-    .innerJoin(webhooks, sql`${webhooks.id} = ${webhookJobs.webhookId}`)
-    .where(sql`${webhookJobs.state} = 'queued' and ${webhookJobs.nextAttemptAt} <= ${sql.placeholder('now')} and ${webhooks.isEnabled} = 1`)
-    .prepare(),
+  // CROSS JOIN keeps the subscriptions outermost, so each enabled one's due range is a search of the
+  // queue index instead of a scan of every queued job.
+  due: db.$client.prepare<[{ now: number }], { n: number; since: number | null }>(
+    `select count(*) as n, min(j.next_attempt_at) as since from webhooks w cross join webhook_jobs j
+     where w.is_enabled = 1 and j.webhook_id = w.id and j.state = 'queued' and j.next_attempt_at <= @now`,
+  ),
   queued: db.select({ n: sql<number>`count(*)` }).from(webhookJobs).where(sql`${webhookJobs.state} = 'queued'`).prepare(),
-  inFlight: db.select({ n: sql<number>`count(*)` }).from(webhookJobs).where(sql`${webhookJobs.state} = 'delivering'`).prepare(),
 }));

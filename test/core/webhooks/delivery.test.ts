@@ -1,5 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
 import { createHmac } from 'node:crypto';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { webhookDeliveries, webhookJobs, webhooks } from '../../../db/schema/index.ts';
@@ -11,11 +12,13 @@ import { publishDue } from '../../../src/core/publishing/publish-due.ts';
 import { handlePlatformCallback } from '../../../src/core/social-accounts/deauthorization.ts';
 import { platformAccountsOf } from '../../../src/core/social-accounts/operations.ts';
 import { deliverDue } from '../../../src/core/webhooks/deliver-due.ts';
-import { createWebhook, testWebhook, updateWebhook } from '../../../src/core/webhooks/operations.ts';
+import { claimDueDeliveries, deliver, fanOutAllEvents, nextDeliveryDueAfter } from '../../../src/core/webhooks/delivery.ts';
+import { createWebhook, rotateWebhookSecret, testWebhook, updateWebhook } from '../../../src/core/webhooks/operations.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { connectAccounts, publish, update } from '../../helpers/publishing.ts';
 import { runMaintenance } from '../../../src/jobs/maintenance.ts';
 import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { tempDataDir } from '../../helpers/subprocess.ts';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../../helpers/webhook-receiver.ts';
 
 const MINUTE = 60_000;
@@ -187,6 +190,85 @@ describe('webhook delivery', () => {
     const [row] = log(hook.id);
     expect(row).toMatchObject({ attempt: 1, status: 'pending_retry', statusCode: 0 });
     expect(row!.responseBody).toMatch(/^internal error: /);
+  });
+
+  it("the worker's timer is set for the next retry's due time", async () => {
+    await subscribe();
+    receiver.respondWith({ status: 500 });
+    makeContent(runtime, ws.workspace);
+    expect(nextDeliveryDueAfter(runtime.db, runtime.clock.now())).toBeNull();
+    expect(await deliverDue(runtime)).toEqual(['retry']);
+    expect(nextDeliveryDueAfter(runtime.db, runtime.clock.now())).toBe(runtime.clock.now().getTime() + 30_000);
+  });
+
+  it('a subscription held by the worker signs every attempt handed out after a rotation with the new secret', async () => {
+    runtime = testRuntime({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_CONCURRENCY: '4' } });
+    ws = makeWorkspace(runtime);
+    const hook = await subscribe();
+    for (let i = 0; i < 3; i++) makeContent(runtime, ws.workspace);
+    fanOutAllEvents(runtime);
+    // One slot for the subscription (a quarter of 4): the first delivery is handed out, then rotated.
+    const [claim, ...none] = claimDueDeliveries(runtime, 4);
+    expect(none).toEqual([]);
+    const rotated = (await runOperation(rotateWebhookSecret, ctx(), { id: hook.id })) as { signing_secret: string };
+    expect(await deliver(runtime, claim!)).toBe('delivered');
+    expect(receiver.requests).toHaveLength(3);
+    // The first was signed when handed out, before the rotation; the two after it with the new secret.
+    expect(() => verify(hook.signing_secret, receiver.requests[0]!)).not.toThrow();
+    for (const request of receiver.requests.slice(1)) {
+      expect(() => verify(rotated.signing_secret, request)).not.toThrow();
+      expect(() => verify(hook.signing_secret, request)).toThrow();
+    }
+  });
+
+  it('a delivery handed out but never recorded (its commit failed) is sent again once an attempt could no longer be under way', async () => {
+    await subscribe();
+    makeContent(runtime, ws.workspace);
+    fanOutAllEvents(runtime);
+    expect(claimDueDeliveries(runtime, 16)).toHaveLength(1); // and then lost
+    // Within the attempt's deadline (300 ms) and the lease's margin (5 s) it may still be under way.
+    runtime.clock.advance(5_300);
+    expect(await deliverDue(runtime)).toEqual([]);
+    runtime.clock.advance(1);
+    expect(await deliverDue(runtime)).toEqual(['delivered']);
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('one process at a time sends a subscription; another takes it over once the holder\'s lease runs out, and sends again what was in flight', async () => {
+    const data = tempDataDir('webhook-lease');
+    try {
+      const env = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '300' };
+      const first = testRuntime({ env, file: join(data.dir, 'service.db') });
+      const second = testRuntime({ env, file: join(data.dir, 'service.db') });
+      const { workspace } = makeWorkspace(first);
+      const hook = (await runOperation(createWebhook, contextFor(first, workspace, 'rest'), { url: `${receiver.url}/hook`, events: [] })) as { id: string };
+      makeContent(first, workspace);
+      // The first process takes the subscription and has the delivery in hand, not yet sent.
+      fanOutAllEvents(first);
+      const [inFlight, ...none] = claimDueDeliveries(first, 16);
+      expect(inFlight).toBeDefined();
+      expect(none).toEqual([]);
+
+      // The second sends nothing while the lease (timeout 300 ms + 5 s) lasts...
+      second.clock.advance(5_299);
+      expect(await deliverDue(second)).toEqual([]);
+      expect(receiver.requests).toHaveLength(0);
+      // ...then takes the subscription over and sends the delivery again: at least once.
+      second.clock.advance(1);
+      expect(await deliverDue(second)).toEqual(['delivered']);
+      expect(receiver.requests).toHaveLength(1);
+
+      // The first one's attempt goes out late and finds its lease gone: it writes nothing.
+      expect(await deliver(first, inFlight!)).toBe('lease_lost');
+      expect(receiver.requests).toHaveLength(2);
+      expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(1);
+      const rows = first.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id)).all();
+      expect(rows.map((r) => [r.attempt, r.status])).toEqual([[1, 'delivered']]);
+      first.db.$client.close();
+      second.db.$client.close();
+    } finally {
+      data.remove();
+    }
   });
 
   it('a retry that succeeds ends the ladder, and logs no response body', async () => {
