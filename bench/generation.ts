@@ -46,8 +46,14 @@ function openWorld(label: string): { runtime: Runtime; close(): Promise<void> } 
   };
 }
 
-/** Seconds to generate the whole campaign, and the rows it wrote (for the raw insert). */
-async function generateCampaign(): Promise<{ seconds: number; rows: Array<Record<string, unknown>> }> {
+/** Process CPU (user + system, every thread: the checkpointer's too) in ms since `start`. */
+const cpuMsSince = (start: NodeJS.CpuUsage): number => {
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1000;
+};
+
+/** Seconds to generate the whole campaign, its process CPU, and the rows it wrote (for the raw insert). */
+async function generateCampaign(): Promise<{ seconds: number; cpuMs: number; rows: Array<Record<string, unknown>> }> {
   const world = openWorld('engine');
   try {
     const { runtime } = world;
@@ -61,20 +67,22 @@ async function generateCampaign(): Promise<{ seconds: number; rows: Array<Record
       content_mix: { ugc: 3, carousel: 2, talkingHead: 1, videoHook: 1, slideshow: 1 },
     }) as { id: string };
     runOperation(launchCampaign, ctx, { id });
+    const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const outcomes = await generateDue(runtime, [builtinGenerator]);
     const seconds = (performance.now() - t0) / 1000;
+    const cpuMs = cpuMsSince(cpu0);
     if (outcomes.join() !== 'completed') throw new Error(`generation: ended with ${outcomes.join()}`);
     const rows = runtime.db.$client.prepare('select * from content where campaign_id = ? order by campaign_slot').all(id) as Array<Record<string, unknown>>;
     if (rows.length !== POSTS_PER_DAY * DAYS) throw new Error(`generation: ${rows.length} items written`);
-    return { seconds, rows };
+    return { seconds, cpuMs, rows };
   } finally {
     await world.close();
   }
 }
 
 /** The limit: the same rows through one raw prepared INSERT, 500 per transaction. */
-async function insertRaw(rows: Array<Record<string, unknown>>): Promise<number> {
+async function insertRaw(rows: Array<Record<string, unknown>>): Promise<{ seconds: number; cpuMs: number }> {
   const world = openWorld('raw');
   try {
     const sqlite = world.runtime.db.$client;
@@ -85,9 +93,10 @@ async function insertRaw(rows: Array<Record<string, unknown>>): Promise<number> 
     const batch = sqlite.transaction((slice: unknown[][]) => {
       for (const row of slice) insert.run(...row);
     });
+    const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     for (let i = 0; i < values.length; i += BATCH) batch.immediate(values.slice(i, i + BATCH));
-    return (performance.now() - t0) / 1000;
+    return { seconds: (performance.now() - t0) / 1000, cpuMs: cpuMsSince(cpu0) };
   } finally {
     await world.close();
   }
@@ -98,10 +107,13 @@ export async function benchGeneration(settings: GenerationSettings): Promise<Row
   const ratios: Array<{ engine: number; raw: number }> = [];
   // Round 0 warms the JIT for both sides and is not counted.
   for (let round = 0; round <= settings.rounds; round++) {
-    const { seconds, rows } = await generateCampaign();
-    const raw = await insertRaw(rows);
+    const { seconds, cpuMs, rows } = await generateCampaign();
+    const { seconds: raw, cpuMs: rawCpuMs } = await insertRaw(rows);
     if (round > 0) ratios.push({ engine: seconds, raw });
-    console.log(`round ${round}${round === 0 ? ' (warm-up)' : ''}: generation ${fmt(seconds * 1000)} ms, raw insert ${fmt(raw * 1000)} ms (${(seconds / raw).toFixed(2)}x)`);
+    // Process CPU beside the wall time: on a shared machine it shows whether a slow round did more work or waited for a core.
+    console.log(
+      `round ${round}${round === 0 ? ' (warm-up)' : ''}: generation ${fmt(seconds * 1000)} ms (CPU ${fmt(cpuMs)} ms), raw insert ${fmt(raw * 1000)} ms (CPU ${fmt(rawCpuMs)} ms) (${(seconds / raw).toFixed(2)}x)`,
+    );
   }
   const median = [...ratios].sort((a, b) => a.engine / a.raw - b.engine / b.raw)[Math.floor(ratios.length / 2)]!;
   return [
