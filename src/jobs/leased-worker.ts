@@ -1,4 +1,5 @@
 import { Cron } from 'croner';
+import { setMaxListeners } from 'node:events';
 import { savepoint } from '../../db/client.ts';
 import { inNextCommit } from '../core/batch.ts';
 import type { Runtime } from '../core/context.ts';
@@ -58,6 +59,9 @@ export function startLeasedWorker<Claim>(runtime: Runtime, job: LeasedJob<Claim>
   let timer: NodeJS.Timeout | undefined;
   let currentPass: Promise<void> = Promise.resolve();
   const stopping = new AbortController();
+  // Every item in hand may listen to it at once (an HTTP request removes its listener when it ends):
+  // more than Node's default of 10 listeners is the design, not a leak.
+  setMaxListeners(job.capacity + 1, stopping.signal);
 
   const schedulePass = () => {
     if (stopped) return;
