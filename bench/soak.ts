@@ -292,6 +292,41 @@ function backlog(databaseFile: string, webhookId: string): { events: number; pen
   }
 }
 
+/** One memory sample of the server: RSS from /proc, the V8 heap and external memory from its GET /metrics. */
+interface MemorySample {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+}
+
+/** The gauges GET /metrics reports for the process (prom-client's default metrics), by name. */
+const METRIC_FIELDS = { heapUsed: 'nodejs_heap_size_used_bytes', heapTotal: 'nodejs_heap_size_total_bytes', external: 'nodejs_external_memory_bytes' } as const;
+
+/**
+ * RSS and the server's own view of its memory, so growth can be told apart: heap used is live JS
+ * objects (plus garbage not yet collected), heap total is what V8 has reserved for them, external is
+ * buffers and native objects V8 knows about; what RSS has beyond those is code, stacks, SQLite's page
+ * caches and malloc's free lists. The scrape also loads GET /metrics itself once every sample.
+ */
+async function memorySample(client: Client, pid: number): Promise<MemorySample> {
+  const rss = statusField(pid, 'VmRSS');
+  // The child inherits METRICS_TOKEN from our environment (childEnv), if it is set.
+  const token = process.env.METRICS_TOKEN;
+  const res = await fetch(`${client.baseUrl}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  if (!res.ok) throw new Error(`GET /metrics answered ${res.status}`);
+  const text = await res.text();
+  const gauge = (name: string) => {
+    const match = new RegExp(`^${name} (\\S+)`, 'm').exec(text);
+    if (!match) throw new Error(`GET /metrics has no ${name}`);
+    return Number(match[1]);
+  };
+  return { rss, heapUsed: gauge(METRIC_FIELDS.heapUsed), heapTotal: gauge(METRIC_FIELDS.heapTotal), external: gauge(METRIC_FIELDS.external) };
+}
+
+/** `170 / 31 / 60 / 4`: RSS, heap used, heap total, external, in MB. */
+const memoryLine = (m: MemorySample) => [m.rss, m.heapUsed, m.heapTotal, m.external].map((bytes) => fmt(bytes / MB)).join(' / ');
+
 async function receiverStats(receiver: HttpChild): Promise<{ received: number; distinct_event_ids: number }> {
   const res = await fetch(`${receiver.url}/stats`);
   return (await res.json()) as { received: number; distinct_event_ids: number };
@@ -354,23 +389,24 @@ export async function benchSoak(settings: SoakSettings): Promise<Row[]> {
     const offered = kinds.reduce((n, k) => n + k.perSecond * (k.requests ?? 1), 0);
     console.log(`offered load, ${fmt(offered, 1)} requests/s: ${kinds.map((k) => `${k.kind} ${k.perSecond}/s`).join(', ')}`);
     const load = drive(recorder, kinds);
-    /** VmRSS every 10 s of the measured minutes, the first right after the warm-up. */
-    const rssSamples: number[] = [];
+    /** Memory every 10 s of the measured minutes, the first right after the warm-up. */
+    const samples: MemorySample[] = [];
     await sleep(warmupSeconds * 1000);
     recorder.phase = 'measured';
     const measureStart = performance.now();
-    const rssStart = statusField(pid, 'VmRSS');
-    rssSamples.push(rssStart);
-    console.log(`warm-up done: RSS ${fmt(rssStart / MB, 1)} MB`);
+    samples.push(await memorySample(client, pid));
+    console.log(`warm-up done: RSS / heap used / heap total / external ${memoryLine(samples[0]!)} MB`);
     while (performance.now() - measureStart < measuredSeconds * 1000) {
       await sleep(Math.min(10_000, measuredSeconds * 1000 - (performance.now() - measureStart)));
       const at = (performance.now() - measureStart) / 1000;
-      rssSamples.push(statusField(pid, 'VmRSS'));
-      if (rssSamples.length % 6 === 1 || at >= measuredSeconds) {
+      samples.push(await memorySample(client, pid));
+      if (samples.length % 6 === 1 || at >= measuredSeconds) {
         const measured = [...recorder.tallies.measured.values()].reduce((n, t) => n + t.latencies.length, 0);
-        console.log(`  ${fmt(at)} s: ${fmt(measured)} requests, RSS ${fmt(rssSamples.at(-1)! / MB, 1)} MB`);
+        console.log(`  ${fmt(at)} s: ${fmt(measured)} requests, RSS / heap used / heap total / external ${memoryLine(samples.at(-1)!)} MB`);
       }
     }
+    const rssSamples = samples.map((m) => m.rss);
+    const rssStart = rssSamples[0]!;
     const rssEnd = rssSamples.at(-1)!;
     const elapsed = (performance.now() - measureStart) / 1000;
     recorder.phase = 'done';
@@ -401,7 +437,10 @@ export async function benchSoak(settings: SoakSettings): Promise<Row[]> {
     console.log('\nresponses by status (warm-up included):');
     console.log(table(['status', 'warm-up', 'measured'], statusRows(recorder)));
 
-    console.log(`\nRSS every 10 s, MB: ${rssSamples.map((rss) => fmt(rss / MB)).join(' ')}`);
+    console.log('\nmemory every 10 s, MB (heap used includes garbage not yet collected):');
+    for (const [label, field] of [['RSS', 'rss'], ['heap used', 'heapUsed'], ['heap total', 'heapTotal'], ['external', 'external']] as const) {
+      console.log(`  ${label.padEnd(10)} ${samples.map((m) => fmt(m[field] / MB)).join(' ')}`);
+    }
 
     const every = (['warm-up', 'measured'] as const).flatMap((phase) => [...recorder.tallies[phase].values()]);
     const countWhere = (test: (label: string) => boolean) => every.reduce((n, t) => n + [...t.statuses].filter(([label]) => test(label)).reduce((m, [, c]) => m + c, 0), 0);
