@@ -12,7 +12,8 @@
  *   media  server RSS while receiving a 50 MB upload vs its idle RSS (--media-mb N)
  *   soak   10 minutes of mixed REST, MCP, publishing and webhook traffic against the real server:
  *          errors by status, throughput, p99, RSS growth (--soak-minutes N, --soak-warmup-seconds N,
- *          a 7-minute warm-up by default: see SoakSettings.warmupSeconds). Only when named: it is not part of the default set.
+ *          a 7-minute warm-up by default: see SoakSettings.warmupSeconds). Only when named: it is
+ *          not part of the default set.
  *
  * Each figure is measured next to its limit in the same run and printed as a ratio; the summary
  * table at the end marks the targets. --strict makes a missed target exit non-zero; a failed

@@ -13,8 +13,8 @@
  * with a cap on requests in flight. Reported: responses by status (the warm-up's too), throughput and
  * p50/p99 latency per kind over the measured minutes, the server's RSS (VmRSS from /proc) right after
  * the warm-up and at the end of the load (with its heap used, heap total and external memory from its
- * GET /metrics, every 10 s from the start of the load, to tell a leak from a cache filling), and whether every event reached the receiver once the
- * load stopped. PASS needs no 5xx (nor a network error), RSS growth under 10 %, every event delivered.
+ * GET /metrics, every 10 s from the start of the load, to tell a leak from a cache filling), and
+ * whether every event reached the receiver once the load stopped. PASS needs no 5xx (nor a network error), RSS growth under 10 %, every event delivered.
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
