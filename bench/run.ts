@@ -12,7 +12,8 @@
  *   media  server RSS while receiving a 50 MB upload vs its idle RSS (--media-mb N)
  *   soak   10 minutes of mixed REST, MCP, publishing and webhook traffic against the real server:
  *          errors by status, throughput, p99, RSS growth (--soak-minutes N, --soak-warmup-seconds N,
- *          a 2-minute warm-up by default). Only when named: it is not part of the default set.
+ *          a 7-minute warm-up by default: see SoakSettings.warmupSeconds). Only when named: it is
+ *          not part of the default set.
  *
  * Each figure is measured next to its limit in the same run and printed as a ratio; the summary
  * table at the end marks the targets. --strict makes a missed target exit non-zero; a failed
@@ -58,7 +59,7 @@ const { values, positionals } = parseArgs({
     'webhook-seconds': { type: 'string', default: '5' },
     'media-mb': { type: 'string', default: '50' },
     'soak-minutes': { type: 'string', default: '10' },
-    'soak-warmup-seconds': { type: 'string', default: '120' },
+    'soak-warmup-seconds': { type: 'string', default: '420' },
     strict: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -87,7 +88,7 @@ async function main(): Promise<number> {
       'Usage: npm run bench -- [rest] [list] [stdio] [publishing] [--seconds 10] [--warmup 3] [--connections 10] [--stdio-seconds 5] ' +
         '[--in-flight 8] [--rounds 2] [--calls 3000] [--sizes 10000,1000000] [--lag-items 10000] [--spread-seconds 10] [--workspaces 100] ' +
         '[--throughput-items 5000] [--webhook-events 5000] [--webhook-rate 200] [--webhook-seconds 5] [--media-mb 50] [--strict]\n' +
-        '       npm run bench -- soak [--soak-minutes 10] [--soak-warmup-seconds 120]   (the soak runs only when named)',
+        '       npm run bench -- soak [--soak-minutes 10] [--soak-warmup-seconds 420]   (the soak runs only when named)',
     );
     return 0;
   }

@@ -12,8 +12,9 @@
  * Each kind of request runs open-loop at a fixed rate (a slow answer does not slow the offered load),
  * with a cap on requests in flight. Reported: responses by status (the warm-up's too), throughput and
  * p50/p99 latency per kind over the measured minutes, the server's RSS (VmRSS from /proc) right after
- * the warm-up and at the end of the load, and whether every event reached the receiver once the
- * load stopped. PASS needs no 5xx (nor a network error), RSS growth under 10 %, every event delivered.
+ * the warm-up and at the end of the load (with its heap used, heap total and external memory from its
+ * GET /metrics, every 10 s from the start of the load, to tell a leak from a cache filling), and
+ * whether every event reached the receiver once the load stopped. PASS needs no 5xx (nor a network error), RSS growth under 10 %, every event delivered.
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -25,10 +26,16 @@ export interface SoakSettings {
   /** Measured minutes; the warm-up comes before them. */
   minutes: number;
   /**
-   * Load before the start figures are taken. V8 lets the old generation grow to about four times the
-   * live heap before its first full collection under load, which came some 70 s after start at this
-   * rate (measured with --trace-gc: 103 MB of heap collected to 32 MB live), so RSS taken sooner
-   * measures the heap's sizing rather than a leak.
+   * Load before the start figures are taken (420 s by default): until then the server's memory has not
+   * reached its working size at this load, for two reasons, both measured on 2026-11-25.
+   * - V8 lets the old generation grow to about four times the live heap before its first full
+   *   collection under load, which came some 70 s after start (103 MB of heap collected to 32 MB live).
+   * - SQLite's page cache: better-sqlite3 is built with a 16 MB cache per connection
+   *   (SQLITE_DEFAULT_CACHE_SIZE=-16000), and it fills as the database grows, ~2.7 MB a minute at this
+   *   load. RSS less V8's heap total climbed 88 → 104 MB between 2 and 6.6 minutes into the load,
+   *   then stayed at 102–104; with the cache held to 2 MB it stayed at 86–88 over the same minutes.
+   *   Two heap snapshots 3.6 minutes apart: the live JS heap went 36.5 → 37.3 MB (0.7 MB of it JIT code).
+   * The end of the warm-up and the figure 120 s into the load (the former start) are both reported.
    */
   warmupSeconds: number;
 }
@@ -292,6 +299,41 @@ function backlog(databaseFile: string, webhookId: string): { events: number; pen
   }
 }
 
+/** One memory sample of the server: RSS from /proc, the V8 heap and external memory from its GET /metrics. */
+interface MemorySample {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+}
+
+/** The gauges GET /metrics reports for the process (prom-client's default metrics), by name. */
+const METRIC_FIELDS = { heapUsed: 'nodejs_heap_size_used_bytes', heapTotal: 'nodejs_heap_size_total_bytes', external: 'nodejs_external_memory_bytes' } as const;
+
+/**
+ * RSS and the server's own view of its memory, so growth can be told apart: heap used is live JS
+ * objects (plus garbage not yet collected), heap total is what V8 has reserved for them, external is
+ * buffers and native objects V8 knows about; what RSS has beyond those is code, stacks, SQLite's page
+ * caches and malloc's free lists. The scrape also loads GET /metrics itself once every sample.
+ */
+async function memorySample(client: Client, pid: number): Promise<MemorySample> {
+  const rss = statusField(pid, 'VmRSS');
+  // The child inherits METRICS_TOKEN from our environment (childEnv), if it is set.
+  const token = process.env.METRICS_TOKEN;
+  const res = await fetch(`${client.baseUrl}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  if (!res.ok) throw new Error(`GET /metrics answered ${res.status}`);
+  const text = await res.text();
+  const gauge = (name: string) => {
+    const match = new RegExp(`^${name} (\\S+)`, 'm').exec(text);
+    if (!match) throw new Error(`GET /metrics has no ${name}`);
+    return Number(match[1]);
+  };
+  return { rss, heapUsed: gauge(METRIC_FIELDS.heapUsed), heapTotal: gauge(METRIC_FIELDS.heapTotal), external: gauge(METRIC_FIELDS.external) };
+}
+
+/** `170 / 31 / 60 / 4`: RSS, heap used, heap total, external, in MB. */
+const memoryLine = (m: MemorySample) => [m.rss, m.heapUsed, m.heapTotal, m.external].map((bytes) => fmt(bytes / MB)).join(' / ');
+
 async function receiverStats(receiver: HttpChild): Promise<{ received: number; distinct_event_ids: number }> {
   const res = await fetch(`${receiver.url}/stats`);
   return (await res.json()) as { received: number; distinct_event_ids: number };
@@ -354,24 +396,29 @@ export async function benchSoak(settings: SoakSettings): Promise<Row[]> {
     const offered = kinds.reduce((n, k) => n + k.perSecond * (k.requests ?? 1), 0);
     console.log(`offered load, ${fmt(offered, 1)} requests/s: ${kinds.map((k) => `${k.kind} ${k.perSecond}/s`).join(', ')}`);
     const load = drive(recorder, kinds);
-    /** VmRSS every 10 s of the measured minutes, the first right after the warm-up. */
-    const rssSamples: number[] = [];
-    await sleep(warmupSeconds * 1000);
+    // Memory every 10 s from the start of the load, the warm-up included; the measured figures start
+    // at the sample taken as the warm-up ends.
+    const loadStart = performance.now();
+    const samples: Array<MemorySample & { at: number }> = [];
+    const sampleUntil = async (seconds: number, progress: () => string) => {
+      while (samples.length === 0 || samples.at(-1)!.at < seconds) {
+        const at = Math.min(seconds, (samples.at(-1)?.at ?? -10) + 10);
+        await sleep(Math.max(0, loadStart + at * 1000 - performance.now()));
+        samples.push({ ...(await memorySample(client, pid)), at });
+        if (samples.length % 6 === 1 || at === seconds) console.log(`  ${fmt(at)} s: ${progress()}, RSS / heap used / heap total / external ${memoryLine(samples.at(-1)!)} MB`);
+      }
+    };
+    const requestsIn = (phase: 'warm-up' | 'measured') => `${fmt([...recorder.tallies[phase].values()].reduce((n, t) => n + t.latencies.length, 0))} ${phase} requests`;
+    await sampleUntil(warmupSeconds, () => requestsIn('warm-up'));
     recorder.phase = 'measured';
     const measureStart = performance.now();
-    const rssStart = statusField(pid, 'VmRSS');
-    rssSamples.push(rssStart);
-    console.log(`warm-up done: RSS ${fmt(rssStart / MB, 1)} MB`);
-    while (performance.now() - measureStart < measuredSeconds * 1000) {
-      await sleep(Math.min(10_000, measuredSeconds * 1000 - (performance.now() - measureStart)));
-      const at = (performance.now() - measureStart) / 1000;
-      rssSamples.push(statusField(pid, 'VmRSS'));
-      if (rssSamples.length % 6 === 1 || at >= measuredSeconds) {
-        const measured = [...recorder.tallies.measured.values()].reduce((n, t) => n + t.latencies.length, 0);
-        console.log(`  ${fmt(at)} s: ${fmt(measured)} requests, RSS ${fmt(rssSamples.at(-1)! / MB, 1)} MB`);
-      }
-    }
-    const rssEnd = rssSamples.at(-1)!;
+    const warmupSamples = samples.length - 1;
+    console.log(`warm-up done (${fmt(warmupSeconds)} s)`);
+    await sampleUntil(warmupSeconds + measuredSeconds, () => requestsIn('measured'));
+    const rssStart = samples[warmupSamples]!.rss;
+    const rssEnd = samples.at(-1)!.rss;
+    /** RSS 120 s into the load, where the measured minutes used to start (see SoakSettings.warmupSeconds). */
+    const rssAt120 = samples.find((m) => m.at >= 120)?.rss;
     const elapsed = (performance.now() - measureStart) / 1000;
     recorder.phase = 'done';
     await load.stop();
@@ -401,7 +448,11 @@ export async function benchSoak(settings: SoakSettings): Promise<Row[]> {
     console.log('\nresponses by status (warm-up included):');
     console.log(table(['status', 'warm-up', 'measured'], statusRows(recorder)));
 
-    console.log(`\nRSS every 10 s, MB: ${rssSamples.map((rss) => fmt(rss / MB)).join(' ')}`);
+    console.log(`\nmemory every 10 s from the start of the load, MB (heap used includes garbage not yet collected; | marks the end of the warm-up):`);
+    for (const [label, field] of [['RSS', 'rss'], ['heap used', 'heapUsed'], ['heap total', 'heapTotal'], ['external', 'external']] as const) {
+      const values = samples.map((m) => fmt(m[field] / MB));
+      console.log(`  ${label.padEnd(10)} ${values.slice(0, warmupSamples).join(' ')} | ${values.slice(warmupSamples).join(' ')}`);
+    }
 
     const every = (['warm-up', 'measured'] as const).flatMap((phase) => [...recorder.tallies[phase].values()]);
     const countWhere = (test: (label: string) => boolean) => every.reduce((n, t) => n + [...t.statuses].filter(([label]) => test(label)).reduce((m, [, c]) => m + c, 0), 0);
@@ -411,7 +462,7 @@ export async function benchSoak(settings: SoakSettings): Promise<Row[]> {
     if (benchErrors > 0) throw new Error(`soak: the load generator failed ${benchErrors} times; see "bench error" in the status table`);
     const totalRequests = countWhere(() => true);
     const growth = (rssEnd - rssStart) / rssStart;
-    const peak = Math.max(...rssSamples);
+    const peak = Math.max(...samples.slice(warmupSamples).map((m) => m.rss));
     const delivered = stats.distinct_event_ids;
     console.log(
       table(
@@ -421,6 +472,9 @@ export async function benchSoak(settings: SoakSettings): Promise<Row[]> {
           ['RSS at the end of the load', `${fmt(rssEnd / MB, 1)} MB`],
           ['RSS peak of the samples (every 10 s)', `${fmt(peak / MB, 1)} MB`],
           ['RSS growth', `${fmt(growth * 100, 1)} %`],
+          ...(rssAt120 === undefined || warmupSeconds === 120
+            ? []
+            : [['RSS growth from 120 s into the load (for comparison)', `${fmt(rssAt120 / MB, 1)} → ${fmt(rssEnd / MB, 1)} MB, ${fmt(((rssEnd - rssAt120) / rssAt120) * 100, 1)} %`]]),
           ['events owed to the receiver', fmt(owed.events)],
           ['distinct events received', `${fmt(delivered)} (${fmt(stats.received)} requests; drained ${fmt(drainSeconds, 1)} s after the load)`],
           ['publishes still queued or running after the drain', fmt(owed.pendingPublishes)],
