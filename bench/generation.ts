@@ -16,9 +16,9 @@ import { content } from '../db/schema/index.ts';
 import { createWorkspace } from '../src/core/accounts/workspaces.ts';
 import { createCampaign, launchCampaign } from '../src/core/campaigns/operations.ts';
 import { generateDue } from '../src/core/campaigns/generate-due.ts';
-import { builtinGenerator } from '../src/core/campaigns/generators/builtin.ts';
 import { loadConfig } from '../src/core/config.ts';
 import { contextFor, type Runtime } from '../src/core/context.ts';
+import { startDraftThread, type DraftThread } from '../src/jobs/draft-thread.ts';
 import { runOperation } from '../src/core/operation.ts';
 import { openRuntime } from '../src/core/runtime.ts';
 import { fmt, RAISED_LIMITS, tempDir, type Row } from './lib.ts';
@@ -53,7 +53,7 @@ const cpuMsSince = (start: NodeJS.CpuUsage): number => {
 };
 
 /** Seconds to generate the whole campaign, its process CPU, and the rows it wrote (for the raw insert). */
-async function generateCampaign(): Promise<{ seconds: number; cpuMs: number; rows: Array<Record<string, unknown>> }> {
+async function generateCampaign(drafts: DraftThread): Promise<{ seconds: number; cpuMs: number; rows: Array<Record<string, unknown>> }> {
   const world = openWorld('engine');
   try {
     const { runtime } = world;
@@ -69,7 +69,7 @@ async function generateCampaign(): Promise<{ seconds: number; cpuMs: number; row
     runOperation(launchCampaign, ctx, { id });
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    const outcomes = await generateDue(runtime, [builtinGenerator]);
+    const outcomes = await generateDue(runtime, drafts);
     const seconds = (performance.now() - t0) / 1000;
     const cpuMs = cpuMsSince(cpu0);
     if (outcomes.join() !== 'completed') throw new Error(`generation: ended with ${outcomes.join()}`);
@@ -105,9 +105,12 @@ async function insertRaw(rows: Array<Record<string, unknown>>): Promise<{ second
 export async function benchGeneration(settings: GenerationSettings): Promise<Row[]> {
   console.log(`\n== Campaign generation: ${POSTS_PER_DAY} posts/day x ${DAYS} days (${fmt(POSTS_PER_DAY * DAYS)} posts) vs a raw insert of the same rows; ${settings.rounds} rounds ==`);
   const ratios: Array<{ engine: number; raw: number }> = [];
+  // The draft thread lives as long as the process, as in the server, which starts it at boot.
+  const drafts = startDraftThread(loadConfig({}).ai);
+  await drafts.ready;
   // Round 0 warms the JIT for both sides and is not counted.
   for (let round = 0; round <= settings.rounds; round++) {
-    const { seconds, cpuMs, rows } = await generateCampaign();
+    const { seconds, cpuMs, rows } = await generateCampaign(drafts);
     const { seconds: raw, cpuMs: rawCpuMs } = await insertRaw(rows);
     if (round > 0) ratios.push({ engine: seconds, raw });
     // Process CPU beside the wall time: on a shared machine it shows whether a slow round did more work or waited for a core.
@@ -115,6 +118,7 @@ export async function benchGeneration(settings: GenerationSettings): Promise<Row
       `round ${round}${round === 0 ? ' (warm-up)' : ''}: generation ${fmt(seconds * 1000)} ms (CPU ${fmt(cpuMs)} ms), raw insert ${fmt(raw * 1000)} ms (CPU ${fmt(rawCpuMs)} ms) (${(seconds / raw).toFixed(2)}x)`,
     );
   }
+  await drafts.close();
   const median = [...ratios].sort((a, b) => a.engine / a.raw - b.engine / b.raw)[Math.floor(ratios.length / 2)]!;
   return [
     {

@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { startBackgroundCheckpoints, type Checkpointer } from '../../db/checkpointer.ts';
 import { ensureDefaultWorkspace } from '../core/accounts/workspaces.ts';
-import { generatorsFor } from '../core/campaigns/generators/index.ts';
 import { loadConfig } from '../core/config.ts';
 import type { Runtime } from '../core/context.ts';
 import { createLogger } from '../core/log.ts';
@@ -151,7 +150,7 @@ function startSchedulers(runtime: Runtime, options: { force?: boolean } = {}): {
   const workers = {
     publishing: startPublishing(runtime),
     'webhook delivery': startWebhookDelivery(runtime),
-    'campaign generation': startCampaignGeneration(runtime, generatorsFor(runtime)),
+    'campaign generation': startCampaignGeneration(runtime),
   };
   return {
     async stop(deadline) {

@@ -7,8 +7,8 @@ import {
   renewGenerationLeases,
   type GenerationClaim,
 } from '../core/campaigns/generation.ts';
-import type { CaptionGenerator } from '../core/campaigns/generator.ts';
 import type { Runtime } from '../core/context.ts';
+import { startDraftThread } from './draft-thread.ts';
 import { startLeasedWorker, type Worker } from './leased-worker.ts';
 
 /** Campaigns generated at once by one process; each writes its batches one after another. */
@@ -17,17 +17,27 @@ const CONCURRENT_CAMPAIGNS = 4;
 /**
  * The campaign generation run of this process: woken by a launch, polled once a second as the
  * backstop for launches made by other processes and for campaigns whose run died (see
- * leased-worker.ts). Leases are renewed while a generator writes a batch.
+ * leased-worker.ts). Leases are renewed while a generator writes a batch. Drafts are written on the
+ * draft thread (draft-thread.ts), started here so it has loaded before the first launch.
  */
-export function startCampaignGeneration(runtime: Runtime, generators: CaptionGenerator[]): Worker {
-  return startLeasedWorker<GenerationClaim>(runtime, {
+export function startCampaignGeneration(runtime: Runtime): Worker {
+  const drafts = startDraftThread(runtime.config.ai);
+  const worker = startLeasedWorker<GenerationClaim>(runtime, {
     name: 'campaign generation',
     capacity: CONCURRENT_CAMPAIGNS,
     claim: (free) => claimDueGenerations(runtime, free),
-    process: (claim, stopping) => generateCampaign(runtime, claim, generators, stopping),
+    process: (claim, stopping) => generateCampaign(runtime, claim, drafts, stopping),
     abandon: (claim, error) => abandonGeneration(runtime, claim, error),
     nextDueAfter: (now) => nextGenerationDueAfter(runtime, now),
     renew: { everyMs: generationLeaseMs(runtime) / 3, run: (claims) => renewGenerationLeases(runtime, claims) },
     listen: (wake) => runtime.wakeups.listen('generation', wake),
   });
+  drafts.ready.catch((error: unknown) => runtime.log.error({ err: error }, 'campaign generation: the draft thread did not start'));
+  return {
+    async stop(deadline) {
+      const left = await worker.stop(deadline);
+      await drafts.close();
+      return left;
+    },
+  };
 }

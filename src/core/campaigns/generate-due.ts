@@ -1,16 +1,15 @@
 import type { Runtime } from '../context.ts';
-import type { CaptionGenerator } from './generator.ts';
-import { claimDueGenerations, generateCampaign, type GenerationOutcome } from './generation.ts';
+import { claimDueGenerations, generateCampaign, type DraftWriter, type GenerationOutcome } from './generation.ts';
 
 /**
  * Generates every campaign due now and waits for it: the sequential form of the generation run that
  * tests drive with a manual clock (the worker overlaps campaigns instead).
  */
-export async function generateDue(runtime: Runtime, generators: CaptionGenerator[]): Promise<GenerationOutcome[]> {
+export async function generateDue(runtime: Runtime, writer: DraftWriter): Promise<GenerationOutcome[]> {
   const outcomes: GenerationOutcome[] = [];
   for (;;) {
     const claims = claimDueGenerations(runtime, 8);
     if (claims.length === 0) return outcomes;
-    outcomes.push(...(await Promise.all(claims.map((claim) => generateCampaign(runtime, claim, generators)))));
+    outcomes.push(...(await Promise.all(claims.map((claim) => generateCampaign(runtime, claim, writer)))));
   }
 }

@@ -148,31 +148,85 @@ interface BatchPlan {
   targetPlatforms: string[];
 }
 
+/** A planned batch and its drafts, being written. */
+interface Batch {
+  plan: BatchPlan;
+  drafts: Promise<Draft[]>;
+}
+
 export type GenerationOutcome = 'completed' | 'out_of_credits' | 'stopped' | 'lease_lost' | 'handed_back';
+
+/**
+ * Writes a batch's drafts, one valid draft per slot, or fails. The server's writer runs on a worker
+ * thread (src/jobs/draft-thread.ts), so that the next batch is written while this one commits.
+ */
+export interface DraftWriter {
+  /** The most slots a batch is given. */
+  batchSize: number;
+  write(request: GenerationRequest): Promise<Draft[]>;
+}
+
+/** A writer that runs `generators` on this thread, trying them in order (see writeDrafts). */
+export function draftWriter(generators: CaptionGenerator[]): DraftWriter {
+  return {
+    batchSize: Math.min(DEFAULT_BATCH, ...generators.map((generator) => generator.maxSlotsPerCall ?? DEFAULT_BATCH)),
+    write: (request) => writeDrafts(request, generators),
+  };
+}
 
 /**
  * Generates a claimed campaign's remaining slots, batch after batch, until every slot is filled,
  * the workspace's AI credits run out, or the campaign is stopped (paused, completed, archived,
  * deleted). Each batch is written in one commit that first checks the lease and the status, so a
  * slot is never generated twice and nothing is written after a stop; a run that dies mid-batch
- * loses only the batch in hand, which the next run writes again. When `stopping` is aborted (the
+ * loses only the batch in hand, which the next run writes again. While a batch commits, the drafts
+ * of the one after it are already being written; they are dropped if the commit ends the run or
+ * writes fewer slots than planned (credits spent meanwhile). When `stopping` is aborted (the
  * process is shutting down), the batch in hand is finished and the campaign handed back, due at once.
  */
 export async function generateCampaign(
   runtime: Runtime,
   claim: GenerationClaim,
-  generators: CaptionGenerator[],
+  writer: DraftWriter,
   stopping?: AbortSignal,
 ): Promise<GenerationOutcome> {
+  const { db } = runtime;
+  let ahead: Batch | null = null;
   for (;;) {
     if (stopping?.aborted) return handBackGeneration(runtime, claim);
-    const batchSize = Math.min(DEFAULT_BATCH, ...generators.map((generator) => generator.maxSlotsPerCall ?? DEFAULT_BATCH));
-    const next = await inNextCommit(runtime.db, () => savepoint(runtime.db, () => planBatch(runtime, claim, batchSize)));
-    if (typeof next === 'string') return next;
-    const drafts = await writeDrafts(next.request, generators);
-    const written = await inNextCommit(runtime.db, () => savepoint(runtime.db, () => commitBatch(runtime, claim, next, drafts)));
-    if (written !== null) return written;
+    let batch: Batch | null = ahead;
+    if (!batch) {
+      const plan = await inNextCommit(db, () => savepoint(db, () => planBatch(runtime, claim, writer.batchSize)));
+      if (typeof plan === 'string') return plan;
+      batch = { plan, drafts: writer.write(plan.request) };
+    }
+    const drafts = await batch.drafts;
+    ahead = stopping?.aborted ? null : lookAhead(runtime, claim, writer, batch.plan);
+    const written = await inNextCommit(db, () => savepoint(db, () => commitBatch(runtime, claim, batch.plan, drafts)));
+    if (written === 'written') continue;
+    ahead = null;
+    if (written !== 'stale') return written;
   }
+}
+
+/**
+ * The batch after `current`, its drafts already being written, assuming `current` commits whole;
+ * null when there is none to write (the next plan from the database then ends the run). Reads only:
+ * the commit of that batch checks everything again.
+ */
+function lookAhead(runtime: Runtime, claim: GenerationClaim, writer: DraftWriter, current: BatchPlan): Batch | null {
+  const row = campaignUnderLease(runtime, claim);
+  if (!row || row.generationLeaseToken !== claim.leaseToken || row.status !== 'active') return null;
+  // `current` itself was planned ahead and will not commit (see commitBatch).
+  if (current.request.slots[0]!.index !== row.generatedPosts) return null;
+  const from = current.request.slots.at(-1)!.index + 1;
+  const count = Math.min(writer.batchSize, row.totalPosts - from, creditsLeft(runtime, row.workspaceId) - current.request.slots.length);
+  if (count <= 0) return null;
+  const plan = batchPlan(runtime, row, from, count);
+  const drafts = writer.write(plan.request);
+  // Dropped unread if the run ends first; a failure counts only once the batch is taken up.
+  drafts.catch(() => {});
+  return { plan, drafts };
 }
 
 /** Why generation ends for `row`, or null while it goes on. Ends the run in the database when it does. */
@@ -221,15 +275,20 @@ const statements = preparedStatements((db) => ({
 }));
 
 function planBatch(runtime: Runtime, claim: GenerationClaim, batchSize: number): BatchPlan | GenerationOutcome {
-  const { db } = runtime;
   const row = campaignUnderLease(runtime, claim);
   const end = endOf(runtime, claim, row);
   if (end !== null) return end;
   const campaign = row!;
   const count = Math.min(batchSize, campaign.totalPosts - campaign.generatedPosts, creditsLeft(runtime, campaign.workspaceId));
+  return batchPlan(runtime, campaign, campaign.generatedPosts, count);
+}
+
+/** Slots `from` to `from + count - 1` of `campaign`, with what their drafts are written from. */
+function batchPlan(runtime: Runtime, campaign: CampaignRow, from: number, count: number): BatchPlan {
+  const { db } = runtime;
   const contentTypes = contentTypesOf(campaign);
   const slots: GenerationSlot[] = [];
-  for (let index = campaign.generatedPosts; index < campaign.generatedPosts + count; index++) {
+  for (let index = from; index < from + count; index++) {
     slots.push({ index, contentType: contentTypes[index]!, scheduledFor: slotTime(campaign.startDate, campaign.postsPerDay, index) });
   }
   const targetPlatforms = statements(db)
@@ -269,16 +328,17 @@ async function writeDrafts(request: GenerationRequest, generators: CaptionGenera
   throw lastError instanceof Error ? lastError : new Error(String(lastError));
 }
 
-function commitBatch(runtime: Runtime, claim: GenerationClaim, plan: BatchPlan, drafts: Draft[]): GenerationOutcome | null {
+/** Writes a batch's items; 'stale' when the plan no longer starts at the campaign's next slot. */
+function commitBatch(runtime: Runtime, claim: GenerationClaim, plan: BatchPlan, drafts: Draft[]): GenerationOutcome | 'written' | 'stale' {
   const { db, clock } = runtime;
   const row = campaignUnderLease(runtime, claim);
   // Checked again at commit time: a pause, a delete or another run while the drafts were written.
   const end = endOf(runtime, claim, row);
   if (end !== null) return end;
   const campaign = row!;
-  // Only our lease moves generated_posts, so the batch still starts there; checked anyway, as the
-  // unique (campaign, slot) index would fail the whole commit otherwise.
-  if (plan.request.slots[0]?.index !== campaign.generatedPosts) return null;
+  // Only our lease moves generated_posts, but a batch planned ahead assumed the one before it was
+  // written whole; and the unique (campaign, slot) index would fail the whole commit otherwise.
+  if (plan.request.slots[0]?.index !== campaign.generatedPosts) return 'stale';
   // Another campaign of the workspace may have spent credits while these drafts were written.
   const slots = plan.request.slots.slice(0, creditsLeft(runtime, campaign.workspaceId));
   const now = clock.now();
@@ -314,7 +374,7 @@ function commitBatch(runtime: Runtime, claim: GenerationClaim, plan: BatchPlan, 
     dueAt: now.getTime() + generationLeaseMs(runtime),
     now: now.getTime(),
   });
-  return null;
+  return 'written';
 }
 
 /** Extends the leases of the campaigns in hand, while a slow generator writes a batch. */
