@@ -1,0 +1,122 @@
+/**
+ * The draft thread (src/jobs/draft-thread.ts): the generators and the check of their drafts on a
+ * worker thread, as the server runs them.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { content } from '../../db/schema/index.ts';
+import { createCampaign, launchCampaign } from '../../src/core/campaigns/operations.ts';
+import { generateDue } from '../../src/core/campaigns/generate-due.ts';
+import { draftWriter } from '../../src/core/campaigns/generation.ts';
+import { draftProblems, type BrandBrief, type GenerationRequest } from '../../src/core/campaigns/generator.ts';
+import { builtinGenerator } from '../../src/core/campaigns/generators/builtin.ts';
+import { generatorsFor } from '../../src/core/campaigns/generators/index.ts';
+import type { AiConfig } from '../../src/core/campaigns/generators/openai.ts';
+import { loadConfig } from '../../src/core/config.ts';
+import { contextFor } from '../../src/core/context.ts';
+import { runOperation } from '../../src/core/operation.ts';
+import { startDraftThread, type DraftThread } from '../../src/jobs/draft-thread.ts';
+import { makeWorkspace } from '../helpers/factories.ts';
+import { testRuntime } from '../helpers/runtime.ts';
+
+const brand: BrandBrief = {
+  brand_name: 'Trailhead',
+  industry: 'Outdoor gear',
+  company_description: 'Everyday gear for people who walk to work.',
+  website_url: 'https://trailhead.example',
+  voice: 'Plain-spoken and warm',
+  audience: 'Commuters',
+  target_audience: null,
+  style_notes: null,
+  example_posts: [],
+  topics_to_lean_into: ['rain jackets', 'city walking'],
+  topics_to_avoid: ['politics'],
+  vocabulary: ['kit'],
+  forbidden_words: ['cheap', 'best'],
+  hashtag_strategy: 'Two niche tags',
+  tone_formality: 4,
+  tone_humor: 6,
+  tone_energy: 7,
+};
+
+const request: GenerationRequest = {
+  campaign: { id: 'cmp_thread', name: 'Autumn walks', description: 'Rain gear for the walk to work', totalPosts: 300 },
+  brand,
+  templates: ['Hook / three tips / call to action'],
+  slots: Array.from({ length: 300 }, (_, index) => ({
+    index,
+    contentType: (['reel', 'carousel', 'single_image'] as const)[index % 3]!,
+    scheduledFor: new Date(Date.UTC(2030, 9, 1) + index * 3_600_000),
+  })),
+};
+
+const noEndpoint: AiConfig = loadConfig({}).ai;
+
+const opened: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((thing) => thing.close()));
+});
+
+function thread(ai: AiConfig = noEndpoint): DraftThread {
+  const started = startDraftThread(ai);
+  opened.push(started);
+  return started;
+}
+
+describe('the draft thread', () => {
+  it('writes the very drafts the built-in generator writes on the main thread, every one passing the check', async () => {
+    const drafts = await thread().write(request);
+    expect(drafts).toEqual(await draftWriter([builtinGenerator]).write(request));
+    expect(drafts).toHaveLength(300);
+    for (const draft of drafts) expect(draftProblems(draft, brand)).toEqual([]);
+  });
+
+  it('tries the configured endpoint first and falls back to the built-in generator when its output is malformed', async () => {
+    let calls = 0;
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        calls++;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'not the JSON asked for' }, finish_reason: 'stop' }] }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    opened.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+    const { port } = server.address() as AddressInfo;
+    const ai: AiConfig = { baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'sk-test', model: 'test-model', timeoutMs: 2_000, maxRetries: 0 };
+
+    const onThread = thread(ai);
+    // Batches are cut to what a model writes well in one call.
+    expect(onThread.batchSize).toBe(draftWriter(generatorsFor(ai)).batchSize);
+    expect(onThread.batchSize).toBeLessThan(draftWriter([builtinGenerator]).batchSize);
+    const small = { ...request, slots: request.slots.slice(0, onThread.batchSize) };
+    expect(await onThread.write(small)).toEqual(await draftWriter([builtinGenerator]).write(small));
+    expect(calls).toBe(1);
+  });
+
+  it('generates a whole campaign through the engine: every slot once, in order', async () => {
+    const runtime = testRuntime();
+    const { workspace } = makeWorkspace(runtime, { plan: 'business' });
+    const ctx = contextFor(runtime, workspace, 'rest');
+    const { id } = runOperation(createCampaign, ctx, { name: 'Through the thread', posts_per_day: 50, campaign_length_days: 30 }) as { id: string };
+    runOperation(launchCampaign, ctx, { id });
+
+    expect(await generateDue(runtime, thread())).toEqual(['completed']);
+
+    const items = runtime.db.select().from(content).where(eq(content.campaignId, id)).orderBy(content.campaignSlot).all();
+    expect(items.map((item) => item.campaignSlot)).toEqual(Array.from({ length: 1500 }, (_, i) => i));
+    expect(new Set(items.map((item) => item.caption)).size).toBeGreaterThan(1400);
+  });
+
+  it('once closed, fails the writes in hand and every write after', async () => {
+    const closing = thread();
+    await closing.ready;
+    const inHand = closing.write(request);
+    await closing.close();
+    await expect(inHand).rejects.toThrow('the draft thread was closed');
+    await expect(closing.write(request)).rejects.toThrow('the draft thread was closed');
+  });
+});
