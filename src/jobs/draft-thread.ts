@@ -1,17 +1,16 @@
 import { Worker } from 'node:worker_threads';
-import { draftWriter, type DraftWriter } from '../core/campaigns/generation.ts';
-import type { Draft, GenerationRequest } from '../core/campaigns/generator.ts';
+import { batchWriter, type BatchPlan, type BatchWriter, type WrittenSlot } from '../core/campaigns/generation.ts';
 import { generatorsFor } from '../core/campaigns/generators/index.ts';
 import type { AiConfig } from '../core/campaigns/generators/openai.ts';
 
 /** What the draft thread is sent, and what it answers. */
 export interface DraftThreadRequest {
   id: number;
-  request: GenerationRequest;
+  plan: BatchPlan;
 }
-export type DraftThreadAnswer = { ready: true } | { id: number; drafts: Draft[] } | { id: number; error: string };
+export type DraftThreadAnswer = { ready: true } | { id: number; written: WrittenSlot[] } | { id: number; error: string };
 
-export interface DraftThread extends DraftWriter {
+export interface DraftThread extends BatchWriter {
   /** Settles once the thread has loaded the generators, or fails if it could not start. */
   ready: Promise<void>;
   /** Ends the thread; writes in hand fail. */
@@ -19,16 +18,16 @@ export interface DraftThread extends DraftWriter {
 }
 
 /**
- * A draft writer on a worker thread: the generators (`generatorsFor(ai)`, tried in order) and the
- * check of every draft they write run there, exactly as `draftWriter` runs them on the main thread.
- * Writing drafts is the CPU-heavy half of generation and needs no database, so the engine has the
- * thread write the next batch while the main thread commits the current one (measured in
- * bench/RESULTS.md). A thread that dies fails the writes it had (the engine retries the campaign
+ * A batch writer on a worker thread: the generators (`generatorsFor(ai)`, tried in order), the
+ * check of every draft they write and the serialising of the items' events run there, exactly as
+ * `batchWriter` runs them on the main thread. That is the CPU-heavy half of generation, and it
+ * needs no database, so the engine has the thread write the next batches while the main thread
+ * commits the current one (measured in bench/RESULTS.md). A thread that dies fails the writes it had (the engine retries the campaign
  * later) and is started again on the next write. It keeps the process alive only while it has work.
  */
 export function startDraftThread(ai: AiConfig): DraftThread {
-  const { batchSize } = draftWriter(generatorsFor(ai));
-  const waiting = new Map<number, { resolve(drafts: Draft[]): void; reject(error: Error): void }>();
+  const { batchSize } = batchWriter(generatorsFor(ai));
+  const waiting = new Map<number, { resolve(written: WrittenSlot[]): void; reject(error: Error): void }>();
   let lastId = 0;
   let closed = false;
   let thread = spawn();
@@ -53,7 +52,7 @@ export function startDraftThread(ai: AiConfig): DraftThread {
       waiting.delete(answer.id);
       if (waiting.size === 0) worker.unref();
       if ('error' in answer) writer?.reject(new Error(answer.error));
-      else writer?.resolve(answer.drafts);
+      else writer?.resolve(answer.written);
     });
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(closed ? 'the draft thread was closed' : `the draft thread stopped (exit code ${code})`)));
@@ -65,15 +64,15 @@ export function startDraftThread(ai: AiConfig): DraftThread {
     get ready() {
       return thread.ready;
     },
-    write(request) {
+    write(plan) {
       if (closed) return Promise.reject(new Error('the draft thread was closed'));
       if (!thread.worker) thread = spawn();
       const { worker } = thread;
       const id = ++lastId;
-      return new Promise<Draft[]>((resolve, reject) => {
+      return new Promise<WrittenSlot[]>((resolve, reject) => {
         waiting.set(id, { resolve, reject });
         worker!.ref();
-        worker!.postMessage({ id, request } satisfies DraftThreadRequest);
+        worker!.postMessage({ id, plan } satisfies DraftThreadRequest);
       });
     },
     async close() {

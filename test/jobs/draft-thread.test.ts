@@ -9,16 +9,18 @@ import { eq } from 'drizzle-orm';
 import { content } from '../../db/schema/index.ts';
 import { createCampaign, launchCampaign } from '../../src/core/campaigns/operations.ts';
 import { generateDue } from '../../src/core/campaigns/generate-due.ts';
-import { draftWriter } from '../../src/core/campaigns/generation.ts';
+import { batchWriter, type BatchPlan, type WrittenSlot } from '../../src/core/campaigns/generation.ts';
 import { draftProblems, type BrandBrief, type GenerationRequest } from '../../src/core/campaigns/generator.ts';
 import { builtinGenerator } from '../../src/core/campaigns/generators/builtin.ts';
 import { generatorsFor } from '../../src/core/campaigns/generators/index.ts';
 import type { AiConfig } from '../../src/core/campaigns/generators/openai.ts';
 import { loadConfig } from '../../src/core/config.ts';
+import { toContentResource } from '../../src/core/content/serialize.ts';
 import { contextFor } from '../../src/core/context.ts';
 import { runOperation } from '../../src/core/operation.ts';
 import { startDraftThread, type DraftThread } from '../../src/jobs/draft-thread.ts';
 import { makeWorkspace } from '../helpers/factories.ts';
+import { eventsOf } from '../helpers/rest-expect.ts';
 import { testRuntime } from '../helpers/runtime.ts';
 
 const brand: BrandBrief = {
@@ -52,6 +54,8 @@ const request: GenerationRequest = {
   })),
 };
 
+const plan: BatchPlan = { workspaceId: 'org_thread', campaignId: 'cmp_thread', targetPlatforms: ['instagram', 'linkedin'], at: new Date('2030-09-30T08:00:00Z'), request };
+
 const noEndpoint: AiConfig = loadConfig({}).ai;
 
 const opened: Array<{ close(): Promise<void> }> = [];
@@ -66,11 +70,38 @@ function thread(ai: AiConfig = noEndpoint): DraftThread {
 }
 
 describe('the draft thread', () => {
-  it('writes the very drafts the built-in generator writes on the main thread, every one passing the check', async () => {
-    const drafts = await thread().write(request);
-    expect(drafts).toEqual(await draftWriter([builtinGenerator]).write(request));
-    expect(drafts).toHaveLength(300);
-    for (const draft of drafts) expect(draftProblems(draft, brand)).toEqual([]);
+  it("writes the very drafts the built-in generator writes on the main thread, every one passing the check, with its item's event", async () => {
+    const written = await thread().write(plan);
+    const onMainThread = await batchWriter([builtinGenerator]).write(plan);
+    expect(written.map((slot) => slot.draft)).toEqual(onMainThread.map((slot) => slot.draft));
+    expect(written).toHaveLength(300);
+    for (const [i, { draft, itemId, eventId, eventData }] of written.entries()) {
+      expect(draftProblems(draft, brand)).toEqual([]);
+      expect(eventId).toMatch(/^evt_/);
+      expect(JSON.parse(eventData)).toEqual({
+        content: {
+          id: itemId,
+          object: 'content',
+          caption: draft.caption,
+          hashtags: draft.hashtags,
+          content_type: request.slots[i]!.contentType,
+          target_platforms: ['instagram', 'linkedin'],
+          media_urls: [],
+          topic: draft.topic,
+          platform_specific: {},
+          aspect_ratio: null,
+          scheduled_for: request.slots[i]!.scheduledFor.toISOString(),
+          published_at: null,
+          status: 'pending_review',
+          campaign_id: 'cmp_thread',
+          publish_queued: false,
+          publish_results: [],
+          created_at: '2030-09-30T08:00:00.000Z',
+          updated_at: '2030-09-30T08:00:00.000Z',
+        },
+      });
+    }
+    expect(new Set(written.map((slot) => slot.itemId)).size).toBe(300);
   });
 
   it('tries the configured endpoint first and falls back to the built-in generator when its output is malformed', async () => {
@@ -90,10 +121,11 @@ describe('the draft thread', () => {
 
     const onThread = thread(ai);
     // Batches are cut to what a model writes well in one call.
-    expect(onThread.batchSize).toBe(draftWriter(generatorsFor(ai)).batchSize);
-    expect(onThread.batchSize).toBeLessThan(draftWriter([builtinGenerator]).batchSize);
-    const small = { ...request, slots: request.slots.slice(0, onThread.batchSize) };
-    expect(await onThread.write(small)).toEqual(await draftWriter([builtinGenerator]).write(small));
+    expect(onThread.batchSize).toBe(batchWriter(generatorsFor(ai)).batchSize);
+    expect(onThread.batchSize).toBeLessThan(batchWriter([builtinGenerator]).batchSize);
+    const small = { ...plan, request: { ...request, slots: request.slots.slice(0, onThread.batchSize) } };
+    const drafts = (written: WrittenSlot[]) => written.map((slot) => slot.draft);
+    expect(drafts(await onThread.write(small))).toEqual(drafts(await batchWriter([builtinGenerator]).write(small)));
     expect(calls).toBe(1);
   });
 
@@ -109,14 +141,18 @@ describe('the draft thread', () => {
     const items = runtime.db.select().from(content).where(eq(content.campaignId, id)).orderBy(content.campaignSlot).all();
     expect(items.map((item) => item.campaignSlot)).toEqual(Array.from({ length: 1500 }, (_, i) => i));
     expect(new Set(items.map((item) => item.caption)).size).toBeGreaterThan(1400);
+    // Each item's content.created event, serialised on the thread, is the item as stored.
+    const created = eventsOf(runtime, workspace.id).filter((event) => event.type === 'content.created');
+    expect(created.map((event) => event.data)).toEqual(items.map((item) => ({ content: toContentResource(item) })));
+    expect(created.map((event) => event.createdAt)).toEqual(items.map((item) => item.createdAt));
   });
 
   it('once closed, fails the writes in hand and every write after', async () => {
     const closing = thread();
     await closing.ready;
-    const inHand = closing.write(request);
+    const inHand = closing.write(plan);
     await closing.close();
     await expect(inHand).rejects.toThrow('the draft thread was closed');
-    await expect(closing.write(request)).rejects.toThrow('the draft thread was closed');
+    await expect(closing.write(plan)).rejects.toThrow('the draft thread was closed');
   });
 });

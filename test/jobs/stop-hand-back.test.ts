@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { campaigns, content, webhookDeliveries, webhookJobs, webhooks } from '../../db/schema/index.ts';
 import { createCampaign, launchCampaign } from '../../src/core/campaigns/operations.ts';
-import { claimDueGenerations, draftWriter, generateCampaign } from '../../src/core/campaigns/generation.ts';
+import { claimDueGenerations, batchWriter, generateCampaign } from '../../src/core/campaigns/generation.ts';
 import type { CaptionGenerator } from '../../src/core/campaigns/generator.ts';
 import { contextFor } from '../../src/core/context.ts';
 import { runOperation } from '../../src/core/operation.ts';
@@ -66,7 +66,7 @@ describe('work handed back when a worker stops', () => {
       },
     };
 
-    expect(await generateCampaign(runtime, claim!, draftWriter([generator]), stopping.signal)).toBe('handed_back');
+    expect(await generateCampaign(runtime, claim!, batchWriter([generator]), stopping.signal)).toBe('handed_back');
     const written = runtime.db.select().from(content).where(eq(content.campaignId, id)).all();
     const row = runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get()!;
     // One batch, committed; the rest is left for the next run, which may start at once.

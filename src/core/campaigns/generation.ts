@@ -1,16 +1,16 @@
 import { and, eq, isNotNull, lte, sql } from 'drizzle-orm';
-import { preparedStatements, savepoint, writeTransaction } from '../../../db/client.ts';
+import { preparedStatements, savepoint, SerializedJson, writeTransaction } from '../../../db/client.ts';
 import { campaigns, CONTENT_TYPES, socialAccounts, type ContentMix, type ContentMixKey, type ContentType } from '../../../db/schema/index.ts';
 import { aiCreditsUsedIn, spendAiCredits, usagePeriod } from '../accounts/usage.ts';
 import { findWorkspace } from '../accounts/workspaces.ts';
 import { inNextCommit } from '../batch.ts';
 import { brandProfileOf } from '../brand-profile/operations.ts';
-import { insertContentRow } from '../content/operations.ts';
+import { insertContentRow, storedContentRow, type NewContentRow } from '../content/operations.ts';
 import { toContentResource } from '../content/serialize.ts';
 import type { Runtime } from '../context.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { templateStructures } from '../templates/operations.ts';
-import { newId, randomBase62 } from '../ids.ts';
+import { newId, prefixedId, randomBase62 } from '../ids.ts';
 import { draftProblems, type CaptionGenerator, type Draft, type GenerationRequest, type GenerationSlot } from './generator.ts';
 import type { CampaignRow } from './serialize.ts';
 
@@ -143,36 +143,91 @@ export function nextGenerationDueAfter(runtime: Runtime, now: Date): number | nu
   return row?.due ?? null;
 }
 
-interface BatchPlan {
-  request: GenerationRequest;
+/** A batch of slots to write, with everything its items are made of besides the drafts. */
+export interface BatchPlan {
+  workspaceId: string;
+  campaignId: string;
+  /** The workspace's active platforms when the batch was planned (DECISIONS.md). */
   targetPlatforms: string[];
+  /** When the batch was planned: its items' `created_at`. */
+  at: Date;
+  request: GenerationRequest;
 }
 
-/** A planned batch and its drafts, being written. */
+/**
+ * A slot's post as the writer hands it over: its draft, and the id of its item and the id and
+ * serialised data of the item's `content.created` event, so the commit only inserts.
+ */
+export interface WrittenSlot {
+  draft: Draft;
+  itemId: string;
+  eventId: string;
+  eventData: string;
+}
+
+/** A planned batch, being written. */
 interface Batch {
   plan: BatchPlan;
-  drafts: Promise<Draft[]>;
+  written: Promise<WrittenSlot[]>;
 }
 
 export type GenerationOutcome = 'completed' | 'out_of_credits' | 'stopped' | 'lease_lost' | 'handed_back';
 
 /**
- * Writes a batch's drafts, one valid draft per slot, or fails. The server's writer runs on a worker
- * thread (src/jobs/draft-thread.ts), so that the next batch is written while this one commits.
+ * Writes a batch: one valid draft per slot, and what the commit inserts for it, or fails. The
+ * server's writer runs on a worker thread (src/jobs/draft-thread.ts), so that the next batches are
+ * written while this one commits; all it writes is a pure function of the plan.
  */
-export interface DraftWriter {
+export interface BatchWriter {
   /** The most slots a batch is given. */
   batchSize: number;
-  write(request: GenerationRequest): Promise<Draft[]>;
+  write(plan: BatchPlan): Promise<WrittenSlot[]>;
 }
 
 /** A writer that runs `generators` on this thread, trying them in order (see writeDrafts). */
-export function draftWriter(generators: CaptionGenerator[]): DraftWriter {
+export function batchWriter(generators: CaptionGenerator[]): BatchWriter {
   return {
     batchSize: Math.min(DEFAULT_BATCH, ...generators.map((generator) => generator.maxSlotsPerCall ?? DEFAULT_BATCH)),
-    write: (request) => writeDrafts(request, generators),
+    async write(plan) {
+      const drafts = await writeDrafts(plan.request, generators);
+      return drafts.map((draft, i) => {
+        const item = storedContentRow(campaignItem(plan, i, draft, newId()));
+        return { draft, itemId: item.id, eventId: prefixedId('evt'), eventData: JSON.stringify({ content: toContentResource(item) }) };
+      });
+    },
   };
 }
+
+/** The item the draft of the plan's `i`-th slot becomes. */
+function campaignItem(plan: BatchPlan, i: number, draft: Draft, id: string): NewContentRow {
+  const slot = plan.request.slots[i]!;
+  return {
+    id,
+    workspaceId: plan.workspaceId,
+    caption: draft.caption,
+    hashtags: draft.hashtags,
+    contentType: slot.contentType,
+    targetPlatforms: plan.targetPlatforms,
+    mediaUrls: [],
+    topic: draft.topic,
+    platformSpecific: {},
+    aspectRatio: null,
+    scheduledFor: slot.scheduledFor,
+    status: 'pending_review',
+    publishQueued: false,
+    publishResults: [],
+    campaignId: plan.campaignId,
+    campaignSlot: slot.index,
+    createdAt: plan.at,
+    updatedAt: plan.at,
+  };
+}
+
+/**
+ * Batches written ahead of the one committing. One keeps the draft thread busy while the main
+ * thread commits; two waited less for drafts but took as long (the two cores were already busy).
+ */
+const BATCHES_AHEAD = 1;
 
 /**
  * Generates a claimed campaign's remaining slots, batch after batch, until every slot is filled,
@@ -180,53 +235,60 @@ export function draftWriter(generators: CaptionGenerator[]): DraftWriter {
  * deleted). Each batch is written in one commit that first checks the lease and the status, so a
  * slot is never generated twice and nothing is written after a stop; a run that dies mid-batch
  * loses only the batch in hand, which the next run writes again. While a batch commits, the drafts
- * of the one after it are already being written; they are dropped if the commit ends the run or
- * writes fewer slots than planned (credits spent meanwhile). When `stopping` is aborted (the
+ * of the next BATCHES_AHEAD are already being written; they are dropped if the commit ends the run
+ * or writes fewer slots than planned (credits spent meanwhile). When `stopping` is aborted (the
  * process is shutting down), the batch in hand is finished and the campaign handed back, due at once.
  */
 export async function generateCampaign(
   runtime: Runtime,
   claim: GenerationClaim,
-  writer: DraftWriter,
+  writer: BatchWriter,
   stopping?: AbortSignal,
 ): Promise<GenerationOutcome> {
   const { db } = runtime;
-  let ahead: Batch | null = null;
+  /** Planned batches in slot order, their drafts being written; the first commits next. */
+  const planned: Batch[] = [];
   for (;;) {
     if (stopping?.aborted) return handBackGeneration(runtime, claim);
-    let batch: Batch | null = ahead;
-    if (!batch) {
+    if (planned.length === 0) {
       const plan = await inNextCommit(db, () => savepoint(db, () => planBatch(runtime, claim, writer.batchSize)));
       if (typeof plan === 'string') return plan;
-      batch = { plan, drafts: writer.write(plan.request) };
+      planned.push({ plan, written: writer.write(plan) });
     }
-    const drafts = await batch.drafts;
-    ahead = stopping?.aborted ? null : lookAhead(runtime, claim, writer, batch.plan);
-    const written = await inNextCommit(db, () => savepoint(db, () => commitBatch(runtime, claim, batch.plan, drafts)));
-    if (written === 'written') continue;
-    ahead = null;
-    if (written !== 'stale') return written;
+    while (planned.length <= BATCHES_AHEAD) {
+      const next = lookAhead(runtime, claim, writer, planned);
+      if (!next) break;
+      planned.push(next);
+    }
+    const batch = planned.shift()!;
+    const slots = await batch.written;
+    const outcome = await inNextCommit(db, () => savepoint(db, () => commitBatch(runtime, claim, batch.plan, slots)));
+    if (outcome === 'written') continue;
+    planned.length = 0;
+    if (outcome !== 'stale') return outcome;
   }
 }
 
 /**
- * The batch after `current`, its drafts already being written, assuming `current` commits whole;
- * null when there is none to write (the next plan from the database then ends the run). Reads only:
- * the commit of that batch checks everything again.
+ * The batch after the last of `planned`, its drafts already being written, assuming those before
+ * it commit whole; null when there is none to write (the next plan from the database then ends the
+ * run). Reads only: the commit of that batch checks everything again.
  */
-function lookAhead(runtime: Runtime, claim: GenerationClaim, writer: DraftWriter, current: BatchPlan): Batch | null {
+function lookAhead(runtime: Runtime, claim: GenerationClaim, writer: BatchWriter, planned: Batch[]): Batch | null {
   const row = campaignUnderLease(runtime, claim);
   if (!row || row.generationLeaseToken !== claim.leaseToken || row.status !== 'active') return null;
-  // `current` itself was planned ahead and will not commit (see commitBatch).
-  if (current.request.slots[0]!.index !== row.generatedPosts) return null;
-  const from = current.request.slots.at(-1)!.index + 1;
-  const count = Math.min(writer.batchSize, row.totalPosts - from, creditsLeft(runtime, row.workspaceId) - current.request.slots.length);
+  const slots = planned.map((batch) => batch.plan.request.slots);
+  // The first planned batch was itself planned ahead and will not commit (see commitBatch).
+  if (slots[0]![0]!.index !== row.generatedPosts) return null;
+  const from = slots.at(-1)!.at(-1)!.index + 1;
+  const promised = slots.reduce((n, batch) => n + batch.length, 0);
+  const count = Math.min(writer.batchSize, row.totalPosts - from, creditsLeft(runtime, row.workspaceId) - promised);
   if (count <= 0) return null;
   const plan = batchPlan(runtime, row, from, count);
-  const drafts = writer.write(plan.request);
+  const written = writer.write(plan);
   // Dropped unread if the run ends first; a failure counts only once the batch is taken up.
-  drafts.catch(() => {});
-  return { plan, drafts };
+  written.catch(() => {});
+  return { plan, written };
 }
 
 /** Why generation ends for `row`, or null while it goes on. Ends the run in the database when it does. */
@@ -297,7 +359,10 @@ function batchPlan(runtime: Runtime, campaign: CampaignRow, from: number, count:
   // Read before every batch (DECISIONS.md), so an edit to the profile shows in the next batch.
   const brand = brandProfileOf(db, campaign.workspaceId);
   return {
+    workspaceId: campaign.workspaceId,
+    campaignId: campaign.id,
     targetPlatforms,
+    at: runtime.clock.now(),
     request: {
       campaign: { id: campaign.id, name: campaign.name, description: campaign.description, totalPosts: campaign.totalPosts },
       brand,
@@ -329,7 +394,7 @@ async function writeDrafts(request: GenerationRequest, generators: CaptionGenera
 }
 
 /** Writes a batch's items; 'stale' when the plan no longer starts at the campaign's next slot. */
-function commitBatch(runtime: Runtime, claim: GenerationClaim, plan: BatchPlan, drafts: Draft[]): GenerationOutcome | 'written' | 'stale' {
+function commitBatch(runtime: Runtime, claim: GenerationClaim, plan: BatchPlan, written: WrittenSlot[]): GenerationOutcome | 'written' | 'stale' {
   const { db, clock } = runtime;
   const row = campaignUnderLease(runtime, claim);
   // Checked again at commit time: a pause, a delete or another run while the drafts were written.
@@ -342,29 +407,10 @@ function commitBatch(runtime: Runtime, claim: GenerationClaim, plan: BatchPlan, 
   // Another campaign of the workspace may have spent credits while these drafts were written.
   const slots = plan.request.slots.slice(0, creditsLeft(runtime, campaign.workspaceId));
   const now = clock.now();
-  for (const [i, slot] of slots.entries()) {
-    const draft = drafts[i]!;
-    const item = insertContentRow(db, {
-      id: newId(),
-      workspaceId: campaign.workspaceId,
-      caption: draft.caption,
-      hashtags: draft.hashtags,
-      contentType: slot.contentType,
-      targetPlatforms: plan.targetPlatforms,
-      mediaUrls: [],
-      topic: draft.topic,
-      platformSpecific: {},
-      aspectRatio: null,
-      scheduledFor: slot.scheduledFor,
-      status: 'pending_review',
-      publishQueued: false,
-      publishResults: [],
-      campaignId: campaign.id,
-      campaignSlot: slot.index,
-      createdAt: now,
-      updatedAt: now,
-    });
-    recordEvent(db, { workspaceId: campaign.workspaceId, type: 'content.created', data: { content: toContentResource(item) }, at: now });
+  for (let i = 0; i < slots.length; i++) {
+    const { draft, itemId, eventId, eventData } = written[i]!;
+    insertContentRow(db, campaignItem(plan, i, draft, itemId));
+    recordEvent(db, { id: eventId, workspaceId: plan.workspaceId, type: 'content.created', data: new SerializedJson(eventData), at: plan.at });
   }
   const count = slots.length;
   spendAiCredits(db, campaign.workspaceId, usagePeriod(now), count);

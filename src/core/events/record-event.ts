@@ -1,4 +1,4 @@
-import { insertRow, type Db } from '../../../db/client.ts';
+import { insertRow, type Db, type SerializedJson } from '../../../db/client.ts';
 import { events } from '../../../db/schema/index.ts';
 import { prefixedId } from '../ids.ts';
 
@@ -20,13 +20,14 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
  * Writes an event to the outbox. Call it inside the transaction of the change that caused it, so
- * the change and its event commit together or not at all.
+ * the change and its event commit together or not at all. `id` and serialised `data` come from
+ * campaign generation, which prepares its events on the draft thread.
  */
 export function recordEvent(
   db: Db,
-  event: { workspaceId: string; type: EventType; data: Record<string, unknown>; at: Date },
+  event: { id?: string; workspaceId: string; type: EventType; data: Record<string, unknown> | SerializedJson; at: Date },
 ): string {
-  const id = prefixedId('evt');
+  const id = event.id ?? prefixedId('evt');
   insertRow(db, events, { id, workspaceId: event.workspaceId, type: event.type, data: event.data, createdAt: event.at });
   for (const listener of listeners.get(db) ?? []) listener();
   return id;

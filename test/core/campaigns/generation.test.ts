@@ -8,8 +8,8 @@ import { generateDue } from '../../../src/core/campaigns/generate-due.ts';
 import {
   apportionContentTypes,
   claimDueGenerations,
-  draftWriter,
-  type DraftWriter,
+  batchWriter,
+  type BatchWriter,
   contentTypeSequence,
   generationLeaseMs,
   slotTime,
@@ -93,7 +93,7 @@ describe('campaign generation', () => {
     const { id } = create({ posts_per_day: 50, campaign_length_days: 365, content_mix: mix });
     const launched = launch(id);
     const generator = fakeGenerator();
-    expect(await generateDue(runtime, draftWriter([generator]))).toEqual(['completed']);
+    expect(await generateDue(runtime, batchWriter([generator]))).toEqual(['completed']);
 
     const items = itemsOf(id);
     expect(items).toHaveLength(18_250);
@@ -118,14 +118,14 @@ describe('campaign generation', () => {
     expect(credits?.aiCreditsUsed).toBe(18_250);
     // Generated in batches, each read with the brand profile of its time.
     expect(generator.calls.length).toBeGreaterThan(10);
-    expect(await generateDue(runtime, draftWriter([generator]))).toEqual([]);
+    expect(await generateDue(runtime, batchWriter([generator]))).toEqual([]);
   });
 
   it('generated_posts rises batch by batch as generation goes', async () => {
     const { id } = create({ posts_per_day: 10, campaign_length_days: 120 });
     launch(id);
     const seen: number[] = [];
-    await generateDue(runtime, draftWriter([fakeGenerator(() => seen.push(campaignRow(id)!.generatedPosts))]));
+    await generateDue(runtime, batchWriter([fakeGenerator(() => seen.push(campaignRow(id)!.generatedPosts))]));
     // Each batch's drafts are written while the batch before it commits: the third batch (slots
     // 1000-1199) is written once the first has committed and while the second commits.
     expect(seen).toEqual([0, 0, 500]);
@@ -138,7 +138,7 @@ describe('campaign generation', () => {
     runtime.db.insert(usagePeriods).values({ workspaceId: starter.workspace.id, periodStart: usagePeriod(runtime.clock.now()).start, aiCreditsUsed: 380 }).run();
     const { id } = runOperation(createCampaign, as, { name: 'Small', posts_per_day: 50, campaign_length_days: 10 }) as { id: string };
     runOperation(launchCampaign, as, { id });
-    expect(await generateDue(runtime, draftWriter([fakeGenerator()]))).toEqual(['out_of_credits']);
+    expect(await generateDue(runtime, batchWriter([fakeGenerator()]))).toEqual(['out_of_credits']);
     expect(itemsOf(id)).toHaveLength(120);
     expect(campaignRow(id)).toMatchObject({ generatedPosts: 120, status: 'active', generationDueAt: null });
     expect(runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get()!.aiCreditsUsed).toBe(500);
@@ -154,22 +154,22 @@ describe('campaign generation', () => {
     const { id } = runOperation(createCampaign, as, { name: 'Ahead', posts_per_day: 50, campaign_length_days: 8 }) as { id: string };
     runOperation(launchCampaign, as, { id });
     const generator = { ...fakeGenerator(), maxSlotsPerCall: 100 };
-    const inThread = draftWriter([generator]);
+    const inThread = batchWriter([generator]);
     const starts: number[] = [];
-    const writer: DraftWriter = {
+    const writer: BatchWriter = {
       batchSize: inThread.batchSize,
-      async write(request) {
-        const from = request.slots[0]!.index;
+      async write(plan) {
+        const from = plan.request.slots[0]!.index;
         starts.push(from);
-        if (from !== 100) return inThread.write(request);
+        if (from !== 100) return inThread.write(plan);
         // While slots 100-199 are written, another campaign spends all but 50 of the month's
         // credits, so slots 0-99 commit only 0-49 ...
         spendAiCredits(runtime.db, starter.workspace.id, usagePeriod(runtime.clock.now()), 450);
-        const drafts = await inThread.write(request);
+        const written = await inThread.write(plan);
         while (campaignRow(id)!.generatedPosts === 0) await new Promise((resolve) => setImmediate(resolve));
         // ... and then the month rolls over: credits again, but slots 100-199 no longer come next.
         runtime.db.update(usagePeriods).set({ aiCreditsUsed: 0 }).where(eq(usagePeriods.workspaceId, starter.workspace.id)).run();
-        return drafts;
+        return written;
       },
     };
     expect(await generateDue(runtime, writer)).toEqual(['completed']);
@@ -185,7 +185,7 @@ describe('campaign generation', () => {
     for (const id of ids) runOperation(launchCampaign, as, { id });
     // Both are claimed in one pass and plan all 300 of their posts against the same 500 credits
     // before either commits; the second commit finds 200 left.
-    expect((await generateDue(runtime, draftWriter([fakeGenerator()]))).sort()).toEqual(['completed', 'out_of_credits']);
+    expect((await generateDue(runtime, batchWriter([fakeGenerator()]))).sort()).toEqual(['completed', 'out_of_credits']);
     const written = ids.map((id) => itemsOf(id).length);
     expect(written.sort()).toEqual([200, 300]);
     expect(runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get()!.aiCreditsUsed).toBe(500);
@@ -200,7 +200,7 @@ describe('campaign generation', () => {
       writtenAtPause = itemsOf(id).length;
       runOperation(updateCampaign, ctx(), { id, status: 'paused' });
     });
-    expect(await generateDue(runtime, draftWriter([generator]))).toEqual(['stopped']);
+    expect(await generateDue(runtime, batchWriter([generator]))).toEqual(['stopped']);
     // Slots 1000-1499 are written while slots 500-999 wait to commit: neither batch is written.
     expect(writtenAtPause).toBe(500);
     expect(itemsOf(id)).toHaveLength(500);
@@ -208,7 +208,7 @@ describe('campaign generation', () => {
 
     // Launched again, it goes on from the next slot, never writing a slot twice.
     launch(id);
-    expect(await generateDue(runtime, draftWriter([fakeGenerator()]))).toEqual(['completed']);
+    expect(await generateDue(runtime, batchWriter([fakeGenerator()]))).toEqual(['completed']);
     const slots = itemsOf(id).map((item) => item.campaignSlot);
     expect(slots).toEqual(Array.from({ length: 1500 }, (_, i) => i));
   });
@@ -217,13 +217,13 @@ describe('campaign generation', () => {
     for (const status of ['completed', 'archived'] as const) {
       const { id } = create({ posts_per_day: 50, campaign_length_days: 20 });
       launch(id);
-      await generateDue(runtime, draftWriter([fakeGenerator((request) => request.slots[0]!.index === 0 && runOperation(updateCampaign, ctx(), { id, status }))]));
+      await generateDue(runtime, batchWriter([fakeGenerator((request) => request.slots[0]!.index === 0 && runOperation(updateCampaign, ctx(), { id, status }))]));
       expect(itemsOf(id)).toHaveLength(0);
       expect(campaignRow(id)!.generationDueAt).toBeNull();
     }
     const { id } = create({});
     runOperation(updateCampaign, ctx(), { id, status: 'active' });
-    expect(await generateDue(runtime, draftWriter([fakeGenerator()]))).toEqual([]);
+    expect(await generateDue(runtime, batchWriter([fakeGenerator()]))).toEqual([]);
     expect(itemsOf(id)).toHaveLength(0);
   });
 
@@ -236,7 +236,7 @@ describe('campaign generation', () => {
       writtenAtDelete = itemsOf(id).length;
       runOperation(deleteCampaign, ctx(), { id });
     });
-    expect(await generateDue(runtime, draftWriter([generator]))).toEqual(['lease_lost']);
+    expect(await generateDue(runtime, batchWriter([generator]))).toEqual(['lease_lost']);
     expect(writtenAtDelete).toBe(500);
     expect(itemsOf(id)).toHaveLength(0);
     const orphans = runtime.db.select().from(content).where(eq(content.workspaceId, ws.workspace.id)).all();
@@ -258,12 +258,12 @@ describe('campaign generation', () => {
     };
     const [claim] = claimDueGenerations(runtime, 1);
     const { generateCampaign } = await import('../../../src/core/campaigns/generation.ts');
-    await expect(generateCampaign(runtime, claim!, draftWriter([dying]))).rejects.toThrow('process killed');
+    await expect(generateCampaign(runtime, claim!, batchWriter([dying]))).rejects.toThrow('process killed');
     expect(itemsOf(id)).toHaveLength(500);
     // Held under its lease: nobody else takes it yet.
-    expect(await generateDue(runtime, draftWriter([fakeGenerator()]))).toEqual([]);
+    expect(await generateDue(runtime, batchWriter([fakeGenerator()]))).toEqual([]);
     runtime.clock.advance(generationLeaseMs(runtime));
-    expect(await generateDue(runtime, draftWriter([fakeGenerator()]))).toEqual(['completed']);
+    expect(await generateDue(runtime, batchWriter([fakeGenerator()]))).toEqual(['completed']);
     expect(itemsOf(id).map((item) => item.campaignSlot)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
     expect(campaignRow(id)!.generatedPosts).toBe(1000);
   });
@@ -273,7 +273,7 @@ describe('campaign generation', () => {
     const { id } = create({ posts_per_day: 2, campaign_length_days: 2, content_mix: { carousel: 1 } });
     launch(id);
     const generator = fakeGenerator();
-    await generateDue(runtime, draftWriter([generator]));
+    await generateDue(runtime, batchWriter([generator]));
     const [request] = generator.calls;
     const library = runtime.db.select().from(templates).all();
     const carousels = library.filter((t) => t.contentType === 'carousel').map((t) => `${t.structure.hook} / ${t.structure.body} / ${t.structure.call_to_action}`);
@@ -290,7 +290,7 @@ describe('campaign generation', () => {
     launch(id);
     const broken: CaptionGenerator = { name: 'broken', generate: async () => Promise.reject(new Error('upstream 503')) };
     const sloppy: CaptionGenerator = { name: 'sloppy', generate: async (request) => request.slots.map(() => ({ caption: '', hashtags: [], topic: null })) };
-    expect(await generateDue(runtime, draftWriter([broken, sloppy, fakeGenerator()]))).toEqual(['completed']);
+    expect(await generateDue(runtime, batchWriter([broken, sloppy, fakeGenerator()]))).toEqual(['completed']);
     expect(itemsOf(id).map((item) => item.caption)).toEqual(Array.from({ length: 10 }, (_, i) => `Spring post ${i}`));
   });
 
@@ -300,7 +300,7 @@ describe('campaign generation', () => {
     connectAccounts(runtime, ws.workspace, ['facebook']);
     const { id } = create({ posts_per_day: 1, campaign_length_days: 3 });
     launch(id);
-    await generateDue(runtime, draftWriter([fakeGenerator()]));
+    await generateDue(runtime, batchWriter([fakeGenerator()]));
     for (const item of itemsOf(id)) expect(item).toMatchObject({ workspaceId: ws.workspace.id, targetPlatforms: ['facebook'] });
     expect(runtime.db.select().from(content).where(and(eq(content.workspaceId, other.workspace.id), isNotNull(content.campaignId))).all()).toEqual([]);
   });
