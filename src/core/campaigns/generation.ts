@@ -175,8 +175,8 @@ export type GenerationOutcome = 'completed' | 'out_of_credits' | 'stopped' | 'le
 
 /**
  * Writes a batch: one valid draft per slot, and what the commit inserts for it, or fails. The
- * server's writer runs on a worker thread (src/jobs/draft-thread.ts), so that the next batches are
- * written while this one commits; all it writes is a pure function of the plan.
+ * server's writer runs on a worker thread (src/jobs/draft-thread.ts), so that the next batch is
+ * written while this one commits; it reads nothing but the plan.
  */
 export interface BatchWriter {
   /** The most slots a batch is given. */
