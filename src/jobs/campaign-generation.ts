@@ -36,7 +36,9 @@ export function startCampaignGeneration(runtime: Runtime): Worker {
   return {
     async stop(deadline) {
       const left = await worker.stop(deadline);
-      await drafts.close();
+      // A batch still being written at the deadline is left to the process's exit, as after a
+      // crash: closing the thread would fail it, and the failure would be recorded as the campaign's.
+      if (left === 0) await drafts.close();
       return left;
     },
   };

@@ -21,9 +21,10 @@ export interface DraftThread extends BatchWriter {
  * A batch writer on a worker thread: the generators (`generatorsFor(ai)`, tried in order), the
  * check of every draft they write and the serialising of the items' events run there, exactly as
  * `batchWriter` runs them on the main thread. That is the CPU-heavy half of generation, and it
- * needs no database, so the engine has the thread write the next batches while the main thread
- * commits the current one (measured in bench/RESULTS.md). A thread that dies fails the writes it had (the engine retries the campaign
- * later) and is started again on the next write. It keeps the process alive only while it has work.
+ * needs no database, so the engine has the thread write the next batch while the main thread
+ * commits the current one (measured in bench/RESULTS.md). A thread that dies fails the writes it
+ * had (the engine retries the campaign later) and is started again on the next write. It keeps the
+ * process alive only while it has work.
  */
 export function startDraftThread(ai: AiConfig): DraftThread {
   const { batchSize } = batchWriter(generatorsFor(ai));
