@@ -105,7 +105,8 @@ async function insertRaw(rows: Array<Record<string, unknown>>): Promise<{ second
 export async function benchGeneration(settings: GenerationSettings): Promise<Row[]> {
   console.log(`\n== Campaign generation: ${POSTS_PER_DAY} posts/day x ${DAYS} days (${fmt(POSTS_PER_DAY * DAYS)} posts) vs a raw insert of the same rows; ${settings.rounds} rounds ==`);
   const ratios: Array<{ engine: number; raw: number }> = [];
-  // The draft thread lives as long as the process, as in the server, which starts it at boot.
+  // Started before the rounds and busy through them, as in a server generating one campaign after another
+  // (a server starts it with its first batch and stops it after a minute without one).
   const drafts = startDraftThread(loadConfig({}).ai);
   await drafts.ready;
   // Round 0 warms the JIT for both sides and is not counted.

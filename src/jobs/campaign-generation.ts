@@ -17,8 +17,8 @@ const CONCURRENT_CAMPAIGNS = 4;
 /**
  * The campaign generation run of this process: woken by a launch, polled once a second as the
  * backstop for launches made by other processes and for campaigns whose run died (see
- * leased-worker.ts). Leases are renewed while a generator writes a batch. Drafts are written on the
- * draft thread (draft-thread.ts), started here so it has loaded before the first launch.
+ * leased-worker.ts). Leases are renewed while a generator writes a batch. Batches are written on
+ * the draft thread (draft-thread.ts), which runs only while there is generation to do.
  */
 export function startCampaignGeneration(runtime: Runtime): Worker {
   const drafts = startDraftThread(runtime.config.ai);
@@ -32,7 +32,6 @@ export function startCampaignGeneration(runtime: Runtime): Worker {
     renew: { everyMs: generationLeaseMs(runtime) / 3, run: (claims) => renewGenerationLeases(runtime, claims) },
     listen: (wake) => runtime.wakeups.listen('generation', wake),
   });
-  drafts.ready.catch((error: unknown) => runtime.log.error({ err: error }, 'campaign generation: the draft thread did not start'));
   return {
     async stop(deadline) {
       const left = await worker.stop(deadline);

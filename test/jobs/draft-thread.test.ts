@@ -63,8 +63,8 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((thing) => thing.close()));
 });
 
-function thread(ai: AiConfig = noEndpoint): DraftThread {
-  const started = startDraftThread(ai);
+function thread(ai: AiConfig = noEndpoint, idleMs?: number): DraftThread {
+  const started = startDraftThread(ai, { idleMs });
   opened.push(started);
   return started;
 }
@@ -147,12 +147,24 @@ describe('the draft thread', () => {
     expect(created.map((event) => event.createdAt)).toEqual(items.map((item) => item.createdAt));
   });
 
+  it('starts with the first write, stops once idle, and starts again for the next write', async () => {
+    const idle = thread(noEndpoint, 100);
+    const small = { ...plan, request: { ...request, slots: request.slots.slice(0, 5) } };
+    const first = await idle.write(small);
+    const started = idle.ready;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    // A new thread, writing the same drafts.
+    const again = await idle.write(small);
+    expect(idle.ready).not.toBe(started);
+    expect(again.map((slot) => slot.draft)).toEqual(first.map((slot) => slot.draft));
+  });
+
   it('once closed, fails the writes in hand and every write after', async () => {
     const closing = thread();
     await closing.ready;
-    const inHand = closing.write(plan);
+    const inHand = expect(closing.write(plan)).rejects.toThrow('the draft thread was closed');
     await closing.close();
-    await expect(inHand).rejects.toThrow('the draft thread was closed');
+    await inHand;
     await expect(closing.write(plan)).rejects.toThrow('the draft thread was closed');
   });
 });
