@@ -21,7 +21,7 @@ const CONCURRENT_CAMPAIGNS = 4;
  * the draft thread (draft-thread.ts), which runs only while there is generation to do.
  */
 export function startCampaignGeneration(runtime: Runtime): Worker {
-  const drafts = startDraftThread(runtime.config.ai);
+  const drafts = startDraftThread(runtime.config.ai, { log: runtime.log });
   const worker = startLeasedWorker<GenerationClaim>(runtime, {
     name: 'campaign generation',
     capacity: CONCURRENT_CAMPAIGNS,

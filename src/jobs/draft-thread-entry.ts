@@ -6,7 +6,7 @@ import type { AiConfig } from '../core/campaigns/generators/openai.ts';
 import type { DraftThreadAnswer, DraftThreadRequest } from './draft-thread.ts';
 
 const port = parentPort!;
-const writer = batchWriter(generatorsFor((workerData as { ai: AiConfig }).ai));
+const writer = batchWriter(generatorsFor((workerData as { ai: AiConfig }).ai), (failure) => port.postMessage({ passedOver: failure } satisfies DraftThreadAnswer));
 
 port.on('message', ({ id, plan }: DraftThreadRequest) => {
   writer.write(plan).then(

@@ -1,14 +1,20 @@
 import { Worker } from 'node:worker_threads';
-import { batchWriter, type BatchPlan, type BatchWriter, type WrittenSlot } from '../core/campaigns/generation.ts';
+import { batchWriter, type BatchPlan, type BatchWriter, type GeneratorFailure, type WrittenSlot } from '../core/campaigns/generation.ts';
 import { generatorsFor } from '../core/campaigns/generators/index.ts';
 import type { AiConfig } from '../core/campaigns/generators/openai.ts';
+import type { Logger } from '../core/log.ts';
 
 /** What the draft thread is sent, and what it answers. */
 export interface DraftThreadRequest {
   id: number;
   plan: BatchPlan;
 }
-export type DraftThreadAnswer = { ready: true } | { id: number; written: WrittenSlot[] } | { id: number; error: string };
+export type DraftThreadAnswer =
+  | { ready: true }
+  | { id: number; written: WrittenSlot[] }
+  | { id: number; error: string }
+  /** A generator passed over for a batch, for the main thread's log. */
+  | { passedOver: GeneratorFailure };
 
 export interface DraftThread extends BatchWriter {
   /** Starts the thread if it is not running, and settles once it has loaded the generators (or failed to). */
@@ -34,11 +40,12 @@ const IDLE_MS = 60_000;
  * (the engine retries the campaign later); the next write starts another. It keeps the process
  * alive only while it has work.
  */
-export function startDraftThread(ai: AiConfig, options: { idleMs?: number } = {}): DraftThread {
+export function startDraftThread(ai: AiConfig, options: { idleMs?: number; log?: Logger } = {}): DraftThread {
   const idleMs = options.idleMs ?? IDLE_MS;
+  const passedOver = (failure: GeneratorFailure) => options.log?.warn({ generator: failure.generator, campaign_id: failure.campaignId, err: failure.error }, `campaign generation: the ${failure.generator} generator failed a batch; the next one writes it`);
   let running: RunningThread | undefined;
   let closed = false;
-  const thread = (): RunningThread => (running ??= runThread(ai, idleMs, (gone) => running === gone && (running = undefined)));
+  const thread = (): RunningThread => (running ??= runThread(ai, idleMs, passedOver, (gone) => running === gone && (running = undefined)));
   const closedError = () => new Error('the draft thread was closed');
   return {
     batchSize: batchWriter(generatorsFor(ai)).batchSize,
@@ -61,7 +68,7 @@ interface RunningThread {
 }
 
 /** One worker thread; `gone` is told when it stops (idle, failed or terminated), so the next write starts another. */
-function runThread(ai: AiConfig, idleMs: number, gone: (thread: RunningThread) => void): RunningThread {
+function runThread(ai: AiConfig, idleMs: number, passedOver: (failure: GeneratorFailure) => void, gone: (thread: RunningThread) => void): RunningThread {
   const worker = new Worker(bootstrap, { eval: true, workerData: { ai }, name: 'draft writer' });
   worker.unref();
   const waiting = new Map<number, { resolve(written: WrittenSlot[]): void; reject(error: Error): void }>();
@@ -98,6 +105,7 @@ function runThread(ai: AiConfig, idleMs: number, gone: (thread: RunningThread) =
   };
   worker.on('message', (answer: DraftThreadAnswer) => {
     if ('ready' in answer) return started();
+    if ('passedOver' in answer) return passedOver(answer.passedOver);
     const writer = waiting.get(answer.id);
     waiting.delete(answer.id);
     if (waiting.size === 0) {

@@ -18,6 +18,7 @@ import { loadConfig } from '../../src/core/config.ts';
 import { toContentResource } from '../../src/core/content/serialize.ts';
 import { contextFor } from '../../src/core/context.ts';
 import { runOperation } from '../../src/core/operation.ts';
+import type { Logger } from '../../src/core/log.ts';
 import { startDraftThread, type DraftThread } from '../../src/jobs/draft-thread.ts';
 import { makeWorkspace } from '../helpers/factories.ts';
 import { eventsOf } from '../helpers/rest-expect.ts';
@@ -119,7 +120,10 @@ describe('the draft thread', () => {
     const { port } = server.address() as AddressInfo;
     const ai: AiConfig = { baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'sk-test', model: 'test-model', timeoutMs: 2_000, maxRetries: 0 };
 
-    const onThread = thread(ai);
+    const logged: Array<{ fields: Record<string, unknown>; message: string }> = [];
+    const log = { warn: (fields: Record<string, unknown>, message: string) => logged.push({ fields, message }) } as unknown as Logger;
+    const onThread = startDraftThread(ai, { log });
+    opened.push(onThread);
     // Batches are cut to what a model writes well in one call.
     expect(onThread.batchSize).toBe(batchWriter(generatorsFor(ai)).batchSize);
     expect(onThread.batchSize).toBeLessThan(batchWriter([builtinGenerator]).batchSize);
@@ -127,6 +131,13 @@ describe('the draft thread', () => {
     const drafts = (written: WrittenSlot[]) => written.map((slot) => slot.draft);
     expect(drafts(await onThread.write(small))).toEqual(drafts(await batchWriter([builtinGenerator]).write(small)));
     expect(calls).toBe(1);
+    // The thread tells the main thread's log why the endpoint was passed over.
+    expect(logged).toEqual([
+      {
+        fields: { generator: 'openai', campaign_id: 'cmp_thread', err: expect.stringContaining('not JSON') },
+        message: 'campaign generation: the openai generator failed a batch; the next one writes it',
+      },
+    ]);
   });
 
   it('generates a whole campaign through the engine: every slot once, in order', async () => {

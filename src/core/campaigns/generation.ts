@@ -184,12 +184,22 @@ export interface BatchWriter {
   write(plan: BatchPlan): Promise<WrittenSlot[]>;
 }
 
-/** A writer that runs `generators` on this thread, trying them in order (see writeDrafts). */
-export function batchWriter(generators: CaptionGenerator[]): BatchWriter {
+/** A generator that failed a batch, passed over for the next one (see writeDrafts). */
+export interface GeneratorFailure {
+  generator: string;
+  campaignId: string;
+  error: string;
+}
+
+/**
+ * A writer that runs `generators` on this thread, trying them in order (see writeDrafts), telling
+ * `passedOver` of each one that fails a batch.
+ */
+export function batchWriter(generators: CaptionGenerator[], passedOver: (failure: GeneratorFailure) => void = () => {}): BatchWriter {
   return {
     batchSize: Math.min(DEFAULT_BATCH, ...generators.map((generator) => generator.maxSlotsPerCall ?? DEFAULT_BATCH)),
     async write(plan) {
-      const drafts = await writeDrafts(plan.request, generators);
+      const drafts = await writeDrafts(plan.request, generators, passedOver);
       return drafts.map((draft, i) => {
         const item = storedContentRow(campaignItem(plan, i, draft, newId()));
         return { draft, itemId: item.id, eventId: prefixedId('evt'), eventData: JSON.stringify({ content: toContentResource(item) }) };
@@ -377,7 +387,7 @@ function batchPlan(runtime: Runtime, campaign: CampaignRow, from: number, count:
  * comes last and always does. A generator that fails or writes an invalid draft is passed over for
  * this batch only.
  */
-async function writeDrafts(request: GenerationRequest, generators: CaptionGenerator[]): Promise<Draft[]> {
+async function writeDrafts(request: GenerationRequest, generators: CaptionGenerator[], passedOver: (failure: GeneratorFailure) => void): Promise<Draft[]> {
   let lastError: unknown;
   for (const generator of generators) {
     try {
@@ -388,7 +398,7 @@ async function writeDrafts(request: GenerationRequest, generators: CaptionGenera
     } catch (error) {
       lastError = error;
     }
-    console.error(`campaign generation: the ${generator.name} generator failed for campaign ${request.campaign.id}; trying the next:`, lastError);
+    passedOver({ generator: generator.name, campaignId: request.campaign.id, error: lastError instanceof Error ? lastError.message : String(lastError) });
   }
   throw lastError instanceof Error ? lastError : new Error(String(lastError));
 }

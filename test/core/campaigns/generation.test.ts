@@ -10,6 +10,7 @@ import {
   claimDueGenerations,
   batchWriter,
   type BatchWriter,
+  type GeneratorFailure,
   contentTypeSequence,
   generationLeaseMs,
   slotTime,
@@ -290,8 +291,13 @@ describe('campaign generation', () => {
     launch(id);
     const broken: CaptionGenerator = { name: 'broken', generate: async () => Promise.reject(new Error('upstream 503')) };
     const sloppy: CaptionGenerator = { name: 'sloppy', generate: async (request) => request.slots.map(() => ({ caption: '', hashtags: [], topic: null })) };
-    expect(await generateDue(runtime, batchWriter([broken, sloppy, fakeGenerator()]))).toEqual(['completed']);
+    const passedOver: GeneratorFailure[] = [];
+    expect(await generateDue(runtime, batchWriter([broken, sloppy, fakeGenerator()], (failure) => passedOver.push(failure)))).toEqual(['completed']);
     expect(itemsOf(id).map((item) => item.caption)).toEqual(Array.from({ length: 10 }, (_, i) => `Spring post ${i}`));
+    expect(passedOver).toEqual([
+      { generator: 'broken', campaignId: id, error: 'upstream 503' },
+      { generator: 'sloppy', campaignId: id, error: 'sloppy generator: the caption is empty' },
+    ]);
   });
 
   it('only the workspace\'s own active accounts are targeted, and nothing leaks across workspaces', async () => {
