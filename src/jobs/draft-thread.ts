@@ -42,7 +42,12 @@ const IDLE_MS = 60_000;
  */
 export function startDraftThread(ai: AiConfig, options: { idleMs?: number; log?: Logger } = {}): DraftThread {
   const idleMs = options.idleMs ?? IDLE_MS;
-  const passedOver = (failure: GeneratorFailure) => options.log?.warn({ generator: failure.generator, campaign_id: failure.campaignId, err: failure.error }, `campaign generation: the ${failure.generator} generator failed a batch; the next one writes it`);
+  // Said of every generator that fails a batch, the last one too: then the batch fails with its error.
+  const passedOver = (failure: GeneratorFailure) =>
+    options.log?.warn(
+      { generator: failure.generator, campaign_id: failure.campaignId, err: failure.error },
+      `campaign generation: the ${failure.generator} generator failed a batch and was passed over`,
+    );
   let running: RunningThread | undefined;
   let closed = false;
   const thread = (): RunningThread => (running ??= runThread(ai, idleMs, passedOver, (gone) => running === gone && (running = undefined)));

@@ -135,7 +135,7 @@ describe('the draft thread', () => {
     expect(logged).toEqual([
       {
         fields: { generator: 'openai', campaign_id: 'cmp_thread', err: expect.stringContaining('not JSON') },
-        message: 'campaign generation: the openai generator failed a batch; the next one writes it',
+        message: 'campaign generation: the openai generator failed a batch and was passed over',
       },
     ]);
   });
