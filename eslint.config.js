@@ -30,7 +30,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: doorPackages, message: 'The core knows no transport: keep Express, MCP, HTTP and timers in the doors.' },
+            {
+              group: doorPackages,
+              message: 'The core knows no transport: keep Express, MCP, HTTP and timers in the doors.',
+            },
             { group: doorFolders, message: 'The core must not import a door (rest, mcp, jobs, cli).' },
             { group: ['**/tools/**', '**/tools'], message: 'tools/ sits above the core, not below it.' },
           ],

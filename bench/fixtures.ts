@@ -34,17 +34,29 @@ export interface Fixture {
 
 /** Creates a business-plan workspace and its key with `main.ts admin create-workspace --json`. */
 export async function createWorkspaceViaCli(dataDir: string): Promise<Fixture> {
-  const out = await runChild('src/cli/main.ts', ['admin', 'create-workspace', '--name', 'bench', '--plan', 'business', '--json'], childEnv({ DATA_DIR: dataDir }));
+  const out = await runChild(
+    'src/cli/main.ts',
+    ['admin', 'create-workspace', '--name', 'bench', '--plan', 'business', '--json'],
+    childEnv({ DATA_DIR: dataDir }),
+  );
   const parsed = JSON.parse(out.trim().split('\n').at(-1)!) as { workspace_id: string; api_key: string };
   if (!parsed.api_key || !parsed.workspace_id) throw new Error(`admin create-workspace gave no key: ${out}`);
   return { dataDir, workspaceId: parsed.workspace_id, apiKey: parsed.api_key };
 }
 
 /** POSTs one item, reads it back, and writes the exact GET body to a file the baselines serve. */
-export async function createItem(baseUrl: string, fixture: Fixture): Promise<{ id: string; body: Record<string, unknown>; file: string }> {
+export async function createItem(
+  baseUrl: string,
+  fixture: Fixture,
+): Promise<{ id: string; body: Record<string, unknown>; file: string }> {
   const headers = { authorization: `Bearer ${fixture.apiKey}`, 'content-type': 'application/json' };
-  const created = await fetch(`${baseUrl}/api/v1/content`, { method: 'POST', headers, body: JSON.stringify(CREATE_BODY) });
-  if (created.status !== 201) throw new Error(`POST /api/v1/content answered ${created.status}: ${await created.text()}`);
+  const created = await fetch(`${baseUrl}/api/v1/content`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(CREATE_BODY),
+  });
+  if (created.status !== 201)
+    throw new Error(`POST /api/v1/content answered ${created.status}: ${await created.text()}`);
   const { id } = (await created.json()) as { id: string };
   const read = await fetch(`${baseUrl}/api/v1/content/${id}`, { headers });
   if (read.status !== 200) throw new Error(`GET /api/v1/content/${id} answered ${read.status}: ${await read.text()}`);

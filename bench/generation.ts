@@ -53,7 +53,9 @@ const cpuMsSince = (start: NodeJS.CpuUsage): number => {
 };
 
 /** Seconds to generate the whole campaign, its process CPU, and the rows it wrote (for the raw insert). */
-async function generateCampaign(drafts: DraftThread): Promise<{ seconds: number; cpuMs: number; rows: Array<Record<string, unknown>> }> {
+async function generateCampaign(
+  drafts: DraftThread,
+): Promise<{ seconds: number; cpuMs: number; rows: Array<Record<string, unknown>> }> {
   const world = openWorld('engine');
   try {
     const { runtime } = world;
@@ -73,7 +75,9 @@ async function generateCampaign(drafts: DraftThread): Promise<{ seconds: number;
     const seconds = (performance.now() - t0) / 1000;
     const cpuMs = cpuMsSince(cpu0);
     if (outcomes.join() !== 'completed') throw new Error(`generation: ended with ${outcomes.join()}`);
-    const rows = runtime.db.$client.prepare('select * from content where campaign_id = ? order by campaign_slot').all(id) as Array<Record<string, unknown>>;
+    const rows = runtime.db.$client
+      .prepare('select * from content where campaign_id = ? order by campaign_slot')
+      .all(id) as Array<Record<string, unknown>>;
     if (rows.length !== POSTS_PER_DAY * DAYS) throw new Error(`generation: ${rows.length} items written`);
     return { seconds, cpuMs, rows };
   } finally {
@@ -88,8 +92,14 @@ async function insertRaw(rows: Array<Record<string, unknown>>): Promise<{ second
     const sqlite = world.runtime.db.$client;
     const { workspace } = createWorkspace(world.runtime, { name: 'Raw insert', plan: 'business' });
     const columns = getTableConfig(content).columns.map((column) => column.name);
-    const insert = sqlite.prepare(`insert into content (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`);
-    const values = rows.map((row) => columns.map((column) => (column === 'workspace_id' ? workspace.id : column === 'id' ? `${row.id as string}-raw` : row[column])));
+    const insert = sqlite.prepare(
+      `insert into content (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`,
+    );
+    const values = rows.map((row) =>
+      columns.map((column) =>
+        column === 'workspace_id' ? workspace.id : column === 'id' ? `${row.id as string}-raw` : row[column],
+      ),
+    );
     const batch = sqlite.transaction((slice: unknown[][]) => {
       for (const row of slice) insert.run(...row);
     });
@@ -103,7 +113,9 @@ async function insertRaw(rows: Array<Record<string, unknown>>): Promise<{ second
 }
 
 export async function benchGeneration(settings: GenerationSettings): Promise<Row[]> {
-  console.log(`\n== Campaign generation: ${POSTS_PER_DAY} posts/day x ${DAYS} days (${fmt(POSTS_PER_DAY * DAYS)} posts) vs a raw insert of the same rows; ${settings.rounds} rounds ==`);
+  console.log(
+    `\n== Campaign generation: ${POSTS_PER_DAY} posts/day x ${DAYS} days (${fmt(POSTS_PER_DAY * DAYS)} posts) vs a raw insert of the same rows; ${settings.rounds} rounds ==`,
+  );
   const ratios: Array<{ engine: number; raw: number }> = [];
   // Started before the rounds and busy through them, as in a server generating one campaign after another
   // (a server starts it with its first batch and stops it after a minute without one).

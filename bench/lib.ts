@@ -58,7 +58,12 @@ export interface HttpChild {
 }
 
 /** Runs `node --import tsx <script> ...args` and waits (at most 60 s) for it to print 'Listening on http://…'. */
-export async function startHttpChild(name: string, script: string, args: string[], env: Record<string, string>): Promise<HttpChild> {
+export async function startHttpChild(
+  name: string,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<HttpChild> {
   const extraNodeArgs = (process.env.BENCH_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...extraNodeArgs, '--import', 'tsx', script, ...args], {
     cwd: REPO_ROOT,
@@ -89,7 +94,9 @@ export async function startHttpChild(name: string, script: string, args: string[
         resolve(match[1]);
       }
     });
-    child.once('exit', (code, signal) => fail(new Error(`${name} exited (${code ?? signal}) before listening.\n${log()}`)));
+    child.once('exit', (code, signal) =>
+      fail(new Error(`${name} exited (${code ?? signal}) before listening.\n${log()}`)),
+    );
     child.once('error', fail);
   });
 
@@ -108,7 +115,11 @@ export async function startHttpChild(name: string, script: string, args: string[
 /** Runs a short-lived `node --import tsx <script> ...args` and returns its stdout (fails on a non-zero exit or after 60 s). */
 export function runChild(script: string, args: string[], env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.add(child);
     let out = '';
     let err = '';
@@ -155,11 +166,13 @@ async function cannon(label: string, options: LoadOptions, seconds: number): Pro
     timeout: 10,
   });
   const problems: string[] = [];
-  if (result.non2xx > 0) problems.push(`${result.non2xx} non-2xx responses (4xx ${result['4xx']}, 5xx ${result['5xx']})`);
+  if (result.non2xx > 0)
+    problems.push(`${result.non2xx} non-2xx responses (4xx ${result['4xx']}, 5xx ${result['5xx']})`);
   if (result.errors > 0) problems.push(`${result.errors} errors`);
   if (result.timeouts > 0) problems.push(`${result.timeouts} timeouts`);
   if (result.requests.total === 0) problems.push('no requests completed');
-  if (problems.length) throw new Error(`${label}: ${problems.join(', ')} against ${options.method ?? 'GET'} ${options.url}`);
+  if (problems.length)
+    throw new Error(`${label}: ${problems.join(', ')} against ${options.method ?? 'GET'} ${options.url}`);
   return result;
 }
 
@@ -173,14 +186,17 @@ export async function compareLoad(
   rounds: number,
 ): Promise<Array<LoadResult & { perRound: number[] }>> {
   for (const side of sides) {
-    if (side.options.warmupSeconds > 0) await cannon(`${side.label} (warm-up)`, side.options, side.options.warmupSeconds);
+    if (side.options.warmupSeconds > 0)
+      await cannon(`${side.label} (warm-up)`, side.options, side.options.warmupSeconds);
   }
   const collected = sides.map(() => [] as autocannon.Result[]);
   for (let round = 0; round < rounds; round++) {
     const order = sides.map((_, i) => i);
     if (round % 2 === 1) order.reverse();
     for (const i of order) {
-      collected[i].push(await cannon(sides[i].label, sides[i].options, Math.max(1, Math.round(sides[i].options.seconds / rounds))));
+      collected[i].push(
+        await cannon(sides[i].label, sides[i].options, Math.max(1, Math.round(sides[i].options.seconds / rounds))),
+      );
     }
   }
   return collected.map((results) => {
@@ -229,15 +245,22 @@ export interface Row {
 }
 
 export const passes = (row: Row): boolean | undefined =>
-  row.target === undefined ? undefined : row.target.op === '>=' ? row.ratio >= row.target.value : row.ratio <= row.target.value;
+  row.target === undefined
+    ? undefined
+    : row.target.op === '>='
+      ? row.ratio >= row.target.value
+      : row.ratio <= row.target.value;
 
 export const fmt = (n: number, digits = 0): string =>
-  Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : String(n);
+  Number.isFinite(n)
+    ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    : String(n);
 
 /** Fixed-width text table. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -260,7 +283,12 @@ export function summaryTable(rows: Row[]): string {
 }
 
 /** Waits (polling every `intervalMs`) until `check` holds; throws with `what` after `timeoutSeconds`. */
-export async function until(what: string, check: () => boolean, timeoutSeconds: number, intervalMs = 20): Promise<void> {
+export async function until(
+  what: string,
+  check: () => boolean,
+  timeoutSeconds: number,
+  intervalMs = 20,
+): Promise<void> {
   const deadline = Date.now() + timeoutSeconds * 1000;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutSeconds} s`);

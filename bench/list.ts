@@ -39,25 +39,51 @@ function rng(seed: number): () => number {
   };
 }
 
-const TYPES = ['text_only', 'single_image', 'slideshow', 'reel', 'talking_head', 'video_hook', 'video_hook_demo', 'carousel'];
+const TYPES = [
+  'text_only',
+  'single_image',
+  'slideshow',
+  'reel',
+  'talking_head',
+  'video_hook',
+  'video_hook_demo',
+  'carousel',
+];
 const PLATFORMS = ['instagram', 'facebook', 'linkedin', 'tiktok', 'twitter', 'youtube'];
-const WORDS = 'launch new collection behind the scenes team story customer tip weekly update event live today sale limited offer thanks community'.split(' ');
+const WORDS =
+  'launch new collection behind the scenes team story customer tip weekly update event live today sale limited offer thanks community'.split(
+    ' ',
+  );
 const POOL = 4096;
 
 /** Captions of 12 to 41 words, 2 to 5 hashtags, 0 to 6 platforms, 0 to 3 media URLs and matching publish results. */
 function pools(random: () => number) {
   const word = () => WORDS[Math.floor(random() * WORDS.length)];
-  const out = { captions: [] as string[], hashtags: [] as string[], platforms: [] as string[], media: [] as string[], results: [] as string[] };
+  const out = {
+    captions: [] as string[],
+    hashtags: [] as string[],
+    platforms: [] as string[],
+    media: [] as string[],
+    results: [] as string[],
+  };
   for (let k = 0; k < POOL; k++) {
     const words = Array.from({ length: 12 + Math.floor(random() * 30) }, word);
     const platforms = PLATFORMS.filter(() => random() < 0.4);
     out.captions.push(`Post ${k}: ${words.join(' ')}`);
     out.hashtags.push(JSON.stringify(words.slice(0, 2 + (k % 4))));
     out.platforms.push(JSON.stringify(platforms));
-    out.media.push(JSON.stringify(Array.from({ length: k % 4 }, (_, m) => `https://cdn.example.com/media/${k}/${m}.jpg`)));
+    out.media.push(
+      JSON.stringify(Array.from({ length: k % 4 }, (_, m) => `https://cdn.example.com/media/${k}/${m}.jpg`)),
+    );
     out.results.push(
       JSON.stringify(
-        platforms.map((p) => ({ platform: p, success: true, platform_post_id: `${p}_${k}`, error: null, attempted_at: '2026-01-01T12:00:00.000Z' })),
+        platforms.map((p) => ({
+          platform: p,
+          success: true,
+          platform_post_id: `${p}_${k}`,
+          error: null,
+          attempted_at: '2026-01-01T12:00:00.000Z',
+        })),
       ),
     );
   }
@@ -69,7 +95,12 @@ function pools(random: () => number) {
  * Gaps are random around the mean; about 5% of items share their predecessor's created_at exactly
  * (bulk imports), which the (created_at, id) cursor must page through without skipping.
  */
-function seed(sqlite: Database.Database, workspaceId: string, n: number, end: number): { seconds: number; insertSeconds: number; identical: number } {
+function seed(
+  sqlite: Database.Database,
+  workspaceId: string,
+  n: number,
+  end: number,
+): { seconds: number; insertSeconds: number; identical: number } {
   const random = rng(n);
   const span = 730 * DAY;
   const meanGap = span / n;
@@ -88,7 +119,20 @@ function seed(sqlite: Database.Database, workspaceId: string, n: number, end: nu
       if (random() < 0.05) identical++;
       else at += Math.floor(random() * 2 * meanGap) + 1;
       const r = random();
-      const status = r < 0.3 ? 'draft' : r < 0.35 ? 'pending_review' : r < 0.45 ? 'approved' : r < 0.55 ? 'scheduled' : r < 0.58 ? 'rejected' : r < 0.63 ? 'archived' : 'published';
+      const status =
+        r < 0.3
+          ? 'draft'
+          : r < 0.35
+            ? 'pending_review'
+            : r < 0.45
+              ? 'approved'
+              : r < 0.55
+                ? 'scheduled'
+                : r < 0.58
+                  ? 'rejected'
+                  : r < 0.63
+                    ? 'archived'
+                    : 'published';
       const pick = Math.floor(random() * POOL);
       const publishedAt = status === 'published' ? at + Math.floor(random() * DAY) : null;
       insert.run(
@@ -141,7 +185,9 @@ function seed(sqlite: Database.Database, workspaceId: string, n: number, end: nu
  * wrapping the statements it prepares (installed before the first query, so cached statements are
  * covered too). Off, the wrapper costs one boolean check per query.
  */
-function queryRecorder(sqlite: Database.Database): { record: <T>(work: () => T) => { result: T; queries: Array<{ sql: string; params: unknown[] }> } } {
+function queryRecorder(sqlite: Database.Database): {
+  record: <T>(work: () => T) => { result: T; queries: Array<{ sql: string; params: unknown[] }> };
+} {
   const original = sqlite.prepare.bind(sqlite);
   let recording: Array<{ sql: string; params: unknown[] }> | null = null;
   sqlite.prepare = ((source: string) => {
@@ -186,17 +232,31 @@ function cursorAt(sqlite: Database.Database, workspaceId: string, status: string
 
 function scenarios(sqlite: Database.Database, workspaceId: string): Scenario[] {
   const count = (where: string) =>
-    (sqlite.prepare(`SELECT count(*) AS n FROM content WHERE workspace_id = ? AND ${where}`).get(workspaceId) as { n: number }).n;
+    (
+      sqlite.prepare(`SELECT count(*) AS n FROM content WHERE workspace_id = ? AND ${where}`).get(workspaceId) as {
+        n: number;
+      }
+    ).n;
   const visible = count("status != 'archived'");
   const scheduled = count("status = 'scheduled'");
   return [
     { name: 'first page', input: { limit: PAGE } },
-    { name: 'page at 50% depth', input: { limit: PAGE, cursor: cursorAt(sqlite, workspaceId, null, Math.floor(visible * 0.5)) } },
-    { name: 'page at 95% depth', input: { limit: PAGE, cursor: cursorAt(sqlite, workspaceId, null, Math.floor(visible * 0.95)) } },
+    {
+      name: 'page at 50% depth',
+      input: { limit: PAGE, cursor: cursorAt(sqlite, workspaceId, null, Math.floor(visible * 0.5)) },
+    },
+    {
+      name: 'page at 95% depth',
+      input: { limit: PAGE, cursor: cursorAt(sqlite, workspaceId, null, Math.floor(visible * 0.95)) },
+    },
     { name: 'status=scheduled, first page', input: { limit: PAGE, status: 'scheduled' } },
     {
       name: 'status=scheduled, 50% depth',
-      input: { limit: PAGE, status: 'scheduled', cursor: cursorAt(sqlite, workspaceId, 'scheduled', Math.floor(scheduled * 0.5)) },
+      input: {
+        limit: PAGE,
+        status: 'scheduled',
+        cursor: cursorAt(sqlite, workspaceId, 'scheduled', Math.floor(scheduled * 0.5)),
+      },
     },
   ];
 }
@@ -223,17 +283,22 @@ function prepare(n: number): Prepared {
     const recorder = queryRecorder(sqlite);
     const { workspace } = createWorkspace(runtime, { name: `list ${n}`, plan: 'business' });
     const seeded = seed(sqlite, workspace.id, n, Date.UTC(2026, 10, 22));
-    console.log(`seeded ${fmt(n)} items in ${fmt(seeded.seconds, 1)} s (rows ${fmt(seeded.insertSeconds, 1)} s, then indexes; ${fmt(seeded.identical)} share their predecessor's created_at)`);
+    console.log(
+      `seeded ${fmt(n)} items in ${fmt(seeded.seconds, 1)} s (rows ${fmt(seeded.insertSeconds, 1)} s, then indexes; ${fmt(seeded.identical)} share their predecessor's created_at)`,
+    );
 
     const list = scenarios(sqlite, workspace.id);
     const plans = new Map<string, string>();
     const ctx = contextFor(runtime, workspace, 'rest');
     for (const scenario of list) {
       const { result: page, queries } = recorder.record(() => runOperation(listContent, ctx, scenario.input));
-      if (page.data.length !== PAGE || !page.has_more) throw new Error(`${scenario.name}: expected a full page with more after it`);
+      if (page.data.length !== PAGE || !page.has_more)
+        throw new Error(`${scenario.name}: expected a full page with more after it`);
       const query = queries.find((q) => /from\s+"content"/i.test(q.sql) && /order by/i.test(q.sql));
       const plan = query
-        ? (sqlite.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.params) as Array<{ detail: string }>).map((r) => r.detail).join('; ')
+        ? (sqlite.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.params) as Array<{ detail: string }>)
+            .map((r) => r.detail)
+            .join('; ')
         : '(page query not seen)';
       plans.set(scenario.name, plan);
     }
@@ -274,7 +339,14 @@ export function benchList(settings: ListSettings): Row[] {
       for (const db of dbs) timeCalls(db, db.scenarios[index], settings.warmupCalls, deadline, []);
       for (let round = 0; round < ROUNDS; round++) {
         const order = round % 2 === 0 ? [0, 1] : [1, 0];
-        for (const which of order) timeCalls(dbs[which], dbs[which].scenarios[index], Math.ceil(settings.calls / ROUNDS), deadline, latencies[which]);
+        for (const which of order)
+          timeCalls(
+            dbs[which],
+            dbs[which].scenarios[index],
+            Math.ceil(settings.calls / ROUNDS),
+            deadline,
+            latencies[which],
+          );
       }
       timings.set(
         scenario.name,
@@ -288,7 +360,16 @@ export function benchList(settings: ListSettings): Row[] {
     const k = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`);
     console.log(
       table(
-        ['scenario', `p50 ${k(small)}`, `p99 ${k(small)}`, `p50 ${k(large)}`, `p99 ${k(large)}`, 'p50 ratio', 'p99 ratio', 'calls'],
+        [
+          'scenario',
+          `p50 ${k(small)}`,
+          `p99 ${k(small)}`,
+          `p50 ${k(large)}`,
+          `p99 ${k(large)}`,
+          'p50 ratio',
+          'p99 ratio',
+          'calls',
+        ],
         [...timings].map(([name, [s, l]]) => [
           name,
           `${fmt(s.p50, 3)} ms`,

@@ -22,7 +22,7 @@ async function writeUploadFile(path: string, size: number): Promise<void> {
   const head = png(64, 64);
   out.write(head);
   const chunk = Buffer.alloc(MB, 0x5a);
-  for (let written = head.length; written < size; ) {
+  for (let written = head.length; written < size;) {
     const part = chunk.subarray(0, Math.min(chunk.length, size - written));
     written += part.length;
     if (!out.write(part)) await once(out, 'drain');
@@ -31,20 +31,41 @@ async function writeUploadFile(path: string, size: number): Promise<void> {
   await once(out, 'finish');
 }
 
-async function uploadFile(baseUrl: string, apiKey: string, path: string, filename: string): Promise<{ status: number; body: any }> {
+async function uploadFile(
+  baseUrl: string,
+  apiKey: string,
+  path: string,
+  filename: string,
+): Promise<{ status: number; body: any }> {
   const form = new FormData();
   form.append('file', await openAsBlob(path), filename);
   form.append('tags', 'bench');
-  const res = await fetch(`${baseUrl}/api/v1/media_assets`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form });
+  const res = await fetch(`${baseUrl}/api/v1/media_assets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}` },
+    body: form,
+  });
   return { status: res.status, body: await res.json() };
 }
 
 export async function benchMedia(options: { sizeMb: number; rounds: number }): Promise<Row[]> {
-  console.log(`\n== Media upload memory: ${options.sizeMb} MB uploads, server RSS idle vs peak, ${options.rounds} round(s) ==`);
+  console.log(
+    `\n== Media upload memory: ${options.sizeMb} MB uploads, server RSS idle vs peak, ${options.rounds} round(s) ==`,
+  );
   const data = tempDir('media');
   try {
     const fixture = await createWorkspaceViaCli(data.path);
-    const server = await startHttpChild('service', 'src/cli/main.ts', ['serve'], childEnv({ PORT: '0', DATA_DIR: data.path, MEDIA_MAX_BYTES: String((options.sizeMb + 1) * MB), ...RAISED_LIMITS }));
+    const server = await startHttpChild(
+      'service',
+      'src/cli/main.ts',
+      ['serve'],
+      childEnv({
+        PORT: '0',
+        DATA_DIR: data.path,
+        MEDIA_MAX_BYTES: String((options.sizeMb + 1) * MB),
+        ...RAISED_LIMITS,
+      }),
+    );
     const pid = server.child.pid!;
     try {
       const small = join(data.path, 'small.png');
@@ -57,7 +78,8 @@ export async function benchMedia(options: { sizeMb: number; rounds: number }): P
       // generation and the stream buffers once (15 to 33 MB measured, whatever the file's size: the
       // same at 50 and 200 MB). Its growth is printed; the rounds then measure the steady state.
       const warm = await uploadFile(server.url, fixture.apiKey, small, 'warm.png');
-      if (warm.status !== 201) throw new Error(`warm-up upload answered ${warm.status}: ${JSON.stringify(warm.body)}\n${server.log()}`);
+      if (warm.status !== 201)
+        throw new Error(`warm-up upload answered ${warm.status}: ${JSON.stringify(warm.body)}\n${server.log()}`);
       const warmFile = join(data.path, 'warm.png');
       await writeUploadFile(warmFile, 16 * MB);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -68,11 +90,14 @@ export async function benchMedia(options: { sizeMb: number; rounds: number }): P
       }, 5);
       try {
         const res = await uploadFile(server.url, fixture.apiKey, warmFile, 'warm.png');
-        if (res.status !== 201) throw new Error(`16 MB warm-up upload answered ${res.status}: ${JSON.stringify(res.body)}`);
+        if (res.status !== 201)
+          throw new Error(`16 MB warm-up upload answered ${res.status}: ${JSON.stringify(res.body)}`);
       } finally {
         clearInterval(coldPoll);
       }
-      console.log(`first 16 MB upload after start (cold): idle ${fmt(coldIdle / MB, 1)} MB, peak ${fmt(coldPeak / MB, 1)} MB, growth ${fmt((coldPeak - coldIdle) / MB, 1)} MB`);
+      console.log(
+        `first 16 MB upload after start (cold): idle ${fmt(coldIdle / MB, 1)} MB, peak ${fmt(coldPeak / MB, 1)} MB, growth ${fmt((coldPeak - coldIdle) / MB, 1)} MB`,
+      );
       const results: Array<{ idle: number; peak: number }> = [];
       for (let round = 0; round < options.rounds; round++) {
         global.gc?.();

@@ -55,7 +55,8 @@ function world(label: string, workspaces: number): World {
   const workspaceIds = writeTransaction(runtime.db, () =>
     Array.from({ length: workspaces }, (_, i) => {
       const { workspace } = createWorkspace(runtime, { name: `Bench ${i}`, plan: 'business' });
-      for (const platform of PLATFORMS) connectSocialAccount(runtime, { workspaceId: workspace.id, platform, username: `bench${i}_${platform}` });
+      for (const platform of PLATFORMS)
+        connectSocialAccount(runtime, { workspaceId: workspace.id, platform, username: `bench${i}_${platform}` });
       return workspace.id;
     }),
   );
@@ -99,7 +100,9 @@ function seedQueued(w: World, count: number, scheduledFor: (i: number) => Date |
 }
 
 const unfinished = (w: World): number =>
-  w.runtime.db.get<{ n: number }>(sql`select count(*) as n from content where status in ('scheduled', 'approved', 'publishing') and publish_queued = 1`).n;
+  w.runtime.db.get<{ n: number }>(
+    sql`select count(*) as n from content where status in ('scheduled', 'approved', 'publishing') and publish_queued = 1`,
+  ).n;
 
 async function lagRound(settings: PublishingSettings): Promise<{ toPublishing: number[]; toFinished: number[] }> {
   const w = world('lag', settings.workspaces);
@@ -115,7 +118,9 @@ async function lagRound(settings: PublishingSettings): Promise<{ toPublishing: n
           from publish_runs r join content c on c.id = r.content_id`,
     );
     if (rows.length !== settings.lagItems) throw new Error(`expected ${settings.lagItems} runs, found ${rows.length}`);
-    const published = w.runtime.db.get<{ n: number }>(sql`select count(*) as n from content where status = 'published'`).n;
+    const published = w.runtime.db.get<{ n: number }>(
+      sql`select count(*) as n from content where status = 'published'`,
+    ).n;
     if (published !== settings.lagItems) throw new Error(`expected every item published, ${published} were`);
     return { toPublishing: rows.map((r) => r.claimed), toFinished: rows.map((r) => r.finished) };
   } finally {
@@ -133,7 +138,8 @@ async function serviceThroughput(settings: PublishingSettings): Promise<number> 
     const seconds = (performance.now() - t0) / 1000;
     await scheduler.stop();
     const posts = w.runtime.db.get<{ n: number }>(sql`select count(*) as n from sandbox_posts`).n;
-    if (posts !== settings.throughputItems * THREE.length) throw new Error(`expected ${settings.throughputItems * 3} sandbox posts, found ${posts}`);
+    if (posts !== settings.throughputItems * THREE.length)
+      throw new Error(`expected ${settings.throughputItems * 3} sandbox posts, found ${posts}`);
     return settings.throughputItems / seconds;
   } finally {
     await w.close();
@@ -161,7 +167,9 @@ async function rawThroughput(settings: PublishingSettings): Promise<number> {
       `update content set status = 'published', published_at = ?, publish_queued = 0, lease_token = null,
        lease_expires_at = null, updated_at = ? where id = ?`,
     );
-    const claimBatch = sqlite.transaction(() => claim.all('lease', Date.now() + 60_000, Date.now(), batch) as Array<{ id: string }>);
+    const claimBatch = sqlite.transaction(
+      () => claim.all('lease', Date.now() + 60_000, Date.now(), batch) as Array<{ id: string }>,
+    );
     const finishBatch = sqlite.transaction((ids: Array<{ id: string }>) => {
       for (const { id } of ids) finish.run(Date.now(), Date.now(), id);
     });
@@ -205,7 +213,12 @@ export async function benchPublishing(settings: PublishingSettings): Promise<Row
       ['measure', 'p50', 'p99', 'max'],
       [
         ['scheduled_for → publishing', `${fmt(lagP50)} ms`, `${fmt(lagP99)} ms`, `${fmt(toPublishing.at(-1)!)} ms`],
-        ['scheduled_for → finished', `${fmt(percentile(toFinished, 50))} ms`, `${fmt(percentile(toFinished, 99))} ms`, `${fmt(toFinished.at(-1)!)} ms`],
+        [
+          'scheduled_for → finished',
+          `${fmt(percentile(toFinished, 50))} ms`,
+          `${fmt(percentile(toFinished, 99))} ms`,
+          `${fmt(toFinished.at(-1)!)} ms`,
+        ],
       ],
     ),
   );
@@ -213,7 +226,20 @@ export async function benchPublishing(settings: PublishingSettings): Promise<Row
   const rawRate = median(raw);
   return [
     { name: 'publish lag p50 (ms, vs 250 ms)', unit: 'ms', project: lagP50, limit: 250, ratio: lagP50 / 250 },
-    { name: 'publish lag p99 (ms, vs 250 ms)', unit: 'ms', project: lagP99, limit: 250, ratio: lagP99 / 250, target: { op: '<=', value: 1 } },
-    { name: 'fan-out to 3 platforms vs raw claim+update', unit: 'items/s', project: serviceRate, limit: rawRate, ratio: serviceRate / rawRate },
+    {
+      name: 'publish lag p99 (ms, vs 250 ms)',
+      unit: 'ms',
+      project: lagP99,
+      limit: 250,
+      ratio: lagP99 / 250,
+      target: { op: '<=', value: 1 },
+    },
+    {
+      name: 'fan-out to 3 platforms vs raw claim+update',
+      unit: 'items/s',
+      project: serviceRate,
+      limit: rawRate,
+      ratio: serviceRate / rawRate,
+    },
   ];
 }

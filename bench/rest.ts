@@ -14,7 +14,12 @@ export interface RestSettings {
 }
 
 export async function startBaseline(objectFile: string): Promise<HttpChild> {
-  return startHttpChild('bare Express', 'bench/baseline-express.ts', [], childEnv({ PORT: '0', BENCH_OBJECT_FILE: objectFile }));
+  return startHttpChild(
+    'bare Express',
+    'bench/baseline-express.ts',
+    [],
+    childEnv({ PORT: '0', BENCH_OBJECT_FILE: objectFile }),
+  );
 }
 
 const line = (label: string, r: LoadResult & { perRound: number[] }) => [
@@ -35,10 +40,16 @@ export async function benchRest(
   settings: RestSettings,
 ): Promise<Row[]> {
   const auth = { authorization: `Bearer ${fixture.apiKey}` };
-  const common = { connections: settings.connections, warmupSeconds: settings.warmupSeconds, seconds: settings.seconds };
+  const common = {
+    connections: settings.connections,
+    warmupSeconds: settings.warmupSeconds,
+    seconds: settings.seconds,
+  };
   const rows: Row[] = [];
 
-  console.log(`\n== REST GET /api/v1/content/{id}: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s each in ${settings.rounds} alternating rounds ==`);
+  console.log(
+    `\n== REST GET /api/v1/content/{id}: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s each in ${settings.rounds} alternating rounds ==`,
+  );
   const [getBase, getSvc] = await compareLoad(
     [
       { label: 'bare GET', options: { ...common, url: `${baseline.url}/api/v1/content/${itemId}`, headers: auth } },
@@ -58,7 +69,9 @@ export async function benchRest(
 
   const body = JSON.stringify(CREATE_BODY);
   const post = { ...common, method: 'POST' as const, body, headers: { ...auth, 'content-type': 'application/json' } };
-  console.log(`\n== REST POST /api/v1/content (${body.length}-byte body): ${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s each in ${settings.rounds} alternating rounds ==`);
+  console.log(
+    `\n== REST POST /api/v1/content (${body.length}-byte body): ${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s each in ${settings.rounds} alternating rounds ==`,
+  );
   const [postBase, postSvc] = await compareLoad(
     [
       { label: 'bare POST', options: { ...post, url: `${baseline.url}/api/v1/content` } },

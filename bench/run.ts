@@ -28,7 +28,17 @@ import { benchList } from './list.ts';
 import { benchMedia } from './media.ts';
 import { benchPublishing } from './publishing.ts';
 import { benchWebhooks } from './webhooks.ts';
-import { childEnv, passes, RAISED_LIMITS, REPO_ROOT, startHttpChild, summaryTable, tempDir, type HttpChild, type Row } from './lib.ts';
+import {
+  childEnv,
+  passes,
+  RAISED_LIMITS,
+  REPO_ROOT,
+  startHttpChild,
+  summaryTable,
+  tempDir,
+  type HttpChild,
+  type Row,
+} from './lib.ts';
 import { benchRest, startBaseline } from './rest.ts';
 import { benchSoak } from './soak.ts';
 import { benchStdio } from './stdio.ts';
@@ -74,7 +84,8 @@ function positiveNumber(name: string, raw: string): number {
 /** The commit measured, and whether the code under test differs from it. */
 function revision(): string {
   try {
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const dirty = git('status', '--porcelain', '--', 'src', 'db', 'tools', 'package.json').length > 0;
     return `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' with uncommitted changes in src/db/tools' : ''}`;
   } catch {
@@ -103,7 +114,10 @@ async function main(): Promise<number> {
 
   const rounds = Math.round(positiveNumber('rounds', values.rounds));
   const started = new Date();
-  const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
+  const load = () =>
+    loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ');
   console.log(`Benchmarks: ${[...selected].join(', ')} at ${revision()}`);
   console.log(
     `Node ${process.version}, ${osType()} ${release()}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ` +
@@ -116,17 +130,31 @@ async function main(): Promise<number> {
     const servers: HttpChild[] = [];
     try {
       const fixture = await createWorkspaceViaCli(data.path);
-      const service = await startHttpChild('service', 'src/cli/main.ts', ['serve'], childEnv({ PORT: '0', DATA_DIR: data.path, ...RAISED_LIMITS }));
+      const service = await startHttpChild(
+        'service',
+        'src/cli/main.ts',
+        ['serve'],
+        childEnv({ PORT: '0', DATA_DIR: data.path, ...RAISED_LIMITS }),
+      );
       servers.push(service);
       const item = await createItem(service.url, fixture).catch((error: unknown) => {
         throw new Error(`${(error as Error).message}\nservice log:\n${service.log()}`, { cause: error });
       });
-      console.log(`service at ${service.url}, workspace ${fixture.workspaceId}, item ${item.id} (${JSON.stringify(item.body).length}-byte body)`);
+      console.log(
+        `service at ${service.url}, workspace ${fixture.workspaceId}, item ${item.id} (${JSON.stringify(item.body).length}-byte body)`,
+      );
       if (selected.has('rest')) {
         const baseline = await startBaseline(item.file);
         servers.push(baseline);
         console.log(`bare Express at ${baseline.url}`);
-        rows.push(...(await benchRest(service, baseline, fixture, item.id, { connections: positiveNumber('connections', values.connections), warmupSeconds, seconds, rounds })));
+        rows.push(
+          ...(await benchRest(service, baseline, fixture, item.id, {
+            connections: positiveNumber('connections', values.connections),
+            warmupSeconds,
+            seconds,
+            rounds,
+          })),
+        );
       }
       for (const server of servers.splice(0)) await server.stop();
       if (selected.has('stdio')) {
@@ -145,7 +173,14 @@ async function main(): Promise<number> {
     }
   }
   if (selected.has('list')) {
-    rows.push(...benchList({ sizes, calls: positiveNumber('calls', values.calls), warmupCalls: 300, maxSecondsPerScenario: 30 }));
+    rows.push(
+      ...benchList({
+        sizes,
+        calls: positiveNumber('calls', values.calls),
+        warmupCalls: 300,
+        maxSecondsPerScenario: 30,
+      }),
+    );
   }
 
   if (selected.has('publishing')) {
@@ -173,14 +208,22 @@ async function main(): Promise<number> {
 
   if (selected.has('generation')) rows.push(...(await benchGeneration({ rounds })));
 
-  if (selected.has('media')) rows.push(...(await benchMedia({ sizeMb: positiveNumber('media-mb', values['media-mb']), rounds })));
+  if (selected.has('media'))
+    rows.push(...(await benchMedia({ sizeMb: positiveNumber('media-mb', values['media-mb']), rounds })));
 
   if (selected.has('soak')) {
     const minutes = positiveNumber('soak-minutes', values['soak-minutes']);
-    rows.push(...(await benchSoak({ minutes, warmupSeconds: positiveNumber('soak-warmup-seconds', values['soak-warmup-seconds']) })));
+    rows.push(
+      ...(await benchSoak({
+        minutes,
+        warmupSeconds: positiveNumber('soak-warmup-seconds', values['soak-warmup-seconds']),
+      })),
+    );
   }
 
-  console.log(`\n== Summary (${new Date().toISOString()}, ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s, load average ${load()}) ==`);
+  console.log(
+    `\n== Summary (${new Date().toISOString()}, ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s, load average ${load()}) ==`,
+  );
   console.log(summaryTable(rows));
   const missed = rows.filter((r) => passes(r) === false);
   if (missed.length) console.log(`\nMissed targets: ${missed.map((r) => r.name).join('; ')}`);
@@ -190,7 +233,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(`\nBENCHMARK FAILED: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    console.error(`\nBENCHMARK FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     process.exit(1);
   },
 );

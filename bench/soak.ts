@@ -20,7 +20,19 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createWorkspaceViaCli } from './fixtures.ts';
-import { childEnv, fmt, percentile, RAISED_LIMITS, runChild, startHttpChild, statusField, table, tempDir, type HttpChild, type Row } from './lib.ts';
+import {
+  childEnv,
+  fmt,
+  percentile,
+  RAISED_LIMITS,
+  runChild,
+  startHttpChild,
+  statusField,
+  table,
+  tempDir,
+  type HttpChild,
+  type Row,
+} from './lib.ts';
 
 export interface SoakSettings {
   /** Measured minutes; the warm-up comes before them. */
@@ -150,7 +162,8 @@ async function request(client: Client, kind: string, method: string, path: strin
     }
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause;
-    label = (error as Error).name === 'TimeoutError' ? 'timeout' : `network error ${cause?.code ?? (error as Error).message}`;
+    label =
+      (error as Error).name === 'TimeoutError' ? 'timeout' : `network error ${cause?.code ?? (error as Error).message}`;
   }
   client.recorder.record(kind, { label, ms: performance.now() - started });
   return label.startsWith('2') && !label.includes('error') ? parsed : undefined;
@@ -173,7 +186,8 @@ function mcpProblem(body: any): string {
   return '';
 }
 
-const caption = (what: string) => `Soak ${what} ${new Date().toISOString()}: autumn collection preview, early access Thursday. #soak`;
+const caption = (what: string) =>
+  `Soak ${what} ${new Date().toISOString()}: autumn collection preview, early access Thursday. #soak`;
 
 /** The mix: each kind with its rate per second and one operation (which may make several requests). */
 interface Kind {
@@ -187,9 +201,18 @@ interface Kind {
 function mix(client: Client, pool: ContentPool, webhookId: string): Kind[] {
   let rpcId = 0;
   const tool = (name: string, args: Record<string, unknown>) =>
-    request(client, `MCP ${name}`, 'POST', '/mcp', { jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name, arguments: args } });
+    request(client, `MCP ${name}`, 'POST', '/mcp', {
+      jsonrpc: '2.0',
+      id: ++rpcId,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    });
   const create = async (what: string) => {
-    const created = await request(client, 'POST /content', 'POST', '/api/v1/content', { caption: caption(what), hashtags: ['soak'], target_platforms: PLATFORMS });
+    const created = await request(client, 'POST /content', 'POST', '/api/v1/content', {
+      caption: caption(what),
+      hashtags: ['soak'],
+      target_platforms: PLATFORMS,
+    });
     return created?.id as string | undefined;
   };
   const withReserved = async (remove: boolean, run: (id: string) => Promise<unknown>) => {
@@ -205,7 +228,10 @@ function mix(client: Client, pool: ContentPool, webhookId: string): Kind[] {
     () => tool('service_get_content', { id: pool.any() }),
     () => tool('service_list_content', { limit: 20 }),
     async () => {
-      const created = await tool('service_create_content', { caption: caption('via MCP'), target_platforms: PLATFORMS });
+      const created = await tool('service_create_content', {
+        caption: caption('via MCP'),
+        target_platforms: PLATFORMS,
+      });
       const id = created?.result?.structuredContent?.id;
       if (id) pool.add(id);
     },
@@ -222,14 +248,29 @@ function mix(client: Client, pool: ContentPool, webhookId: string): Kind[] {
         if (id) pool.add(id);
       },
     },
-    { kind: 'GET /content/{id}', perSecond: 12, run: () => request(client, 'GET /content/{id}', 'GET', `/api/v1/content/${pool.any()}`) },
+    {
+      kind: 'GET /content/{id}',
+      perSecond: 12,
+      run: () => request(client, 'GET /content/{id}', 'GET', `/api/v1/content/${pool.any()}`),
+    },
     {
       kind: 'PATCH /content/{id}',
       perSecond: 4,
-      run: () => withReserved(false, (id) => request(client, 'PATCH /content/{id}', 'PATCH', `/api/v1/content/${id}`, { caption: caption('updated') })),
+      run: () =>
+        withReserved(false, (id) =>
+          request(client, 'PATCH /content/{id}', 'PATCH', `/api/v1/content/${id}`, { caption: caption('updated') }),
+        ),
     },
-    { kind: 'GET /content', perSecond: 3, run: () => request(client, 'GET /content', 'GET', '/api/v1/content?limit=20') },
-    { kind: 'DELETE /content/{id}', perSecond: 1, run: () => withReserved(true, (id) => request(client, 'DELETE /content/{id}', 'DELETE', `/api/v1/content/${id}`)) },
+    {
+      kind: 'GET /content',
+      perSecond: 3,
+      run: () => request(client, 'GET /content', 'GET', '/api/v1/content?limit=20'),
+    },
+    {
+      kind: 'DELETE /content/{id}',
+      perSecond: 1,
+      run: () => withReserved(true, (id) => request(client, 'DELETE /content/{id}', 'DELETE', `/api/v1/content/${id}`)),
+    },
     {
       kind: 'POST /content/{id}/publish',
       perSecond: 1.5,
@@ -246,10 +287,18 @@ function mix(client: Client, pool: ContentPool, webhookId: string): Kind[] {
       run: async () => {
         const id = await create('scheduled');
         const scheduledFor = new Date(Date.now() + SCHEDULE_AHEAD_MS).toISOString();
-        if (id) await request(client, 'POST /content/{id}/publish (scheduled)', 'POST', `/api/v1/content/${id}/publish`, { scheduled_for: scheduledFor });
+        if (id)
+          await request(client, 'POST /content/{id}/publish (scheduled)', 'POST', `/api/v1/content/${id}/publish`, {
+            scheduled_for: scheduledFor,
+          });
       },
     },
-    { kind: 'GET /webhooks/{id}/deliveries', perSecond: 0.5, run: () => request(client, 'GET /webhooks/{id}/deliveries', 'GET', `/api/v1/webhooks/${webhookId}/deliveries?limit=20`) },
+    {
+      kind: 'GET /webhooks/{id}/deliveries',
+      perSecond: 0.5,
+      run: () =>
+        request(client, 'GET /webhooks/{id}/deliveries', 'GET', `/api/v1/webhooks/${webhookId}/deliveries?limit=20`),
+    },
     { kind: 'MCP tools/call', perSecond: 8, run: () => mcpTools[nextTool++ % mcpTools.length]!() },
   ];
 }
@@ -268,7 +317,11 @@ function drive(recorder: Recorder, kinds: Kind[]): { stop: () => Promise<void> }
           if (tally) tally.skipped += 1;
           continue;
         }
-        const running = kind.run().catch((error: unknown) => recorder.record(kind.kind, { label: `bench error ${(error as Error).message}`, ms: 0 }));
+        const running = kind
+          .run()
+          .catch((error: unknown) =>
+            recorder.record(kind.kind, { label: `bench error ${(error as Error).message}`, ms: 0 }),
+          );
         s.inFlight.add(running);
         void running.finally(() => s.inFlight.delete(running));
       }
@@ -283,16 +336,25 @@ function drive(recorder: Recorder, kinds: Kind[]): { stop: () => Promise<void> }
 }
 
 /** What the database says once the load stopped: read-only, next to the running server. */
-function backlog(databaseFile: string, webhookId: string): { events: number; pendingPublishes: number; scheduled: number; overdueScheduled: number } {
+function backlog(
+  databaseFile: string,
+  webhookId: string,
+): { events: number; pendingPublishes: number; scheduled: number; overdueScheduled: number } {
   const db = new Database(databaseFile, { readonly: true, fileMustExist: true });
   try {
     const count = (query: string, ...params: unknown[]) => (db.prepare(query).get(...params) as { n: number }).n;
     return {
       // Every event written after the subscription was made is owed to the receiver.
-      events: count('select count(*) as n from events where seq > (select start_after_seq from webhooks where id = ?)', webhookId),
+      events: count(
+        'select count(*) as n from events where seq > (select start_after_seq from webhooks where id = ?)',
+        webhookId,
+      ),
       pendingPublishes: count("select count(*) as n from content where publish_queued = 1 or status = 'publishing'"),
       scheduled: count("select count(*) as n from content where status = 'scheduled'"),
-      overdueScheduled: count("select count(*) as n from content where status = 'scheduled' and scheduled_for < ?", Date.now() - 5_000),
+      overdueScheduled: count(
+        "select count(*) as n from content where status = 'scheduled' and scheduled_for < ?",
+        Date.now() - 5_000,
+      ),
     };
   } finally {
     db.close();
@@ -308,7 +370,11 @@ interface MemorySample {
 }
 
 /** The gauges GET /metrics reports for the process (prom-client's default metrics), by name. */
-const METRIC_FIELDS = { heapUsed: 'nodejs_heap_size_used_bytes', heapTotal: 'nodejs_heap_size_total_bytes', external: 'nodejs_external_memory_bytes' } as const;
+const METRIC_FIELDS = {
+  heapUsed: 'nodejs_heap_size_used_bytes',
+  heapTotal: 'nodejs_heap_size_total_bytes',
+  external: 'nodejs_external_memory_bytes',
+} as const;
 
 /**
  * RSS and the server's own view of its memory, so growth can be told apart: heap used is live JS
@@ -320,7 +386,10 @@ async function memorySample(client: Client, pid: number): Promise<MemorySample> 
   const rss = statusField(pid, 'VmRSS');
   // The child inherits METRICS_TOKEN from our environment (childEnv), if it is set.
   const token = process.env.METRICS_TOKEN;
-  const res = await fetch(`${client.baseUrl}/metrics`, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const res = await fetch(`${client.baseUrl}/metrics`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
   if (!res.ok) throw new Error(`GET /metrics answered ${res.status}`);
   const text = await res.text();
   const gauge = (name: string) => {
@@ -328,11 +397,17 @@ async function memorySample(client: Client, pid: number): Promise<MemorySample> 
     if (!match) throw new Error(`GET /metrics has no ${name}`);
     return Number(match[1]);
   };
-  return { rss, heapUsed: gauge(METRIC_FIELDS.heapUsed), heapTotal: gauge(METRIC_FIELDS.heapTotal), external: gauge(METRIC_FIELDS.external) };
+  return {
+    rss,
+    heapUsed: gauge(METRIC_FIELDS.heapUsed),
+    heapTotal: gauge(METRIC_FIELDS.heapTotal),
+    external: gauge(METRIC_FIELDS.external),
+  };
 }
 
 /** `170 / 31 / 60 / 4`: RSS, heap used, heap total, external, in MB. */
-const memoryLine = (m: MemorySample) => [m.rss, m.heapUsed, m.heapTotal, m.external].map((bytes) => fmt(bytes / MB)).join(' / ');
+const memoryLine = (m: MemorySample) =>
+  [m.rss, m.heapUsed, m.heapTotal, m.external].map((bytes) => fmt(bytes / MB)).join(' / ');
 
 async function receiverStats(receiver: HttpChild): Promise<{ received: number; distinct_event_ids: number }> {
   const res = await fetch(`${receiver.url}/stats`);
@@ -352,19 +427,36 @@ function statusRows(recorder: Recorder): string[][] {
       }
     }
   }
-  return [...totals.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([label, n]) => [label, fmt(n.warm), fmt(n.measured)]);
+  return [...totals.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([label, n]) => [label, fmt(n.warm), fmt(n.measured)]);
 }
 
 export async function benchSoak(settings: SoakSettings): Promise<Row[]> {
   const measuredSeconds = settings.minutes * 60;
   const { warmupSeconds } = settings;
-  console.log(`\n== Soak: ${fmt(settings.minutes, settings.minutes < 1 ? 2 : 0)} min of mixed REST, MCP, publishing and webhook traffic after a ${warmupSeconds} s warm-up ==`);
+  console.log(
+    `\n== Soak: ${fmt(settings.minutes, settings.minutes < 1 ? 2 : 0)} min of mixed REST, MCP, publishing and webhook traffic after a ${warmupSeconds} s warm-up ==`,
+  );
   const data = tempDir('soak');
   const children: HttpChild[] = [];
   try {
     const fixture = await createWorkspaceViaCli(data.path);
     for (const platform of PLATFORMS) {
-      await runChild('src/cli/main.ts', ['admin', 'connect-account', '--workspace', fixture.workspaceId, '--platform', platform, '--username', `soak_${platform}`], childEnv({ DATA_DIR: data.path }));
+      await runChild(
+        'src/cli/main.ts',
+        [
+          'admin',
+          'connect-account',
+          '--workspace',
+          fixture.workspaceId,
+          '--platform',
+          platform,
+          '--username',
+          `soak_${platform}`,
+        ],
+        childEnv({ DATA_DIR: data.path }),
+      );
     }
     const receiver = await startHttpChild('receiver', 'bench/receiver.ts', [], childEnv({ PORT: '0' }));
     children.push(receiver);
@@ -372,29 +464,49 @@ export async function benchSoak(settings: SoakSettings): Promise<Row[]> {
       'service',
       'src/cli/main.ts',
       ['serve'],
-      childEnv({ PORT: '0', DATA_DIR: data.path, ...RAISED_LIMITS, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_DELAYS: '5,15,30,60,120' }),
+      childEnv({
+        PORT: '0',
+        DATA_DIR: data.path,
+        ...RAISED_LIMITS,
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        WEBHOOK_RETRY_DELAYS: '5,15,30,60,120',
+      }),
     );
     children.push(server);
     const pid = server.child.pid!;
     const recorder = new Recorder();
     const client: Client = {
       baseUrl: server.url,
-      headers: { authorization: `Bearer ${fixture.apiKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        authorization: `Bearer ${fixture.apiKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       recorder,
     };
-    const webhook = await request(client, 'setup', 'POST', '/api/v1/webhooks', { url: `${receiver.url}/hook`, events: [] });
+    const webhook = await request(client, 'setup', 'POST', '/api/v1/webhooks', {
+      url: `${receiver.url}/hook`,
+      events: [],
+    });
     if (!webhook?.id) throw new Error(`could not subscribe the receiver:\n${server.log()}`);
     const pool = new ContentPool();
     for (let i = 0; i < 20; i++) {
-      const seeded = await request(client, 'setup', 'POST', '/api/v1/content', { caption: caption('seed'), target_platforms: PLATFORMS });
+      const seeded = await request(client, 'setup', 'POST', '/api/v1/content', {
+        caption: caption('seed'),
+        target_platforms: PLATFORMS,
+      });
       if (!seeded?.id) throw new Error(`could not create a content item:\n${server.log()}`);
       pool.add(seeded.id);
     }
-    console.log(`service at ${server.url} (pid ${pid}), receiver at ${receiver.url}, workspace ${fixture.workspaceId}, webhook ${webhook.id}`);
+    console.log(
+      `service at ${server.url} (pid ${pid}), receiver at ${receiver.url}, workspace ${fixture.workspaceId}, webhook ${webhook.id}`,
+    );
 
     const kinds = mix(client, pool, webhook.id);
     const offered = kinds.reduce((n, k) => n + k.perSecond * (k.requests ?? 1), 0);
-    console.log(`offered load, ${fmt(offered, 1)} requests/s: ${kinds.map((k) => `${k.kind} ${k.perSecond}/s`).join(', ')}`);
+    console.log(
+      `offered load, ${fmt(offered, 1)} requests/s: ${kinds.map((k) => `${k.kind} ${k.perSecond}/s`).join(', ')}`,
+    );
     const load = drive(recorder, kinds);
     // Memory every 10 s from the start of the load, the warm-up included; the measured figures start
     // at the sample taken as the warm-up ends.
@@ -405,10 +517,14 @@ export async function benchSoak(settings: SoakSettings): Promise<Row[]> {
         const at = Math.min(seconds, (samples.at(-1)?.at ?? -10) + 10);
         await sleep(Math.max(0, loadStart + at * 1000 - performance.now()));
         samples.push({ ...(await memorySample(client, pid)), at });
-        if (samples.length % 6 === 1 || at === seconds) console.log(`  ${fmt(at)} s: ${progress()}, RSS / heap used / heap total / external ${memoryLine(samples.at(-1)!)} MB`);
+        if (samples.length % 6 === 1 || at === seconds)
+          console.log(
+            `  ${fmt(at)} s: ${progress()}, RSS / heap used / heap total / external ${memoryLine(samples.at(-1)!)} MB`,
+          );
       }
     };
-    const requestsIn = (phase: 'warm-up' | 'measured') => `${fmt([...recorder.tallies[phase].values()].reduce((n, t) => n + t.latencies.length, 0))} ${phase} requests`;
+    const requestsIn = (phase: 'warm-up' | 'measured') =>
+      `${fmt([...recorder.tallies[phase].values()].reduce((n, t) => n + t.latencies.length, 0))} ${phase} requests`;
     await sampleUntil(warmupSeconds, () => requestsIn('warm-up'));
     recorder.phase = 'measured';
     const measureStart = performance.now();
@@ -428,7 +544,10 @@ export async function benchSoak(settings: SoakSettings): Promise<Row[]> {
     let owed = backlog(join(data.path, 'service.db'), webhook.id);
     let stats = await receiverStats(receiver);
     // Every schedule was set at most SCHEDULE_AHEAD_MS ahead, so all of them are due by the deadline.
-    while ((owed.pendingPublishes > 0 || owed.scheduled > 0 || stats.distinct_event_ids < owed.events) && performance.now() - drainStart < SCHEDULE_AHEAD_MS + 60_000) {
+    while (
+      (owed.pendingPublishes > 0 || owed.scheduled > 0 || stats.distinct_event_ids < owed.events) &&
+      performance.now() - drainStart < SCHEDULE_AHEAD_MS + 60_000
+    ) {
       await sleep(500);
       owed = backlog(join(data.path, 'service.db'), webhook.id);
       stats = await receiverStats(receiver);
@@ -439,27 +558,56 @@ export async function benchSoak(settings: SoakSettings): Promise<Row[]> {
     const kindRows = measured.map(([kind, tally]) => {
       const sorted = [...tally.latencies].sort((a, b) => a - b);
       const statuses = [...tally.statuses.entries()].map(([label, n]) => `${label}: ${fmt(n)}`).join(', ');
-      return [kind, fmt(sorted.length), fmt(sorted.length / elapsed, 1), fmt(percentile(sorted, 50), 1), fmt(percentile(sorted, 99), 1), fmt(sorted.at(-1) ?? NaN, 1), fmt(tally.skipped), statuses];
+      return [
+        kind,
+        fmt(sorted.length),
+        fmt(sorted.length / elapsed, 1),
+        fmt(percentile(sorted, 50), 1),
+        fmt(percentile(sorted, 99), 1),
+        fmt(sorted.at(-1) ?? NaN, 1),
+        fmt(tally.skipped),
+        statuses,
+      ];
     });
     const all = measured.flatMap(([, tally]) => tally.latencies).sort((a, b) => a - b);
-    kindRows.push(['all', fmt(all.length), fmt(all.length / elapsed, 1), fmt(percentile(all, 50), 1), fmt(percentile(all, 99), 1), fmt(all.at(-1) ?? NaN, 1), '', '']);
+    kindRows.push([
+      'all',
+      fmt(all.length),
+      fmt(all.length / elapsed, 1),
+      fmt(percentile(all, 50), 1),
+      fmt(percentile(all, 99), 1),
+      fmt(all.at(-1) ?? NaN, 1),
+      '',
+      '',
+    ]);
     console.log(`\nmeasured ${fmt(elapsed)} s (latencies in ms):`);
     console.log(table(['kind', 'requests', 'req/s', 'p50', 'p99', 'max', 'skipped', 'statuses'], kindRows));
     console.log('\nresponses by status (warm-up included):');
     console.log(table(['status', 'warm-up', 'measured'], statusRows(recorder)));
 
-    console.log(`\nmemory every 10 s from the start of the load, MB (heap used includes garbage not yet collected; | marks the end of the warm-up):`);
-    for (const [label, field] of [['RSS', 'rss'], ['heap used', 'heapUsed'], ['heap total', 'heapTotal'], ['external', 'external']] as const) {
+    console.log(
+      `\nmemory every 10 s from the start of the load, MB (heap used includes garbage not yet collected; | marks the end of the warm-up):`,
+    );
+    for (const [label, field] of [
+      ['RSS', 'rss'],
+      ['heap used', 'heapUsed'],
+      ['heap total', 'heapTotal'],
+      ['external', 'external'],
+    ] as const) {
       const values = samples.map((m) => fmt(m[field] / MB));
-      console.log(`  ${label.padEnd(10)} ${values.slice(0, warmupSamples).join(' ')} | ${values.slice(warmupSamples).join(' ')}`);
+      console.log(
+        `  ${label.padEnd(10)} ${values.slice(0, warmupSamples).join(' ')} | ${values.slice(warmupSamples).join(' ')}`,
+      );
     }
 
     const every = (['warm-up', 'measured'] as const).flatMap((phase) => [...recorder.tallies[phase].values()]);
-    const countWhere = (test: (label: string) => boolean) => every.reduce((n, t) => n + [...t.statuses].filter(([label]) => test(label)).reduce((m, [, c]) => m + c, 0), 0);
+    const countWhere = (test: (label: string) => boolean) =>
+      every.reduce((n, t) => n + [...t.statuses].filter(([label]) => test(label)).reduce((m, [, c]) => m + c, 0), 0);
     const serverErrors = countWhere((label) => /^5\d\d/.test(label) || /^(timeout|network error)/.test(label));
     const clientErrors = countWhere((label) => /^[24]\d\d .*error|^4\d\d/.test(label));
     const benchErrors = countWhere((label) => label.startsWith('bench error'));
-    if (benchErrors > 0) throw new Error(`soak: the load generator failed ${benchErrors} times; see "bench error" in the status table`);
+    if (benchErrors > 0)
+      throw new Error(`soak: the load generator failed ${benchErrors} times; see "bench error" in the status table`);
     const totalRequests = countWhere(() => true);
     const growth = (rssEnd - rssStart) / rssStart;
     const peak = Math.max(...samples.slice(warmupSamples).map((m) => m.rss));
@@ -474,9 +622,17 @@ export async function benchSoak(settings: SoakSettings): Promise<Row[]> {
           ['RSS growth', `${fmt(growth * 100, 1)} %`],
           ...(rssAt120 === undefined || warmupSeconds === 120
             ? []
-            : [['RSS growth from 120 s into the load (for comparison)', `${fmt(rssAt120 / MB, 1)} → ${fmt(rssEnd / MB, 1)} MB, ${fmt(((rssEnd - rssAt120) / rssAt120) * 100, 1)} %`]]),
+            : [
+                [
+                  'RSS growth from 120 s into the load (for comparison)',
+                  `${fmt(rssAt120 / MB, 1)} → ${fmt(rssEnd / MB, 1)} MB, ${fmt(((rssEnd - rssAt120) / rssAt120) * 100, 1)} %`,
+                ],
+              ]),
           ['events owed to the receiver', fmt(owed.events)],
-          ['distinct events received', `${fmt(delivered)} (${fmt(stats.received)} requests; drained ${fmt(drainSeconds, 1)} s after the load)`],
+          [
+            'distinct events received',
+            `${fmt(delivered)} (${fmt(stats.received)} requests; drained ${fmt(drainSeconds, 1)} s after the load)`,
+          ],
           ['publishes still queued or running after the drain', fmt(owed.pendingPublishes)],
           ['scheduled items overdue after the drain', fmt(owed.overdueScheduled)],
           ['4xx and tool errors (warm-up included)', fmt(clientErrors)],
@@ -484,21 +640,73 @@ export async function benchSoak(settings: SoakSettings): Promise<Row[]> {
       ),
     );
     const checks = [
-      { name: 'no 5xx, timeout or network error', pass: serverErrors === 0, detail: `${fmt(serverErrors)} of ${fmt(totalRequests)} requests` },
-      { name: 'RSS growth under 10 %', pass: growth < 0.1, detail: `${fmt(rssStart / MB, 1)} → ${fmt(rssEnd / MB, 1)} MB` },
-      { name: 'every event delivered, every publish finished', pass: delivered >= owed.events && owed.pendingPublishes === 0 && owed.overdueScheduled === 0, detail: `${fmt(delivered)} of ${fmt(owed.events)} events` },
+      {
+        name: 'no 5xx, timeout or network error',
+        pass: serverErrors === 0,
+        detail: `${fmt(serverErrors)} of ${fmt(totalRequests)} requests`,
+      },
+      {
+        name: 'RSS growth under 10 %',
+        pass: growth < 0.1,
+        detail: `${fmt(rssStart / MB, 1)} → ${fmt(rssEnd / MB, 1)} MB`,
+      },
+      {
+        name: 'every event delivered, every publish finished',
+        pass: delivered >= owed.events && owed.pendingPublishes === 0 && owed.overdueScheduled === 0,
+        detail: `${fmt(delivered)} of ${fmt(owed.events)} events`,
+      },
     ];
     for (const check of checks) console.log(`${check.pass ? 'PASS' : 'FAIL'}  ${check.name} (${check.detail})`);
 
     const worst = measured
-      .map(([kind, tally]) => ({ kind, p99: percentile([...tally.latencies].sort((a, b) => a - b), 99) }))
+      .map(([kind, tally]) => ({
+        kind,
+        p99: percentile(
+          [...tally.latencies].sort((a, b) => a - b),
+          99,
+        ),
+      }))
       .reduce((a, b) => (b.p99 > a.p99 ? b : a), { kind: '-', p99: 0 });
     return [
-      { name: `soak ${fmt(settings.minutes, settings.minutes < 1 ? 2 : 0)} min: 5xx, timeouts, network errors`, unit: 'requests', project: serverErrors, limit: totalRequests, ratio: serverErrors / totalRequests, target: { op: '<=', value: 0 } },
-      { name: 'soak: server RSS at end vs after warm-up', unit: 'MB', project: rssEnd / MB, limit: rssStart / MB, ratio: rssEnd / rssStart, target: { op: '<=', value: 1.1 } },
-      { name: 'soak: distinct events received vs owed', unit: 'events', project: delivered, limit: owed.events, ratio: owed.events === 0 ? 0 : delivered / owed.events, target: { op: '>=', value: 1 } },
-      { name: 'soak: throughput, all kinds, vs offered', unit: 'req/s', project: all.length / elapsed, limit: offered, ratio: all.length / elapsed / offered },
-      { name: `soak: p99 latency, all kinds (worst: ${worst.kind} ${fmt(worst.p99, 1)} ms)`, unit: 'ms', project: percentile(all, 99), limit: percentile(all, 50), ratio: percentile(all, 99) / percentile(all, 50), note: 'limit = p50' },
+      {
+        name: `soak ${fmt(settings.minutes, settings.minutes < 1 ? 2 : 0)} min: 5xx, timeouts, network errors`,
+        unit: 'requests',
+        project: serverErrors,
+        limit: totalRequests,
+        ratio: serverErrors / totalRequests,
+        target: { op: '<=', value: 0 },
+      },
+      {
+        name: 'soak: server RSS at end vs after warm-up',
+        unit: 'MB',
+        project: rssEnd / MB,
+        limit: rssStart / MB,
+        ratio: rssEnd / rssStart,
+        target: { op: '<=', value: 1.1 },
+      },
+      {
+        name: 'soak: distinct events received vs owed',
+        unit: 'events',
+        project: delivered,
+        limit: owed.events,
+        ratio: owed.events === 0 ? 0 : delivered / owed.events,
+        target: { op: '>=', value: 1 },
+      },
+      {
+        name: 'soak: throughput, all kinds, vs offered',
+        unit: 'req/s',
+        project: all.length / elapsed,
+        limit: offered,
+        ratio: all.length / elapsed / offered,
+      },
+      {
+        name: `soak: p99 latency, all kinds (worst: ${worst.kind} ${fmt(worst.p99, 1)} ms)`,
+        unit: 'ms',
+        project: percentile(all, 99),
+        limit: percentile(all, 50),
+        ratio: percentile(all, 99) / percentile(all, 50),
+        note: 'limit = p50',
+      },
     ];
   } finally {
     for (const child of children.reverse()) await child.stop();

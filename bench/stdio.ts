@@ -78,7 +78,12 @@ async function drive(client: Client, id: string, workers: number, seconds: numbe
   );
   const elapsed = (performance.now() - start) / 1000;
   latencies.sort((a, b) => a - b);
-  return { callsPerSecond: latencies.length / elapsed, calls: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return {
+    callsPerSecond: latencies.length / elapsed,
+    calls: latencies.length,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
 }
 
 function merge(parts: CallResult[]): CallResult & { perRound: number[] } {
@@ -105,7 +110,12 @@ async function compare(conns: Connected[], id: string, workers: number, settings
   return parts.map(merge);
 }
 
-export async function benchStdio(fixture: Fixture, itemId: string, objectFile: string, settings: StdioSettings): Promise<Row[]> {
+export async function benchStdio(
+  fixture: Fixture,
+  itemId: string,
+  objectFile: string,
+  settings: StdioSettings,
+): Promise<Row[]> {
   console.log(
     `\n== MCP stdio service_get_content: sequential and ${settings.inFlight} in flight, ${settings.warmupSeconds} s warm-up + ` +
       `${settings.seconds} s each in ${settings.rounds} alternating rounds ==`,
@@ -113,9 +123,16 @@ export async function benchStdio(fixture: Fixture, itemId: string, objectFile: s
   const conns: Connected[] = [];
   let seq, par;
   try {
-    conns.push(await connect('minimal MCP server', 'bench/baseline-mcp.ts', [], childEnv({ BENCH_OBJECT_FILE: objectFile })));
     conns.push(
-      await connect('service mcp', 'src/cli/main.ts', ['mcp'], childEnv({ DATA_DIR: fixture.dataDir, SERVICE_API_KEY: fixture.apiKey, ...RAISED_LIMITS })),
+      await connect('minimal MCP server', 'bench/baseline-mcp.ts', [], childEnv({ BENCH_OBJECT_FILE: objectFile })),
+    );
+    conns.push(
+      await connect(
+        'service mcp',
+        'src/cli/main.ts',
+        ['mcp'],
+        childEnv({ DATA_DIR: fixture.dataDir, SERVICE_API_KEY: fixture.apiKey, ...RAISED_LIMITS }),
+      ),
     );
     try {
       for (const conn of conns) await call(conn.client, itemId);

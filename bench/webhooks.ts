@@ -22,7 +22,18 @@ import { runOperation } from '../src/core/operation.ts';
 import { openRuntime } from '../src/core/runtime.ts';
 import { createWebhook } from '../src/core/webhooks/operations.ts';
 import { startWebhookDelivery } from '../src/jobs/webhook-delivery.ts';
-import { childEnv, fmt, percentile, RAISED_LIMITS, startHttpChild, table, tempDir, until, type HttpChild, type Row } from './lib.ts';
+import {
+  childEnv,
+  fmt,
+  percentile,
+  RAISED_LIMITS,
+  startHttpChild,
+  table,
+  tempDir,
+  until,
+  type HttpChild,
+  type Row,
+} from './lib.ts';
 
 export interface WebhookSettings {
   events: number;
@@ -64,7 +75,8 @@ async function world(label: string, receiverUrl: string): Promise<World> {
   };
 }
 
-const writeEvent = (w: World, i: number) => runOperation(createContent, contextFor(w.runtime, w.workspace, 'rest'), { caption: `${CAPTION} ${i}` });
+const writeEvent = (w: World, i: number) =>
+  runOperation(createContent, contextFor(w.runtime, w.workspace, 'rest'), { caption: `${CAPTION} ${i}` });
 
 const delivered = (w: World): number =>
   w.runtime.db.get<{ n: number }>(sql`select count(*) as n from webhook_jobs where state = 'delivered'`).n;
@@ -81,7 +93,10 @@ const drained = (w: World): boolean =>
   ).done === 1;
 
 /** The worker's throughput: every event already written, the worker started, timed until all are delivered. */
-async function serviceThroughput(receiverUrl: string, settings: WebhookSettings): Promise<{ perSecond: number; concurrency: number; bodies: string[] }> {
+async function serviceThroughput(
+  receiverUrl: string,
+  settings: WebhookSettings,
+): Promise<{ perSecond: number; concurrency: number; bodies: string[] }> {
   const w = await world('service', receiverUrl);
   try {
     writeTransaction(w.runtime.db, () => {
@@ -92,29 +107,66 @@ async function serviceThroughput(receiverUrl: string, settings: WebhookSettings)
     await until('webhooks: every event delivered', () => drained(w), 120);
     const seconds = (performance.now() - t0) / 1000;
     await worker.stop();
-    if (delivered(w) !== settings.events) throw new Error(`webhooks: ${delivered(w)} of ${settings.events} events delivered`);
-    const failed = w.runtime.db.get<{ n: number }>(sql`select count(*) as n from webhook_deliveries where status <> 'delivered'`).n;
+    if (delivered(w) !== settings.events)
+      throw new Error(`webhooks: ${delivered(w)} of ${settings.events} events delivered`);
+    const failed = w.runtime.db.get<{ n: number }>(
+      sql`select count(*) as n from webhook_deliveries where status <> 'delivered'`,
+    ).n;
     if (failed > 0) throw new Error(`webhooks: ${failed} attempts failed`);
     // Bodies of the same size for the raw loop: the events as the worker would wrap them.
     const bodies = w.runtime.db
-      .all<{ data: string; id: string; type: string; created_at: number }>(sql`select id, type, data, created_at from events limit 100`)
-      .map((e) => JSON.stringify({ id: e.id, object: 'event', type: e.type, created_at: new Date(e.created_at).toISOString(), workspace_id: w.workspace.id, delivery_id: 'whd_x', attempt: 1, data: JSON.parse(e.data) }));
-    return { perSecond: settings.events / seconds, concurrency: Math.ceil(w.runtime.config.webhooks.concurrency / 4), bodies };
+      .all<{ data: string; id: string; type: string; created_at: number }>(
+        sql`select id, type, data, created_at from events limit 100`,
+      )
+      .map((e) =>
+        JSON.stringify({
+          id: e.id,
+          object: 'event',
+          type: e.type,
+          created_at: new Date(e.created_at).toISOString(),
+          workspace_id: w.workspace.id,
+          delivery_id: 'whd_x',
+          attempt: 1,
+          data: JSON.parse(e.data),
+        }),
+      );
+    return {
+      perSecond: settings.events / seconds,
+      concurrency: Math.ceil(w.runtime.config.webhooks.concurrency / 4),
+      bodies,
+    };
   } finally {
     await w.close();
   }
 }
 
 /** The limit: the same number of POSTs of the same bodies, `concurrency` at a time, over keep-alive sockets. */
-async function rawThroughput(receiverUrl: string, count: number, concurrency: number, bodies: string[]): Promise<number> {
+async function rawThroughput(
+  receiverUrl: string,
+  count: number,
+  concurrency: number,
+  bodies: string[],
+): Promise<number> {
   const agent = new http.Agent({ keepAlive: true });
   const url = new URL(`${receiverUrl}/hook`);
   const post = (body: string) =>
     new Promise<void>((resolve, reject) => {
-      const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.on('end', () => (res.statusCode && res.statusCode < 300 ? resolve() : reject(new Error(`raw POST answered ${res.statusCode}`))));
-      });
+      const req = http.request(
+        url,
+        {
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            res.statusCode && res.statusCode < 300
+              ? resolve()
+              : reject(new Error(`raw POST answered ${res.statusCode}`)),
+          );
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -183,13 +235,20 @@ export async function benchWebhooks(settings: WebhookSettings): Promise<Row[]> {
         service.push((await serviceThroughput(receiver.url, settings)).perSecond);
       }
       lags.push(...(await latency(receiver.url, settings)));
-      console.log(`round ${round + 1}: service ${fmt(service.at(-1)!)} deliveries/s, raw POST loop ${fmt(raw.at(-1)!)} req/s (concurrency ${concurrency})`);
+      console.log(
+        `round ${round + 1}: service ${fmt(service.at(-1)!)} deliveries/s, raw POST loop ${fmt(raw.at(-1)!)} req/s (concurrency ${concurrency})`,
+      );
     }
     lags.sort((a, b) => a - b);
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const p50 = percentile(lags, 50);
     const p99 = percentile(lags, 99);
-    console.log(table(['measure', 'p50', 'p99', 'max'], [['event → first attempt', `${fmt(p50)} ms`, `${fmt(p99)} ms`, `${fmt(lags.at(-1)!)} ms`]]));
+    console.log(
+      table(
+        ['measure', 'p50', 'p99', 'max'],
+        [['event → first attempt', `${fmt(p50)} ms`, `${fmt(p99)} ms`, `${fmt(lags.at(-1)!)} ms`]],
+      ),
+    );
     // Each round's pair ran back to back; the machine's speed swings between rounds, so the ratio is
     // taken per round and the median round reported.
     const ratios = service.map((rate, i) => rate / raw[i]!);
@@ -203,7 +262,14 @@ export async function benchWebhooks(settings: WebhookSettings): Promise<Row[]> {
         ratio: ratios[middle]!,
         target: { op: '>=', value: 0.5 },
       },
-      { name: 'event → first attempt p50 (ms, vs 50 ms)', unit: 'ms', project: p50, limit: 50, ratio: p50 / 50, target: { op: '<=', value: 1 } },
+      {
+        name: 'event → first attempt p50 (ms, vs 50 ms)',
+        unit: 'ms',
+        project: p50,
+        limit: 50,
+        ratio: p50 / 50,
+        target: { op: '<=', value: 1 },
+      },
       { name: 'event → first attempt p99 (ms, vs 50 ms)', unit: 'ms', project: p99, limit: 50, ratio: p99 / 50 },
     ];
   } finally {

@@ -29,15 +29,14 @@ export function openDatabase(filename: string): Db {
   // Several processes may start on one file at once. drizzle's own migrator reads the applied
   // migrations before it takes the write lock, so two starting processes could both apply one;
   // this does the same bookkeeping (drizzle's table and hashes) inside one IMMEDIATE transaction.
-  sqlite.transaction(() => {
-    applyMigrations(sqlite);
-    for (const plan of SEEDED_PLANS) {
-      db.insert(schema.plans)
-        .values(plan)
-        .onConflictDoUpdate({ target: schema.plans.name, set: plan })
-        .run();
-    }
-  }).immediate();
+  sqlite
+    .transaction(() => {
+      applyMigrations(sqlite);
+      for (const plan of SEEDED_PLANS) {
+        db.insert(schema.plans).values(plan).onConflictDoUpdate({ target: schema.plans.name, set: plan }).run();
+      }
+    })
+    .immediate();
   return db;
 }
 
@@ -127,7 +126,12 @@ export function insertRow<T extends SQLiteTable>(db: Db, table: T, row: Insertab
       for (let i = 0; i < columns.length; i++) {
         const [key, column] = columns[i]!;
         const value = input[key];
-        values[i] = value === undefined || value === null ? null : value instanceof SerializedJson ? value.text : column.mapToDriverValue(value);
+        values[i] =
+          value === undefined || value === null
+            ? null
+            : value instanceof SerializedJson
+              ? value.text
+              : column.mapToDriverValue(value);
       }
       statement.run(values);
     };

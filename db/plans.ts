@@ -1,9 +1,37 @@
 /** The plans every database is seeded with; `free` has no API access (DECISIONS.md, Account). */
 export const SEEDED_PLANS = [
-  { name: 'free', postsPerMonth: 30, platformsLimit: 2, apiAccess: false, monthlyAiCredits: 50, analyticsHistoryDays: 7 },
-  { name: 'starter', postsPerMonth: 300, platformsLimit: 3, apiAccess: true, monthlyAiCredits: 500, analyticsHistoryDays: 30 },
-  { name: 'pro', postsPerMonth: 1500, platformsLimit: 10, apiAccess: true, monthlyAiCredits: 2500, analyticsHistoryDays: 90 },
-  { name: 'business', postsPerMonth: 20000, platformsLimit: 25, apiAccess: true, monthlyAiCredits: 25000, analyticsHistoryDays: 365 },
+  {
+    name: 'free',
+    postsPerMonth: 30,
+    platformsLimit: 2,
+    apiAccess: false,
+    monthlyAiCredits: 50,
+    analyticsHistoryDays: 7,
+  },
+  {
+    name: 'starter',
+    postsPerMonth: 300,
+    platformsLimit: 3,
+    apiAccess: true,
+    monthlyAiCredits: 500,
+    analyticsHistoryDays: 30,
+  },
+  {
+    name: 'pro',
+    postsPerMonth: 1500,
+    platformsLimit: 10,
+    apiAccess: true,
+    monthlyAiCredits: 2500,
+    analyticsHistoryDays: 90,
+  },
+  {
+    name: 'business',
+    postsPerMonth: 20000,
+    platformsLimit: 25,
+    apiAccess: true,
+    monthlyAiCredits: 25000,
+    analyticsHistoryDays: 365,
+  },
 ] as const;
 
 export type PlanName = (typeof SEEDED_PLANS)[number]['name'];

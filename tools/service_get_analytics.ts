@@ -5,8 +5,8 @@ export default defineTool({
   name: 'service_get_analytics',
   title: 'Get publishing analytics',
   description:
-    'Returns the workspace\'s publishing figures for the last `days` UTC calendar days, today included (GET ' +
-    '/api/v1/analytics/overview). days is 1 to 365, default 30, and is silently capped at the plan\'s ' +
+    "Returns the workspace's publishing figures for the last `days` UTC calendar days, today included (GET " +
+    "/api/v1/analytics/overview). days is 1 to 365, default 30, and is silently capped at the plan's " +
     'analytics_history_days (see service_get_account): read `days` in the response for the days actually covered, ' +
     'and period_start / period_end for the exact window. totals and daily count content items by the outcome of their ' +
     'publishing runs: published = went out on at least one platform, failed = rejected by every platform (an item ' +

@@ -23,4 +23,9 @@ export interface ToolDescriptor {
 export const defineTool = (tool: ToolDescriptor): ToolDescriptor => tool;
 
 /** Reads touch nothing outside the service. */
-export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};

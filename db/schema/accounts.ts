@@ -1,4 +1,3 @@
-
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /** Seeded rows; the five features of SPEC.md's Account object. */
@@ -64,7 +63,6 @@ export const rateLimitWindows = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.workspaceId, t.bucket, t.windowStart] })],
 );
-
 
 /**
  * One row whose version moves whenever a key, a workspace or a plan changes (triggers in the

@@ -6,7 +6,15 @@ export const CAMPAIGN_STATUSES = ['draft', 'active', 'paused', 'completed', 'arc
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 /** SPEC.md, Campaign: the engine's camelCase names, not the snake_case content types. */
-export const CONTENT_MIX_KEYS = ['ugc', 'slideshow', 'talkingHead', 'videoHookDemo', 'greenScreen', 'videoHook', 'carousel'] as const;
+export const CONTENT_MIX_KEYS = [
+  'ugc',
+  'slideshow',
+  'talkingHead',
+  'videoHookDemo',
+  'greenScreen',
+  'videoHook',
+  'carousel',
+] as const;
 export type ContentMixKey = (typeof CONTENT_MIX_KEYS)[number];
 export type ContentMix = Partial<Record<ContentMixKey, number>>;
 

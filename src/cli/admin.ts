@@ -64,10 +64,19 @@ function readJsonFile(path: string | undefined): unknown {
   }
 }
 
-function run(runtime: Runtime, command: string | undefined, values: Values, args: string[]): { json: unknown; text: string } {
+function run(
+  runtime: Runtime,
+  command: string | undefined,
+  values: Values,
+  args: string[],
+): { json: unknown; text: string } {
   switch (command) {
     case 'create-workspace': {
-      const { workspace, apiKey } = createWorkspace(runtime, { name: required(values, 'name'), plan: values.plan as never, status: values.status as never });
+      const { workspace, apiKey } = createWorkspace(runtime, {
+        name: required(values, 'name'),
+        plan: values.plan as never,
+        status: values.status as never,
+      });
       return {
         json: { workspace_id: workspace.id, org_id: workspace.orgId, api_key: apiKey },
         text: `Created workspace ${workspace.id} (${workspace.orgId}, plan ${workspace.plan}, ${workspace.planStatus}).\nAPI key (shown once): ${apiKey}`,
@@ -77,10 +86,15 @@ function run(runtime: Runtime, command: string | undefined, values: Values, args
       const workspace = getWorkspace(runtime.db, required(values, 'workspace'));
       const raw = values['expires-at'];
       const parsed = raw === undefined ? undefined : dateTimeInput.safeParse(raw);
-      if (parsed && !parsed.success) throw fieldError('expires-at', 'Give an ISO 8601 date-time with an offset, such as 2027-01-01T00:00:00Z.');
-      if (parsed && parsed.data.getTime() <= runtime.clock.now().getTime()) throw fieldError('expires-at', 'The expiry must be in the future.');
+      if (parsed && !parsed.success)
+        throw fieldError('expires-at', 'Give an ISO 8601 date-time with an offset, such as 2027-01-01T00:00:00Z.');
+      if (parsed && parsed.data.getTime() <= runtime.clock.now().getTime())
+        throw fieldError('expires-at', 'The expiry must be in the future.');
       const { keyId, apiKey } = createApiKey(runtime, { workspaceId: workspace.id, expiresAt: parsed?.data ?? null });
-      return { json: { key_id: keyId, api_key: apiKey }, text: `Created key ${keyId}.\nAPI key (shown once): ${apiKey}` };
+      return {
+        json: { key_id: keyId, api_key: apiKey },
+        text: `Created key ${keyId}.\nAPI key (shown once): ${apiKey}`,
+      };
     }
     case 'revoke-key': {
       const keyId = required(values, 'key-id');
@@ -88,7 +102,10 @@ function run(runtime: Runtime, command: string | undefined, values: Values, args
       return { json: { key_id: keyId, revoked: true }, text: `Revoked key ${keyId}.` };
     }
     case 'set-plan': {
-      const workspace = setWorkspacePlan(runtime, required(values, 'workspace'), { plan: values.plan, status: values.status });
+      const workspace = setWorkspacePlan(runtime, required(values, 'workspace'), {
+        plan: values.plan,
+        status: values.status,
+      });
       return {
         json: { workspace_id: workspace.id, plan: workspace.plan, plan_status: workspace.planStatus },
         text: `Workspace ${workspace.id} is on plan ${workspace.plan}, ${workspace.planStatus}.`,
@@ -107,7 +124,11 @@ function run(runtime: Runtime, command: string | undefined, values: Values, args
       return {
         json: { workspaces: rows },
         text: rows.length
-          ? rows.map((w) => `${w.workspace_id}  ${w.org_id}  ${w.plan}/${w.plan_status}  keys:${w.active_keys}  ${w.name}`).join('\n')
+          ? rows
+              .map(
+                (w) => `${w.workspace_id}  ${w.org_id}  ${w.plan}/${w.plan_status}  keys:${w.active_keys}  ${w.name}`,
+              )
+              .join('\n')
           : 'No workspaces.',
       };
     }
@@ -162,7 +183,8 @@ export function runAdmin(runtime: Runtime, argv: string[]): number {
     return 0;
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
-    if (values.json) console.log(JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } }));
+    if (values.json)
+      console.log(JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } }));
     else console.error(error.message);
     return 1;
   }

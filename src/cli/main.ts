@@ -58,7 +58,9 @@ async function main(argv: string[]): Promise<number> {
 function openProcessRuntime(logTo: 1 | 2): { runtime: Runtime; checkpointer: Checkpointer } {
   const config = loadConfig();
   const runtime = openRuntime({ config, log: createLogger({ level: config.logLevel, destination: logTo }) });
-  const checkpointer = startBackgroundCheckpoints(runtime.db, undefined, (message, error) => runtime.log.error({ err: error }, message));
+  const checkpointer = startBackgroundCheckpoints(runtime.db, undefined, (message, error) =>
+    runtime.log.error({ err: error }, message),
+  );
   return { runtime, checkpointer };
 }
 
@@ -70,7 +72,11 @@ function openProcessRuntime(logTo: 1 | 2): { runtime: Runtime; checkpointer: Che
 function applyServingFlags(command: string, args: string[]): void {
   let readOnly: boolean | undefined;
   try {
-    ({ 'read-only': readOnly } = parseArgs({ args, options: { 'read-only': { type: 'boolean' } }, strict: true }).values);
+    ({ 'read-only': readOnly } = parseArgs({
+      args,
+      options: { 'read-only': { type: 'boolean' } },
+      strict: true,
+    }).values);
   } catch (error) {
     throw new Error(`${(error as Error).message}\nUsage: main.ts ${command} [--read-only]`, { cause: error });
   }
@@ -101,7 +107,9 @@ async function serve(): Promise<void> {
   server.on('request', createApp(runtime, createMetrics(runtime, { processMetrics: true })));
   const schedulers = startSchedulers(runtime);
   // Before announcing it: whoever waits for the line may signal at once.
-  onShutdown(runtime, checkpointer, (deadline) => Promise.all([closeServer(server, deadline), schedulers.stop(deadline)]));
+  onShutdown(runtime, checkpointer, (deadline) =>
+    Promise.all([closeServer(server, deadline), schedulers.stop(deadline)]),
+  );
   runtime.log.info(
     `Listening on http://${host.includes(':') ? `[${host}]` : host}:${actualPort} (REST /api/v1, MCP /mcp, metrics /metrics); public URL ${config.publicBaseUrl}`,
   );
@@ -144,7 +152,10 @@ function runWorker(): void {
  * back, publishing fan-outs are given until `deadline` (a platform call cut short would become an
  * unknown outcome), generation hands its campaigns back after the batch in hand.
  */
-function startSchedulers(runtime: Runtime, options: { force?: boolean } = {}): { stop(deadline: number): Promise<void> } {
+function startSchedulers(
+  runtime: Runtime,
+  options: { force?: boolean } = {},
+): { stop(deadline: number): Promise<void> } {
   if (!runtime.config.runSchedulers && !options.force) return { stop: async () => {} };
   const maintenance = startMaintenance(runtime);
   const workers = {
@@ -158,7 +169,11 @@ function startSchedulers(runtime: Runtime, options: { force?: boolean } = {}): {
       await Promise.all(
         Object.entries(workers).map(async ([name, worker]) => {
           const left = await worker.stop(deadline);
-          if (left > 0) runtime.log.warn({ job: name, items: left }, `${name}: ${left} item(s) still in hand at the shutdown deadline; their leases will run out and another process takes them over`);
+          if (left > 0)
+            runtime.log.warn(
+              { job: name, items: left },
+              `${name}: ${left} item(s) still in hand at the shutdown deadline; their leases will run out and another process takes them over`,
+            );
         }),
       );
     },
@@ -187,7 +202,11 @@ function closeServer(server: Server, deadline: number): Promise<void> {
  * hand (`stopWork`, given a deadline), checkpoint and close the database, exit 0, all within
  * SHUTDOWN_BUDGET_MS; past it, or when shutting down fails, exit 1. A second signal exits at once.
  */
-function onShutdown(runtime: Runtime, checkpointer: Checkpointer, stopWork: (deadline: number) => Promise<unknown>): (reason: string) => void {
+function onShutdown(
+  runtime: Runtime,
+  checkpointer: Checkpointer,
+  stopWork: (deadline: number) => Promise<unknown>,
+): (reason: string) => void {
   const { log } = runtime;
   let started = false;
   const shutdown = (reason: string) => {

@@ -97,7 +97,10 @@ const EnvSchema = z.object({
   SERVICE_READ_ONLY: z.enum(['true', 'false']).default('false'),
   SERVICE_TOOLS: z
     .string()
-    .refine((list) => toolNames(list).length > 0, 'expected tool names, comma-separated, for example service_list_content,service_get_content')
+    .refine(
+      (list) => toolNames(list).length > 0,
+      'expected tool names, comma-separated, for example service_list_content,service_get_content',
+    )
     .optional(),
   RUN_SCHEDULERS: z.enum(['true', 'false']).default('true'),
   SCHEDULER_POLL_SECONDS: positiveInt(1),
@@ -120,7 +123,10 @@ const EnvSchema = z.object({
   WEBHOOK_CONCURRENCY: positiveInt(64),
   ENCRYPTION_KEY: z
     .string()
-    .refine((key) => Buffer.from(key, 'base64').length === 32, 'expected base64 of 32 random bytes (openssl rand -base64 32)')
+    .refine(
+      (key) => Buffer.from(key, 'base64').length === 32,
+      'expected base64 of 32 random bytes (openssl rand -base64 32)',
+    )
     .optional(),
   AI_BASE_URL: z.url().optional(),
   AI_API_KEY: z.string().min(1).optional(),
@@ -135,7 +141,10 @@ const EnvSchema = z.object({
 
 /** SERVICE_TOOLS split into names; blanks around commas are forgiven. */
 function toolNames(list: string): string[] {
-  return list.split(',').map((name) => name.trim()).filter(Boolean);
+  return list
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
 }
 
 function appSecretVariable(platform: Platform): string {
@@ -151,7 +160,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
-  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`).replace(/\/+$/, '');
+  const publicBaseUrl = (
+    e.PUBLIC_BASE_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`
+  ).replace(/\/+$/, '');
   return {
     port: e.PORT,
     host: e.HOST,
@@ -161,10 +172,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseFile: e.DATABASE_FILE ?? join(e.DATA_DIR, 'service.db'),
     publicBaseUrl,
     docsUrl: `${publicBaseUrl}/docs/errors`,
-    rateLimits: { read: e.RATE_LIMIT_READ, write: e.RATE_LIMIT_WRITE, publish: e.RATE_LIMIT_PUBLISH, media: e.RATE_LIMIT_MEDIA },
+    rateLimits: {
+      read: e.RATE_LIMIT_READ,
+      write: e.RATE_LIMIT_WRITE,
+      publish: e.RATE_LIMIT_PUBLISH,
+      media: e.RATE_LIMIT_MEDIA,
+    },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
-    mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean),
-    mcpTools: { readOnly: e.SERVICE_READ_ONLY === 'true', names: e.SERVICE_TOOLS === undefined ? null : toolNames(e.SERVICE_TOOLS) },
+    mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+    mcpTools: {
+      readOnly: e.SERVICE_READ_ONLY === 'true',
+      names: e.SERVICE_TOOLS === undefined ? null : toolNames(e.SERVICE_TOOLS),
+    },
     runSchedulers: e.RUN_SCHEDULERS === 'true',
     schedulerPollSeconds: e.SCHEDULER_POLL_SECONDS,
     publishing: {

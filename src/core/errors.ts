@@ -8,7 +8,8 @@ import { z } from 'zod';
 export const ERROR_CATALOGUE = {
   invalid_body: {
     meaning: 'The body is not valid JSON, or a field failed validation; a validation failure carries details.',
-    action: 'Fix the fields named in details.fieldErrors (and details.formErrors) and send again; the same body fails the same way.',
+    action:
+      'Fix the fields named in details.fieldErrors (and details.formErrors) and send again; the same body fails the same way.',
   },
   no_updates: {
     meaning: 'A PATCH body carried no recognised updatable field.',
@@ -35,8 +36,10 @@ export const ERROR_CATALOGUE = {
     action: 'Move to a plan with api_access; GET /api/v1/me shows the plan and its features.',
   },
   quota_exceeded: {
-    meaning: 'A plan limit is reached: the monthly posts or AI credits, the active social accounts (platforms_limit), or the webhooks a workspace may have.',
-    action: 'Wait for the next UTC month, move to a larger plan, or free the resource (an account, a webhook); GET /api/v1/me shows usage.',
+    meaning:
+      'A plan limit is reached: the monthly posts or AI credits, the active social accounts (platforms_limit), or the webhooks a workspace may have.',
+    action:
+      'Wait for the next UTC month, move to a larger plan, or free the resource (an account, a webhook); GET /api/v1/me shows usage.',
   },
   origin_not_allowed: {
     meaning: 'A browser Origin that is not allowed called /mcp.',
@@ -51,7 +54,8 @@ export const ERROR_CATALOGUE = {
     action: 'Use one of the methods the Allow header lists.',
   },
   invalid_state: {
-    meaning: 'The resource is in a state that does not allow this action (an archived or publishing item, a campaign that is not draft or paused).',
+    meaning:
+      'The resource is in a state that does not allow this action (an archived or publishing item, a campaign that is not draft or paused).',
     action: 'Read the resource, and change its status first if the action should still happen.',
   },
   idempotency_conflict: {
@@ -68,7 +72,8 @@ export const ERROR_CATALOGUE = {
   },
   range_not_satisfiable: {
     meaning: 'A Range header asked for bytes outside a media file; Content-Range gives its size.',
-    action: 'Ask for a range inside the size Content-Range gives (bytes */size), or fetch the whole file without Range.',
+    action:
+      'Ask for a range inside the size Content-Range gives (bytes */size), or fetch the whole file without Range.',
   },
   no_target_platforms: {
     meaning: 'Publishing needs at least one target platform.',
@@ -96,10 +101,12 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 
 /** SPEC.md, Errors 1: zod's flattened error, carried by schema-validation failures. */
-export const ErrorDetails = z.strictObject({
-  formErrors: z.array(z.string()).describe('Errors not tied to one field.'),
-  fieldErrors: z.record(z.string(), z.array(z.string())).describe('Request field name to its error messages.'),
-}).meta({ id: 'ErrorDetails' });
+export const ErrorDetails = z
+  .strictObject({
+    formErrors: z.array(z.string()).describe('Errors not tied to one field.'),
+    fieldErrors: z.record(z.string(), z.array(z.string())).describe('Request field name to its error messages.'),
+  })
+  .meta({ id: 'ErrorDetails' });
 export type ErrorDetails = z.output<typeof ErrorDetails>;
 
 /** The failure body of SPEC.md, Errors: one top-level key `error`, and nothing else. */
@@ -109,18 +116,22 @@ export const ErrorBody = z
       code: z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]).describe('Machine-readable; branch on it.'),
       message: z.string().min(1).describe('Human-readable; do not parse.'),
       docs_url: z.url().describe('The error reference page, listing every code with its meaning and what to do.'),
-      details: ErrorDetails.optional().describe('Only on schema-validation failures (invalid_body, unprocessable_entity).'),
+      details: ErrorDetails.optional().describe(
+        'Only on schema-validation failures (invalid_body, unprocessable_entity).',
+      ),
     }),
   })
   .meta({ id: 'Error' });
 
 /** SPEC.md, Limits 2: the 429 body, which differs from the error envelope. */
-export const RateLimitBody = z.strictObject({
-  object: z.literal('error'),
-  type: z.literal('rate_limit_exceeded'),
-  message: z.string().min(1),
-  retry_after: z.int().min(1).describe('Seconds until the bucket refills; also sent as Retry-After.'),
-}).meta({ id: 'RateLimitExceeded' });
+export const RateLimitBody = z
+  .strictObject({
+    object: z.literal('error'),
+    type: z.literal('rate_limit_exceeded'),
+    message: z.string().min(1),
+    retry_after: z.int().min(1).describe('Seconds until the bucket refills; also sent as Retry-After.'),
+  })
+  .meta({ id: 'RateLimitExceeded' });
 
 export class ServiceError extends Error {
   constructor(
@@ -155,7 +166,10 @@ export const notFound = (what: string): ServiceError =>
   new ServiceError('not_found', `No ${what} with that id exists in this workspace.`);
 
 /** A zod failure as SPEC.md's invalid_body: zod's flattened error is exactly `details`. */
-export function validationError(error: z.ZodError, code: 'invalid_body' | 'unprocessable_entity' = 'invalid_body'): ServiceError {
+export function validationError(
+  error: z.ZodError,
+  code: 'invalid_body' | 'unprocessable_entity' = 'invalid_body',
+): ServiceError {
   const details = z.flattenError(error) as ErrorDetails;
   const summary = error.issues
     .slice(0, 3)

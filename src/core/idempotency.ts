@@ -26,7 +26,9 @@ export interface IdempotentRequest {
 }
 
 const fingerprintOf = (request: IdempotentRequest): string =>
-  createHash('sha256').update(`${request.method} ${request.path}\n${JSON.stringify(request.body ?? null)}`).digest('hex');
+  createHash('sha256')
+    .update(`${request.method} ${request.path}\n${JSON.stringify(request.body ?? null)}`)
+    .digest('hex');
 
 const keyOf = (request: { workspaceId: string; key: string }) =>
   and(eq(idempotencyKeys.workspaceId, request.workspaceId), eq(idempotencyKeys.key, request.key));
@@ -38,7 +40,10 @@ const keyOf = (request: { workspaceId: string; key: string }) =>
  */
 export function claimIdempotencyKey(runtime: Runtime, request: IdempotentRequest): StoredResponse | null {
   if (request.key.length === 0 || request.key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    throw fieldError('Idempotency-Key', `The Idempotency-Key header must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`);
+    throw fieldError(
+      'Idempotency-Key',
+      `The Idempotency-Key header must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
+    );
   }
   // Before the fingerprint, which walks the whole body.
   assertInputDepth(request.body);
@@ -52,10 +57,16 @@ export function claimIdempotencyKey(runtime: Runtime, request: IdempotentRequest
     const live = existing && (finished ? age < REPLAY_WINDOW_MS : age < ABANDONED_AFTER_MS);
     if (existing && live) {
       if (existing.fingerprint !== fingerprint) {
-        throw new ServiceError('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key.');
+        throw new ServiceError(
+          'idempotency_key_reused',
+          'This Idempotency-Key was used with a different request; use a new key.',
+        );
       }
       if (!finished) {
-        throw new ServiceError('idempotency_conflict', 'A request with this Idempotency-Key is still in progress; retry shortly.');
+        throw new ServiceError(
+          'idempotency_conflict',
+          'A request with this Idempotency-Key is still in progress; retry shortly.',
+        );
       }
       return { status: existing.responseStatus!, body: existing.responseBody };
     }
@@ -71,7 +82,11 @@ export function claimIdempotencyKey(runtime: Runtime, request: IdempotentRequest
 }
 
 /** Stores the answer to replay for the claimed key. */
-export function storeIdempotentResponse(runtime: Runtime, request: { workspaceId: string; key: string }, response: StoredResponse): void {
+export function storeIdempotentResponse(
+  runtime: Runtime,
+  request: { workspaceId: string; key: string },
+  response: StoredResponse,
+): void {
   runtime.db
     .update(idempotencyKeys)
     .set({ responseStatus: response.status, responseBody: response.body })

@@ -48,7 +48,10 @@ export function assertInputDepth(raw: unknown): void {
   };
   if (exceeds(raw, MAX_INPUT_DEPTH)) {
     const message = `The input is nested more than ${MAX_INPUT_DEPTH} levels deep.`;
-    throw new ServiceError('invalid_body', `The request is invalid: ${message}`, { formErrors: [message], fieldErrors: {} });
+    throw new ServiceError('invalid_body', `The request is invalid: ${message}`, {
+      formErrors: [message],
+      fieldErrors: {},
+    });
   }
 }
 

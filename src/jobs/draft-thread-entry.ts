@@ -6,12 +6,18 @@ import type { AiConfig } from '../core/campaigns/generators/openai.ts';
 import type { DraftThreadAnswer, DraftThreadRequest } from './draft-thread.ts';
 
 const port = parentPort!;
-const writer = batchWriter(generatorsFor((workerData as { ai: AiConfig }).ai), (failure) => port.postMessage({ passedOver: failure } satisfies DraftThreadAnswer));
+const writer = batchWriter(generatorsFor((workerData as { ai: AiConfig }).ai), (failure) =>
+  port.postMessage({ passedOver: failure } satisfies DraftThreadAnswer),
+);
 
 port.on('message', ({ id, plan }: DraftThreadRequest) => {
   writer.write(plan).then(
     (written) => port.postMessage({ id, written } satisfies DraftThreadAnswer),
-    (error: unknown) => port.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies DraftThreadAnswer),
+    (error: unknown) =>
+      port.postMessage({
+        id,
+        error: error instanceof Error ? error.message : String(error),
+      } satisfies DraftThreadAnswer),
   );
 });
 port.postMessage({ ready: true } satisfies DraftThreadAnswer);

@@ -1,5 +1,11 @@
 import { Worker } from 'node:worker_threads';
-import { batchWriter, type BatchPlan, type BatchWriter, type GeneratorFailure, type WrittenSlot } from '../core/campaigns/generation.ts';
+import {
+  batchWriter,
+  type BatchPlan,
+  type BatchWriter,
+  type GeneratorFailure,
+  type WrittenSlot,
+} from '../core/campaigns/generation.ts';
 import { generatorsFor } from '../core/campaigns/generators/index.ts';
 import type { AiConfig } from '../core/campaigns/generators/openai.ts';
 import type { Logger } from '../core/log.ts';
@@ -50,7 +56,8 @@ export function startDraftThread(ai: AiConfig, options: { idleMs?: number; log?:
     );
   let running: RunningThread | undefined;
   let closed = false;
-  const thread = (): RunningThread => (running ??= runThread(ai, idleMs, passedOver, (gone) => running === gone && (running = undefined)));
+  const thread = (): RunningThread =>
+    (running ??= runThread(ai, idleMs, passedOver, (gone) => running === gone && (running = undefined)));
   const closedError = () => new Error('the draft thread was closed');
   return {
     batchSize: batchWriter(generatorsFor(ai)).batchSize,
@@ -73,7 +80,12 @@ interface RunningThread {
 }
 
 /** One worker thread; `gone` is told when it stops (idle, failed or terminated), so the next write starts another. */
-function runThread(ai: AiConfig, idleMs: number, passedOver: (failure: GeneratorFailure) => void, gone: (thread: RunningThread) => void): RunningThread {
+function runThread(
+  ai: AiConfig,
+  idleMs: number,
+  passedOver: (failure: GeneratorFailure) => void,
+  gone: (thread: RunningThread) => void,
+): RunningThread {
   const worker = new Worker(bootstrap, { eval: true, workerData: { ai }, name: 'draft writer' });
   worker.unref();
   const waiting = new Map<number, { resolve(written: WrittenSlot[]): void; reject(error: Error): void }>();

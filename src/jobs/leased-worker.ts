@@ -80,15 +80,25 @@ export function startLeasedWorker<Claim>(runtime: Runtime, job: LeasedJob<Claim>
     passRunning = true;
     try {
       // Claims join the group commit of the items' own writes instead of committing on their own.
-      const claims = await inNextCommit(runtime.db, () => savepoint(runtime.db, () => job.claim(free, inHand.values())));
+      const claims = await inNextCommit(runtime.db, () =>
+        savepoint(runtime.db, () => job.claim(free, inHand.values())),
+      );
       for (const claim of claims) {
         const work = job
           .process(claim, stopping.signal)
           .catch((error: unknown) => {
-            runtime.log.error({ err: error, job: job.name }, `${job.name}: an item failed; finishing it with the error`);
+            runtime.log.error(
+              { err: error, job: job.name },
+              `${job.name}: an item failed; finishing it with the error`,
+            );
             return job.abandon(claim, error);
           })
-          .catch((error: unknown) => runtime.log.error({ err: error, job: job.name }, `${job.name}: finishing the item failed too; its lease will be reclaimed`))
+          .catch((error: unknown) =>
+            runtime.log.error(
+              { err: error, job: job.name },
+              `${job.name}: finishing the item failed too; its lease will be reclaimed`,
+            ),
+          )
           .finally(() => {
             inHand.delete(work);
             schedulePass();
@@ -149,7 +159,10 @@ export function startLeasedWorker<Claim>(runtime: Runtime, job: LeasedJob<Claim>
       if (deadline === undefined) await finished;
       else {
         let expiry: NodeJS.Timeout | undefined;
-        await Promise.race([finished, new Promise((resolve) => (expiry = setTimeout(resolve, Math.max(0, deadline - Date.now())).unref()))]);
+        await Promise.race([
+          finished,
+          new Promise((resolve) => (expiry = setTimeout(resolve, Math.max(0, deadline - Date.now())).unref())),
+        ]);
         clearTimeout(expiry);
       }
       clearInterval(renewal);

@@ -10,7 +10,11 @@ import { expireStaleDeliveries } from '../core/webhooks/delivery.ts';
  * deliveries past 72 hours are abandoned. Each step is idempotent, so several processes on one
  * database may all run it.
  */
-export function runMaintenance(runtime: Runtime): { rateLimitWindows: number; idempotencyKeys: number; expiredDeliveries: number } {
+export function runMaintenance(runtime: Runtime): {
+  rateLimitWindows: number;
+  idempotencyKeys: number;
+  expiredDeliveries: number;
+} {
   return {
     rateLimitWindows: pruneRateLimitWindows(runtime),
     idempotencyKeys: pruneIdempotencyKeys(runtime),

@@ -20,7 +20,10 @@ export function startPublishing(runtime: Runtime, connectors: Connectors = conne
     process: (claim) => fanOut(runtime, connectors, claim),
     abandon: (claim, error) => abandonRun(runtime, claim, error),
     nextDueAfter: (now) => nextDueAfter(runtime.db, now),
-    renew: { everyMs: (runtime.config.publishing.leaseSeconds * 1000) / 3, run: (claims) => renewLeases(runtime, claims) },
+    renew: {
+      everyMs: (runtime.config.publishing.leaseSeconds * 1000) / 3,
+      run: (claims) => renewLeases(runtime, claims),
+    },
     listen: (wake) => runtime.wakeups.listen('publishing', wake),
   });
 }

@@ -11,7 +11,12 @@ export function toToolError(error: unknown, docsUrl: string, log: Logger): CallT
   if (error instanceof RateLimitError) {
     body = { code: error.code, message: error.message, retry_after: error.retryAfter, docs_url: docsUrl };
   } else if (error instanceof ServiceError) {
-    body = { code: error.code, message: error.message, docs_url: docsUrl, ...(error.details ? { details: error.details } : {}) };
+    body = {
+      code: error.code,
+      message: error.message,
+      docs_url: docsUrl,
+      ...(error.details ? { details: error.details } : {}),
+    };
   } else {
     log.error({ err: error }, 'Unexpected error in a tool call');
     body = { code: 'internal', message: 'An unexpected error occurred; retry after a short delay.', docs_url: docsUrl };

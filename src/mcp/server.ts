@@ -68,14 +68,21 @@ function describeTool(tool: ToolDescriptor): Tool {
  * the spec wants every failure, invalid arguments included, to carry the API's code and details.
  */
 export function createMcpServer({ runtime, authorization, onRateLimit, tools }: McpServerOptions): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: tools.length < TOOLS.length ? INSTRUCTIONS + SUBSET_NOTE : INSTRUCTIONS });
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions: tools.length < TOOLS.length ? INSTRUCTIONS + SUBSET_NOTE : INSTRUCTIONS,
+  });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const listing = tools.map(describeTool);
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
   server.setRequestHandler(AnyCallToolRequest, async (raw): Promise<CallToolResult> => {
     const parsed = CallToolRequestSchema.safeParse(raw);
-    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call params: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}.`);
+    if (!parsed.success)
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Invalid tools/call params: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}.`,
+      );
     const request = parsed.data;
     const tool = byName.get(request.params.name as ToolDescriptor['name']);
     // The protocol's answer to a tool that is not listed (MCP spec, Tools, Error handling): a JSON-RPC

@@ -7,7 +7,10 @@ import type { Config } from '../core/config.ts';
  * each transport: a name that is not a tool stops start-up, naming it, rather than leaving an
  * operator to wonder why a tool never appears; so does a selection that leaves no tool at all.
  */
-export function exposedTools(selection: Config['mcpTools'], tools: readonly ToolDescriptor[] = TOOLS): readonly ToolDescriptor[] {
+export function exposedTools(
+  selection: Config['mcpTools'],
+  tools: readonly ToolDescriptor[] = TOOLS,
+): readonly ToolDescriptor[] {
   const known = new Set<string>(tools.map((tool) => tool.name));
   const unknown = (selection.names ?? []).filter((name) => !known.has(name));
   if (unknown.length > 0) {
@@ -17,7 +20,10 @@ export function exposedTools(selection: Config['mcpTools'], tools: readonly Tool
     );
   }
   const named = selection.names === null ? null : new Set(selection.names);
-  const exposed = tools.filter((tool) => (!selection.readOnly || tool.annotations.readOnlyHint === true) && (named === null || named.has(tool.name)));
+  const exposed = tools.filter(
+    (tool) =>
+      (!selection.readOnly || tool.annotations.readOnlyHint === true) && (named === null || named.has(tool.name)),
+  );
   if (exposed.length === 0) {
     throw new Error(
       `Invalid configuration: SERVICE_TOOLS names only tools that write (${selection.names?.join(', ')}), and read-only mode ` +

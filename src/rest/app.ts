@@ -29,7 +29,17 @@ export function createApp(runtime: Runtime, metrics: ServiceMetrics = createMetr
   app.use(requestContext(runtime.log, metrics.observeRequest));
   app.use(systemRoutes(runtime));
   app.use(metricsRoutes(runtime, metrics));
-  app.use('/api/v1', contentRoutes(runtime), accountRoutes(runtime), brandProfileRoutes(runtime), socialAccountRoutes(runtime), analyticsRoutes(runtime), webhookRoutes(runtime), campaignRoutes(runtime), templateRoutes(runtime));
+  app.use(
+    '/api/v1',
+    contentRoutes(runtime),
+    accountRoutes(runtime),
+    brandProfileRoutes(runtime),
+    socialAccountRoutes(runtime),
+    analyticsRoutes(runtime),
+    webhookRoutes(runtime),
+    campaignRoutes(runtime),
+    templateRoutes(runtime),
+  );
   // Mounted at the root: uploads are also accepted at /media_assets (SPEC.md), and file URLs are public.
   app.use(mediaRoutes(runtime));
   app.use(mcpRoutes(runtime));

@@ -3,7 +3,15 @@ import type { z } from 'zod';
 import type { Runtime } from '../core/context.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import type { Operation } from '../core/operation.ts';
-import { fromBodyAndParams, fromParams, handle, route, type Handlers, type InputSource, type Method } from './handle.ts';
+import {
+  fromBodyAndParams,
+  fromParams,
+  handle,
+  route,
+  type Handlers,
+  type InputSource,
+  type Method,
+} from './handle.ts';
 
 /**
  * The route table: every HTTP route is one row, and the same row both registers the Express handlers
@@ -65,12 +73,21 @@ export type Endpoint = OperationEndpoint | PublicEndpoint;
 export function operationEndpoint<Input extends z.ZodObject, Output, Response extends z.ZodType>(
   row: Omit<OperationEndpoint, 'kind' | 'operation' | 'response' | 'status' | 'errors'> & {
     operation: Operation<Input, Output>;
-    response: Response & ([z.output<Response>] extends [Awaited<Output>] ? unknown : 'the response schema does not describe what the operation returns');
+    response: Response &
+      ([z.output<Response>] extends [Awaited<Output>]
+        ? unknown
+        : 'the response schema does not describe what the operation returns');
     status?: number;
     errors?: readonly ErrorCode[];
   },
 ): OperationEndpoint {
-  return { ...row, kind: 'operation', operation: row.operation as unknown as Operation, status: row.status ?? 200, errors: row.errors ?? [] };
+  return {
+    ...row,
+    kind: 'operation',
+    operation: row.operation as unknown as Operation,
+    status: row.status ?? 200,
+    errors: row.errors ?? [],
+  };
 }
 
 export const publicEndpoint = (row: Omit<PublicEndpoint, 'kind'>): PublicEndpoint => ({ ...row, kind: 'public' });

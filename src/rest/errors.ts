@@ -86,7 +86,10 @@ function fromBodyParser(error: { type?: string; status?: number; code?: unknown 
       // Bytes that do not decode with their Content-Encoding: body-parser passes zlib's error
       // (code Z_DATA_ERROR, Z_BUF_ERROR, ERR__ERROR_FORMAT_… for brotli) on as a 400 without a type.
       if (error.status === 400 && typeof error.code === 'string' && /^(Z_|ERR__)/.test(error.code)) {
-        return new ServiceError('invalid_body', 'The body could not be decoded with its Content-Encoding; send it uncompressed or encoded as declared.');
+        return new ServiceError(
+          'invalid_body',
+          'The body could not be decoded with its Content-Encoding; send it uncompressed or encoded as declared.',
+        );
       }
       return undefined;
   }

@@ -1,4 +1,10 @@
-import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, {
+  type ErrorRequestHandler,
+  type Request,
+  type RequestHandler,
+  type Response,
+  type Router,
+} from 'express';
 import { authenticate } from '../core/accounts/api-keys.ts';
 import type { Workspace } from '../core/accounts/workspaces.ts';
 import { contextFor, type Runtime } from '../core/context.ts';
@@ -39,7 +45,10 @@ export function requireBodyType(type: string, message: string): RequestHandler {
   };
 }
 
-const requireJsonBody = requireBodyType('application/json', 'Send the body as JSON with Content-Type: application/json.');
+const requireJsonBody = requireBodyType(
+  'application/json',
+  'Send the body as JSON with Content-Type: application/json.',
+);
 
 /**
  * Turns a core operation into Express handlers: authenticate (so an anonymous caller never gets
@@ -57,7 +66,9 @@ export function handle(
   readBody: RequestHandler[] = [requireJsonBody, express.json({ limit: runtime.config.bodyLimitBytes })],
 ): Handlers {
   const gate: RequestHandler = (req, res, next) => {
-    res.locals.workspace = authenticate(runtime, req.get('authorization'), { planChecks: operation.planChecks ?? true });
+    res.locals.workspace = authenticate(runtime, req.get('authorization'), {
+      planChecks: operation.planChecks ?? true,
+    });
     next();
   };
   const report = (res: Response) => (state: RateLimitState) => {
@@ -65,7 +76,8 @@ export function handle(
     setRateLimitHeaders(res, state);
   };
   /** Counts a request the operation did not run for (a replay, a bad body) and reports the buckets. */
-  const countRequest = (res: Response) => report(res)(consumeRateLimit(runtime, workspaceOf(res).id, operation.buckets));
+  const countRequest = (res: Response) =>
+    report(res)(consumeRateLimit(runtime, workspaceOf(res).id, operation.buckets));
   const run: RequestHandler = async (req, res) => {
     const ctx = contextFor(runtime, workspaceOf(res), 'rest');
     const execute = () => executeOperation(ctx, operation, input(req), report(res));
@@ -75,7 +87,14 @@ export function handle(
       return;
     }
     // A replay runs nothing, but it is a request like any other: it counts and reports the buckets.
-    await runIdempotently(runtime, req, res, idempotencyKey, async () => ({ status, body: await execute() }), () => countRequest(res));
+    await runIdempotently(
+      runtime,
+      req,
+      res,
+      idempotencyKey,
+      async () => ({ status, body: await execute() }),
+      () => countRequest(res),
+    );
   };
   const countFailedRequest: ErrorRequestHandler = (error, _req, res, next) => {
     const authenticated = res.locals.workspace !== undefined;
@@ -105,7 +124,12 @@ async function runIdempotently(
   countReplay: () => void,
 ): Promise<void> {
   const scope = { workspaceId: workspaceOf(res).id, key };
-  const replay = claimIdempotencyKey(runtime, { ...scope, method: req.method, path: req.baseUrl + req.path, body: req.body });
+  const replay = claimIdempotencyKey(runtime, {
+    ...scope,
+    method: req.method,
+    path: req.baseUrl + req.path,
+    body: req.body,
+  });
   if (replay) {
     countReplay();
     res.setHeader('Idempotent-Replayed', 'true');

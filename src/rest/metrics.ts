@@ -105,7 +105,8 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
   });
   // Every series shown from the start, at 0, so a rate over it exists before the first event.
   for (const status of ['delivered', 'pending_retry', 'failed']) deliveries.inc({ status }, 0);
-  for (const platform of PLATFORMS) for (const result of ['published', 'rejected', 'unknown']) platformCalls.inc({ platform, result }, 0);
+  for (const platform of PLATFORMS)
+    for (const result of ['published', 'rejected', 'unknown']) platformCalls.inc({ platform, result }, 0);
   for (const result of ['published', 'failed']) runs.inc({ result }, 0);
 
   runtime.outcomes.listen((outcome) => {

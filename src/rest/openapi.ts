@@ -96,7 +96,8 @@ class SchemaWriter {
     for (const [id, def] of Object.entries(defs)) {
       const written = rewriteRefs(def) as Json;
       const existing = this.components[id];
-      if (existing && JSON.stringify(existing) !== JSON.stringify(written)) throw new Error(`Two different schemas are named ${id}.`);
+      if (existing && JSON.stringify(existing) !== JSON.stringify(written))
+        throw new Error(`Two different schemas are named ${id}.`);
       this.components[id] = written;
     }
     return rewriteRefs(json) as Json;
@@ -109,7 +110,9 @@ function rewriteRefs(value: unknown): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([key, inner]) => [
       key,
-      key === '$ref' && typeof inner === 'string' ? inner.replace(/^#\/\$defs\//, '#/components/schemas/') : rewriteRefs(inner),
+      key === '$ref' && typeof inner === 'string'
+        ? inner.replace(/^#\/\$defs\//, '#/components/schemas/')
+        : rewriteRefs(inner),
     ]),
   );
 }
@@ -120,10 +123,16 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
 };
 
-const integerHeader = (description: string) => ({ description, required: true, schema: { type: 'integer', minimum: 0 } });
+const integerHeader = (description: string) => ({
+  description,
+  required: true,
+  schema: { type: 'integer', minimum: 0 },
+});
 
 const COMPONENT_HEADERS = {
-  'X-RateLimit-Limit': integerHeader('Requests per minute of the bucket with the least left that this request took from.'),
+  'X-RateLimit-Limit': integerHeader(
+    'Requests per minute of the bucket with the least left that this request took from.',
+  ),
   'X-RateLimit-Remaining': integerHeader('Requests left in that bucket in this window.'),
   'X-RateLimit-Reset': integerHeader('Unix seconds at which the window rolls over.'),
   'Retry-After': integerHeader('Seconds to wait before retrying.'),
@@ -187,12 +196,19 @@ function operationParameters(endpoint: OperationEndpoint, fullPath: string, writ
   const required = new Set((input.required ?? []) as string[]);
   const parameter = (name: string, where: 'path' | 'query'): Json => {
     const { description, ...schema } = properties[name] ?? { type: 'string' };
-    return { name, in: where, required: where === 'path' || required.has(name), ...(description ? { description } : {}), schema };
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      ...(description ? { description } : {}),
+      schema,
+    };
   };
   const pathNames = pathParameterNames(fullPath);
   const parameters = pathNames.map((name) => parameter(name, 'path'));
   if (endpoint.input === 'query') {
-    for (const name of Object.keys(properties)) if (!pathNames.includes(name)) parameters.push(parameter(name, 'query'));
+    for (const name of Object.keys(properties))
+      if (!pathNames.includes(name)) parameters.push(parameter(name, 'query'));
   }
   if (endpoint.method === 'post') parameters.push({ $ref: '#/components/parameters/Idempotency-Key' });
   return parameters;
@@ -204,14 +220,19 @@ function operationRequestBody(endpoint: OperationEndpoint, fullPath: string, wri
   if (endpoint.input !== 'body') return undefined;
   const pathNames = new Set(pathParameterNames(fullPath));
   const schema = writer.write(endpoint.operation.input, 'input');
-  const properties = Object.fromEntries(Object.entries((schema.properties ?? {}) as Json).filter(([name]) => !pathNames.has(name)));
+  const properties = Object.fromEntries(
+    Object.entries((schema.properties ?? {}) as Json).filter(([name]) => !pathNames.has(name)),
+  );
   const required = ((schema.required ?? []) as string[]).filter((name) => !pathNames.has(name));
   const body: Json = { ...schema, properties };
   delete body.required;
   if (required.length > 0) body.required = required;
   // A PATCH without a field it knows is no_updates.
   if (endpoint.method === 'patch') body.minProperties = 1;
-  return { required: required.length > 0 || endpoint.method === 'patch', content: { 'application/json': { schema: body } } };
+  return {
+    required: required.length > 0 || endpoint.method === 'patch',
+    content: { 'application/json': { schema: body } },
+  };
 }
 
 const SUCCESS: Record<number, string> = {
@@ -221,9 +242,10 @@ const SUCCESS: Record<number, string> = {
 };
 
 function operationObject(endpoint: OperationEndpoint, fullPath: string, writer: SchemaWriter): Json {
-  const successHeaders = endpoint.method === 'post'
-    ? { ...RATE_LIMIT_HEADERS, 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } }
-    : RATE_LIMIT_HEADERS;
+  const successHeaders =
+    endpoint.method === 'post'
+      ? { ...RATE_LIMIT_HEADERS, 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } }
+      : RATE_LIMIT_HEADERS;
   const buckets = endpoint.operation.buckets.join(' and ');
   const requestBody = operationRequestBody(endpoint, fullPath, writer);
   return {
@@ -263,7 +285,8 @@ function publicObject(endpoint: PublicEndpoint, writer: SchemaWriter): Json {
 }
 
 /** `/media/{file}` as `MediaFile`. */
-const camelCase = (path: string): string => path.replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ?? '').toUpperCase());
+const camelCase = (path: string): string =>
+  path.replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ?? '').toUpperCase());
 
 /** The OpenAPI 3.1 document of the whole HTTP surface, built from the route table. */
 export function openApiDocument(config: Pick<Config, 'publicBaseUrl' | 'docsUrl'>): Json {
@@ -274,11 +297,14 @@ export function openApiDocument(config: Pick<Config, 'publicBaseUrl' | 'docsUrl'
     for (const endpoint of endpoints) {
       const fullPath = mount + endpoint.path;
       const path = openApiPath(fullPath);
-      const operation = endpoint.kind === 'operation' ? operationObject(endpoint, fullPath, writer) : publicObject(endpoint, writer);
+      const operation =
+        endpoint.kind === 'operation' ? operationObject(endpoint, fullPath, writer) : publicObject(endpoint, writer);
       // An operation's id is its core name; a public route's is its method and path (getMediaFile).
       const baseId = endpoint.kind === 'operation' ? endpoint.operation.name : endpoint.method + camelCase(path);
       // An alias path (/brand_profile, /media_assets) runs the same operation: its id names the path too.
-      const operationId = operationIds.has(baseId) ? `${baseId}_${fullPath.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}` : baseId;
+      const operationId = operationIds.has(baseId)
+        ? `${baseId}_${fullPath.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`
+        : baseId;
       operationIds.add(operationId);
       paths[path] = { ...paths[path], [endpoint.method]: { operationId, tags: [tag], ...operation } };
     }
@@ -303,7 +329,11 @@ export function openApiDocument(config: Pick<Config, 'publicBaseUrl' | 'docsUrl'
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key of the workspace, np_live_ followed by at least 32 characters.' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key of the workspace, np_live_ followed by at least 32 characters.',
+        },
       },
       parameters: {
         'Idempotency-Key': {

@@ -28,17 +28,30 @@ export function requestContext(log: Logger, observe: (request: AnsweredRequest) 
   return (req, res, next) => {
     const started = performance.now();
     const incoming = req.get('x-request-id');
-    const context = { request_id: incoming !== undefined && ACCEPTED_REQUEST_ID.test(incoming) ? incoming : randomUUID() };
+    const context = {
+      request_id: incoming !== undefined && ACCEPTED_REQUEST_ID.test(incoming) ? incoming : randomUUID(),
+    };
     res.setHeader('X-Request-Id', context.request_id);
     withholdRequestIdOnFailure(res);
     res.once('close', () => {
       // Closed before an answer began: the client went away (or the shutdown cut it), nginx's 499.
       const status = res.headersSent ? res.statusCode : CLIENT_CLOSED_REQUEST;
-      const answered = { method: req.method, route: routeOf(req, res), status, seconds: (performance.now() - started) / 1000 };
+      const answered = {
+        method: req.method,
+        route: routeOf(req, res),
+        status,
+        seconds: (performance.now() - started) / 1000,
+      };
       observe(answered);
       withLogContext(context, () =>
         log.info(
-          { method: answered.method, route: answered.route, status: answered.status, duration_ms: Math.round(answered.seconds * 1e4) / 10, ...(res.writableFinished ? {} : { aborted: true }) },
+          {
+            method: answered.method,
+            route: answered.route,
+            status: answered.status,
+            duration_ms: Math.round(answered.seconds * 1e4) / 10,
+            ...(res.writableFinished ? {} : { aborted: true }),
+          },
           'request',
         ),
       );

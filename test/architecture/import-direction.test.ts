@@ -10,21 +10,47 @@ describe('import direction', () => {
   };
 
   it('refuses Express, the MCP SDK and the doors inside src/core', async () => {
-    expect(await restrictedIn('src/core/probe.ts', "import express from 'express';\nexport default express;\n")).toBe(1);
+    expect(await restrictedIn('src/core/probe.ts', "import express from 'express';\nexport default express;\n")).toBe(
+      1,
+    );
     expect(
-      await restrictedIn('src/core/probe.ts', "import { Server } from '@modelcontextprotocol/sdk/server/index.js';\nexport default Server;\n"),
+      await restrictedIn(
+        'src/core/probe.ts',
+        "import { Server } from '@modelcontextprotocol/sdk/server/index.js';\nexport default Server;\n",
+      ),
     ).toBe(1);
-    expect(await restrictedIn('src/core/content/probe.ts', "import { createApp } from '../../rest/app.ts';\nexport default createApp;\n")).toBe(1);
-    expect(await restrictedIn('src/core/probe.ts', "import { serveMcpStdio } from '../mcp/stdio.ts';\nexport default serveMcpStdio;\n")).toBe(1);
+    expect(
+      await restrictedIn(
+        'src/core/content/probe.ts',
+        "import { createApp } from '../../rest/app.ts';\nexport default createApp;\n",
+      ),
+    ).toBe(1);
+    expect(
+      await restrictedIn(
+        'src/core/probe.ts',
+        "import { serveMcpStdio } from '../mcp/stdio.ts';\nexport default serveMcpStdio;\n",
+      ),
+    ).toBe(1);
   });
 
   it('refuses src/ inside db/ and doors inside tools/', async () => {
-    expect(await restrictedIn('db/probe.ts', "import { newId } from '../src/core/ids.ts';\nexport default newId;\n")).toBe(1);
-    expect(await restrictedIn('tools/probe.ts', "import { createApp } from '../src/rest/app.ts';\nexport default createApp;\n")).toBe(1);
+    expect(
+      await restrictedIn('db/probe.ts', "import { newId } from '../src/core/ids.ts';\nexport default newId;\n"),
+    ).toBe(1);
+    expect(
+      await restrictedIn(
+        'tools/probe.ts',
+        "import { createApp } from '../src/rest/app.ts';\nexport default createApp;\n",
+      ),
+    ).toBe(1);
   });
 
   it('lets the doors use the core', async () => {
-    expect(await restrictedIn('src/rest/probe.ts', "import { newId } from '../core/ids.ts';\nexport default newId;\n")).toBe(0);
-    expect(await restrictedIn('tools/probe.ts', "import { newId } from '../src/core/ids.ts';\nexport default newId;\n")).toBe(0);
+    expect(
+      await restrictedIn('src/rest/probe.ts', "import { newId } from '../core/ids.ts';\nexport default newId;\n"),
+    ).toBe(0);
+    expect(
+      await restrictedIn('tools/probe.ts', "import { newId } from '../src/core/ids.ts';\nexport default newId;\n"),
+    ).toBe(0);
   });
 });

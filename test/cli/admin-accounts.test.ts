@@ -36,18 +36,37 @@ describe('admin CLI: social accounts (in process)', () => {
 
   it('connect-account connects with every option and answers {social_account_id}', () => {
     const { code, body } = json(
-      'connect-account', '--workspace', ws.workspace.id, '--platform', 'linkedin', '--username', '@acme',
-      '--platform-user-id', '9876', '--display-name', 'Acme Inc',
+      'connect-account',
+      '--workspace',
+      ws.workspace.id,
+      '--platform',
+      'linkedin',
+      '--username',
+      '@acme',
+      '--platform-user-id',
+      '9876',
+      '--display-name',
+      'Acme Inc',
     );
     expect(code).toBe(0);
     expect(body).toEqual({ social_account_id: expect.stringMatching(UUID) });
     expect(rows()).toEqual([
-      expect.objectContaining({ id: body.social_account_id, workspaceId: ws.workspace.id, platform: 'linkedin', platformUserId: '9876', username: 'acme', displayName: 'Acme Inc', isActive: true }),
+      expect.objectContaining({
+        id: body.social_account_id,
+        workspaceId: ws.workspace.id,
+        platform: 'linkedin',
+        platformUserId: '9876',
+        username: 'acme',
+        displayName: 'Acme Inc',
+        isActive: true,
+      }),
     ]);
   });
 
   it('text mode prints a readable line', () => {
-    expect(admin('connect-account', '--workspace', ws.workspace.id, '--platform', 'twitter', '--username', 'acme')).toBe(0);
+    expect(
+      admin('connect-account', '--workspace', ws.workspace.id, '--platform', 'twitter', '--username', 'acme'),
+    ).toBe(0);
     const [row] = rows();
     expect(out).toEqual([`Connected twitter account @acme (platform user ${row.platformUserId}) as ${row.id}.`]);
     expect(admin('disconnect-account', '--id', row.id)).toBe(0);
@@ -55,7 +74,15 @@ describe('admin CLI: social accounts (in process)', () => {
   });
 
   it('disconnect-account marks the account inactive and answers {social_account_id, is_active:false}', () => {
-    const { body: connected } = json('connect-account', '--workspace', ws.workspace.id, '--platform', 'tiktok', '--username', 'acme');
+    const { body: connected } = json(
+      'connect-account',
+      '--workspace',
+      ws.workspace.id,
+      '--platform',
+      'tiktok',
+      '--username',
+      'acme',
+    );
     const { code, body } = json('disconnect-account', '--id', connected.social_account_id);
     expect(code).toBe(0);
     expect(body).toEqual({ social_account_id: connected.social_account_id, is_active: false });
@@ -63,7 +90,15 @@ describe('admin CLI: social accounts (in process)', () => {
   });
 
   it('refuses an unknown platform (naming the known ones), a missing option, past the plan limit, and unknown ids', () => {
-    const unknown = json('connect-account', '--workspace', ws.workspace.id, '--platform', 'myspace', '--username', 'acme');
+    const unknown = json(
+      'connect-account',
+      '--workspace',
+      ws.workspace.id,
+      '--platform',
+      'myspace',
+      '--username',
+      'acme',
+    );
     expect(unknown.code).toBe(1);
     expect(unknown.body.error.code).toBe('invalid_body');
     expect(unknown.body.error.message).toMatch(/myspace.*twitter, linkedin, instagram, facebook, tiktok/);
@@ -73,13 +108,25 @@ describe('admin CLI: social accounts (in process)', () => {
     expect(missing.body.error.message).toContain('--username');
 
     // The free plan allows two active accounts.
-    expect(json('connect-account', '--workspace', ws.workspace.id, '--platform', 'twitter', '--username', 'a').code).toBe(0);
-    expect(json('connect-account', '--workspace', ws.workspace.id, '--platform', 'facebook', '--username', 'a').code).toBe(0);
+    expect(
+      json('connect-account', '--workspace', ws.workspace.id, '--platform', 'twitter', '--username', 'a').code,
+    ).toBe(0);
+    expect(
+      json('connect-account', '--workspace', ws.workspace.id, '--platform', 'facebook', '--username', 'a').code,
+    ).toBe(0);
     const over = json('connect-account', '--workspace', ws.workspace.id, '--platform', 'tiktok', '--username', 'a');
     expect(over.code).toBe(1);
     expect(over.body.error.code).toBe('quota_exceeded');
 
-    const noWorkspace = json('connect-account', '--workspace', '00000000-0000-4000-8000-000000000000', '--platform', 'twitter', '--username', 'a');
+    const noWorkspace = json(
+      'connect-account',
+      '--workspace',
+      '00000000-0000-4000-8000-000000000000',
+      '--platform',
+      'twitter',
+      '--username',
+      'a',
+    );
     expect(noWorkspace.body.error.code).toBe('not_found');
     const noAccount = json('disconnect-account', '--id', '00000000-0000-4000-8000-000000000000');
     expect(noAccount.code).toBe(1);
@@ -106,13 +153,32 @@ describe('admin CLI: social accounts (subprocess)', () => {
       return JSON.parse(result.stdout);
     };
     const created = await run('create-workspace', '--name', 'Shell Co');
-    const connected = await run('connect-account', '--workspace', created.workspace_id, '--platform', 'instagram', '--username', 'shellco');
-    const runtime = openRuntime({ config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }) });
+    const connected = await run(
+      'connect-account',
+      '--workspace',
+      created.workspace_id,
+      '--platform',
+      'instagram',
+      '--username',
+      'shellco',
+    );
+    const runtime = openRuntime({
+      config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }),
+    });
     const server = await startTestServer(runtime);
     try {
-      const res = await call(server, 'GET', '/api/v1/social-accounts', { headers: { authorization: `Bearer ${created.api_key}` } });
+      const res = await call(server, 'GET', '/api/v1/social-accounts', {
+        headers: { authorization: `Bearer ${created.api_key}` },
+      });
       expect(res.status).toBe(200);
-      expect(res.body.data).toEqual([expect.objectContaining({ id: connected.social_account_id, platform: 'instagram', username: 'shellco', is_active: true })]);
+      expect(res.body.data).toEqual([
+        expect.objectContaining({
+          id: connected.social_account_id,
+          platform: 'instagram',
+          username: 'shellco',
+          is_active: true,
+        }),
+      ]);
     } finally {
       await server.close();
       runtime.db.$client.close();

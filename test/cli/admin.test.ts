@@ -34,7 +34,8 @@ describe('admin CLI (subprocess)', () => {
     return body.error;
   };
   const me = (apiKey: string) => call(server, 'GET', '/api/v1/me', { headers: { authorization: `Bearer ${apiKey}` } });
-  const listContent = (apiKey: string) => call(server, 'GET', '/api/v1/content', { headers: { authorization: `Bearer ${apiKey}` } });
+  const listContent = (apiKey: string) =>
+    call(server, 'GET', '/api/v1/content', { headers: { authorization: `Bearer ${apiKey}` } });
 
   let workspaceId: string;
   let firstKey: string;
@@ -44,7 +45,11 @@ describe('admin CLI (subprocess)', () => {
     const created = await adminJson('create-workspace', '--name', 'Acme Studio');
     workspaceId = created.workspace_id;
     firstKey = created.api_key;
-    expect(created).toEqual({ workspace_id: expect.stringMatching(UUID), org_id: expect.stringMatching(/^org_\w+$/), api_key: expect.stringMatching(API_KEY) });
+    expect(created).toEqual({
+      workspace_id: expect.stringMatching(UUID),
+      org_id: expect.stringMatching(/^org_\w+$/),
+      api_key: expect.stringMatching(API_KEY),
+    });
     runtime = openRuntime({ config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }) });
     server = await startTestServer(runtime);
   }, SLOW);
@@ -63,114 +68,173 @@ describe('admin CLI (subprocess)', () => {
     expect((await listContent(firstKey)).status).toBe(200);
   });
 
-  it('create-workspace takes --plan and --status', async () => {
-    const created = await adminJson('create-workspace', '--name', 'Trial Co', '--plan', 'starter', '--status', 'trialing');
-    expect(created.workspace_id).toMatch(UUID);
-    expect(created.workspace_id).not.toBe(workspaceId);
-    const res = await me(created.api_key);
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ org_id: created.org_id, plan: 'starter', plan_status: 'trialing', is_active: true, is_trialing: true });
-  }, SLOW);
+  it(
+    'create-workspace takes --plan and --status',
+    async () => {
+      const created = await adminJson(
+        'create-workspace',
+        '--name',
+        'Trial Co',
+        '--plan',
+        'starter',
+        '--status',
+        'trialing',
+      );
+      expect(created.workspace_id).toMatch(UUID);
+      expect(created.workspace_id).not.toBe(workspaceId);
+      const res = await me(created.api_key);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        org_id: created.org_id,
+        plan: 'starter',
+        plan_status: 'trialing',
+        is_active: true,
+        is_trialing: true,
+      });
+    },
+    SLOW,
+  );
 
-  it('create-key issues a working key; --expires-at with an offset sets when it stops working', async () => {
-    const plain = await adminJson('create-key', '--workspace', workspaceId);
-    expect(plain).toEqual({ key_id: expect.stringMatching(UUID), api_key: expect.stringMatching(API_KEY) });
-    expect(plain.api_key).not.toBe(firstKey);
-    expect((await me(plain.api_key)).body.workspace_id).toBe(workspaceId);
+  it(
+    'create-key issues a working key; --expires-at with an offset sets when it stops working',
+    async () => {
+      const plain = await adminJson('create-key', '--workspace', workspaceId);
+      expect(plain).toEqual({ key_id: expect.stringMatching(UUID), api_key: expect.stringMatching(API_KEY) });
+      expect(plain.api_key).not.toBe(firstKey);
+      expect((await me(plain.api_key)).body.workspace_id).toBe(workspaceId);
 
-    const expiring = await adminJson('create-key', '--workspace', workspaceId, '--expires-at', '2030-01-01T00:00:00+02:00');
-    expect((await me(expiring.api_key)).status).toBe(200);
-    // The expiry is 2029-12-31T22:00:00Z: look at the same file from just before and at that instant.
-    const clock = new ManualClock('2029-12-31T21:59:59Z');
-    const later = openRuntime({ config: runtime.config, clock });
-    const laterServer = await startTestServer(later);
-    try {
-      const headers = { authorization: `Bearer ${expiring.api_key}` };
-      expect((await call(laterServer, 'GET', '/api/v1/me', { headers })).status).toBe(200);
-      clock.set('2029-12-31T22:00:00Z');
-      const expired = await call(laterServer, 'GET', '/api/v1/me', { headers });
-      expect(expired.status).toBe(401);
-      expect(expired.body.error.code).toBe('expired_key');
-      expect((await call(laterServer, 'GET', '/api/v1/me', { headers: { authorization: `Bearer ${plain.api_key}` } })).status).toBe(200);
-    } finally {
-      await laterServer.close();
-      later.db.$client.close();
-    }
-  }, SLOW);
+      const expiring = await adminJson(
+        'create-key',
+        '--workspace',
+        workspaceId,
+        '--expires-at',
+        '2030-01-01T00:00:00+02:00',
+      );
+      expect((await me(expiring.api_key)).status).toBe(200);
+      // The expiry is 2029-12-31T22:00:00Z: look at the same file from just before and at that instant.
+      const clock = new ManualClock('2029-12-31T21:59:59Z');
+      const later = openRuntime({ config: runtime.config, clock });
+      const laterServer = await startTestServer(later);
+      try {
+        const headers = { authorization: `Bearer ${expiring.api_key}` };
+        expect((await call(laterServer, 'GET', '/api/v1/me', { headers })).status).toBe(200);
+        clock.set('2029-12-31T22:00:00Z');
+        const expired = await call(laterServer, 'GET', '/api/v1/me', { headers });
+        expect(expired.status).toBe(401);
+        expect(expired.body.error.code).toBe('expired_key');
+        expect(
+          (await call(laterServer, 'GET', '/api/v1/me', { headers: { authorization: `Bearer ${plain.api_key}` } }))
+            .status,
+        ).toBe(200);
+      } finally {
+        await laterServer.close();
+        later.db.$client.close();
+      }
+    },
+    SLOW,
+  );
 
-  it('revoke-key makes that key invalid_key at once and leaves the other keys working', async () => {
-    const extra = await adminJson('create-key', '--workspace', workspaceId);
-    expect((await me(extra.api_key)).status).toBe(200);
-    const revoked = await adminJson('revoke-key', '--key-id', extra.key_id);
-    expect(revoked).toMatchObject({ key_id: extra.key_id, revoked: true });
-    const res = await me(extra.api_key);
-    expect(res.status).toBe(401);
-    expect(res.body.error.code).toBe('invalid_key');
-    expect((await me(firstKey)).status).toBe(200);
+  it(
+    'revoke-key makes that key invalid_key at once and leaves the other keys working',
+    async () => {
+      const extra = await adminJson('create-key', '--workspace', workspaceId);
+      expect((await me(extra.api_key)).status).toBe(200);
+      const revoked = await adminJson('revoke-key', '--key-id', extra.key_id);
+      expect(revoked).toMatchObject({ key_id: extra.key_id, revoked: true });
+      const res = await me(extra.api_key);
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('invalid_key');
+      expect((await me(firstKey)).status).toBe(200);
 
-    const unknown = await adminJsonError('revoke-key', '--key-id', '00000000-0000-4000-8000-000000000000');
-    expect(unknown.code).toBe('not_found');
-  }, SLOW);
+      const unknown = await adminJsonError('revoke-key', '--key-id', '00000000-0000-4000-8000-000000000000');
+      expect(unknown.code).toBe('not_found');
+    },
+    SLOW,
+  );
 
-  it('set-plan changes plan and status: past_due gives 402 on content, free gives 403, /me still answers', async () => {
-    const created = await adminJson('create-workspace', '--name', 'Billing Test');
-    const key = created.api_key;
+  it(
+    'set-plan changes plan and status: past_due gives 402 on content, free gives 403, /me still answers',
+    async () => {
+      const created = await adminJson('create-workspace', '--name', 'Billing Test');
+      const key = created.api_key;
 
-    const pastDue = await adminJson('set-plan', '--workspace', created.workspace_id, '--status', 'past_due');
-    expect(pastDue).toMatchObject({ workspace_id: created.workspace_id, plan: 'pro', plan_status: 'past_due' });
-    const refused = await listContent(key);
-    expect(refused.status).toBe(402);
-    expect(refused.body.error.code).toBe('payment_required');
-    expect((await me(key)).body).toMatchObject({ plan_status: 'past_due', is_active: false });
+      const pastDue = await adminJson('set-plan', '--workspace', created.workspace_id, '--status', 'past_due');
+      expect(pastDue).toMatchObject({ workspace_id: created.workspace_id, plan: 'pro', plan_status: 'past_due' });
+      const refused = await listContent(key);
+      expect(refused.status).toBe(402);
+      expect(refused.body.error.code).toBe('payment_required');
+      expect((await me(key)).body).toMatchObject({ plan_status: 'past_due', is_active: false });
 
-    const free = await adminJson('set-plan', '--workspace', created.workspace_id, '--plan', 'free', '--status', 'active');
-    expect(free).toMatchObject({ plan: 'free', plan_status: 'active' });
-    const forbidden = await listContent(key);
-    expect(forbidden.status).toBe(403);
-    expect(forbidden.body.error.code).toBe('plan_forbidden');
+      const free = await adminJson(
+        'set-plan',
+        '--workspace',
+        created.workspace_id,
+        '--plan',
+        'free',
+        '--status',
+        'active',
+      );
+      expect(free).toMatchObject({ plan: 'free', plan_status: 'active' });
+      const forbidden = await listContent(key);
+      expect(forbidden.status).toBe(403);
+      expect(forbidden.body.error.code).toBe('plan_forbidden');
 
-    await adminJson('set-plan', '--workspace', created.workspace_id, '--plan', 'business');
-    expect((await listContent(key)).status).toBe(200);
-    expect((await me(key)).body).toMatchObject({ plan: 'business', plan_status: 'active' });
-  }, SLOW);
+      await adminJson('set-plan', '--workspace', created.workspace_id, '--plan', 'business');
+      expect((await listContent(key)).status).toBe(200);
+      expect((await me(key)).body).toMatchObject({ plan: 'business', plan_status: 'active' });
+    },
+    SLOW,
+  );
 
-  it('list-workspaces lists every workspace with its plan, status and active key count', async () => {
-    const listed = await adminJson('list-workspaces');
-    const rows: any[] = listed.workspaces;
-    expect(rows.map((w) => w.name)).toEqual(expect.arrayContaining(['Acme Studio', 'Trial Co', 'Billing Test']));
-    const acme = rows.find((w) => w.workspace_id === workspaceId);
-    expect(acme).toMatchObject({ name: 'Acme Studio', plan: 'pro', plan_status: 'active' });
-    expect(acme.org_id).toMatch(/^org_/);
-    // The first key, the plain and the expiring key of create-key; the revoked one is not counted.
-    expect(acme.active_keys).toBe(3);
-  }, SLOW);
+  it(
+    'list-workspaces lists every workspace with its plan, status and active key count',
+    async () => {
+      const listed = await adminJson('list-workspaces');
+      const rows: any[] = listed.workspaces;
+      expect(rows.map((w) => w.name)).toEqual(expect.arrayContaining(['Acme Studio', 'Trial Co', 'Billing Test']));
+      const acme = rows.find((w) => w.workspace_id === workspaceId);
+      expect(acme).toMatchObject({ name: 'Acme Studio', plan: 'pro', plan_status: 'active' });
+      expect(acme.org_id).toMatch(/^org_/);
+      // The first key, the plain and the expiring key of create-key; the revoked one is not counted.
+      expect(acme.active_keys).toBe(3);
+    },
+    SLOW,
+  );
 
-  it('refuses bad input with a non-zero exit and a JSON error, creating nothing', async () => {
-    const before = listWorkspaces(runtime.db);
-    const [badPlan, noName, naive, past, unknownCommand, unknownOption] = await Promise.all([
-      adminJsonError('create-workspace', '--name', 'Nope', '--plan', 'platinum'),
-      adminJsonError('create-workspace'),
-      adminJsonError('create-key', '--workspace', workspaceId, '--expires-at', '2030-01-01T00:00:00'),
-      adminJsonError('create-key', '--workspace', workspaceId, '--expires-at', '2001-01-01T00:00:00Z'),
-      adminJsonError('frobnicate'),
-      adminJsonError('create-workspace', '--name', 'Nope', '--bogus'),
-    ]);
-    expect(past.details.fieldErrors['expires-at']).toEqual(['The expiry must be in the future.']);
-    expect(unknownOption.message).toContain('--bogus');
-    expect(badPlan.code).toBe('invalid_body');
-    expect(Object.keys(badPlan.details.fieldErrors)).toEqual(['plan']);
-    expect(noName.message).toContain('--name');
-    expect(naive.message).toMatch(/expires-at/);
-    expect(naive.message).toMatch(/offset/);
-    expect(unknownCommand.message).toContain('frobnicate');
-    expect(listWorkspaces(runtime.db)).toEqual(before);
-  }, SLOW);
+  it(
+    'refuses bad input with a non-zero exit and a JSON error, creating nothing',
+    async () => {
+      const before = listWorkspaces(runtime.db);
+      const [badPlan, noName, naive, past, unknownCommand, unknownOption] = await Promise.all([
+        adminJsonError('create-workspace', '--name', 'Nope', '--plan', 'platinum'),
+        adminJsonError('create-workspace'),
+        adminJsonError('create-key', '--workspace', workspaceId, '--expires-at', '2030-01-01T00:00:00'),
+        adminJsonError('create-key', '--workspace', workspaceId, '--expires-at', '2001-01-01T00:00:00Z'),
+        adminJsonError('frobnicate'),
+        adminJsonError('create-workspace', '--name', 'Nope', '--bogus'),
+      ]);
+      expect(past.details.fieldErrors['expires-at']).toEqual(['The expiry must be in the future.']);
+      expect(unknownOption.message).toContain('--bogus');
+      expect(badPlan.code).toBe('invalid_body');
+      expect(Object.keys(badPlan.details.fieldErrors)).toEqual(['plan']);
+      expect(noName.message).toContain('--name');
+      expect(naive.message).toMatch(/expires-at/);
+      expect(naive.message).toMatch(/offset/);
+      expect(unknownCommand.message).toContain('frobnicate');
+      expect(listWorkspaces(runtime.db)).toEqual(before);
+    },
+    SLOW,
+  );
 
-  it('without --json, explains a bad command on stderr with the usage', async () => {
-    const unknown = await admin('frobnicate');
-    expect(unknown.code).not.toBe(0);
-    expect(unknown.stderr).toContain('frobnicate');
-    expect(unknown.stderr).toMatch(/create-workspace/);
-    expect(unknown.stdout).toBe('');
-  }, SLOW);
+  it(
+    'without --json, explains a bad command on stderr with the usage',
+    async () => {
+      const unknown = await admin('frobnicate');
+      expect(unknown.code).not.toBe(0);
+      expect(unknown.stderr).toContain('frobnicate');
+      expect(unknown.stderr).toMatch(/create-workspace/);
+      expect(unknown.stdout).toBe('');
+    },
+    SLOW,
+  );
 });

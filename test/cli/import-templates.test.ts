@@ -37,7 +37,9 @@ describe('admin import-templates (subprocess)', () => {
     return path;
   };
   const readLibrary = () => {
-    const runtime = openRuntime({ config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }) });
+    const runtime = openRuntime({
+      config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }),
+    });
     try {
       return runtime.db.select().from(templates).all().map(toTemplateResource);
     } finally {
@@ -45,51 +47,69 @@ describe('admin import-templates (subprocess)', () => {
     }
   };
 
-  it('inserts new ids and updates an existing one, prints the counts, and a re-run inserts nothing', async () => {
-    const changedSeed = { ...(SEED[0] as object), name: 'Renamed by the operator' };
-    const file = writeJson('three.json', JSON.stringify([entry(1), entry(2, { niches: ['pets', 'education'] }), changedSeed]));
-    const first = await admin('import-templates', file, '--json');
-    expect(first.code, first.stderr + first.stdout).toBe(0);
-    expect(JSON.parse(first.stdout)).toEqual({ inserted: 2, updated: 1 });
+  it(
+    'inserts new ids and updates an existing one, prints the counts, and a re-run inserts nothing',
+    async () => {
+      const changedSeed = { ...(SEED[0] as object), name: 'Renamed by the operator' };
+      const file = writeJson(
+        'three.json',
+        JSON.stringify([entry(1), entry(2, { niches: ['pets', 'education'] }), changedSeed]),
+      );
+      const first = await admin('import-templates', file, '--json');
+      expect(first.code, first.stderr + first.stdout).toBe(0);
+      expect(JSON.parse(first.stdout)).toEqual({ inserted: 2, updated: 1 });
 
-    const again = await admin('import-templates', file, '--json');
-    expect(again.code, again.stderr).toBe(0);
-    expect(JSON.parse(again.stdout)).toEqual({ inserted: 0, updated: 3 });
+      const again = await admin('import-templates', file, '--json');
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toEqual({ inserted: 0, updated: 3 });
 
-    const text = await admin('import-templates', file);
-    expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/0 inserted, 3 updated/);
+      const text = await admin('import-templates', file);
+      expect(text.code).toBe(0);
+      expect(text.stdout).toMatch(/0 inserted, 3 updated/);
 
-    // Opening the database again (which re-runs the seed) keeps both the imports and the change.
-    const library = readLibrary();
-    expect(library).toHaveLength(SEED.length + 2);
-    expect(library.find((t) => t.id === SEED[0]!.id)!.name).toBe('Renamed by the operator');
-    expect(library.find((t) => t.id === entry(2).id)).toMatchObject({ object: 'template', niches: ['pets', 'education'], created_at: '2026-02-10T08:00:00.000Z' });
-  }, SLOW);
+      // Opening the database again (which re-runs the seed) keeps both the imports and the change.
+      const library = readLibrary();
+      expect(library).toHaveLength(SEED.length + 2);
+      expect(library.find((t) => t.id === SEED[0]!.id)!.name).toBe('Renamed by the operator');
+      expect(library.find((t) => t.id === entry(2).id)).toMatchObject({
+        object: 'template',
+        niches: ['pets', 'education'],
+        created_at: '2026-02-10T08:00:00.000Z',
+      });
+    },
+    SLOW,
+  );
 
-  it('refuses invalid JSON, an invalid entry and a missing file with a non-zero exit and the reason, writing nothing', async () => {
-    const broken = await admin('import-templates', writeJson('broken.json', '[{"id": '), '--json');
-    expect(broken.code).not.toBe(0);
-    const brokenError = JSON.parse(broken.stdout).error;
-    expect(brokenError.code).toBe('invalid_body');
-    expect(brokenError.message).toMatch(/not valid JSON/);
+  it(
+    'refuses invalid JSON, an invalid entry and a missing file with a non-zero exit and the reason, writing nothing',
+    async () => {
+      const broken = await admin('import-templates', writeJson('broken.json', '[{"id": '), '--json');
+      expect(broken.code).not.toBe(0);
+      const brokenError = JSON.parse(broken.stdout).error;
+      expect(brokenError.code).toBe('invalid_body');
+      expect(brokenError.message).toMatch(/not valid JSON/);
 
-    const invalid = writeJson('invalid.json', JSON.stringify([entry(3), entry(4, { source_platform: 'twitter', example_caption: 'x'.repeat(300) })]));
-    const refused = await admin('import-templates', invalid, '--json');
-    expect(refused.code).not.toBe(0);
-    const refusedError = JSON.parse(refused.stdout).error;
-    expect(refusedError.code).toBe('invalid_body');
-    expect(refusedError.message).toMatch(/1\.example_caption/);
-    expect(refusedError.details.fieldErrors['1']).toEqual([expect.stringMatching(/280/)]);
+      const invalid = writeJson(
+        'invalid.json',
+        JSON.stringify([entry(3), entry(4, { source_platform: 'twitter', example_caption: 'x'.repeat(300) })]),
+      );
+      const refused = await admin('import-templates', invalid, '--json');
+      expect(refused.code).not.toBe(0);
+      const refusedError = JSON.parse(refused.stdout).error;
+      expect(refusedError.code).toBe('invalid_body');
+      expect(refusedError.message).toMatch(/1\.example_caption/);
+      expect(refusedError.details.fieldErrors['1']).toEqual([expect.stringMatching(/280/)]);
 
-    const plain = await admin('import-templates', invalid);
-    expect(plain.code).not.toBe(0);
-    expect(plain.stderr).toMatch(/example_caption/);
+      const plain = await admin('import-templates', invalid);
+      expect(plain.code).not.toBe(0);
+      expect(plain.stderr).toMatch(/example_caption/);
 
-    const missing = await admin('import-templates', join(data.dir, 'nope.json'));
-    expect(missing.code).not.toBe(0);
-    expect(missing.stderr).toMatch(/Cannot read .*nope\.json/);
+      const missing = await admin('import-templates', join(data.dir, 'nope.json'));
+      expect(missing.code).not.toBe(0);
+      expect(missing.stderr).toMatch(/Cannot read .*nope\.json/);
 
-    expect(readLibrary().some((t) => t.id === entry(3).id)).toBe(false);
-  }, SLOW);
+      expect(readLibrary().some((t) => t.id === entry(3).id)).toBe(false);
+    },
+    SLOW,
+  );
 });

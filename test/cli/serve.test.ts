@@ -19,30 +19,34 @@ describe('serve bootstrap (subprocess)', () => {
     data.remove();
   });
 
-  it('prints a key once on a fresh data directory, serves /healthz and /api/v1/me with it, and prints none on the next start', async () => {
-    const first = start();
-    const [, url, port] = await first.waitForOutput(LISTENING, 45_000);
-    expect(Number(port)).toBeGreaterThan(0);
-    const key = first.stdout().match(KEY_LINE)?.[1];
-    expect(key, first.stdout()).toMatch(/^np_live_[0-9A-Za-z]{32,}$/);
-    expect(first.stdout().split(key!).length - 1).toBe(1);
+  it(
+    'prints a key once on a fresh data directory, serves /healthz and /api/v1/me with it, and prints none on the next start',
+    async () => {
+      const first = start();
+      const [, url, port] = await first.waitForOutput(LISTENING, 45_000);
+      expect(Number(port)).toBeGreaterThan(0);
+      const key = first.stdout().match(KEY_LINE)?.[1];
+      expect(key, first.stdout()).toMatch(/^np_live_[0-9A-Za-z]{32,}$/);
+      expect(first.stdout().split(key!).length - 1).toBe(1);
 
-    const health = await fetch(`${url}/healthz`);
-    expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ status: 'ok', database: 'ok' });
-    const me = await fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
-    expect(me.status).toBe(200);
-    expect(await me.json()).toMatchObject({ object: 'account', plan: 'pro', plan_status: 'active' });
-    expect((await fetch(`${url}/api/v1/me`)).status).toBe(401);
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({ status: 'ok', database: 'ok' });
+      const me = await fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+      expect(me.status).toBe(200);
+      expect(await me.json()).toMatchObject({ object: 'account', plan: 'pro', plan_status: 'active' });
+      expect((await fetch(`${url}/api/v1/me`)).status).toBe(401);
 
-    expect(await first.stop()).toBe(0);
+      expect(await first.stop()).toBe(0);
 
-    const second = start();
-    const [, secondUrl] = await second.waitForOutput(LISTENING, 45_000);
-    expect(second.stdout()).not.toMatch(/API key/);
-    expect(second.stdout()).not.toMatch(/np_live_/);
-    const again = await fetch(`${secondUrl}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
-    expect(again.status).toBe(200);
-    expect(await second.stop()).toBe(0);
-  }, SLOW);
+      const second = start();
+      const [, secondUrl] = await second.waitForOutput(LISTENING, 45_000);
+      expect(second.stdout()).not.toMatch(/API key/);
+      expect(second.stdout()).not.toMatch(/np_live_/);
+      const again = await fetch(`${secondUrl}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+      expect(again.status).toBe(200);
+      expect(await second.stop()).toBe(0);
+    },
+    SLOW,
+  );
 });

@@ -42,7 +42,10 @@ describe('serve shutting down under load (subprocess)', () => {
     );
     const ws = makeWorkspace(runtime);
     connectAccounts(runtime, ws.workspace, ['twitter']);
-    await runOperation(createWebhook, contextFor(runtime, ws.workspace, 'rest'), { url: `${receiver.url}/hook`, events: ['content.created'] });
+    await runOperation(createWebhook, contextFor(runtime, ws.workspace, 'rest'), {
+      url: `${receiver.url}/hook`,
+      events: ['content.created'],
+    });
 
     const server: RunningProcess = startEntry(['serve'], {
       DATABASE_FILE: file,
@@ -71,7 +74,11 @@ describe('serve shutting down under load (subprocess)', () => {
       for (let i = 0; !stopped; i++) {
         try {
           const caption = `client ${n} post ${i}`;
-          const res = await post('/api/v1/content', { caption, content_type: 'text_only', target_platforms: ['twitter'] });
+          const res = await post('/api/v1/content', {
+            caption,
+            content_type: 'text_only',
+            target_platforms: ['twitter'],
+          });
           if (res.status !== 201) throw new Error(`create answered ${res.status}`);
           created.set(res.body.id, caption);
           if (i % 4 !== 0) continue;
@@ -98,15 +105,24 @@ describe('serve shutting down under load (subprocess)', () => {
     expect(code, server.stdout() + server.stderr()).toBe(0);
     expect(tookMs).toBeLessThan(10_000);
     expect(server.stdout()).toMatch(/"msg":"Shut down cleanly"/);
-    console.log(`shutdown test: ${created.size} creates and ${published.size} publishes acknowledged, ${refused} refused or cut off; exit after ${tookMs} ms`);
+    console.log(
+      `shutdown test: ${created.size} creates and ${published.size} publishes acknowledged, ${refused} refused or cut off; exit after ${tookMs} ms`,
+    );
 
-    const rows = runtime.db.select().from(content).where(inArray(content.id, [...created.keys()])).all();
+    const rows = runtime.db
+      .select()
+      .from(content)
+      .where(inArray(content.id, [...created.keys()]))
+      .all();
     expect(rows).toHaveLength(created.size);
     for (const row of rows) {
       expect(row.caption).toBe(created.get(row.id));
       if (published.has(row.id)) {
         // Queued and not yet taken, or published by a fan-out the shutdown let finish.
-        expect(row.status === 'published' || (row.status === 'approved' && row.publishQueued), `${row.id} ${row.status}`).toBe(true);
+        expect(
+          row.status === 'published' || (row.status === 'approved' && row.publishQueued),
+          `${row.id} ${row.status}`,
+        ).toBe(true);
       } else {
         expect(row.status).toBe('draft');
       }
@@ -118,7 +134,13 @@ describe('serve shutting down under load (subprocess)', () => {
     expect(jobs.length).toBeGreaterThan(0);
     expect(jobs.filter((job) => job.state !== 'queued' || job.attempts !== 0)).toEqual([]);
     expect(runtime.db.select().from(webhookDeliveries).all()).toEqual([]);
-    expect(runtime.db.select().from(webhooks).all().filter((hook) => hook.leaseToken !== null)).toEqual([]);
+    expect(
+      runtime.db
+        .select()
+        .from(webhooks)
+        .all()
+        .filter((hook) => hook.leaseToken !== null),
+    ).toEqual([]);
   }, 120_000);
 
   it('the stdio MCP server shuts down the same way when its stdin closes, the worker on SIGTERM', async () => {

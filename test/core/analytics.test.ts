@@ -103,8 +103,14 @@ describe('getAnalyticsOverview over a known history (see test/helpers/publish-hi
 
   it('caps at the smallest plan too (free: 7 days), which leaves r5 in and the 30-day runs out', () => {
     const free = makeWorkspace(runtime, { plan: 'free' });
-    recordPublishRun(runtime, free.workspace, { finishedAt: '2026-03-04T00:00:00.000Z', platforms: { twitter: 'published' } });
-    recordPublishRun(runtime, free.workspace, { finishedAt: '2026-03-03T23:59:59.999Z', platforms: { twitter: 'rejected' } });
+    recordPublishRun(runtime, free.workspace, {
+      finishedAt: '2026-03-04T00:00:00.000Z',
+      platforms: { twitter: 'published' },
+    });
+    recordPublishRun(runtime, free.workspace, {
+      finishedAt: '2026-03-03T23:59:59.999Z',
+      platforms: { twitter: 'rejected' },
+    });
     expect(overview({ days: 30 }, free)).toEqual({
       object: 'analytics_overview',
       days: 7,
@@ -199,11 +205,29 @@ describe('getAnalyticsOverview over a known history (see test/helpers/publish-hi
 
   it('counts items, not runs: an item retried counts once per outcome in a day and in the totals', () => {
     const fresh = makeWorkspace(runtime);
-    const x = recordPublishRun(runtime, fresh.workspace, { finishedAt: '2026-03-09T08:00:00.000Z', platforms: { twitter: 'rejected' } });
-    recordPublishRun(runtime, fresh.workspace, { contentId: x.contentId, finishedAt: '2026-03-10T08:00:00.000Z', platforms: { twitter: 'rejected' } });
-    recordPublishRun(runtime, fresh.workspace, { contentId: x.contentId, finishedAt: '2026-03-10T08:30:00.000Z', platforms: { twitter: 'rejected' } });
-    const y = recordPublishRun(runtime, fresh.workspace, { finishedAt: '2026-03-09T09:00:00.000Z', platforms: { twitter: 'rejected', linkedin: 'rejected' } });
-    recordPublishRun(runtime, fresh.workspace, { contentId: y.contentId, finishedAt: '2026-03-10T09:00:00.000Z', platforms: { twitter: 'rejected', linkedin: 'published' } });
+    const x = recordPublishRun(runtime, fresh.workspace, {
+      finishedAt: '2026-03-09T08:00:00.000Z',
+      platforms: { twitter: 'rejected' },
+    });
+    recordPublishRun(runtime, fresh.workspace, {
+      contentId: x.contentId,
+      finishedAt: '2026-03-10T08:00:00.000Z',
+      platforms: { twitter: 'rejected' },
+    });
+    recordPublishRun(runtime, fresh.workspace, {
+      contentId: x.contentId,
+      finishedAt: '2026-03-10T08:30:00.000Z',
+      platforms: { twitter: 'rejected' },
+    });
+    const y = recordPublishRun(runtime, fresh.workspace, {
+      finishedAt: '2026-03-09T09:00:00.000Z',
+      platforms: { twitter: 'rejected', linkedin: 'rejected' },
+    });
+    recordPublishRun(runtime, fresh.workspace, {
+      contentId: y.contentId,
+      finishedAt: '2026-03-10T09:00:00.000Z',
+      platforms: { twitter: 'rejected', linkedin: 'published' },
+    });
     const result = overview({ days: 2 }, fresh);
     expect(result.daily).toEqual([
       { date: '2026-03-09', published: 0, failed: 2 }, // x, y
@@ -264,7 +288,9 @@ describe('getAnalyticsOverview query plans', () => {
       schema,
       logger: { logQuery: (sql, params) => captured.push({ sql, params }) },
     }) as Db;
-    const result = runOperation(getAnalyticsOverview, contextFor({ ...runtime, db: logged }, ws.workspace, 'rest'), { days: 30 });
+    const result = runOperation(getAnalyticsOverview, contextFor({ ...runtime, db: logged }, ws.workspace, 'rest'), {
+      days: 30,
+    });
     expect(result.object).toBe('analytics_overview');
     return captured;
   }
@@ -276,7 +302,11 @@ describe('getAnalyticsOverview query plans', () => {
 
   function expectIndexSearch(query: Captured, table: string, index: string): void {
     const plan = planOf(query);
-    expect(plan, plan).toMatch(new RegExp(`SEARCH ${table} USING (COVERING )?INDEX ${index} \\(workspace_id=\\? AND finished_at>\\? AND finished_at<\\?\\)`));
+    expect(plan, plan).toMatch(
+      new RegExp(
+        `SEARCH ${table} USING (COVERING )?INDEX ${index} \\(workspace_id=\\? AND finished_at>\\? AND finished_at<\\?\\)`,
+      ),
+    );
     expect(plan, plan).not.toMatch(/\bSCAN\b/);
   }
 
@@ -309,7 +339,10 @@ describe('getAnalyticsOverview query plans', () => {
   it('the plan check itself fails on a query that scans the table', () => {
     const scan = { sql: 'select count(*) from publish_runs where outcome = ?', params: ['failed'] };
     expect(() => expectIndexSearch(scan, 'publish_runs', 'publish_runs_workspace_finished_idx')).toThrow();
-    const unbounded = { sql: 'select count(*) from publish_attempts where workspace_id = ?', params: [ws.workspace.id] };
+    const unbounded = {
+      sql: 'select count(*) from publish_attempts where workspace_id = ?',
+      params: [ws.workspace.id],
+    };
     expect(() => expectIndexSearch(unbounded, 'publish_attempts', 'publish_attempts_workspace_finished_idx')).toThrow();
   });
 });

@@ -29,7 +29,10 @@ describe('listContent query plan', () => {
     const types = ['reel', 'text_only', 'carousel', 'single_image'];
     for (let i = 0; i < 120; i += 1) {
       const owner = i % 4 === 0 ? other : ws;
-      const item = makeContent(runtime, owner.workspace, { content_type: types[i % types.length], status: i % 3 ? 'draft' : 'approved' });
+      const item = makeContent(runtime, owner.workspace, {
+        content_type: types[i % types.length],
+        status: i % 3 ? 'draft' : 'approved',
+      });
       if (i % 7 === 0) forceStatus(runtime, item.id, 'archived');
       if (i % 10 === 0) runtime.clock.advance(1000);
     }
@@ -45,13 +48,17 @@ describe('listContent query plan', () => {
     }) as Db;
     const page = runOperation(listContent, contextFor({ ...runtime, db: logged }, ws.workspace, 'rest'), input);
     expect(page.object).toBe('list');
-    const queries = captured.filter((q) => /^select\b/i.test(q.sql) && /\bfrom\s+"content"/i.test(q.sql) && /order by/i.test(q.sql));
+    const queries = captured.filter(
+      (q) => /^select\b/i.test(q.sql) && /\bfrom\s+"content"/i.test(q.sql) && /order by/i.test(q.sql),
+    );
     expect(queries, JSON.stringify(captured.map((q) => q.sql))).toHaveLength(1);
     return queries[0];
   }
 
   function plan(query: Captured): string[] {
-    const rows = runtime.db.$client.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.params) as Array<{ detail: string }>;
+    const rows = runtime.db.$client.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.params) as Array<{
+      detail: string;
+    }>;
     return rows.map((r) => r.detail);
   }
 
@@ -102,7 +109,10 @@ describe('listContent query plan', () => {
   });
 
   it('the plan check itself fails on a query that sorts in a temporary B-tree', () => {
-    const unindexed = { sql: 'select * from content where workspace_id = ? order by caption desc', params: [ws.workspace.id] };
+    const unindexed = {
+      sql: 'select * from content where workspace_id = ? order by caption desc',
+      params: [ws.workspace.id],
+    };
     expect(() => expectIndexedPlan(unindexed)).toThrow();
   });
 });

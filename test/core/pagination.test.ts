@@ -93,7 +93,12 @@ describe('core pagination', () => {
     });
 
     it('with limit rows or fewer: no more, and next_cursor null', () => {
-      expect(toPage(rows, 4, at, out)).toEqual({ object: 'list', data: ['id0', 'id1', 'id2', 'id3'], has_more: false, next_cursor: null });
+      expect(toPage(rows, 4, at, out)).toEqual({
+        object: 'list',
+        data: ['id0', 'id1', 'id2', 'id3'],
+        has_more: false,
+        next_cursor: null,
+      });
       expect(toPage([], 4, at, out)).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
     });
   });

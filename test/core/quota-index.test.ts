@@ -11,9 +11,17 @@ it('the monthly quota count searches the partial published_at index', () => {
   const runtime = testRuntime();
   const ws = makeWorkspace(runtime);
   const captured: Array<{ sql: string; params: unknown[] }> = [];
-  const logged = drizzle({ client: runtime.db.$client, schema, logger: { logQuery: (sql, params) => captured.push({ sql, params }) } }) as Db;
+  const logged = drizzle({
+    client: runtime.db.$client,
+    schema,
+    logger: { logQuery: (sql, params) => captured.push({ sql, params }) },
+  }) as Db;
   expect(postsPublishedIn(logged, ws.workspace.id, usagePeriod(runtime.clock.now()))).toBe(0);
   expect(captured).toHaveLength(1);
-  const plan = runtime.db.$client.prepare(`EXPLAIN QUERY PLAN ${captured[0].sql}`).all(...captured[0].params) as Array<{ detail: string }>;
-  expect(plan.map((r) => r.detail).join('\n')).toMatch(/USING COVERING INDEX content_workspace_published_idx \(workspace_id=\? AND published_at>\? AND published_at<\?\)/);
+  const plan = runtime.db.$client.prepare(`EXPLAIN QUERY PLAN ${captured[0].sql}`).all(...captured[0].params) as Array<{
+    detail: string;
+  }>;
+  expect(plan.map((r) => r.detail).join('\n')).toMatch(
+    /USING COVERING INDEX content_workspace_published_idx \(workspace_id=\? AND published_at>\? AND published_at<\?\)/,
+  );
 });

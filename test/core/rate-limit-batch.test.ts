@@ -13,7 +13,8 @@ describe('group commit', () => {
     const runtime = testRuntime({ env: { RATE_LIMIT_READ: '3' } });
     const a = makeWorkspace(runtime);
     const b = makeWorkspace(runtime);
-    const take = (workspaceId: string) => inNextCommit(runtime.db, () => consumeRateLimit(runtime, workspaceId, ['read']));
+    const take = (workspaceId: string) =>
+      inNextCommit(runtime.db, () => consumeRateLimit(runtime, workspaceId, ['read']));
     const outcomes = await Promise.allSettled([
       take(a.workspace.id),
       take(a.workspace.id),
@@ -21,7 +22,9 @@ describe('group commit', () => {
       take(a.workspace.id),
       take(a.workspace.id),
     ]);
-    const summary = outcomes.map((o) => (o.status === 'fulfilled' ? o.value.remaining : (o.reason as RateLimitError).code));
+    const summary = outcomes.map((o) =>
+      o.status === 'fulfilled' ? o.value.remaining : (o.reason as RateLimitError).code,
+    );
     expect(summary).toEqual([2, 1, 2, 0, 'rate_limit_exceeded']);
     // The batch committed: a later take sees every count, and the refused take consumed nothing.
     expect(() => consumeRateLimit(runtime, a.workspace.id, ['read'])).toThrow(RateLimitError);
@@ -37,7 +40,14 @@ describe('group commit', () => {
       inNextCommit(runtime.db, () => makeContent(runtime, ws.workspace, { caption: 'third' })),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect(runtime.db.select().from(content).all().map((c) => c.caption).sort()).toEqual(['first', 'third']);
+    expect(
+      runtime.db
+        .select()
+        .from(content)
+        .all()
+        .map((c) => c.caption)
+        .sort(),
+    ).toEqual(['first', 'third']);
   });
 
   it('concurrent writes over HTTP: each is created once with its event, failures isolated', async () => {
@@ -46,7 +56,9 @@ describe('group commit', () => {
     try {
       const ws = makeWorkspace(runtime);
       const bodies = Array.from({ length: 12 }, (_, i) => ({ caption: i % 4 === 3 ? '' : `post ${i}` }));
-      const answers = await Promise.all(bodies.map((body) => call(server, 'POST', '/api/v1/content', { headers: ws.headers, body })));
+      const answers = await Promise.all(
+        bodies.map((body) => call(server, 'POST', '/api/v1/content', { headers: ws.headers, body })),
+      );
       expect(answers.map((r) => r.status)).toEqual(bodies.map((b) => (b.caption ? 201 : 400)));
       const remaining = answers.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((x, y) => y - x);
       expect(remaining).toEqual(Array.from({ length: 12 }, (_, i) => 59 - i));
@@ -62,7 +74,9 @@ describe('group commit', () => {
     const server = await startTestServer(runtime);
     try {
       const ws = makeWorkspace(runtime);
-      const answers = await Promise.all(Array.from({ length: 6 }, () => call(server, 'GET', '/api/v1/content', { headers: ws.headers })));
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, () => call(server, 'GET', '/api/v1/content', { headers: ws.headers })),
+      );
       const served = answers.filter((r) => r.status === 200).map((r) => Number(r.headers.get('x-ratelimit-remaining')));
       expect(served.sort()).toEqual([0, 1, 2]);
       expect(answers.filter((r) => r.status === 429)).toHaveLength(3);

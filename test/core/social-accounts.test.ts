@@ -125,7 +125,12 @@ describe('social accounts: connect, disconnect, lookup', () => {
     runtime.clock.advance(60_000);
     // Reconnecting an active account adds no active account: allowed at the limit.
     const refreshed = connect({ platformUserId: '42', username: 'new' });
-    expect(refreshed).toMatchObject({ id: first.id, username: 'new', display_name: 'Old name', created_at: first.created_at });
+    expect(refreshed).toMatchObject({
+      id: first.id,
+      username: 'new',
+      display_name: 'Old name',
+      created_at: first.created_at,
+    });
     expect(refreshed.connected_at).toBe(runtime.clock.now().toISOString());
 
     disconnectSocialAccount(runtime, first.id);
@@ -148,7 +153,12 @@ describe('social accounts: connect, disconnect, lookup', () => {
   it('the same platform user may be connected to two workspaces, each counted on its own', () => {
     const other = makeWorkspace(runtime, { plan: 'free' });
     const mine = connect({ platformUserId: '77' });
-    const theirs = connectSocialAccount(runtime, { workspaceId: other.workspace.id, platform: 'twitter', username: 'acme', platformUserId: '77' });
+    const theirs = connectSocialAccount(runtime, {
+      workspaceId: other.workspace.id,
+      platform: 'twitter',
+      username: 'acme',
+      platformUserId: '77',
+    });
     expect(theirs.id).not.toBe(mine.id);
     expect(countActiveAccounts(runtime.db, other.workspace.id)).toBe(1);
   });
@@ -159,7 +169,9 @@ describe('social accounts: connect, disconnect, lookup', () => {
     expect(disconnected).toEqual({ ...account, is_active: false });
     expect(accountRows(runtime)).toHaveLength(1);
     expect(eventsOf(runtime)).toEqual([]);
-    expect(serviceError(() => disconnectSocialAccount(runtime, '00000000-0000-4000-8000-000000000000')).code).toBe('not_found');
+    expect(serviceError(() => disconnectSocialAccount(runtime, '00000000-0000-4000-8000-000000000000')).code).toBe(
+      'not_found',
+    );
   });
 
   it('listSocialAccounts returns the full set, newest first, in the list envelope, and only this workspace', () => {
@@ -205,7 +217,9 @@ describe('social accounts: connect, disconnect, lookup', () => {
 describe('verifySignedRequest (Meta format)', () => {
   it('accepts a good signature and returns user_id, with or without algorithm (any case)', () => {
     expect(verifySignedRequest(sign({ user_id: '123' }), SECRET)).toEqual({ userId: '123' });
-    expect(verifySignedRequest(sign({ user_id: '123', algorithm: 'hmac-sha256', issued_at: 1 }), SECRET)).toEqual({ userId: '123' });
+    expect(verifySignedRequest(sign({ user_id: '123', algorithm: 'hmac-sha256', issued_at: 1 }), SECRET)).toEqual({
+      userId: '123',
+    });
     expect(verifySignedRequest(sign({ user_id: 123, algorithm: 'HMAC-SHA256' }), SECRET)).toEqual({ userId: '123' });
   });
 
@@ -215,11 +229,19 @@ describe('verifySignedRequest (Meta format)', () => {
     ['one part', 'abc', /malformed/],
     ['three parts', 'a.b.c', /malformed/],
     ['not base64url', 'a+b.c/d', /malformed/],
-    ['a short signature', `${Buffer.from('short').toString('base64url')}.${Buffer.from('{"user_id":"1"}').toString('base64url')}`, /signature/],
+    [
+      'a short signature',
+      `${Buffer.from('short').toString('base64url')}.${Buffer.from('{"user_id":"1"}').toString('base64url')}`,
+      /signature/,
+    ],
     ['another secret', sign({ user_id: '1' }, 'other-secret'), /signature/],
     ['a wrong algorithm', sign({ user_id: '1', algorithm: 'HMAC-SHA1' }), /algorithm/],
     ['no user_id', sign({ algorithm: 'HMAC-SHA256' }), /user_id/],
-    ['an unsafe numeric user_id', `${createHmac('sha256', SECRET).update(Buffer.from('{"user_id":12345678901234567}').toString('base64url')).digest('base64url')}.${Buffer.from('{"user_id":12345678901234567}').toString('base64url')}`, /user_id/],
+    [
+      'an unsafe numeric user_id',
+      `${createHmac('sha256', SECRET).update(Buffer.from('{"user_id":12345678901234567}').toString('base64url')).digest('base64url')}.${Buffer.from('{"user_id":12345678901234567}').toString('base64url')}`,
+      /user_id/,
+    ],
     ['a non-object payload', sign(['user_id']), /object/],
   ])('refuses %s with invalid_body on signed_request', (_name, value, message) => {
     const error = serviceError(() => verifySignedRequest(value, SECRET));
@@ -244,26 +266,50 @@ describe('handlePlatformCallback', () => {
     a = makeWorkspace(runtime);
     b = makeWorkspace(runtime);
   });
-  const connectTo = (ws: TestWorkspace, input: { platform?: string; platformUserId?: string; username?: string } = {}) =>
-    connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'facebook', username: 'shared', platformUserId: '555', ...input });
+  const connectTo = (
+    ws: TestWorkspace,
+    input: { platform?: string; platformUserId?: string; username?: string } = {},
+  ) =>
+    connectSocialAccount(runtime, {
+      workspaceId: ws.workspace.id,
+      platform: 'facebook',
+      username: 'shared',
+      platformUserId: '555',
+      ...input,
+    });
 
   it('deauthorize marks the active matches of every workspace inactive, one event each, in one go', () => {
     const inA = connectTo(a, { username: 'in_a' });
     const inB = connectTo(b, { username: 'in_b' });
     const unrelated = connectTo(a, { platformUserId: '556', username: 'other' });
     const twitterSameId = connectTo(b, { platform: 'twitter' });
-    const answer = handlePlatformCallback(runtime, { platform: 'facebook', kind: 'deauthorize', signedRequest: sign({ user_id: '555' }) });
+    const answer = handlePlatformCallback(runtime, {
+      platform: 'facebook',
+      kind: 'deauthorize',
+      signedRequest: sign({ user_id: '555' }),
+    });
     expect(answer).toEqual({ success: true });
     const active = Object.fromEntries(accountRows(runtime).map((r) => [r.id, r.isActive]));
     expect(active).toEqual({ [inA.id]: false, [inB.id]: false, [unrelated.id]: true, [twitterSameId.id]: true });
-    for (const [ws, username] of [[a, 'in_a'], [b, 'in_b']] as const) {
+    for (const [ws, username] of [
+      [a, 'in_a'],
+      [b, 'in_b'],
+    ] as const) {
       const rows = eventsOf(runtime, ws.workspace.id);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ type: 'social_account.disconnected', createdAt: runtime.clock.now() });
-      expect(rows[0].data).toEqual({ platform: 'facebook', account: { platform_user_id: '555', platform_username: username }, reason: 'deauthorized' });
+      expect(rows[0].data).toEqual({
+        platform: 'facebook',
+        account: { platform_user_id: '555', platform_username: username },
+        reason: 'deauthorized',
+      });
     }
     // Already inactive: nothing changes, no second event.
-    handlePlatformCallback(runtime, { platform: 'facebook', kind: 'deauthorize', signedRequest: sign({ user_id: '555' }) });
+    handlePlatformCallback(runtime, {
+      platform: 'facebook',
+      kind: 'deauthorize',
+      signedRequest: sign({ user_id: '555' }),
+    });
     expect(eventsOf(runtime)).toHaveLength(2);
   });
 
@@ -272,7 +318,11 @@ describe('handlePlatformCallback', () => {
     connectTo(b);
     disconnectSocialAccount(runtime, inA.id);
     const kept = connectTo(a, { platformUserId: '556' });
-    const answer = handlePlatformCallback(runtime, { platform: 'facebook', kind: 'data-deletion', signedRequest: sign({ user_id: '555' }) });
+    const answer = handlePlatformCallback(runtime, {
+      platform: 'facebook',
+      kind: 'data-deletion',
+      signedRequest: sign({ user_id: '555' }),
+    });
     expect(answer.confirmation_code).toMatch(/^[0-9A-Za-z]{24}$/);
     expect(answer.url).toBe(`https://api.example.test/callbacks/facebook/data-deletion/${answer.confirmation_code}`);
     expect(accountRows(runtime).map((r) => r.id)).toEqual([kept.id]);
@@ -280,7 +330,11 @@ describe('handlePlatformCallback', () => {
     expect(written.map((e) => e.workspaceId).sort()).toEqual([a.workspace.id, b.workspace.id].sort());
     for (const event of written) {
       expect(event.type).toBe('social_account.disconnected');
-      expect(event.data).toEqual({ platform: 'facebook', account: { platform_user_id: '555', platform_username: 'shared' }, reason: 'data_deletion' });
+      expect(event.data).toEqual({
+        platform: 'facebook',
+        account: { platform_user_id: '555', platform_username: 'shared' },
+        reason: 'data_deletion',
+      });
     }
     expect(getDataDeletionRequest(runtime.db, 'facebook', answer.confirmation_code)).toEqual({
       confirmation_code: answer.confirmation_code,
@@ -289,7 +343,9 @@ describe('handlePlatformCallback', () => {
       accounts_removed: 2,
       completed_at: runtime.clock.now().toISOString(),
     });
-    expect(serviceError(() => getDataDeletionRequest(runtime.db, 'twitter', answer.confirmation_code)).code).toBe('not_found');
+    expect(serviceError(() => getDataDeletionRequest(runtime.db, 'twitter', answer.confirmation_code)).code).toBe(
+      'not_found',
+    );
     expect(serviceError(() => getDataDeletionRequest(runtime.db, 'facebook', 'nope')).code).toBe('not_found');
   });
 
@@ -297,7 +353,13 @@ describe('handlePlatformCallback', () => {
     connectTo(a);
     const before = accountRows(runtime);
     for (const kind of ['deauthorize', 'data-deletion'] as const) {
-      const error = serviceError(() => handlePlatformCallback(runtime, { platform: 'facebook', kind, signedRequest: sign({ user_id: '555' }, 'wrong') }));
+      const error = serviceError(() =>
+        handlePlatformCallback(runtime, {
+          platform: 'facebook',
+          kind,
+          signedRequest: sign({ user_id: '555' }, 'wrong'),
+        }),
+      );
       expect(error.code).toBe('invalid_body');
     }
     expect(accountRows(runtime)).toEqual(before);
@@ -308,10 +370,14 @@ describe('handlePlatformCallback', () => {
   it('an unconfigured or unknown platform is not_found, even with a valid-looking request', () => {
     connectTo(a, { platform: 'instagram' });
     for (const platform of ['instagram', 'myspace']) {
-      const error = serviceError(() => handlePlatformCallback(runtime, { platform, kind: 'deauthorize', signedRequest: sign({ user_id: '555' }) }));
+      const error = serviceError(() =>
+        handlePlatformCallback(runtime, { platform, kind: 'deauthorize', signedRequest: sign({ user_id: '555' }) }),
+      );
       expect(error.code).toBe('not_found');
     }
     expect(accountRows(runtime).every((r) => r.isActive)).toBe(true);
-    expect(runtime.db.select().from(socialAccounts).where(eq(socialAccounts.platform, 'instagram')).all()).toHaveLength(1);
+    expect(runtime.db.select().from(socialAccounts).where(eq(socialAccounts.platform, 'instagram')).all()).toHaveLength(
+      1,
+    );
   });
 });

@@ -20,12 +20,24 @@ it('takes checkpoints off the serving connection and leaves the WAL rewound when
   const checkpointer = startBackgroundCheckpoints(runtime.db, 60_000);
   expect(runtime.db.$client.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
   for (let i = 0; i < 300; i += 1) {
-    runtime.db.insert(events).values({ id: `evt_${i}`, workspaceId: ws.workspace.id, type: 'content.created', data: { i }, createdAt: new Date() }).run();
+    runtime.db
+      .insert(events)
+      .values({
+        id: `evt_${i}`,
+        workspaceId: ws.workspace.id,
+        type: 'content.created',
+        data: { i },
+        createdAt: new Date(),
+      })
+      .run();
   }
   await checkpointer.stop();
   // The final RESTART copied every frame into the database and rewound the log, so the next
   // write starts the WAL over instead of appending to hundreds of frames.
-  runtime.db.insert(events).values({ id: 'evt_after', workspaceId: ws.workspace.id, type: 'content.updated', data: {}, createdAt: new Date() }).run();
+  runtime.db
+    .insert(events)
+    .values({ id: 'evt_after', workspaceId: ws.workspace.id, type: 'content.updated', data: {}, createdAt: new Date() })
+    .run();
   expect(framesInWal(runtime.db)).toBeLessThan(10);
   runtime.db.$client.close();
   const reopened = openDatabase(file);

@@ -21,7 +21,9 @@ export interface FieldSchema {
 
 /** An operation's input as JSON schema, exactly as the MCP door advertises it (src/mcp/server.ts). */
 export function inputFields(operation: Operation): Record<string, FieldSchema> {
-  const schema = z.toJSONSchema(operation.input, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, FieldSchema> };
+  const schema = z.toJSONSchema(operation.input, { io: 'input', unrepresentable: 'any' }) as {
+    properties?: Record<string, FieldSchema>;
+  };
   return schema.properties ?? {};
 }
 
@@ -49,10 +51,26 @@ export function boundaryValues(field: FieldSchema): unknown[] {
       if (min > 0) values.push('x'.repeat(min - 1), 'x'.repeat(min));
       if (branch.maxLength !== undefined) {
         const max = branch.maxLength;
-        values.push('x'.repeat(max), 'x'.repeat(max + 1), 'é'.repeat(max), 'é'.repeat(max + 1), '😀'.repeat(Math.ceil(max / 2)), '😀'.repeat(max));
+        values.push(
+          'x'.repeat(max),
+          'x'.repeat(max + 1),
+          'é'.repeat(max),
+          'é'.repeat(max + 1),
+          '😀'.repeat(Math.ceil(max / 2)),
+          '😀'.repeat(max),
+        );
       }
       if (branch.format === 'uri') {
-        values.push('https://cdn.example.test/a.png', 'http://[::1]/x', 'javascript:alert(1)', 'ftp://example.test/x', '//example.test/x', 'https://', 'https://exa mple.test/', `https://e.test/${'a'.repeat(2100)}`);
+        values.push(
+          'https://cdn.example.test/a.png',
+          'http://[::1]/x',
+          'javascript:alert(1)',
+          'ftp://example.test/x',
+          '//example.test/x',
+          'https://',
+          'https://exa mple.test/',
+          `https://e.test/${'a'.repeat(2100)}`,
+        );
       }
       if (branch.format === 'date-time') values.push(...DATE_STRINGS);
       if (branch.pattern) values.push('twitter', 'Twitter', 'a'.repeat(33), '16:9', '16:', '#fff', '#ffff', '#GGGGGG');
@@ -69,10 +87,26 @@ export function boundaryValues(field: FieldSchema): unknown[] {
         values.push(Array.from({ length: max }, (_, i) => itemSample(branch.items, i)));
         values.push(Array.from({ length: max + 1 }, (_, i) => itemSample(branch.items, i)));
       }
-      values.push([], [itemSample(branch.items, 0), itemSample(branch.items, 0)], [null], [[]], [{}], Array.from({ length: 1000 }, (_, i) => itemSample(branch.items, i)));
+      values.push(
+        [],
+        [itemSample(branch.items, 0), itemSample(branch.items, 0)],
+        [null],
+        [[]],
+        [{}],
+        Array.from({ length: 1000 }, (_, i) => itemSample(branch.items, i)),
+      );
     }
     if (branch.type === 'object') {
-      values.push({}, Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, i])), { twitter: { caption: '' } }, { twitter: { unknown: 1 } }, { Twitter: {} }, { ugc: -1 }, { ugc: 0 }, { carousel: 1e308 });
+      values.push(
+        {},
+        Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, i])),
+        { twitter: { caption: '' } },
+        { twitter: { unknown: 1 } },
+        { Twitter: {} },
+        { ugc: -1 },
+        { ugc: 0 },
+        { carousel: 1e308 },
+      );
     }
   }
   return values;
@@ -91,16 +125,23 @@ export interface Mutated {
  * A valid object mutated the ways the issue lists: fields dropped, extra fields, wrong types,
  * values at and past each limit, hostile strings, huge strings. `fields` is the operation's schema.
  */
-export function mutatedObject(valid: fc.Arbitrary<Record<string, unknown>>, fields: Record<string, FieldSchema>): fc.Arbitrary<Mutated> {
+export function mutatedObject(
+  valid: fc.Arbitrary<Record<string, unknown>>,
+  fields: Record<string, FieldSchema>,
+): fc.Arbitrary<Mutated> {
   const names = Object.keys(fields);
   const field = names.length > 0 ? fc.constantFrom(...names) : fc.constant('caption');
   // Computed once per field, not per generated value: some are long strings and long lists.
   const limits = new Map(names.map((name) => [name, boundaryValues(fields[name])]));
   const boundary = field.chain((name) => {
     const values = limits.get(name) ?? [];
-    return values.length > 0 ? fc.tuple(fc.constant(name), fc.constantFrom(...values)) : fc.tuple(fc.constant(name), oddValue);
+    return values.length > 0
+      ? fc.tuple(fc.constant(name), fc.constantFrom(...values))
+      : fc.tuple(fc.constant(name), oddValue);
   });
-  const set = (name: string, value: unknown, mutation: string) => (body: Record<string, unknown>): Mutated => ({ value: { ...body, [name]: value }, mutation });
+  const set =
+    (name: string, value: unknown, mutation: string) =>
+    (body: Record<string, unknown>): Mutated => ({ value: { ...body, [name]: value }, mutation });
   return fc.oneof(
     { weight: 5, arbitrary: valid.map((value) => ({ value, mutation: 'valid' })) },
     {
@@ -115,15 +156,47 @@ export function mutatedObject(valid: fc.Arbitrary<Record<string, unknown>>, fiel
     {
       weight: 2,
       arbitrary: fc
-        .tuple(valid, fc.oneof(fc.constantFrom('id', 'workspace_id', 'object', 'created_at', 'deleted', 'signing_secret', 'published_at', 'campaign_id', 'generated_posts'), nastyString), oddValue)
+        .tuple(
+          valid,
+          fc.oneof(
+            fc.constantFrom(
+              'id',
+              'workspace_id',
+              'object',
+              'created_at',
+              'deleted',
+              'signing_secret',
+              'published_at',
+              'campaign_id',
+              'generated_posts',
+            ),
+            nastyString,
+          ),
+          oddValue,
+        )
         .map(([body, key, value]) => ({ value: { ...body, [key]: value }, mutation: `extra ${JSON.stringify(key)}` })),
     },
-    { weight: 3, arbitrary: fc.tuple(valid, field, oddValue).map(([body, name, value]) => set(name, value, `wrong type ${name}`)(body)) },
-    { weight: 5, arbitrary: fc.tuple(valid, boundary).map(([body, [name, value]]) => set(name, value, `limit ${name}`)(body)) },
-    { weight: 2, arbitrary: fc.tuple(valid, field, fc.oneof(nastyString, longString)).map(([body, name, value]) => set(name, value, `hostile string ${name}`)(body)) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(valid, field, oddValue)
+        .map(([body, name, value]) => set(name, value, `wrong type ${name}`)(body)),
+    },
+    {
+      weight: 5,
+      arbitrary: fc.tuple(valid, boundary).map(([body, [name, value]]) => set(name, value, `limit ${name}`)(body)),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(valid, field, fc.oneof(nastyString, longString))
+        .map(([body, name, value]) => set(name, value, `hostile string ${name}`)(body)),
+    },
     {
       weight: 1,
-      arbitrary: fc.tuple(valid, field, hugeString).map(([body, name, huge]) => ({ value: { ...body, [name]: huge }, mutation: `huge ${name}`, oversized: true })),
+      arbitrary: fc
+        .tuple(valid, field, hugeString)
+        .map(([body, name, huge]) => ({ value: { ...body, [name]: huge }, mutation: `huge ${name}`, oversized: true })),
     },
   );
 }

@@ -24,7 +24,10 @@ export interface FuzzRequest {
 
 /** Prints a request readably in a counterexample: long bodies cut, so a 1 MB value does not flood the log. */
 export function describeRequest(request: FuzzRequest): string {
-  const body = request.body === undefined ? '' : ` body(${request.body.length} B)=${JSON.stringify(request.body.toString('utf8').slice(0, 300))}`;
+  const body =
+    request.body === undefined
+      ? ''
+      : ` body(${request.body.length} B)=${JSON.stringify(request.body.toString('utf8').slice(0, 300))}`;
   const path = request.path.length > 300 ? `${request.path.slice(0, 300)}…(${request.path.length})` : request.path;
   return `${request.method} ${path} [${request.mutation}] headers=${JSON.stringify(request.headers).slice(0, 400)}${body}`;
 }
@@ -43,7 +46,9 @@ export interface Reply {
 /** Sends the request as generated (fetch adds nothing but its usual headers: no Content-Type is invented for a Buffer body). */
 export async function send(server: TestServer, request: FuzzRequest): Promise<Reply> {
   // Not JSON (a page, a file) comes back as text; the checks below say whether that is allowed.
-  return readReply(await server.request(request.path, { method: request.method, headers: request.headers, body: request.body }));
+  return readReply(
+    await server.request(request.path, { method: request.method, headers: request.headers, body: request.body }),
+  );
 }
 
 /** A JSON-RPC error object, the form the MCP transport answers its own protocol errors in. */
@@ -53,7 +58,8 @@ function isJsonRpcError(body: unknown): boolean {
 }
 
 /** Codes whose failures may carry `details`: the schema's invalid_body (a JSON parse failure has none) and the brand profile's 422. */
-const detailsFor = (code: unknown): boolean | 'optional' => (code === 'invalid_body' ? 'optional' : code === 'unprocessable_entity' ? 'optional' : false);
+const detailsFor = (code: unknown): boolean | 'optional' =>
+  code === 'invalid_body' ? 'optional' : code === 'unprocessable_entity' ? 'optional' : false;
 
 /**
  * Everything wrong with an answer, per SPEC.md Errors and Limits (none when it is right): never a
@@ -65,8 +71,13 @@ export function replyProblems(request: FuzzRequest, reply: Reply): string[] {
   if (reply.status >= 500) problems.push(`answered ${reply.status}: ${JSON.stringify(reply.body)?.slice(0, 300)}`);
   if (request.expected) {
     const code = (reply.body as { error?: { code?: unknown } } | undefined)?.error?.code;
-    if (reply.status !== request.expected.status || (request.expected.code !== undefined && code !== request.expected.code)) {
-      problems.push(`expected ${request.expected.status} ${request.expected.code ?? ''}, got ${reply.status} ${JSON.stringify(reply.body)?.slice(0, 300)}`);
+    if (
+      reply.status !== request.expected.status ||
+      (request.expected.code !== undefined && code !== request.expected.code)
+    ) {
+      problems.push(
+        `expected ${request.expected.status} ${request.expected.code ?? ''}, got ${reply.status} ${JSON.stringify(reply.body)?.slice(0, 300)}`,
+      );
     }
   }
   if (reply.status < 400 || reply.status >= 500) return problems;
@@ -77,9 +88,11 @@ export function replyProblems(request: FuzzRequest, reply: Reply): string[] {
   problems.push(...errorEnvelopeProblems(reply.body, { details: detailsFor(code) }));
   if (typeof code === 'string') {
     if (!(ERROR_CODES as readonly string[]).includes(code)) problems.push(`unknown code ${code}`);
-    else if (ERROR_STATUS[code as keyof typeof ERROR_STATUS] !== reply.status) problems.push(`code ${code} with status ${reply.status}`);
+    else if (ERROR_STATUS[code as keyof typeof ERROR_STATUS] !== reply.status)
+      problems.push(`code ${code} with status ${reply.status}`);
   }
-  if (!reply.headers.get('content-type')?.startsWith('application/json')) problems.push(`error Content-Type ${reply.headers.get('content-type')}`);
+  if (!reply.headers.get('content-type')?.startsWith('application/json'))
+    problems.push(`error Content-Type ${reply.headers.get('content-type')}`);
   if (reply.status === 405 && !reply.headers.get('allow')) problems.push('405 without Allow');
   return problems;
 }
@@ -89,11 +102,15 @@ export function rateLimitProblems(reply: Reply): string[] {
   const body = reply.body as Record<string, unknown>;
   const problems: string[] = [];
   const keys = Object.keys(body ?? {}).sort();
-  if (JSON.stringify(keys) !== JSON.stringify(['message', 'object', 'retry_after', 'type'])) problems.push(`429 keys [${keys.join(', ')}]`);
-  if (body?.object !== 'error' || body?.type !== 'rate_limit_exceeded') problems.push(`429 body ${JSON.stringify(body)}`);
+  if (JSON.stringify(keys) !== JSON.stringify(['message', 'object', 'retry_after', 'type']))
+    problems.push(`429 keys [${keys.join(', ')}]`);
+  if (body?.object !== 'error' || body?.type !== 'rate_limit_exceeded')
+    problems.push(`429 body ${JSON.stringify(body)}`);
   if (typeof body?.message !== 'string' || body.message.length === 0) problems.push('429 without a message');
-  if (!Number.isInteger(body?.retry_after) || (body.retry_after as number) < 1) problems.push(`retry_after ${JSON.stringify(body?.retry_after)}`);
-  if (reply.headers.get('retry-after') !== String(body?.retry_after)) problems.push(`Retry-After ${reply.headers.get('retry-after')}`);
+  if (!Number.isInteger(body?.retry_after) || (body.retry_after as number) < 1)
+    problems.push(`retry_after ${JSON.stringify(body?.retry_after)}`);
+  if (reply.headers.get('retry-after') !== String(body?.retry_after))
+    problems.push(`Retry-After ${reply.headers.get('retry-after')}`);
   for (const header of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
     if (!/^\d+$/.test(reply.headers.get(header) ?? '')) problems.push(`429 without ${header}`);
   }
@@ -134,7 +151,10 @@ export interface ToolOutcome {
 
 export async function callToolRaw(client: Client, call: FuzzToolCall): Promise<ToolOutcome> {
   try {
-    const result = await client.request({ method: 'tools/call', params: { name: call.tool, arguments: call.args as Record<string, unknown> } }, CallToolResultSchema);
+    const result = await client.request(
+      { method: 'tools/call', params: { name: call.tool, arguments: call.args as Record<string, unknown> } },
+      CallToolResultSchema,
+    );
     return { result };
   } catch (error) {
     return { protocolError: error as { code?: unknown; message?: unknown } };
@@ -157,19 +177,24 @@ export function toolProblems(call: FuzzToolCall, outcome: ToolOutcome): string[]
   const result = outcome.result!;
   const problems: string[] = [];
   const content = result.content as Array<{ type?: string; text?: string }> | undefined;
-  if (!Array.isArray(content) || content.length !== 1 || content[0].type !== 'text') problems.push(`content is ${JSON.stringify(content)?.slice(0, 200)}`);
-  else if (JSON.stringify(JSON.parse(content[0].text ?? 'null')) !== JSON.stringify(result.structuredContent)) problems.push('text and structuredContent differ');
+  if (!Array.isArray(content) || content.length !== 1 || content[0].type !== 'text')
+    problems.push(`content is ${JSON.stringify(content)?.slice(0, 200)}`);
+  else if (JSON.stringify(JSON.parse(content[0].text ?? 'null')) !== JSON.stringify(result.structuredContent))
+    problems.push('text and structuredContent differ');
   const error = (result.structuredContent as { error?: { code?: unknown } } | undefined)?.error;
   const code = error?.code;
   if (call.expectedCode !== undefined && (result.isError !== true || code !== call.expectedCode)) {
-    problems.push(`expected tool error ${call.expectedCode}, got ${JSON.stringify(result.structuredContent)?.slice(0, 300)}`);
+    problems.push(
+      `expected tool error ${call.expectedCode}, got ${JSON.stringify(result.structuredContent)?.slice(0, 300)}`,
+    );
   }
   if (result.isError !== true) return problems;
   const top = Object.keys((result.structuredContent as object) ?? {});
   if (top.length !== 1 || top[0] !== 'error') problems.push(`tool error keys [${top.join(', ')}]`);
   const extraKeys = code === 'rate_limit_exceeded' ? ['retry_after'] : [];
   problems.push(...errorObjectProblems(error, { details: detailsFor(code), extraKeys }));
-  if (code === 'internal' || !(ERROR_CODES as readonly string[]).includes(code as string)) problems.push(`tool error code ${String(code)}: ${JSON.stringify(error)}`);
+  if (code === 'internal' || !(ERROR_CODES as readonly string[]).includes(code as string))
+    problems.push(`tool error code ${String(code)}: ${JSON.stringify(error)}`);
   return problems;
 }
 

@@ -1,7 +1,16 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../tools/index.ts';
-import { callToolRaw, rawReplyProblems, replyProblems, send, sendRaw, toolProblems, type FuzzRequest, type FuzzToolCall } from './oracle.ts';
+import {
+  callToolRaw,
+  rawReplyProblems,
+  replyProblems,
+  send,
+  sendRaw,
+  toolProblems,
+  type FuzzRequest,
+  type FuzzToolCall,
+} from './oracle.ts';
 import {
   callbackRequests,
   deletionStatusRequests,
@@ -50,7 +59,11 @@ const tally = (endpoint: string, answer: string) => {
  * when the response closes, which can land just after the client has the answer: the file listing
  * alone gets a short grace before it counts as a change.
  */
-async function checkStoredData(stored: StoredData, before: Snapshot, succeeded: boolean): Promise<{ after: Snapshot; changed: string[] }> {
+async function checkStoredData(
+  stored: StoredData,
+  before: Snapshot,
+  succeeded: boolean,
+): Promise<{ after: Snapshot; changed: string[] }> {
   let after = stored.take();
   if (succeeded) return { after, changed: [] };
   let changed = changedTables(before, after);
@@ -73,7 +86,9 @@ interface Outcome {
 async function sendRest(world: World, request: FuzzRequest): Promise<Outcome> {
   count(request.endpoint);
   const reply = await send(world.server, request).catch(async (error: unknown) => {
-    throw new Error(`no answer (${String((error as { cause?: unknown }).cause ?? error)}); the server ${(await alive(world)) ? 'still answers' : 'is down'}`);
+    throw new Error(
+      `no answer (${String((error as { cause?: unknown }).cause ?? error)}); the server ${(await alive(world)) ? 'still answers' : 'is down'}`,
+    );
   });
   if (reply.status === 429) rateLimited.rest += 1;
   const code = (reply.body as { error?: { code?: unknown } } | undefined)?.error?.code;
@@ -87,13 +102,19 @@ async function callTool(world: World, call: FuzzToolCall): Promise<Outcome> {
   const code = (outcome.result?.structuredContent as { error?: { code?: string } } | undefined)?.error?.code;
   if (code === 'rate_limit_exceeded') rateLimited.mcp += 1;
   tally(`tool ${call.tool}`, outcome.protocolError ? `protocol ${String(outcome.protocolError.code)}` : (code ?? 'ok'));
-  return { problems: toolProblems(call, outcome), succeeded: outcome.result !== undefined && outcome.result.isError !== true };
+  return {
+    problems: toolProblems(call, outcome),
+    succeeded: outcome.result !== undefined && outcome.result.isError !== true,
+  };
 }
 
 async function sendRawRequest(world: World, request: RawRequest): Promise<Outcome> {
   count('raw HTTP framing');
   const reply = await sendRaw(world.server, request.bytes);
-  tally('raw HTTP framing', reply.status === undefined ? 'closed without answer' : reply.status < 300 ? '2xx' : String(reply.status));
+  tally(
+    'raw HTTP framing',
+    reply.status === undefined ? 'closed without answer' : reply.status < 300 ? '2xx' : String(reply.status),
+  );
   const problems = rawReplyProblems(reply);
   if (!(await alive(world))) problems.push('the server no longer answers');
   return { problems, succeeded: reply.status !== undefined && reply.status < 300 };
@@ -134,8 +155,11 @@ async function fuzz<T>(
   }
 }
 
-const fuzzRest = (generate: (world: World) => fc.Arbitrary<FuzzRequest>, numRuns: number, options: { world?: World; env?: Record<string, string> } = {}) =>
-  fuzz(generate, sendRest, numRuns, options);
+const fuzzRest = (
+  generate: (world: World) => fc.Arbitrary<FuzzRequest>,
+  numRuns: number,
+  options: { world?: World; env?: Record<string, string> } = {},
+) => fuzz(generate, sendRest, numRuns, options);
 
 async function alive(world: World): Promise<boolean> {
   try {
@@ -158,16 +182,32 @@ describe('fuzz: REST endpoints', () => {
       it(endpoint.name, () => fuzzRest((w) => operationRequests(w, endpoint), REST_RUNS, { world }), TIMEOUT_MS);
     }
     it('GET /media/{file}', () => fuzzRest(mediaFileRequests, REST_RUNS, { world }), TIMEOUT_MS);
-    it('GET /callbacks/{platform}/data-deletion/{code}', () => fuzzRest(deletionStatusRequests, REST_RUNS / 2, { world }), TIMEOUT_MS);
+    it(
+      'GET /callbacks/{platform}/data-deletion/{code}',
+      () => fuzzRest(deletionStatusRequests, REST_RUNS / 2, { world }),
+      TIMEOUT_MS,
+    );
   });
   describe('writes, each on a freshly seeded world', () => {
     for (const endpoint of writes) {
       it(endpoint.name, () => fuzzRest((world) => operationRequests(world, endpoint), REST_RUNS), TIMEOUT_MS);
     }
-    it('POST /media_assets (multipart uploads)', () => fuzzRest((world) => uploadRequests(world, FUZZ_MEDIA_MAX_BYTES), REST_RUNS), TIMEOUT_MS);
-    it('POST /callbacks/{platform}/deauthorize and data-deletion', () => fuzzRest(callbackRequests, REST_RUNS), TIMEOUT_MS);
+    it(
+      'POST /media_assets (multipart uploads)',
+      () => fuzzRest((world) => uploadRequests(world, FUZZ_MEDIA_MAX_BYTES), REST_RUNS),
+      TIMEOUT_MS,
+    );
+    it(
+      'POST /callbacks/{platform}/deauthorize and data-deletion',
+      () => fuzzRest(callbackRequests, REST_RUNS),
+      TIMEOUT_MS,
+    );
     it('POST /mcp (streamable HTTP)', () => fuzzRest(mcpHttpRequests, REST_RUNS), TIMEOUT_MS);
-    it('unknown routes, wrong methods, /docs/errors and /healthz', () => fuzzRest(otherRouteRequests, REST_RUNS), TIMEOUT_MS);
+    it(
+      'unknown routes, wrong methods, /docs/errors and /healthz',
+      () => fuzzRest(otherRouteRequests, REST_RUNS),
+      TIMEOUT_MS,
+    );
     it('HTTP framing fetch cannot produce (raw socket)', () => fuzz(rawRequests, sendRawRequest, RAW_RUNS), TIMEOUT_MS);
   });
 });
@@ -194,27 +234,40 @@ describe('fuzz: rate limits', () => {
   // Every other property runs with limits no one reaches; this one sets them low, so most requests
   // meet a full bucket (the clock stands still, so the window never rolls over).
   const LOW_LIMITS = { RATE_LIMIT_READ: '30', RATE_LIMIT_WRITE: '15', RATE_LIMIT_PUBLISH: '4', RATE_LIMIT_MEDIA: '3' };
-  it('a workspace past its limits gets the spec\'s 429 over REST and rate_limit_exceeded over MCP, and nothing changes', async () => {
-    const before = { ...rateLimited };
-    type Item = { rest: FuzzRequest } | { tool: FuzzToolCall };
-    // Every authenticated request counts, a failing one too, so past the limit any of them may be
-    // answered 429 instead of its own error; only a key that fails keeps its answer (it is never counted).
-    const KEY_ERRORS = ['missing_key', 'invalid_key', 'expired_key', 'payment_required', 'plan_forbidden'];
-    const keep = (code: string | undefined) => code !== undefined && KEY_ERRORS.includes(code);
-    const mayBeRefused = <T extends { expected?: { status: number; code?: string }; expectedCode?: string }>(item: T): T =>
-      Object.assign(item, {
-        expected: keep(item.expected?.code) || item.expected?.status === 401 ? item.expected : undefined,
-        expectedCode: keep(item.expectedCode) ? item.expectedCode : undefined,
-      });
-    const generate = (world: World): fc.Arbitrary<Item> =>
-      fc.oneof(
-        ...OPERATION_ENDPOINTS.map((endpoint) => operationRequests(world, endpoint).map((rest): Item => ({ rest: mayBeRefused(rest) }))),
-        ...TOOLS.map((tool) => toolCalls(world, tool).map((call): Item => ({ tool: mayBeRefused(call) }))),
+  it(
+    "a workspace past its limits gets the spec's 429 over REST and rate_limit_exceeded over MCP, and nothing changes",
+    async () => {
+      const before = { ...rateLimited };
+      type Item = { rest: FuzzRequest } | { tool: FuzzToolCall };
+      // Every authenticated request counts, a failing one too, so past the limit any of them may be
+      // answered 429 instead of its own error; only a key that fails keeps its answer (it is never counted).
+      const KEY_ERRORS = ['missing_key', 'invalid_key', 'expired_key', 'payment_required', 'plan_forbidden'];
+      const keep = (code: string | undefined) => code !== undefined && KEY_ERRORS.includes(code);
+      const mayBeRefused = <T extends { expected?: { status: number; code?: string }; expectedCode?: string }>(
+        item: T,
+      ): T =>
+        Object.assign(item, {
+          expected: keep(item.expected?.code) || item.expected?.status === 401 ? item.expected : undefined,
+          expectedCode: keep(item.expectedCode) ? item.expectedCode : undefined,
+        });
+      const generate = (world: World): fc.Arbitrary<Item> =>
+        fc.oneof(
+          ...OPERATION_ENDPOINTS.map((endpoint) =>
+            operationRequests(world, endpoint).map((rest): Item => ({ rest: mayBeRefused(rest) })),
+          ),
+          ...TOOLS.map((tool) => toolCalls(world, tool).map((call): Item => ({ tool: mayBeRefused(call) }))),
+        );
+      await fuzz(
+        generate,
+        (world, item) => ('rest' in item ? sendRest(world, item.rest) : callTool(world, item.tool)),
+        RATE_LIMIT_RUNS,
+        { env: LOW_LIMITS },
       );
-    await fuzz(generate, (world, item) => ('rest' in item ? sendRest(world, item.rest) : callTool(world, item.tool)), RATE_LIMIT_RUNS, { env: LOW_LIMITS });
-    expect(rateLimited.rest - before.rest, 'REST requests refused with 429').toBeGreaterThan(0);
-    expect(rateLimited.mcp - before.mcp, 'tool calls refused with rate_limit_exceeded').toBeGreaterThan(0);
-  }, TIMEOUT_MS);
+      expect(rateLimited.rest - before.rest, 'REST requests refused with 429').toBeGreaterThan(0);
+      expect(rateLimited.mcp - before.mcp, 'tool calls refused with rate_limit_exceeded').toBeGreaterThan(0);
+    },
+    TIMEOUT_MS,
+  );
 });
 
 afterAll(() => {
@@ -236,4 +289,3 @@ describe('fuzz: totals', () => {
     expect(total).toBeGreaterThanOrEqual(MINIMUM_REQUESTS);
   });
 });
-

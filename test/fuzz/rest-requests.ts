@@ -1,10 +1,31 @@
 import fc from 'fast-check';
-import { ASSET_TYPES, CAMPAIGN_STATUSES, CONTENT_MIX_KEYS, CONTENT_STATUSES, CONTENT_TYPES, PLATFORMS } from '../../db/schema/index.ts';
+import {
+  ASSET_TYPES,
+  CAMPAIGN_STATUSES,
+  CONTENT_MIX_KEYS,
+  CONTENT_STATUSES,
+  CONTENT_TYPES,
+  PLATFORMS,
+} from '../../db/schema/index.ts';
 import { getAccount } from '../../src/core/accounts/get-account.ts';
 import { getAnalyticsOverview } from '../../src/core/analytics/overview.ts';
 import { getBrandProfile, updateBrandProfile } from '../../src/core/brand-profile/operations.ts';
-import { createCampaign, deleteCampaign, getCampaign, launchCampaign, listCampaigns, updateCampaign } from '../../src/core/campaigns/operations.ts';
-import { createContent, deleteContent, getContent, listContent, publishContent, updateContent } from '../../src/core/content/operations.ts';
+import {
+  createCampaign,
+  deleteCampaign,
+  getCampaign,
+  launchCampaign,
+  listCampaigns,
+  updateCampaign,
+} from '../../src/core/campaigns/operations.ts';
+import {
+  createContent,
+  deleteContent,
+  getContent,
+  listContent,
+  publishContent,
+  updateContent,
+} from '../../src/core/content/operations.ts';
 import { EVENT_TYPES } from '../../src/core/events/record-event.ts';
 import { listMedia } from '../../src/core/media/operations.ts';
 import type { Operation } from '../../src/core/operation.ts';
@@ -61,33 +82,57 @@ export interface OperationEndpoint {
 
 const CREATE_STATUSES = ['draft', 'pending_review', 'approved'] as const;
 const future = fc.constantFrom('2026-04-01T09:00:00Z', '2026-12-24T18:30:00+01:00', '2027-01-01T00:00:00.000Z');
-const mediaUrl = fc.constantFrom('https://cdn.example.test/a.png', 'https://cdn.example.test/b.mp4', 'http://media.example.test/c.jpg?x=1');
+const mediaUrl = fc.constantFrom(
+  'https://cdn.example.test/a.png',
+  'https://cdn.example.test/b.mp4',
+  'http://media.example.test/c.jpg?x=1',
+);
 const hashtag = fc.constantFrom('coffee', '#morning', 'tag_1', 'café', '日本');
 
 const contentFields = {
-  caption: fc.oneof(fc.string({ minLength: 1, maxLength: 120 }), fc.constantFrom('Hello world', 'Ünïcödé ☕ post', 'مرحبا')),
+  caption: fc.oneof(
+    fc.string({ minLength: 1, maxLength: 120 }),
+    fc.constantFrom('Hello world', 'Ünïcödé ☕ post', 'مرحبا'),
+  ),
   hashtags: fc.uniqueArray(hashtag, { maxLength: 4 }),
   content_type: fc.constantFrom(...CONTENT_TYPES),
   target_platforms: fc.subarray(['twitter', 'linkedin', 'facebook']),
   media_urls: fc.array(mediaUrl, { maxLength: 3 }),
   topic: fc.oneof(fc.string({ maxLength: 50 }), fc.constant(null)),
-  platform_specific: fc.constantFrom({}, { twitter: { caption: 'Short' } }, { linkedin: { hashtags: ['b2b'], media_urls: ['https://cdn.example.test/l.png'] } }),
+  platform_specific: fc.constantFrom(
+    {},
+    { twitter: { caption: 'Short' } },
+    { linkedin: { hashtags: ['b2b'], media_urls: ['https://cdn.example.test/l.png'] } },
+  ),
   aspect_ratio: fc.constantFrom('1:1', '9:16', '16:9', null),
 };
 
 const contentCreate = () =>
   fc.oneof(
     fc.record({ ...contentFields, status: fc.constantFrom(...CREATE_STATUSES) }, { requiredKeys: ['caption'] }),
-    fc.record({ ...contentFields, status: fc.constant('scheduled'), scheduled_for: future }, { requiredKeys: ['caption', 'status', 'scheduled_for'] }),
+    fc.record(
+      { ...contentFields, status: fc.constant('scheduled'), scheduled_for: future },
+      { requiredKeys: ['caption', 'status', 'scheduled_for'] },
+    ),
   );
 const contentUpdate = () =>
   fc
-    .record({ ...contentFields, status: fc.constantFrom('draft', 'pending_review', 'approved', 'rejected'), scheduled_for: fc.oneof(future, fc.constant(null)) }, { requiredKeys: [] })
+    .record(
+      {
+        ...contentFields,
+        status: fc.constantFrom('draft', 'pending_review', 'approved', 'rejected'),
+        scheduled_for: fc.oneof(future, fc.constant(null)),
+      },
+      { requiredKeys: [] },
+    )
     .filter((body) => Object.keys(body).length > 0);
 
 const contentMix = fc.dictionary(fc.constantFrom(...CONTENT_MIX_KEYS), fc.integer({ min: 1, max: 5 }), { maxKeys: 3 });
 const campaignFields = {
-  name: fc.oneof(fc.string({ minLength: 1, maxLength: 60 }).filter((s) => s.trim().length > 0), fc.constantFrom('Spring launch', 'Été 🌞')),
+  name: fc.oneof(
+    fc.string({ minLength: 1, maxLength: 60 }).filter((s) => s.trim().length > 0),
+    fc.constantFrom('Spring launch', 'Été 🌞'),
+  ),
   description: fc.oneof(fc.string({ maxLength: 80 }), fc.constant(null)),
   posts_per_day: fc.integer({ min: 1, max: 50 }),
   campaign_length_days: fc.integer({ min: 1, max: 365 }),
@@ -124,12 +169,18 @@ const brandFields = {
 };
 
 const limitQuery = fc.oneof(fc.integer({ min: 1, max: 100 }).map(String), fc.constantFrom('25'));
-const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const b64 = (value: unknown) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 /** Cursors: real ones, the same cut short anywhere, and well-formed base64url of the wrong content. */
 const cursorQuery = (ids: WorkspaceIds) =>
   fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...ids.cursors) },
-    { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...ids.cursors), fc.nat()).map(([cursor, n]) => cursor.slice(0, n % cursor.length)) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...ids.cursors), fc.nat())
+        .map(([cursor, n]) => cursor.slice(0, n % cursor.length)),
+    },
     {
       weight: 2,
       arbitrary: fc.constantFrom(
@@ -158,12 +209,43 @@ export const OPERATION_ENDPOINTS: OperationEndpoint[] = [
     method: 'GET',
     path: '/api/v1/content',
     operation: listContent,
-    query: (w) => ({ ...pageQuery(w.ids.a), status: fc.constantFrom(...CONTENT_STATUSES), content_type: fc.constantFrom(...CONTENT_TYPES) }),
+    query: (w) => ({
+      ...pageQuery(w.ids.a),
+      status: fc.constantFrom(...CONTENT_STATUSES),
+      content_type: fc.constantFrom(...CONTENT_TYPES),
+    }),
   },
-  { name: 'POST /api/v1/content', method: 'POST', path: '/api/v1/content', operation: createContent, body: 'required', valid: contentCreate },
-  { name: 'GET /api/v1/content/{id}', method: 'GET', path: '/api/v1/content/{id}', operation: getContent, idKind: 'content' },
-  { name: 'PATCH /api/v1/content/{id}', method: 'PATCH', path: '/api/v1/content/{id}', operation: updateContent, idKind: 'content', body: 'required', valid: contentUpdate },
-  { name: 'DELETE /api/v1/content/{id}', method: 'DELETE', path: '/api/v1/content/{id}', operation: deleteContent, idKind: 'content' },
+  {
+    name: 'POST /api/v1/content',
+    method: 'POST',
+    path: '/api/v1/content',
+    operation: createContent,
+    body: 'required',
+    valid: contentCreate,
+  },
+  {
+    name: 'GET /api/v1/content/{id}',
+    method: 'GET',
+    path: '/api/v1/content/{id}',
+    operation: getContent,
+    idKind: 'content',
+  },
+  {
+    name: 'PATCH /api/v1/content/{id}',
+    method: 'PATCH',
+    path: '/api/v1/content/{id}',
+    operation: updateContent,
+    idKind: 'content',
+    body: 'required',
+    valid: contentUpdate,
+  },
+  {
+    name: 'DELETE /api/v1/content/{id}',
+    method: 'DELETE',
+    path: '/api/v1/content/{id}',
+    operation: deleteContent,
+    idKind: 'content',
+  },
   {
     name: 'POST /api/v1/content/{id}/publish',
     method: 'POST',
@@ -171,9 +253,19 @@ export const OPERATION_ENDPOINTS: OperationEndpoint[] = [
     operation: publishContent,
     idKind: 'content',
     body: 'required',
-    valid: () => fc.record({ scheduled_for: fc.oneof(future, fc.constant(null), fc.constant('2020-01-01T00:00:00Z')) }, { requiredKeys: [] }),
+    valid: () =>
+      fc.record(
+        { scheduled_for: fc.oneof(future, fc.constant(null), fc.constant('2020-01-01T00:00:00Z')) },
+        { requiredKeys: [] },
+      ),
   },
-  { name: 'GET /api/v1/campaigns', method: 'GET', path: '/api/v1/campaigns', operation: listCampaigns, query: (w) => pageQuery(w.ids.a) },
+  {
+    name: 'GET /api/v1/campaigns',
+    method: 'GET',
+    path: '/api/v1/campaigns',
+    operation: listCampaigns,
+    query: (w) => pageQuery(w.ids.a),
+  },
   {
     name: 'POST /api/v1/campaigns',
     method: 'POST',
@@ -182,7 +274,13 @@ export const OPERATION_ENDPOINTS: OperationEndpoint[] = [
     body: 'required',
     valid: () => fc.record(campaignFields, { requiredKeys: ['name'] }),
   },
-  { name: 'GET /api/v1/campaigns/{id}', method: 'GET', path: '/api/v1/campaigns/{id}', operation: getCampaign, idKind: 'campaigns' },
+  {
+    name: 'GET /api/v1/campaigns/{id}',
+    method: 'GET',
+    path: '/api/v1/campaigns/{id}',
+    operation: getCampaign,
+    idKind: 'campaigns',
+  },
   {
     name: 'PATCH /api/v1/campaigns/{id}',
     method: 'PATCH',
@@ -190,11 +288,33 @@ export const OPERATION_ENDPOINTS: OperationEndpoint[] = [
     operation: updateCampaign,
     idKind: 'campaigns',
     body: 'required',
-    valid: () => fc.record({ ...campaignFields, status: fc.constantFrom(...CAMPAIGN_STATUSES) }, { requiredKeys: [] }).filter((b) => Object.keys(b).length > 0),
+    valid: () =>
+      fc
+        .record({ ...campaignFields, status: fc.constantFrom(...CAMPAIGN_STATUSES) }, { requiredKeys: [] })
+        .filter((b) => Object.keys(b).length > 0),
   },
-  { name: 'DELETE /api/v1/campaigns/{id}', method: 'DELETE', path: '/api/v1/campaigns/{id}', operation: deleteCampaign, idKind: 'campaigns' },
-  { name: 'POST /api/v1/campaigns/{id}/launch', method: 'POST', path: '/api/v1/campaigns/{id}/launch', operation: launchCampaign, idKind: 'campaigns', body: 'ignored' },
-  { name: 'GET /api/v1/webhooks', method: 'GET', path: '/api/v1/webhooks', operation: listWebhooks, query: () => ({ limit: limitQuery }) },
+  {
+    name: 'DELETE /api/v1/campaigns/{id}',
+    method: 'DELETE',
+    path: '/api/v1/campaigns/{id}',
+    operation: deleteCampaign,
+    idKind: 'campaigns',
+  },
+  {
+    name: 'POST /api/v1/campaigns/{id}/launch',
+    method: 'POST',
+    path: '/api/v1/campaigns/{id}/launch',
+    operation: launchCampaign,
+    idKind: 'campaigns',
+    body: 'ignored',
+  },
+  {
+    name: 'GET /api/v1/webhooks',
+    method: 'GET',
+    path: '/api/v1/webhooks',
+    operation: listWebhooks,
+    query: () => ({ limit: limitQuery }),
+  },
   {
     name: 'POST /api/v1/webhooks',
     method: 'POST',
@@ -203,7 +323,13 @@ export const OPERATION_ENDPOINTS: OperationEndpoint[] = [
     body: 'required',
     valid: (w) => fc.record({ url: webhookFields(w).url, events: webhookFields(w).events }, { requiredKeys: ['url'] }),
   },
-  { name: 'GET /api/v1/webhooks/{id}', method: 'GET', path: '/api/v1/webhooks/{id}', operation: getWebhook, idKind: 'webhooks' },
+  {
+    name: 'GET /api/v1/webhooks/{id}',
+    method: 'GET',
+    path: '/api/v1/webhooks/{id}',
+    operation: getWebhook,
+    idKind: 'webhooks',
+  },
   {
     name: 'PATCH /api/v1/webhooks/{id}',
     method: 'PATCH',
@@ -213,9 +339,29 @@ export const OPERATION_ENDPOINTS: OperationEndpoint[] = [
     body: 'required',
     valid: (w) => fc.record(webhookFields(w), { requiredKeys: [] }).filter((b) => Object.keys(b).length > 0),
   },
-  { name: 'DELETE /api/v1/webhooks/{id}', method: 'DELETE', path: '/api/v1/webhooks/{id}', operation: deleteWebhook, idKind: 'webhooks' },
-  { name: 'POST /api/v1/webhooks/{id}/rotate', method: 'POST', path: '/api/v1/webhooks/{id}/rotate', operation: rotateWebhookSecret, idKind: 'webhooks', body: 'ignored' },
-  { name: 'POST /api/v1/webhooks/{id}/test', method: 'POST', path: '/api/v1/webhooks/{id}/test', operation: testWebhook, idKind: 'webhooks', body: 'ignored' },
+  {
+    name: 'DELETE /api/v1/webhooks/{id}',
+    method: 'DELETE',
+    path: '/api/v1/webhooks/{id}',
+    operation: deleteWebhook,
+    idKind: 'webhooks',
+  },
+  {
+    name: 'POST /api/v1/webhooks/{id}/rotate',
+    method: 'POST',
+    path: '/api/v1/webhooks/{id}/rotate',
+    operation: rotateWebhookSecret,
+    idKind: 'webhooks',
+    body: 'ignored',
+  },
+  {
+    name: 'POST /api/v1/webhooks/{id}/test',
+    method: 'POST',
+    path: '/api/v1/webhooks/{id}/test',
+    operation: testWebhook,
+    idKind: 'webhooks',
+    body: 'ignored',
+  },
   {
     name: 'GET /api/v1/webhooks/{id}/deliveries',
     method: 'GET',
@@ -225,7 +371,12 @@ export const OPERATION_ENDPOINTS: OperationEndpoint[] = [
     query: () => ({ limit: limitQuery }),
   },
   { name: 'GET /api/v1/me', method: 'GET', path: '/api/v1/me', operation: getAccount, planChecks: false },
-  { name: 'GET /api/v1/social-accounts', method: 'GET', path: '/api/v1/social-accounts', operation: listSocialAccounts },
+  {
+    name: 'GET /api/v1/social-accounts',
+    method: 'GET',
+    path: '/api/v1/social-accounts',
+    operation: listSocialAccounts,
+  },
   { name: 'GET /api/v1/brand-profile', method: 'GET', path: '/api/v1/brand-profile', operation: getBrandProfile },
   {
     name: 'PATCH /api/v1/brand-profile',
@@ -243,15 +394,32 @@ export const OPERATION_ENDPOINTS: OperationEndpoint[] = [
     body: 'required',
     valid: () => fc.record(brandFields, { requiredKeys: [] }).filter((b) => Object.keys(b).length > 0),
   },
-  { name: 'GET /api/v1/media-library', method: 'GET', path: '/api/v1/media-library', operation: listMedia, query: (w) => ({ ...pageQuery(w.ids.a), asset_type: fc.constantFrom(...ASSET_TYPES) }) },
+  {
+    name: 'GET /api/v1/media-library',
+    method: 'GET',
+    path: '/api/v1/media-library',
+    operation: listMedia,
+    query: (w) => ({ ...pageQuery(w.ids.a), asset_type: fc.constantFrom(...ASSET_TYPES) }),
+  },
   {
     name: 'GET /api/v1/templates',
     method: 'GET',
     path: '/api/v1/templates',
     operation: listTemplates,
-    query: (w) => ({ ...pageQuery(w.ids.a), niche: fc.constantFrom('fitness', 'saas', 'Real-Estate'), source_platform: fc.constantFrom(...PLATFORMS), content_type: fc.constantFrom(...CONTENT_TYPES) }),
+    query: (w) => ({
+      ...pageQuery(w.ids.a),
+      niche: fc.constantFrom('fitness', 'saas', 'Real-Estate'),
+      source_platform: fc.constantFrom(...PLATFORMS),
+      content_type: fc.constantFrom(...CONTENT_TYPES),
+    }),
   },
-  { name: 'GET /api/v1/analytics/overview', method: 'GET', path: '/api/v1/analytics/overview', operation: getAnalyticsOverview, query: () => ({ days: fc.integer({ min: 1, max: 365 }).map(String) }) },
+  {
+    name: 'GET /api/v1/analytics/overview',
+    method: 'GET',
+    path: '/api/v1/analytics/overview',
+    operation: getAnalyticsOverview,
+    query: () => ({ days: fc.integer({ min: 1, max: 365 }).map(String) }),
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -278,7 +446,13 @@ export function authChoice(world: World, planChecks = true): fc.Arbitrary<AuthCh
   const invalid: Expected = { status: 401, code: 'invalid_key' };
   return fc.oneof(
     { weight: 24, arbitrary: fc.constant<AuthChoice>({ header: `Bearer ${a}`, label: 'A', as: 'a' }) },
-    { weight: 2, arbitrary: fc.constantFrom<AuthChoice>({ header: `bearer ${a}`, label: 'A lowercase scheme', as: 'a' }, { header: `Bearer \t ${a}`, label: 'A extra whitespace', as: 'a' }) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom<AuthChoice>(
+        { header: `bearer ${a}`, label: 'A lowercase scheme', as: 'a' },
+        { header: `Bearer \t ${a}`, label: 'A extra whitespace', as: 'a' },
+      ),
+    },
     { weight: 4, arbitrary: fc.constant<AuthChoice>({ header: world.b.headers.authorization, label: 'B', as: 'b' }) },
     {
       weight: 1,
@@ -296,12 +470,34 @@ export function authChoice(world: World, planChecks = true): fc.Arbitrary<AuthCh
         { header: 'Bearer np_live_', label: 'prefix only', expected: invalid },
         { header: world.badKeys.revoked, label: 'revoked', expected: invalid },
         { header: world.badKeys.expired, label: 'expired', expected: { status: 401, code: 'expired_key' } },
-        { header: world.badKeys.pastDue, label: 'past due', expected: planChecks ? { status: 402, code: 'payment_required' } : undefined },
-        { header: world.badKeys.freePlan, label: 'free plan', expected: planChecks ? { status: 403, code: 'plan_forbidden' } : undefined },
+        {
+          header: world.badKeys.pastDue,
+          label: 'past due',
+          expected: planChecks ? { status: 402, code: 'payment_required' } : undefined,
+        },
+        {
+          header: world.badKeys.freePlan,
+          label: 'free plan',
+          expected: planChecks ? { status: 403, code: 'plan_forbidden' } : undefined,
+        },
       ),
     },
-    { weight: 1, arbitrary: randomKeyBody(38).map((body) => ({ header: `Bearer np_live_${body}`, label: 'forged', expected: invalid })) },
-    { weight: 1, arbitrary: latin1String.map((junk) => ({ header: `Bearer np_live_${junk}`, label: 'prefix + junk', expected: { status: 401 } })) },
+    {
+      weight: 1,
+      arbitrary: randomKeyBody(38).map((body) => ({
+        header: `Bearer np_live_${body}`,
+        label: 'forged',
+        expected: invalid,
+      })),
+    },
+    {
+      weight: 1,
+      arbitrary: latin1String.map((junk) => ({
+        header: `Bearer np_live_${junk}`,
+        label: 'prefix + junk',
+        expected: { status: 401 },
+      })),
+    },
     { weight: 1, arbitrary: latin1String.map((junk) => ({ header: junk, label: 'junk', expected: { status: 401 } })) },
   );
 }
@@ -318,7 +514,10 @@ const contentTypeChoice: fc.Arbitrary<ContentTypeChoice> = fc.oneof(
   { weight: 20, arbitrary: fc.constant({ header: 'application/json', refused: false, json: true }) },
   {
     weight: 2,
-    arbitrary: fc.constantFrom({ header: 'application/json; charset=utf-8', refused: false, json: true }, { header: 'Application/JSON', refused: false, json: true }),
+    arbitrary: fc.constantFrom(
+      { header: 'application/json; charset=utf-8', refused: false, json: true },
+      { header: 'Application/JSON', refused: false, json: true },
+    ),
   },
   {
     weight: 3,
@@ -333,10 +532,21 @@ const contentTypeChoice: fc.Arbitrary<ContentTypeChoice> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.oneof(
-      fc.constantFrom('application/json; charset=utf-16', 'application/vnd.api+json', 'application/json-patch+json', '*/*', 'application/', 'json', 'application/json; boundary=x; charset', 'application/json;;;'),
-      latin1String,
-    ).map((header) => ({ header, refused: false })),
+    arbitrary: fc
+      .oneof(
+        fc.constantFrom(
+          'application/json; charset=utf-16',
+          'application/vnd.api+json',
+          'application/json-patch+json',
+          '*/*',
+          'application/',
+          'json',
+          'application/json; boundary=x; charset',
+          'application/json;;;',
+        ),
+        latin1String,
+      )
+      .map((header) => ({ header, refused: false })),
   },
 );
 
@@ -357,18 +567,38 @@ const encode = (mutated: Mutated): BodyChoice => ({
 
 /** JSON bodies from the valid generator, mutated, plus texts that are no JSON object at all. */
 function bodyChoice(valid: fc.Arbitrary<Record<string, unknown>>, operation: Operation): fc.Arbitrary<BodyChoice> {
-  const raw = (bytes: Buffer | undefined, mutation: string): BodyChoice => ({ bytes, mutation, clean: false, oversized: false });
+  const raw = (bytes: Buffer | undefined, mutation: string): BodyChoice => ({
+    bytes,
+    mutation,
+    clean: false,
+    oversized: false,
+  });
   return fc.oneof(
     { weight: 24, arbitrary: mutatedObject(valid, inputFields(operation)).map(encode) },
     { weight: 2, arbitrary: fc.constantFrom(...JUNK_BODIES).map((text) => raw(Buffer.from(text), 'junk text')) },
-    { weight: 1, arbitrary: fc.constantFrom(10, 1000, 100_000).map((depth) => raw(Buffer.from(deepJson(depth)), `nested ${depth} deep`)) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(10, 1000, 100_000)
+        .map((depth) => raw(Buffer.from(deepJson(depth)), `nested ${depth} deep`)),
+    },
     {
       weight: 1,
       arbitrary: fc.constantFrom(
-        raw(Buffer.concat([Buffer.from('{"caption":"'), Buffer.from([0xff, 0xfe, 0xc0, 0x80, 0xed, 0xa0, 0x80]), Buffer.from('","name":"x"}')]), 'invalid UTF-8'),
+        raw(
+          Buffer.concat([
+            Buffer.from('{"caption":"'),
+            Buffer.from([0xff, 0xfe, 0xc0, 0x80, 0xed, 0xa0, 0x80]),
+            Buffer.from('","name":"x"}'),
+          ]),
+          'invalid UTF-8',
+        ),
         raw(undefined, 'no body'),
         raw(Buffer.alloc(0), 'empty body'),
-        { ...raw(Buffer.from(JSON.stringify({ caption: 'x'.repeat(OVER_BODY_LIMIT) })), 'over the body limit'), oversized: true },
+        {
+          ...raw(Buffer.from(JSON.stringify({ caption: 'x'.repeat(OVER_BODY_LIMIT) })), 'over the body limit'),
+          oversized: true,
+        },
       ),
     },
   );
@@ -378,8 +608,18 @@ function bodyChoice(valid: fc.Arbitrary<Record<string, unknown>>, operation: Ope
 const idempotencyChoice = fc.oneof(
   { weight: 12, arbitrary: fc.constant<{ key: string | undefined; bad: boolean }>({ key: undefined, bad: false }) },
   { weight: 2, arbitrary: fc.uuid().map((key) => ({ key, bad: false })) },
-  { weight: 2, arbitrary: fc.constantFrom('fuzz-key-1', 'fuzz-key-2', 'fuzz-key-3').map((key) => ({ key, bad: false })) },
-  { weight: 1, arbitrary: fc.constantFrom({ key: '', bad: true }, { key: 'k'.repeat(256), bad: true }, { key: 'k'.repeat(255), bad: false }) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom('fuzz-key-1', 'fuzz-key-2', 'fuzz-key-3').map((key) => ({ key, bad: false })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      { key: '', bad: true },
+      { key: 'k'.repeat(256), bad: true },
+      { key: 'k'.repeat(255), bad: false },
+    ),
+  },
   { weight: 1, arbitrary: latin1String.map((key) => ({ key, bad: key.length === 0 })) },
 );
 
@@ -408,9 +648,18 @@ const MAX_PATH_SEGMENT = 8 * 1024;
 function idChoice(world: World, kind: IdKind): fc.Arbitrary<IdChoice> {
   const otherKind = (['content', 'campaigns', 'webhooks'] as const).filter((k) => k !== kind);
   return fc.oneof(
-    { weight: 12, arbitrary: fc.constantFrom(...world.ids.a[kind]).map((segment): IdChoice => ({ segment, owner: 'a' })) },
-    { weight: 4, arbitrary: fc.constantFrom(...world.ids.b[kind]).map((segment): IdChoice => ({ segment, owner: 'b' })) },
-    { weight: 1, arbitrary: fc.constantFrom(...otherKind.flatMap((k) => world.ids.a[k])).map((segment): IdChoice => ({ segment })) },
+    {
+      weight: 12,
+      arbitrary: fc.constantFrom(...world.ids.a[kind]).map((segment): IdChoice => ({ segment, owner: 'a' })),
+    },
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom(...world.ids.b[kind]).map((segment): IdChoice => ({ segment, owner: 'b' })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(...otherKind.flatMap((k) => world.ids.a[k])).map((segment): IdChoice => ({ segment })),
+    },
     { weight: 1, arbitrary: fc.uuid({ version: 7 }).map((segment): IdChoice => ({ segment })) },
     { weight: 2, arbitrary: fc.constantFrom(...BAD_PATH_SEGMENTS).map((segment): IdChoice => ({ segment })) },
     {
@@ -421,33 +670,70 @@ function idChoice(world: World, kind: IdKind): fc.Arbitrary<IdChoice> {
         .filter((segment) => segment.length > 0 && segment.length <= MAX_PATH_SEGMENT)
         .map((segment): IdChoice => ({ segment })),
     },
-    { weight: 1, arbitrary: fc.constantFrom(...world.ids.a[kind]).map((id): IdChoice => ({ segment: percentEncode(` ${id.toUpperCase()}\u0000`) })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(...world.ids.a[kind])
+        .map((id): IdChoice => ({ segment: percentEncode(` ${id.toUpperCase()}\u0000`) })),
+    },
   );
 }
 
 /** A query string from each parameter's valid values, limits and hostile text, repeated and bracketed keys, junk. */
-function queryChoice(valid: Record<string, fc.Arbitrary<string>>, operation: Operation): fc.Arbitrary<{ query: string; mutation: string }> {
+function queryChoice(
+  valid: Record<string, fc.Arbitrary<string>>,
+  operation: Operation,
+): fc.Arbitrary<{ query: string; mutation: string }> {
   const fields = inputFields(operation);
   const names = [...new Set([...Object.keys(valid), ...Object.keys(fields)])];
-  const asText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v) ?? String(v));
+  const asText = (v: unknown) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)));
   const valueFor = (name: string): fc.Arbitrary<[string, string]> => {
     const limits = boundaryValues(fields[name] ?? {}).map(asText);
-    const options: Array<fc.Arbitrary<string>> = [nastyString, fc.constantFrom('', '0', '-1', '101', '1e3', '1.5', 'abc', ' 5', '%', '%zz', '99999999999999999999')];
+    const options: Array<fc.Arbitrary<string>> = [
+      nastyString,
+      fc.constantFrom('', '0', '-1', '101', '1e3', '1.5', 'abc', ' 5', '%', '%zz', '99999999999999999999'),
+    ];
     if (limits.length > 0) options.push(fc.constantFrom(...limits));
-    return fc.tuple(fc.constant(name), fc.oneof({ weight: 6, arbitrary: valid[name] ?? fc.constant('') }, ...options.map((arbitrary) => ({ weight: 1, arbitrary }))));
+    return fc.tuple(
+      fc.constant(name),
+      fc.oneof(
+        { weight: 6, arbitrary: valid[name] ?? fc.constant('') },
+        ...options.map((arbitrary) => ({ weight: 1, arbitrary })),
+      ),
+    );
   };
-  const pair = names.length > 0 ? fc.constantFrom(...names).chain(valueFor) : fc.tuple(fc.constant('limit'), fc.constant('1'));
-  const extraPair = fc.tuple(fc.oneof(fc.constantFrom('__proto__', 'constructor', 'status[]', 'limit[]', 'cursor[x]', 'a.b', ''), nastyString), nastyString);
+  const pair =
+    names.length > 0 ? fc.constantFrom(...names).chain(valueFor) : fc.tuple(fc.constant('limit'), fc.constant('1'));
+  const extraPair = fc.tuple(
+    fc.oneof(fc.constantFrom('__proto__', 'constructor', 'status[]', 'limit[]', 'cursor[x]', 'a.b', ''), nastyString),
+    nastyString,
+  );
   return fc
     .tuple(
       fc.array(pair, { maxLength: 4 }),
       sometimes(extraPair, 5),
-      sometimes(fc.constantFrom('&&&', '=', '==x', '%', '&limit', 'limit=1&limit=2', 'status=draft&status=archived', '%E0%A4%A=%ED%A0%80', '?&?'), 8),
+      sometimes(
+        fc.constantFrom(
+          '&&&',
+          '=',
+          '==x',
+          '%',
+          '&limit',
+          'limit=1&limit=2',
+          'status=draft&status=archived',
+          '%E0%A4%A=%ED%A0%80',
+          '?&?',
+        ),
+        8,
+      ),
     )
     .map(([pairs, extra, raw]) => {
       const parts = [...pairs, ...(extra ? [extra] : [])].map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`);
       if (raw) parts.push(raw);
-      return { query: parts.join('&'), mutation: `query ${pairs.map(([k]) => k).join(',')}${extra ? ' +extra' : ''}${raw ? ' +raw' : ''}` };
+      return {
+        query: parts.join('&'),
+        mutation: `query ${pairs.map(([k]) => k).join(',')}${extra ? ' +extra' : ''}${raw ? ' +raw' : ''}`,
+      };
     });
 }
 
@@ -476,13 +762,26 @@ export function operationRequests(world: World, endpoint: OperationEndpoint): fc
     endpoint.body === 'required' && endpoint.valid
       ? bodyChoice(endpoint.valid(world), endpoint.operation)
       : endpoint.body === 'ignored'
-        ? fc.oneof({ weight: 6, arbitrary: noBody }, { weight: 1, arbitrary: bodyChoice(fc.constant({}), endpoint.operation) })
+        ? fc.oneof(
+            { weight: 6, arbitrary: noBody },
+            { weight: 1, arbitrary: bodyChoice(fc.constant({}), endpoint.operation) },
+          )
         : noBody;
-  const query = endpoint.query ? queryChoice(endpoint.query(world), endpoint.operation) : fc.constant({ query: '', mutation: '' });
+  const query = endpoint.query
+    ? queryChoice(endpoint.query(world), endpoint.operation)
+    : fc.constant({ query: '', mutation: '' });
   const id = endpoint.idKind ? idChoice(world, endpoint.idKind) : fc.constant<IdChoice>({ segment: '' });
   const idempotency = endpoint.method === 'POST' ? idempotencyChoice : fc.constant({ key: undefined, bad: false });
   return fc
-    .record({ auth: authChoice(world, endpoint.planChecks ?? true), contentType: contentTypeChoice, body, query, id, idempotency, extra: extraHeaders })
+    .record({
+      auth: authChoice(world, endpoint.planChecks ?? true),
+      contentType: contentTypeChoice,
+      body,
+      query,
+      id,
+      idempotency,
+      extra: extraHeaders,
+    })
     .map(({ auth, contentType, body, query, id, idempotency, extra }) => {
       const headers: Record<string, string> = { ...(extra ?? {}) };
       if (auth.header !== undefined) headers.authorization = auth.header;
@@ -502,15 +801,37 @@ export function operationRequests(world: World, endpoint: OperationEndpoint): fc
       else if (auth.expected) expected = auth.expected;
       else if (auth.header === undefined || auth.as === undefined) expected = undefined;
       else if (hasBody && contentType.refused && !encoded) expected = { status: 415, code: 'unsupported_media_type' };
-      else if (body.oversized && !contentType.refused && contentType.header?.toLowerCase().startsWith('application/json') && !encoded) expected = { status: 413, code: 'payload_too_large' };
-      else if (foreign && body.clean && !hasKey && (contentType.json || contentType.header === undefined) && !extra && !query.query) expected = { status: 404, code: 'not_found' };
+      else if (
+        body.oversized &&
+        !contentType.refused &&
+        contentType.header?.toLowerCase().startsWith('application/json') &&
+        !encoded
+      )
+        expected = { status: 413, code: 'payload_too_large' };
+      else if (
+        foreign &&
+        body.clean &&
+        !hasKey &&
+        (contentType.json || contentType.header === undefined) &&
+        !extra &&
+        !query.query
+      )
+        expected = { status: 404, code: 'not_found' };
       return printable({
         endpoint: endpoint.name,
         method: endpoint.method,
         path,
         headers,
         body: body.bytes,
-        mutation: [auth.label, body.mutation, query.mutation, foreign ? 'other workspace\'s id' : '', hasKey ? 'idempotency key' : ''].filter(Boolean).join('; '),
+        mutation: [
+          auth.label,
+          body.mutation,
+          query.mutation,
+          foreign ? "other workspace's id" : '',
+          hasKey ? 'idempotency key' : '',
+        ]
+          .filter(Boolean)
+          .join('; '),
         expected,
       });
     });
@@ -520,11 +841,21 @@ export function operationRequests(world: World, endpoint: OperationEndpoint): fc
 // Routes that are not one JSON operation: uploads, public files, platform callbacks, /mcp, pages
 
 /** A multipart body built by hand, so boundaries, parts and lengths can be wrong on purpose. */
-function multipart(parts: Array<{ name: string; filename?: string; type?: string; data: Buffer }>, boundary: string, close = true): Buffer {
+function multipart(
+  parts: Array<{ name: string; filename?: string; type?: string; data: Buffer }>,
+  boundary: string,
+  close = true,
+): Buffer {
   const chunks: Buffer[] = [];
   for (const part of parts) {
     const disposition = `form-data; name="${part.name}"${part.filename !== undefined ? `; filename="${part.filename}"` : ''}`;
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disposition}\r\n${part.type ? `Content-Type: ${part.type}\r\n` : ''}\r\n`), part.data, Buffer.from('\r\n'));
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: ${disposition}\r\n${part.type ? `Content-Type: ${part.type}\r\n` : ''}\r\n`,
+      ),
+      part.data,
+      Buffer.from('\r\n'),
+    );
   }
   if (close) chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return Buffer.concat(chunks);
@@ -545,46 +876,82 @@ export function uploadRequests(world: World, mediaMaxBytes: number): fc.Arbitrar
       ),
     },
   );
-  const tags = fc.array(fc.oneof(fc.constantFrom('launch', 'a,b,,c', ' x '), nastyString, longString.map((s) => s.slice(0, 60))), { maxLength: 25 });
-  const filename = fc.oneof(fc.constantFrom('photo.png', 'C:\\fakepath\\x.png', '../../etc/passwd', '', 'a'.repeat(400)), nastyString);
-  const shape = fc.constantFrom('normal', 'no file', 'wrong field', 'two files', 'unclosed', 'no boundary', 'other boundary', 'json instead');
-  return fc.record({ auth: authChoice(world), file, tags, filename, shape, path: fc.constantFrom('/media_assets', '/api/v1/media_assets') }).map(({ auth, file, tags, filename, shape, path }) => {
-    const headers: Record<string, string> = {};
-    if (auth.header !== undefined) headers.authorization = auth.header;
-    const safeName = filename.replace(/["\r\n]/g, '_');
-    const tagParts = tags.map((t) => ({ name: 'tags', data: Buffer.from(t) }));
-    const filePart = { name: 'file', filename: safeName, type: 'application/octet-stream', data: file.data };
-    let body: Buffer;
-    headers['content-type'] = `multipart/form-data; boundary=${boundary}`;
-    switch (shape) {
-      case 'no file':
-        body = multipart(tagParts, boundary);
-        break;
-      case 'wrong field':
-        body = multipart([{ ...filePart, name: 'upload' }, ...tagParts], boundary);
-        break;
-      case 'two files':
-        body = multipart([filePart, filePart, ...tagParts], boundary);
-        break;
-      case 'unclosed':
-        body = multipart([...tagParts, filePart], boundary, false).subarray(0, -7);
-        break;
-      case 'no boundary':
-        headers['content-type'] = 'multipart/form-data';
-        body = multipart([filePart], boundary);
-        break;
-      case 'other boundary':
-        body = multipart([filePart], 'another');
-        break;
-      case 'json instead':
-        headers['content-type'] = 'application/json';
-        body = Buffer.from(JSON.stringify({ file: file.data.toString('base64') }));
-        break;
-      default:
-        body = multipart([...tagParts, filePart], boundary);
-    }
-    return printable({ endpoint: 'POST /media_assets', method: 'POST', path, headers, body, mutation: `${auth.label}; ${shape}; ${file.label}; ${tags.length} tags`, expected: auth.expected });
-  });
+  const tags = fc.array(
+    fc.oneof(
+      fc.constantFrom('launch', 'a,b,,c', ' x '),
+      nastyString,
+      longString.map((s) => s.slice(0, 60)),
+    ),
+    { maxLength: 25 },
+  );
+  const filename = fc.oneof(
+    fc.constantFrom('photo.png', 'C:\\fakepath\\x.png', '../../etc/passwd', '', 'a'.repeat(400)),
+    nastyString,
+  );
+  const shape = fc.constantFrom(
+    'normal',
+    'no file',
+    'wrong field',
+    'two files',
+    'unclosed',
+    'no boundary',
+    'other boundary',
+    'json instead',
+  );
+  return fc
+    .record({
+      auth: authChoice(world),
+      file,
+      tags,
+      filename,
+      shape,
+      path: fc.constantFrom('/media_assets', '/api/v1/media_assets'),
+    })
+    .map(({ auth, file, tags, filename, shape, path }) => {
+      const headers: Record<string, string> = {};
+      if (auth.header !== undefined) headers.authorization = auth.header;
+      const safeName = filename.replace(/["\r\n]/g, '_');
+      const tagParts = tags.map((t) => ({ name: 'tags', data: Buffer.from(t) }));
+      const filePart = { name: 'file', filename: safeName, type: 'application/octet-stream', data: file.data };
+      let body: Buffer;
+      headers['content-type'] = `multipart/form-data; boundary=${boundary}`;
+      switch (shape) {
+        case 'no file':
+          body = multipart(tagParts, boundary);
+          break;
+        case 'wrong field':
+          body = multipart([{ ...filePart, name: 'upload' }, ...tagParts], boundary);
+          break;
+        case 'two files':
+          body = multipart([filePart, filePart, ...tagParts], boundary);
+          break;
+        case 'unclosed':
+          body = multipart([...tagParts, filePart], boundary, false).subarray(0, -7);
+          break;
+        case 'no boundary':
+          headers['content-type'] = 'multipart/form-data';
+          body = multipart([filePart], boundary);
+          break;
+        case 'other boundary':
+          body = multipart([filePart], 'another');
+          break;
+        case 'json instead':
+          headers['content-type'] = 'application/json';
+          body = Buffer.from(JSON.stringify({ file: file.data.toString('base64') }));
+          break;
+        default:
+          body = multipart([...tagParts, filePart], boundary);
+      }
+      return printable({
+        endpoint: 'POST /media_assets',
+        method: 'POST',
+        path,
+        headers,
+        body,
+        mutation: `${auth.label}; ${shape}; ${file.label}; ${tags.length} tags`,
+        expected: auth.expected,
+      });
+    });
 }
 
 export function mediaFileRequests(world: World): fc.Arbitrary<FuzzRequest> {
@@ -596,83 +963,186 @@ export function mediaFileRequests(world: World): fc.Arbitrary<FuzzRequest> {
     { weight: 2, arbitrary: fc.constantFrom(...BAD_PATH_SEGMENTS) },
     { weight: 1, arbitrary: nastyString.filter((s) => s.length > 0).map(percentEncode) },
   );
-  const range = sometimes(fc.constantFrom('bytes=0-0', 'bytes=0-', 'bytes=-5', 'bytes=5-1', 'bytes=999999-', 'bytes=0-1,3-4', 'bytes=abc', 'items=0-1', 'bytes=', 'bytes=-0'), 3);
+  const range = sometimes(
+    fc.constantFrom(
+      'bytes=0-0',
+      'bytes=0-',
+      'bytes=-5',
+      'bytes=5-1',
+      'bytes=999999-',
+      'bytes=0-1,3-4',
+      'bytes=abc',
+      'items=0-1',
+      'bytes=',
+      'bytes=-0',
+    ),
+    3,
+  );
   return fc
-    .record({ file, range, method: fc.constantFrom('GET', 'GET', 'HEAD'), conditional: sometimes(fc.constantFrom('*', '"x"', 'W/"y"'), 4) })
+    .record({
+      file,
+      range,
+      method: fc.constantFrom('GET', 'GET', 'HEAD'),
+      conditional: sometimes(fc.constantFrom('*', '"x"', 'W/"y"'), 4),
+    })
     .map(({ file, range, method, conditional }) => {
       const headers: Record<string, string> = {};
       if (range) headers.range = range;
       if (conditional) headers['if-none-match'] = conditional;
-      return printable({ endpoint: 'GET /media/{file}', method, path: `/media/${file}`, headers, mutation: `${range ?? ''} ${conditional ?? ''}` });
+      return printable({
+        endpoint: 'GET /media/{file}',
+        method,
+        path: `/media/${file}`,
+        headers,
+        mutation: `${range ?? ''} ${conditional ?? ''}`,
+      });
     });
 }
 
 export function callbackRequests(world: World): fc.Arbitrary<FuzzRequest> {
   const userIds = [...world.ids.a.facebookUserIds, ...world.ids.b.facebookUserIds, '999', ''];
   const signed = fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom(...userIds).map((user_id) => signRequest({ user_id, algorithm: 'HMAC-SHA256' })) },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(...userIds).map((user_id) => signRequest({ user_id, algorithm: 'HMAC-SHA256' })),
+    },
     { weight: 1, arbitrary: oddValueSigned() },
     { weight: 1, arbitrary: fc.constantFrom(...userIds).map((user_id) => signRequest({ user_id }, 'wrong secret')) },
     { weight: 1, arbitrary: fc.oneof(nastyString, longString, fc.constantFrom('.', 'a.b', '..', 'sig.', '.payload')) },
   );
   const form = fc.oneof(
-    { weight: 4, arbitrary: signed.map((s) => ({ text: new URLSearchParams({ signed_request: s }).toString(), type: 'application/x-www-form-urlencoded', label: 'form' })) },
-    { weight: 1, arbitrary: signed.map((s) => ({ text: JSON.stringify({ signed_request: s }), type: 'application/json', label: 'json' })) },
+    {
+      weight: 4,
+      arbitrary: signed.map((s) => ({
+        text: new URLSearchParams({ signed_request: s }).toString(),
+        type: 'application/x-www-form-urlencoded',
+        label: 'form',
+      })),
+    },
+    {
+      weight: 1,
+      arbitrary: signed.map((s) => ({
+        text: JSON.stringify({ signed_request: s }),
+        type: 'application/json',
+        label: 'json',
+      })),
+    },
     {
       weight: 1,
       arbitrary: fc.constantFrom(
         { text: '', type: 'application/x-www-form-urlencoded', label: 'empty' },
         { text: 'signed_request', type: 'application/x-www-form-urlencoded', label: 'key only' },
         { text: 'signed_request=a&signed_request=b', type: 'application/x-www-form-urlencoded', label: 'twice' },
-        { text: Array.from({ length: 2000 }, (_, i) => `f${i}=1`).join('&'), type: 'application/x-www-form-urlencoded', label: 'many fields' },
-        { text: `signed_request=${'x'.repeat(OVER_BODY_LIMIT)}`, type: 'application/x-www-form-urlencoded', label: 'huge' },
+        {
+          text: Array.from({ length: 2000 }, (_, i) => `f${i}=1`).join('&'),
+          type: 'application/x-www-form-urlencoded',
+          label: 'many fields',
+        },
+        {
+          text: `signed_request=${'x'.repeat(OVER_BODY_LIMIT)}`,
+          type: 'application/x-www-form-urlencoded',
+          label: 'huge',
+        },
         { text: 'signed_request=%E0%A4%A&x=%', type: 'application/x-www-form-urlencoded', label: 'bad escapes' },
         { text: 'signed_request=x', type: 'application/x-www-form-urlencoded; charset=latin1', label: 'latin1' },
       ),
     },
   );
-  const platform = fc.oneof({ weight: 4, arbitrary: fc.constant('facebook') }, { weight: 1, arbitrary: fc.constantFrom('twitter', 'instagram', 'unknown', 'FACEBOOK', '%00', '..') });
-  return fc.record({ platform, kind: fc.constantFrom('deauthorize', 'data-deletion'), form }).map(({ platform, kind, form }) =>
-    printable({
-      endpoint: `POST /callbacks/{platform}/${kind}`,
-      method: 'POST',
-      path: `/callbacks/${platform}/${kind}`,
-      headers: { 'content-type': form.type },
-      body: Buffer.from(form.text),
-      mutation: `${platform} ${form.label}`,
-    }),
+  const platform = fc.oneof(
+    { weight: 4, arbitrary: fc.constant('facebook') },
+    { weight: 1, arbitrary: fc.constantFrom('twitter', 'instagram', 'unknown', 'FACEBOOK', '%00', '..') },
   );
+  return fc
+    .record({ platform, kind: fc.constantFrom('deauthorize', 'data-deletion'), form })
+    .map(({ platform, kind, form }) =>
+      printable({
+        endpoint: `POST /callbacks/{platform}/${kind}`,
+        method: 'POST',
+        path: `/callbacks/${platform}/${kind}`,
+        headers: { 'content-type': form.type },
+        body: Buffer.from(form.text),
+        mutation: `${platform} ${form.label}`,
+      }),
+    );
 }
 
 /** A correctly signed request whose payload is not what the platform sends. */
 function oddValueSigned(): fc.Arbitrary<string> {
-  return fc.constantFrom<unknown>({}, { user_id: 1 }, { user_id: null }, [], 'x', { user_id: 'x'.repeat(5000) }, { user_id: '\u0000' }).map((payload) => signRequest(payload));
+  return fc
+    .constantFrom<unknown>(
+      {},
+      { user_id: 1 },
+      { user_id: null },
+      [],
+      'x',
+      { user_id: 'x'.repeat(5000) },
+      { user_id: '\u0000' },
+    )
+    .map((payload) => signRequest(payload));
 }
 
 export function deletionStatusRequests(): fc.Arbitrary<FuzzRequest> {
   return fc
-    .tuple(fc.constantFrom('facebook', 'twitter', 'x'), fc.oneof(fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), maxLength: 40 }), fc.constantFrom(...BAD_PATH_SEGMENTS)))
+    .tuple(
+      fc.constantFrom('facebook', 'twitter', 'x'),
+      fc.oneof(
+        fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), maxLength: 40 }),
+        fc.constantFrom(...BAD_PATH_SEGMENTS),
+      ),
+    )
     .filter(([, code]) => code.length > 0)
     .map(([platform, code]) =>
-      printable({ endpoint: 'GET /callbacks/{platform}/data-deletion/{code}', method: 'GET', path: `/callbacks/${platform}/data-deletion/${code}`, headers: {}, mutation: '' }),
+      printable({
+        endpoint: 'GET /callbacks/{platform}/data-deletion/{code}',
+        method: 'GET',
+        path: `/callbacks/${platform}/data-deletion/${code}`,
+        headers: {},
+        mutation: '',
+      }),
     );
 }
 
 /** JSON-RPC over POST /mcp: valid calls with fuzzed arguments, malformed messages, missing Accept, bad keys. */
 export function mcpHttpRequests(world: World): fc.Arbitrary<FuzzRequest> {
-  const call = (name: string, args: unknown) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+  const call = (name: string, args: unknown) => ({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  });
   const message = fc.oneof(
-    { weight: 3, arbitrary: fc.tuple(fc.constantFrom('service_list_content', 'service_create_content', 'service_get_content', 'service_get_analytics'), fc.oneof(fc.constant({}), fc.jsonValue({ maxDepth: 2 }))).map(([n, a]) => JSON.stringify(call(n, a))) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom(
+            'service_list_content',
+            'service_create_content',
+            'service_get_content',
+            'service_get_analytics',
+          ),
+          fc.oneof(fc.constant({}), fc.jsonValue({ maxDepth: 2 })),
+        )
+        .map(([n, a]) => JSON.stringify(call(n, a))),
+    },
     {
       weight: 2,
       arbitrary: fc.constantFrom(
         JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } }),
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+        }),
         JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
         JSON.stringify({ jsonrpc: '1.0', id: 1, method: 'tools/list' }),
         JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'no/such' }),
         JSON.stringify({ jsonrpc: '2.0', id: null, method: 'tools/call', params: null }),
-        JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' }]),
+        JSON.stringify([
+          { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+          { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        ]),
         JSON.stringify(call('service_nope', {})),
         JSON.stringify(call('service_create_content', { caption: 'x'.repeat(OVER_BODY_LIMIT) })),
         '[]',
@@ -681,15 +1151,38 @@ export function mcpHttpRequests(world: World): fc.Arbitrary<FuzzRequest> {
     },
     { weight: 1, arbitrary: fc.constantFrom(...JUNK_BODIES) },
   );
-  const accept = fc.constantFrom('application/json, text/event-stream', 'application/json, text/event-stream', 'application/json, text/event-stream', 'application/json', 'text/html', undefined);
-  return fc.record({ auth: authChoice(world, false), message, accept, origin: sometimes(fc.constantFrom('https://evil.example.test', 'https://api.example.test'), 6) }).map(({ auth, message, accept, origin }) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (auth.header !== undefined) headers.authorization = auth.header;
-    if (accept) headers.accept = accept;
-    if (origin) headers.origin = origin;
-    const expected = origin === 'https://evil.example.test' ? { status: 403, code: 'origin_not_allowed' } : auth.expected;
-    return printable({ endpoint: 'POST /mcp', method: 'POST', path: '/mcp', headers, body: Buffer.from(message), mutation: auth.label, expected });
-  });
+  const accept = fc.constantFrom(
+    'application/json, text/event-stream',
+    'application/json, text/event-stream',
+    'application/json, text/event-stream',
+    'application/json',
+    'text/html',
+    undefined,
+  );
+  return fc
+    .record({
+      auth: authChoice(world, false),
+      message,
+      accept,
+      origin: sometimes(fc.constantFrom('https://evil.example.test', 'https://api.example.test'), 6),
+    })
+    .map(({ auth, message, accept, origin }) => {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (auth.header !== undefined) headers.authorization = auth.header;
+      if (accept) headers.accept = accept;
+      if (origin) headers.origin = origin;
+      const expected =
+        origin === 'https://evil.example.test' ? { status: 403, code: 'origin_not_allowed' } : auth.expected;
+      return printable({
+        endpoint: 'POST /mcp',
+        method: 'POST',
+        path: '/mcp',
+        headers,
+        body: Buffer.from(message),
+        mutation: auth.label,
+        expected,
+      });
+    });
 }
 
 /** Unknown routes, wrong methods on known ones, and the public pages, with hostile paths and queries. */
@@ -709,16 +1202,53 @@ export function otherRouteRequests(world: World): fc.Arbitrary<FuzzRequest> {
   ];
   const path = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...known) },
-    { weight: 2, arbitrary: fc.constantFrom('/', '/api', '/api/v1', '/api/v2/content', '/api/v1/content/', '/API/V1/CONTENT', '/api/v1//content', '/api/v1/content/x/y/z', '/api/v1/%2e%2e/%2e%2e/etc/passwd', '/api/v1/templates/x', '/.env', '/docs/errors/', '/api/v1/content;jsessionid=1') },
-    { weight: 2, arbitrary: fc.array(fc.oneof(fc.constantFrom(...BAD_PATH_SEGMENTS), nastyString.map(percentEncode)), { minLength: 1, maxLength: 4 }).map((segments) => `/api/v1/${segments.join('/')}`) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '/',
+        '/api',
+        '/api/v1',
+        '/api/v2/content',
+        '/api/v1/content/',
+        '/API/V1/CONTENT',
+        '/api/v1//content',
+        '/api/v1/content/x/y/z',
+        '/api/v1/%2e%2e/%2e%2e/etc/passwd',
+        '/api/v1/templates/x',
+        '/.env',
+        '/docs/errors/',
+        '/api/v1/content;jsessionid=1',
+      ),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .array(fc.oneof(fc.constantFrom(...BAD_PATH_SEGMENTS), nastyString.map(percentEncode)), {
+          minLength: 1,
+          maxLength: 4,
+        })
+        .map((segments) => `/api/v1/${segments.join('/')}`),
+    },
   );
   return fc
-    .record({ path, method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'), auth: authChoice(world), query: sometimes(fc.constantFrom('x=1', '%', 'a[b]=c', '__proto__[x]=1'), 4) })
+    .record({
+      path,
+      method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'),
+      auth: authChoice(world),
+      query: sometimes(fc.constantFrom('x=1', '%', 'a[b]=c', '__proto__[x]=1'), 4),
+    })
     .map(({ path, method, auth, query }) => {
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (auth.header !== undefined) headers.authorization = auth.header;
       const body = ['POST', 'PUT', 'PATCH', 'DELETE'].includes(method) ? Buffer.from('{"x":1}') : undefined;
-      return printable({ endpoint: 'other routes and methods', method, path: query ? `${path}?${query}` : path, headers, body, mutation: auth.label });
+      return printable({
+        endpoint: 'other routes and methods',
+        method,
+        path: query ? `${path}?${query}` : path,
+        headers,
+        body,
+        mutation: auth.label,
+      });
     });
 }
 
@@ -739,35 +1269,129 @@ export interface RawRequest {
 export function rawRequests(world: World): fc.Arbitrary<RawRequest> {
   const key = world.a.apiKey;
   const head = (lines: string[]) => `${lines.join('\r\n')}\r\n\r\n`;
-  const base = (method: string, target: string, extra: string[] = []) => [`${method} ${target} HTTP/1.1`, 'Host: 127.0.0.1', `Authorization: Bearer ${key}`, 'Connection: close', ...extra];
+  const base = (method: string, target: string, extra: string[] = []) => [
+    `${method} ${target} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    `Authorization: Bearer ${key}`,
+    'Connection: close',
+    ...extra,
+  ];
   const body = '{"caption":"raw"}';
   const cases: Array<[string, Buffer]> = [
-    ['length longer than the body', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Content-Length: 100'])) + body)],
-    ['length shorter than the body', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Content-Length: 5'])) + body)],
-    ['negative length', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Content-Length: -1'])) + body)],
-    ['two lengths', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Content-Length: 17', 'Content-Length: 3'])) + body)],
-    ['length and chunked', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Content-Length: 17', 'Transfer-Encoding: chunked'])) + body)],
-    ['bad chunk size', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Transfer-Encoding: chunked'])) + 'zz\r\nabc\r\n0\r\n\r\n')],
-    ['chunked, cut short', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Transfer-Encoding: chunked'])) + '11\r\n{"caption":')],
-    ['chunked, valid', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Transfer-Encoding: chunked'])) + `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`)],
+    [
+      'length longer than the body',
+      Buffer.from(
+        head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Content-Length: 100'])) + body,
+      ),
+    ],
+    [
+      'length shorter than the body',
+      Buffer.from(
+        head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Content-Length: 5'])) + body,
+      ),
+    ],
+    [
+      'negative length',
+      Buffer.from(
+        head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Content-Length: -1'])) + body,
+      ),
+    ],
+    [
+      'two lengths',
+      Buffer.from(
+        head(
+          base('POST', '/api/v1/content', [
+            'Content-Type: application/json',
+            'Content-Length: 17',
+            'Content-Length: 3',
+          ]),
+        ) + body,
+      ),
+    ],
+    [
+      'length and chunked',
+      Buffer.from(
+        head(
+          base('POST', '/api/v1/content', [
+            'Content-Type: application/json',
+            'Content-Length: 17',
+            'Transfer-Encoding: chunked',
+          ]),
+        ) + body,
+      ),
+    ],
+    [
+      'bad chunk size',
+      Buffer.from(
+        head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Transfer-Encoding: chunked'])) +
+          'zz\r\nabc\r\n0\r\n\r\n',
+      ),
+    ],
+    [
+      'chunked, cut short',
+      Buffer.from(
+        head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Transfer-Encoding: chunked'])) +
+          '11\r\n{"caption":',
+      ),
+    ],
+    [
+      'chunked, valid',
+      Buffer.from(
+        head(base('POST', '/api/v1/content', ['Content-Type: application/json', 'Transfer-Encoding: chunked'])) +
+          `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+      ),
+    ],
     ['NUL in a header', Buffer.from(head(base('GET', '/api/v1/me', ['X-Test: a\u0000b'])))],
     ['bare CR in a header', Buffer.from(head(base('GET', '/api/v1/me', ['X-Test: a\rb'])))],
-    ['UTF-8 bytes in Authorization', Buffer.concat([Buffer.from('GET /api/v1/me HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer '), Buffer.from('ключ🔑'), Buffer.from('\r\n\r\n')])],
+    [
+      'UTF-8 bytes in Authorization',
+      Buffer.concat([
+        Buffer.from('GET /api/v1/me HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer '),
+        Buffer.from('ключ🔑'),
+        Buffer.from('\r\n\r\n'),
+      ]),
+    ],
     ['header too large', Buffer.from(head(base('GET', '/api/v1/me', [`X-Big: ${'a'.repeat(20_000)}`])))],
     ['absolute-form target', Buffer.from(head(base('GET', 'http://evil.example.test/api/v1/me')))],
     ['asterisk target', Buffer.from(head(base('OPTIONS', '*')))],
     ['space in the path', Buffer.from(head(base('GET', '/api/v1/con tent')))],
-    ['raw bytes in the path', Buffer.concat([Buffer.from('GET /api/v1/content/'), Buffer.from([0xff, 0xfe, 0x80]), Buffer.from(` HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`)])],
+    [
+      'raw bytes in the path',
+      Buffer.concat([
+        Buffer.from('GET /api/v1/content/'),
+        Buffer.from([0xff, 0xfe, 0x80]),
+        Buffer.from(` HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`),
+      ]),
+    ],
     ['HTTP/1.0', Buffer.from(head(['GET /api/v1/me HTTP/1.0', `Authorization: Bearer ${key}`]))],
-    ['HTTP/2.0 on HTTP/1', Buffer.from(head(base('GET', '/api/v1/me').map((l, i) => (i === 0 ? 'GET /api/v1/me HTTP/2.0' : l))))],
+    [
+      'HTTP/2.0 on HTTP/1',
+      Buffer.from(head(base('GET', '/api/v1/me').map((l, i) => (i === 0 ? 'GET /api/v1/me HTTP/2.0' : l)))),
+    ],
     ['unknown method', Buffer.from(head(base('BREW', '/api/v1/content')))],
     ['lowercase method', Buffer.from(head(base('get', '/api/v1/me')))],
     ['no Host', Buffer.from(head(base('GET', '/api/v1/me').filter((l) => !l.startsWith('Host'))))],
-    ['two Authorization headers', Buffer.from(head([...base('GET', '/api/v1/me'), `Authorization: Bearer ${world.b.apiKey}`]))],
-    ['two Content-Types', Buffer.from(head(base('POST', '/api/v1/content', ['Content-Type: text/plain', 'Content-Type: application/json', `Content-Length: ${body.length}`])) + body)],
+    [
+      'two Authorization headers',
+      Buffer.from(head([...base('GET', '/api/v1/me'), `Authorization: Bearer ${world.b.apiKey}`])),
+    ],
+    [
+      'two Content-Types',
+      Buffer.from(
+        head(
+          base('POST', '/api/v1/content', [
+            'Content-Type: text/plain',
+            'Content-Type: application/json',
+            `Content-Length: ${body.length}`,
+          ]),
+        ) + body,
+      ),
+    ],
     ['obsolete line folding', Buffer.from(head(base('GET', '/api/v1/me', ['X-Folded: a', ' b'])))],
     ['garbage', Buffer.from('\u0016\u0003\u0001\u0000\u00a5\u0001\u0000\u0000\u00a1\u0003\u0003')],
     ['empty line only', Buffer.from('\r\n\r\n')],
   ];
-  return fc.constantFrom(...cases).map(([label, bytes]) => ({ bytes, label, [fc.toStringMethod]: () => `raw: ${label}` }));
+  return fc
+    .constantFrom(...cases)
+    .map(([label, bytes]) => ({ bytes, label, [fc.toStringMethod]: () => `raw: ${label}` }));
 }

@@ -38,9 +38,12 @@ export class StoredData {
     private readonly mediaDir: string,
   ) {
     const sqlite = runtime.db.$client;
-    this.tables = (sqlite.prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`).pluck().all() as string[]).filter(
-      (table) => !(table in TABLES_A_REJECTED_REQUEST_MAY_CHANGE),
-    );
+    this.tables = (
+      sqlite
+        .prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`)
+        .pluck()
+        .all() as string[]
+    ).filter((table) => !(table in TABLES_A_REJECTED_REQUEST_MAY_CHANGE));
     sqlite.exec('create temp table if not exists fuzz_written (name text primary key)');
     for (const table of this.tables) {
       for (const event of ['insert', 'update', 'delete']) {
@@ -54,7 +57,8 @@ export class StoredData {
 
   private hashTable(table: string): string {
     const hash = createHash('sha256');
-    for (const row of this.runtime.db.$client.prepare(`select * from "${table}" order by rowid`).raw().iterate()) hash.update(JSON.stringify(row));
+    for (const row of this.runtime.db.$client.prepare(`select * from "${table}" order by rowid`).raw().iterate())
+      hash.update(JSON.stringify(row));
     return hash.digest('base64');
   }
 
@@ -76,7 +80,10 @@ export class StoredData {
 
   /** Every table hashed afresh, without the triggers' help. */
   full(): Snapshot {
-    return { ...Object.fromEntries(this.tables.map((table) => [table, this.hashTable(table)])), '(media files)': this.hashFiles() };
+    return {
+      ...Object.fromEntries(this.tables.map((table) => [table, this.hashTable(table)])),
+      '(media files)': this.hashFiles(),
+    };
   }
 }
 

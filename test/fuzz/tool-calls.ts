@@ -50,24 +50,42 @@ export function toolCalls(world: World, tool: ToolDescriptor): fc.Arbitrary<Fuzz
         { weight: 12, arbitrary: fc.constantFrom(...world.ids.a[kind]).map((value) => ({ value, foreign: false })) },
         { weight: 4, arbitrary: fc.constantFrom(...world.ids.b[kind]).map((value) => ({ value, foreign: true })) },
         { weight: 1, arbitrary: fc.uuid({ version: 7 }).map((value) => ({ value, foreign: false })) },
-        { weight: 2, arbitrary: fc.oneof(nastyString, longString, fc.constantFrom(...BAD_PATH_SEGMENTS)).map((value) => ({ value, foreign: false })) },
+        {
+          weight: 2,
+          arbitrary: fc
+            .oneof(nastyString, longString, fc.constantFrom(...BAD_PATH_SEGMENTS))
+            .map((value) => ({ value, foreign: false })),
+        },
       )
     : fc.constant(undefined);
-  const valid = fc.tuple(base, id).map(([args, chosen]) => (chosen ? { ...args, id: chosen.value, [FOREIGN]: chosen.foreign } : args));
+  const valid = fc
+    .tuple(base, id)
+    .map(([args, chosen]) => (chosen ? { ...args, id: chosen.value, [FOREIGN]: chosen.foreign } : args));
   const args = fc.oneof(
     { weight: 30, arbitrary: mutatedObject(valid, fields) },
     {
       weight: 1,
-      arbitrary: fc.tuple(valid, fc.constantFrom(33, 100_000)).map(([body, depth]) => ({ value: { ...body, x: nested(depth) }, mutation: `nested ${depth} deep` })),
+      arbitrary: fc
+        .tuple(valid, fc.constantFrom(33, 100_000))
+        .map(([body, depth]) => ({ value: { ...body, x: nested(depth) }, mutation: `nested ${depth} deep` })),
     },
-    { weight: 1, arbitrary: fc.oneof(oddValue.filter((v) => typeof v !== 'object' || v === null || Array.isArray(v)), fc.constant(undefined)).map((value) => ({ value, mutation: 'arguments not an object' })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .oneof(
+          oddValue.filter((v) => typeof v !== 'object' || v === null || Array.isArray(v)),
+          fc.constant(undefined),
+        )
+        .map((value) => ({ value, mutation: 'arguments not an object' })),
+    },
   );
   return fc.record({ who: clientChoice(tool), args }).map(({ who, args }) => {
     const value = args.value as Record<string | symbol, unknown> | undefined;
     const foreign = typeof value === 'object' && value !== null && value[FOREIGN] === true;
     const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
     let expectedCode = isObject || value === undefined ? who.expectedCode : undefined;
-    if (expectedCode === undefined && who.client === 'a' && foreign && args.mutation === 'valid') expectedCode = 'not_found';
+    if (expectedCode === undefined && who.client === 'a' && foreign && args.mutation === 'valid')
+      expectedCode = 'not_found';
     const sent = isObject ? Object.fromEntries(Object.entries(value)) : value;
     return printableCall({ tool: tool.name, client: who.client, args: sent, mutation: args.mutation, expectedCode });
   });

@@ -64,7 +64,25 @@ export const hugeString = fc.constant('x'.repeat(OVER_BODY_LIMIT));
 
 /** Any JSON value, plus the numbers JSON cannot carry exactly. */
 export const oddValue: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(null, true, false, 0, -0, -1, 1.5, 1e308, -1e308, 2 ** 53 + 2, 5e-324, [], {}, [null], { '': {} }, '', [[[]]]),
+  fc.constantFrom(
+    null,
+    true,
+    false,
+    0,
+    -0,
+    -1,
+    1.5,
+    1e308,
+    -1e308,
+    2 ** 53 + 2,
+    5e-324,
+    [],
+    {},
+    [null],
+    { '': {} },
+    '',
+    [[[]]],
+  ),
   fc.jsonValue({ maxDepth: 3 }),
   nastyString,
 );
@@ -124,7 +142,8 @@ export const JUNK_BODIES = [
 ];
 
 /** JSON nested far deeper than any field: as an extra field, and as a value where the schema wants an object. */
-export const deepJson = (depth: number, key = 'x'): string => `{"${key}":${'['.repeat(depth)}${']'.repeat(depth)},"caption":"deep"}`;
+export const deepJson = (depth: number, key = 'x'): string =>
+  `{"${key}":${'['.repeat(depth)}${']'.repeat(depth)},"caption":"deep"}`;
 
 /** An id for a path segment: hostile text, percent-encoded or raw. */
 export const BAD_PATH_SEGMENTS = [
@@ -163,7 +182,9 @@ export function percentEncode(text: string): string {
   for (const ch of text) {
     const code = ch.codePointAt(0)!;
     if (code >= 0xd800 && code <= 0xdfff) {
-      out += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+      out += [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join('');
     } else {
       out += encodeURIComponent(ch);
     }
@@ -173,5 +194,8 @@ export function percentEncode(text: string): string {
 
 /** Header values fetch can send (Latin-1 without controls or DEL, no outer whitespace): forged, truncated and malformed credentials. */
 export const latin1String = fc
-  .string({ unit: fc.integer({ min: 0x20, max: 0xfe }).map((c) => String.fromCharCode(c >= 0x7f ? c + 1 : c)), maxLength: 60 })
+  .string({
+    unit: fc.integer({ min: 0x20, max: 0xfe }).map((c) => String.fromCharCode(c >= 0x7f ? c + 1 : c)),
+    maxLength: 60,
+  })
   .filter((s) => s.trim() === s);

@@ -70,7 +70,12 @@ export const FUZZ_MEDIA_MAX_BYTES = 64 * 1024;
 export type McpClientName = 'a' | 'expired' | 'revoked' | 'pastDue' | 'freePlan' | 'none';
 
 /** Limits high enough that the fuzz never meets them, except the property that means to. */
-const UNLIMITED = { RATE_LIMIT_READ: '100000000', RATE_LIMIT_WRITE: '100000000', RATE_LIMIT_PUBLISH: '100000000', RATE_LIMIT_MEDIA: '100000000' };
+const UNLIMITED = {
+  RATE_LIMIT_READ: '100000000',
+  RATE_LIMIT_WRITE: '100000000',
+  RATE_LIMIT_PUBLISH: '100000000',
+  RATE_LIMIT_MEDIA: '100000000',
+};
 
 export async function buildWorld(options: { env?: Record<string, string> } = {}): Promise<World> {
   const mediaDir = mkdtempSync(join(tmpdir(), 'fuzz-media-'));
@@ -97,7 +102,10 @@ export async function buildWorld(options: { env?: Record<string, string> } = {})
   const revokedKey = makeKey(runtime, a.workspace.id);
   revokeApiKey(runtime, revokedKey.keyId);
 
-  const ids = { a: await seedWorkspace(runtime, server, receiver, a, 'a'), b: await seedWorkspace(runtime, server, receiver, b, 'b') };
+  const ids = {
+    a: await seedWorkspace(runtime, server, receiver, a, 'a'),
+    b: await seedWorkspace(runtime, server, receiver, b, 'b'),
+  };
 
   const keys: Record<McpClientName, string | undefined> = {
     a: a.apiKey,
@@ -136,15 +144,32 @@ export async function buildWorld(options: { env?: Record<string, string> } = {})
   };
 }
 
-async function seedWorkspace(runtime: TestRuntime, server: TestServer, receiver: Receiver, ws: TestWorkspace, tag: string): Promise<WorkspaceIds> {
+async function seedWorkspace(
+  runtime: TestRuntime,
+  server: TestServer,
+  receiver: Receiver,
+  ws: TestWorkspace,
+  tag: string,
+): Promise<WorkspaceIds> {
   const ctx = contextFor(runtime, ws.workspace, 'rest');
-  const run = (operation: Parameters<typeof runOperation>[0], input: Record<string, unknown>) => runOperation(operation, ctx, input) as { id: string };
+  const run = (operation: Parameters<typeof runOperation>[0], input: Record<string, unknown>) =>
+    runOperation(operation, ctx, input) as { id: string };
   const facebookUserId = tag === 'a' ? '1000000000000001' : '1000000000000002';
   connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'twitter', username: `fuzz_${tag}` });
   connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'linkedin', username: `fuzz_${tag}_li` });
-  connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'facebook', username: `fuzz_${tag}_fb`, platformUserId: facebookUserId });
+  connectSocialAccount(runtime, {
+    workspaceId: ws.workspace.id,
+    platform: 'facebook',
+    username: `fuzz_${tag}_fb`,
+    platformUserId: facebookUserId,
+  });
 
-  run(updateBrandProfile, { brand_name: `Brand ${tag}`, voice: 'Warm and direct', topics_to_lean_into: ['coffee'], tone_humor: 7 });
+  run(updateBrandProfile, {
+    brand_name: `Brand ${tag}`,
+    voice: 'Warm and direct',
+    topics_to_lean_into: ['coffee'],
+    tone_humor: 7,
+  });
 
   // Content in every status a client can reach, and the two only the publishing run sets.
   const content: string[] = [];
@@ -157,8 +182,11 @@ async function seedWorkspace(runtime: TestRuntime, server: TestServer, receiver:
     platform_specific: { twitter: { caption: 'Short one' } },
     aspect_ratio: '1:1',
   };
-  for (const status of ['draft', 'pending_review', 'approved'] as const) content.push(makeContent(runtime, ws.workspace, { ...base, status }).id);
-  content.push(makeContent(runtime, ws.workspace, { ...base, status: 'scheduled', scheduled_for: '2026-04-01T09:00:00Z' }).id);
+  for (const status of ['draft', 'pending_review', 'approved'] as const)
+    content.push(makeContent(runtime, ws.workspace, { ...base, status }).id);
+  content.push(
+    makeContent(runtime, ws.workspace, { ...base, status: 'scheduled', scheduled_for: '2026-04-01T09:00:00Z' }).id,
+  );
   content.push(makeContent(runtime, ws.workspace, { caption: 'Bare text', content_type: 'text_only' }).id);
   const rejected = makeContent(runtime, ws.workspace, base).id;
   run(updateContent, { id: rejected, status: 'rejected' });
@@ -171,11 +199,18 @@ async function seedWorkspace(runtime: TestRuntime, server: TestServer, receiver:
   const published = makeContent(runtime, ws.workspace, base).id;
   forceStatus(runtime, published, 'published');
   content.push(rejected, archived, queued, publishing, published);
-  for (let i = 0; i < 30; i++) content.push(makeContent(runtime, ws.workspace, { caption: `Filler ${i}`, status: FILLER_STATUSES[i % FILLER_STATUSES.length] }).id);
+  for (let i = 0; i < 30; i++)
+    content.push(
+      makeContent(runtime, ws.workspace, {
+        caption: `Filler ${i}`,
+        status: FILLER_STATUSES[i % FILLER_STATUSES.length],
+      }).id,
+    );
 
   // Campaigns in every status, three of each, so the deleting properties do not run out.
   const campaigns: string[] = [];
-  const campaign = (name: string) => run(createCampaign, { name, content_mix: { carousel: 2, ugc: 1 }, posts_per_day: 2, campaign_length_days: 3 }).id;
+  const campaign = (name: string) =>
+    run(createCampaign, { name, content_mix: { carousel: 2, ugc: 1 }, posts_per_day: 2, campaign_length_days: 3 }).id;
   for (let i = 0; i < 3; i++) {
     campaigns.push(campaign(`Draft ${tag} ${i}`));
     const launched = campaign(`Active ${tag} ${i}`);
@@ -190,8 +225,17 @@ async function seedWorkspace(runtime: TestRuntime, server: TestServer, receiver:
 
   // Webhooks on the local receiver, one disabled, the first two with a logged test delivery.
   const webhooks: string[] = [];
-  for (const [i, events] of [[], ['content.created', 'content.published'], [], ['campaign.launched'], [], []].entries()) {
-    const hook = (await executeOperation(ctx, createWebhook, { url: `${receiver.url}/hooks/${tag}/${i}`, events })) as { id: string };
+  for (const [i, events] of [
+    [],
+    ['content.created', 'content.published'],
+    [],
+    ['campaign.launched'],
+    [],
+    [],
+  ].entries()) {
+    const hook = (await executeOperation(ctx, createWebhook, { url: `${receiver.url}/hooks/${tag}/${i}`, events })) as {
+      id: string;
+    };
     if (i < 2) await executeOperation(ctx, testWebhook, { id: hook.id });
     webhooks.push(hook.id);
   }
@@ -206,12 +250,18 @@ async function seedWorkspace(runtime: TestRuntime, server: TestServer, receiver:
     const form = new FormData();
     form.append('file', new Blob([bytes]), name);
     form.append('tags', 'seed');
-    const res = await server.request('/media_assets', { method: 'POST', headers: { authorization: ws.headers.authorization }, body: form });
+    const res = await server.request('/media_assets', {
+      method: 'POST',
+      headers: { authorization: ws.headers.authorization },
+      body: form,
+    });
     const asset = (await res.json()) as { url: string };
     if (res.status !== 201) throw new Error(`seeding media failed: ${JSON.stringify(asset)}`);
     mediaFiles.push(asset.url.split('/media/')[1]);
   }
 
-  const cursors = content.slice(0, 5).map((id, i) => encodeCursor({ createdAt: new Date(runtime.clock.now().getTime() - i * 1000), id }));
+  const cursors = content
+    .slice(0, 5)
+    .map((id, i) => encodeCursor({ createdAt: new Date(runtime.clock.now().getTime() - i * 1000), id }));
   return { content, campaigns, webhooks, mediaFiles, cursors, facebookUserIds: [facebookUserId] };
 }

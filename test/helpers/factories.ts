@@ -20,7 +20,10 @@ export function makeWorkspace(
   overrides: { name?: string; plan?: PlanName; status?: PlanStatus } = {},
 ): TestWorkspace {
   counter += 1;
-  const { workspace, apiKey } = createWorkspace(runtime, { name: overrides.name ?? `Workspace ${counter}`, ...overrides });
+  const { workspace, apiKey } = createWorkspace(runtime, {
+    name: overrides.name ?? `Workspace ${counter}`,
+    ...overrides,
+  });
   return { workspace, apiKey, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' } };
 }
 
@@ -29,6 +32,13 @@ export function makeKey(runtime: Runtime, workspaceId: string, expiresAt: Date |
 }
 
 /** Creates a content item through the core operation, as a REST or MCP call would. */
-export function makeContent(runtime: Runtime, workspace: Workspace, input: Record<string, unknown> = {}): ContentResource {
-  return runOperation(createContent, contextFor(runtime, workspace, 'rest'), { caption: 'A caption worth posting', ...input });
+export function makeContent(
+  runtime: Runtime,
+  workspace: Workspace,
+  input: Record<string, unknown> = {},
+): ContentResource {
+  return runOperation(createContent, contextFor(runtime, workspace, 'rest'), {
+    caption: 'A caption worth posting',
+    ...input,
+  });
 }

@@ -10,7 +10,11 @@ import { testRuntime, type TestRuntime } from './runtime.ts';
 
 /** An SDK client connected to the real server factory over the in-memory transport, with the tools the runtime's configuration selects. */
 export async function connectMcp(runtime: Runtime, apiKey: string | undefined): Promise<Client> {
-  const server = createMcpServer({ runtime, authorization: apiKey ? `Bearer ${apiKey}` : undefined, tools: exposedTools(runtime.config.mcpTools) });
+  const server = createMcpServer({
+    runtime,
+    authorization: apiKey ? `Bearer ${apiKey}` : undefined,
+    tools: exposedTools(runtime.config.mcpTools),
+  });
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   await server.connect(serverTransport);
   const client = new Client({ name: 'test-client', version: '1.0.0' });

@@ -9,7 +9,10 @@ type Json = Record<string, any>;
  * the method and path, the required headers present, and a JSON body must match its schema. A path
  * the document does not have must answer the 404 envelope, a method it does not list the 405 one.
  */
-export const document: Json = openApiDocument({ publicBaseUrl: 'http://conformance.test', docsUrl: 'http://conformance.test/docs/errors' });
+export const document: Json = openApiDocument({
+  publicBaseUrl: 'http://conformance.test',
+  docsUrl: 'http://conformance.test/docs/errors',
+});
 
 /** /mcp speaks MCP (its suites check it); /metrics is the operators' Prometheus text, not the API. */
 export const OUTSIDE_THE_DOCUMENT = /^\/(mcp|metrics)(\/|$)/;
@@ -37,7 +40,13 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 const ROUTES = Object.entries(document.paths as Record<string, Json>).map(([path, item]) => ({
   path,
   item,
-  pattern: new RegExp(`^${path.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+')}/?$`, 'i'),
+  pattern: new RegExp(
+    `^${path
+      .split(/\{[^}]+\}/)
+      .map(escapeRegExp)
+      .join('[^/]+')}/?$`,
+    'i',
+  ),
 }));
 
 const envelope = (code: string) => ({
@@ -53,7 +62,11 @@ const envelope = (code: string) => ({
             type: 'object',
             required: ['code', 'message', 'docs_url'],
             additionalProperties: false,
-            properties: { code: { const: code }, message: { type: 'string', minLength: 1 }, docs_url: { type: 'string', format: 'uri' } },
+            properties: {
+              code: { const: code },
+              message: { type: 'string', minLength: 1 },
+              docs_url: { type: 'string', format: 'uri' },
+            },
           },
         },
       },
@@ -76,14 +89,17 @@ export async function nonConformance(method: string, url: string, res: Response)
   if (OUTSIDE_THE_DOCUMENT.test(pathname)) return undefined;
   const where = `${method} ${pathname} answered ${res.status}`;
   const route = ROUTES.find((r) => r.pattern.test(pathname));
-  const operation: Json | undefined = route && (route.item[method.toLowerCase()] ?? (method === 'HEAD' ? route.item.get : undefined));
+  const operation: Json | undefined =
+    route && (route.item[method.toLowerCase()] ?? (method === 'HEAD' ? route.item.get : undefined));
 
   let documented: Json | undefined;
   if (!route) {
-    if (res.status !== 404) return `${where}, but the path is not in the OpenAPI document (only a 404 envelope may answer it)`;
+    if (res.status !== 404)
+      return `${where}, but the path is not in the OpenAPI document (only a 404 envelope may answer it)`;
     documented = UNKNOWN_ROUTE;
   } else if (!operation) {
-    if (res.status !== 405) return `${where}, but ${route.path} has no ${method} in the OpenAPI document (only a 405 envelope may answer it)`;
+    if (res.status !== 405)
+      return `${where}, but ${route.path} has no ${method} in the OpenAPI document (only a 405 envelope may answer it)`;
     documented = WRONG_METHOD;
   } else {
     documented = operation.responses[String(res.status)];
@@ -93,14 +109,16 @@ export async function nonConformance(method: string, url: string, res: Response)
   }
 
   for (const [name, header] of Object.entries((documented.headers ?? {}) as Record<string, Json>)) {
-    if (refTarget(header).required && !res.headers.has(name)) return `${where} without the ${name} header the OpenAPI document requires`;
+    if (refTarget(header).required && !res.headers.has(name))
+      return `${where} without the ${name} header the OpenAPI document requires`;
   }
 
   const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const content = documented.content as Record<string, Json> | undefined;
   if (!content || method === 'HEAD') return undefined;
   const media = content[type] ?? content['*/*'];
-  if (!media) return `${where} with Content-Type ${type || '(none)'}; the OpenAPI document gives ${Object.keys(content).join(', ')}`;
+  if (!media)
+    return `${where} with Content-Type ${type || '(none)'}; the OpenAPI document gives ${Object.keys(content).join(', ')}`;
   if (type !== 'application/json' || !media.schema) return undefined;
 
   const text = await res.clone().text();
@@ -112,6 +130,8 @@ export async function nonConformance(method: string, url: string, res: Response)
   }
   const validate = validatorFor(media.schema);
   if (validate(body)) return undefined;
-  const problems = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+  const problems = (validate.errors ?? [])
+    .slice(0, 5)
+    .map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
   return `${where} with a body that does not match the OpenAPI document: ${problems.join('; ')}; body: ${text.slice(0, 500)}`;
 }

@@ -42,14 +42,22 @@ export function recordPublishRun(
   const entries = Object.entries(options.platforms);
   if (entries.length === 0) throw new Error('a run attempts at least one platform');
   const contentId =
-    options.contentId ?? makeContent(runtime, workspace, { target_platforms: entries.map(([platform]) => platform), status: 'approved' }).id;
+    options.contentId ??
+    makeContent(runtime, workspace, { target_platforms: entries.map(([platform]) => platform), status: 'approved' }).id;
 
   const inProgress = entries.some(([, status]) => status === 'pending');
   const outcome = inProgress ? null : entries.some(([, status]) => status === 'published') ? 'published' : 'failed';
   const runId = randomUUID();
   const { db } = runtime;
   db.insert(publishRuns)
-    .values({ id: runId, workspaceId: workspace.id, contentId, startedAt, finishedAt: inProgress ? null : finishedAt, outcome })
+    .values({
+      id: runId,
+      workspaceId: workspace.id,
+      contentId,
+      startedAt,
+      finishedAt: inProgress ? null : finishedAt,
+      outcome,
+    })
     .run();
   db.insert(publishAttempts)
     .values(

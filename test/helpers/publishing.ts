@@ -13,20 +13,40 @@ import { connectSocialAccount } from '../../src/core/social-accounts/operations.
 /** Connects one account per platform, as the admin CLI would; returns them by platform. */
 export function connectAccounts(runtime: Runtime, workspace: Workspace, platforms: readonly Platform[]) {
   return Object.fromEntries(
-    platforms.map((platform) => [platform, connectSocialAccount(runtime, { workspaceId: workspace.id, platform, username: `${workspace.name.replace(/\W/g, '')}_${platform}` })]),
+    platforms.map((platform) => [
+      platform,
+      connectSocialAccount(runtime, {
+        workspaceId: workspace.id,
+        platform,
+        username: `${workspace.name.replace(/\W/g, '')}_${platform}`,
+      }),
+    ]),
   ) as Record<Platform, ReturnType<typeof connectSocialAccount>>;
 }
 
-export function publish(runtime: Runtime, workspace: Workspace, id: string, body: Record<string, unknown> = {}): ContentResource {
+export function publish(
+  runtime: Runtime,
+  workspace: Workspace,
+  id: string,
+  body: Record<string, unknown> = {},
+): ContentResource {
   return runOperation(publishContent, contextFor(runtime, workspace, 'rest'), { id, ...body });
 }
 
-export function update(runtime: Runtime, workspace: Workspace, id: string, body: Record<string, unknown>): ContentResource {
+export function update(
+  runtime: Runtime,
+  workspace: Workspace,
+  id: string,
+  body: Record<string, unknown>,
+): ContentResource {
   return runOperation(updateContent, contextFor(runtime, workspace, 'rest'), { id, ...body });
 }
 
 /** The sandbox connectors with some platforms replaced, e.g. by one that refuses or never answers. */
-export function connectorsWith(runtime: Runtime, replacements: Partial<Record<Platform, Partial<PlatformConnector>>>): Connectors {
+export function connectorsWith(
+  runtime: Runtime,
+  replacements: Partial<Record<Platform, Partial<PlatformConnector>>>,
+): Connectors {
   const base = connectorsFor(runtime);
   const map = new Map<string, PlatformConnector>(base);
   for (const [platform, replacement] of Object.entries(replacements)) {
@@ -38,7 +58,12 @@ export function connectorsWith(runtime: Runtime, replacements: Partial<Record<Pl
 /** What the sandbox platforms received for an item: their own ledger, joined to our attempts. */
 export function sandboxPostsFor(runtime: Runtime, contentId: string) {
   return runtime.db
-    .select({ platform: sandboxPosts.platform, id: sandboxPosts.id, text: sandboxPosts.text, mediaUrls: sandboxPosts.mediaUrls })
+    .select({
+      platform: sandboxPosts.platform,
+      id: sandboxPosts.id,
+      text: sandboxPosts.text,
+      mediaUrls: sandboxPosts.mediaUrls,
+    })
     .from(sandboxPosts)
     .innerJoin(publishAttempts, eq(publishAttempts.id, sandboxPosts.attemptId))
     .where(eq(publishAttempts.contentId, contentId))
@@ -47,5 +72,10 @@ export function sandboxPostsFor(runtime: Runtime, contentId: string) {
 }
 
 export function attemptsFor(runtime: Runtime, contentId: string) {
-  return runtime.db.select().from(publishAttempts).where(eq(publishAttempts.contentId, contentId)).orderBy(asc(publishAttempts.attemptedAt)).all();
+  return runtime.db
+    .select()
+    .from(publishAttempts)
+    .where(eq(publishAttempts.contentId, contentId))
+    .orderBy(asc(publishAttempts.attemptedAt))
+    .all();
 }

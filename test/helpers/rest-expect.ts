@@ -21,22 +21,34 @@ interface Reply {
  * check that cannot know whether the failure came from the schema (invalid_body) or the JSON parser.
  */
 export function errorEnvelopeProblems(body: unknown, options: { details?: boolean | 'optional' } = {}): string[] {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [`the body is not an object: ${JSON.stringify(body)?.slice(0, 200)}`];
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return [`the body is not an object: ${JSON.stringify(body)?.slice(0, 200)}`];
   const top = Object.keys(body);
   if (top.length !== 1 || top[0] !== 'error') return [`top-level keys are [${top.join(', ')}], not [error]`];
   return errorObjectProblems((body as { error: unknown }).error, options);
 }
 
 /** The `error` object alone (the MCP door carries the same object in a tool error). */
-export function errorObjectProblems(error: unknown, options: { details?: boolean | 'optional'; extraKeys?: string[] } = {}): string[] {
-  if (typeof error !== 'object' || error === null || Array.isArray(error)) return [`error is not an object: ${JSON.stringify(error)}`];
+export function errorObjectProblems(
+  error: unknown,
+  options: { details?: boolean | 'optional'; extraKeys?: string[] } = {},
+): string[] {
+  if (typeof error !== 'object' || error === null || Array.isArray(error))
+    return [`error is not an object: ${JSON.stringify(error)}`];
   const e = error as Record<string, unknown>;
   const problems: string[] = [];
   const hasDetails = 'details' in e;
   const wantDetails = options.details === 'optional' ? hasDetails : options.details === true;
-  const keys = ['code', 'docs_url', 'message', ...(options.extraKeys ?? []), ...(wantDetails ? ['details'] : [])].sort();
+  const keys = [
+    'code',
+    'docs_url',
+    'message',
+    ...(options.extraKeys ?? []),
+    ...(wantDetails ? ['details'] : []),
+  ].sort();
   const actual = Object.keys(e).sort();
-  if (JSON.stringify(actual) !== JSON.stringify(keys)) problems.push(`error keys are [${actual.join(', ')}], not [${keys.join(', ')}]`);
+  if (JSON.stringify(actual) !== JSON.stringify(keys))
+    problems.push(`error keys are [${actual.join(', ')}], not [${keys.join(', ')}]`);
   if (typeof e.code !== 'string' || e.code.length === 0) problems.push(`code is ${JSON.stringify(e.code)}`);
   if (e.docs_url !== DOCS_URL) problems.push(`docs_url is ${JSON.stringify(e.docs_url)}, not ${DOCS_URL}`);
   if (typeof e.message !== 'string' || e.message.length === 0) problems.push(`message is ${JSON.stringify(e.message)}`);
@@ -50,12 +62,16 @@ function detailsProblems(details: unknown): string[] {
   const d = details as Record<string, unknown>;
   const problems: string[] = [];
   const keys = Object.keys(d).sort();
-  if (JSON.stringify(keys) !== JSON.stringify(['fieldErrors', 'formErrors'])) problems.push(`details keys are [${keys.join(', ')}]`);
+  if (JSON.stringify(keys) !== JSON.stringify(['fieldErrors', 'formErrors']))
+    problems.push(`details keys are [${keys.join(', ')}]`);
   const strings = (v: unknown) => Array.isArray(v) && v.every((m) => typeof m === 'string');
   if (!strings(d.formErrors)) problems.push(`details.formErrors is ${JSON.stringify(d.formErrors)}`);
   const fields = d.fieldErrors;
-  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) problems.push(`details.fieldErrors is ${JSON.stringify(fields)}`);
-  else for (const [field, messages] of Object.entries(fields)) if (!strings(messages)) problems.push(`details.fieldErrors.${field} is ${JSON.stringify(messages)}`);
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields))
+    problems.push(`details.fieldErrors is ${JSON.stringify(fields)}`);
+  else
+    for (const [field, messages] of Object.entries(fields))
+      if (!strings(messages)) problems.push(`details.fieldErrors.${field} is ${JSON.stringify(messages)}`);
   return problems;
 }
 
@@ -77,7 +93,9 @@ export function expectFieldError(res: Reply, field: string): void {
 /** The outbox rows of a workspace (or of every workspace), oldest first. */
 export function eventsOf(runtime: Runtime, workspaceId?: string) {
   const query = runtime.db.select().from(events);
-  const rows = workspaceId ? query.where(eq(events.workspaceId, workspaceId)).orderBy(asc(events.seq)).all() : query.orderBy(asc(events.seq)).all();
+  const rows = workspaceId
+    ? query.where(eq(events.workspaceId, workspaceId)).orderBy(asc(events.seq)).all()
+    : query.orderBy(asc(events.seq)).all();
   return rows;
 }
 

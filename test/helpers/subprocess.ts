@@ -9,7 +9,8 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const ENTRY_ARGS = ['--import', 'tsx', 'src/cli/main.ts'];
 
 /** Configuration variables of the service; a child starts without the parent's values of them. */
-const SERVICE_VARIABLES = /^(PORT|HOST|LOG_LEVEL|METRICS_TOKEN|DATA_DIR|DATABASE_FILE|PUBLIC_BASE_URL|RATE_LIMIT_\w+|BODY_LIMIT_BYTES|MCP_ALLOWED_ORIGINS|RUN_SCHEDULERS|SCHEDULER_POLL_SECONDS|SERVICE_API_KEY|SERVICE_READ_ONLY|SERVICE_TOOLS|ENCRYPTION_KEY|WEBHOOK_\w+|AI_\w+|GENERATION_\w+|PUBLISH_\w+|PLATFORM_\w+|SANDBOX_\w+|\w+_APP_SECRET)$/;
+const SERVICE_VARIABLES =
+  /^(PORT|HOST|LOG_LEVEL|METRICS_TOKEN|DATA_DIR|DATABASE_FILE|PUBLIC_BASE_URL|RATE_LIMIT_\w+|BODY_LIMIT_BYTES|MCP_ALLOWED_ORIGINS|RUN_SCHEDULERS|SCHEDULER_POLL_SECONDS|SERVICE_API_KEY|SERVICE_READ_ONLY|SERVICE_TOOLS|ENCRYPTION_KEY|WEBHOOK_\w+|AI_\w+|GENERATION_\w+|PUBLISH_\w+|PLATFORM_\w+|SANDBOX_\w+|\w+_APP_SECRET)$/;
 
 export function childEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
@@ -37,9 +38,17 @@ export function runEntry(args: string[], env: Record<string, string>, timeoutMs 
 }
 
 /** Runs `node <args>` to completion (killed after `timeoutMs`) and collects its output. */
-export function runNode(args: string[], options: { cwd: string; env: Record<string, string> }, timeoutMs = 20_000): Promise<Finished> {
+export function runNode(
+  args: string[],
+  options: { cwd: string; env: Record<string, string> },
+  timeoutMs = 20_000,
+): Promise<Finished> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -68,7 +77,11 @@ export interface RunningProcess {
 }
 
 export function startEntry(args: string[], env: Record<string, string>): RunningProcess {
-  const child = spawn(process.execPath, [...ENTRY_ARGS, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...ENTRY_ARGS, ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   let exited = false;

@@ -27,7 +27,12 @@ export async function toolResult(client: Client, name: string, args: Record<stri
 }
 
 /** A failed call's `error` object, after checking it is a tool error with the expected code. */
-export async function toolError(client: Client, name: string, args: Record<string, unknown>, code: string): Promise<any> {
+export async function toolError(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  code: string,
+): Promise<any> {
   const outcome = await callTool(client, name, args);
   expect(outcome.isError).toBe(true);
   expect(Object.keys(outcome.structuredContent)).toEqual(['error']);

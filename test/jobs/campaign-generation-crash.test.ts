@@ -36,7 +36,12 @@ describe('campaign generation across a crash', () => {
     const ws = makeWorkspace(runtime, { plan: 'business' });
     const ctx = contextFor(runtime, ws.workspace, 'rest');
     const mix = { ugc: 3, carousel: 2, talkingHead: 1, videoHook: 1 };
-    const { id } = runOperation(createCampaign, ctx, { name: 'Year of posts', posts_per_day: 50, campaign_length_days: 365, content_mix: mix }) as { id: string };
+    const { id } = runOperation(createCampaign, ctx, {
+      name: 'Year of posts',
+      posts_per_day: 50,
+      campaign_length_days: 365,
+      content_mix: mix,
+    }) as { id: string };
     runOperation(launchCampaign, ctx, { id });
     const generated = () => runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get()!.generatedPosts;
 
@@ -70,7 +75,14 @@ describe('campaign generation across a crash', () => {
     const counts = new Map<string, number>();
     for (const { type } of slots) counts.set(type, (counts.get(type) ?? 0) + 1);
     expect(Object.fromEntries(counts)).toEqual(Object.fromEntries(apportionContentTypes(mix, 18_250)));
-    expect(runtime.db.select({ n: count() }).from(content).where(eq(content.workspaceId, ws.workspace.id)).get()!.n).toBe(18_250);
-    await eventually('the run lets the campaign go', () => runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get()!.generationDueAt === null, 10_000, 50);
+    expect(
+      runtime.db.select({ n: count() }).from(content).where(eq(content.workspaceId, ws.workspace.id)).get()!.n,
+    ).toBe(18_250);
+    await eventually(
+      'the run lets the campaign go',
+      () => runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get()!.generationDueAt === null,
+      10_000,
+      50,
+    );
   }, 150_000);
 });

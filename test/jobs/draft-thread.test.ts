@@ -55,7 +55,13 @@ const request: GenerationRequest = {
   })),
 };
 
-const plan: BatchPlan = { workspaceId: 'org_thread', campaignId: 'cmp_thread', targetPlatforms: ['instagram', 'linkedin'], at: new Date('2030-09-30T08:00:00Z'), request };
+const plan: BatchPlan = {
+  workspaceId: 'org_thread',
+  campaignId: 'cmp_thread',
+  targetPlatforms: ['instagram', 'linkedin'],
+  at: new Date('2030-09-30T08:00:00Z'),
+  request,
+};
 
 const noEndpoint: AiConfig = loadConfig({}).ai;
 
@@ -112,16 +118,30 @@ describe('the draft thread', () => {
       req.on('end', () => {
         calls++;
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'not the JSON asked for' }, finish_reason: 'stop' }] }));
+        res.end(
+          JSON.stringify({
+            choices: [
+              { index: 0, message: { role: 'assistant', content: 'not the JSON asked for' }, finish_reason: 'stop' },
+            ],
+          }),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     opened.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
     const { port } = server.address() as AddressInfo;
-    const ai: AiConfig = { baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'sk-test', model: 'test-model', timeoutMs: 2_000, maxRetries: 0 };
+    const ai: AiConfig = {
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      apiKey: 'sk-test',
+      model: 'test-model',
+      timeoutMs: 2_000,
+      maxRetries: 0,
+    };
 
     const logged: Array<{ fields: Record<string, unknown>; message: string }> = [];
-    const log = { warn: (fields: Record<string, unknown>, message: string) => logged.push({ fields, message }) } as unknown as Logger;
+    const log = {
+      warn: (fields: Record<string, unknown>, message: string) => logged.push({ fields, message }),
+    } as unknown as Logger;
     const onThread = startDraftThread(ai, { log });
     opened.push(onThread);
     // Batches are cut to what a model writes well in one call.
@@ -144,12 +164,21 @@ describe('the draft thread', () => {
     const runtime = testRuntime();
     const { workspace } = makeWorkspace(runtime, { plan: 'business' });
     const ctx = contextFor(runtime, workspace, 'rest');
-    const { id } = runOperation(createCampaign, ctx, { name: 'Through the thread', posts_per_day: 50, campaign_length_days: 30 }) as { id: string };
+    const { id } = runOperation(createCampaign, ctx, {
+      name: 'Through the thread',
+      posts_per_day: 50,
+      campaign_length_days: 30,
+    }) as { id: string };
     runOperation(launchCampaign, ctx, { id });
 
     expect(await generateDue(runtime, thread())).toEqual(['completed']);
 
-    const items = runtime.db.select().from(content).where(eq(content.campaignId, id)).orderBy(content.campaignSlot).all();
+    const items = runtime.db
+      .select()
+      .from(content)
+      .where(eq(content.campaignId, id))
+      .orderBy(content.campaignSlot)
+      .all();
     expect(items.map((item) => item.campaignSlot)).toEqual(Array.from({ length: 1500 }, (_, i) => i));
     expect(new Set(items.map((item) => item.caption)).size).toBeGreaterThan(1400);
     // Each item's content.created event, serialised on the thread, is the item as stored.

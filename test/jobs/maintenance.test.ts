@@ -24,7 +24,13 @@ describe('maintenance', () => {
   it('drops idempotency answers older than 24 hours and keeps younger ones', () => {
     const runtime = testRuntime();
     const ws = makeWorkspace(runtime);
-    const request = (key: string) => ({ workspaceId: ws.workspace.id, key, method: 'POST', path: '/api/v1/content', body: { caption: key } });
+    const request = (key: string) => ({
+      workspaceId: ws.workspace.id,
+      key,
+      method: 'POST',
+      path: '/api/v1/content',
+      body: { caption: key },
+    });
     claimIdempotencyKey(runtime, request('old'));
     storeIdempotentResponse(runtime, request('old'), { status: 201, body: {} });
     runtime.clock.advance(23 * 60 * 60_000);

@@ -46,7 +46,10 @@ describe('publishing across real processes', () => {
     const { runtime, file } = setUp();
     const ws = makeWorkspace(runtime, { name: 'Crash' });
     connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin', 'facebook']);
-    const post = makeContent(runtime, ws.workspace, { media_urls: ['https://cdn.example.com/a.jpg'], target_platforms: ['twitter', 'linkedin', 'facebook'] });
+    const post = makeContent(runtime, ws.workspace, {
+      media_urls: ['https://cdn.example.com/a.jpg'],
+      target_platforms: ['twitter', 'linkedin', 'facebook'],
+    });
     publish(runtime, ws.workspace, post.id);
 
     // linkedin answers only after a minute: the worker dies while that call is out.
@@ -63,7 +66,9 @@ describe('publishing across real processes', () => {
     // A fresh worker, without the delay, takes the item over once the dead worker's lease runs out.
     const second = startWorker(file);
     await eventually('the item is finished', () => contentRow(runtime, post.id)!.status !== 'publishing').catch((e) => {
-      throw new Error(`${e.message}\n${second.stdout()}\n${second.stderr()}\n${JSON.stringify(contentRow(runtime, post.id))}`);
+      throw new Error(
+        `${e.message}\n${second.stdout()}\n${second.stderr()}\n${JSON.stringify(contentRow(runtime, post.id))}`,
+      );
     });
 
     const row = contentRow(runtime, post.id)!;
@@ -91,7 +96,11 @@ describe('publishing across real processes', () => {
     const ids: string[] = [];
     for (let i = 0; i < 150; i += 1) {
       const ws = workspaces[i % 2]!;
-      const item = makeContent(runtime, ws.workspace, { content_type: 'text_only', caption: `Post ${i}`, target_platforms: ['twitter', 'linkedin'] });
+      const item = makeContent(runtime, ws.workspace, {
+        content_type: 'text_only',
+        caption: `Post ${i}`,
+        target_platforms: ['twitter', 'linkedin'],
+      });
       publish(runtime, ws.workspace, item.id);
       ids.push(item.id);
     }
@@ -105,7 +114,9 @@ describe('publishing across real processes', () => {
     const claimers = db.selectDistinct({ by: publishRuns.claimedBy }).from(publishRuns).all();
     expect(claimers.map((c) => c.by).sort()).toEqual(workers.map((w) => `${hostname()}:${w.child.pid}`).sort());
     expect(db.select({ n: count() }).from(sandboxPosts).get()!.n).toBe(ids.length * 2);
-    expect(db.select({ n: count() }).from(publishAttempts).where(eq(publishAttempts.status, 'published')).get()!.n).toBe(ids.length * 2);
+    expect(
+      db.select({ n: count() }).from(publishAttempts).where(eq(publishAttempts.status, 'published')).get()!.n,
+    ).toBe(ids.length * 2);
     const perItem = db
       .select({ n: count() })
       .from(events)

@@ -24,7 +24,10 @@ describe('publishing scheduler', () => {
    * is pushed out of the test's reach, so only a wake-up or the next-due timer can claim the item.
    */
   function liveRuntime(): TestRuntime {
-    const runtime = testRuntime({ env: { ...baseEnv, SCHEDULER_POLL_SECONDS: '3600' }, start: new Date().toISOString() });
+    const runtime = testRuntime({
+      env: { ...baseEnv, SCHEDULER_POLL_SECONDS: '3600' },
+      start: new Date().toISOString(),
+    });
     runtime.clock.now = () => new Date();
     return runtime;
   }
@@ -40,7 +43,10 @@ describe('publishing scheduler', () => {
     const res = await call(server, 'POST', `/api/v1/content/${item.id}/publish`, { headers: ws.headers });
     expect(res.status).toBe(202);
     // No poll runs within the test: only the wake-up from the publish call can get it published.
-    await vi.waitFor(() => expect(contentRow(runtime, item.id)!.status).toBe('published'), { timeout: 5000, interval: 5 });
+    await vi.waitFor(() => expect(contentRow(runtime, item.id)!.status).toBe('published'), {
+      timeout: 5000,
+      interval: 5,
+    });
   });
 
   it('arms a timer for the next scheduled_for and claims the item when it comes due, not before', async () => {
@@ -54,7 +60,10 @@ describe('publishing scheduler', () => {
     scheduler = startPublishing(runtime);
 
     // No poll runs within the test: only the timer armed for scheduled_for can claim it.
-    await vi.waitFor(() => expect(contentRow(runtime, item.id)!.status).toBe('published'), { timeout: 5000, interval: 5 });
+    await vi.waitFor(() => expect(contentRow(runtime, item.id)!.status).toBe('published'), {
+      timeout: 5000,
+      interval: 5,
+    });
     const run = runtime.db.select().from(publishRuns).where(eq(publishRuns.contentId, item.id)).get()!;
     expect(run.startedAt.getTime()).toBeGreaterThanOrEqual(at.getTime());
   });
@@ -63,13 +72,23 @@ describe('publishing scheduler', () => {
     const runtime = testRuntime({ env: { SANDBOX_PUBLISH_DELAY_MS: 'twitter:50' } });
     const ws = makeWorkspace(runtime);
     connectAccounts(runtime, ws.workspace, ['twitter']);
-    const first = makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['twitter'], status: 'scheduled', scheduled_for: runtime.clock.now().toISOString() });
+    const first = makeContent(runtime, ws.workspace, {
+      content_type: 'text_only',
+      target_platforms: ['twitter'],
+      status: 'scheduled',
+      scheduled_for: runtime.clock.now().toISOString(),
+    });
     const running = startPublishing(runtime);
     await vi.waitFor(() => expect(contentRow(runtime, first.id)!.status).toBe('publishing'), { interval: 5 });
     await running.stop();
     expect(contentRow(runtime, first.id)!.status).toBe('published');
 
-    const later = makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['twitter'], status: 'scheduled', scheduled_for: runtime.clock.now().toISOString() });
+    const later = makeContent(runtime, ws.workspace, {
+      content_type: 'text_only',
+      target_platforms: ['twitter'],
+      status: 'scheduled',
+      scheduled_for: runtime.clock.now().toISOString(),
+    });
     runtime.wake('publishing');
     // Past the once-a-second backstop too: a stopped scheduler claims nothing, woken or not.
     await new Promise((resolve) => setTimeout(resolve, 1200));

@@ -7,7 +7,12 @@ import type { CaptionGenerator } from '../../src/core/campaigns/generator.ts';
 import { contextFor } from '../../src/core/context.ts';
 import { runOperation } from '../../src/core/operation.ts';
 import type { Outcome } from '../../src/core/outcomes.ts';
-import { claimDueDeliveries, deliver, fanOutAllEvents, releaseHeldDeliveries } from '../../src/core/webhooks/delivery.ts';
+import {
+  claimDueDeliveries,
+  deliver,
+  fanOutAllEvents,
+  releaseHeldDeliveries,
+} from '../../src/core/webhooks/delivery.ts';
 import { createWebhook } from '../../src/core/webhooks/operations.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
 import { connectAccounts } from '../helpers/publishing.ts';
@@ -31,7 +36,10 @@ describe('work handed back when a worker stops', () => {
 
   it('a webhook attempt in flight is cut short and its job handed back unrecorded, due again at once', async () => {
     receiver.respondWith('hang');
-    await runOperation(createWebhook, contextFor(runtime, ws.workspace, 'rest'), { url: `${receiver.url}/hook`, events: ['content.created'] });
+    await runOperation(createWebhook, contextFor(runtime, ws.workspace, 'rest'), {
+      url: `${receiver.url}/hook`,
+      events: ['content.created'],
+    });
     makeContent(runtime, ws.workspace);
     fanOutAllEvents(runtime);
     const [claim] = claimDueDeliveries(runtime, 1);
@@ -43,7 +51,11 @@ describe('work handed back when a worker stops', () => {
     expect(await delivering).toBe('handed_back');
     // What the stopped worker does last (webhook-delivery.ts): the subscription's lease is given back.
     releaseHeldDeliveries(runtime);
-    expect(runtime.db.select().from(webhookJobs).get()).toMatchObject({ id: claim!.jobId, state: 'queued', attempts: 0 });
+    expect(runtime.db.select().from(webhookJobs).get()).toMatchObject({
+      id: claim!.jobId,
+      state: 'queued',
+      attempts: 0,
+    });
     expect(runtime.db.select().from(webhooks).get()).toMatchObject({ leaseToken: null, leaseExpiresAt: null });
     expect(runtime.db.select().from(webhookDeliveries).all()).toEqual([]);
     expect(outcomes).toEqual([]);
@@ -54,7 +66,11 @@ describe('work handed back when a worker stops', () => {
   it('campaign generation finishes the batch in hand, then hands the campaign back due at once', async () => {
     connectAccounts(runtime, ws.workspace, ['twitter']);
     const ctx = contextFor(runtime, ws.workspace, 'rest');
-    const { id } = runOperation(createCampaign, ctx, { name: 'Spring', posts_per_day: 50, campaign_length_days: 30 }) as { id: string };
+    const { id } = runOperation(createCampaign, ctx, {
+      name: 'Spring',
+      posts_per_day: 50,
+      campaign_length_days: 30,
+    }) as { id: string };
     runOperation(launchCampaign, ctx, { id });
     const [claim] = claimDueGenerations(runtime, 1);
     const stopping = new AbortController();

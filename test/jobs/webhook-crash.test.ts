@@ -35,7 +35,10 @@ describe('webhook delivery across a crash', () => {
       () => receiver.close(),
     );
     const ws = makeWorkspace(runtime);
-    await runOperation(createWebhook, contextFor(runtime, ws.workspace, 'rest'), { url: `${receiver.url}/hook`, events: ['content.created'] });
+    await runOperation(createWebhook, contextFor(runtime, ws.workspace, 'rest'), {
+      url: `${receiver.url}/hook`,
+      events: ['content.created'],
+    });
     for (let i = 0; i < 1000; i++) makeContent(runtime, ws.workspace, { caption: `Event ${i}` });
 
     const env = {
@@ -64,8 +67,16 @@ describe('webhook delivery across a crash', () => {
     await eventually('every event arrived', () => distinct() >= 1000, 40_000, 100);
     expect(distinct()).toBe(1000);
     const duplicates = receiver.requests.length - distinct();
-    console.log(`webhook crash test: ${beforeRestart} requests before the SIGKILL, ${receiver.requests.length} in all, ${duplicates} duplicates`);
-    await eventually('every job is delivered', () => runtime.db.select({ n: count() }).from(webhookJobs).where(ne(webhookJobs.state, 'delivered')).get()!.n === 0, 10_000, 50);
+    console.log(
+      `webhook crash test: ${beforeRestart} requests before the SIGKILL, ${receiver.requests.length} in all, ${duplicates} duplicates`,
+    );
+    await eventually(
+      'every job is delivered',
+      () =>
+        runtime.db.select({ n: count() }).from(webhookJobs).where(ne(webhookJobs.state, 'delivered')).get()!.n === 0,
+      10_000,
+      50,
+    );
     expect(runtime.db.select({ n: count() }).from(webhookJobs).get()!.n).toBe(1000);
   }, 90_000);
 });

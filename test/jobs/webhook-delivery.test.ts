@@ -22,20 +22,31 @@ describe('webhook delivery worker', () => {
   });
 
   /** The backstop poll is pushed out of the test's reach: only the worker's wake-ups move work. */
-  async function setUp(env: Record<string, string> = {}): Promise<{ runtime: TestRuntime; receiver: Receiver; worker: Worker }> {
-    const runtime = testRuntime({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', SCHEDULER_POLL_SECONDS: '3600', ...env }, start: new Date().toISOString() });
+  async function setUp(
+    env: Record<string, string> = {},
+  ): Promise<{ runtime: TestRuntime; receiver: Receiver; worker: Worker }> {
+    const runtime = testRuntime({
+      env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', SCHEDULER_POLL_SECONDS: '3600', ...env },
+      start: new Date().toISOString(),
+    });
     runtime.clock.now = () => new Date();
     const receiver = await startReceiver();
     const worker = startWebhookDelivery(runtime);
     // Run in reverse: the receiver closes first, ending any hung attempt, then the worker drains.
-    cleanups.push(() => worker.stop(), () => receiver.close());
+    cleanups.push(
+      () => worker.stop(),
+      () => receiver.close(),
+    );
     return { runtime, receiver, worker };
   }
 
   it('an event written in this process is delivered at once, not at the next poll', async () => {
     const { runtime, receiver } = await setUp();
     const ws = makeWorkspace(runtime);
-    await runOperation(createWebhook, contextFor(runtime, ws.workspace, 'rest'), { url: `${receiver.url}/hook`, events: [] });
+    await runOperation(createWebhook, contextFor(runtime, ws.workspace, 'rest'), {
+      url: `${receiver.url}/hook`,
+      events: [],
+    });
     makeContent(runtime, ws.workspace);
     // No poll runs within the test: only the wake-up from the event written can send it.
     await receiver.waitForRequests(1, 5000);
@@ -46,13 +57,22 @@ describe('webhook delivery worker', () => {
     receiver.respondWith('hang', '/slow');
     const ws = makeWorkspace(runtime);
     const ctx = contextFor(runtime, ws.workspace, 'rest');
-    const slow = (await runOperation(createWebhook, ctx, { url: `${receiver.url}/slow`, events: [] })) as { id: string };
+    const slow = (await runOperation(createWebhook, ctx, { url: `${receiver.url}/slow`, events: [] })) as {
+      id: string;
+    };
     await runOperation(createWebhook, ctx, { url: `${receiver.url}/fast`, events: [] });
     for (let i = 0; i < 30; i++) makeContent(runtime, ws.workspace, { caption: `Event ${i}` });
 
-    await eventually('the fast endpoint has all thirty', () => receiver.requests.filter((r) => r.path === '/fast').length === 30, 8000, 10);
+    await eventually(
+      'the fast endpoint has all thirty',
+      () => receiver.requests.filter((r) => r.path === '/fast').length === 30,
+      8000,
+      10,
+    );
     // All thirty arrived while the slow endpoint's attempts were still out (none of them is logged yet).
-    expect(runtime.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, slow.id)).all()).toEqual([]);
+    expect(runtime.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, slow.id)).all()).toEqual(
+      [],
+    );
     // The slow endpoint never had more than its two slots (a quarter of 8) out at once.
     expect(receiver.requests.filter((r) => r.path === '/slow')).toHaveLength(2);
   });
@@ -73,7 +93,10 @@ describe('webhook delivery worker', () => {
     const receiver = await startReceiver();
     cleanups.push(() => receiver.close());
     const ws = makeWorkspace(first);
-    await runOperation(createWebhook, contextFor(first, ws.workspace, 'rest'), { url: `${receiver.url}/hook`, events: [] });
+    await runOperation(createWebhook, contextFor(first, ws.workspace, 'rest'), {
+      url: `${receiver.url}/hook`,
+      events: [],
+    });
     // One slot for the subscription (a quarter of 4), which makes 100 deliveries in a row before
     // going back to the worker: stopped meanwhile, the worker still holds the subscription after it.
     for (let i = 0; i < 150; i++) makeContent(first, ws.workspace, { caption: `Event ${i}` });

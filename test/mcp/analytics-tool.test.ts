@@ -60,7 +60,10 @@ describe('MCP service_get_analytics', () => {
 
   it('caps days at the plan history and says the days used', async () => {
     const starter = makeWorkspace(runtime, { plan: 'starter' });
-    recordPublishRun(runtime, starter.workspace, { finishedAt: '2026-02-09T00:00:00.000Z', platforms: { tiktok: 'unknown' } });
+    recordPublishRun(runtime, starter.workspace, {
+      finishedAt: '2026-02-09T00:00:00.000Z',
+      platforms: { tiktok: 'unknown' },
+    });
     const starterClient = await connectMcp(runtime, starter.apiKey);
     try {
       const result = await toolResult(starterClient, 'service_get_analytics', { days: 365 });
@@ -92,7 +95,10 @@ describe('MCP service_get_analytics', () => {
       const theirs = await toolResult(otherClient, 'service_get_analytics', { days: 30 });
       expect(theirs.totals).toEqual({ published: 2, failed: 1 });
       expect(theirs).toEqual((await rest('?days=30', other)).body);
-      expect((await toolResult(client, 'service_get_analytics', { days: 30 })).totals).toEqual({ published: 4, failed: 2 });
+      expect((await toolResult(client, 'service_get_analytics', { days: 30 })).totals).toEqual({
+        published: 4,
+        failed: 2,
+      });
     } finally {
       await otherClient.close();
     }

@@ -13,7 +13,8 @@ const PATH = '/api/v1/brand-profile';
 describe('MCP brand profile tools', () => {
   const bed = useMcpTestbed();
 
-  const rest = (method: string, body?: unknown, workspace = bed.ws) => call(bed.server, method, PATH, { headers: workspace.headers, body });
+  const rest = (method: string, body?: unknown, workspace = bed.ws) =>
+    call(bed.server, method, PATH, { headers: workspace.headers, body });
 
   it('lists both right after service_get_account, with their annotations and a description for an agent', async () => {
     const { tools } = await bed.client.listTools();
@@ -25,15 +26,33 @@ describe('MCP brand profile tools', () => {
     ]);
     const get = tools.find((t) => t.name === 'service_get_brand_profile')!;
     const update = tools.find((t) => t.name === 'service_update_brand_profile')!;
-    expect(get.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
-    expect(update.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(get.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    expect(update.annotations).toMatchObject({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
     expect(update.description).toMatch(/send only the fields to change/);
     expect(update.description).toMatch(/read before every AI generation/);
     const props = update.inputSchema.properties as Record<string, any>;
     expect(props.tone_humor).toMatchObject({ type: 'integer', minimum: 0, maximum: 10 });
     expect(props.brand_name).toMatchObject({ type: 'string', minLength: 1, maxLength: 160 });
-    expect(props.forbidden_words).toMatchObject({ type: 'array', maxItems: 100, items: { type: 'string', maxLength: 100 } });
-    expect(props.example_posts).toMatchObject({ type: 'array', maxItems: 20, items: { type: 'string', maxLength: 500 } });
+    expect(props.forbidden_words).toMatchObject({
+      type: 'array',
+      maxItems: 100,
+      items: { type: 'string', maxLength: 100 },
+    });
+    expect(props.example_posts).toMatchObject({
+      type: 'array',
+      maxItems: 20,
+      items: { type: 'string', maxLength: 500 },
+    });
   });
 
   it('service_get_brand_profile answers the defaults, as GET /brand-profile does', async () => {
@@ -76,7 +95,10 @@ describe('MCP brand profile tools', () => {
     expect(got).toEqual(updated);
     expect(got).toEqual((await rest('GET')).body);
 
-    const again = await toolResult(bed.client, 'service_update_brand_profile', { industry: null, website_url: 'https://acme.example' });
+    const again = await toolResult(bed.client, 'service_update_brand_profile', {
+      industry: null,
+      website_url: 'https://acme.example',
+    });
     expect(again).toEqual({ ...updated, website_url: 'https://acme.example' });
   });
 
@@ -95,9 +117,19 @@ describe('MCP brand profile tools', () => {
   });
 
   it('returns a type error as a tool error invalid_body, also when a limit breach comes with it', async () => {
-    const typed = await toolError(bed.client, 'service_update_brand_profile', { tone_formality: 'very' }, 'invalid_body');
+    const typed = await toolError(
+      bed.client,
+      'service_update_brand_profile',
+      { tone_formality: 'very' },
+      'invalid_body',
+    );
     expect(Object.keys(typed.details.fieldErrors)).toEqual(['tone_formality']);
-    const mixed = await toolError(bed.client, 'service_update_brand_profile', { tone_formality: 11, primary_color: 'red' }, 'invalid_body');
+    const mixed = await toolError(
+      bed.client,
+      'service_update_brand_profile',
+      { tone_formality: 11, primary_color: 'red' },
+      'invalid_body',
+    );
     expect(Object.keys(mixed.details.fieldErrors).sort()).toEqual(['primary_color', 'tone_formality']);
     expect((await toolResult(bed.client, 'service_get_brand_profile')).tone_formality).toBe(5);
   });

@@ -9,7 +9,12 @@ import { toolError, toolResult } from '../helpers/tool-calls.ts';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const listTools = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
-const callList = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'service_list_content', arguments: {} } };
+const callList = {
+  jsonrpc: '2.0',
+  id: 2,
+  method: 'tools/call',
+  params: { name: 'service_list_content', arguments: {} },
+};
 
 /** A response body as loosely typed JSON. */
 const json = (res: Response): Promise<any> => res.json();
@@ -48,7 +53,10 @@ describe('MCP over streamable HTTP at /mcp', () => {
       expect(tools.map((t) => t.name)).toHaveLength(TOOLS.length);
       expect(tools.map((t) => t.name)).toContain('service_publish_content');
 
-      const created = await toolResult(client, 'service_create_content', { caption: 'Over HTTP', target_platforms: ['twitter'] });
+      const created = await toolResult(client, 'service_create_content', {
+        caption: 'Over HTTP',
+        target_platforms: ['twitter'],
+      });
       const viaRest = await call(server, 'GET', `/api/v1/content/${created.id}`, { headers: ws.headers });
       expect(created).toEqual(viaRest.body);
       expect(await toolResult(client, 'service_get_content', { id: created.id })).toEqual(created);
@@ -63,7 +71,10 @@ describe('MCP over streamable HTTP at /mcp', () => {
     const pastDue = makeWorkspace(runtime, { status: 'past_due' });
     const client = await connectHttp(server, pastDue.apiKey, []);
     try {
-      expect(await toolResult(client, 'service_get_account')).toMatchObject({ plan_status: 'past_due', is_active: false });
+      expect(await toolResult(client, 'service_get_account')).toMatchObject({
+        plan_status: 'past_due',
+        is_active: false,
+      });
       await toolError(client, 'service_list_content', {}, 'payment_required');
     } finally {
       await client.close();
@@ -111,7 +122,9 @@ describe('MCP over streamable HTTP at /mcp', () => {
     });
 
     it('lets an origin listed in MCP_ALLOWED_ORIGINS through and still refuses others', async () => {
-      const configured = testRuntime({ env: { MCP_ALLOWED_ORIGINS: 'https://app.example.com, https://studio.example.org' } });
+      const configured = testRuntime({
+        env: { MCP_ALLOWED_ORIGINS: 'https://app.example.com, https://studio.example.org' },
+      });
       const other = await startTestServer(configured);
       try {
         const key = makeWorkspace(configured).apiKey;
@@ -158,7 +171,12 @@ describe('MCP over streamable HTTP at /mcp', () => {
       expect(body.result.structuredContent).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
 
       const write = await post(
-        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'service_create_content', arguments: { caption: 'Hi' } } },
+        {
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tools/call',
+          params: { name: 'service_create_content', arguments: { caption: 'Hi' } },
+        },
         { authorization: `Bearer ${ws.apiKey}` },
       );
       expect(write.headers.get('x-ratelimit-limit')).toBe('60');

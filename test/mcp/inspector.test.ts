@@ -33,8 +33,13 @@ interface InspectedCall {
  * on stdout. The Inspector is a separate program: nothing of ours is in its process.
  */
 async function inspect(target: string[], method: string[]): Promise<any> {
-  const run = await runNode([INSPECTOR, '--cli', ...target, ...method], { cwd: INSPECTOR_CWD, env: childEnv({}) }, 60_000);
-  if (run.code !== 0) throw new Error(`Inspector exited ${run.code ?? run.signal}:\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+  const run = await runNode(
+    [INSPECTOR, '--cli', ...target, ...method],
+    { cwd: INSPECTOR_CWD, env: childEnv({}) },
+    60_000,
+  );
+  if (run.code !== 0)
+    throw new Error(`Inspector exited ${run.code ?? run.signal}:\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
   return JSON.parse(run.stdout);
 }
 
@@ -55,7 +60,10 @@ describe('the MCP Inspector CLI drives both transports', () => {
 
   beforeAll(async () => {
     runtime = openRuntime({ config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }) });
-    ({ apiKey, workspace: { id: workspaceId } } = createWorkspace(runtime, { name: 'Inspector workspace' }));
+    ({
+      apiKey,
+      workspace: { id: workspaceId },
+    } = createWorkspace(runtime, { name: 'Inspector workspace' }));
     server = await startTestServer(runtime);
   });
   afterAll(async () => {
@@ -67,55 +75,90 @@ describe('the MCP Inspector CLI drives both transports', () => {
   const transports = {
     // The Inspector spawns `main.ts mcp` itself, passing the variables given with -e.
     stdio: () => ['-e', `DATA_DIR=${data.dir}`, '-e', `SERVICE_API_KEY=${apiKey}`, ...STDIO_SERVER],
-    'streamable HTTP': () => [`${server.url}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${apiKey}`],
+    'streamable HTTP': () => [
+      `${server.url}/mcp`,
+      '--transport',
+      'http',
+      '--header',
+      `Authorization: Bearer ${apiKey}`,
+    ],
   };
 
   for (const [transport, target] of Object.entries(transports)) {
     describe(`over ${transport}`, () => {
-      it('lists the twenty tools in the fixed order, each with its declared title and annotations', async () => {
-        const { tools } = await inspect(target(), ['--method', 'tools/list']);
-        expect(tools.map((tool: any) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
-        expect(tools).toHaveLength(20);
-        TOOLS.forEach((declared, i) => {
-          expect(tools[i].title, declared.name).toBe(declared.title);
-          expect(tools[i].annotations, declared.name).toEqual({ title: declared.title, ...declared.annotations });
-          expect(tools[i].inputSchema.type, declared.name).toBe('object');
-        });
-        // Spot checks against the spec's classes, independent of the descriptors read above.
-        const annotationsOf = (name: string) => tools.find((tool: any) => tool.name === name).annotations;
-        expect(annotationsOf('service_list_content')).toMatchObject({ readOnlyHint: true, destructiveHint: false });
-        expect(annotationsOf('service_delete_content')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
-        expect(annotationsOf('service_publish_content')).toMatchObject({ readOnlyHint: false, openWorldHint: true });
-      }, SLOW);
+      it(
+        'lists the twenty tools in the fixed order, each with its declared title and annotations',
+        async () => {
+          const { tools } = await inspect(target(), ['--method', 'tools/list']);
+          expect(tools.map((tool: any) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
+          expect(tools).toHaveLength(20);
+          TOOLS.forEach((declared, i) => {
+            expect(tools[i].title, declared.name).toBe(declared.title);
+            expect(tools[i].annotations, declared.name).toEqual({ title: declared.title, ...declared.annotations });
+            expect(tools[i].inputSchema.type, declared.name).toBe('object');
+          });
+          // Spot checks against the spec's classes, independent of the descriptors read above.
+          const annotationsOf = (name: string) => tools.find((tool: any) => tool.name === name).annotations;
+          expect(annotationsOf('service_list_content')).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+          expect(annotationsOf('service_delete_content')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+          expect(annotationsOf('service_publish_content')).toMatchObject({ readOnlyHint: false, openWorldHint: true });
+        },
+        SLOW,
+      );
 
-      it('calls a read tool and a write tool, and the write is visible afterwards', async () => {
-        const account = succeeded(await inspect(target(), ['--method', 'tools/call', '--tool-name', 'service_get_account']));
-        expect(account).toMatchObject({ object: 'account', workspace_id: workspaceId, plan: 'pro' });
+      it(
+        'calls a read tool and a write tool, and the write is visible afterwards',
+        async () => {
+          const account = succeeded(
+            await inspect(target(), ['--method', 'tools/call', '--tool-name', 'service_get_account']),
+          );
+          expect(account).toMatchObject({ object: 'account', workspace_id: workspaceId, plan: 'pro' });
 
-        const caption = `Written by the MCP Inspector over ${transport}`;
-        const created = succeeded(
-          await inspect(target(), [
-            '--method',
-            'tools/call',
-            '--tool-name',
-            'service_create_content',
-            '--tool-arg',
-            `caption=${caption}`,
-            'hashtags=["#inspector"]',
-            'target_platforms=["linkedin"]',
-          ]),
-        );
-        expect(created).toMatchObject({ object: 'content', caption, hashtags: ['inspector'], target_platforms: ['linkedin'], status: 'draft' });
+          const caption = `Written by the MCP Inspector over ${transport}`;
+          const created = succeeded(
+            await inspect(target(), [
+              '--method',
+              'tools/call',
+              '--tool-name',
+              'service_create_content',
+              '--tool-arg',
+              `caption=${caption}`,
+              'hashtags=["#inspector"]',
+              'target_platforms=["linkedin"]',
+            ]),
+          );
+          expect(created).toMatchObject({
+            object: 'content',
+            caption,
+            hashtags: ['inspector'],
+            target_platforms: ['linkedin'],
+            status: 'draft',
+          });
 
-        // A later session of the Inspector reads it back through a read tool, and REST sees it too.
-        const fetched = succeeded(await inspect(target(), ['--method', 'tools/call', '--tool-name', 'service_get_content', '--tool-arg', `id=${created.id}`]));
-        expect(fetched).toEqual(created);
-        const listed = succeeded(await inspect(target(), ['--method', 'tools/call', '--tool-name', 'service_list_content']));
-        expect(listed.data.map((item: any) => item.id)).toContain(created.id);
-        const viaRest = await call(server, 'GET', `/api/v1/content/${created.id}`, { headers: { authorization: `Bearer ${apiKey}` } });
-        expect(viaRest.status).toBe(200);
-        expect(viaRest.body).toEqual(created);
-      }, SLOW);
+          // A later session of the Inspector reads it back through a read tool, and REST sees it too.
+          const fetched = succeeded(
+            await inspect(target(), [
+              '--method',
+              'tools/call',
+              '--tool-name',
+              'service_get_content',
+              '--tool-arg',
+              `id=${created.id}`,
+            ]),
+          );
+          expect(fetched).toEqual(created);
+          const listed = succeeded(
+            await inspect(target(), ['--method', 'tools/call', '--tool-name', 'service_list_content']),
+          );
+          expect(listed.data.map((item: any) => item.id)).toContain(created.id);
+          const viaRest = await call(server, 'GET', `/api/v1/content/${created.id}`, {
+            headers: { authorization: `Bearer ${apiKey}` },
+          });
+          expect(viaRest.status).toBe(200);
+          expect(viaRest.body).toEqual(created);
+        },
+        SLOW,
+      );
     });
   }
 });

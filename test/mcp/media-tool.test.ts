@@ -34,7 +34,11 @@ describe('MCP service_list_media', () => {
     runtime.clock.advance(1_000);
     const body = new FormData();
     body.append('file', new Blob([bytes]), filename);
-    const res = await server.request('/api/v1/media_assets', { method: 'POST', headers: { authorization: w.headers.authorization }, body });
+    const res = await server.request('/api/v1/media_assets', {
+      method: 'POST',
+      headers: { authorization: w.headers.authorization },
+      body,
+    });
     expect(res.status).toBe(201);
     return (await res.json()) as any;
   };
@@ -42,7 +46,12 @@ describe('MCP service_list_media', () => {
   it('is listed read-only after service_list_social_accounts, with limit, cursor and asset_type', async () => {
     const { tools } = await client.listTools();
     const tool = tools.find((t) => t.name === 'service_list_media')!;
-    expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(tool.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
     expect(Object.keys(tool.inputSchema.properties ?? {}).sort()).toEqual(['asset_type', 'cursor', 'limit']);
     expect((tool.inputSchema.properties as any).asset_type.enum).toEqual(['image', 'video']);
     expect((tool.inputSchema.properties as any).limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
@@ -62,7 +71,11 @@ describe('MCP service_list_media', () => {
     expect((await toolResult(client, 'service_list_media', { asset_type: 'video' })).data).toEqual([video]);
     const page1 = await toolResult(client, 'service_list_media', { asset_type: 'image', limit: 1 });
     expect(page1).toMatchObject({ data: [newer], has_more: true });
-    const page2 = await toolResult(client, 'service_list_media', { asset_type: 'image', limit: 1, cursor: page1.next_cursor });
+    const page2 = await toolResult(client, 'service_list_media', {
+      asset_type: 'image',
+      limit: 1,
+      cursor: page1.next_cursor,
+    });
     expect(page2).toEqual({ object: 'list', data: [image], has_more: false, next_cursor: null });
   });
 

@@ -44,7 +44,12 @@ describe('rate limits shared between REST and MCP', () => {
 
     const refused = await get('/api/v1/content');
     expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ object: 'error', type: 'rate_limit_exceeded', message: expect.any(String), retry_after: 30 });
+    expect(refused.body).toEqual({
+      object: 'error',
+      type: 'rate_limit_exceeded',
+      message: expect.any(String),
+      retry_after: 30,
+    });
     expect(refused.headers.get('retry-after')).toBe('30');
 
     for (const name of ['service_list_content', 'service_get_account']) {
@@ -63,13 +68,20 @@ describe('rate limits shared between REST and MCP', () => {
 
   it('tool writes and REST writes share the write bucket; reads are not touched', async () => {
     await toolResult(client, 'service_create_content', { caption: 'One' });
-    expect((await call(server, 'POST', '/api/v1/content', { headers: ws.headers, body: { caption: 'Two' } })).status).toBe(201);
+    expect(
+      (await call(server, 'POST', '/api/v1/content', { headers: ws.headers, body: { caption: 'Two' } })).status,
+    ).toBe(201);
     await toolResult(client, 'service_update_content', { id: itemId, caption: 'Three' });
-    const rest = await call(server, 'PATCH', `/api/v1/content/${itemId}`, { headers: ws.headers, body: { caption: 'Four' } });
+    const rest = await call(server, 'PATCH', `/api/v1/content/${itemId}`, {
+      headers: ws.headers,
+      body: { caption: 'Four' },
+    });
     expect(rest.status).toBe(200);
     expect(rest.headers.get('x-ratelimit-remaining')).toBe('0');
     await toolError(client, 'service_create_content', { caption: 'Five' }, 'rate_limit_exceeded');
-    expect((await call(server, 'POST', '/api/v1/content', { headers: ws.headers, body: { caption: 'Five' } })).status).toBe(429);
+    expect(
+      (await call(server, 'POST', '/api/v1/content', { headers: ws.headers, body: { caption: 'Five' } })).status,
+    ).toBe(429);
     const page = await get('/api/v1/content?limit=100');
     expect(page.status).toBe(200);
     expect(page.body.data).toHaveLength(3);

@@ -13,7 +13,12 @@ describe('MCP service_list_social_accounts', () => {
     const { tools } = await bed.client.listTools();
     const tool = tools.find((t) => t.name === 'service_list_social_accounts');
     expect(tool).toBeDefined();
-    expect(tool!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(tool!.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
     expect(Object.keys(tool!.inputSchema.properties ?? {})).toEqual([]);
     expect(tool!.description).toMatch(/target_platforms/);
     expect(tool!.description).toMatch(/is_active/);
@@ -23,16 +28,29 @@ describe('MCP service_list_social_accounts', () => {
   });
 
   it('answers what GET /api/v1/social-accounts answers, inactive accounts included', async () => {
-    const twitter = connectSocialAccount(bed.runtime, { workspaceId: bed.ws.workspace.id, platform: 'twitter', username: 'acme' });
+    const twitter = connectSocialAccount(bed.runtime, {
+      workspaceId: bed.ws.workspace.id,
+      platform: 'twitter',
+      username: 'acme',
+    });
     bed.runtime.clock.advance(1000);
-    const linkedin = connectSocialAccount(bed.runtime, { workspaceId: bed.ws.workspace.id, platform: 'linkedin', username: 'acme' });
+    const linkedin = connectSocialAccount(bed.runtime, {
+      workspaceId: bed.ws.workspace.id,
+      platform: 'linkedin',
+      username: 'acme',
+    });
     disconnectSocialAccount(bed.runtime, linkedin.id);
 
     const listed = await toolResult(bed.client, 'service_list_social_accounts');
     const rest = await call(bed.server, 'GET', '/api/v1/social-accounts', { headers: bed.ws.headers });
     expect(rest.status).toBe(200);
     expect(listed).toEqual(rest.body);
-    expect(listed).toEqual({ object: 'list', data: [{ ...linkedin, is_active: false }, twitter], has_more: false, next_cursor: null });
+    expect(listed).toEqual({
+      object: 'list',
+      data: [{ ...linkedin, is_active: false }, twitter],
+      has_more: false,
+      next_cursor: null,
+    });
   });
 
   it("never shows another workspace's accounts", async () => {
@@ -41,7 +59,9 @@ describe('MCP service_list_social_accounts', () => {
     expect((await toolResult(bed.client, 'service_list_social_accounts')).data).toEqual([]);
     const theirs = await connectMcp(bed.runtime, other.apiKey);
     try {
-      expect((await toolResult(theirs, 'service_list_social_accounts')).data.map((a: any) => a.username)).toEqual(['theirs']);
+      expect((await toolResult(theirs, 'service_list_social_accounts')).data.map((a: any) => a.username)).toEqual([
+        'theirs',
+      ]);
     } finally {
       await theirs.close();
     }

@@ -18,7 +18,11 @@ describe('MCP service_list_templates', () => {
     expect(all).toEqual(await rest(''));
     expect(all.data).toHaveLength(25);
 
-    const filtered = await toolResult(bed.client, 'service_list_templates', { niche: 'fitness', source_platform: 'instagram', limit: 100 });
+    const filtered = await toolResult(bed.client, 'service_list_templates', {
+      niche: 'fitness',
+      source_platform: 'instagram',
+      limit: 100,
+    });
     expect(filtered).toEqual(await rest('?niche=fitness&source_platform=instagram&limit=100'));
     expect(filtered.data.length).toBeGreaterThan(0);
     for (const template of filtered.data) {
@@ -29,14 +33,20 @@ describe('MCP service_list_templates', () => {
     const byType = await toolResult(bed.client, 'service_list_templates', { content_type: 'talking_head', limit: 2 });
     expect(byType).toEqual(await rest('?content_type=talking_head&limit=2'));
     expect(byType.has_more).toBe(true);
-    const next = await toolResult(bed.client, 'service_list_templates', { content_type: 'talking_head', limit: 2, cursor: byType.next_cursor });
+    const next = await toolResult(bed.client, 'service_list_templates', {
+      content_type: 'talking_head',
+      limit: 2,
+      cursor: byType.next_cursor,
+    });
     expect(next).toEqual(await rest(`?content_type=talking_head&limit=2&cursor=${byType.next_cursor}`));
     expect(next.data.map((t: any) => t.id)).not.toContain(byType.data[0].id);
   });
 
-  it('refuses an unknown platform with the API\'s invalid_body, and needs a key', async () => {
+  it("refuses an unknown platform with the API's invalid_body, and needs a key", async () => {
     const error = await toolError(bed.client, 'service_list_templates', { source_platform: 'myspace' }, 'invalid_body');
-    const viaRest = await call(bed.server, 'GET', '/api/v1/templates?source_platform=myspace', { headers: bed.ws.headers });
+    const viaRest = await call(bed.server, 'GET', '/api/v1/templates?source_platform=myspace', {
+      headers: bed.ws.headers,
+    });
     expect({ code: error.code, message: error.message, details: error.details }).toEqual({
       code: viaRest.body.error.code,
       message: viaRest.body.error.message,

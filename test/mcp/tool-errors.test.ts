@@ -17,11 +17,22 @@ const CONTENT_TOOLS = [
   'service_publish_content',
 ];
 const BRAND_PROFILE_TOOLS = ['service_get_brand_profile', 'service_update_brand_profile'];
-const CAMPAIGN_TOOLS = ['service_list_campaigns', 'service_get_campaign', 'service_create_campaign', 'service_update_campaign'];
+const CAMPAIGN_TOOLS = [
+  'service_list_campaigns',
+  'service_get_campaign',
+  'service_create_campaign',
+  'service_update_campaign',
+];
 const TEMPLATE_TOOLS = ['service_list_templates'];
 const MEDIA_TOOLS = ['service_list_media'];
 /** Tools that check the subscription and the plan (service_get_account answers despite both). */
-const PLAN_CHECKED_TOOLS = [...BRAND_PROFILE_TOOLS, ...CONTENT_TOOLS, ...CAMPAIGN_TOOLS, ...TEMPLATE_TOOLS, ...MEDIA_TOOLS];
+const PLAN_CHECKED_TOOLS = [
+  ...BRAND_PROFILE_TOOLS,
+  ...CONTENT_TOOLS,
+  ...CAMPAIGN_TOOLS,
+  ...TEMPLATE_TOOLS,
+  ...MEDIA_TOOLS,
+];
 const ALL_TOOLS = ['service_get_account', ...PLAN_CHECKED_TOOLS];
 
 /** Arguments that would succeed for each tool, so only the key or the plan can make a call fail. */
@@ -78,7 +89,12 @@ describe('MCP tool errors carry the API code and message', () => {
 
   it('answers not_found on every id tool for an unknown id, like REST', async () => {
     const id = '00000000-0000-4000-8000-000000000000';
-    for (const name of ['service_get_content', 'service_update_content', 'service_delete_content', 'service_publish_content']) {
+    for (const name of [
+      'service_get_content',
+      'service_update_content',
+      'service_delete_content',
+      'service_publish_content',
+    ]) {
       const error = await toolError(client, name, validArgs(id)[name], 'not_found');
       expect(error.message, name).toBe((await restError('GET', `/api/v1/content/${id}`)).message);
     }
@@ -102,16 +118,36 @@ describe('MCP tool errors carry the API code and message', () => {
     const missing = await toolError(client, 'service_create_content', {}, 'invalid_body');
     expect(Object.keys(missing.details.fieldErrors)).toEqual(['caption']);
 
-    const naive = await toolError(client, 'service_create_content', { caption: 'Hi', scheduled_for: '2026-04-01T09:00:00', status: 'scheduled' }, 'invalid_body');
+    const naive = await toolError(
+      client,
+      'service_create_content',
+      { caption: 'Hi', scheduled_for: '2026-04-01T09:00:00', status: 'scheduled' },
+      'invalid_body',
+    );
     expect(Object.keys(naive.details.fieldErrors)).toEqual(['scheduled_for']);
 
-    const typed = await toolError(client, 'service_create_content', { caption: 'Hi', hashtags: 'not-a-list', media_urls: ['ftp://x.example/a.png'] }, 'invalid_body');
+    const typed = await toolError(
+      client,
+      'service_create_content',
+      { caption: 'Hi', hashtags: 'not-a-list', media_urls: ['ftp://x.example/a.png'] },
+      'invalid_body',
+    );
     expect(Object.keys(typed.details.fieldErrors).sort()).toEqual(['hashtags', 'media_urls']);
 
     const item = makeContent(runtime, ws.workspace);
-    const badStatus = await toolError(client, 'service_update_content', { id: item.id, status: 'published' }, 'invalid_body');
+    const badStatus = await toolError(
+      client,
+      'service_update_content',
+      { id: item.id, status: 'published' },
+      'invalid_body',
+    );
     expect(Object.keys(badStatus.details.fieldErrors)).toEqual(['status']);
-    const badPublish = await toolError(client, 'service_publish_content', { id: item.id, scheduled_for: 'tomorrow' }, 'invalid_body');
+    const badPublish = await toolError(
+      client,
+      'service_publish_content',
+      { id: item.id, scheduled_for: 'tomorrow' },
+      'invalid_body',
+    );
     expect(Object.keys(badPublish.details.fieldErrors)).toEqual(['scheduled_for']);
   });
 
@@ -126,17 +162,30 @@ describe('MCP tool errors carry the API code and message', () => {
   it('answers a tools/call whose arguments are no object with invalid params (-32602), not an internal error', async () => {
     for (const args of [null, 'caption', 42, ['x']]) {
       const error = await client
-        .request({ method: 'tools/call', params: { name: 'service_create_content', arguments: args as never } }, CallToolResultSchema)
-        .then(() => undefined, (e: unknown) => e as McpError);
+        .request(
+          { method: 'tools/call', params: { name: 'service_create_content', arguments: args as never } },
+          CallToolResultSchema,
+        )
+        .then(
+          () => undefined,
+          (e: unknown) => e as McpError,
+        );
       expect(error).toBeInstanceOf(McpError);
       expect(error!.code).toBe(ErrorCode.InvalidParams);
       expect(error!.message).toMatch(/arguments/);
     }
-    expect(await toolResult(client, 'service_create_content', { caption: 'Still fine' })).toMatchObject({ caption: 'Still fine' });
+    expect(await toolResult(client, 'service_create_content', { caption: 'Still fine' })).toMatchObject({
+      caption: 'Still fine',
+    });
   });
 
   it('answers invalid_body when status scheduled comes without scheduled_for', async () => {
-    const error = await toolError(client, 'service_create_content', { caption: 'Hi', status: 'scheduled' }, 'invalid_body');
+    const error = await toolError(
+      client,
+      'service_create_content',
+      { caption: 'Hi', status: 'scheduled' },
+      'invalid_body',
+    );
     expect(error.details.fieldErrors.scheduled_for).toHaveLength(1);
   });
 
@@ -208,7 +257,8 @@ describe('MCP tool errors carry the API code and message', () => {
         const inactive = makeWorkspace(runtime, { status });
         const inactiveClient = await connectMcp(runtime, inactive.apiKey);
         const item = makeContent(runtime, inactive.workspace, { target_platforms: ['twitter'] });
-        for (const name of PLAN_CHECKED_TOOLS) await toolError(inactiveClient, name, validArgs(item.id)[name], 'payment_required');
+        for (const name of PLAN_CHECKED_TOOLS)
+          await toolError(inactiveClient, name, validArgs(item.id)[name], 'payment_required');
         const account = await toolResult(inactiveClient, 'service_get_account');
         expect(account).toMatchObject({ plan_status: status, is_active: false });
         const me = await call(server, 'GET', '/api/v1/me', { headers: inactive.headers });
@@ -221,7 +271,8 @@ describe('MCP tool errors carry the API code and message', () => {
       const free = makeWorkspace(runtime, { plan: 'free' });
       const freeClient = await connectMcp(runtime, free.apiKey);
       const item = makeContent(runtime, free.workspace, { target_platforms: ['twitter'] });
-      for (const name of PLAN_CHECKED_TOOLS) await toolError(freeClient, name, validArgs(item.id)[name], 'plan_forbidden');
+      for (const name of PLAN_CHECKED_TOOLS)
+        await toolError(freeClient, name, validArgs(item.id)[name], 'plan_forbidden');
       const account = await toolResult(freeClient, 'service_get_account');
       expect(account).toMatchObject({ plan: 'free', is_active: true, features: { api_access: false } });
       expect(account).toEqual((await call(server, 'GET', '/api/v1/me', { headers: free.headers })).body);

@@ -63,12 +63,21 @@ describe('MCP tool selection: SERVICE_READ_ONLY and SERVICE_TOOLS', () => {
     });
 
     it('exposes the named tools in the TOOLS order, whatever order SERVICE_TOOLS gives them in', () => {
-      const exposed = exposedTools(selection({ SERVICE_TOOLS: 'service_publish_content, service_get_content,service_create_content ,service_get_content' }));
+      const exposed = exposedTools(
+        selection({
+          SERVICE_TOOLS: 'service_publish_content, service_get_content,service_create_content ,service_get_content',
+        }),
+      );
       expect(names(exposed)).toEqual(['service_get_content', 'service_create_content', 'service_publish_content']);
     });
 
     it('combines both as an intersection: the named tools that read', () => {
-      const exposed = exposedTools(selection({ SERVICE_READ_ONLY: 'true', SERVICE_TOOLS: 'service_create_content,service_list_templates,service_get_content' }));
+      const exposed = exposedTools(
+        selection({
+          SERVICE_READ_ONLY: 'true',
+          SERVICE_TOOLS: 'service_create_content,service_list_templates,service_get_content',
+        }),
+      );
       expect(names(exposed)).toEqual(['service_get_content', 'service_list_templates']);
     });
 
@@ -76,19 +85,25 @@ describe('MCP tool selection: SERVICE_READ_ONLY and SERVICE_TOOLS', () => {
       expect(() => exposedTools(selection({ SERVICE_TOOLS: 'service_get_content,service_get_contnet' }))).toThrow(
         /SERVICE_TOOLS: no tool is named service_get_contnet\. The tools are service_get_account, /,
       );
-      expect(() => exposedTools(selection({ SERVICE_TOOLS: 'get_content,SERVICE_LIST_CONTENT,service_list_content' }))).toThrow(
-        /SERVICE_TOOLS: no tools are named get_content, SERVICE_LIST_CONTENT\./,
-      );
+      expect(() =>
+        exposedTools(selection({ SERVICE_TOOLS: 'get_content,SERVICE_LIST_CONTENT,service_list_content' })),
+      ).toThrow(/SERVICE_TOOLS: no tools are named get_content, SERVICE_LIST_CONTENT\./);
     });
 
     it('refuses a selection that leaves no tool', () => {
-      expect(() => exposedTools(selection({ SERVICE_READ_ONLY: 'true', SERVICE_TOOLS: 'service_create_content,service_delete_content' }))).toThrow(
+      expect(() =>
+        exposedTools(
+          selection({ SERVICE_READ_ONLY: 'true', SERVICE_TOOLS: 'service_create_content,service_delete_content' }),
+        ),
+      ).toThrow(
         /SERVICE_TOOLS names only tools that write \(service_create_content, service_delete_content\).*no tool would be left/,
       );
     });
 
     it('rejects malformed values when the configuration is read', () => {
-      expect(() => loadConfig({ SERVICE_TOOLS: ' , ,' })).toThrow(/Invalid configuration: SERVICE_TOOLS: expected tool names, comma-separated/);
+      expect(() => loadConfig({ SERVICE_TOOLS: ' , ,' })).toThrow(
+        /Invalid configuration: SERVICE_TOOLS: expected tool names, comma-separated/,
+      );
       expect(() => loadConfig({ SERVICE_READ_ONLY: 'yes' })).toThrow(/Invalid configuration: SERVICE_READ_ONLY/);
       // An empty variable is unset, as for every other variable.
       expect(loadConfig({ SERVICE_TOOLS: '' }).mcpTools.names).toBeNull();
@@ -146,21 +161,42 @@ describe('MCP tool selection: SERVICE_READ_ONLY and SERVICE_TOOLS', () => {
 
   describe('over streamable HTTP at /mcp', () => {
     it('applies read-only and SERVICE_TOOLS together; a hidden tool is a JSON-RPC -32602 error', async () => {
-      const runtime = testRuntime({ env: { SERVICE_READ_ONLY: 'true', SERVICE_TOOLS: 'service_list_content,service_get_account,service_update_content' } });
+      const runtime = testRuntime({
+        env: {
+          SERVICE_READ_ONLY: 'true',
+          SERVICE_TOOLS: 'service_list_content,service_get_account,service_update_content',
+        },
+      });
       const server = await startTestServer(runtime);
       const ws = makeWorkspace(runtime);
       const client = new Client({ name: 'selection-http-client', version: '1.0.0' });
       try {
-        await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${ws.apiKey}` } } }));
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+            requestInit: { headers: { Authorization: `Bearer ${ws.apiKey}` } },
+          }),
+        );
         expect(names((await client.listTools()).tools)).toEqual(['service_get_account', 'service_list_content']);
         expect(await toolResult(client, 'service_get_account')).toMatchObject({ workspace_id: ws.workspace.id });
-        expect((await protocolError(client, 'service_update_content', { id: '00000000-0000-4000-8000-000000000000', caption: 'x' })).code).toBe(ErrorCode.InvalidParams);
+        expect(
+          (
+            await protocolError(client, 'service_update_content', {
+              id: '00000000-0000-4000-8000-000000000000',
+              caption: 'x',
+            })
+          ).code,
+        ).toBe(ErrorCode.InvalidParams);
 
         // On the wire: a JSON-RPC error object, not a tool result.
         const res = await server.request('/mcp', {
           method: 'POST',
           headers: { ...ws.headers, accept: 'application/json, text/event-stream' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'service_create_content', arguments: { caption: 'x' } } }),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 7,
+            method: 'tools/call',
+            params: { name: 'service_create_content', arguments: { caption: 'x' } },
+          }),
         });
         expect(res.status).toBe(200);
         const body = (await res.json()) as any;
@@ -185,52 +221,83 @@ describe('MCP tool selection: SERVICE_READ_ONLY and SERVICE_TOOLS', () => {
     });
     afterAll(() => data.remove());
 
-    it('mcp --read-only with SERVICE_TOOLS lists the intersection over stdio', async () => {
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [...ENTRY_ARGS, 'mcp', '--read-only'],
-        cwd: ROOT,
-        env: childEnv({ DATA_DIR: data.dir, SERVICE_API_KEY: apiKey, SERVICE_TOOLS: 'service_create_content,service_list_webhooks,service_get_account' }),
-        stderr: 'pipe',
-      });
-      const client = new Client({ name: 'selection-stdio-client', version: '1.0.0' });
-      try {
-        await client.connect(transport);
-        expect(names((await client.listTools()).tools)).toEqual(['service_get_account', 'service_list_webhooks']);
-        expect((await protocolError(client, 'service_create_content', { caption: 'x' })).code).toBe(ErrorCode.InvalidParams);
-      } finally {
-        await client.close();
-      }
-    }, SLOW);
-
-    it('serve --read-only lists only the read tools at /mcp', async () => {
-      const proc = startEntry(['serve', '--read-only'], { DATA_DIR: data.dir, PORT: '0', HOST: '127.0.0.1' });
-      try {
-        const [, url] = await proc.waitForOutput(/Listening on (http:\/\/127\.0\.0\.1:\d+)/, 45_000);
-        const client = new Client({ name: 'selection-serve-client', version: '1.0.0' });
-        await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${apiKey}` } } }));
+    it(
+      'mcp --read-only with SERVICE_TOOLS lists the intersection over stdio',
+      async () => {
+        const transport = new StdioClientTransport({
+          command: process.execPath,
+          args: [...ENTRY_ARGS, 'mcp', '--read-only'],
+          cwd: ROOT,
+          env: childEnv({
+            DATA_DIR: data.dir,
+            SERVICE_API_KEY: apiKey,
+            SERVICE_TOOLS: 'service_create_content,service_list_webhooks,service_get_account',
+          }),
+          stderr: 'pipe',
+        });
+        const client = new Client({ name: 'selection-stdio-client', version: '1.0.0' });
         try {
-          expect(names((await client.listTools()).tools)).toEqual(READ_TOOLS);
+          await client.connect(transport);
+          expect(names((await client.listTools()).tools)).toEqual(['service_get_account', 'service_list_webhooks']);
+          expect((await protocolError(client, 'service_create_content', { caption: 'x' })).code).toBe(
+            ErrorCode.InvalidParams,
+          );
         } finally {
           await client.close();
         }
-      } finally {
-        expect(await proc.stop()).toBe(0);
-      }
-    }, SLOW);
+      },
+      SLOW,
+    );
 
-    it('stops start-up of mcp and serve on an unknown tool name, naming it; and on an unknown flag', async () => {
-      const env = { DATA_DIR: data.dir, SERVICE_API_KEY: apiKey, PORT: '0', SERVICE_TOOLS: 'service_list_content,service_publish_contents' };
-      const [mcp, serve, flag] = await Promise.all([runEntry(['mcp'], env), runEntry(['serve'], env), runEntry(['mcp', '--readonly'], { DATA_DIR: data.dir, SERVICE_API_KEY: apiKey })]);
-      for (const run of [mcp, serve]) {
-        expect(run.code).toBe(1);
-        expect(run.stderr).toContain('SERVICE_TOOLS: no tool is named service_publish_contents.');
-      }
-      expect(mcp.stdout).toBe('');
-      expect(serve.stdout).not.toMatch(/Listening on/);
-      expect(flag.code).toBe(1);
-      expect(flag.stderr).toMatch(/Unknown option '--readonly'[\s\S]*Usage: main\.ts mcp \[--read-only\]/);
-      expect(flag.stdout).toBe('');
-    }, SLOW);
+    it(
+      'serve --read-only lists only the read tools at /mcp',
+      async () => {
+        const proc = startEntry(['serve', '--read-only'], { DATA_DIR: data.dir, PORT: '0', HOST: '127.0.0.1' });
+        try {
+          const [, url] = await proc.waitForOutput(/Listening on (http:\/\/127\.0\.0\.1:\d+)/, 45_000);
+          const client = new Client({ name: 'selection-serve-client', version: '1.0.0' });
+          await client.connect(
+            new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+              requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
+            }),
+          );
+          try {
+            expect(names((await client.listTools()).tools)).toEqual(READ_TOOLS);
+          } finally {
+            await client.close();
+          }
+        } finally {
+          expect(await proc.stop()).toBe(0);
+        }
+      },
+      SLOW,
+    );
+
+    it(
+      'stops start-up of mcp and serve on an unknown tool name, naming it; and on an unknown flag',
+      async () => {
+        const env = {
+          DATA_DIR: data.dir,
+          SERVICE_API_KEY: apiKey,
+          PORT: '0',
+          SERVICE_TOOLS: 'service_list_content,service_publish_contents',
+        };
+        const [mcp, serve, flag] = await Promise.all([
+          runEntry(['mcp'], env),
+          runEntry(['serve'], env),
+          runEntry(['mcp', '--readonly'], { DATA_DIR: data.dir, SERVICE_API_KEY: apiKey }),
+        ]);
+        for (const run of [mcp, serve]) {
+          expect(run.code).toBe(1);
+          expect(run.stderr).toContain('SERVICE_TOOLS: no tool is named service_publish_contents.');
+        }
+        expect(mcp.stdout).toBe('');
+        expect(serve.stdout).not.toMatch(/Listening on/);
+        expect(flag.code).toBe(1);
+        expect(flag.stderr).toMatch(/Unknown option '--readonly'[\s\S]*Usage: main\.ts mcp \[--read-only\]/);
+        expect(flag.stdout).toBe('');
+      },
+      SLOW,
+    );
   });
 });

@@ -96,11 +96,31 @@ describe('MCP tools/list', () => {
   });
 
   it('marks the reads read-only, the deletes destructive, publish and launch open-world', () => {
-    for (const name of ['service_get_account', 'service_get_brand_profile', 'service_list_social_accounts', 'service_list_content', 'service_get_content', 'service_list_campaigns', 'service_get_campaign', 'service_get_analytics', 'service_list_webhooks', 'service_list_templates', 'service_list_media']) {
+    for (const name of [
+      'service_get_account',
+      'service_get_brand_profile',
+      'service_list_social_accounts',
+      'service_list_content',
+      'service_get_content',
+      'service_list_campaigns',
+      'service_get_campaign',
+      'service_get_analytics',
+      'service_list_webhooks',
+      'service_list_templates',
+      'service_list_media',
+    ]) {
       expect(byName(name).annotations?.readOnlyHint, name).toBe(true);
       expect(byName(name).annotations?.destructiveHint, name).not.toBe(true);
     }
-    const writes = ['service_update_brand_profile', 'service_create_content', 'service_update_content', 'service_publish_content', 'service_create_campaign', 'service_update_campaign', 'service_launch_campaign'];
+    const writes = [
+      'service_update_brand_profile',
+      'service_create_content',
+      'service_update_content',
+      'service_publish_content',
+      'service_create_campaign',
+      'service_update_campaign',
+      'service_launch_campaign',
+    ];
     for (const name of [...writes, 'service_delete_content', 'service_delete_campaign']) {
       expect(byName(name).annotations?.readOnlyHint, name).not.toBe(true);
     }
@@ -130,7 +150,16 @@ describe('MCP tools/list', () => {
     expect(create.media_urls).toMatchObject({ type: 'array', maxItems: 20 });
     expect(create.target_platforms).toMatchObject({ type: 'array', maxItems: 10 });
     expect(create.content_type.enum.sort()).toEqual(
-      ['text_only', 'single_image', 'slideshow', 'reel', 'talking_head', 'video_hook', 'video_hook_demo', 'carousel'].sort(),
+      [
+        'text_only',
+        'single_image',
+        'slideshow',
+        'reel',
+        'talking_head',
+        'video_hook',
+        'video_hook_demo',
+        'carousel',
+      ].sort(),
     );
     expect(create.status.enum.sort()).toEqual(['approved', 'draft', 'pending_review', 'scheduled']);
     const update = byName('service_update_content').inputSchema.properties as Record<string, any>;

@@ -14,7 +14,8 @@ describe('MCP tools: cross-workspace isolation', () => {
   let clientA: Client;
   let clientB: Client;
   let itemA: ContentResource;
-  const eventCountOfA = () => runtime.db.select().from(events).where(eq(events.workspaceId, a.workspace.id)).all().length;
+  const eventCountOfA = () =>
+    runtime.db.select().from(events).where(eq(events.workspaceId, a.workspace.id)).all().length;
 
   beforeEach(async () => {
     runtime = testRuntime();
@@ -22,13 +23,22 @@ describe('MCP tools: cross-workspace isolation', () => {
     const b = makeWorkspace(runtime);
     clientA = await connectMcp(runtime, a.apiKey);
     clientB = await connectMcp(runtime, b.apiKey);
-    itemA = makeContent(runtime, a.workspace, { caption: 'Secret plan of A', target_platforms: ['twitter'], status: 'approved' });
+    itemA = makeContent(runtime, a.workspace, {
+      caption: 'Secret plan of A',
+      target_platforms: ['twitter'],
+      status: 'approved',
+    });
     makeContent(runtime, b.workspace, { caption: 'B own item' });
     runtime.clock.advance(1000);
   });
 
   it("answers not_found to B on get, update, delete and publish of A's item, with the message of a missing id", async () => {
-    const missing = await toolError(clientB, 'service_get_content', { id: '00000000-0000-4000-8000-000000000000' }, 'not_found');
+    const missing = await toolError(
+      clientB,
+      'service_get_content',
+      { id: '00000000-0000-4000-8000-000000000000' },
+      'not_found',
+    );
     const calls: Array<[string, Record<string, unknown>]> = [
       ['service_get_content', { id: itemA.id }],
       ['service_update_content', { id: itemA.id, caption: 'Hijacked', status: 'rejected' }],
@@ -61,7 +71,9 @@ describe('MCP tools: cross-workspace isolation', () => {
       expect(captions, JSON.stringify(filter)).not.toContain('Secret plan of A');
       expect(captions, JSON.stringify(filter)).not.toContain('A archived');
     }
-    expect((await toolResult(clientB, 'service_list_content')).data.map((c: { caption: string }) => c.caption)).toEqual(['B own item']);
+    expect((await toolResult(clientB, 'service_list_content')).data.map((c: { caption: string }) => c.caption)).toEqual(
+      ['B own item'],
+    );
   });
 
   it("does not let a cursor made from A's item leak A's items to B", async () => {

@@ -19,7 +19,8 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
   let ws: TestWorkspace;
   let client: Client;
 
-  const rest = (method: string, path: string, body?: unknown) => call(server, method, path, { headers: ws.headers, body });
+  const rest = (method: string, path: string, body?: unknown) =>
+    call(server, method, path, { headers: ws.headers, body });
   const eventsOf = (contentId: string, type: string) =>
     runtime.db
       .select()
@@ -113,7 +114,9 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
   it('service_list_content pages and filters like GET /content', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) {
-      ids.push(makeContent(runtime, ws.workspace, { caption: `Item ${i}`, content_type: i % 2 ? 'reel' : 'text_only' }).id);
+      ids.push(
+        makeContent(runtime, ws.workspace, { caption: `Item ${i}`, content_type: i % 2 ? 'reel' : 'text_only' }).id,
+      );
       runtime.clock.advance(1000);
     }
     const first = await toolResult(client, 'service_list_content', { limit: 2 });
@@ -193,13 +196,20 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
       id: item.id,
       scheduled_for: '2026-03-11T10:00:00-05:00',
     });
-    expect(published).toMatchObject({ status: 'scheduled', scheduled_for: '2026-03-11T15:00:00.000Z', publish_queued: true });
+    expect(published).toMatchObject({
+      status: 'scheduled',
+      scheduled_for: '2026-03-11T15:00:00.000Z',
+      publish_queued: true,
+    });
     expect(eventsOf(item.id, 'content.approved')).toHaveLength(1);
   });
 
   it('service_publish_content with a past scheduled_for queues the item for the next run', async () => {
     const item = makeContent(runtime, ws.workspace, { target_platforms: ['facebook'] });
-    const published = await toolResult(client, 'service_publish_content', { id: item.id, scheduled_for: '2026-03-10T11:00:00Z' });
+    const published = await toolResult(client, 'service_publish_content', {
+      id: item.id,
+      scheduled_for: '2026-03-10T11:00:00Z',
+    });
     expect(published).toMatchObject({ status: 'approved', publish_queued: true });
   });
 

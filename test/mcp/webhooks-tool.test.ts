@@ -20,7 +20,12 @@ describe('MCP service_list_webhooks', () => {
     const { tools } = await bed.client.listTools();
     const tool = tools.find((t) => t.name === 'service_list_webhooks');
     expect(tool).toBeDefined();
-    expect(tool!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(tool!.annotations).toMatchObject({
+      readOnlyHint: true,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
     expect(Object.keys(tool!.inputSchema.properties ?? {})).toEqual([]);
     expect(tool!.description).toMatch(/auto_disabled_at/);
     expect(tool!.description).toMatch(/signing_secret is always null/);

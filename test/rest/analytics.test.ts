@@ -23,7 +23,8 @@ describe('REST GET /api/v1/analytics/overview', () => {
   let server: TestServer;
   let ws: TestWorkspace;
   let other: TestWorkspace;
-  const get = (query = '', as: TestWorkspace = ws) => call(server, 'GET', `/api/v1/analytics/overview${query}`, { headers: as.headers });
+  const get = (query = '', as: TestWorkspace = ws) =>
+    call(server, 'GET', `/api/v1/analytics/overview${query}`, { headers: as.headers });
 
   beforeEach(async () => {
     runtime = testRuntime({ env: baseEnv, start: HISTORY_NOW });
@@ -57,7 +58,15 @@ describe('REST GET /api/v1/analytics/overview', () => {
         '2026-03-10': [1, 1],
       }),
     });
-    expect(Object.keys(res.body)).toEqual(['object', 'days', 'period_start', 'period_end', 'totals', 'platforms', 'daily']);
+    expect(Object.keys(res.body)).toEqual([
+      'object',
+      'days',
+      'period_start',
+      'period_end',
+      'totals',
+      'platforms',
+      'daily',
+    ]);
   });
 
   it('takes days from the query string: days=2 reaches back to the previous UTC midnight', async () => {
@@ -103,8 +112,14 @@ describe('REST GET /api/v1/analytics/overview', () => {
     const starter = makeWorkspace(runtime, { plan: 'starter' });
     const me = await call(server, 'GET', '/api/v1/me', { headers: starter.headers });
     expect(me.body.features.analytics_history_days).toBe(30);
-    recordPublishRun(runtime, starter.workspace, { finishedAt: '2026-02-09T00:00:00.000Z', platforms: { twitter: 'published' } });
-    recordPublishRun(runtime, starter.workspace, { finishedAt: '2026-02-08T23:59:59.999Z', platforms: { twitter: 'rejected' } });
+    recordPublishRun(runtime, starter.workspace, {
+      finishedAt: '2026-02-09T00:00:00.000Z',
+      platforms: { twitter: 'published' },
+    });
+    recordPublishRun(runtime, starter.workspace, {
+      finishedAt: '2026-02-08T23:59:59.999Z',
+      platforms: { twitter: 'rejected' },
+    });
     for (const query of ['?days=365', '?days=31', '']) {
       const res = await get(query, starter);
       expect(res.status, query).toBe(200);
@@ -123,8 +138,14 @@ describe('REST GET /api/v1/analytics/overview', () => {
 
   it('goes up to 365 days on a plan that keeps them (business)', async () => {
     const business = makeWorkspace(runtime, { plan: 'business' });
-    recordPublishRun(runtime, business.workspace, { finishedAt: '2025-03-11T00:00:00.000Z', platforms: { linkedin: 'published' } });
-    recordPublishRun(runtime, business.workspace, { finishedAt: '2025-03-10T23:59:59.999Z', platforms: { linkedin: 'published' } });
+    recordPublishRun(runtime, business.workspace, {
+      finishedAt: '2025-03-11T00:00:00.000Z',
+      platforms: { linkedin: 'published' },
+    });
+    recordPublishRun(runtime, business.workspace, {
+      finishedAt: '2025-03-10T23:59:59.999Z',
+      platforms: { linkedin: 'published' },
+    });
     const res = await get('?days=365', business);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -140,7 +161,16 @@ describe('REST GET /api/v1/analytics/overview', () => {
   });
 
   it('refuses days that are not a whole number from 1 to 365: 400 invalid_body with details.fieldErrors.days', async () => {
-    for (const query of ['?days=abc', '?days=0', '?days=366', '?days=-1', '?days=1.5', '?days=', '?days=7&days=8', '?days=1e2']) {
+    for (const query of [
+      '?days=abc',
+      '?days=0',
+      '?days=366',
+      '?days=-1',
+      '?days=1.5',
+      '?days=',
+      '?days=7&days=8',
+      '?days=1e2',
+    ]) {
       const res = await get(query);
       expectFieldError(res, 'days');
       expect(res.body.error.details.formErrors, query).toEqual([]);

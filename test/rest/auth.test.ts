@@ -148,7 +148,10 @@ describe('REST authentication', () => {
       const missing = await call(server, 'PATCH', '/api/v1/content/not-an-id', { rawBody: '{broken' });
       expectError(missing, 401, 'missing_key');
       const ws = makeWorkspace(runtime, { status: 'canceled' });
-      const canceled = await call(server, 'PATCH', '/api/v1/content/not-an-id', { headers: ws.headers, rawBody: '{broken' });
+      const canceled = await call(server, 'PATCH', '/api/v1/content/not-an-id', {
+        headers: ws.headers,
+        rawBody: '{broken',
+      });
       expectError(canceled, 402, 'payment_required');
     });
   });

@@ -53,9 +53,19 @@ const LIMITS: Array<{ name: string; field: string; atLimit: unknown; over: unkno
   { name: 'voice 500 characters', field: 'voice', atLimit: chars(500), over: chars(501) },
   { name: 'audience 500 characters', field: 'audience', atLimit: chars(500), over: chars(501) },
   { name: 'topics_to_lean_into 50 items', field: 'topics_to_lean_into', atLimit: items(50), over: items(51) },
-  { name: 'topics_to_lean_into items of 100 characters', field: 'topics_to_lean_into', atLimit: [chars(100)], over: ['ok', chars(101)] },
+  {
+    name: 'topics_to_lean_into items of 100 characters',
+    field: 'topics_to_lean_into',
+    atLimit: [chars(100)],
+    over: ['ok', chars(101)],
+  },
   { name: 'topics_to_avoid 50 items', field: 'topics_to_avoid', atLimit: items(50), over: items(51) },
-  { name: 'topics_to_avoid items of 100 characters', field: 'topics_to_avoid', atLimit: [chars(100)], over: [chars(101)] },
+  {
+    name: 'topics_to_avoid items of 100 characters',
+    field: 'topics_to_avoid',
+    atLimit: [chars(100)],
+    over: [chars(101)],
+  },
   { name: 'style_notes 2000 characters', field: 'style_notes', atLimit: chars(2000), over: chars(2001) },
   { name: 'example_posts 20 items', field: 'example_posts', atLimit: items(20), over: items(21) },
   { name: 'example_posts items of 500 characters', field: 'example_posts', atLimit: [chars(500)], over: [chars(501)] },
@@ -63,7 +73,12 @@ const LIMITS: Array<{ name: string; field: string; atLimit: unknown; over: unkno
   { name: 'brand_name at least 1 character', field: 'brand_name', atLimit: 'A', over: '' },
   { name: 'industry 80 characters', field: 'industry', atLimit: chars(80), over: chars(81) },
   { name: 'target_audience 500 characters', field: 'target_audience', atLimit: chars(500), over: chars(501) },
-  { name: 'company_description 2000 characters', field: 'company_description', atLimit: chars(2000), over: chars(2001) },
+  {
+    name: 'company_description 2000 characters',
+    field: 'company_description',
+    atLimit: chars(2000),
+    over: chars(2001),
+  },
   { name: 'website_url 2048 characters', field: 'website_url', atLimit: urlOf(2048), over: urlOf(2049) },
   { name: 'tone_formality at most 10', field: 'tone_formality', atLimit: 10, over: 11 },
   { name: 'tone_formality at least 0', field: 'tone_formality', atLimit: 0, over: -1 },
@@ -74,7 +89,12 @@ const LIMITS: Array<{ name: string; field: string; atLimit: unknown; over: unkno
   { name: 'vocabulary 100 items', field: 'vocabulary', atLimit: items(100), over: items(101) },
   { name: 'vocabulary items of 100 characters', field: 'vocabulary', atLimit: [chars(100)], over: [chars(101)] },
   { name: 'forbidden_words 100 items', field: 'forbidden_words', atLimit: items(100), over: items(101) },
-  { name: 'forbidden_words items of 100 characters', field: 'forbidden_words', atLimit: [chars(100)], over: [chars(101)] },
+  {
+    name: 'forbidden_words items of 100 characters',
+    field: 'forbidden_words',
+    atLimit: [chars(100)],
+    over: [chars(101)],
+  },
   { name: 'hashtag_strategy 500 characters', field: 'hashtag_strategy', atLimit: chars(500), over: chars(501) },
 ];
 
@@ -106,7 +126,8 @@ describe('REST brand profile', () => {
   });
   afterEach(() => server.close());
 
-  const send = (method: string, path: string, body?: unknown, headers = ws.headers) => call(server, method, path, { headers, body });
+  const send = (method: string, path: string, body?: unknown, headers = ws.headers) =>
+    call(server, method, path, { headers, body });
   const read = async (workspace = ws) => {
     const res = await send('GET', PATH, undefined, workspace.headers);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -148,7 +169,13 @@ describe('REST brand profile', () => {
 
     it('requires an API key', async () => {
       for (const method of ['GET', 'PATCH']) {
-        expectError(await send(method, PATH, method === 'PATCH' ? { voice: 'x' } : undefined, { 'content-type': 'application/json' }), 401, 'missing_key');
+        expectError(
+          await send(method, PATH, method === 'PATCH' ? { voice: 'x' } : undefined, {
+            'content-type': 'application/json',
+          }),
+          401,
+          'missing_key',
+        );
       }
       expect(storedRow()).toBeUndefined();
     });
@@ -165,7 +192,12 @@ describe('REST brand profile', () => {
   describe('update', () => {
     it('changes only the fields sent, from both field sets, and GET then shows them', async () => {
       const now = runtime.clock.now().toISOString();
-      const first = await patch({ voice: 'Plain and friendly', brand_name: 'Acme', tone_humor: 8, topics_to_lean_into: ['gardening'] });
+      const first = await patch({
+        voice: 'Plain and friendly',
+        brand_name: 'Acme',
+        tone_humor: 8,
+        topics_to_lean_into: ['gardening'],
+      });
       expect(first).toEqual({
         ...defaultsFor(ws),
         voice: 'Plain and friendly',
@@ -260,7 +292,11 @@ describe('REST brand profile', () => {
     });
 
     it('answers no_updates for an empty body, no body, or only unknown fields, and stores nothing', async () => {
-      for (const body of [{}, undefined, { colour: 'blue', workspace_id: 'other', updated_at: '2020-01-01T00:00:00Z' }]) {
+      for (const body of [
+        {},
+        undefined,
+        { colour: 'blue', workspace_id: 'other', updated_at: '2020-01-01T00:00:00Z' },
+      ]) {
         const res = await send('PATCH', PATH, body);
         expectError(res, 400, 'no_updates');
       }

@@ -37,7 +37,10 @@ describe('REST platform callbacks', () => {
   afterEach(() => server.close());
 
   const post = (path: string, form: Record<string, string> | string, headers: Record<string, string> = FORM) =>
-    call(server, 'POST', path, { headers, rawBody: typeof form === 'string' ? form : new URLSearchParams(form).toString() });
+    call(server, 'POST', path, {
+      headers,
+      rawBody: typeof form === 'string' ? form : new URLSearchParams(form).toString(),
+    });
   const deauthorize = (signedRequest: string, platform = 'facebook') =>
     post(`/callbacks/${platform}/deauthorize`, { signed_request: signedRequest });
   const dataDeletion = (signedRequest: string, platform = 'facebook') =>
@@ -99,7 +102,11 @@ describe('REST platform callbacks', () => {
     const code: string = res.body.confirmation_code;
     expect(code).toMatch(/^[0-9A-Za-z]{16,}$/);
     expect(res.body.url).toBe(`${BASE_URL}/callbacks/facebook/data-deletion/${code}`);
-    expect(rows().map((r) => r.id).sort()).toEqual([otherUser.id, otherPlatform.id].sort());
+    expect(
+      rows()
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([otherUser.id, otherPlatform.id].sort());
 
     for (const [ws, username] of [
       [a, 'shared_in_a'],
@@ -107,7 +114,14 @@ describe('REST platform callbacks', () => {
     ] as const) {
       const written = eventsOf(runtime, ws.workspace.id);
       expect(written.map((e) => [e.type, e.data])).toEqual([
-        ['social_account.disconnected', { platform: 'facebook', account: { platform_user_id: '10001', platform_username: username }, reason: 'data_deletion' }],
+        [
+          'social_account.disconnected',
+          {
+            platform: 'facebook',
+            account: { platform_user_id: '10001', platform_username: username },
+            reason: 'data_deletion',
+          },
+        ],
       ]);
     }
 
@@ -129,7 +143,10 @@ describe('REST platform callbacks', () => {
     const res = await dataDeletion(sign({ user_id: '10001' }));
     expect(res.status).toBe(200);
     expect(rows().find((r) => r.id === inA.id)).toBeUndefined();
-    expect(eventsOf(runtime, a.workspace.id).map((e) => (e.data as { reason: string }).reason)).toEqual(['deauthorized', 'data_deletion']);
+    expect(eventsOf(runtime, a.workspace.id).map((e) => (e.data as { reason: string }).reason)).toEqual([
+      'deauthorized',
+      'data_deletion',
+    ]);
 
     const nobody = await dataDeletion(sign({ user_id: '99999' }));
     expect(nobody.status).toBe(200);
@@ -178,7 +195,12 @@ describe('REST platform callbacks', () => {
   });
 
   it('an unconfigured platform and an unknown one answer 404, even with a good signature', async () => {
-    connectSocialAccount(runtime, { workspaceId: a.workspace.id, platform: 'instagram', username: 'gram', platformUserId: '10001' });
+    connectSocialAccount(runtime, {
+      workspaceId: a.workspace.id,
+      platform: 'instagram',
+      username: 'gram',
+      platformUserId: '10001',
+    });
     const before = rows();
     for (const platform of ['instagram', 'twitter', 'myspace']) {
       for (const kind of ['deauthorize', 'data-deletion']) {
@@ -196,23 +218,38 @@ describe('REST platform callbacks', () => {
     runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET, INSTAGRAM_APP_SECRET: 'ig-secret' } });
     server = await startTestServer(runtime);
     const ws = makeWorkspace(runtime);
-    const gram = connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'instagram', username: 'gram', platformUserId: '7' });
+    const gram = connectSocialAccount(runtime, {
+      workspaceId: ws.workspace.id,
+      platform: 'instagram',
+      username: 'gram',
+      platformUserId: '7',
+    });
     expectError(await deauthorize(sign({ user_id: '7' }), 'instagram'), 400, 'invalid_body', { details: true });
     expect((await deauthorize(sign({ user_id: '7' }, 'ig-secret'), 'instagram')).body).toEqual({ success: true });
-    expect(runtime.db.select().from(socialAccounts).all()).toEqual([expect.objectContaining({ id: gram.id, isActive: false })]);
+    expect(runtime.db.select().from(socialAccounts).all()).toEqual([
+      expect.objectContaining({ id: gram.id, isActive: false }),
+    ]);
   });
 
   it('needs no API key, takes only form bodies, and answers 405 for other methods', async () => {
     connectShared();
-    const json = await post('/callbacks/facebook/deauthorize', JSON.stringify({ signed_request: sign({ user_id: '10001' }) }), {
-      'content-type': 'application/json',
-    });
+    const json = await post(
+      '/callbacks/facebook/deauthorize',
+      JSON.stringify({ signed_request: sign({ user_id: '10001' }) }),
+      {
+        'content-type': 'application/json',
+      },
+    );
     expectError(json, 415, 'unsupported_media_type');
     expect(eventsOf(runtime)).toEqual([]);
 
-    const withCharset = await post('/callbacks/facebook/deauthorize', { signed_request: sign({ user_id: '10001' }) }, {
-      'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
-    });
+    const withCharset = await post(
+      '/callbacks/facebook/deauthorize',
+      { signed_request: sign({ user_id: '10001' }) },
+      {
+        'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
+      },
+    );
     expect(withCharset.status).toBe(200);
 
     for (const path of ['/callbacks/facebook/deauthorize', '/callbacks/facebook/data-deletion']) {
@@ -224,14 +261,22 @@ describe('REST platform callbacks', () => {
     expectError(status, 405, 'method_not_allowed');
     expect(status.headers.get('allow')).toBe('GET, HEAD');
     // Not under /api/v1.
-    expectError(await post('/api/v1/callbacks/facebook/deauthorize', { signed_request: sign({ user_id: '1' }) }), 404, 'not_found');
+    expectError(
+      await post('/api/v1/callbacks/facebook/deauthorize', { signed_request: sign({ user_id: '1' }) }),
+      404,
+      'not_found',
+    );
   });
 
   it('refuses an oversized form with 413 and a form with too many fields with 413', async () => {
     await server.close();
     runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET, BODY_LIMIT_BYTES: '2048' } });
     server = await startTestServer(runtime);
-    expectError(await post('/callbacks/facebook/deauthorize', { signed_request: 'x'.repeat(4096) }), 413, 'payload_too_large');
+    expectError(
+      await post('/callbacks/facebook/deauthorize', { signed_request: 'x'.repeat(4096) }),
+      413,
+      'payload_too_large',
+    );
     const many = Array.from({ length: 1001 }, (_, i) => `f${i}=1`).join('&');
     await server.close();
     runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET } });

@@ -36,14 +36,16 @@ describe('REST campaigns', () => {
   });
   afterEach(() => server.close());
 
-  const send = (method: string, path: string, body?: unknown, headers = ws.headers) => call(server, method, path, { headers, body });
+  const send = (method: string, path: string, body?: unknown, headers = ws.headers) =>
+    call(server, method, path, { headers, body });
   const create = async (body: Record<string, unknown> = { name: 'Spring launch' }, headers = ws.headers) => {
     const res = await send('POST', '/api/v1/campaigns', body, headers);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body;
   };
   const patch = (id: string, body: Record<string, unknown>) => send('PATCH', `/api/v1/campaigns/${id}`, body);
-  const launch = (id: string, headers = ws.headers) => send('POST', `/api/v1/campaigns/${id}/launch`, undefined, headers);
+  const launch = (id: string, headers = ws.headers) =>
+    send('POST', `/api/v1/campaigns/${id}/launch`, undefined, headers);
 
   describe('create', () => {
     it('creates a draft with the defaults: 3 a day for 7 days from the next UTC midnight, an empty mix', async () => {
@@ -76,10 +78,23 @@ describe('REST campaigns', () => {
         posts_per_day: 50,
         campaign_length_days: 365,
         start_date: '2026-06-01T08:00:00+02:00',
-        content_mix: { ugc: 1, slideshow: 0.5, talkingHead: 2, videoHookDemo: 0, greenScreen: 1, videoHook: 3, carousel: 1 },
+        content_mix: {
+          ugc: 1,
+          slideshow: 0.5,
+          talkingHead: 2,
+          videoHookDemo: 0,
+          greenScreen: 1,
+          videoHook: 3,
+          carousel: 1,
+        },
       };
       const created = await create(body);
-      expect(created).toMatchObject({ ...body, start_date: '2026-06-01T06:00:00.000Z', total_posts: 18_250, status: 'draft' });
+      expect(created).toMatchObject({
+        ...body,
+        start_date: '2026-06-01T06:00:00.000Z',
+        total_posts: 18_250,
+        status: 'draft',
+      });
     });
 
     it('keeps every field on both sides of its limit', async () => {
@@ -100,14 +115,23 @@ describe('REST campaigns', () => {
     it('refuses a missing name, a fractional count, a naive start_date and a status', async () => {
       expectFieldError(await send('POST', '/api/v1/campaigns', {}), 'name');
       expectFieldError(await send('POST', '/api/v1/campaigns', { name: 'x', posts_per_day: 2.5 }), 'posts_per_day');
-      expectFieldError(await send('POST', '/api/v1/campaigns', { name: 'x', start_date: '2026-06-01T08:00:00' }), 'start_date');
-      expectFieldError(await send('POST', '/api/v1/campaigns', { name: 'x', campaign_length_days: '7' }), 'campaign_length_days');
+      expectFieldError(
+        await send('POST', '/api/v1/campaigns', { name: 'x', start_date: '2026-06-01T08:00:00' }),
+        'start_date',
+      );
+      expectFieldError(
+        await send('POST', '/api/v1/campaigns', { name: 'x', campaign_length_days: '7' }),
+        'campaign_length_days',
+      );
       expect(runtime.db.select().from(campaigns).all()).toEqual([]);
     });
 
     it('content_mix: engine names only, non-negative weights, not all zero; {} is allowed', async () => {
       expect((await create({ name: 'x', content_mix: {} })).content_mix).toEqual({});
-      expect((await create({ name: 'x', content_mix: { carousel: 0, ugc: 3 } })).content_mix).toEqual({ carousel: 0, ugc: 3 });
+      expect((await create({ name: 'x', content_mix: { carousel: 0, ugc: 3 } })).content_mix).toEqual({
+        carousel: 0,
+        ugc: 3,
+      });
       for (const mix of [{ reel: 1 }, { talking_head: 1 }, { ugc: -1 }, { ugc: 0, carousel: 0 }, { ugc: '1' }, [1]]) {
         expectFieldError(await send('POST', '/api/v1/campaigns', { name: 'x', content_mix: mix }), 'content_mix');
       }
@@ -210,7 +234,11 @@ describe('REST campaigns', () => {
       const credits = ws.workspace.features.monthly_ai_credits;
       runtime.db
         .insert(usagePeriods)
-        .values({ workspaceId: ws.workspace.id, periodStart: usagePeriod(runtime.clock.now()).start, aiCreditsUsed: credits })
+        .values({
+          workspaceId: ws.workspace.id,
+          periodStart: usagePeriod(runtime.clock.now()).start,
+          aiCreditsUsed: credits,
+        })
         .run();
       expectError(await launch(created.id), 403, 'quota_exceeded');
       expect((await send('GET', `/api/v1/campaigns/${created.id}`)).body.status).toBe('draft');
@@ -236,7 +264,11 @@ describe('REST campaigns', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ id: created.id, object: 'campaign', deleted: true });
       expectError(await send('GET', `/api/v1/campaigns/${created.id}`), 404, 'not_found');
-      expect((await send('GET', `/api/v1/content/${item.id}`)).body).toMatchObject({ id: item.id, campaign_id: null, status: 'draft' });
+      expect((await send('GET', `/api/v1/content/${item.id}`)).body).toMatchObject({
+        id: item.id,
+        campaign_id: null,
+        status: 'draft',
+      });
       expect((await send('GET', `/api/v1/content/${kept.id}`)).body.campaign_id).toBe(other.id);
       expect(eventsOf(runtime, ws.workspace.id)).toHaveLength(eventsBefore);
       expectError(await send('DELETE', `/api/v1/campaigns/${created.id}`), 404, 'not_found');
@@ -244,7 +276,7 @@ describe('REST campaigns', () => {
   });
 
   describe('workspace isolation', () => {
-    it('another workspace\'s campaign answers 404 to every route and is never listed', async () => {
+    it("another workspace's campaign answers 404 to every route and is never listed", async () => {
       const mine = await create({ name: 'Mine' });
       const stranger = makeWorkspace(runtime);
       const as = (method: string, path: string, body?: unknown) => send(method, path, body, stranger.headers);

@@ -19,17 +19,26 @@ describe('REST content: transitions and their events', () => {
   });
   afterEach(() => server.close());
 
-  const send = (method: string, path: string, body?: unknown) => call(server, method, path, { headers: ws.headers, body });
+  const send = (method: string, path: string, body?: unknown) =>
+    call(server, method, path, { headers: ws.headers, body });
   /** Events written since `from` rows were there. */
   const newEvents = (from: number) => eventsOf(runtime, ws.workspace.id).slice(from);
   const eventCount = () => eventsOf(runtime, ws.workspace.id).length;
 
   it('create writes one content.created with the full resource', async () => {
-    const res = await send('POST', '/api/v1/content', { caption: 'New', target_platforms: ['twitter'], hashtags: ['#a'] });
+    const res = await send('POST', '/api/v1/content', {
+      caption: 'New',
+      target_platforms: ['twitter'],
+      hashtags: ['#a'],
+    });
     expect(res.status).toBe(201);
     const rows = eventsOf(runtime, ws.workspace.id);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ type: 'content.created', workspaceId: ws.workspace.id, data: { content: res.body } });
+    expect(rows[0]).toMatchObject({
+      type: 'content.created',
+      workspaceId: ws.workspace.id,
+      data: { content: res.body },
+    });
     expect(Object.keys(rows[0].data)).toEqual(['content']);
     expect(rows[0].id).toMatch(/^evt_/);
     expect(rows[0].createdAt.toISOString()).toBe(runtime.clock.now().toISOString());
@@ -80,7 +89,13 @@ describe('REST content: transitions and their events', () => {
       const from = eventCount();
       const res = await send('POST', `/api/v1/content/${item.id}/publish`);
       expect(res.status).toBe(202);
-      expect(res.body).toMatchObject({ id: item.id, object: 'content', status: 'approved', publish_queued: true, scheduled_for: null });
+      expect(res.body).toMatchObject({
+        id: item.id,
+        object: 'content',
+        status: 'approved',
+        publish_queued: true,
+        scheduled_for: null,
+      });
       const rows = newEvents(from);
       expect(rows.map((e) => e.type)).toEqual(['content.approved']);
       expect(rows[0].data).toEqual({ content: { id: item.id, object: 'content', status: 'approved' } });
@@ -96,14 +111,22 @@ describe('REST content: transitions and their events', () => {
     it('with a past scheduled_for: approved; with a future one: scheduled for that time', async () => {
       const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
       const from = eventCount();
-      const res = await send('POST', `/api/v1/content/${item.id}/publish`, { scheduled_for: '2026-03-10T13:00:00+01:00' });
+      const res = await send('POST', `/api/v1/content/${item.id}/publish`, {
+        scheduled_for: '2026-03-10T13:00:00+01:00',
+      });
       expect(res.status).toBe(202);
       // 13:00+01:00 is 12:00Z, which is before the clock's 12:00:30Z: not in the future.
       expect(res.body).toMatchObject({ status: 'approved', publish_queued: true });
 
-      const later = await send('POST', `/api/v1/content/${item.id}/publish`, { scheduled_for: '2026-03-11T09:00:00+01:00' });
+      const later = await send('POST', `/api/v1/content/${item.id}/publish`, {
+        scheduled_for: '2026-03-11T09:00:00+01:00',
+      });
       expect(later.status).toBe(202);
-      expect(later.body).toMatchObject({ status: 'scheduled', publish_queued: true, scheduled_for: '2026-03-11T08:00:00.000Z' });
+      expect(later.body).toMatchObject({
+        status: 'scheduled',
+        publish_queued: true,
+        scheduled_for: '2026-03-11T08:00:00.000Z',
+      });
       const rows = newEvents(from);
       expect(rows.map((e) => e.type)).toEqual(['content.approved', 'content.approved']);
       expect(rows[1].data).toEqual({ content: { id: item.id, object: 'content', status: 'scheduled' } });
@@ -111,7 +134,9 @@ describe('REST content: transitions and their events', () => {
 
     it('with scheduled_for equal to now: approved, not scheduled', async () => {
       const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
-      const res = await send('POST', `/api/v1/content/${item.id}/publish`, { scheduled_for: runtime.clock.now().toISOString() });
+      const res = await send('POST', `/api/v1/content/${item.id}/publish`, {
+        scheduled_for: runtime.clock.now().toISOString(),
+      });
       expect(res.body.status).toBe('approved');
       runtime.clock.advance(1);
       const next = await send('POST', `/api/v1/content/${item.id}/publish`, {
@@ -121,7 +146,10 @@ describe('REST content: transitions and their events', () => {
     });
 
     it.each(['draft', 'pending_review', 'rejected', 'scheduled'])('works from %s', async (status) => {
-      const item = makeContent(runtime, ws.workspace, { target_platforms: ['linkedin'], scheduled_for: '2026-04-01T00:00:00Z' });
+      const item = makeContent(runtime, ws.workspace, {
+        target_platforms: ['linkedin'],
+        scheduled_for: '2026-04-01T00:00:00Z',
+      });
       expect((await send('PATCH', `/api/v1/content/${item.id}`, { status })).status).toBe(200);
       const res = await send('POST', `/api/v1/content/${item.id}/publish`);
       expect(res.status).toBe(202);
@@ -140,7 +168,10 @@ describe('REST content: transitions and their events', () => {
       expect(rows.map((e) => e.type)).toEqual(['content.deleted']);
       expect(rows[0].data).toEqual({ id: item.id });
 
-      expect((await send('GET', `/api/v1/content/${item.id}`)).body).toMatchObject({ status: 'archived', publish_queued: false });
+      expect((await send('GET', `/api/v1/content/${item.id}`)).body).toMatchObject({
+        status: 'archived',
+        publish_queued: false,
+      });
       expect((await send('GET', '/api/v1/content')).body.data).toEqual([]);
       expect((await send('GET', '/api/v1/content?status=archived')).body.data.map((c: any) => c.id)).toEqual([item.id]);
     });
@@ -149,7 +180,10 @@ describe('REST content: transitions and their events', () => {
       const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
       expect((await send('POST', `/api/v1/content/${item.id}/publish`)).body.publish_queued).toBe(true);
       await send('DELETE', `/api/v1/content/${item.id}`);
-      expect((await send('GET', `/api/v1/content/${item.id}`)).body).toMatchObject({ status: 'archived', publish_queued: false });
+      expect((await send('GET', `/api/v1/content/${item.id}`)).body).toMatchObject({
+        status: 'archived',
+        publish_queued: false,
+      });
     });
   });
 
@@ -177,7 +211,9 @@ describe('REST content: transitions and their events', () => {
       const item = makeContent(runtime, ws.workspace);
       const from = eventCount();
       expectError(await send('POST', '/api/v1/content', { caption: '' }), 400, 'invalid_body', { details: true });
-      expectError(await send('PATCH', `/api/v1/content/${item.id}`, { status: 'scheduled' }), 400, 'invalid_body', { details: true });
+      expectError(await send('PATCH', `/api/v1/content/${item.id}`, { status: 'scheduled' }), 400, 'invalid_body', {
+        details: true,
+      });
       expectError(await send('PATCH', `/api/v1/content/${item.id}`, {}), 400, 'no_updates');
       expect(newEvents(from)).toEqual([]);
     });
@@ -194,7 +230,9 @@ describe('REST content: transitions and their events', () => {
     // A trigger makes every outbox insert fail: if the event were written outside the change's
     // transaction, the change would still land.
     const breakOutbox = () =>
-      runtime.db.$client.exec(`CREATE TRIGGER refuse_events BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'outbox down'); END`);
+      runtime.db.$client.exec(
+        `CREATE TRIGGER refuse_events BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'outbox down'); END`,
+      );
 
     it.each([
       ['PATCH', (id: string) => send('PATCH', `/api/v1/content/${id}`, { caption: 'Lost', status: 'approved' })],

@@ -4,7 +4,16 @@ import { call, startTestServer, type TestServer } from '../helpers/http.ts';
 import { baseEnv, expectError, expectFieldError } from '../helpers/rest-expect.ts';
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
-const CONTENT_TYPES = ['text_only', 'single_image', 'slideshow', 'reel', 'talking_head', 'video_hook', 'video_hook_demo', 'carousel'];
+const CONTENT_TYPES = [
+  'text_only',
+  'single_image',
+  'slideshow',
+  'reel',
+  'talking_head',
+  'video_hook',
+  'video_hook_demo',
+  'carousel',
+];
 const tags = (n: number) => Array.from({ length: n }, (_, i) => `tag${i}`);
 const urls = (n: number) => Array.from({ length: n }, (_, i) => `https://cdn.example.com/${i}.png`);
 const platforms = (n: number) => Array.from({ length: n }, (_, i) => `platform_${i}`);
@@ -25,9 +34,11 @@ describe('REST content: field rules', () => {
   });
   afterAll(() => server.close());
 
-  const create = (body: Record<string, unknown>) => call(server, 'POST', '/api/v1/content', { headers: ws.headers, body });
+  const create = (body: Record<string, unknown>) =>
+    call(server, 'POST', '/api/v1/content', { headers: ws.headers, body });
   const createWith = (fields: Record<string, unknown>) => create({ caption: 'Caption', ...fields });
-  const patch = (id: string, body: Record<string, unknown>) => call(server, 'PATCH', `/api/v1/content/${id}`, { headers: ws.headers, body });
+  const patch = (id: string, body: Record<string, unknown>) =>
+    call(server, 'PATCH', `/api/v1/content/${id}`, { headers: ws.headers, body });
 
   describe('caption: required, 1 to 4000 characters', () => {
     it('accepts 1 and 4000 characters', async () => {
@@ -56,7 +67,11 @@ describe('REST content: field rules', () => {
       expectFieldError(await createWith({ hashtags: tags(51) }), 'hashtags');
     });
     it('strips one leading #', async () => {
-      expect((await createWith({ hashtags: ['#growth', 'plain', '#a#b'] })).body.hashtags).toEqual(['growth', 'plain', 'a#b']);
+      expect((await createWith({ hashtags: ['#growth', 'plain', '#a#b'] })).body.hashtags).toEqual([
+        'growth',
+        'plain',
+        'a#b',
+      ]);
     });
     it('accepts 100 characters (after the #) and refuses 101', async () => {
       expect((await createWith({ hashtags: ['a'.repeat(100)] })).status).toBe(201);
@@ -116,10 +131,20 @@ describe('REST content: field rules', () => {
       expectFieldError(await createWith({ media_urls: urls(21) }), 'media_urls');
     });
     it('accepts http and https', async () => {
-      expect((await createWith({ media_urls: ['http://a.example/x.jpg', 'https://b.example/y.mp4?v=1'] })).status).toBe(201);
+      expect((await createWith({ media_urls: ['http://a.example/x.jpg', 'https://b.example/y.mp4?v=1'] })).status).toBe(
+        201,
+      );
     });
     it('refuses relative URLs and other schemes', async () => {
-      for (const bad of ['/img/1.png', 'cdn.example.com/1.png', 'ftp://cdn.example.com/1.png', 'javascript:alert(1)', 'data:image/png;base64,AAAA', 'file:///etc/passwd', '']) {
+      for (const bad of [
+        '/img/1.png',
+        'cdn.example.com/1.png',
+        'ftp://cdn.example.com/1.png',
+        'javascript:alert(1)',
+        'data:image/png;base64,AAAA',
+        'file:///etc/passwd',
+        '',
+      ]) {
         expectFieldError(await createWith({ media_urls: [bad] }), 'media_urls');
       }
     });
@@ -184,7 +209,9 @@ describe('REST content: field rules', () => {
       const refused = await createWith({ status: 'scheduled' });
       expectFieldError(refused, 'scheduled_for');
       // One full stop at the end (found by the fuzz suite: single-field errors ended in "..").
-      expect(refused.body.error.message).toBe('The request is invalid: scheduled_for: Status scheduled needs a scheduled_for date-time.');
+      expect(refused.body.error.message).toBe(
+        'The request is invalid: scheduled_for: Status scheduled needs a scheduled_for date-time.',
+      );
       expectFieldError(await createWith({ status: 'scheduled', scheduled_for: null }), 'scheduled_for');
     });
     it.each(['rejected', 'archived', 'publishing', 'published', 'Draft', ''])('refuses %s', async (status) => {
@@ -227,7 +254,13 @@ describe('REST content: field rules', () => {
   describe('PATCH ignores unknown fields', () => {
     it('applies the known ones and drops the rest', async () => {
       const item = makeContent(runtime, ws.workspace);
-      const res = await patch(item.id, { caption: 'Known', colour: 'blue', id: 'spoofed', workspace_id: 'other', created_at: '2020-01-01T00:00:00Z' });
+      const res = await patch(item.id, {
+        caption: 'Known',
+        colour: 'blue',
+        id: 'spoofed',
+        workspace_id: 'other',
+        created_at: '2020-01-01T00:00:00Z',
+      });
       expect(res.status).toBe(200);
       expect(res.body.caption).toBe('Known');
       expect(res.body.id).toBe(item.id);
@@ -276,7 +309,9 @@ describe('REST content: field rules', () => {
     });
     it('PATCH validates overrides the same way', async () => {
       const item = makeContent(runtime, ws.workspace);
-      expect((await patch(item.id, { platform_specific: { linkedin: { caption: 'Long form' } } })).body.platform_specific).toEqual({
+      expect(
+        (await patch(item.id, { platform_specific: { linkedin: { caption: 'Long form' } } })).body.platform_specific,
+      ).toEqual({
         linkedin: { caption: 'Long form' },
       });
       expectFieldError(await patch(item.id, { platform_specific: { linkedin: { caption: '' } } }), 'platform_specific');
@@ -285,7 +320,10 @@ describe('REST content: field rules', () => {
 
   it('a refused create stores nothing', async () => {
     const fresh = makeWorkspace(runtime);
-    const res = await call(server, 'POST', '/api/v1/content', { headers: fresh.headers, body: { caption: 'x', hashtags: tags(51) } });
+    const res = await call(server, 'POST', '/api/v1/content', {
+      headers: fresh.headers,
+      body: { caption: 'x', hashtags: tags(51) },
+    });
     expectError(res, 400, 'invalid_body', { details: true });
     const list = await call(server, 'GET', '/api/v1/content', { headers: fresh.headers });
     expect(list.body.data).toEqual([]);

@@ -18,7 +18,8 @@ describe('REST content: happy paths', () => {
   });
   afterEach(() => server.close());
 
-  const send = (method: string, path: string, body?: unknown) => call(server, method, path, { headers: ws.headers, body });
+  const send = (method: string, path: string, body?: unknown) =>
+    call(server, method, path, { headers: ws.headers, body });
 
   it('creates an item with only a caption and fills every default', async () => {
     const res = await send('POST', '/api/v1/content', { caption: 'Hello world' });
@@ -95,8 +96,16 @@ describe('REST content: happy paths', () => {
   });
 
   it('clears nullable fields with null', async () => {
-    const item = makeContent(runtime, ws.workspace, { topic: 'T', aspect_ratio: '1:1', scheduled_for: '2026-05-01T00:00:00Z' });
-    const res = await send('PATCH', `/api/v1/content/${item.id}`, { topic: null, aspect_ratio: null, scheduled_for: null });
+    const item = makeContent(runtime, ws.workspace, {
+      topic: 'T',
+      aspect_ratio: '1:1',
+      scheduled_for: '2026-05-01T00:00:00Z',
+    });
+    const res = await send('PATCH', `/api/v1/content/${item.id}`, {
+      topic: null,
+      aspect_ratio: null,
+      scheduled_for: null,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ topic: null, aspect_ratio: null, scheduled_for: null });
   });
@@ -150,7 +159,13 @@ describe('REST content: happy paths', () => {
       plan_status: 'active',
       is_active: true,
       is_trialing: false,
-      features: { posts_per_month: 1500, platforms_limit: 10, api_access: true, monthly_ai_credits: 2500, analytics_history_days: 90 },
+      features: {
+        posts_per_month: 1500,
+        platforms_limit: 10,
+        api_access: true,
+        monthly_ai_credits: 2500,
+        analytics_history_days: 90,
+      },
     });
     expect(res.body.org_id).toMatch(/^org_/);
   });

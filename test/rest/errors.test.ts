@@ -4,7 +4,14 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ERROR_CODES } from '../../src/core/errors.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
 import { call, startTestServer, type TestServer } from '../helpers/http.ts';
-import { baseEnv, eventsOf, expectError, expectFieldError, forceStatus, insertPublished } from '../helpers/rest-expect.ts';
+import {
+  baseEnv,
+  eventsOf,
+  expectError,
+  expectFieldError,
+  forceStatus,
+  insertPublished,
+} from '../helpers/rest-expect.ts';
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 /** Every error code the REST door and the content core can produce (SPEC.md Errors, DECISIONS.md additions). */
@@ -19,8 +26,11 @@ describe('REST errors', () => {
   });
   afterEach(() => server.close());
 
-  const send = (method: string, path: string, options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}) =>
-    call(server, method, path, { ...options, headers: { ...ws.headers, ...options.headers } });
+  const send = (
+    method: string,
+    path: string,
+    options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  ) => call(server, method, path, { ...options, headers: { ...ws.headers, ...options.headers } });
 
   describe('400 invalid_body', () => {
     it('malformed JSON has no details', async () => {
@@ -46,7 +56,11 @@ describe('REST errors', () => {
         body: gzipSync('{"caption":"compressed"}'),
       });
       expect(compressed.status).toBe(201);
-      expectError(await send('POST', '/api/v1/content', { rawBody: '{}', headers: { 'content-encoding': 'x-unknown' } }), 415, 'unsupported_media_type');
+      expectError(
+        await send('POST', '/api/v1/content', { rawBody: '{}', headers: { 'content-encoding': 'x-unknown' } }),
+        415,
+        'unsupported_media_type',
+      );
     });
 
     it('a JSON scalar body is refused as invalid_body', async () => {
@@ -54,7 +68,9 @@ describe('REST errors', () => {
     });
 
     it('a schema failure carries details.formErrors and details.fieldErrors keyed by field', async () => {
-      const res = await send('POST', '/api/v1/content', { body: { caption: '', hashtags: 'nope', content_type: 'video' } });
+      const res = await send('POST', '/api/v1/content', {
+        body: { caption: '', hashtags: 'nope', content_type: 'video' },
+      });
       expectError(res, 400, 'invalid_body', { details: true });
       const { formErrors, fieldErrors } = res.body.error.details;
       expect(formErrors).toEqual([]);
@@ -90,7 +106,10 @@ describe('REST errors', () => {
       ['an empty body', {}],
       ['only unknown fields', { colour: 'blue', caption_text: 'x' }],
       ['only the id', { id: randomUUID() }],
-      ['read-only fields', { object: 'content', created_at: '2026-01-01T00:00:00Z', published_at: null, campaign_id: 'c' }],
+      [
+        'read-only fields',
+        { object: 'content', created_at: '2026-01-01T00:00:00Z', published_at: null, campaign_id: 'c' },
+      ],
     ])('PATCH with %s', async (_label, body) => {
       const item = makeContent(runtime, ws.workspace);
       const before = eventsOf(runtime).length;
@@ -170,8 +189,16 @@ describe('REST errors', () => {
       const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
       expect((await send('DELETE', `/api/v1/content/${item.id}`)).status).toBe(200);
       const before = eventsOf(runtime).length;
-      expectError(await send('PATCH', `/api/v1/content/${item.id}`, { body: { caption: 'back' } }), 409, 'invalid_state');
-      expectError(await send('PATCH', `/api/v1/content/${item.id}`, { body: { status: 'draft' } }), 409, 'invalid_state');
+      expectError(
+        await send('PATCH', `/api/v1/content/${item.id}`, { body: { caption: 'back' } }),
+        409,
+        'invalid_state',
+      );
+      expectError(
+        await send('PATCH', `/api/v1/content/${item.id}`, { body: { status: 'draft' } }),
+        409,
+        'invalid_state',
+      );
       expectError(await send('POST', `/api/v1/content/${item.id}/publish`), 409, 'invalid_state');
       expectError(await send('DELETE', `/api/v1/content/${item.id}`), 409, 'invalid_state');
       expect(eventsOf(runtime)).toHaveLength(before);
@@ -183,7 +210,11 @@ describe('REST errors', () => {
       const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
       forceStatus(runtime, item.id, 'publishing');
       const before = eventsOf(runtime).length;
-      expectError(await send('PATCH', `/api/v1/content/${item.id}`, { body: { caption: 'too late' } }), 409, 'invalid_state');
+      expectError(
+        await send('PATCH', `/api/v1/content/${item.id}`, { body: { caption: 'too late' } }),
+        409,
+        'invalid_state',
+      );
       expectError(await send('POST', `/api/v1/content/${item.id}/publish`), 409, 'invalid_state');
       expect(eventsOf(runtime)).toHaveLength(before);
       const after = await send('GET', `/api/v1/content/${item.id}`);
@@ -197,12 +228,21 @@ describe('REST errors', () => {
       const smallServer = await startTestServer(small);
       try {
         const owner = makeWorkspace(small);
-        const over = await call(smallServer, 'POST', '/api/v1/content', { headers: owner.headers, body: { caption: 'x'.repeat(1100) } });
+        const over = await call(smallServer, 'POST', '/api/v1/content', {
+          headers: owner.headers,
+          body: { caption: 'x'.repeat(1100) },
+        });
         expectError(over, 413, 'payload_too_large');
-        const under = await call(smallServer, 'POST', '/api/v1/content', { headers: owner.headers, body: { caption: 'x'.repeat(900) } });
+        const under = await call(smallServer, 'POST', '/api/v1/content', {
+          headers: owner.headers,
+          body: { caption: 'x'.repeat(900) },
+        });
         expect(under.status).toBe(201);
         const item = under.body.id as string;
-        const patch = await call(smallServer, 'PATCH', `/api/v1/content/${item}`, { headers: owner.headers, body: { caption: 'y'.repeat(2000) } });
+        const patch = await call(smallServer, 'PATCH', `/api/v1/content/${item}`, {
+          headers: owner.headers,
+          body: { caption: 'y'.repeat(2000) },
+        });
         expectError(patch, 413, 'payload_too_large');
       } finally {
         await smallServer.close();
@@ -222,14 +262,22 @@ describe('REST errors', () => {
     it('a body sent as another type is refused, not silently ignored', async () => {
       const item = await send('POST', '/api/v1/content', { body: { caption: 'to patch' } });
       const attempts = [
-        send('POST', '/api/v1/content', { rawBody: 'caption=hello', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
-        send('PATCH', `/api/v1/content/${item.body.id}`, { rawBody: '{"caption":"x"}', headers: { 'content-type': 'text/plain' } }),
+        send('POST', '/api/v1/content', {
+          rawBody: 'caption=hello',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        }),
+        send('PATCH', `/api/v1/content/${item.body.id}`, {
+          rawBody: '{"caption":"x"}',
+          headers: { 'content-type': 'text/plain' },
+        }),
       ];
       for (const res of await Promise.all(attempts)) expectError(res, 415, 'unsupported_media_type');
     });
 
     it('a write without a body needs no content type', async () => {
-      const item = await send('POST', '/api/v1/content', { body: { caption: 'to publish', target_platforms: ['twitter'] } });
+      const item = await send('POST', '/api/v1/content', {
+        body: { caption: 'to publish', target_platforms: ['twitter'] },
+      });
       const res = await send('POST', `/api/v1/content/${item.body.id}/publish`, { headers: { 'content-type': '' } });
       expect(res.status).toBe(202);
     });
@@ -241,7 +289,10 @@ describe('REST errors', () => {
       const before = eventsOf(runtime).length;
       expectError(await send('POST', `/api/v1/content/${item.id}/publish`), 422, 'no_target_platforms');
       expect(eventsOf(runtime)).toHaveLength(before);
-      expect((await send('GET', `/api/v1/content/${item.id}`)).body).toMatchObject({ status: 'draft', publish_queued: false });
+      expect((await send('GET', `/api/v1/content/${item.id}`)).body).toMatchObject({
+        status: 'draft',
+        publish_queued: false,
+      });
     });
   });
 
@@ -263,16 +314,24 @@ describe('REST errors', () => {
       const refused = await call(server, 'POST', `/api/v1/content/${second.id}/publish`, { headers: starter.headers });
       expectError(refused, 403, 'quota_exceeded');
       expect(eventsOf(runtime)).toHaveLength(before);
-      expect((await call(server, 'GET', `/api/v1/content/${second.id}`, { headers: starter.headers })).body.status).toBe('draft');
+      expect(
+        (await call(server, 'GET', `/api/v1/content/${second.id}`, { headers: starter.headers })).body.status,
+      ).toBe('draft');
     });
 
     it('the quota resets with the UTC calendar month', async () => {
       const starter = makeWorkspace(runtime, { plan: 'starter' });
       insertPublished(runtime, starter.workspace.id, 300, runtime.clock.now());
       const item = makeContent(runtime, starter.workspace, { target_platforms: ['twitter'] });
-      expectError(await call(server, 'POST', `/api/v1/content/${item.id}/publish`, { headers: starter.headers }), 403, 'quota_exceeded');
+      expectError(
+        await call(server, 'POST', `/api/v1/content/${item.id}/publish`, { headers: starter.headers }),
+        403,
+        'quota_exceeded',
+      );
       runtime.clock.set('2026-04-01T00:00:00.000Z');
-      expect((await call(server, 'POST', `/api/v1/content/${item.id}/publish`, { headers: starter.headers })).status).toBe(202);
+      expect(
+        (await call(server, 'POST', `/api/v1/content/${item.id}/publish`, { headers: starter.headers })).status,
+      ).toBe(202);
     });
   });
 
@@ -329,7 +388,9 @@ describe('REST errors', () => {
       const html = await (await server.request('/docs/errors')).text();
       expect(html).toContain('<th>What to do</th>');
       for (const code of ERROR_CODES) {
-        const row = new RegExp(`<tr id="${code}"><td>\\d{3}</td><td><code>${code}</code></td><td>([^<]{10,})</td><td>([^<]{10,})</td></tr>`).exec(html);
+        const row = new RegExp(
+          `<tr id="${code}"><td>\\d{3}</td><td><code>${code}</code></td><td>([^<]{10,})</td><td>([^<]{10,})</td></tr>`,
+        ).exec(html);
         expect(row, code).not.toBeNull();
       }
       expect(html.match(/<tr id=/g)).toHaveLength(ERROR_CODES.length);

@@ -30,7 +30,9 @@ describe('Idempotency-Key on POST', () => {
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(second.body).toEqual(first.body);
     // The replay is a request too: it counts against the write bucket and says so.
-    expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(Number(first.headers.get('x-ratelimit-remaining')) - 1);
+    expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(
+      Number(first.headers.get('x-ratelimit-remaining')) - 1,
+    );
     expect(runtime.db.select().from(content).all()).toHaveLength(1);
     expect(runtime.db.select().from(events).where(eq(events.type, 'content.created')).all()).toHaveLength(1);
   });
@@ -44,7 +46,13 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('answers 409 idempotency_conflict while the first request is in flight', async () => {
-    claimIdempotencyKey(runtime, { workspaceId: ws.workspace.id, key: 'k-3', method: 'POST', path: '/api/v1/content', body: { caption: 'x' } });
+    claimIdempotencyKey(runtime, {
+      workspaceId: ws.workspace.id,
+      key: 'k-3',
+      method: 'POST',
+      path: '/api/v1/content',
+      body: { caption: 'x' },
+    });
     const conflict = await post('k-3', { caption: 'x' });
     expect(conflict.status).toBe(409);
     expect(conflict.body.error.code).toBe('idempotency_conflict');
@@ -84,7 +92,14 @@ describe('Idempotency-Key on POST', () => {
       expect(res.body.error.details.formErrors[0]).toMatch(/nested more than 32 levels/);
     }
     const atLimit = `{"caption":"fine","x":${'['.repeat(31)}${']'.repeat(31)}}`;
-    expect((await call(server, 'POST', '/api/v1/content', { headers: { ...ws.headers, 'idempotency-key': 'k-ok' }, rawBody: atLimit })).status).toBe(201);
+    expect(
+      (
+        await call(server, 'POST', '/api/v1/content', {
+          headers: { ...ws.headers, 'idempotency-key': 'k-ok' },
+          rawBody: atLimit,
+        })
+      ).status,
+    ).toBe(201);
     expect(runtime.db.select().from(content).all()).toHaveLength(1);
   });
 

@@ -24,7 +24,8 @@ describe('REST content: cross-workspace isolation', () => {
   });
   afterEach(() => server.close());
 
-  const as = (ws: TestWorkspace, method: string, path: string, body?: unknown) => call(server, method, path, { headers: ws.headers, body });
+  const as = (ws: TestWorkspace, method: string, path: string, body?: unknown) =>
+    call(server, method, path, { headers: ws.headers, body });
 
   const attempts: Array<[string, string, string, unknown]> = [
     ['GET /content/{id}', 'GET', '', undefined],
@@ -78,12 +79,22 @@ describe('REST content: cross-workspace isolation', () => {
 
   describe('lists', () => {
     it('never show another workspace: all statuses, filters and cursors', async () => {
-      const bItems = [makeContent(runtime, b.workspace, { caption: 'B one' }), makeContent(runtime, b.workspace, { caption: 'B two' })];
+      const bItems = [
+        makeContent(runtime, b.workspace, { caption: 'B one' }),
+        makeContent(runtime, b.workspace, { caption: 'B two' }),
+      ];
       const archived = makeContent(runtime, a.workspace, { caption: 'A archived' });
       forceStatus(runtime, archived.id, 'archived');
       const bIds = new Set(bItems.map((i) => i.id));
 
-      for (const query of ['', '?status=approved', '?status=archived', '?status=draft', '?content_type=single_image', '?limit=100']) {
+      for (const query of [
+        '',
+        '?status=approved',
+        '?status=archived',
+        '?status=draft',
+        '?content_type=single_image',
+        '?limit=100',
+      ]) {
         const res = await as(b, 'GET', `/api/v1/content${query}`);
         expect(res.status).toBe(200);
         for (const c of res.body.data) expect(bIds.has(c.id), `${query}: ${c.caption}`).toBe(true);
@@ -113,7 +124,9 @@ describe('REST content: cross-workspace isolation', () => {
 
   it('two keys of one workspace see the same items', async () => {
     const second = makeKey(runtime, a.workspace.id);
-    const res = await call(server, 'GET', `/api/v1/content/${item.id}`, { headers: { authorization: `Bearer ${second.apiKey}` } });
+    const res = await call(server, 'GET', `/api/v1/content/${item.id}`, {
+      headers: { authorization: `Bearer ${second.apiKey}` },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual(item);
   });

@@ -13,7 +13,19 @@ import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { EXECUTABLES, FIXTURES, png } from '../fixtures/media/files.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const RESOURCE_KEYS = ['asset_type', 'created_at', 'filename', 'height', 'id', 'mime_type', 'object', 'size_bytes', 'tags', 'url', 'width'];
+const RESOURCE_KEYS = [
+  'asset_type',
+  'created_at',
+  'filename',
+  'height',
+  'id',
+  'mime_type',
+  'object',
+  'size_bytes',
+  'tags',
+  'url',
+  'width',
+];
 
 /** POST /media_assets, the public file URL and GET /media-library (SPEC.md Other endpoints; README, Media). */
 describe('REST media', () => {
@@ -40,7 +52,11 @@ describe('REST media', () => {
     for (const tag of options.tags ?? []) body.append('tags', tag);
     return body;
   };
-  const upload = async (bytes: Uint8Array, filename: string, options: { type?: string; tags?: string[]; path?: string; headers?: Record<string, string> } = {}) => {
+  const upload = async (
+    bytes: Uint8Array,
+    filename: string,
+    options: { type?: string; tags?: string[]; path?: string; headers?: Record<string, string> } = {},
+  ) => {
     const res = await server.request(options.path ?? '/api/v1/media_assets', {
       method: 'POST',
       headers: options.headers ?? auth(),
@@ -98,7 +114,13 @@ describe('REST media', () => {
     it('classifies by content: a PNG sent as clip.mp4 with video/mp4 is a PNG image', async () => {
       const bytes = png(7, 5);
       const asset = await uploaded(bytes, 'clip.mp4', { type: 'video/mp4' });
-      expect(asset).toMatchObject({ asset_type: 'image', mime_type: 'image/png', width: 7, height: 5, filename: 'clip.mp4' });
+      expect(asset).toMatchObject({
+        asset_type: 'image',
+        mime_type: 'image/png',
+        width: 7,
+        height: 5,
+        filename: 'clip.mp4',
+      });
       expect(asset.url).toMatch(/\.png$/);
     });
 
@@ -150,7 +172,10 @@ describe('REST media', () => {
     });
 
     it('answers 415 to a JSON body', async () => {
-      const res = await call(server, 'POST', '/api/v1/media_assets', { headers: ws.headers, body: { url: 'https://x.test/a.png' } });
+      const res = await call(server, 'POST', '/api/v1/media_assets', {
+        headers: ws.headers,
+        body: { url: 'https://x.test/a.png' },
+      });
       expectError(res, 415, 'unsupported_media_type');
     });
 
@@ -166,7 +191,11 @@ describe('REST media', () => {
       expect(new Set(results.map((r) => r.url)).size).toBe(12);
       expect(results.map((r) => r.width)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
       expect(rows()).toHaveLength(12);
-      expect(filesOnDisk().sort()).toEqual(rows().map((r) => r.storageKey).sort());
+      expect(filesOnDisk().sort()).toEqual(
+        rows()
+          .map((r) => r.storageKey)
+          .sort(),
+      );
       for (const r of results) {
         const served = await fetchUrl(r.url);
         expect(Buffer.from(await served.arrayBuffer())).toEqual(Buffer.from(png(r.width, 2)));
@@ -241,7 +270,11 @@ describe('REST media', () => {
           `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 1000000\r\n\r\n`,
       );
       socket.write(Buffer.concat([Buffer.from(head), padded(png(2, 2), 200_000)]));
-      await eventually('the partial file is being written', () => filesOnDisk().some((f) => f.endsWith('.part')), 5_000);
+      await eventually(
+        'the partial file is being written',
+        () => filesOnDisk().some((f) => f.endsWith('.part')),
+        5_000,
+      );
       socket.destroy();
       await eventually('the partial file is gone', () => filesOnDisk().length === 0, 5_000);
       expect(rows()).toEqual([]);
@@ -327,7 +360,12 @@ describe('REST media', () => {
 
     it('answers 404 with the error envelope for an unknown key, a wrong extension or a bad name', async () => {
       const path = asset.url.slice(BASE_URL.length);
-      for (const bad of [`/media/${'A'.repeat(32)}.png`, path.replace(/\.png$/, '.jpg'), '/media/..%2Fservice.db', `${path}.png`]) {
+      for (const bad of [
+        `/media/${'A'.repeat(32)}.png`,
+        path.replace(/\.png$/, '.jpg'),
+        '/media/..%2Fservice.db',
+        `${path}.png`,
+      ]) {
         const res = await call(server, 'GET', bad);
         expectError(res, 404, 'not_found');
         expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -342,14 +380,17 @@ describe('REST media', () => {
   });
 
   describe('GET /api/v1/media-library', () => {
-    const list = (query = '', w: TestWorkspace = ws) => call(server, 'GET', `/api/v1/media-library${query}`, { headers: w.headers });
+    const list = (query = '', w: TestWorkspace = ws) =>
+      call(server, 'GET', `/api/v1/media-library${query}`, { headers: w.headers });
     const video = () => FIXTURES.find((f) => f.mimeType === 'video/mp4')!;
 
     it('lists newest first, filters by asset_type and pages with the cursor', async () => {
       const made: any[] = [];
       for (let i = 0; i < 5; i++) {
         runtime.clock.advance(1_000);
-        made.push(i % 2 === 0 ? await uploaded(png(i + 1, 1), `p${i}.png`) : await uploaded(video().bytes, `v${i}.mp4`));
+        made.push(
+          i % 2 === 0 ? await uploaded(png(i + 1, 1), `p${i}.png`) : await uploaded(video().bytes, `v${i}.mp4`),
+        );
       }
       const all = await list();
       expect(all.status).toBe(200);

@@ -16,9 +16,15 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A runtime whose logger writes into `lines` (one parsed JSON object per line). */
-function capturedRuntime(env: Record<string, string> = {}): { runtime: TestRuntime; lines: Array<Record<string, any>> } {
+function capturedRuntime(env: Record<string, string> = {}): {
+  runtime: TestRuntime;
+  lines: Array<Record<string, any>>;
+} {
   const lines: Array<Record<string, any>> = [];
-  const log = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line)) } });
+  const log = createLogger({
+    level: 'info',
+    destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
+  });
   return { runtime: { ...testRuntime({ env: { ...baseEnv, ...env } }), log }, lines };
 }
 
@@ -41,7 +47,10 @@ describe('request ids and logs', () => {
   afterEach(() => server.close());
 
   it('echoes a sane X-Request-Id on successes and generates one otherwise; failures carry none (SPEC.md, Errors)', async () => {
-    const created = await call(server, 'POST', '/api/v1/content', { headers: { ...ws.headers, 'x-request-id': 'client-42.a:b/c+d=' }, body: { caption: 'x' } });
+    const created = await call(server, 'POST', '/api/v1/content', {
+      headers: { ...ws.headers, 'x-request-id': 'client-42.a:b/c+d=' },
+      body: { caption: 'x' },
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get('x-request-id')).toBe('client-42.a:b/c+d=');
 
@@ -53,14 +62,20 @@ describe('request ids and logs', () => {
     // "There is no param field, no request_id and no X-Request-Id header" on a failure.
     const unauthenticated = await call(server, 'GET', '/api/v1/me');
     expect(unauthenticated.status).toBe(401);
-    const invalid = await call(server, 'POST', '/api/v1/content', { headers: { ...ws.headers, 'x-request-id': 'bad-body' }, rawBody: '{' });
+    const invalid = await call(server, 'POST', '/api/v1/content', {
+      headers: { ...ws.headers, 'x-request-id': 'bad-body' },
+      rawBody: '{',
+    });
     expect(invalid.status).toBe(400);
     const unknown = await call(server, 'GET', '/nowhere', { headers: { 'x-request-id': 'lost' } });
     expect(unknown.status).toBe(404);
     const wrongMethod = await call(server, 'PUT', '/api/v1/content', { headers: ws.headers });
     expect(wrongMethod.status).toBe(405);
     const replayedFailure = async () =>
-      call(server, 'POST', '/api/v1/content', { headers: { ...ws.headers, 'idempotency-key': 'fails-twice', 'x-request-id': 'replay' }, body: { caption: '' } });
+      call(server, 'POST', '/api/v1/content', {
+        headers: { ...ws.headers, 'idempotency-key': 'fails-twice', 'x-request-id': 'replay' },
+        body: { caption: '' },
+      });
     expect((await replayedFailure()).status).toBe(400);
     const replay = await replayedFailure();
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
@@ -69,14 +84,23 @@ describe('request ids and logs', () => {
       expect(failure.body.error).not.toHaveProperty('request_id');
     }
     // Two requests never share an id.
-    const ids = new Set(await Promise.all([1, 2, 3].map(async () => (await call(server, 'GET', '/healthz')).headers.get('x-request-id'))));
+    const ids = new Set(
+      await Promise.all([1, 2, 3].map(async () => (await call(server, 'GET', '/healthz')).headers.get('x-request-id'))),
+    );
     expect(ids.size).toBe(3);
   });
 
   it('writes one access line per request with the method, the route pattern, the status and the duration', async () => {
-    const created = await call(server, 'POST', '/api/v1/content', { headers: { ...ws.headers, 'x-request-id': 'create-1' }, body: { caption: 'x' } });
-    await call(server, 'GET', `/api/v1/content/${created.body.id}`, { headers: { ...ws.headers, 'x-request-id': 'read-1' } });
-    await call(server, 'GET', '/api/v1/content/00000000-0000-7000-8000-000000000000', { headers: { ...ws.headers, 'x-request-id': 'missing-1' } });
+    const created = await call(server, 'POST', '/api/v1/content', {
+      headers: { ...ws.headers, 'x-request-id': 'create-1' },
+      body: { caption: 'x' },
+    });
+    await call(server, 'GET', `/api/v1/content/${created.body.id}`, {
+      headers: { ...ws.headers, 'x-request-id': 'read-1' },
+    });
+    await call(server, 'GET', '/api/v1/content/00000000-0000-7000-8000-000000000000', {
+      headers: { ...ws.headers, 'x-request-id': 'missing-1' },
+    });
     await call(server, 'GET', `/unknown/${created.body.id}`, { headers: { 'x-request-id': 'unmatched-1' } });
 
     const access = lines.filter((line) => line.msg === 'request');
@@ -97,7 +121,12 @@ describe('request ids and logs', () => {
     // A table gone under the service: every content request now fails with an unexpected error.
     runtime.db.$client.exec('ALTER TABLE content RENAME TO content_gone');
     const [first, second] = await Promise.all(
-      ['broken-1', 'broken-2'].map((id) => call(server, 'POST', '/api/v1/content', { headers: { ...ws.headers, 'x-request-id': id }, body: { caption: 'x' } })),
+      ['broken-1', 'broken-2'].map((id) =>
+        call(server, 'POST', '/api/v1/content', {
+          headers: { ...ws.headers, 'x-request-id': id },
+          body: { caption: 'x' },
+        }),
+      ),
     );
     expect([first.status, second.status]).toEqual([500, 500]);
     const errors = lines.filter((line) => line.msg === 'Unexpected error');
@@ -114,16 +143,25 @@ describe('request ids and logs', () => {
     const receiver = await startReceiver();
     try {
       receiver.respondWith('hang');
-      const hook = await call(hookedServer, 'POST', '/api/v1/webhooks', { headers: hookedWs.headers, body: { url: `${receiver.url}/hook` } });
+      const hook = await call(hookedServer, 'POST', '/api/v1/webhooks', {
+        headers: hookedWs.headers,
+        body: { url: `${receiver.url}/hook` },
+      });
       const client = new AbortController();
       // The test delivery waits on the receiver, which never answers; the client gives up first.
       const testing = hookedServer
-        .request(`/api/v1/webhooks/${hook.body.id}/test`, { method: 'POST', headers: { ...hookedWs.headers, 'x-request-id': 'gave-up' }, signal: client.signal })
+        .request(`/api/v1/webhooks/${hook.body.id}/test`, {
+          method: 'POST',
+          headers: { ...hookedWs.headers, 'x-request-id': 'gave-up' },
+          signal: client.signal,
+        })
         .catch(() => 'aborted');
       await receiver.waitForRequests(1);
       client.abort();
       expect(await testing).toBe('aborted');
-      await eventually('the access line is written', () => hooked.lines.some((line) => line.request_id === 'gave-up' && line.msg === 'request'));
+      await eventually('the access line is written', () =>
+        hooked.lines.some((line) => line.request_id === 'gave-up' && line.msg === 'request'),
+      );
       expect(hooked.lines.find((line) => line.request_id === 'gave-up' && line.msg === 'request')).toMatchObject({
         route: '/api/v1/webhooks/:id/test',
         status: 499,
@@ -141,7 +179,9 @@ describe('request ids and logs', () => {
       runtime.log.info('second');
     });
     runtime.log.info('outside');
-    const [first, second, outside] = ['first', 'second', 'outside'].map((msg) => lines.find((line) => line.msg === msg)!);
+    const [first, second, outside] = ['first', 'second', 'outside'].map((msg) =>
+      lines.find((line) => line.msg === msg)!,
+    );
     expect(first).toMatchObject({ request_id: 'r', detail: 1 });
     expect(second).toMatchObject({ request_id: 'r' });
     expect(second).not.toHaveProperty('detail');
@@ -155,7 +195,11 @@ describe('request ids and logs', () => {
     };
     // Queued in one turn of the event loop: one batch, run on the first one's call stack.
     await Promise.all([logged('a'), logged(null), logged('b')]);
-    expect(lines.filter((line) => line.msg === 'inside').map((line) => line.request_id ?? null)).toEqual(['a', null, 'b']);
+    expect(lines.filter((line) => line.msg === 'inside').map((line) => line.request_id ?? null)).toEqual([
+      'a',
+      null,
+      'b',
+    ]);
   });
 });
 
@@ -196,16 +240,29 @@ describe('GET /metrics', () => {
     expect(sample(after, read)).toBe(2);
     expect(sample(after, `http_requests_total{method="DELETE",route="/api/v1/content/:id",status="404"}`)).toBe(1);
     expect(sample(after, `http_requests_total{method="GET",route="unmatched",status="404"}`)).toBe(1);
-    expect(sample(after, `http_request_duration_seconds_count{method="GET",route="/api/v1/content/:id",status="200"}`)).toBe(2);
-    expect(sample(after, `http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/api/v1/content/:id",status="200"}`)).toBe(2);
+    expect(
+      sample(after, `http_request_duration_seconds_count{method="GET",route="/api/v1/content/:id",status="200"}`),
+    ).toBe(2);
+    expect(
+      sample(
+        after,
+        `http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/api/v1/content/:id",status="200"}`,
+      ),
+    ).toBe(2);
     expect(after).not.toContain(created.body.id);
   });
 
   it('shows the publishing queue and what publishing came to', async () => {
     connectAccounts(runtime, ws.workspace, ['twitter']);
     for (let i = 0; i < 2; i++) {
-      const item = await call(server, 'POST', '/api/v1/content', { headers: ws.headers, body: { caption: `post ${i}`, content_type: 'text_only', target_platforms: ['twitter', 'linkedin'] } });
-      expect((await call(server, 'POST', `/api/v1/content/${item.body.id}/publish`, { headers: ws.headers, body: {} })).status).toBe(202);
+      const item = await call(server, 'POST', '/api/v1/content', {
+        headers: ws.headers,
+        body: { caption: `post ${i}`, content_type: 'text_only', target_platforms: ['twitter', 'linkedin'] },
+      });
+      expect(
+        (await call(server, 'POST', `/api/v1/content/${item.body.id}/publish`, { headers: ws.headers, body: {} }))
+          .status,
+      ).toBe(202);
     }
     runtime.clock.advance(90_000);
     const queued = await scrape();
@@ -226,10 +283,14 @@ describe('GET /metrics', () => {
   });
 
   it('shows the webhook delivery queue and the delivery outcomes', async () => {
-    const hook = await call(server, 'POST', '/api/v1/webhooks', { headers: ws.headers, body: { url: `${receiver.url}/hook`, events: ['content.created'] } });
+    const hook = await call(server, 'POST', '/api/v1/webhooks', {
+      headers: ws.headers,
+      body: { url: `${receiver.url}/hook`, events: ['content.created'] },
+    });
     expect(hook.status).toBe(201);
     receiver.respondWith({ status: 500 });
-    for (let i = 0; i < 3; i++) await call(server, 'POST', '/api/v1/content', { headers: ws.headers, body: { caption: `c${i}` } });
+    for (let i = 0; i < 3; i++)
+      await call(server, 'POST', '/api/v1/content', { headers: ws.headers, body: { caption: `c${i}` } });
     fanOutAllEvents(runtime);
     runtime.clock.advance(5_000);
     const queued = await scrape();
@@ -257,7 +318,9 @@ describe('GET /metrics', () => {
     const guardedServer = await startTestServer(guarded);
     try {
       expect((await guardedServer.request('/metrics')).status).toBe(401);
-      expect((await guardedServer.request('/metrics', { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+      expect((await guardedServer.request('/metrics', { headers: { authorization: 'Bearer wrong' } })).status).toBe(
+        401,
+      );
       const ok = await guardedServer.request('/metrics', { headers: { authorization: `Bearer ${token}` } });
       expect(ok.status).toBe(200);
       expect(await ok.text()).toContain('http_requests_total');

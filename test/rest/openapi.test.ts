@@ -18,7 +18,10 @@ function expressRoutes(app: any): string[] {
         const methods = Object.keys(layer.route.methods).filter((m) => m !== '_all');
         for (const method of methods.length > 0 ? methods : ['all']) found.push(`${method.toUpperCase()} ${path}`);
       } else if (Array.isArray(layer.handle?.stack)) {
-        walk(layer.handle.stack, prefix + (typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : ''));
+        walk(
+          layer.handle.stack,
+          prefix + (typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : ''),
+        );
       }
     }
   };
@@ -28,11 +31,18 @@ function expressRoutes(app: any): string[] {
 
 const documentedRoutes = (document: any): string[] =>
   Object.entries(document.paths as Record<string, any>)
-    .flatMap(([path, item]) => Object.keys(item).filter((key) => METHODS.includes(key)).map((method) => `${method.toUpperCase()} ${path}`))
+    .flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((key) => METHODS.includes(key))
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    )
     .sort();
 
 const json = (body: unknown, status: number, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+  });
 
 describe('OpenAPI document', () => {
   let runtime: TestRuntime;
@@ -56,7 +66,9 @@ describe('OpenAPI document', () => {
   });
 
   it('describes every route the Express app serves, and no other (MCP and metrics aside)', () => {
-    const served = expressRoutes(createApp(runtime)).filter((route) => !OUTSIDE_THE_DOCUMENT.test(route.split(' ')[1]!));
+    const served = expressRoutes(createApp(runtime)).filter(
+      (route) => !OUTSIDE_THE_DOCUMENT.test(route.split(' ')[1]!),
+    );
     expect(served.length).toBeGreaterThan(30);
     expect(documentedRoutes(document)).toEqual(served);
   });
@@ -72,15 +84,23 @@ describe('OpenAPI document', () => {
         expect(operation.security, where).toBeUndefined();
         expect(operation.responses['401'], where).toBeDefined();
         const tooMany = operation.responses['429'];
-        expect(tooMany.content['application/json'].schema, where).toEqual({ $ref: '#/components/schemas/RateLimitExceeded' });
+        expect(tooMany.content['application/json'].schema, where).toEqual({
+          $ref: '#/components/schemas/RateLimitExceeded',
+        });
         expect(Object.keys(tooMany.headers).sort(), where).toEqual(['Retry-After', ...rateLimitHeaders].sort());
         const success = Object.keys(operation.responses).find((status) => status.startsWith('2'))!;
-        expect(Object.keys(operation.responses[success].headers), where).toEqual(expect.arrayContaining(rateLimitHeaders));
+        expect(Object.keys(operation.responses[success].headers), where).toEqual(
+          expect.arrayContaining(rateLimitHeaders),
+        );
       }
     }
     expect(document.components.schemas.RateLimitExceeded).toMatchObject({
       required: ['object', 'type', 'message', 'retry_after'],
-      properties: { object: { const: 'error' }, type: { const: 'rate_limit_exceeded' }, retry_after: { type: 'integer' } },
+      properties: {
+        object: { const: 'error' },
+        type: { const: 'rate_limit_exceeded' },
+        retry_after: { type: 'integer' },
+      },
     });
   });
 
@@ -96,7 +116,9 @@ describe('OpenAPI document', () => {
   });
 
   it('takes an Idempotency-Key on every authenticated POST and says when an answer is a replay', () => {
-    const posts = Object.entries(document.paths as Record<string, any>).filter(([path, item]) => item.post && path !== '/callbacks/{platform}/deauthorize' && !path.startsWith('/callbacks/'));
+    const posts = Object.entries(document.paths as Record<string, any>).filter(
+      ([path, item]) => item.post && path !== '/callbacks/{platform}/deauthorize' && !path.startsWith('/callbacks/'),
+    );
     expect(posts.length).toBeGreaterThanOrEqual(8);
     for (const [path, item] of posts) {
       expect(item.post.parameters, path).toContainEqual({ $ref: '#/components/parameters/Idempotency-Key' });
@@ -105,13 +127,18 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('writes request parameters and bodies from the operations\' input schemas', () => {
+  it("writes request parameters and bodies from the operations' input schemas", () => {
     const list = document.paths['/api/v1/content'].get;
-    expect(list.parameters).toContainEqual(expect.objectContaining({ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } }));
+    expect(list.parameters).toContainEqual(
+      expect.objectContaining({ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100 } }),
+    );
     const create = list && document.paths['/api/v1/content'].post.requestBody.content['application/json'].schema;
     expect(create.required).toEqual(['caption']);
     expect(create.properties.caption).toMatchObject({ type: 'string', minLength: 1, maxLength: 4000 });
-    expect(create.properties.status).toMatchObject({ default: 'draft', enum: ['draft', 'pending_review', 'approved', 'scheduled'] });
+    expect(create.properties.status).toMatchObject({
+      default: 'draft',
+      enum: ['draft', 'pending_review', 'approved', 'scheduled'],
+    });
     const patch = document.paths['/api/v1/content/{id}'].patch;
     expect(patch.parameters).toContainEqual(expect.objectContaining({ name: 'id', in: 'path', required: true }));
     expect(patch.requestBody.content['application/json'].schema).toMatchObject({ minProperties: 1 });
@@ -124,7 +151,8 @@ describe('OpenAPI document', () => {
 
   it('gives each error status the envelope, with the codes of that status the route can answer', () => {
     const publish = document.paths['/api/v1/content/{id}/publish'].post.responses;
-    const codes = (status: string) => publish[status].content['application/json'].schema.allOf[1].properties.error.properties.code.enum;
+    const codes = (status: string) =>
+      publish[status].content['application/json'].schema.allOf[1].properties.error.properties.code.enum;
     expect(publish['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Content' });
     expect(publish['404'].content['application/json'].schema.allOf[0]).toEqual({ $ref: '#/components/schemas/Error' });
     expect(codes('409').sort()).toEqual(['idempotency_conflict', 'invalid_state']);
@@ -147,26 +175,46 @@ describe('the response check of the REST tests', () => {
   });
 
   it('refuses a body that does not match the schema', async () => {
-    const problem = await nonConformance('GET', url('/api/v1/content'), json({ object: 'list', data: [], next_cursor: null }, 200, rateLimited));
+    const problem = await nonConformance(
+      'GET',
+      url('/api/v1/content'),
+      json({ object: 'list', data: [], next_cursor: null }, 200, rateLimited),
+    );
     expect(problem).toMatch(/does not match the OpenAPI document: .*has_more/);
-    const extra = await nonConformance('GET', url('/api/v1/content'), json({ object: 'list', data: [], has_more: false, next_cursor: null, total: 0 }, 200, rateLimited));
+    const extra = await nonConformance(
+      'GET',
+      url('/api/v1/content'),
+      json({ object: 'list', data: [], has_more: false, next_cursor: null, total: 0 }, 200, rateLimited),
+    );
     expect(extra).toMatch(/additional properties/);
   });
 
   it('refuses a status the route does not document, and an error code of another status', async () => {
-    expect(await nonConformance('GET', url('/api/v1/me'), json(envelope('invalid_state'), 409))).toMatch(/does not list for GET \/api\/v1\/me/);
-    expect(await nonConformance('GET', url('/api/v1/content/abc'), json(envelope('invalid_state'), 404))).toMatch(/does not match/);
+    expect(await nonConformance('GET', url('/api/v1/me'), json(envelope('invalid_state'), 409))).toMatch(
+      /does not list for GET \/api\/v1\/me/,
+    );
+    expect(await nonConformance('GET', url('/api/v1/content/abc'), json(envelope('invalid_state'), 404))).toMatch(
+      /does not match/,
+    );
   });
 
   it('refuses a 429 without Retry-After, and a success without the rate-limit headers', async () => {
     const body = { object: 'error', type: 'rate_limit_exceeded', message: 'Slow down.', retry_after: 12 };
     expect(await nonConformance('GET', url('/api/v1/me'), json(body, 429, rateLimited))).toMatch(/Retry-After/);
-    expect(await nonConformance('GET', url('/api/v1/webhooks'), json({ object: 'list', data: [], has_more: false, next_cursor: null }, 200))).toMatch(/X-RateLimit-Limit/);
+    expect(
+      await nonConformance(
+        'GET',
+        url('/api/v1/webhooks'),
+        json({ object: 'list', data: [], has_more: false, next_cursor: null }, 200),
+      ),
+    ).toMatch(/X-RateLimit-Limit/);
   });
 
   it('refuses anything but the 404 envelope on a path the document does not have, and the 405 on a method it does not list', async () => {
     expect(await nonConformance('GET', url('/api/v2/content'), json({}, 200))).toMatch(/not in the OpenAPI document/);
     expect(await nonConformance('PUT', url('/api/v1/content'), json(envelope('not_found'), 404))).toMatch(/has no PUT/);
-    expect(await nonConformance('PUT', url('/api/v1/content'), json(envelope('method_not_allowed'), 405))).toBeUndefined();
+    expect(
+      await nonConformance('PUT', url('/api/v1/content'), json(envelope('method_not_allowed'), 405)),
+    ).toBeUndefined();
   });
 });

@@ -7,7 +7,9 @@ import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 /** Newest first by created_at, ties broken by id, both descending: the order the spec's lists promise. */
 const newestFirst = (items: ContentResource[]) =>
-  [...items].sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1));
+  [...items].sort((a, b) =>
+    a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1,
+  );
 
 /** SPEC.md Pagination and DECISIONS.md Pagination, over REST. */
 describe('REST content pagination', () => {
@@ -52,7 +54,12 @@ describe('REST content pagination', () => {
     const items: ContentResource[] = [];
     for (let burst = 0; burst < 5; burst += 1) {
       for (let i = 0; i < 50; i += 1) {
-        items.push(makeContent(runtime, ws.workspace, { caption: `b${burst} i${i}`, content_type: i % 2 ? 'reel' : 'text_only' }));
+        items.push(
+          makeContent(runtime, ws.workspace, {
+            caption: `b${burst} i${i}`,
+            content_type: i % 2 ? 'reel' : 'text_only',
+          }),
+        );
       }
       runtime.clock.advance(1000);
     }
@@ -97,9 +104,14 @@ describe('REST content pagination', () => {
       const items = seed250();
       const approved = items.filter((_, i) => i % 3 === 0);
       for (const item of approved) {
-        expect((await call(server, 'PATCH', `/api/v1/content/${item.id}`, { headers: ws.headers, body: { status: 'approved' } })).status).toBe(
-          200,
-        );
+        expect(
+          (
+            await call(server, 'PATCH', `/api/v1/content/${item.id}`, {
+              headers: ws.headers,
+              body: { status: 'approved' },
+            })
+          ).status,
+        ).toBe(200);
       }
       const { ids } = await walk({ limit: '7', status: 'approved' });
       expect(ids).toEqual(newestFirst(approved).map((i) => i.id));
@@ -140,25 +152,38 @@ describe('REST content pagination', () => {
       const items = seed250();
       const res = await list(`?limit=10&cursor=${encodeURIComponent(cursor)}`);
       expect(res.status).toBe(200);
-      expect(res.body.data.map((c: ContentResource) => c.id)).toEqual(newestFirst(items).slice(0, 10).map((i) => i.id));
+      expect(res.body.data.map((c: ContentResource) => c.id)).toEqual(
+        newestFirst(items)
+          .slice(0, 10)
+          .map((i) => i.id),
+      );
     });
 
     it('a truncated cursor is dropped: the first page, no error', async () => {
       const items = seed250();
-      const firstPage = newestFirst(items).slice(0, 10).map((i) => i.id);
+      const firstPage = newestFirst(items)
+        .slice(0, 10)
+        .map((i) => i.id);
       const page = await list('?limit=10');
       const cursor: string = page.body.next_cursor;
       for (const cut of [1, 4, 8, cursor.length - 1]) {
         const res = await list(`?limit=10&cursor=${encodeURIComponent(cursor.slice(0, -cut))}`);
         expect(res.status, `cut ${cut}`).toBe(200);
-        expect(res.body.data.map((c: ContentResource) => c.id), `cursor cut by ${cut} characters`).toEqual(firstPage);
+        expect(
+          res.body.data.map((c: ContentResource) => c.id),
+          `cursor cut by ${cut} characters`,
+        ).toEqual(firstPage);
       }
     });
 
     it('an empty cursor is the first page', async () => {
       const items = seed250();
       const res = await list('?limit=3&cursor=');
-      expect(res.body.data.map((c: ContentResource) => c.id)).toEqual(newestFirst(items).slice(0, 3).map((i) => i.id));
+      expect(res.body.data.map((c: ContentResource) => c.id)).toEqual(
+        newestFirst(items)
+          .slice(0, 3)
+          .map((i) => i.id),
+      );
     });
 
     it('a cursor keeps working later: cursors do not expire', async () => {

@@ -16,7 +16,10 @@ const LIMIT = 6;
 function childEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !/^(PORT|HOST|DATA_DIR|DATABASE_FILE|PUBLIC_BASE_URL|RATE_LIMIT_\w+|BODY_LIMIT_BYTES|RUN_SCHEDULERS)$/.test(name)) {
+    if (
+      value !== undefined &&
+      !/^(PORT|HOST|DATA_DIR|DATABASE_FILE|PUBLIC_BASE_URL|RATE_LIMIT_\w+|BODY_LIMIT_BYTES|RUN_SCHEDULERS)$/.test(name)
+    ) {
       env[name] = value;
     }
   }
@@ -39,7 +42,9 @@ function startServeProcess(env: Record<string, string>): { child: ChildProcess; 
       if (match) resolveReady(match[1]);
     });
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening:\n${stdout}\n${stderr}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`serve exited with ${code} before listening:\n${stdout}\n${stderr}`)),
+    );
   });
   return { child, ready };
 }
@@ -103,7 +108,10 @@ describe('REST rate limits across two processes on one database file', () => {
 
   it('the child sees workspaces and items written by this process', async () => {
     const ws = makeWorkspace(runtime);
-    const created = await call(server, 'POST', '/api/v1/content', { headers: ws.headers, body: { caption: 'from the test process' } });
+    const created = await call(server, 'POST', '/api/v1/content', {
+      headers: ws.headers,
+      body: { caption: 'from the test process' },
+    });
     const res = await viaChild(ws);
     expect(res.status).toBe(200);
     expect(res.body.data.map((c: { id: string }) => c.id)).toEqual([created.body.id]);

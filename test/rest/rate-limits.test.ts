@@ -33,7 +33,8 @@ describe('REST rate limits', () => {
     server = await startTestServer(runtime);
     return makeWorkspace(runtime);
   }
-  const as = (ws: TestWorkspace, method: string, path: string, body?: unknown) => call(server, method, path, { headers: ws.headers, body });
+  const as = (ws: TestWorkspace, method: string, path: string, body?: unknown) =>
+    call(server, method, path, { headers: ws.headers, body });
 
   /** The 429 of SPEC.md Limits 2, not the error envelope, plus Retry-After. */
   function expect429(res: Reply, retryAfter: number, limit: number): void {
@@ -59,7 +60,10 @@ describe('REST rate limits', () => {
         ['me', await as(ws, 'GET', '/api/v1/me')],
         ['create', await as(ws, 'POST', '/api/v1/content', { caption: 'x' })],
         ['404 missing id', await as(ws, 'GET', '/api/v1/content/00000000-0000-4000-8000-000000000000')],
-        ['404 missing id on PATCH', await as(ws, 'PATCH', '/api/v1/content/00000000-0000-4000-8000-000000000000', { caption: 'x' })],
+        [
+          '404 missing id on PATCH',
+          await as(ws, 'PATCH', '/api/v1/content/00000000-0000-4000-8000-000000000000', { caption: 'x' }),
+        ],
         ['400 schema', await as(ws, 'POST', '/api/v1/content', { caption: '' })],
         ['400 malformed JSON', await call(server, 'POST', '/api/v1/content', { headers: ws.headers, rawBody: '{' })],
         ['400 no_updates', await as(ws, 'PATCH', `/api/v1/content/${draft.id}`, {})],
@@ -86,10 +90,16 @@ describe('REST rate limits', () => {
 
     it('writes report the write bucket, reads the read bucket', async () => {
       const ws = await start({ RATE_LIMIT_READ: '50', RATE_LIMIT_WRITE: '7' });
-      expect(limits(await as(ws, 'POST', '/api/v1/content', { caption: 'x' }))).toMatchObject({ limit: 7, remaining: 6 });
+      expect(limits(await as(ws, 'POST', '/api/v1/content', { caption: 'x' }))).toMatchObject({
+        limit: 7,
+        remaining: 6,
+      });
       expect(limits(await as(ws, 'GET', '/api/v1/content'))).toMatchObject({ limit: 50, remaining: 49 });
       const item = makeContent(runtime, ws.workspace);
-      expect(limits(await as(ws, 'PATCH', `/api/v1/content/${item.id}`, { caption: 'y' }))).toMatchObject({ limit: 7, remaining: 5 });
+      expect(limits(await as(ws, 'PATCH', `/api/v1/content/${item.id}`, { caption: 'y' }))).toMatchObject({
+        limit: 7,
+        remaining: 5,
+      });
       expect(limits(await as(ws, 'DELETE', `/api/v1/content/${item.id}`))).toMatchObject({ limit: 7, remaining: 4 });
     });
 
@@ -182,7 +192,10 @@ describe('REST rate limits', () => {
       expect(res.status).toBe(202);
       expect(limits(res)).toEqual({ limit: 30, remaining: 29, reset: RESET });
       // The publish also took one write.
-      expect(limits(await as(ws, 'POST', '/api/v1/content', { caption: 'x' }))).toMatchObject({ limit: 60, remaining: 58 });
+      expect(limits(await as(ws, 'POST', '/api/v1/content', { caption: 'x' }))).toMatchObject({
+        limit: 60,
+        remaining: 58,
+      });
     });
 
     it('headers report the bucket with the least remaining: write', async () => {
@@ -200,7 +213,10 @@ describe('REST rate limits', () => {
       expect((await as(ws, 'POST', `/api/v1/content/${item.id}/publish`)).status).toBe(202);
       for (let i = 0; i < 3; i += 1) expect429(await as(ws, 'POST', `/api/v1/content/${item.id}/publish`), 30, 1);
       // 5 writes: one by the publish that passed, none by the three refused, this one.
-      expect(limits(await as(ws, 'POST', '/api/v1/content', { caption: 'x' }))).toMatchObject({ limit: 5, remaining: 3 });
+      expect(limits(await as(ws, 'POST', '/api/v1/content', { caption: 'x' }))).toMatchObject({
+        limit: 5,
+        remaining: 3,
+      });
     });
 
     it('an empty write bucket refuses the publish and leaves the publish bucket untouched', async () => {
@@ -239,13 +255,21 @@ describe('REST rate limits', () => {
       expect((await as(a, 'GET', '/api/v1/content')).status).toBe(429);
       expect((await as(a, 'POST', '/api/v1/content', { caption: 'x' })).status).toBe(429);
       expect(limits(await as(b, 'GET', '/api/v1/content'))).toEqual({ limit: 2, remaining: 1, reset: RESET });
-      expect(limits(await as(b, 'POST', '/api/v1/content', { caption: 'x' }))).toEqual({ limit: 1, remaining: 0, reset: RESET });
+      expect(limits(await as(b, 'POST', '/api/v1/content', { caption: 'x' }))).toEqual({
+        limit: 1,
+        remaining: 0,
+        reset: RESET,
+      });
     });
   });
 
   it('a refused request is still authenticated first: a bad key gets 401, not 429', async () => {
     const ws = await start({ RATE_LIMIT_READ: '1' });
     await as(ws, 'GET', '/api/v1/content');
-    expectError(await call(server, 'GET', '/api/v1/content', { headers: { authorization: 'Bearer np_live_nope' } }), 401, 'invalid_key');
+    expectError(
+      await call(server, 'GET', '/api/v1/content', { headers: { authorization: 'Bearer np_live_nope' } }),
+      401,
+      'invalid_key',
+    );
   });
 });

@@ -19,9 +19,14 @@ describe('REST social accounts', () => {
   });
   afterEach(() => server.close());
 
-  const list = (headers: Record<string, string> = ws.headers) => call(server, 'GET', '/api/v1/social-accounts', { headers });
-  const connect = (workspace: TestWorkspace, platform: string, username: string, extra: { platformUserId?: string; displayName?: string } = {}) =>
-    connectSocialAccount(runtime, { workspaceId: workspace.workspace.id, platform, username, ...extra });
+  const list = (headers: Record<string, string> = ws.headers) =>
+    call(server, 'GET', '/api/v1/social-accounts', { headers });
+  const connect = (
+    workspace: TestWorkspace,
+    platform: string,
+    username: string,
+    extra: { platformUserId?: string; displayName?: string } = {},
+  ) => connectSocialAccount(runtime, { workspaceId: workspace.workspace.id, platform, username, ...extra });
 
   it('answers an empty list envelope for a workspace without accounts', async () => {
     const res = await list();
@@ -56,7 +61,11 @@ describe('REST social accounts', () => {
       created_at: '2026-03-10T12:00:30.000Z',
     });
     expect(res.body.data[1]).toMatchObject({ platform: 'linkedin', is_active: false, display_name: null });
-    expect(res.body.data[0]).toMatchObject({ platform: 'instagram', is_active: true, created_at: '2026-03-10T12:00:32.000Z' });
+    expect(res.body.data[0]).toMatchObject({
+      platform: 'instagram',
+      is_active: true,
+      created_at: '2026-03-10T12:00:32.000Z',
+    });
   });
 
   it('never shows another workspace its accounts, even for the same platform user', async () => {
@@ -76,6 +85,10 @@ describe('REST social accounts', () => {
     const post = await call(server, 'POST', '/api/v1/social-accounts', { headers: ws.headers, body: {} });
     expectError(post, 405, 'method_not_allowed');
     expect(post.headers.get('allow')).toBe('GET, HEAD');
-    expectError(await call(server, 'DELETE', '/api/v1/social-accounts', { headers: ws.headers }), 405, 'method_not_allowed');
+    expectError(
+      await call(server, 'DELETE', '/api/v1/social-accounts', { headers: ws.headers }),
+      405,
+      'method_not_allowed',
+    );
   });
 });

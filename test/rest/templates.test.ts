@@ -32,7 +32,14 @@ interface SeedEntry {
   source_platform: string;
   content_type: string;
   example_caption: string;
-  engagement: { views: number; likes: number; comments: number; shares: number; saves: number; engagement_rate: number };
+  engagement: {
+    views: number;
+    likes: number;
+    comments: number;
+    shares: number;
+    saves: number;
+    engagement_rate: number;
+  };
   niches: string[];
   created_at: string;
 }
@@ -66,7 +73,8 @@ describe('templates seed file (db/seed/templates.json)', () => {
     expect(new Set(SEED.map((e) => e.content_type)).size).toBeGreaterThanOrEqual(5);
     expect(new Set(SEED.flatMap((e) => e.niches)).size).toBeGreaterThanOrEqual(8);
     expect(new Set(idsOf(SEED)).size).toBe(SEED.length);
-    for (const platform of PLATFORMS) expect(SEED.filter((e) => e.source_platform === platform).length, platform).toBeGreaterThanOrEqual(5);
+    for (const platform of PLATFORMS)
+      expect(SEED.filter((e) => e.source_platform === platform).length, platform).toBeGreaterThanOrEqual(5);
   });
 
   it('gives engagement_rate as (likes + comments + shares + saves) / views rounded to 4 decimals', () => {
@@ -78,7 +86,8 @@ describe('templates seed file (db/seed/templates.json)', () => {
   });
 
   it('has example captions that fit their platform (X weighted 280, Instagram 30 hashtags, ...) and distinct created_at spread over time', () => {
-    for (const entry of SEED) expect(textViolations(entry.source_platform as never, entry.example_caption), entry.name).toEqual([]);
+    for (const entry of SEED)
+      expect(textViolations(entry.source_platform as never, entry.example_caption), entry.name).toEqual([]);
     const times = SEED.map((e) => Date.parse(e.created_at));
     expect(times.every((t) => Number.isFinite(t))).toBe(true);
     expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(180 * 86_400_000);
@@ -97,7 +106,8 @@ describe('REST templates', () => {
   });
   afterEach(() => server.close());
 
-  const get = (query = '', headers: Record<string, string> = ws.headers) => call(server, 'GET', `/api/v1/templates${query}`, { headers });
+  const get = (query = '', headers: Record<string, string> = ws.headers) =>
+    call(server, 'GET', `/api/v1/templates${query}`, { headers });
   const list = async (query = '', headers: Record<string, string> = ws.headers) => {
     const res = await get(query, headers);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -132,9 +142,18 @@ describe('REST templates', () => {
     for (const template of body.data) {
       expect(Object.keys(template).sort()).toEqual(RESOURCE_KEYS);
       expect(Object.keys(template.structure).sort()).toEqual(['body', 'call_to_action', 'hook']);
-      expect(Object.keys(template.engagement).sort()).toEqual(['comments', 'engagement_rate', 'likes', 'saves', 'shares', 'views']);
+      expect(Object.keys(template.engagement).sort()).toEqual([
+        'comments',
+        'engagement_rate',
+        'likes',
+        'saves',
+        'shares',
+        'views',
+      ]);
       const e = template.engagement;
-      expect(e.engagement_rate).toBe(Math.round(((e.likes + e.comments + e.shares + e.saves) / e.views) * 10_000) / 10_000);
+      expect(e.engagement_rate).toBe(
+        Math.round(((e.likes + e.comments + e.shares + e.saves) / e.views) * 10_000) / 10_000,
+      );
       expect(template.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     }
     const first = SEED.find((e) => e.id === body.data[0].id)!;
@@ -153,7 +172,9 @@ describe('REST templates', () => {
   it('filters by source_platform, content_type and niche, each alone, in newest-first order', async () => {
     for (const platform of PLATFORMS) {
       const body = await list(`?limit=100&source_platform=${platform}`);
-      expect(idsOf(body.data), platform).toEqual(idsOf(newestFirst(SEED.filter((e) => e.source_platform === platform))));
+      expect(idsOf(body.data), platform).toEqual(
+        idsOf(newestFirst(SEED.filter((e) => e.source_platform === platform))),
+      );
       expect(body.data.length).toBeGreaterThan(0);
     }
     for (const type of new Set(SEED.map((e) => e.content_type))) {
@@ -173,7 +194,15 @@ describe('REST templates', () => {
     expect(expected.length).toBeGreaterThan(0);
     expect(idsOf(combined.data)).toEqual(idsOf(expected));
     const all3 = await list('?limit=100&source_platform=instagram&content_type=carousel&niche=travel');
-    expect(idsOf(all3.data)).toEqual(idsOf(newestFirst(SEED.filter((e) => e.source_platform === 'instagram' && e.content_type === 'carousel' && e.niches.includes('travel')))));
+    expect(idsOf(all3.data)).toEqual(
+      idsOf(
+        newestFirst(
+          SEED.filter(
+            (e) => e.source_platform === 'instagram' && e.content_type === 'carousel' && e.niches.includes('travel'),
+          ),
+        ),
+      ),
+    );
     expect(all3.data.length).toBeGreaterThan(0);
 
     expect(finance.length).toBeGreaterThan(4);
@@ -202,7 +231,13 @@ describe('REST templates', () => {
 
   it('applies the pagination rules: default 25, clamped to 100, bad values fall back to 25, a bad cursor gives the first page', async () => {
     // 60 more entries, so the library is longer than the largest page.
-    importTemplates(runtime.db, Array.from({ length: 60 }, (_, i) => extraEntry(i + 1, { created_at: new Date(Date.UTC(2024, 0, 1 + i)).toISOString() })), new Date());
+    importTemplates(
+      runtime.db,
+      Array.from({ length: 60 }, (_, i) =>
+        extraEntry(i + 1, { created_at: new Date(Date.UTC(2024, 0, 1 + i)).toISOString() }),
+      ),
+      new Date(),
+    );
     expect((await list()).data).toHaveLength(25);
     for (const bad of ['0', '-3', 'abc', '']) expect((await list(`?limit=${bad}`)).data, bad).toHaveLength(25);
     const capped = await list('?limit=1000');
@@ -219,7 +254,11 @@ describe('REST templates', () => {
 
   it('requires an API key, and shows every workspace the same library', async () => {
     expectError(await get('', {}), 401, 'missing_key');
-    expectError(await get('', { authorization: 'Bearer np_live_000000000000000000000000000000000000' }), 401, 'invalid_key');
+    expectError(
+      await get('', { authorization: 'Bearer np_live_000000000000000000000000000000000000' }),
+      401,
+      'invalid_key',
+    );
     const other = makeWorkspace(runtime);
     const mine = await list('?limit=100');
     const theirs = await list('?limit=100', other.headers);
@@ -246,7 +285,13 @@ describe('templates seed and import (core)', () => {
     const changed = { ...SEED[0]!, name: 'Renamed by an operator' };
     expect(importTemplates(db, [changed, extraEntry(1)], new Date())).toEqual({ inserted: 1, updated: 1 });
     expect(seedTemplates(db)).toEqual({ inserted: 0, updated: 0 });
-    expect(db.select().from(templates).all().find((t) => t.id === SEED[0]!.id)!.name).toBe('Renamed by an operator');
+    expect(
+      db
+        .select()
+        .from(templates)
+        .all()
+        .find((t) => t.id === SEED[0]!.id)!.name,
+    ).toBe('Renamed by an operator');
 
     // A seed row that went missing comes back at the next open.
     db.$client.prepare('delete from templates where id = ?').run(SEED[1]!.id);
@@ -283,8 +328,14 @@ describe('templates seed and import (core)', () => {
       expect((error as ServiceError).message).toMatch(pattern);
     };
     const good = extraEntry(1);
-    refuse([good, extraEntry(2, { engagement: { ...good.engagement, engagement_rate: 0.5 } })], /1\.engagement\.engagement_rate/);
-    refuse([good, extraEntry(2, { source_platform: 'twitter', example_caption: 'x'.repeat(281) })], /1\.example_caption.*280/);
+    refuse(
+      [good, extraEntry(2, { engagement: { ...good.engagement, engagement_rate: 0.5 } })],
+      /1\.engagement\.engagement_rate/,
+    );
+    refuse(
+      [good, extraEntry(2, { source_platform: 'twitter', example_caption: 'x'.repeat(281) })],
+      /1\.example_caption.*280/,
+    );
     refuse([good, extraEntry(2, { source_platform: 'myspace' })], /1\.source_platform/);
     refuse([good, { ...extraEntry(2), platform: 'twitter' }], /Unrecognized key/);
     refuse([good, { ...extraEntry(2), id: 'tpl-2' }], /1\.id/);

@@ -39,7 +39,8 @@ describe('REST webhook test deliveries and the delivery log', () => {
     await server.close();
   });
 
-  const send = (method: string, path: string, body?: unknown) => call(server, method, path, { headers: ws.headers, body });
+  const send = (method: string, path: string, body?: unknown) =>
+    call(server, method, path, { headers: ws.headers, body });
   const create = async (url = `${receiver.url}/hook`, events: string[] = ['content.published']) => {
     const res = await send('POST', '/api/v1/webhooks', { url, events });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -118,13 +119,22 @@ describe('REST webhook test deliveries and the delivery log', () => {
     expect(res.body).toMatchObject({ delivered: false, status_code: 500 });
     const log = await deliveries(webhook.id);
     expect(log.data).toHaveLength(1);
-    expect(log.data[0]).toMatchObject({ event_type: 'webhook.test', attempt: 1, status: 'failed', status_code: 500, response_body: 'receiver exploded' });
+    expect(log.data[0]).toMatchObject({
+      event_type: 'webhook.test',
+      attempt: 1,
+      status: 'failed',
+      status_code: 500,
+      response_body: 'receiver exploded',
+    });
     expect(runtime.db.select().from(webhookJobs).all()).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(receiver.requests).toHaveLength(1);
     // A 3xx is a failure too, and its Location is not followed.
     receiver.respondWith({ status: 302, location: '/elsewhere' });
-    expect((await send('POST', `/api/v1/webhooks/${webhook.id}/test`)).body).toMatchObject({ delivered: false, status_code: 302 });
+    expect((await send('POST', `/api/v1/webhooks/${webhook.id}/test`)).body).toMatchObject({
+      delivered: false,
+      status_code: 302,
+    });
     expect(receiver.requests.map((r) => r.path)).toEqual(['/hook', '/hook']);
   });
 
@@ -172,7 +182,12 @@ describe('REST webhook test deliveries and the delivery log', () => {
 
   describe('the delivery log', () => {
     /** Writes `count` log rows for `webhookId`, one per `stepMs`, as the worker would; returns their ids, newest first. */
-    function logAttempts(webhookId: string, count: number, stepMs: number, from = runtime.clock.now().getTime()): string[] {
+    function logAttempts(
+      webhookId: string,
+      count: number,
+      stepMs: number,
+      from = runtime.clock.now().getTime(),
+    ): string[] {
       const ids: Array<{ id: string; at: number }> = [];
       for (let i = 0; i < count; i += 1) {
         const id = newDeliveryId();
@@ -217,7 +232,13 @@ describe('REST webhook test deliveries and the delivery log', () => {
       const first = await deliveries(webhook.id, '?limit=3');
       expect(first.has_more).toBe(true);
       expect(first.data.map((d: any) => d.id)).toEqual(expected.slice(0, 3));
-      expect(first.data[0]).toMatchObject({ object: 'webhook_delivery', status: 'delivered', status_code: 204, response_body: null, duration_ms: 12 });
+      expect(first.data[0]).toMatchObject({
+        object: 'webhook_delivery',
+        status: 'delivered',
+        status_code: 204,
+        response_body: null,
+        duration_ms: 12,
+      });
       expect(first.data[1]).toMatchObject({ status: 'pending_retry', status_code: 503, response_body: 'busy' });
       const second = await deliveries(webhook.id, `?limit=3&cursor=${first.next_cursor}`);
       expect(second.data.map((d: any) => d.id)).toEqual(expected.slice(3, 6));
@@ -238,7 +259,8 @@ describe('REST webhook test deliveries and the delivery log', () => {
       const webhook = await create();
       const expected = logAttempts(webhook.id, 120, 10);
       expect((await deliveries(webhook.id)).data).toHaveLength(25);
-      for (const limit of ['0', '-3', 'abc']) expect((await deliveries(webhook.id, `?limit=${limit}`)).data, limit).toHaveLength(25);
+      for (const limit of ['0', '-3', 'abc'])
+        expect((await deliveries(webhook.id, `?limit=${limit}`)).data, limit).toHaveLength(25);
       const all = await deliveries(webhook.id, '?limit=500');
       expect(all.data).toHaveLength(100);
       expect(all.has_more).toBe(true);

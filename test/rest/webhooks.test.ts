@@ -20,7 +20,16 @@ const URL_B = 'https://1.1.1.1/hooks/b';
 
 const WEBHOOK_ID = /^whk_[0-9A-Za-z]{24}$/;
 const SIGNING_SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
-const RESOURCE_KEYS = ['auto_disabled_at', 'created_at', 'events', 'id', 'is_enabled', 'object', 'signing_secret', 'url'];
+const RESOURCE_KEYS = [
+  'auto_disabled_at',
+  'created_at',
+  'events',
+  'id',
+  'is_enabled',
+  'object',
+  'signing_secret',
+  'url',
+];
 
 /** The subscription endpoints (SPEC.md Endpoints, Webhooks; DECISIONS.md, Events and Delivery). */
 describe('REST webhooks', () => {
@@ -34,7 +43,8 @@ describe('REST webhooks', () => {
   });
   afterEach(() => server.close());
 
-  const send = (method: string, path: string, body?: unknown, headers = ws.headers) => call(server, method, path, { headers, body });
+  const send = (method: string, path: string, body?: unknown, headers = ws.headers) =>
+    call(server, method, path, { headers, body });
   const create = async (body: Record<string, unknown> = { url: URL_A }, headers = ws.headers) => {
     const res = await send('POST', '/api/v1/webhooks', body, headers);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -87,7 +97,10 @@ describe('REST webhooks', () => {
         expect(res.body.object).toBe('list');
         expect(res.body.has_more).toBe(false);
         expect(res.body.next_cursor).toBeNull();
-        expect(res.body.data.map((w: any) => w.id), query).toEqual(ids);
+        expect(
+          res.body.data.map((w: any) => w.id),
+          query,
+        ).toEqual(ids);
         for (const webhook of res.body.data) expect(webhook.signing_secret).toBeNull();
       }
       expect((await send('GET', '/api/v1/webhooks')).body.data[2]).toEqual({
@@ -119,13 +132,23 @@ describe('REST webhooks', () => {
   describe('events', () => {
     it('accepts each of the eleven names, reserved ones included, and removes duplicates in order', async () => {
       expect((await create({ url: URL_A, events: [...EVENT_TYPES] })).events).toEqual([...EVENT_TYPES]);
-      const created = await create({ url: URL_A, events: ['campaign.paused', 'content.created', 'campaign.paused', 'content.created'] });
+      const created = await create({
+        url: URL_A,
+        events: ['campaign.paused', 'content.created', 'campaign.paused', 'content.created'],
+      });
       expect(created.events).toEqual(['campaign.paused', 'content.created']);
       expect(storedRow(created.id)!.events).toEqual(['campaign.paused', 'content.created']);
     });
 
     it('refuses unknown names and webhook.test with fieldErrors.events, on create and on update', async () => {
-      for (const events of [['content.exploded'], ['content.created', 'webhook.test'], ['Content.Created'], [42], 'content.created', null]) {
+      for (const events of [
+        ['content.exploded'],
+        ['content.created', 'webhook.test'],
+        ['Content.Created'],
+        [42],
+        'content.created',
+        null,
+      ]) {
         const res = await send('POST', '/api/v1/webhooks', { url: URL_A, events });
         expectFieldError(res, 'events');
       }
@@ -171,7 +194,11 @@ describe('REST webhooks', () => {
       expect(storedRow(created.id)!.updatedAt.toISOString()).toBe('2026-03-10T12:00:35.000Z');
       // Each field alone leaves the others as they were.
       const enabled = await send('PATCH', `/api/v1/webhooks/${created.id}`, { is_enabled: true });
-      expect(enabled.body).toMatchObject({ url: URL_B, events: ['content.published', 'content.publish_failed'], is_enabled: true });
+      expect(enabled.body).toMatchObject({
+        url: URL_B,
+        events: ['content.published', 'content.publish_failed'],
+        is_enabled: true,
+      });
       // The secret is unchanged by an update.
       expect(decryptSecret(runtime.config, storedRow(created.id)!.secretCiphertext)).toBe(created.signing_secret);
     });
@@ -187,7 +214,11 @@ describe('REST webhooks', () => {
     it('is_enabled true clears auto_disabled_at; false keeps it', async () => {
       const created = await create();
       const disabledAt = new Date('2026-03-10T11:00:00.000Z');
-      runtime.db.update(webhooks).set({ isEnabled: false, autoDisabledAt: disabledAt }).where(eq(webhooks.id, created.id)).run();
+      runtime.db
+        .update(webhooks)
+        .set({ isEnabled: false, autoDisabledAt: disabledAt })
+        .where(eq(webhooks.id, created.id))
+        .run();
       const shown = await send('GET', `/api/v1/webhooks/${created.id}`);
       expect(shown.body).toMatchObject({ is_enabled: false, auto_disabled_at: '2026-03-10T11:00:00.000Z' });
 
@@ -227,7 +258,16 @@ describe('REST webhooks', () => {
       for (const id of [created.id, kept.id]) {
         runtime.db
           .insert(webhookJobs)
-          .values({ id: `job-${id}`, webhookId: id, workspaceId: ws.workspace.id, eventId: content.id, state: 'queued', attempts: 0, nextAttemptAt: now, createdAt: now })
+          .values({
+            id: `job-${id}`,
+            webhookId: id,
+            workspaceId: ws.workspace.id,
+            eventId: content.id,
+            state: 'queued',
+            attempts: 0,
+            nextAttemptAt: now,
+            createdAt: now,
+          })
           .run();
         recordDeliveryAttempt(runtime.db, newDeliveryId(), {
           webhookId: id,
@@ -248,8 +288,16 @@ describe('REST webhooks', () => {
       expectError(await send('GET', `/api/v1/webhooks/${created.id}`), 404, 'not_found');
       expectError(await send('DELETE', `/api/v1/webhooks/${created.id}`), 404, 'not_found');
       expect(storedRow(created.id)).toBeUndefined();
-      const jobsLeft = runtime.db.select().from(webhookJobs).all().map((j) => j.webhookId);
-      const logLeft = runtime.db.select().from(webhookDeliveries).all().map((d) => d.webhookId);
+      const jobsLeft = runtime.db
+        .select()
+        .from(webhookJobs)
+        .all()
+        .map((j) => j.webhookId);
+      const logLeft = runtime.db
+        .select()
+        .from(webhookDeliveries)
+        .all()
+        .map((d) => d.webhookId);
       expect(jobsLeft).toEqual([kept.id]);
       expect(logLeft).toEqual([kept.id]);
       expect((await send('GET', '/api/v1/webhooks')).body.data.map((w: any) => w.id)).toEqual([kept.id]);
@@ -274,7 +322,15 @@ describe('REST webhooks', () => {
     });
 
     it('refuses what is not an absolute http(s) URL', async () => {
-      for (const url of ['ftp://93.184.216.34/x', '/relative/path', 'not a url', '', 42, null, `https://93.184.216.34/${'a'.repeat(2048)}`]) {
+      for (const url of [
+        'ftp://93.184.216.34/x',
+        '/relative/path',
+        'not a url',
+        '',
+        42,
+        null,
+        `https://93.184.216.34/${'a'.repeat(2048)}`,
+      ]) {
         expectFieldError(await send('POST', '/api/v1/webhooks', { url }), 'url');
       }
       expectFieldError(await send('POST', '/api/v1/webhooks', { events: [] }), 'url');
@@ -293,7 +349,10 @@ describe('REST webhooks', () => {
       const localServer = await startTestServer(local);
       try {
         const localWs = makeWorkspace(local);
-        const res = await call(localServer, 'POST', '/api/v1/webhooks', { headers: localWs.headers, body: { url: 'http://127.0.0.1:8080/hook' } });
+        const res = await call(localServer, 'POST', '/api/v1/webhooks', {
+          headers: localWs.headers,
+          body: { url: 'http://127.0.0.1:8080/hook' },
+        });
         expect(res.status).toBe(201);
         const patched = await call(localServer, 'PATCH', `/api/v1/webhooks/${res.body.id}`, {
           headers: localWs.headers,
@@ -302,7 +361,13 @@ describe('REST webhooks', () => {
         expect(patched.status).toBe(200);
         expect(patched.body.url).toBe('http://localhost:9/other');
         // Still only http(s).
-        expectFieldError(await call(localServer, 'POST', '/api/v1/webhooks', { headers: localWs.headers, body: { url: 'file:///etc/passwd' } }), 'url');
+        expectFieldError(
+          await call(localServer, 'POST', '/api/v1/webhooks', {
+            headers: localWs.headers,
+            body: { url: 'file:///etc/passwd' },
+          }),
+          'url',
+        );
       } finally {
         await localServer.close();
       }

@@ -92,10 +92,16 @@ export function authenticate(
   const { workspace } = resolved;
   if (!planChecks) return workspace;
   if (!isActiveStatus(workspace.planStatus)) {
-    throw new ServiceError('payment_required', `The workspace subscription is ${workspace.planStatus}; update billing to continue.`);
+    throw new ServiceError(
+      'payment_required',
+      `The workspace subscription is ${workspace.planStatus}; update billing to continue.`,
+    );
   }
   if (!workspace.features.api_access) {
-    throw new ServiceError('plan_forbidden', `The ${workspace.plan} plan has no API access; GET /api/v1/me shows the plan.`);
+    throw new ServiceError(
+      'plan_forbidden',
+      `The ${workspace.plan} plan has no API access; GET /api/v1/me shows the plan.`,
+    );
   }
   return workspace;
 }
@@ -142,11 +148,7 @@ function resolveKey(db: Db, key: string): ResolvedKey | undefined {
 }
 
 const statements = preparedStatements((db) => ({
-  epoch: db
-    .select({ version: authEpoch.version })
-    .from(authEpoch)
-    .where(eq(authEpoch.id, 1))
-    .prepare(),
+  epoch: db.select({ version: authEpoch.version }).from(authEpoch).where(eq(authEpoch.id, 1)).prepare(),
   keyWithWorkspace: db
     .select({ key: apiKeys, workspace: workspaces, plan: plans })
     .from(apiKeys)
@@ -160,5 +162,9 @@ export function createApiKey(
   runtime: Runtime,
   input: { workspaceId: string; expiresAt?: Date | null },
 ): { keyId: string; apiKey: string } {
-  return issueApiKey(runtime.db, { workspaceId: input.workspaceId, now: runtime.clock.now(), expiresAt: input.expiresAt ?? null });
+  return issueApiKey(runtime.db, {
+    workspaceId: input.workspaceId,
+    now: runtime.clock.now(),
+    expiresAt: input.expiresAt ?? null,
+  });
 }

@@ -4,28 +4,30 @@ import { dateTimeOutput } from '../dates.ts';
 import { PLAN_STATUSES } from './workspaces.ts';
 
 /** GET /api/v1/me (SPEC.md, Account; DECISIONS.md adds workspace_id, name and usage). */
-export const AccountResource = z.object({
-  object: z.literal('account'),
-  workspace_id: z.uuid(),
-  org_id: z.string().regex(/^org_/),
-  name: z.string(),
-  plan: z.enum(PLAN_NAMES),
-  plan_status: z.enum(PLAN_STATUSES),
-  is_active: z.boolean().describe('True when plan_status is active or trialing.'),
-  is_trialing: z.boolean(),
-  features: z.object({
-    posts_per_month: z.int(),
-    platforms_limit: z.int(),
-    api_access: z.boolean(),
-    monthly_ai_credits: z.int(),
-    analytics_history_days: z.int(),
-  }),
-  usage: z
-    .object({
-      posts_published: z.int().min(0),
-      ai_credits_used: z.int().min(0),
-      period_start: dateTimeOutput,
-      period_end: dateTimeOutput,
-    })
-    .describe('This UTC calendar month.'),
-}).meta({ id: 'Account' });
+export const AccountResource = z
+  .object({
+    object: z.literal('account'),
+    workspace_id: z.uuid(),
+    org_id: z.string().regex(/^org_/),
+    name: z.string(),
+    plan: z.enum(PLAN_NAMES),
+    plan_status: z.enum(PLAN_STATUSES),
+    is_active: z.boolean().describe('True when plan_status is active or trialing.'),
+    is_trialing: z.boolean(),
+    features: z.object({
+      posts_per_month: z.int(),
+      platforms_limit: z.int(),
+      api_access: z.boolean(),
+      monthly_ai_credits: z.int(),
+      analytics_history_days: z.int(),
+    }),
+    usage: z
+      .object({
+        posts_published: z.int().min(0),
+        ai_credits_used: z.int().min(0),
+        period_start: dateTimeOutput,
+        period_end: dateTimeOutput,
+      })
+      .describe('This UTC calendar month.'),
+  })
+  .meta({ id: 'Account' });

@@ -11,7 +11,8 @@ export function usagePeriod(now: Date): { start: Date; end: Date } {
 
 /** Items published in the period: each published item counts once against posts_per_month. */
 export function postsPublishedIn(db: Db, workspaceId: string, period: { start: Date; end: Date }): number {
-  return statements(db).postsPublished.get({ workspaceId, start: period.start.getTime(), end: period.end.getTime() })!.n;
+  return statements(db).postsPublished.get({ workspaceId, start: period.start.getTime(), end: period.end.getTime() })!
+    .n;
 }
 
 const statements = preparedStatements((db) => ({
@@ -31,11 +32,20 @@ const statements = preparedStatements((db) => ({
   aiCreditsUsed: db
     .select({ used: usagePeriods.aiCreditsUsed })
     .from(usagePeriods)
-    .where(and(eq(usagePeriods.workspaceId, sql.placeholder('workspaceId')), eq(usagePeriods.periodStart, sql.placeholder('periodStart'))))
+    .where(
+      and(
+        eq(usagePeriods.workspaceId, sql.placeholder('workspaceId')),
+        eq(usagePeriods.periodStart, sql.placeholder('periodStart')),
+      ),
+    )
     .prepare(),
   spendAiCredits: db
     .insert(usagePeriods)
-    .values({ workspaceId: sql.placeholder('workspaceId'), periodStart: sql.placeholder('periodStart'), aiCreditsUsed: sql.placeholder('credits') })
+    .values({
+      workspaceId: sql.placeholder('workspaceId'),
+      periodStart: sql.placeholder('periodStart'),
+      aiCreditsUsed: sql.placeholder('credits'),
+    })
     .onConflictDoUpdate({
       target: [usagePeriods.workspaceId, usagePeriods.periodStart],
       set: { aiCreditsUsed: sql`${usagePeriods.aiCreditsUsed} + ${sql.placeholder('credits')}` },

@@ -32,7 +32,7 @@ export const AnalyticsOverviewInput = z.object({
       maximum: MAX_DAYS,
       description:
         `How many UTC calendar days to cover, today included: 1 to ${MAX_DAYS}, default ${DEFAULT_DAYS}. ` +
-        'Silently capped at the plan\'s analytics_history_days; the response says the days used.',
+        "Silently capped at the plan's analytics_history_days; the response says the days used.",
     }),
 });
 
@@ -124,7 +124,9 @@ export const getAnalyticsOverview = defineOperation({
       period_start: new Date(firstDay * DAY_MS).toISOString(),
       period_end: now.toISOString(),
       totals: { published: totals?.published ?? 0, failed: totals?.failed ?? 0 },
-      platforms: outcomesByPlatform.all(range).map((row) => ({ platform: row.platform, published: row.published, failed: row.failed })),
+      platforms: outcomesByPlatform
+        .all(range)
+        .map((row) => ({ platform: row.platform, published: row.published, failed: row.failed })),
       daily: Array.from({ length: days }, (_, i) => {
         const row = byDay.get(firstDay + i);
         return { date: isoDate(firstDay + i), published: row?.published ?? 0, failed: row?.failed ?? 0 };

@@ -5,7 +5,12 @@ import { brandProfiles, workspaces } from '../../../db/schema/index.ts';
 import { notFound, ServiceError, validationError } from '../errors.ts';
 import { defineOperation } from '../operation.ts';
 import { GetBrandProfileInput, UpdateBrandProfileInput, type BrandProfileChanges } from './schemas.ts';
-import { defaultBrandProfileRow, toBrandProfileResource, type BrandProfileResource, type BrandProfileRow } from './serialize.ts';
+import {
+  defaultBrandProfileRow,
+  toBrandProfileResource,
+  type BrandProfileResource,
+  type BrandProfileRow,
+} from './serialize.ts';
 
 /**
  * The brand profile of a workspace, with the defaults where it never set one; what GET answers and
@@ -23,8 +28,16 @@ export function brandProfileOf(db: Db, workspaceId: string): BrandProfileResourc
 
 const statements = preparedStatements((db) => ({
   // Prepared: campaign generation reads the profile before every batch.
-  byWorkspace: db.select().from(brandProfiles).where(eq(brandProfiles.workspaceId, sql.placeholder('workspaceId'))).prepare(),
-  workspaceCreatedAt: db.select({ createdAt: workspaces.createdAt }).from(workspaces).where(eq(workspaces.id, sql.placeholder('workspaceId'))).prepare(),
+  byWorkspace: db
+    .select()
+    .from(brandProfiles)
+    .where(eq(brandProfiles.workspaceId, sql.placeholder('workspaceId')))
+    .prepare(),
+  workspaceCreatedAt: db
+    .select({ createdAt: workspaces.createdAt })
+    .from(workspaces)
+    .where(eq(workspaces.id, sql.placeholder('workspaceId')))
+    .prepare(),
 }));
 
 /**

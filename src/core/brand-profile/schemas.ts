@@ -19,11 +19,16 @@ const text = (max: number, what: string) =>
 /** A list of short strings; send [] to clear it. */
 const list = (maxItems: number, maxItemLength: number, what: string) =>
   z
-    .array(z.string({ error: 'Each item is a string.' }).max(maxItemLength, `At most ${maxItemLength} characters per item.`), {
-      error: `${what} is an array of strings; [] clears it.`,
-    })
+    .array(
+      z.string({ error: 'Each item is a string.' }).max(maxItemLength, `At most ${maxItemLength} characters per item.`),
+      {
+        error: `${what} is an array of strings; [] clears it.`,
+      },
+    )
     .max(maxItems, `At most ${maxItems} items.`)
-    .describe(`${what}: at most ${maxItems} items of at most ${maxItemLength} characters each; the list replaces the stored one, [] clears it.`);
+    .describe(
+      `${what}: at most ${maxItems} items of at most ${maxItemLength} characters each; the list replaces the stored one, [] clears it.`,
+    );
 
 const tone = (scale: string) =>
   z
@@ -67,11 +72,16 @@ export const UpdateBrandProfileInput = z.object({
   target_audience: text(500, 'Target audience').optional(),
   company_description: text(2000, 'What the company does').optional(),
   website_url: z
-    .url({ protocol: /^https?$/, error: 'website_url must be an absolute http(s) URL, such as https://example.com, or null.' })
+    .url({
+      protocol: /^https?$/,
+      error: 'website_url must be an absolute http(s) URL, such as https://example.com, or null.',
+    })
     .max(MAX_WEBSITE_URL_LENGTH, `At most ${MAX_WEBSITE_URL_LENGTH} characters.`)
     .nullable()
     .optional()
-    .describe(`The brand website: an absolute http(s) URL of at most ${MAX_WEBSITE_URL_LENGTH} characters; null clears it.`),
+    .describe(
+      `The brand website: an absolute http(s) URL of at most ${MAX_WEBSITE_URL_LENGTH} characters; null clears it.`,
+    ),
   tone_formality: tone('Formality from 0 (casual) to 10 (formal)').optional(),
   tone_humor: tone('Humour from 0 (serious) to 10 (playful)').optional(),
   tone_energy: tone('Energy from 0 (calm) to 10 (high energy)').optional(),
@@ -89,28 +99,30 @@ export const GetBrandProfileInput = z.object({});
 export type BrandProfileChanges = z.output<typeof UpdateBrandProfileInput>;
 
 /** The brand profile as GET and PATCH answer it: both field sets, unset strings null, tones 5 until set. */
-export const BrandProfileResource = z.object({
-  object: z.literal('brand_profile'),
-  workspace_id: z.uuid(),
-  voice: z.string().nullable(),
-  audience: z.string().nullable(),
-  topics_to_lean_into: z.array(z.string()),
-  topics_to_avoid: z.array(z.string()),
-  style_notes: z.string().nullable(),
-  example_posts: z.array(z.string()),
-  brand_name: z.string().nullable(),
-  industry: z.string().nullable(),
-  target_audience: z.string().nullable(),
-  company_description: z.string().nullable(),
-  website_url: z.string().nullable(),
-  tone_formality: z.int().min(0).max(10),
-  tone_humor: z.int().min(0).max(10),
-  tone_energy: z.int().min(0).max(10),
-  vocabulary: z.array(z.string()),
-  forbidden_words: z.array(z.string()),
-  primary_color: z.string().nullable(),
-  secondary_color: z.string().nullable(),
-  accent_color: z.string().nullable(),
-  hashtag_strategy: z.string().nullable(),
-  updated_at: dateTimeOutput,
-}).meta({ id: 'BrandProfile' });
+export const BrandProfileResource = z
+  .object({
+    object: z.literal('brand_profile'),
+    workspace_id: z.uuid(),
+    voice: z.string().nullable(),
+    audience: z.string().nullable(),
+    topics_to_lean_into: z.array(z.string()),
+    topics_to_avoid: z.array(z.string()),
+    style_notes: z.string().nullable(),
+    example_posts: z.array(z.string()),
+    brand_name: z.string().nullable(),
+    industry: z.string().nullable(),
+    target_audience: z.string().nullable(),
+    company_description: z.string().nullable(),
+    website_url: z.string().nullable(),
+    tone_formality: z.int().min(0).max(10),
+    tone_humor: z.int().min(0).max(10),
+    tone_energy: z.int().min(0).max(10),
+    vocabulary: z.array(z.string()),
+    forbidden_words: z.array(z.string()),
+    primary_color: z.string().nullable(),
+    secondary_color: z.string().nullable(),
+    accent_color: z.string().nullable(),
+    hashtag_strategy: z.string().nullable(),
+    updated_at: dateTimeOutput,
+  })
+  .meta({ id: 'BrandProfile' });

@@ -1,6 +1,13 @@
 import { and, eq, isNotNull, lte, sql } from 'drizzle-orm';
 import { preparedStatements, savepoint, SerializedJson, writeTransaction } from '../../../db/client.ts';
-import { campaigns, CONTENT_TYPES, socialAccounts, type ContentMix, type ContentMixKey, type ContentType } from '../../../db/schema/index.ts';
+import {
+  campaigns,
+  CONTENT_TYPES,
+  socialAccounts,
+  type ContentMix,
+  type ContentMixKey,
+  type ContentType,
+} from '../../../db/schema/index.ts';
 import { aiCreditsUsedIn, spendAiCredits, usagePeriod } from '../accounts/usage.ts';
 import { findWorkspace } from '../accounts/workspaces.ts';
 import { inNextCommit } from '../batch.ts';
@@ -11,7 +18,13 @@ import type { Runtime } from '../context.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { templateStructures } from '../templates/operations.ts';
 import { newId, prefixedId, randomBase62 } from '../ids.ts';
-import { draftProblems, type CaptionGenerator, type Draft, type GenerationRequest, type GenerationSlot } from './generator.ts';
+import {
+  draftProblems,
+  type CaptionGenerator,
+  type Draft,
+  type GenerationRequest,
+  type GenerationSlot,
+} from './generator.ts';
 import type { CampaignRow } from './serialize.ts';
 
 /** DECISIONS.md, Campaigns: how the engine's mix keys map to content types. */
@@ -45,7 +58,8 @@ export interface GenerationClaim {
 export function apportionContentTypes(mix: ContentMix, total: number): Map<ContentType, number> {
   const weights = new Map<ContentType, number>();
   for (const [key, weight] of Object.entries(mix) as Array<[ContentMixKey, number]>) {
-    if (weight > 0) weights.set(CONTENT_TYPE_OF_MIX_KEY[key], (weights.get(CONTENT_TYPE_OF_MIX_KEY[key]) ?? 0) + weight);
+    if (weight > 0)
+      weights.set(CONTENT_TYPE_OF_MIX_KEY[key], (weights.get(CONTENT_TYPE_OF_MIX_KEY[key]) ?? 0) + weight);
   }
   if (weights.size === 0) return new Map([['single_image', total]]);
   const sum = [...weights.values()].reduce((a, b) => a + b, 0);
@@ -106,7 +120,11 @@ export function slotTime(startDate: Date, postsPerDay: number, index: number): D
 
 /** Marks a campaign to be generated for (a launch). Runs inside the launch's transaction. */
 export function scheduleGeneration(runtime: Runtime, campaignId: string, now: Date): void {
-  runtime.db.update(campaigns).set({ generationDueAt: now, generationLeaseToken: null }).where(eq(campaigns.id, campaignId)).run();
+  runtime.db
+    .update(campaigns)
+    .set({ generationDueAt: now, generationLeaseToken: null })
+    .where(eq(campaigns.id, campaignId))
+    .run();
   runtime.wake('generation');
 }
 
@@ -125,7 +143,10 @@ export function claimDueGenerations(runtime: Runtime, free: number): GenerationC
     return due.map((row) => {
       const leaseToken = randomBase62(22);
       db.update(campaigns)
-        .set({ generationDueAt: new Date(now.getTime() + generationLeaseMs(runtime)), generationLeaseToken: leaseToken })
+        .set({
+          generationDueAt: new Date(now.getTime() + generationLeaseMs(runtime)),
+          generationLeaseToken: leaseToken,
+        })
         .where(eq(campaigns.id, row.id))
         .run();
       return { campaignId: row.id, workspaceId: row.workspaceId, leaseToken };
@@ -195,14 +216,22 @@ export interface GeneratorFailure {
  * A writer that runs `generators` on this thread, trying them in order (see writeDrafts), telling
  * `passedOver` of each one that fails a batch.
  */
-export function batchWriter(generators: CaptionGenerator[], passedOver: (failure: GeneratorFailure) => void = () => {}): BatchWriter {
+export function batchWriter(
+  generators: CaptionGenerator[],
+  passedOver: (failure: GeneratorFailure) => void = () => {},
+): BatchWriter {
   return {
     batchSize: Math.min(DEFAULT_BATCH, ...generators.map((generator) => generator.maxSlotsPerCall ?? DEFAULT_BATCH)),
     async write(plan) {
       const drafts = await writeDrafts(plan.request, generators, passedOver);
       return drafts.map((draft, i) => {
         const item = storedContentRow(campaignItem(plan, i, draft, newId()));
-        return { draft, itemId: item.id, eventId: prefixedId('evt'), eventData: JSON.stringify({ content: toContentResource(item) }) };
+        return {
+          draft,
+          itemId: item.id,
+          eventId: prefixedId('evt'),
+          eventData: JSON.stringify({ content: toContentResource(item) }),
+        };
       });
     },
   };
@@ -305,7 +334,11 @@ function lookAhead(runtime: Runtime, claim: GenerationClaim, writer: BatchWriter
 function endOf(runtime: Runtime, claim: GenerationClaim, row: CampaignRow | undefined): GenerationOutcome | null {
   if (!row || row.generationLeaseToken !== claim.leaseToken) return 'lease_lost';
   const finished = (outcome: GenerationOutcome) => {
-    runtime.db.update(campaigns).set({ generationDueAt: null, generationLeaseToken: null }).where(eq(campaigns.id, row.id)).run();
+    runtime.db
+      .update(campaigns)
+      .set({ generationDueAt: null, generationLeaseToken: null })
+      .where(eq(campaigns.id, row.id))
+      .run();
     return outcome;
   };
   if (row.status !== 'active') return finished('stopped');
@@ -327,7 +360,11 @@ const campaignUnderLease = (runtime: Runtime, claim: GenerationClaim): CampaignR
 
 /** Prepared: each runs once or twice a batch, and building a drizzle query costs more than running it. */
 const statements = preparedStatements((db) => ({
-  campaign: db.select().from(campaigns).where(eq(campaigns.id, sql.placeholder('id'))).prepare(),
+  campaign: db
+    .select()
+    .from(campaigns)
+    .where(eq(campaigns.id, sql.placeholder('id')))
+    .prepare(),
   // DECISIONS.md: generated items target the workspace's active platforms.
   activePlatforms: db
     .selectDistinct({ platform: socialAccounts.platform })
@@ -351,7 +388,11 @@ function planBatch(runtime: Runtime, claim: GenerationClaim, batchSize: number):
   const end = endOf(runtime, claim, row);
   if (end !== null) return end;
   const campaign = row!;
-  const count = Math.min(batchSize, campaign.totalPosts - campaign.generatedPosts, creditsLeft(runtime, campaign.workspaceId));
+  const count = Math.min(
+    batchSize,
+    campaign.totalPosts - campaign.generatedPosts,
+    creditsLeft(runtime, campaign.workspaceId),
+  );
   return batchPlan(runtime, campaign, campaign.generatedPosts, count);
 }
 
@@ -361,7 +402,11 @@ function batchPlan(runtime: Runtime, campaign: CampaignRow, from: number, count:
   const contentTypes = contentTypesOf(campaign);
   const slots: GenerationSlot[] = [];
   for (let index = from; index < from + count; index++) {
-    slots.push({ index, contentType: contentTypes[index]!, scheduledFor: slotTime(campaign.startDate, campaign.postsPerDay, index) });
+    slots.push({
+      index,
+      contentType: contentTypes[index]!,
+      scheduledFor: slotTime(campaign.startDate, campaign.postsPerDay, index),
+    });
   }
   const targetPlatforms = statements(db)
     .activePlatforms.all({ workspaceId: campaign.workspaceId })
@@ -374,7 +419,12 @@ function batchPlan(runtime: Runtime, campaign: CampaignRow, from: number, count:
     targetPlatforms,
     at: runtime.clock.now(),
     request: {
-      campaign: { id: campaign.id, name: campaign.name, description: campaign.description, totalPosts: campaign.totalPosts },
+      campaign: {
+        id: campaign.id,
+        name: campaign.name,
+        description: campaign.description,
+        totalPosts: campaign.totalPosts,
+      },
       brand,
       templates: templateStructures(db, [...new Set(slots.map((slot) => slot.contentType))], brand.industry),
       slots,
@@ -387,24 +437,43 @@ function batchPlan(runtime: Runtime, campaign: CampaignRow, from: number, count:
  * comes last and always does. A generator that fails or writes an invalid draft is passed over for
  * this batch only.
  */
-async function writeDrafts(request: GenerationRequest, generators: CaptionGenerator[], passedOver: (failure: GeneratorFailure) => void): Promise<Draft[]> {
+async function writeDrafts(
+  request: GenerationRequest,
+  generators: CaptionGenerator[],
+  passedOver: (failure: GeneratorFailure) => void,
+): Promise<Draft[]> {
   let lastError: unknown;
   for (const generator of generators) {
     try {
       const drafts = await generator.generate(request);
-      const invalid = drafts.length !== request.slots.length ? 'wrong number of drafts' : drafts.map((d) => draftProblems(d, request.brand)).find((p) => p.length > 0)?.join('; ');
+      const invalid =
+        drafts.length !== request.slots.length
+          ? 'wrong number of drafts'
+          : drafts
+              .map((d) => draftProblems(d, request.brand))
+              .find((p) => p.length > 0)
+              ?.join('; ');
       if (!invalid) return drafts;
       lastError = new Error(`${generator.name} generator: ${invalid}`);
     } catch (error) {
       lastError = error;
     }
-    passedOver({ generator: generator.name, campaignId: request.campaign.id, error: lastError instanceof Error ? lastError.message : String(lastError) });
+    passedOver({
+      generator: generator.name,
+      campaignId: request.campaign.id,
+      error: lastError instanceof Error ? lastError.message : String(lastError),
+    });
   }
   throw lastError instanceof Error ? lastError : new Error(String(lastError));
 }
 
 /** Writes a batch's items; 'stale' when the plan no longer starts at the campaign's next slot. */
-function commitBatch(runtime: Runtime, claim: GenerationClaim, plan: BatchPlan, written: WrittenSlot[]): GenerationOutcome | 'written' | 'stale' {
+function commitBatch(
+  runtime: Runtime,
+  claim: GenerationClaim,
+  plan: BatchPlan,
+  written: WrittenSlot[],
+): GenerationOutcome | 'written' | 'stale' {
   const { db, clock } = runtime;
   const row = campaignUnderLease(runtime, claim);
   // Checked again at commit time: a pause, a delete or another run while the drafts were written.
@@ -420,7 +489,13 @@ function commitBatch(runtime: Runtime, claim: GenerationClaim, plan: BatchPlan, 
   for (let i = 0; i < slots.length; i++) {
     const { draft, itemId, eventId, eventData } = written[i]!;
     insertContentRow(db, campaignItem(plan, i, draft, itemId));
-    recordEvent(db, { id: eventId, workspaceId: plan.workspaceId, type: 'content.created', data: new SerializedJson(eventData), at: plan.at });
+    recordEvent(db, {
+      id: eventId,
+      workspaceId: plan.workspaceId,
+      type: 'content.created',
+      data: new SerializedJson(eventData),
+      at: plan.at,
+    });
   }
   const count = slots.length;
   spendAiCredits(db, campaign.workspaceId, usagePeriod(now), count);
@@ -468,7 +543,10 @@ const RETRY_AFTER_FAILURE_MS = 60_000;
  * later; the batches already written stay written.
  */
 export async function abandonGeneration(runtime: Runtime, claim: GenerationClaim, error: unknown): Promise<void> {
-  runtime.log.error({ err: error, campaign_id: claim.campaignId }, 'campaign generation: the campaign failed; trying again in a minute');
+  runtime.log.error(
+    { err: error, campaign_id: claim.campaignId },
+    'campaign generation: the campaign failed; trying again in a minute',
+  );
   const { db, clock } = runtime;
   await inNextCommit(db, () =>
     db

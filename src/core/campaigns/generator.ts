@@ -74,13 +74,16 @@ export function draftProblems(draft: Draft, brand: Pick<BrandBrief, 'forbidden_w
   const problems: string[] = [];
   if (typeof draft.caption !== 'string' || draft.caption.trim().length === 0) return ['the caption is empty'];
   // Code points are counted only when there could be too many: no fewer UTF-16 units than code points.
-  if (draft.caption.length > 4000 && [...draft.caption].length > 4000) problems.push('the caption is over 4000 characters');
+  if (draft.caption.length > 4000 && [...draft.caption].length > 4000)
+    problems.push('the caption is over 4000 characters');
   if (!Array.isArray(draft.hashtags)) return [...problems, 'hashtags is not a list'];
   if (draft.hashtags.length > MAX_GENERATED_HASHTAGS) problems.push(`more than ${MAX_GENERATED_HASHTAGS} hashtags`);
   for (const tag of draft.hashtags) {
-    if (typeof tag !== 'string' || !/^[\p{L}\p{N}_]{1,100}$/u.test(tag)) problems.push(`hashtag ${JSON.stringify(tag)} is not a single word without #`);
+    if (typeof tag !== 'string' || !/^[\p{L}\p{N}_]{1,100}$/u.test(tag))
+      problems.push(`hashtag ${JSON.stringify(tag)} is not a single word without #`);
   }
-  if (draft.topic !== null && (typeof draft.topic !== 'string' || draft.topic.length > 280)) problems.push('the topic is over 280 characters');
+  if (draft.topic !== null && (typeof draft.topic !== 'string' || draft.topic.length > 280))
+    problems.push('the topic is over 280 characters');
   if (problems.length > 0) return problems;
   const text = postText(draft.caption, draft.hashtags);
   // Exact shortcuts, as this runs on every generated post: no platform but X limits a text of
@@ -144,9 +147,16 @@ function bansOf(brand: Pick<BrandBrief, 'forbidden_words' | 'topics_to_avoid'>) 
  * "nofilter"), so a ban cannot be slipped in as a tag.
  */
 function banOf(phrase: string): Ban {
-  const words = phrase.trim().toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const words = phrase
+    .trim()
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
   if (words.length === 0) return { phrase, matches: () => false };
-  const spaced = new RegExp(`(?<![\\p{L}\\p{N}])${words.map(escapeRegExp).join('[^\\p{L}\\p{N}]+')}(?![\\p{L}\\p{N}])`, 'u');
+  const spaced = new RegExp(
+    `(?<![\\p{L}\\p{N}])${words.map(escapeRegExp).join('[^\\p{L}\\p{N}]+')}(?![\\p{L}\\p{N}])`,
+    'u',
+  );
   const joined = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(words.join(''))}(?![\\p{L}\\p{N}])`, 'u');
   // Cheap first: a text without the first word's letters cannot match either form.
   const first = words[0]!;

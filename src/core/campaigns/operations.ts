@@ -35,7 +35,9 @@ export const listCampaigns = defineOperation({
     const rows = db
       .select()
       .from(campaigns)
-      .where(and(eq(campaigns.workspaceId, workspace.id), ...afterCursor(input.cursor, campaigns.createdAt, campaigns.id)))
+      .where(
+        and(eq(campaigns.workspaceId, workspace.id), ...afterCursor(input.cursor, campaigns.createdAt, campaigns.id)),
+      )
       .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
       .limit(input.limit + 1)
       .all();
@@ -177,7 +179,12 @@ export const launchCampaign = defineOperation({
         .returning()
         .get();
       const resource = toCampaignResource(next);
-      recordEvent(db, { workspaceId: ctx.workspace.id, type: 'campaign.launched', data: { campaign: resource }, at: now });
+      recordEvent(db, {
+        workspaceId: ctx.workspace.id,
+        type: 'campaign.launched',
+        data: { campaign: resource },
+        at: now,
+      });
       scheduleGeneration(ctx, row.id, now);
       return resource;
     });

@@ -9,7 +9,10 @@ import { paginationInput } from '../pagination.ts';
  * single image.
  */
 const contentMix = z
-  .record(z.string(), z.number({ error: 'Each weight is a number, 0 or more.' }).finite().nonnegative('Weights are 0 or more.'))
+  .record(
+    z.string(),
+    z.number({ error: 'Each weight is a number, 0 or more.' }).finite().nonnegative('Weights are 0 or more.'),
+  )
   .superRefine((mix, ctx) => {
     for (const key of Object.keys(mix)) {
       if (!(CONTENT_MIX_KEYS as readonly string[]).includes(key)) {
@@ -37,7 +40,9 @@ const campaignFields = {
   description: z.string().max(1000).nullable().describe('Up to 1000 characters.'),
   posts_per_day: z.int().min(1).max(50).describe('Posts per day, 1 to 50; default 3.'),
   campaign_length_days: z.int().min(1).max(365).describe('Length in days, 1 to 365; default 7.'),
-  start_date: dateTimeInput.describe('ISO 8601 date-time with an offset; default tomorrow (the next UTC midnight). Launching sets it to now.'),
+  start_date: dateTimeInput.describe(
+    'ISO 8601 date-time with an offset; default tomorrow (the next UTC midnight). Launching sets it to now.',
+  ),
   content_mix: contentMix,
 };
 
@@ -61,7 +66,9 @@ export const UpdateCampaignInput = z.object({
   status: z
     .enum(CAMPAIGN_STATUSES)
     .optional()
-    .describe('Sets the status directly, without the launch check and without starting generation; paused, completed and archived stop generation.'),
+    .describe(
+      'Sets the status directly, without the launch check and without starting generation; paused, completed and archived stop generation.',
+    ),
   posts_per_day: campaignFields.posts_per_day.optional(),
   campaign_length_days: campaignFields.campaign_length_days.optional(),
   start_date: campaignFields.start_date.optional(),
@@ -72,18 +79,22 @@ export const UpdateCampaignInput = z.object({
 export const ListCampaignsInput = z.object({ ...paginationInput });
 
 /** The campaign resource (SPEC.md, Campaign). */
-export const CampaignResource = z.object({
-  id: z.uuid(),
-  object: z.literal('campaign'),
-  name: z.string(),
-  description: z.string().nullable(),
-  status: z.enum(CAMPAIGN_STATUSES),
-  content_mix: z.partialRecord(z.enum(CONTENT_MIX_KEYS), z.number()).describe('Content type weights keyed by engine name.'),
-  posts_per_day: z.int(),
-  campaign_length_days: z.int(),
-  start_date: dateTimeOutput,
-  total_posts: z.int().describe('posts_per_day x campaign_length_days at creation; not recomputed.'),
-  generated_posts: z.int(),
-  created_at: dateTimeOutput,
-  updated_at: dateTimeOutput,
-}).meta({ id: 'Campaign' });
+export const CampaignResource = z
+  .object({
+    id: z.uuid(),
+    object: z.literal('campaign'),
+    name: z.string(),
+    description: z.string().nullable(),
+    status: z.enum(CAMPAIGN_STATUSES),
+    content_mix: z
+      .partialRecord(z.enum(CONTENT_MIX_KEYS), z.number())
+      .describe('Content type weights keyed by engine name.'),
+    posts_per_day: z.int(),
+    campaign_length_days: z.int(),
+    start_date: dateTimeOutput,
+    total_posts: z.int().describe('posts_per_day x campaign_length_days at creation; not recomputed.'),
+    generated_posts: z.int(),
+    created_at: dateTimeOutput,
+    updated_at: dateTimeOutput,
+  })
+  .meta({ id: 'Campaign' });

@@ -32,8 +32,10 @@ const statements = preparedStatements((db) => ({
 }));
 
 /** Columns a new row may leave out: they start null (the publishing run's own are never set on insert). */
-type OptionalOnInsert = 'publishedAt' | 'campaignId' | 'campaignSlot' | 'publishRunId' | 'leaseToken' | 'leaseExpiresAt';
-export type NewContentRow = Required<Omit<ContentRow, OptionalOnInsert>> & Partial<Pick<ContentRow, 'publishedAt' | 'campaignId' | 'campaignSlot'>>;
+type OptionalOnInsert =
+  'publishedAt' | 'campaignId' | 'campaignSlot' | 'publishRunId' | 'leaseToken' | 'leaseExpiresAt';
+export type NewContentRow = Required<Omit<ContentRow, OptionalOnInsert>> &
+  Partial<Pick<ContentRow, 'publishedAt' | 'campaignId' | 'campaignSlot'>>;
 
 /**
  * Inserts one content row and returns it as stored, without RETURNING: mapping every column back
@@ -83,7 +85,10 @@ function assertChangeable(row: ContentRow, action: string): void {
     throw new ServiceError('invalid_state', `The item is archived; it cannot be ${action}. Archiving is final.`);
   }
   if (row.status === 'publishing') {
-    throw new ServiceError('invalid_state', `The item is being published right now; it cannot be ${action} until the run ends.`);
+    throw new ServiceError(
+      'invalid_state',
+      `The item is being published right now; it cannot be ${action} until the run ends.`,
+    );
   }
 }
 
@@ -94,7 +99,10 @@ export const listContent = defineOperation({
   buckets: ['read'],
   input: ListContentInput,
   run({ db, workspace }, input) {
-    const filters: SQL[] = [eq(content.workspaceId, workspace.id), ...afterCursor(input.cursor, content.createdAt, content.id)];
+    const filters: SQL[] = [
+      eq(content.workspaceId, workspace.id),
+      ...afterCursor(input.cursor, content.createdAt, content.id),
+    ];
     filters.push(input.status ? eq(content.status, input.status) : ne(content.status, 'archived'));
     if (input.content_type) filters.push(eq(content.contentType, input.content_type));
     const rows = db
@@ -185,7 +193,10 @@ export const updateContent = defineOperation({
       const status = fields.status ?? row.status;
       const scheduledFor = fields.scheduled_for === undefined ? row.scheduledFor : fields.scheduled_for;
       if (status === 'scheduled' && !scheduledFor) {
-        throw fieldError('scheduled_for', 'A scheduled item needs a scheduled_for date-time, in this body or already set.');
+        throw fieldError(
+          'scheduled_for',
+          'A scheduled item needs a scheduled_for date-time, in this body or already set.',
+        );
       }
       const next = db
         .update(content)
@@ -210,7 +221,12 @@ export const updateContent = defineOperation({
       recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.updated', data: { content: resource }, at: now });
       // SPEC.md: a PATCH to approved emits the approved event, even when the item already was.
       if (fields.status === 'approved') {
-        recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.approved', data: approvedEvent(next), at: now });
+        recordEvent(db, {
+          workspaceId: ctx.workspace.id,
+          type: 'content.approved',
+          data: approvedEvent(next),
+          at: now,
+        });
       }
       return resource;
     });
@@ -229,7 +245,10 @@ export const deleteContent = defineOperation({
     return writeTransaction(db, () => {
       const row = getContentInWorkspace(db, ctx.workspace.id, input.id);
       assertChangeable(row, 'deleted');
-      db.update(content).set({ status: 'archived', publishQueued: false, updatedAt: now }).where(eq(content.id, row.id)).run();
+      db.update(content)
+        .set({ status: 'archived', publishQueued: false, updatedAt: now })
+        .where(eq(content.id, row.id))
+        .run();
       recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.deleted', data: { id: row.id }, at: now });
       return { id: row.id, object: 'content' as const, deleted: true as const };
     });
@@ -247,11 +266,17 @@ export const publishContent = defineOperation({
       const row = getContentInWorkspace(db, ctx.workspace.id, input.id);
       assertChangeable(row, 'published');
       if (row.targetPlatforms.length === 0) {
-        throw new ServiceError('no_target_platforms', 'The item has no target_platforms; set them with an update before publishing.');
+        throw new ServiceError(
+          'no_target_platforms',
+          'The item has no target_platforms; set them with an update before publishing.',
+        );
       }
       const quota = ctx.workspace.features.posts_per_month;
       if (postsPublishedIn(db, ctx.workspace.id, usagePeriod(now)) >= quota) {
-        throw new ServiceError('quota_exceeded', `The plan's ${quota} posts for this month are used up; GET /api/v1/me shows usage.`);
+        throw new ServiceError(
+          'quota_exceeded',
+          `The plan's ${quota} posts for this month are used up; GET /api/v1/me shows usage.`,
+        );
       }
       const at = input.scheduled_for ?? null;
       const next = db

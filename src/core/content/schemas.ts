@@ -9,7 +9,10 @@ export const UPDATE_STATUSES = [...CREATE_STATUSES, 'rejected'] as const;
 
 export const platformId = z
   .string()
-  .regex(/^[a-z][a-z0-9_]{0,31}$/, 'Platform ids are lowercase, for example twitter, linkedin, instagram, facebook, tiktok.');
+  .regex(
+    /^[a-z][a-z0-9_]{0,31}$/,
+    'Platform ids are lowercase, for example twitter, linkedin, instagram, facebook, tiktok.',
+  );
 
 const hashtag = z
   .string()
@@ -47,8 +50,13 @@ const contentFields = {
   platform_specific: z
     .record(platformId, platformOverride)
     .describe('Per-platform overrides keyed by platform id: caption, hashtags, media_urls.'),
-  aspect_ratio: z.string().regex(/^\d+:\d+$/, 'Use width:height, such as 9:16.').nullable(),
-  scheduled_for: dateTimeInput.nullable().describe('When to publish (ISO 8601 with offset); pairs with status scheduled.'),
+  aspect_ratio: z
+    .string()
+    .regex(/^\d+:\d+$/, 'Use width:height, such as 9:16.')
+    .nullable(),
+  scheduled_for: dateTimeInput
+    .nullable()
+    .describe('When to publish (ISO 8601 with offset); pairs with status scheduled.'),
 };
 
 export const CreateContentInput = z.object({
@@ -77,7 +85,10 @@ export const UpdateContentInput = z.object({
   platform_specific: contentFields.platform_specific.optional(),
   aspect_ratio: contentFields.aspect_ratio.optional(),
   scheduled_for: contentFields.scheduled_for.optional(),
-  status: z.enum(UPDATE_STATUSES).optional().describe('approved makes the item eligible to publish; rejected keeps it for later.'),
+  status: z
+    .enum(UPDATE_STATUSES)
+    .optional()
+    .describe('approved makes the item eligible to publish; rejected keeps it for later.'),
 });
 
 export const ContentIdInput = z.object({ id: contentId });
@@ -91,7 +102,10 @@ export const PublishContentInput = z.object({
 });
 
 export const ListContentInput = z.object({
-  status: z.enum(CONTENT_STATUSES).optional().describe('Only items in this status; archived items appear only when asked for.'),
+  status: z
+    .enum(CONTENT_STATUSES)
+    .optional()
+    .describe('Only items in this status; archived items appear only when asked for.'),
   content_type: z.enum(CONTENT_TYPES).optional(),
   ...paginationInput,
 });
@@ -106,23 +120,35 @@ const PublishResult = z.object({
 });
 
 /** The content resource as every door answers it (SPEC.md, Content; DECISIONS.md's two extra fields). */
-export const ContentResource = z.object({
-  id: z.uuid(),
-  object: z.literal('content'),
-  caption: z.string(),
-  hashtags: z.array(z.string()),
-  content_type: z.enum(CONTENT_TYPES),
-  target_platforms: z.array(z.string()),
-  media_urls: z.array(z.string()),
-  topic: z.string().nullable(),
-  platform_specific: z.record(z.string(), z.object({ caption: z.string().optional(), hashtags: z.array(z.string()).optional(), media_urls: z.array(z.string()).optional() })),
-  aspect_ratio: z.string().nullable(),
-  scheduled_for: dateTimeOutput.nullable(),
-  published_at: dateTimeOutput.nullable(),
-  status: z.enum(CONTENT_STATUSES),
-  campaign_id: z.string().nullable().describe('Set on items a campaign generated; cleared when the campaign is deleted.'),
-  publish_queued: z.boolean().describe('True while the item waits for the publishing run.'),
-  publish_results: z.array(PublishResult).describe('The latest outcome per target platform.'),
-  created_at: dateTimeOutput,
-  updated_at: dateTimeOutput,
-}).meta({ id: 'Content' });
+export const ContentResource = z
+  .object({
+    id: z.uuid(),
+    object: z.literal('content'),
+    caption: z.string(),
+    hashtags: z.array(z.string()),
+    content_type: z.enum(CONTENT_TYPES),
+    target_platforms: z.array(z.string()),
+    media_urls: z.array(z.string()),
+    topic: z.string().nullable(),
+    platform_specific: z.record(
+      z.string(),
+      z.object({
+        caption: z.string().optional(),
+        hashtags: z.array(z.string()).optional(),
+        media_urls: z.array(z.string()).optional(),
+      }),
+    ),
+    aspect_ratio: z.string().nullable(),
+    scheduled_for: dateTimeOutput.nullable(),
+    published_at: dateTimeOutput.nullable(),
+    status: z.enum(CONTENT_STATUSES),
+    campaign_id: z
+      .string()
+      .nullable()
+      .describe('Set on items a campaign generated; cleared when the campaign is deleted.'),
+    publish_queued: z.boolean().describe('True while the item waits for the publishing run.'),
+    publish_results: z.array(PublishResult).describe('The latest outcome per target platform.'),
+    created_at: dateTimeOutput,
+    updated_at: dateTimeOutput,
+  })
+  .meta({ id: 'Content' });

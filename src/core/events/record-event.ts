@@ -25,10 +25,22 @@ export type EventType = (typeof EVENT_TYPES)[number];
  */
 export function recordEvent(
   db: Db,
-  event: { id?: string; workspaceId: string; type: EventType; data: Record<string, unknown> | SerializedJson; at: Date },
+  event: {
+    id?: string;
+    workspaceId: string;
+    type: EventType;
+    data: Record<string, unknown> | SerializedJson;
+    at: Date;
+  },
 ): string {
   const id = event.id ?? prefixedId('evt');
-  insertRow(db, events, { id, workspaceId: event.workspaceId, type: event.type, data: event.data, createdAt: event.at });
+  insertRow(db, events, {
+    id,
+    workspaceId: event.workspaceId,
+    type: event.type,
+    data: event.data,
+    createdAt: event.at,
+  });
   for (const listener of listeners.get(db) ?? []) listener();
   return id;
 }

@@ -56,7 +56,12 @@ export const listMedia = defineOperation({
       .orderBy(desc(mediaAssets.createdAt), desc(mediaAssets.id))
       .limit(input.limit + 1)
       .all();
-    return toPage(rows, input.limit, (r) => ({ createdAt: r.createdAt, id: r.id }), (r) => toMediaAssetResource(r, config.publicBaseUrl));
+    return toPage(
+      rows,
+      input.limit,
+      (r) => ({ createdAt: r.createdAt, id: r.id }),
+      (r) => toMediaAssetResource(r, config.publicBaseUrl),
+    );
   },
 });
 

@@ -15,7 +15,14 @@ export const MAX_TAG_LENGTH = 50;
 const tagsInput = z
   .union([z.string(), z.array(z.string())])
   .optional()
-  .transform((raw) => [...new Set((raw === undefined ? [] : [raw].flat()).flatMap((v) => v.split(',')).map((t) => t.trim()).filter(Boolean))])
+  .transform((raw) => [
+    ...new Set(
+      (raw === undefined ? [] : [raw].flat())
+        .flatMap((v) => v.split(','))
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
+  ])
   .pipe(
     z
       .array(z.string().max(MAX_TAG_LENGTH, `Each tag is at most ${MAX_TAG_LENGTH} characters.`))
@@ -27,7 +34,11 @@ const filenameInput = z
   .string()
   .optional()
   .transform((raw) => {
-    const name = (raw ?? '').split(/[\\/]/).at(-1)!.replace(/\p{Cc}/gu, '').trim();
+    const name = (raw ?? '')
+      .split(/[\\/]/)
+      .at(-1)!
+      .replace(/\p{Cc}/gu, '')
+      .trim();
     return name === '' ? undefined : name.slice(0, 255);
   });
 
@@ -47,16 +58,18 @@ export const ListMediaInput = z.object({
 });
 
 /** The media asset resource (README, Media). `url` is absolute and public. */
-export const MediaAssetResource = z.object({
-  id: z.uuid(),
-  object: z.literal('media_asset'),
-  url: z.url().describe('The public file address; platforms fetch it without a key.'),
-  asset_type: z.enum(ASSET_TYPES),
-  mime_type: z.string(),
-  size_bytes: z.int().min(0),
-  width: z.int().nullable(),
-  height: z.int().nullable(),
-  tags: z.array(z.string()),
-  filename: z.string(),
-  created_at: dateTimeOutput,
-}).meta({ id: 'MediaAsset' });
+export const MediaAssetResource = z
+  .object({
+    id: z.uuid(),
+    object: z.literal('media_asset'),
+    url: z.url().describe('The public file address; platforms fetch it without a key.'),
+    asset_type: z.enum(ASSET_TYPES),
+    mime_type: z.string(),
+    size_bytes: z.int().min(0),
+    width: z.int().nullable(),
+    height: z.int().nullable(),
+    tags: z.array(z.string()),
+    filename: z.string(),
+    created_at: dateTimeOutput,
+  })
+  .meta({ id: 'MediaAsset' });

@@ -20,12 +20,50 @@ const QUICKTIME: SniffedType = { assetType: 'video', mimeType: 'video/quicktime'
 const WEBM: SniffedType = { assetType: 'video', mimeType: 'video/webm', extension: 'webm' };
 
 /** ISO base media brands that mean an MP4 video (ISO/IEC 14496-12 and -14, Apple's M4V, DASH). */
-const MP4_BRANDS = new Set(['isom', 'iso2', 'iso3', 'iso4', 'iso5', 'iso6', 'iso7', 'iso8', 'iso9', 'mp41', 'mp42', 'mp71', 'avc1', 'M4V ', 'M4VH', 'M4VP', 'dash', 'mmp4', 'f4v ']);
+const MP4_BRANDS = new Set([
+  'isom',
+  'iso2',
+  'iso3',
+  'iso4',
+  'iso5',
+  'iso6',
+  'iso7',
+  'iso8',
+  'iso9',
+  'mp41',
+  'mp42',
+  'mp71',
+  'avc1',
+  'M4V ',
+  'M4VH',
+  'M4VP',
+  'dash',
+  'mmp4',
+  'f4v ',
+]);
 /** Same container, other things: still images (HEIF, AVIF) and audio (M4A, M4B, M4P). Refused even when they list an MP4 brand. */
-const NOT_VIDEO_BRANDS = new Set(['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'mif1', 'msf1', 'avif', 'avis', 'M4A ', 'M4B ', 'M4P ', 'F4A ', 'F4B ', 'crx ']);
+const NOT_VIDEO_BRANDS = new Set([
+  'heic',
+  'heix',
+  'heim',
+  'heis',
+  'hevc',
+  'hevx',
+  'mif1',
+  'msf1',
+  'avif',
+  'avis',
+  'M4A ',
+  'M4B ',
+  'M4P ',
+  'F4A ',
+  'F4B ',
+  'crx ',
+]);
 
 const startsWith = (head: Uint8Array, bytes: number[], offset = 0) => bytes.every((b, i) => head[offset + i] === b);
-const ascii = (head: Uint8Array, start: number, end: number) => Buffer.from(head.subarray(start, end)).toString('latin1');
+const ascii = (head: Uint8Array, start: number, end: number) =>
+  Buffer.from(head.subarray(start, end)).toString('latin1');
 
 /**
  * The file's type from its bytes alone; the name and the part's Content-Type are never consulted.

@@ -59,7 +59,12 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
     for (const expired of s.expired.all({ now: now.getTime(), limit })) {
       const leaseToken = lease();
       s.renewLease.run({ id: expired.id, leaseToken, leaseExpiresAt, now: now.getTime() });
-      result.claims.push({ contentId: expired.id, workspaceId: expired.workspaceId, runId: expired.runId!, leaseToken });
+      result.claims.push({
+        contentId: expired.id,
+        workspaceId: expired.workspaceId,
+        runId: expired.runId!,
+        leaseToken,
+      });
     }
 
     const budgets = new Map<string, WorkspaceBudget>();
@@ -67,7 +72,12 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
     // Below any due time: a scheduled_for before 1970 is a negative one.
     let after = { due: Number.MIN_SAFE_INTEGER, id: '' };
     while (result.claims.length < limit) {
-      const candidates = s.due.all({ now: now.getTime(), afterDue: after.due, afterId: after.id, limit: CANDIDATES_PER_QUERY });
+      const candidates = s.due.all({
+        now: now.getTime(),
+        afterDue: after.due,
+        afterId: after.id,
+        limit: CANDIDATES_PER_QUERY,
+      });
       for (const item of candidates) {
         after = { due: item.due, id: item.id };
         if (result.claims.length >= limit) break;
@@ -98,7 +108,13 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
           }
         }
         const claim = { contentId: item.id, workspaceId: item.workspaceId, runId: newId(), leaseToken: lease() };
-        s.claim.run({ id: item.id, runId: claim.runId, leaseToken: claim.leaseToken, leaseExpiresAt, now: now.getTime() });
+        s.claim.run({
+          id: item.id,
+          runId: claim.runId,
+          leaseToken: claim.leaseToken,
+          leaseExpiresAt,
+          now: now.getTime(),
+        });
         startRun(db, { id: claim.runId, workspaceId: item.workspaceId, contentId: item.id, at: now });
         budget.inFlight += 1;
         result.claims.push(claim);
@@ -120,7 +136,8 @@ export function renewLeases(runtime: Runtime, claims: Iterable<Claim>): number {
   const s = statements(db);
   let renewed = 0;
   writeTransaction(db, () => {
-    for (const claim of claims) renewed += s.extendLease.run({ id: claim.contentId, leaseToken: claim.leaseToken, leaseExpiresAt }).changes;
+    for (const claim of claims)
+      renewed += s.extendLease.run({ id: claim.contentId, leaseToken: claim.leaseToken, leaseExpiresAt }).changes;
   });
   return renewed;
 }
@@ -145,7 +162,9 @@ function workspaceBudget(db: Db, workspaceId: string, now: Date): WorkspaceBudge
     verdict() {
       if (!plan) return { refuse: 'the workspace no longer exists' };
       if (!isActiveStatus(plan.planStatus as PlanStatus)) {
-        return { refuse: `the workspace subscription is ${plan.planStatus}: publish the item again once the subscription is active` };
+        return {
+          refuse: `the workspace subscription is ${plan.planStatus}: publish the item again once the subscription is active`,
+        };
       }
       if (published >= plan.postsPerMonth) {
         return {
@@ -181,7 +200,12 @@ export function publishQueueStats(runtime: Runtime): PublishQueueStats {
   const due = s.dueStats.get({ now })!;
   const inFlight = s.inFlightStats.get()!;
   const age = (since: number | null) => (since === null ? 0 : Math.max(0, (now - since) / 1000));
-  return { due: due.n, oldestDueAgeSeconds: age(due.since), inFlight: inFlight.n, oldestInFlightAgeSeconds: age(inFlight.since) };
+  return {
+    due: due.n,
+    oldestDueAgeSeconds: age(due.since),
+    inFlight: inFlight.n,
+    oldestInFlightAgeSeconds: age(inFlight.since),
+  };
 }
 
 const statements = preparedStatements((db) => ({
@@ -253,7 +277,10 @@ const statements = preparedStatements((db) => ({
     .where(sql`${content.workspaceId} = ${sql.placeholder('workspaceId')} and ${content.status} = 'publishing'`)
     .prepare(),
   dueStats: db
-    .select({ n: sql<number>`count(*)`, since: sql<number | null>`min(coalesce(${content.scheduledFor}, ${content.updatedAt}))` })
+    .select({
+      n: sql<number>`count(*)`,
+      since: sql<number | null>`min(coalesce(${content.scheduledFor}, ${content.updatedAt}))`,
+    })
     .from(content)
     .where(sql`${QUEUED} and ${DUE_KEY} <= ${sql.placeholder('now')}`)
     .prepare(),

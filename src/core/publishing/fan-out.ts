@@ -72,11 +72,17 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
         if (!holdsLease(db, claim)) return false;
         const now = clock.now();
         if (outcome === null) settleAttempt(db, call.attemptId, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
-        else if (outcome.status === 'published') settleAttempt(db, call.attemptId, { status: 'published', platformPostId: outcome.platformPostId }, now);
+        else if (outcome.status === 'published')
+          settleAttempt(db, call.attemptId, { status: 'published', platformPostId: outcome.platformPostId }, now);
         else settleAttempt(db, call.attemptId, { status: 'rejected', error: outcome.error }, now);
         return true;
       });
-      if (recorded) outcomes.report({ kind: 'platform_call', platform: call.connector.platform, result: outcome?.status ?? 'unknown' });
+      if (recorded)
+        outcomes.report({
+          kind: 'platform_call',
+          platform: call.connector.platform,
+          result: outcome?.status ?? 'unknown',
+        });
       return recorded;
     }),
   );
@@ -113,7 +119,16 @@ export async function abandonRun(runtime: Runtime, claim: Claim, cause: unknown)
     const tried = settleLeftovers(db, claim, now);
     for (const platform of item.targetPlatforms) {
       if (tried.has(platform)) continue;
-      recordAttempt(db, { runId: claim.runId, workspaceId: item.workspaceId, contentId: item.id, platform, socialAccountId: null, status: 'rejected', error, at: now });
+      recordAttempt(db, {
+        runId: claim.runId,
+        workspaceId: item.workspaceId,
+        contentId: item.id,
+        platform,
+        socialAccountId: null,
+        status: 'rejected',
+        error,
+        at: now,
+      });
     }
     return finishRun(db, item, claim.runId, now);
   });

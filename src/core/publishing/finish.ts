@@ -1,7 +1,13 @@
 import { eq, sql } from 'drizzle-orm';
 import { hostname } from 'node:os';
 import { preparedStatements, type Db } from '../../../db/client.ts';
-import { content, publishAttempts, publishRuns, type AttemptStatus, type PublishResult } from '../../../db/schema/index.ts';
+import {
+  content,
+  publishAttempts,
+  publishRuns,
+  type AttemptStatus,
+  type PublishResult,
+} from '../../../db/schema/index.ts';
 import { contentStub, type ContentRow } from '../content/serialize.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
@@ -103,7 +109,12 @@ export function finishRun(db: Db, item: ContentRow, runId: string, now: Date): '
   statements(db).finishRun.run({ id: runId, outcome, finishedAt: now.getTime() });
   const stub = contentStub(item);
   if (published) {
-    const platforms = results.map(({ platform, success, platform_post_id, error }) => ({ platform, success, platform_post_id, error }));
+    const platforms = results.map(({ platform, success, platform_post_id, error }) => ({
+      platform,
+      success,
+      platform_post_id,
+      error,
+    }));
     recordEvent(db, {
       workspaceId: item.workspaceId,
       type: 'content.published',
@@ -132,7 +143,16 @@ export function rejectEveryPlatform(db: Db, contentId: string, reason: string, n
   const runId = newId();
   startRun(db, { id: runId, workspaceId: item.workspaceId, contentId, at: now });
   for (const platform of item.targetPlatforms) {
-    recordAttempt(db, { runId, workspaceId: item.workspaceId, contentId, platform, socialAccountId: null, status: 'rejected', error: reason, at: now });
+    recordAttempt(db, {
+      runId,
+      workspaceId: item.workspaceId,
+      contentId,
+      platform,
+      socialAccountId: null,
+      status: 'rejected',
+      error: reason,
+      at: now,
+    });
   }
   finishRun(db, item, runId, now);
 }

@@ -78,7 +78,9 @@ export function verifySignedRequest(signedRequest: unknown, secret: string): { u
   const signature = Buffer.from(encodedSignature, 'base64url');
   const expected = createHmac('sha256', secret).update(encodedPayload).digest();
   if (signature.length !== SIGNATURE_BYTES || !timingSafeEqual(signature, expected)) {
-    throw invalid('signed_request has a bad signature: it was not signed with this platform\'s app secret, or it was altered.');
+    throw invalid(
+      "signed_request has a bad signature: it was not signed with this platform's app secret, or it was altered.",
+    );
   }
   let payload: unknown;
   try {
@@ -111,12 +113,21 @@ function matchingAccounts(db: Db, platform: Platform, platformUserId: string): S
  * One `social_account.disconnected` per affected workspace. A workspace holds at most one row per
  * platform user (unique index), so one event per row is one per workspace.
  */
-function recordDisconnections(db: Db, rows: SocialAccountRow[], reason: 'deauthorized' | 'data_deletion', at: Date): void {
+function recordDisconnections(
+  db: Db,
+  rows: SocialAccountRow[],
+  reason: 'deauthorized' | 'data_deletion',
+  at: Date,
+): void {
   for (const row of rows) {
     recordEvent(db, {
       workspaceId: row.workspaceId,
       type: 'social_account.disconnected',
-      data: { platform: row.platform, account: { platform_user_id: row.platformUserId, platform_username: row.username }, reason },
+      data: {
+        platform: row.platform,
+        account: { platform_user_id: row.platformUserId, platform_username: row.username },
+        reason,
+      },
       at,
     });
   }
@@ -127,10 +138,22 @@ function recordDisconnections(db: Db, rows: SocialAccountRow[], reason: 'deautho
  * every active matching account inactive, in every workspace; `data-deletion` removes every matching
  * row, active or not. The changes and their events commit together.
  */
-export function handlePlatformCallback(runtime: Runtime, callback: PlatformCallback & { kind: 'deauthorize' }): DeauthorizeAnswer;
-export function handlePlatformCallback(runtime: Runtime, callback: PlatformCallback & { kind: 'data-deletion' }): DataDeletionAnswer;
-export function handlePlatformCallback(runtime: Runtime, callback: PlatformCallback): DeauthorizeAnswer | DataDeletionAnswer;
-export function handlePlatformCallback(runtime: Runtime, callback: PlatformCallback): DeauthorizeAnswer | DataDeletionAnswer {
+export function handlePlatformCallback(
+  runtime: Runtime,
+  callback: PlatformCallback & { kind: 'deauthorize' },
+): DeauthorizeAnswer;
+export function handlePlatformCallback(
+  runtime: Runtime,
+  callback: PlatformCallback & { kind: 'data-deletion' },
+): DataDeletionAnswer;
+export function handlePlatformCallback(
+  runtime: Runtime,
+  callback: PlatformCallback,
+): DeauthorizeAnswer | DataDeletionAnswer;
+export function handlePlatformCallback(
+  runtime: Runtime,
+  callback: PlatformCallback,
+): DeauthorizeAnswer | DataDeletionAnswer {
   const { platform, secret } = appSecretFor(runtime, callback.platform);
   const { userId } = verifySignedRequest(callback.signedRequest, secret);
   const { db } = runtime;
@@ -139,14 +162,17 @@ export function handlePlatformCallback(runtime: Runtime, callback: PlatformCallb
     const rows = matchingAccounts(db, platform, userId);
     if (callback.kind === 'deauthorize') {
       const active = rows.filter((row) => row.isActive);
-      for (const row of active) db.update(socialAccounts).set({ isActive: false }).where(eq(socialAccounts.id, row.id)).run();
+      for (const row of active)
+        db.update(socialAccounts).set({ isActive: false }).where(eq(socialAccounts.id, row.id)).run();
       recordDisconnections(db, active, 'deauthorized', now);
       return { success: true };
     }
     for (const row of rows) db.delete(socialAccounts).where(eq(socialAccounts.id, row.id)).run();
     recordDisconnections(db, rows, 'data_deletion', now);
     const code = randomBase62(24);
-    db.insert(dataDeletionRequests).values({ confirmationCode: code, platform, accountsRemoved: rows.length, completedAt: now }).run();
+    db.insert(dataDeletionRequests)
+      .values({ confirmationCode: code, platform, accountsRemoved: rows.length, completedAt: now })
+      .run();
     return { url: dataDeletionStatusUrl(runtime, platform, code), confirmation_code: code };
   });
 }

@@ -38,7 +38,11 @@ const ConnectInput = z.object({
     .string({ error: `Give a platform id: one of ${KNOWN_PLATFORMS}.` })
     .trim()
     .toLowerCase()
-    .pipe(z.enum(PLATFORMS, { error: (issue) => `Unknown platform "${String(issue.input)}"; known platform ids: ${KNOWN_PLATFORMS}.` })),
+    .pipe(
+      z.enum(PLATFORMS, {
+        error: (issue) => `Unknown platform "${String(issue.input)}"; known platform ids: ${KNOWN_PLATFORMS}.`,
+      }),
+    ),
   username: z
     .string({ error: 'Give a username.' })
     .trim()
@@ -104,7 +108,9 @@ export function connectSocialAccount(runtime: Runtime, input: ConnectSocialAccou
     const existing = db
       .select()
       .from(socialAccounts)
-      .where(and(eq(socialAccounts.workspaceId, workspace.id), eq(socialAccounts.platform, fields.platform), sameAccount))
+      .where(
+        and(eq(socialAccounts.workspaceId, workspace.id), eq(socialAccounts.platform, fields.platform), sameAccount),
+      )
       .orderBy(desc(socialAccounts.connectedAt), desc(socialAccounts.id))
       .get();
 
@@ -160,7 +166,12 @@ export function connectSocialAccount(runtime: Runtime, input: ConnectSocialAccou
  * reuses it. No event: SPEC.md emits the disconnection event only from the platforms' callbacks.
  */
 export function disconnectSocialAccount(runtime: Runtime, id: string): SocialAccountResource {
-  const row = runtime.db.update(socialAccounts).set({ isActive: false }).where(eq(socialAccounts.id, id)).returning().get();
+  const row = runtime.db
+    .update(socialAccounts)
+    .set({ isActive: false })
+    .where(eq(socialAccounts.id, id))
+    .returning()
+    .get();
   if (!row) throw new ServiceError('not_found', `No social account with id ${id}.`);
   return toSocialAccountResource(row);
 }
@@ -171,9 +182,7 @@ export function disconnectSocialAccount(runtime: Runtime, id: string): SocialAcc
  * tells "no connected account" from "the account is inactive; reconnect it" with it.
  */
 export type PlatformAccountLookup =
-  | { state: 'active'; account: SocialAccountRow }
-  | { state: 'inactive'; account: SocialAccountRow }
-  | { state: 'none' };
+  { state: 'active'; account: SocialAccountRow } | { state: 'inactive'; account: SocialAccountRow } | { state: 'none' };
 
 /**
  * Every platform's lookup for one workspace from a single query: the publishing run resolves all of

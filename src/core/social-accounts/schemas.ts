@@ -3,17 +3,19 @@ import { PLATFORMS } from '../../../db/schema/index.ts';
 import { dateTimeOutput } from '../dates.ts';
 
 /** The social account resource (DECISIONS.md, Platforms and social accounts). */
-export const SocialAccountResource = z.object({
-  id: z.uuid(),
-  object: z.literal('social_account'),
-  platform: z.enum(PLATFORMS),
-  platform_user_id: z.string(),
-  username: z.string(),
-  display_name: z.string().nullable(),
-  is_active: z.boolean().describe('False once the platform deauthorized the app; reconnect to publish again.'),
-  connected_at: dateTimeOutput,
-  created_at: dateTimeOutput,
-}).meta({ id: 'SocialAccount' });
+export const SocialAccountResource = z
+  .object({
+    id: z.uuid(),
+    object: z.literal('social_account'),
+    platform: z.enum(PLATFORMS),
+    platform_user_id: z.string(),
+    username: z.string(),
+    display_name: z.string().nullable(),
+    is_active: z.boolean().describe('False once the platform deauthorized the app; reconnect to publish again.'),
+    connected_at: dateTimeOutput,
+    created_at: dateTimeOutput,
+  })
+  .meta({ id: 'SocialAccount' });
 
 /** The answers of the platform operators' callbacks (Meta's format; see deauthorization.ts). */
 export const DeauthorizeAnswer = z.object({ success: z.literal(true) });
@@ -23,10 +25,12 @@ export const DataDeletionAnswer = z.object({
   confirmation_code: z.string(),
 });
 
-export const DataDeletionStatus = z.object({
-  confirmation_code: z.string(),
-  platform: z.string(),
-  status: z.literal('completed'),
-  accounts_removed: z.int().min(0),
-  completed_at: dateTimeOutput,
-}).meta({ id: 'DataDeletionStatus' });
+export const DataDeletionStatus = z
+  .object({
+    confirmation_code: z.string(),
+    platform: z.string(),
+    status: z.literal('completed'),
+    accounts_removed: z.int().min(0),
+    completed_at: dateTimeOutput,
+  })
+  .meta({ id: 'DataDeletionStatus' });

@@ -24,7 +24,9 @@ export const listTemplates = defineOperation({
           input.source_platform ? eq(templates.sourcePlatform, input.source_platform) : undefined,
           input.content_type ? eq(templates.contentType, input.content_type) : undefined,
           // An exact match on one element of the JSON array, never a substring of the array's text.
-          input.niche ? sql`exists (select 1 from json_each(${templates.niches}) where json_each.value = ${input.niche})` : undefined,
+          input.niche
+            ? sql`exists (select 1 from json_each(${templates.niches}) where json_each.value = ${input.niche})`
+            : undefined,
           ...afterCursor(input.cursor, templates.createdAt, templates.id),
         ),
       )
@@ -41,7 +43,12 @@ export const listTemplates = defineOperation({
  * first when it names one of their niches, most engaging first; each as "hook / body / call to
  * action", the form the built-in generator reads.
  */
-export function templateStructures(db: Db, contentTypes: readonly ContentType[], industry: string | null, limit = 12): string[] {
+export function templateStructures(
+  db: Db,
+  contentTypes: readonly ContentType[],
+  industry: string | null,
+  limit = 12,
+): string[] {
   if (contentTypes.length === 0) return [];
   const niche = industry?.trim().toLowerCase().replace(/\s+/g, '-') ?? '';
   return statements(db)

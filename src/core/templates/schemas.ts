@@ -22,7 +22,9 @@ export const ListTemplatesInput = z.object({
     .min(1)
     .max(100)
     .optional()
-    .describe('Only templates tagged with this niche, exact match (case-insensitive), such as fitness, saas or real-estate.'),
+    .describe(
+      'Only templates tagged with this niche, exact match (case-insensitive), such as fitness, saas or real-estate.',
+    ),
   source_platform: z.enum(PLATFORMS).optional().describe('Only templates that performed on this platform.'),
   content_type: z.enum(CONTENT_TYPES).optional().describe('Only templates of this content type.'),
   ...paginationInput,
@@ -32,7 +34,13 @@ const text = (max: number) => z.string().trim().min(1).max(max);
 const count = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 /** (likes + comments + shares + saves) / views, rounded to 4 decimals; 0 when there are no views. */
-export function engagementRate(e: { views: number; likes: number; comments: number; shares: number; saves: number }): number {
+export function engagementRate(e: {
+  views: number;
+  likes: number;
+  comments: number;
+  shares: number;
+  saves: number;
+}): number {
   if (e.views === 0) return 0;
   return Math.round(((e.likes + e.comments + e.shares + e.saves) / e.views) * 10_000) / 10_000;
 }
@@ -62,7 +70,14 @@ export const TemplateEntry = z
       engagement_rate: z.number().min(0).optional(),
     }),
     niches: z
-      .array(z.string().trim().toLowerCase().max(NICHE_MAX).regex(NICHE_PATTERN, 'A niche is a lowercase slug such as real-estate.'))
+      .array(
+        z
+          .string()
+          .trim()
+          .toLowerCase()
+          .max(NICHE_MAX)
+          .regex(NICHE_PATTERN, 'A niche is a lowercase slug such as real-estate.'),
+      )
       .min(1)
       .max(10)
       .refine((niches) => new Set(niches).size === niches.length, 'Niches must not repeat.'),
@@ -70,7 +85,11 @@ export const TemplateEntry = z
   })
   .superRefine((entry, ctx) => {
     for (const problem of textViolations(entry.source_platform, entry.example_caption)) {
-      ctx.addIssue({ code: 'custom', path: ['example_caption'], message: `The example caption must fit ${entry.source_platform}: ${problem}.` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['example_caption'],
+        message: `The example caption must fit ${entry.source_platform}: ${problem}.`,
+      });
     }
     const given = entry.engagement.engagement_rate;
     const computed = engagementRate(entry.engagement);
@@ -93,29 +112,32 @@ export const TemplateEntries = z
   .superRefine((entries, ctx) => {
     const seen = new Set<string>();
     entries.forEach((entry, index) => {
-      if (seen.has(entry.id)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `id ${entry.id} appears more than once.` });
+      if (seen.has(entry.id))
+        ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `id ${entry.id} appears more than once.` });
       seen.add(entry.id);
     });
   });
 
 /** The template resource: an approved entry of the shared library (SPEC.md, Other resources). */
-export const TemplateResource = z.object({
-  id: z.uuid(),
-  object: z.literal('template'),
-  name: z.string(),
-  description: z.string(),
-  source_platform: z.enum(PLATFORMS),
-  content_type: z.enum(CONTENT_TYPES),
-  structure: z.object({ hook: z.string(), body: z.string(), call_to_action: z.string() }),
-  example_caption: z.string(),
-  engagement: z.object({
-    views: z.int(),
-    likes: z.int(),
-    comments: z.int(),
-    shares: z.int(),
-    saves: z.int(),
-    engagement_rate: z.number().describe('(likes + comments + shares + saves) / views, 4 decimals.'),
-  }),
-  niches: z.array(z.string()),
-  created_at: dateTimeOutput,
-}).meta({ id: 'Template' });
+export const TemplateResource = z
+  .object({
+    id: z.uuid(),
+    object: z.literal('template'),
+    name: z.string(),
+    description: z.string(),
+    source_platform: z.enum(PLATFORMS),
+    content_type: z.enum(CONTENT_TYPES),
+    structure: z.object({ hook: z.string(), body: z.string(), call_to_action: z.string() }),
+    example_caption: z.string(),
+    engagement: z.object({
+      views: z.int(),
+      likes: z.int(),
+      comments: z.int(),
+      shares: z.int(),
+      saves: z.int(),
+      engagement_rate: z.number().describe('(likes + comments + shares + saves) / views, 4 decimals.'),
+    }),
+    niches: z.array(z.string()),
+    created_at: dateTimeOutput,
+  })
+  .meta({ id: 'Template' });

@@ -8,7 +8,8 @@ export interface ImportCounts {
   updated: number;
 }
 
-const COLUMNS = 'id, name, description, source_platform, content_type, structure, example_caption, engagement, niches, created_at';
+const COLUMNS =
+  'id, name, description, source_platform, content_type, structure, example_caption, engagement, niches, created_at';
 const VALUES = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
 
 /**
@@ -55,7 +56,12 @@ function toValues(entry: TemplateEntry, now: Date): unknown[] {
  * Writes validated entries in one transaction. `overwrite` replaces every field of an entry whose id
  * exists (an import); `keep` leaves existing rows alone and adds only missing ids (the seed).
  */
-function writeTemplates(db: Db, entries: readonly TemplateEntry[], existing: 'overwrite' | 'keep', now: Date): ImportCounts {
+function writeTemplates(
+  db: Db,
+  entries: readonly TemplateEntry[],
+  existing: 'overwrite' | 'keep',
+  now: Date,
+): ImportCounts {
   const { count, upsert, insertMissing } = statements(db);
   const write = existing === 'overwrite' ? upsert : insertMissing;
   return writeTransaction(db, () => {

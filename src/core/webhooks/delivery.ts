@@ -101,7 +101,8 @@ export function fanOutEvents(runtime: Runtime): number {
   writeTransaction(db, () => {
     for (const event of batch) {
       let subs = subscriptions.get(event.workspaceId);
-      if (!subs) subscriptions.set(event.workspaceId, (subs = s.subscriptionsOf.all({ workspaceId: event.workspaceId })));
+      if (!subs)
+        subscriptions.set(event.workspaceId, (subs = s.subscriptionsOf.all({ workspaceId: event.workspaceId })));
       for (const sub of subs) {
         if (event.seq <= sub.startAfterSeq) continue;
         if (sub.events.length > 0 && !sub.events.includes(event.type)) continue;
@@ -165,10 +166,19 @@ export function claimDueDeliveries(runtime: Runtime, free: number): DeliveryClai
 }
 
 /** Takes a subscription's lease when nobody holds it (or its holder's ran out), inside the caller's transaction. */
-function takeOver(runtime: Runtime, ready: { webhookId: string; url: string; secretCiphertext: string; leaseExpiresAt: number | null }, now: number): HeldQueue | null {
+function takeOver(
+  runtime: Runtime,
+  ready: { webhookId: string; url: string; secretCiphertext: string; leaseExpiresAt: number | null },
+  now: number,
+): HeldQueue | null {
   if (ready.leaseExpiresAt !== null && ready.leaseExpiresAt > now) return null;
   const leaseToken = randomBase62(22);
-  const taken = statements(runtime.db).takeLease.run({ id: ready.webhookId, leaseToken, now, until: leaseUntil(runtime, now) });
+  const taken = statements(runtime.db).takeLease.run({
+    id: ready.webhookId,
+    leaseToken,
+    now,
+    until: leaseUntil(runtime, now),
+  });
   if (taken.changes === 0) return null;
   const queue: HeldQueue = {
     webhookId: ready.webhookId,
@@ -228,7 +238,11 @@ function handOut(runtime: Runtime, queue: HeldQueue, now: number): DeliveryClaim
   for (;;) {
     if (queue.readAhead.length === 0) {
       letGoOfLost(runtime, queue, now);
-      const rows = statements(runtime.db).dueOf.all({ webhookId: queue.webhookId, now, inHand: JSON.stringify([...queue.inHand.keys()]) });
+      const rows = statements(runtime.db).dueOf.all({
+        webhookId: queue.webhookId,
+        now,
+        inHand: JSON.stringify([...queue.inHand.keys()]),
+      });
       // Reversed, so handing out the oldest is a pop.
       for (let i = rows.length - 1; i >= 0; i--) {
         const row = rows[i]!;
@@ -237,14 +251,30 @@ function handOut(runtime: Runtime, queue: HeldQueue, now: number): DeliveryClaim
           jobRowid: row.jobRowid,
           attempts: row.attempts,
           createdAt: row.createdAt,
-          event: { id: row.eventId, type: row.eventType, workspaceId: row.workspaceId, data: row.eventData, createdAt: new Date(row.eventCreatedAt) },
+          event: {
+            id: row.eventId,
+            type: row.eventType,
+            workspaceId: row.workspaceId,
+            data: row.eventData,
+            createdAt: new Date(row.eventCreatedAt),
+          },
         });
       }
     }
     const job = queue.readAhead.pop();
     if (!job) return null;
     if (now - job.createdAt >= EXPIRY_MS) {
-      expire(runtime.db, { jobId: job.jobId, webhookId: queue.webhookId, eventId: job.event.id, eventType: job.event.type, attempts: job.attempts }, new Date(now));
+      expire(
+        runtime.db,
+        {
+          jobId: job.jobId,
+          webhookId: queue.webhookId,
+          eventId: job.event.id,
+          eventType: job.event.type,
+          attempts: job.attempts,
+        },
+        new Date(now),
+      );
       continue;
     }
     queue.inHand.set(job.jobId, now);
@@ -297,7 +327,11 @@ export function releaseHeldDeliveries(runtime: Runtime): void {
  * aborted (the process is shutting down), the attempt in flight is cut short and its job handed
  * back to the queue unrecorded, to be made again (delivery is at least once).
  */
-export async function deliver(runtime: Runtime, first: DeliveryClaim, stopping?: AbortSignal): Promise<DeliveryOutcome> {
+export async function deliver(
+  runtime: Runtime,
+  first: DeliveryClaim,
+  stopping?: AbortSignal,
+): Promise<DeliveryOutcome> {
   let claim: DeliveryClaim | null = first;
   let outcome: DeliveryOutcome = 'lease_lost';
   // The slot goes straight on to the subscription's next due job, handed out in the commit that
@@ -320,7 +354,11 @@ interface Attempt {
 }
 
 /** One attempt. A failure of our own (a secret that no longer decrypts, a bug) is a failed attempt too. */
-async function attemptDelivery(runtime: Runtime, claim: DeliveryClaim, signal: AbortSignal | undefined): Promise<Attempt> {
+async function attemptDelivery(
+  runtime: Runtime,
+  claim: DeliveryClaim,
+  signal: AbortSignal | undefined,
+): Promise<Attempt> {
   const { config, clock } = runtime;
   const deliveryId = newDeliveryId();
   const sentAt = clock.now();
@@ -328,7 +366,11 @@ async function attemptDelivery(runtime: Runtime, claim: DeliveryClaim, signal: A
   try {
     const body = envelopeBody(claim.event, deliveryId, claim.attempt);
     const headers = signedHeaders(secretOf(runtime, secretCiphertext), claim.event.id, body, sentAt);
-    const result = await postWebhook(url, body, headers, { timeoutMs: config.webhooks.timeoutMs, allowPrivateUrls: config.webhooks.allowPrivateUrls, signal });
+    const result = await postWebhook(url, body, headers, {
+      timeoutMs: config.webhooks.timeoutMs,
+      allowPrivateUrls: config.webhooks.allowPrivateUrls,
+      signal,
+    });
     return { claim, deliveryId, sentAt, result };
   } catch (cause) {
     return { claim, deliveryId, sentAt, result: internalError(cause) };
@@ -360,7 +402,11 @@ function secretOf(runtime: Runtime, ciphertext: string): string {
  * a failed attempt, so the retry ladder and the dead letter still apply. When even that fails, the
  * job is let go of: still queued, it is handed out again (at least once).
  */
-export async function abandonDelivery(runtime: Runtime, claim: DeliveryClaim, cause: unknown): Promise<DeliveryOutcome> {
+export async function abandonDelivery(
+  runtime: Runtime,
+  claim: DeliveryClaim,
+  cause: unknown,
+): Promise<DeliveryOutcome> {
   try {
     const attempt = { claim, deliveryId: newDeliveryId(), sentAt: runtime.clock.now(), result: internalError(cause) };
     const { outcome } = await recordInNextCommit(runtime, attempt, false);
@@ -383,7 +429,14 @@ function handBack(claim: DeliveryClaim): DeliveryOutcome {
 
 /** Tells the outcome listeners about a recorded attempt, by its delivery-log status. */
 function reportAttempt(runtime: Runtime, outcome: DeliveryOutcome): void {
-  const status = outcome === 'delivered' ? 'delivered' : outcome === 'retry' ? 'pending_retry' : outcome === 'dead' ? 'failed' : null;
+  const status =
+    outcome === 'delivered'
+      ? 'delivered'
+      : outcome === 'retry'
+        ? 'pending_retry'
+        : outcome === 'dead'
+          ? 'failed'
+          : null;
   if (status) runtime.outcomes.report({ kind: 'webhook_delivery', status });
 }
 
@@ -493,7 +546,8 @@ function recordAttempt(runtime: Runtime, { claim, deliveryId, sentAt, result }: 
   });
   if (!delivered) {
     const failures = s.recentFailures.get({ webhookId, since: now.getTime() - AUTO_DISABLE_WINDOW_MS })!.n;
-    if (failures >= AUTO_DISABLE_FAILURES && s.autoDisable.run({ id: webhookId, now: now.getTime() }).changes > 0) setSending(claim.queue, false);
+    if (failures >= AUTO_DISABLE_FAILURES && s.autoDisable.run({ id: webhookId, now: now.getTime() }).changes > 0)
+      setSending(claim.queue, false);
   }
   return delivered ? 'delivered' : last ? 'dead' : 'retry';
 }
@@ -515,7 +569,11 @@ export function expireStaleDeliveries(runtime: Runtime): number {
 }
 
 /** DECISIONS.md, Delivery: abandoned as failed with response_body "expired". */
-function expire(db: Db, job: { jobId: string; webhookId: string; eventId: string; eventType: string; attempts: number }, now: Date): void {
+function expire(
+  db: Db,
+  job: { jobId: string; webhookId: string; eventId: string; eventType: string; attempts: number },
+  now: Date,
+): void {
   recordDeliveryAttempt(db, newDeliveryId(), {
     webhookId: job.webhookId,
     jobId: job.jobId,
@@ -553,14 +611,24 @@ interface DueJobRow {
 }
 
 const statements = preparedStatements((db) => ({
-  cursor: db.select({ lastSeq: webhookFanoutCursor.lastSeq }).from(webhookFanoutCursor).where(sql`${webhookFanoutCursor.id} = 1`).prepare(),
+  cursor: db
+    .select({ lastSeq: webhookFanoutCursor.lastSeq })
+    .from(webhookFanoutCursor)
+    .where(sql`${webhookFanoutCursor.id} = 1`)
+    .prepare(),
   advanceCursor: db
     .update(webhookFanoutCursor)
     .set({ lastSeq: sql`${sql.placeholder('lastSeq')}` })
     .where(sql`${webhookFanoutCursor.id} = 1`)
     .prepare(),
   eventsAfter: db
-    .select({ seq: events.seq, id: events.id, workspaceId: events.workspaceId, type: events.type, createdAt: events.createdAt })
+    .select({
+      seq: events.seq,
+      id: events.id,
+      workspaceId: events.workspaceId,
+      type: events.type,
+      createdAt: events.createdAt,
+    })
     .from(events)
     .where(sql`${events.seq} > ${sql.placeholder('after')}`)
     .orderBy(events.seq)
@@ -580,7 +648,9 @@ const statements = preparedStatements((db) => ({
       leaseExpiresAt: sql<number | null>`${webhooks.leaseExpiresAt}`,
       // Spelled out: drizzle leaves columns of a one-table select unqualified, and a bare "id" here
       // would name the subquery's own column.
-      due: sql<number>`(select min(j.next_attempt_at) from webhook_jobs j where j.webhook_id = webhooks.id and j.state = 'queued')`.as('due'),
+      due: sql<number>`(select min(j.next_attempt_at) from webhook_jobs j where j.webhook_id = webhooks.id and j.state = 'queued')`.as(
+        'due',
+      ),
     })
     .from(webhooks)
     .where(sql`${webhooks.isEnabled} = 1 and due <= ${sql.placeholder('now')}`)
@@ -593,7 +663,10 @@ const statements = preparedStatements((db) => ({
       sql`${webhooks.id} = ${sql.placeholder('id')} and (${webhooks.leaseExpiresAt} is null or ${webhooks.leaseExpiresAt} <= ${sql.placeholder('now')})`,
     )
     .prepare(),
-  heldLease: db.$client.prepare<[{ id: string; leaseToken: string }], { url: string; secretCiphertext: string; isEnabled: number; leaseExpiresAt: number }>(
+  heldLease: db.$client.prepare<
+    [{ id: string; leaseToken: string }],
+    { url: string; secretCiphertext: string; isEnabled: number; leaseExpiresAt: number }
+  >(
     `select url, secret_ciphertext as secretCiphertext, is_enabled as isEnabled, lease_expires_at as leaseExpiresAt
      from webhooks where id = @id and lease_token = @leaseToken`,
   ),
@@ -643,7 +716,9 @@ const statements = preparedStatements((db) => ({
   retry: db.$client.prepare<[JobMove & { nextAttemptAt: number }]>(
     `update webhook_jobs set attempts = @attempts, next_attempt_at = @nextAttemptAt where ${AS_HANDED_OUT}`,
   ),
-  finish: db.$client.prepare<[JobMove & { state: 'delivered' | 'dead' }]>(`update webhook_jobs set state = @state, attempts = @attempts where ${AS_HANDED_OUT}`),
+  finish: db.$client.prepare<[JobMove & { state: 'delivered' | 'dead' }]>(
+    `update webhook_jobs set state = @state, attempts = @attempts where ${AS_HANDED_OUT}`,
+  ),
   stale: db
     .select({
       jobId: webhookJobs.id,

@@ -66,7 +66,11 @@ function assertRoomForAnother(db: Db, workspaceId: string): void {
 }
 
 /** The last event written so far: a new subscription is sent only what comes after it. */
-const lastEventSeq = (db: Db): number => db.select({ seq: max(events.seq) }).from(events).get()?.seq ?? 0;
+const lastEventSeq = (db: Db): number =>
+  db
+    .select({ seq: max(events.seq) })
+    .from(events)
+    .get()?.seq ?? 0;
 
 /** GET /webhooks: the full set, newest first, in one page; `limit` and `cursor` are ignored (SPEC.md). */
 export const listWebhooks = defineOperation({
@@ -146,7 +150,10 @@ export const updateWebhook = defineOperation({
   async run(ctx, input): Promise<WebhookResource> {
     const { id, ...fields } = input;
     if (Object.values(fields).every((value) => value === undefined)) {
-      throw new ServiceError('no_updates', 'The body has no updatable field. Send at least one of url, events, is_enabled.');
+      throw new ServiceError(
+        'no_updates',
+        'The body has no updatable field. Send at least one of url, events, is_enabled.',
+      );
     }
     const { db } = ctx;
     // An unknown id answers not_found before any DNS lookup is made for it.
@@ -277,7 +284,12 @@ export const listWebhookDeliveries = defineOperation({
     const rows = db
       .select()
       .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.webhookId, webhook.id), ...afterCursor(input.cursor, webhookDeliveries.deliveredAt, webhookDeliveries.id)))
+      .where(
+        and(
+          eq(webhookDeliveries.webhookId, webhook.id),
+          ...afterCursor(input.cursor, webhookDeliveries.deliveredAt, webhookDeliveries.id),
+        ),
+      )
       .orderBy(desc(webhookDeliveries.deliveredAt), desc(webhookDeliveries.id))
       .limit(input.limit + 1)
       .all();

@@ -44,5 +44,9 @@ const statements = preparedStatements((db) => ({
     `select count(*) as n, min(j.next_attempt_at) as since from webhooks w cross join webhook_jobs j
      where w.is_enabled = 1 and j.webhook_id = w.id and j.state = 'queued' and j.next_attempt_at <= @now`,
   ),
-  queued: db.select({ n: sql<number>`count(*)` }).from(webhookJobs).where(sql`${webhookJobs.state} = 'queued'`).prepare(),
+  queued: db
+    .select({ n: sql<number>`count(*)` })
+    .from(webhookJobs)
+    .where(sql`${webhookJobs.state} = 'queued'`)
+    .prepare(),
 }));

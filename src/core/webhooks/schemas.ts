@@ -33,7 +33,12 @@ const url = z
   .string({ error: 'Give the delivery URL as a string, such as https://example.com/webhooks.' })
   .trim()
   .max(MAX_URL_LENGTH, `The URL is longer than ${MAX_URL_LENGTH} characters.`)
-  .pipe(z.url({ protocol: /^https?$/, error: 'The URL must be an absolute http(s) URL, such as https://example.com/webhooks.' }))
+  .pipe(
+    z.url({
+      protocol: /^https?$/,
+      error: 'The URL must be an absolute http(s) URL, such as https://example.com/webhooks.',
+    }),
+  )
   .describe('Where deliveries are POSTed: an absolute http(s) URL on a public address.');
 
 const webhookId = z.string().min(1).describe('The webhook id (whk_…).');
@@ -61,39 +66,55 @@ export const UpdateWebhookInput = z.object({
 export const ListWebhookDeliveriesInput = z.object({ id: webhookId, ...paginationInput });
 
 /** The webhook resource (SPEC.md, Webhook). */
-export const WebhookResource = z.object({
-  id: z.string().regex(/^whk_/),
-  object: z.literal('webhook'),
-  url: z.string(),
-  events: z.array(z.string()).describe('Subscribed event names; empty means every event.'),
-  is_enabled: z.boolean(),
-  auto_disabled_at: dateTimeOutput.nullable(),
-  created_at: dateTimeOutput,
-  signing_secret: z.string().regex(/^whsec_/).nullable().describe('Null on every read; the secret itself only in the create and rotate answers.'),
-}).meta({ id: 'Webhook' });
+export const WebhookResource = z
+  .object({
+    id: z.string().regex(/^whk_/),
+    object: z.literal('webhook'),
+    url: z.string(),
+    events: z.array(z.string()).describe('Subscribed event names; empty means every event.'),
+    is_enabled: z.boolean(),
+    auto_disabled_at: dateTimeOutput.nullable(),
+    created_at: dateTimeOutput,
+    signing_secret: z
+      .string()
+      .regex(/^whsec_/)
+      .nullable()
+      .describe('Null on every read; the secret itself only in the create and rotate answers.'),
+  })
+  .meta({ id: 'Webhook' });
 
 /** The create and rotate answers: the one moment the signing secret is shown. */
 export const WebhookWithSecret = WebhookResource.extend({
-  signing_secret: z.string().regex(/^whsec_/).describe('The new signing secret, shown this once; store it.'),
+  signing_secret: z
+    .string()
+    .regex(/^whsec_/)
+    .describe('The new signing secret, shown this once; store it.'),
 }).meta({ id: 'WebhookWithSecret' });
 
 /** One attempt of the delivery log (SPEC.md, Webhook delivery; DECISIONS.md, Delivery). */
-export const WebhookDeliveryResource = z.object({
-  id: z.string().regex(/^whd_/),
-  object: z.literal('webhook_delivery'),
-  event_id: z.string().regex(/^evt_/),
-  event_type: z.string(),
-  attempt: z.int().min(1),
-  status: z.enum(DELIVERY_STATUSES),
-  status_code: z.int().min(0).describe('The endpoint\'s HTTP status; 0 when no HTTP response came.'),
-  response_body: z.string().nullable().describe('The first 8,192 bytes, kept on failed attempts; null on delivered ones.'),
-  duration_ms: z.int().min(0),
-  delivered_at: dateTimeOutput.describe('When the attempt was made.'),
-}).meta({ id: 'WebhookDelivery' });
+export const WebhookDeliveryResource = z
+  .object({
+    id: z.string().regex(/^whd_/),
+    object: z.literal('webhook_delivery'),
+    event_id: z.string().regex(/^evt_/),
+    event_type: z.string(),
+    attempt: z.int().min(1),
+    status: z.enum(DELIVERY_STATUSES),
+    status_code: z.int().min(0).describe("The endpoint's HTTP status; 0 when no HTTP response came."),
+    response_body: z
+      .string()
+      .nullable()
+      .describe('The first 8,192 bytes, kept on failed attempts; null on delivered ones.'),
+    duration_ms: z.int().min(0),
+    delivered_at: dateTimeOutput.describe('When the attempt was made.'),
+  })
+  .meta({ id: 'WebhookDelivery' });
 
 /** What POST /webhooks/{id}/test answers (SPEC.md). */
-export const WebhookTestResult = z.object({
-  delivered: z.boolean(),
-  status_code: z.int().min(0).describe('0 when no HTTP response came.'),
-  duration_ms: z.int().min(0),
-}).meta({ id: 'WebhookTestResult' });
+export const WebhookTestResult = z
+  .object({
+    delivered: z.boolean(),
+    status_code: z.int().min(0).describe('0 when no HTTP response came.'),
+    duration_ms: z.int().min(0),
+  })
+  .meta({ id: 'WebhookTestResult' });

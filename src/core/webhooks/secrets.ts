@@ -25,7 +25,10 @@ function encryptionKey(config: SecretsConfig): Buffer {
   const source = config.encryptionKey === undefined ? `file:${keyFilePath(config)}` : `env:${config.encryptionKey}`;
   let key = keys.get(source);
   if (!key) {
-    key = config.encryptionKey === undefined ? keyFromFile(keyFilePath(config)) : decodeKey(config.encryptionKey, 'ENCRYPTION_KEY');
+    key =
+      config.encryptionKey === undefined
+        ? keyFromFile(keyFilePath(config))
+        : decodeKey(config.encryptionKey, 'ENCRYPTION_KEY');
     keys.set(source, key);
   }
   return key;
@@ -34,7 +37,9 @@ function encryptionKey(config: SecretsConfig): Buffer {
 function decodeKey(text: string, origin: string): Buffer {
   const key = Buffer.from(text.trim(), 'base64');
   if (key.length !== KEY_BYTES) {
-    throw new Error(`${origin} is not base64 of ${KEY_BYTES} bytes; it cannot be the key that encrypts webhook signing secrets.`);
+    throw new Error(
+      `${origin} is not base64 of ${KEY_BYTES} bytes; it cannot be the key that encrypts webhook signing secrets.`,
+    );
   }
   return key;
 }

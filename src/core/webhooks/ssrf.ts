@@ -151,7 +151,10 @@ export function guardedLookup(hostname: string, options: LookupOptions, callback
   dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, []);
     if (addresses.length === 0) {
-      return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }), []);
+      return callback(
+        Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }),
+        [],
+      );
     }
     for (const { address } of addresses) {
       const range = blockedRange(address);

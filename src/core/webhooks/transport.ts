@@ -61,7 +61,12 @@ function agentFor(protocol: 'http:' | 'https:', guarded: boolean): http.Agent {
 }
 
 const sinceMs = (started: number): number => Math.round(performance.now() - started);
-const failed = (started: number, error: string): AttemptResult => ({ statusCode: 0, responseBody: null, durationMs: sinceMs(started), error });
+const failed = (started: number, error: string): AttemptResult => ({
+  statusCode: 0,
+  responseBody: null,
+  durationMs: sinceMs(started),
+  error,
+});
 
 /** What a request needs from a webhook URL, or why it cannot be sent to. */
 interface Target {
@@ -179,13 +184,23 @@ export async function postWebhook(
         text += decoder.write(take === chunk.length ? chunk : chunk.subarray(0, take));
         received += take;
         if (received >= RESPONSE_BODY_LIMIT) {
-          settle({ statusCode: response.statusCode ?? 0, responseBody: text, durationMs: sinceMs(started), error: null });
+          settle({
+            statusCode: response.statusCode ?? 0,
+            responseBody: text,
+            durationMs: sinceMs(started),
+            error: null,
+          });
           // Stop reading: the socket is closed rather than drained, and is not reused.
           request.destroy();
         }
       });
       response.on('end', () =>
-        settle({ statusCode: response.statusCode ?? 0, responseBody: text + (decoder?.end() ?? ''), durationMs: sinceMs(started), error: null }),
+        settle({
+          statusCode: response.statusCode ?? 0,
+          responseBody: text + (decoder?.end() ?? ''),
+          durationMs: sinceMs(started),
+          error: null,
+        }),
       );
       // A body cut short by the peer ends in 'close' (and 'aborted'/'error') without 'end'.
       response.on('error', () => settle(failure('connection reset while reading the response')));

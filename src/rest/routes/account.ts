@@ -9,7 +9,8 @@ export const accountEndpoints = [
     method: 'get',
     path: '/me',
     summary: 'Get the account',
-    description: 'The plan, its features and this month\'s usage. Answers even when the plan has no API access or is inactive.',
+    description:
+      "The plan, its features and this month's usage. Answers even when the plan has no API access or is inactive.",
     operation: getAccount,
     input: 'query',
     response: AccountResource,

@@ -9,7 +9,8 @@ export const analyticsEndpoints = [
     method: 'get',
     path: '/analytics/overview',
     summary: 'Get the analytics overview',
-    description: 'Published and failed totals, per platform and per UTC day; days is capped at the plan\'s analytics_history_days.',
+    description:
+      "Published and failed totals, per platform and per UTC day; days is capped at the plan's analytics_history_days.",
     operation: getAnalyticsOverview,
     input: 'query',
     response: AnalyticsOverviewResource,

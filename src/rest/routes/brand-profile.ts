@@ -22,7 +22,8 @@ export const brandProfileEndpoints = ['/brand-profile', '/brand_profile'].flatMa
     method: 'patch',
     path,
     summary: 'Update the brand profile',
-    description: 'Any subset of both field sets. A wrong type is 400 invalid_body; a length, count or range breach is 422 unprocessable_entity.',
+    description:
+      'Any subset of both field sets. A wrong type is 400 invalid_body; a length, count or range breach is 422 unprocessable_entity.',
     operation: updateBrandProfile,
     input: 'body',
     response: BrandProfileResource,

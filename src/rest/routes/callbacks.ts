@@ -1,7 +1,11 @@
 import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
 import { ServiceError } from '../../core/errors.ts';
-import { getDataDeletionRequest, handlePlatformCallback, type CallbackKind } from '../../core/social-accounts/deauthorization.ts';
+import {
+  getDataDeletionRequest,
+  handlePlatformCallback,
+  type CallbackKind,
+} from '../../core/social-accounts/deauthorization.ts';
 import { DataDeletionAnswer, DataDeletionStatus, DeauthorizeAnswer } from '../../core/social-accounts/schemas.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
 import { requireBodyType } from '../handle.ts';
@@ -31,14 +35,21 @@ const callback = (kind: CallbackKind) => (runtime: Runtime) => [
   formParserErrors,
   ((req, res) => {
     const body = req.body as Record<string, unknown> | undefined;
-    res.json(handlePlatformCallback(runtime, { platform: req.params.platform as string, kind, signedRequest: body?.signed_request }));
+    res.json(
+      handlePlatformCallback(runtime, {
+        platform: req.params.platform as string,
+        kind,
+        signedRequest: body?.signed_request,
+      }),
+    );
   }) satisfies RequestHandler,
 ];
 
 const platformParameter = {
   name: 'platform',
   in: 'path' as const,
-  description: 'The platform id, such as facebook; only platforms with an app secret configured (<PLATFORM>_APP_SECRET) have callbacks.',
+  description:
+    'The platform id, such as facebook; only platforms with an app secret configured (<PLATFORM>_APP_SECRET) have callbacks.',
   schema: { type: 'string' },
 };
 
@@ -52,7 +63,8 @@ const signedRequestBody = {
         properties: {
           signed_request: {
             type: 'string',
-            description: "Meta's format: base64url(HMAC-SHA256 of the payload part, keyed with the app secret) . base64url(JSON payload with user_id).",
+            description:
+              "Meta's format: base64url(HMAC-SHA256 of the payload part, keyed with the app secret) . base64url(JSON payload with user_id).",
           },
         },
       },
@@ -70,7 +82,8 @@ export const callbackEndpoints = [
     method: 'post',
     path: '/callbacks/:platform/deauthorize',
     summary: 'Platform deauthorize callback',
-    description: "Called by the platform's operator when a user removes the app: every matching account is marked inactive.",
+    description:
+      "Called by the platform's operator when a user removes the app: every matching account is marked inactive.",
     handlers: callback('deauthorize'),
     parameters: [platformParameter],
     requestBody: signedRequestBody,
@@ -81,11 +94,17 @@ export const callbackEndpoints = [
     method: 'post',
     path: '/callbacks/:platform/data-deletion',
     summary: 'Platform data-deletion callback',
-    description: "Called by the platform's operator when a user asks for their data to be deleted: the matching account rows are removed.",
+    description:
+      "Called by the platform's operator when a user asks for their data to be deleted: the matching account rows are removed.",
     handlers: callback('data-deletion'),
     parameters: [platformParameter],
     requestBody: signedRequestBody,
-    responses: { 200: { description: 'Where the user can check the deletion, and its confirmation code.', json: DataDeletionAnswer } },
+    responses: {
+      200: {
+        description: 'Where the user can check the deletion, and its confirmation code.',
+        json: DataDeletionAnswer,
+      },
+    },
     errors: ['invalid_body', 'not_found', 'payload_too_large', 'unsupported_media_type'],
   }),
   publicEndpoint({
@@ -98,7 +117,10 @@ export const callbackEndpoints = [
         res.json(getDataDeletionRequest(runtime.db, req.params.platform as string, req.params.code as string));
       }) satisfies RequestHandler,
     ],
-    parameters: [platformParameter, { name: 'code', in: 'path', description: 'The confirmation code.', schema: { type: 'string' } }],
+    parameters: [
+      platformParameter,
+      { name: 'code', in: 'path', description: 'The confirmation code.', schema: { type: 'string' } },
+    ],
     responses: { 200: { description: 'The deletion.', json: DataDeletionStatus } },
     errors: ['not_found'],
   }),

@@ -26,7 +26,8 @@ export const campaignEndpoints = [
     method: 'post',
     path: '/campaigns',
     summary: 'Create a campaign',
-    description: 'A draft plan: creating a campaign creates no posts. total_posts is posts_per_day x campaign_length_days.',
+    description:
+      'A draft plan: creating a campaign creates no posts. total_posts is posts_per_day x campaign_length_days.',
     operation: createCampaign,
     input: 'body',
     status: 201,

@@ -45,7 +45,8 @@ export const contentEndpoints = [
     method: 'patch',
     path: '/content/:id',
     summary: 'Update a content item',
-    description: 'Send only what changes; status also accepts rejected. Emits content.updated (and content.approved when status is approved).',
+    description:
+      'Send only what changes; status also accepts rejected. Emits content.updated (and content.approved when status is approved).',
     operation: updateContent,
     input: 'body',
     response: ContentResource,

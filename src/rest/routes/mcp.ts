@@ -27,7 +27,11 @@ export function mcpRoutes(runtime: Runtime): Router {
   const { docsUrl } = runtime.config;
   router.post('/mcp', async (req, res) => {
     if (!originAllowed(req, runtime)) {
-      return sendError(res, new ServiceError('origin_not_allowed', `Origin ${req.get('origin')} may not call /mcp.`), docsUrl);
+      return sendError(
+        res,
+        new ServiceError('origin_not_allowed', `Origin ${req.get('origin')} may not call /mcp.`),
+        docsUrl,
+      );
     }
     try {
       authenticate(runtime, req.get('authorization'), { planChecks: false });
@@ -37,7 +41,9 @@ export function mcpRoutes(runtime: Runtime): Router {
         const description = error.message.replace(/"/g, "'");
         res.setHeader(
           'WWW-Authenticate',
-          error.code === 'missing_key' ? 'Bearer realm="mcp"' : `Bearer realm="mcp", error="invalid_token", error_description="${description}"`,
+          error.code === 'missing_key'
+            ? 'Bearer realm="mcp"'
+            : `Bearer realm="mcp", error="invalid_token", error_description="${description}"`,
         );
       }
       throw error;
@@ -46,7 +52,14 @@ export function mcpRoutes(runtime: Runtime): Router {
   });
   router.all('/mcp', (_req, res) => {
     res.setHeader('Allow', 'POST');
-    sendError(res, new ServiceError('method_not_allowed', 'This server is stateless: send MCP messages with POST; there is no SSE stream or session to delete.'), docsUrl);
+    sendError(
+      res,
+      new ServiceError(
+        'method_not_allowed',
+        'This server is stateless: send MCP messages with POST; there is no SSE stream or session to delete.',
+      ),
+      docsUrl,
+    );
   });
   return router;
 }

@@ -52,7 +52,11 @@ const uploadEndpoint = (path: string) =>
               type: 'object',
               required: ['file'],
               properties: {
-                file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The image or video.' },
+                file: {
+                  type: 'string',
+                  contentMediaType: 'application/octet-stream',
+                  description: 'The image or video.',
+                },
                 tags: {
                   type: 'array',
                   items: { type: 'string', maxLength: MAX_TAG_LENGTH },
@@ -85,9 +89,16 @@ export const mediaEndpoints = [
     summary: 'Fetch a media file',
     description:
       'Public, so platforms can fetch what a post links to: the random key is the capability. Range requests are served; ' +
-      'a key\'s bytes never change, so the answer may be cached for a year.',
+      "a key's bytes never change, so the answer may be cached for a year.",
     handlers: (runtime) => [serveFile(runtime, mediaStoreFor(runtime.config.media.dir))],
-    parameters: [{ name: 'file', in: 'path', description: 'The storage key and extension, as in the asset url.', schema: { type: 'string' } }],
+    parameters: [
+      {
+        name: 'file',
+        in: 'path',
+        description: 'The storage key and extension, as in the asset url.',
+        schema: { type: 'string' },
+      },
+    ],
     responses: {
       200: { description: 'The file, with its stored type.', mediaType: '*/*' },
       206: { description: 'The requested range.', mediaType: '*/*' },
@@ -111,7 +122,10 @@ function receiveMultipart(runtime: Runtime, store: MediaStore): RequestHandler {
   const { maxBytes } = runtime.config.media;
   return (req, res, next) => {
     if (!req.is('multipart/form-data')) {
-      throw new ServiceError('unsupported_media_type', 'Send the upload as multipart/form-data with the file in a field named file.');
+      throw new ServiceError(
+        'unsupported_media_type',
+        'Send the upload as multipart/form-data with the file in a field named file.',
+      );
     }
     let parser: busboy.Busboy;
     try {
@@ -122,7 +136,7 @@ function receiveMultipart(runtime: Runtime, store: MediaStore): RequestHandler {
     const tags: string[] = [];
     let filename: string | undefined;
     let stored: Promise<StoredFile> | undefined;
-    let fileStream: NodeJS.ReadableStream & { destroy(error?: Error): void } | undefined;
+    let fileStream: (NodeJS.ReadableStream & { destroy(error?: Error): void }) | undefined;
     let done = false;
 
     const finish = (error?: unknown) => {
@@ -204,7 +218,12 @@ function serveFile(runtime: Runtime, store: MediaStore): RequestHandler {
         if (error.status === 416) {
           // The size, in Content-Range, and the envelope every failure carries.
           res.set(error.headers ?? {});
-          return next(new ServiceError('range_not_satisfiable', 'The requested range is outside the file; Content-Range gives its size.'));
+          return next(
+            new ServiceError(
+              'range_not_satisfiable',
+              'The requested range is outside the file; Content-Range gives its size.',
+            ),
+          );
         }
         next(error.status === 404 ? notFound() : error);
       },

@@ -46,7 +46,11 @@ export const systemEndpoints = [
     description: 'Answers 200 while the process serves; database says whether SQLite answers.',
     handlers: (runtime) => [
       ((_req, res) => {
-        res.json({ status: 'ok', database: pingDatabase(runtime.db) ? 'ok' : 'unavailable', time: runtime.clock.now().toISOString() });
+        res.json({
+          status: 'ok',
+          database: pingDatabase(runtime.db) ? 'ok' : 'unavailable',
+          time: runtime.clock.now().toISOString(),
+        });
       }) satisfies RequestHandler,
     ],
     responses: { 200: { description: 'The process is up.', json: Health } },
@@ -56,7 +60,8 @@ export const systemEndpoints = [
     method: 'get',
     path: '/docs/errors',
     summary: 'Error reference',
-    description: 'The page every docs_url points to: every error code with its HTTP status, its meaning and what to do.',
+    description:
+      'The page every docs_url points to: every error code with its HTTP status, its meaning and what to do.',
     handlers: () => {
       const page = errorReferencePage();
       return [((_req, res) => void res.type('html').send(page)) satisfies RequestHandler];

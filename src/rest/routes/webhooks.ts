@@ -11,7 +11,12 @@ import {
   testWebhook,
   updateWebhook,
 } from '../../core/webhooks/operations.ts';
-import { WebhookDeliveryResource, WebhookResource, WebhookTestResult, WebhookWithSecret } from '../../core/webhooks/schemas.ts';
+import {
+  WebhookDeliveryResource,
+  WebhookResource,
+  WebhookTestResult,
+  WebhookWithSecret,
+} from '../../core/webhooks/schemas.ts';
 import { operationEndpoint, routerFor } from '../endpoints.ts';
 
 export const webhookEndpoints = [
@@ -28,7 +33,8 @@ export const webhookEndpoints = [
     method: 'post',
     path: '/webhooks',
     summary: 'Create a webhook',
-    description: 'The answer carries the signing secret, this once. The URL must be absolute http(s) on a public address.',
+    description:
+      'The answer carries the signing secret, this once. The URL must be absolute http(s) on a public address.',
     operation: createWebhook,
     input: 'body',
     status: 201,
@@ -48,7 +54,8 @@ export const webhookEndpoints = [
     method: 'patch',
     path: '/webhooks/:id',
     summary: 'Update a webhook',
-    description: 'is_enabled true resumes an auto-disabled webhook (clears auto_disabled_at); queued deliveries resume oldest first.',
+    description:
+      'is_enabled true resumes an auto-disabled webhook (clears auto_disabled_at); queued deliveries resume oldest first.',
     operation: updateWebhook,
     input: 'body',
     response: WebhookResource,

@@ -3,7 +3,12 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { campaigns, content, templates, usagePeriods } from '../../../db/schema/index.ts';
 import { spendAiCredits, usagePeriod } from '../../../src/core/accounts/usage.ts';
 import { updateBrandProfile } from '../../../src/core/brand-profile/operations.ts';
-import { createCampaign, deleteCampaign, launchCampaign, updateCampaign } from '../../../src/core/campaigns/operations.ts';
+import {
+  createCampaign,
+  deleteCampaign,
+  launchCampaign,
+  updateCampaign,
+} from '../../../src/core/campaigns/operations.ts';
 import { generateDue } from '../../../src/core/campaigns/generate-due.ts';
 import {
   apportionContentTypes,
@@ -24,7 +29,9 @@ import { eventsOf } from '../../helpers/rest-expect.ts';
 import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
 /** Writes "<campaign> post <slot>" for each slot, and lets a test act while a batch is being written. */
-function fakeGenerator(during?: (request: GenerationRequest) => void): CaptionGenerator & { calls: GenerationRequest[] } {
+function fakeGenerator(
+  during?: (request: GenerationRequest) => void,
+): CaptionGenerator & { calls: GenerationRequest[] } {
   const calls: GenerationRequest[] = [];
   return {
     name: 'fake',
@@ -32,7 +39,11 @@ function fakeGenerator(during?: (request: GenerationRequest) => void): CaptionGe
     async generate(request) {
       calls.push(request);
       during?.(request);
-      return request.slots.map((slot) => ({ caption: `${request.campaign.name} post ${slot.index}`, hashtags: ['launch'], topic: 'spring' }));
+      return request.slots.map((slot) => ({
+        caption: `${request.campaign.name} post ${slot.index}`,
+        hashtags: ['launch'],
+        topic: 'spring',
+      }));
     },
   };
 }
@@ -61,10 +72,11 @@ describe('content mix apportionment (DECISIONS.md, Campaigns)', () => {
     for (const type of sequence) counts.set(type, (counts.get(type) ?? 0) + 1);
     expect(Object.fromEntries(counts)).toEqual(Object.fromEntries(apportionContentTypes(mix, 18_250)));
     // No long runs: in any 10 consecutive slots the 3:1:0.5 mix shows at least two types.
-    for (let i = 0; i + 10 <= sequence.length; i += 10) expect(new Set(sequence.slice(i, i + 10)).size).toBeGreaterThan(1);
+    for (let i = 0; i + 10 <= sequence.length; i += 10)
+      expect(new Set(sequence.slice(i, i + 10)).size).toBeGreaterThan(1);
   });
 
-  it('spreads each day\'s slots over its 24 hours from the start date', () => {
+  it("spreads each day's slots over its 24 hours from the start date", () => {
     const start = new Date('2026-03-10T12:00:00.000Z');
     expect(slotTime(start, 4, 0).toISOString()).toBe('2026-03-10T15:00:00.000Z');
     expect(slotTime(start, 4, 3).toISOString()).toBe('2026-03-11T09:00:00.000Z');
@@ -82,7 +94,8 @@ describe('campaign generation', () => {
   });
 
   const ctx = () => contextFor(runtime, ws.workspace, 'rest');
-  const create = (input: Record<string, unknown>) => runOperation(createCampaign, ctx(), { name: 'Spring', ...input }) as { id: string };
+  const create = (input: Record<string, unknown>) =>
+    runOperation(createCampaign, ctx(), { name: 'Spring', ...input }) as { id: string };
   const launch = (id: string) => runOperation(launchCampaign, ctx(), { id });
   const campaignRow = (id: string) => runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get();
   const itemsOf = (id: string) =>
@@ -113,7 +126,12 @@ describe('campaign generation', () => {
         caption: `Spring post ${item.campaignSlot}`,
       });
     }
-    expect(campaignRow(id)).toMatchObject({ generatedPosts: 18_250, totalPosts: 18_250, status: 'active', generationDueAt: null });
+    expect(campaignRow(id)).toMatchObject({
+      generatedPosts: 18_250,
+      totalPosts: 18_250,
+      status: 'active',
+      generationDueAt: null,
+    });
     expect(eventsOf(runtime, ws.workspace.id).filter((e) => e.type === 'content.created')).toHaveLength(18_250);
     const credits = runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, ws.workspace.id)).get();
     expect(credits?.aiCreditsUsed).toBe(18_250);
@@ -136,13 +154,25 @@ describe('campaign generation', () => {
   it('stops when the AI credits run out, having used exactly what was left', async () => {
     const starter = makeWorkspace(runtime, { plan: 'starter' });
     const as = contextFor(runtime, starter.workspace, 'rest');
-    runtime.db.insert(usagePeriods).values({ workspaceId: starter.workspace.id, periodStart: usagePeriod(runtime.clock.now()).start, aiCreditsUsed: 380 }).run();
-    const { id } = runOperation(createCampaign, as, { name: 'Small', posts_per_day: 50, campaign_length_days: 10 }) as { id: string };
+    runtime.db
+      .insert(usagePeriods)
+      .values({
+        workspaceId: starter.workspace.id,
+        periodStart: usagePeriod(runtime.clock.now()).start,
+        aiCreditsUsed: 380,
+      })
+      .run();
+    const { id } = runOperation(createCampaign, as, { name: 'Small', posts_per_day: 50, campaign_length_days: 10 }) as {
+      id: string;
+    };
     runOperation(launchCampaign, as, { id });
     expect(await generateDue(runtime, batchWriter([fakeGenerator()]))).toEqual(['out_of_credits']);
     expect(itemsOf(id)).toHaveLength(120);
     expect(campaignRow(id)).toMatchObject({ generatedPosts: 120, status: 'active', generationDueAt: null });
-    expect(runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get()!.aiCreditsUsed).toBe(500);
+    expect(
+      runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get()!
+        .aiCreditsUsed,
+    ).toBe(500);
     // Launching again needs credits: none are left this month.
     runOperation(updateCampaign, as, { id, status: 'paused' });
     expect(() => runOperation(launchCampaign, as, { id })).toThrow(expect.objectContaining({ code: 'quota_exceeded' }));
@@ -151,8 +181,11 @@ describe('campaign generation', () => {
   it('a batch written ahead is dropped when the one before it commits short, and its slots are planned again', async () => {
     const starter = makeWorkspace(runtime, { plan: 'starter' });
     const as = contextFor(runtime, starter.workspace, 'rest');
-    const credits = () => runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get()!;
-    const { id } = runOperation(createCampaign, as, { name: 'Ahead', posts_per_day: 50, campaign_length_days: 8 }) as { id: string };
+    const credits = () =>
+      runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get()!;
+    const { id } = runOperation(createCampaign, as, { name: 'Ahead', posts_per_day: 50, campaign_length_days: 8 }) as {
+      id: string;
+    };
     runOperation(launchCampaign, as, { id });
     const generator = { ...fakeGenerator(), maxSlotsPerCall: 100 };
     const inThread = batchWriter([generator]);
@@ -169,7 +202,11 @@ describe('campaign generation', () => {
         const written = await inThread.write(plan);
         while (campaignRow(id)!.generatedPosts === 0) await new Promise((resolve) => setImmediate(resolve));
         // ... and then the month rolls over: credits again, but slots 100-199 no longer come next.
-        runtime.db.update(usagePeriods).set({ aiCreditsUsed: 0 }).where(eq(usagePeriods.workspaceId, starter.workspace.id)).run();
+        runtime.db
+          .update(usagePeriods)
+          .set({ aiCreditsUsed: 0 })
+          .where(eq(usagePeriods.workspaceId, starter.workspace.id))
+          .run();
         return written;
       },
     };
@@ -182,14 +219,23 @@ describe('campaign generation', () => {
   it('two campaigns generating at once never spend more credits than the month has', async () => {
     const starter = makeWorkspace(runtime, { plan: 'starter' });
     const as = contextFor(runtime, starter.workspace, 'rest');
-    const ids = ['First', 'Second'].map((name) => (runOperation(createCampaign, as, { name, posts_per_day: 50, campaign_length_days: 6 }) as { id: string }).id);
+    const ids = ['First', 'Second'].map(
+      (name) =>
+        (runOperation(createCampaign, as, { name, posts_per_day: 50, campaign_length_days: 6 }) as { id: string }).id,
+    );
     for (const id of ids) runOperation(launchCampaign, as, { id });
     // Both are claimed in one pass and plan all 300 of their posts against the same 500 credits
     // before either commits; the second commit finds 200 left.
-    expect((await generateDue(runtime, batchWriter([fakeGenerator()]))).sort()).toEqual(['completed', 'out_of_credits']);
+    expect((await generateDue(runtime, batchWriter([fakeGenerator()]))).sort()).toEqual([
+      'completed',
+      'out_of_credits',
+    ]);
     const written = ids.map((id) => itemsOf(id).length);
     expect(written.sort()).toEqual([200, 300]);
-    expect(runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get()!.aiCreditsUsed).toBe(500);
+    expect(
+      runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get()!
+        .aiCreditsUsed,
+    ).toBe(500);
   });
 
   it('a pause while a batch is being written stops generation: nothing more is written', async () => {
@@ -218,7 +264,14 @@ describe('campaign generation', () => {
     for (const status of ['completed', 'archived'] as const) {
       const { id } = create({ posts_per_day: 50, campaign_length_days: 20 });
       launch(id);
-      await generateDue(runtime, batchWriter([fakeGenerator((request) => request.slots[0]!.index === 0 && runOperation(updateCampaign, ctx(), { id, status }))]));
+      await generateDue(
+        runtime,
+        batchWriter([
+          fakeGenerator(
+            (request) => request.slots[0]!.index === 0 && runOperation(updateCampaign, ctx(), { id, status }),
+          ),
+        ]),
+      );
       expect(itemsOf(id)).toHaveLength(0);
       expect(campaignRow(id)!.generationDueAt).toBeNull();
     }
@@ -242,7 +295,8 @@ describe('campaign generation', () => {
     expect(itemsOf(id)).toHaveLength(0);
     const orphans = runtime.db.select().from(content).where(eq(content.workspaceId, ws.workspace.id)).all();
     expect(orphans).toHaveLength(500);
-    for (const item of orphans) expect(item).toMatchObject({ campaignId: null, campaignSlot: null, status: 'pending_review' });
+    for (const item of orphans)
+      expect(item).toMatchObject({ campaignId: null, campaignSlot: null, status: 'pending_review' });
   });
 
   it('a run that died is taken over once its lease runs out, and no slot is written twice', async () => {
@@ -269,7 +323,7 @@ describe('campaign generation', () => {
     expect(campaignRow(id)!.generatedPosts).toBe(1000);
   });
 
-  it('each batch is written from the templates library: structures of its content types, the brand\'s industry first', async () => {
+  it("each batch is written from the templates library: structures of its content types, the brand's industry first", async () => {
     runOperation(updateBrandProfile, ctx(), { industry: 'SaaS' });
     const { id } = create({ posts_per_day: 2, campaign_length_days: 2, content_mix: { carousel: 1 } });
     launch(id);
@@ -277,22 +331,37 @@ describe('campaign generation', () => {
     await generateDue(runtime, batchWriter([generator]));
     const [request] = generator.calls;
     const library = runtime.db.select().from(templates).all();
-    const carousels = library.filter((t) => t.contentType === 'carousel').map((t) => `${t.structure.hook} / ${t.structure.body} / ${t.structure.call_to_action}`);
+    const carousels = library
+      .filter((t) => t.contentType === 'carousel')
+      .map((t) => `${t.structure.hook} / ${t.structure.body} / ${t.structure.call_to_action}`);
     expect(request!.templates.length).toBeGreaterThan(0);
     for (const structure of request!.templates) expect(carousels).toContain(structure);
     const saas = library.filter((t) => t.contentType === 'carousel' && t.niches.includes('saas'));
     expect(saas.length).toBeGreaterThan(0);
-    const first = library.find((t) => `${t.structure.hook} / ${t.structure.body} / ${t.structure.call_to_action}` === request!.templates[0]);
+    const first = library.find(
+      (t) => `${t.structure.hook} / ${t.structure.body} / ${t.structure.call_to_action}` === request!.templates[0],
+    );
     expect(first!.niches).toContain('saas');
   });
 
   it('a generator that fails or writes an invalid draft is passed over for the next one', async () => {
     const { id } = create({ posts_per_day: 5, campaign_length_days: 2 });
     launch(id);
-    const broken: CaptionGenerator = { name: 'broken', generate: async () => Promise.reject(new Error('upstream 503')) };
-    const sloppy: CaptionGenerator = { name: 'sloppy', generate: async (request) => request.slots.map(() => ({ caption: '', hashtags: [], topic: null })) };
+    const broken: CaptionGenerator = {
+      name: 'broken',
+      generate: async () => Promise.reject(new Error('upstream 503')),
+    };
+    const sloppy: CaptionGenerator = {
+      name: 'sloppy',
+      generate: async (request) => request.slots.map(() => ({ caption: '', hashtags: [], topic: null })),
+    };
     const passedOver: GeneratorFailure[] = [];
-    expect(await generateDue(runtime, batchWriter([broken, sloppy, fakeGenerator()], (failure) => passedOver.push(failure)))).toEqual(['completed']);
+    expect(
+      await generateDue(
+        runtime,
+        batchWriter([broken, sloppy, fakeGenerator()], (failure) => passedOver.push(failure)),
+      ),
+    ).toEqual(['completed']);
     expect(itemsOf(id).map((item) => item.caption)).toEqual(Array.from({ length: 10 }, (_, i) => `Spring post ${i}`));
     expect(passedOver).toEqual([
       { generator: 'broken', campaignId: id, error: 'upstream 503' },
@@ -300,15 +369,22 @@ describe('campaign generation', () => {
     ]);
   });
 
-  it('only the workspace\'s own active accounts are targeted, and nothing leaks across workspaces', async () => {
+  it("only the workspace's own active accounts are targeted, and nothing leaks across workspaces", async () => {
     const other = makeWorkspace(runtime, { plan: 'business' });
     connectAccounts(runtime, other.workspace, ['instagram']);
     connectAccounts(runtime, ws.workspace, ['facebook']);
     const { id } = create({ posts_per_day: 1, campaign_length_days: 3 });
     launch(id);
     await generateDue(runtime, batchWriter([fakeGenerator()]));
-    for (const item of itemsOf(id)) expect(item).toMatchObject({ workspaceId: ws.workspace.id, targetPlatforms: ['facebook'] });
-    expect(runtime.db.select().from(content).where(and(eq(content.workspaceId, other.workspace.id), isNotNull(content.campaignId))).all()).toEqual([]);
+    for (const item of itemsOf(id))
+      expect(item).toMatchObject({ workspaceId: ws.workspace.id, targetPlatforms: ['facebook'] });
+    expect(
+      runtime.db
+        .select()
+        .from(content)
+        .where(and(eq(content.workspaceId, other.workspace.id), isNotNull(content.campaignId)))
+        .all(),
+    ).toEqual([]);
   });
 });
 

@@ -27,7 +27,11 @@ async function startFake(replies: Reply[]): Promise<FakeServer> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      requests.push({ path: req.url ?? '', headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      requests.push({
+        path: req.url ?? '',
+        headers: req.headers,
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+      });
       const reply = replies[Math.min(requests.length - 1, replies.length - 1)]!;
       if (reply === 'hang') return;
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
@@ -149,7 +153,17 @@ describe('openAiGenerator', () => {
     expect(sent!.body.temperature).toBeLessThan(1.5);
     const [system, user] = sent!.body.messages;
     expect(system.role).toBe('system');
-    for (const phrase of ['Bean There', 'Warm and knowledgeable', '"cheap"', '"guarantee"', '"politics"', '"single origin"', '280', 'casual', 'high-energy']) {
+    for (const phrase of [
+      'Bean There',
+      'Warm and knowledgeable',
+      '"cheap"',
+      '"guarantee"',
+      '"politics"',
+      '"single origin"',
+      '280',
+      'casual',
+      'high-energy',
+    ]) {
       expect(system.content).toContain(phrase);
     }
     expect(user.role).toBe('user');
@@ -190,7 +204,11 @@ describe('openAiGenerator', () => {
     ['no choices', { body: JSON.stringify({ object: 'chat.completion', choices: [] }) }, /no choices\[0\]\.message/],
     ['a body that is not JSON', { body: '<html>gateway</html>' }, /no choices\[0\]\.message/],
     ['a cut-off answer', completion({ posts: GOOD_POSTS }, 'length'), /cut off/],
-    ['a post without a caption', completion({ posts: [GOOD_POSTS[0], { hashtags: [] }, GOOD_POSTS[2]] }), /post 2 has no caption/],
+    [
+      'a post without a caption',
+      completion({ posts: [GOOD_POSTS[0], { hashtags: [] }, GOOD_POSTS[2]] }),
+      /post 2 has no caption/,
+    ],
     [
       'a forbidden word',
       completion({ posts: [GOOD_POSTS[0], { caption: 'Our CHEAP beans.', hashtags: [], topic: null }, GOOD_POSTS[2]] }),
@@ -198,17 +216,27 @@ describe('openAiGenerator', () => {
     ],
     [
       'an avoided topic as a hashtag',
-      completion({ posts: [GOOD_POSTS[0], GOOD_POSTS[1], { caption: 'Coffee talk.', hashtags: ['Politics'], topic: null }] }),
+      completion({
+        posts: [GOOD_POSTS[0], GOOD_POSTS[1], { caption: 'Coffee talk.', hashtags: ['Politics'], topic: null }],
+      }),
       /post 3: touches the avoided topic "politics"/,
     ],
     [
       'a caption too long for X',
-      completion({ posts: [{ caption: 'word '.repeat(60).trim(), hashtags: [], topic: null }, GOOD_POSTS[1], GOOD_POSTS[2]] }),
+      completion({
+        posts: [{ caption: 'word '.repeat(60).trim(), hashtags: [], topic: null }, GOOD_POSTS[1], GOOD_POSTS[2]],
+      }),
       /post 1: twitter: text is 299 weighted characters; the limit is 280/,
     ],
     [
       'too many hashtags',
-      completion({ posts: [{ caption: 'Tags.', hashtags: Array.from({ length: 11 }, (_, i) => `tag${i}`), topic: null }, GOOD_POSTS[1], GOOD_POSTS[2]] }),
+      completion({
+        posts: [
+          { caption: 'Tags.', hashtags: Array.from({ length: 11 }, (_, i) => `tag${i}`), topic: null },
+          GOOD_POSTS[1],
+          GOOD_POSTS[2],
+        ],
+      }),
       /post 1: more than 10 hashtags/,
     ],
   ])('rejects %s', async (_label, reply, message) => {
@@ -219,7 +247,9 @@ describe('openAiGenerator', () => {
   });
 
   it('retries a draft with a forbidden word and returns the clean answer', async () => {
-    const dirty = { posts: [GOOD_POSTS[0], GOOD_POSTS[1], { caption: 'We guarantee freshness.', hashtags: [], topic: null }] };
+    const dirty = {
+      posts: [GOOD_POSTS[0], GOOD_POSTS[1], { caption: 'We guarantee freshness.', hashtags: [], topic: null }],
+    };
     const fake = await startFake([completion(dirty), completion({ posts: GOOD_POSTS })]);
     const drafts = await openAiGenerator(configFor(fake), fast).generate(request);
     expect(drafts[2]!.caption).toBe(GOOD_POSTS[2]!.caption);
@@ -228,7 +258,11 @@ describe('openAiGenerator', () => {
   });
 
   it('honours a 429 retry-after in seconds, capped', async () => {
-    const tooMany: Reply = { status: 429, headers: { 'retry-after': '30' }, body: JSON.stringify({ error: { message: 'Rate limit reached' } }) };
+    const tooMany: Reply = {
+      status: 429,
+      headers: { 'retry-after': '30' },
+      body: JSON.stringify({ error: { message: 'Rate limit reached' } }),
+    };
     const fake = await startFake([tooMany, completion({ posts: GOOD_POSTS })]);
     const started = performance.now();
     const drafts = await openAiGenerator(configFor(fake), { ...fast, retryAfterCapMs: 400 }).generate(request);
@@ -241,7 +275,10 @@ describe('openAiGenerator', () => {
   });
 
   it('honours a 429 retry-after-ms', async () => {
-    const fake = await startFake([{ status: 429, headers: { 'retry-after-ms': '300' }, body: '{}' }, completion({ posts: GOOD_POSTS })]);
+    const fake = await startFake([
+      { status: 429, headers: { 'retry-after-ms': '300' }, body: '{}' },
+      completion({ posts: GOOD_POSTS }),
+    ]);
     const started = performance.now();
     await openAiGenerator(configFor(fake), fast).generate(request);
     expect(performance.now() - started).toBeGreaterThanOrEqual(290);
@@ -249,7 +286,10 @@ describe('openAiGenerator', () => {
   });
 
   it('retries a 500 and returns the next answer', async () => {
-    const fake = await startFake([{ status: 500, body: '{"error":{"message":"overloaded"}}' }, completion({ posts: GOOD_POSTS })]);
+    const fake = await startFake([
+      { status: 500, body: '{"error":{"message":"overloaded"}}' },
+      completion({ posts: GOOD_POSTS }),
+    ]);
     const drafts = await openAiGenerator(configFor(fake), fast).generate(request);
     expect(drafts).toHaveLength(3);
     expect(fake.requests).toHaveLength(2);
@@ -265,7 +305,11 @@ describe('openAiGenerator', () => {
   it('backs off exponentially between retries', async () => {
     const fake = await startFake([{ status: 500, body: '' }]);
     const started = performance.now();
-    await generatorError(openAiGenerator(configFor(fake, { maxRetries: 3 }), { backoffBaseMs: 100, backoffCapMs: 5_000 }).generate(request));
+    await generatorError(
+      openAiGenerator(configFor(fake, { maxRetries: 3 }), { backoffBaseMs: 100, backoffCapMs: 5_000 }).generate(
+        request,
+      ),
+    );
     // Waits of at least 50, 100 and 200 ms (half of 100, 200, 400: equal jitter).
     expect(performance.now() - started).toBeGreaterThanOrEqual(340);
     expect(fake.requests).toHaveLength(4);
@@ -281,7 +325,9 @@ describe('openAiGenerator', () => {
   it('gives up when every request hangs past the timeout', async () => {
     const fake = await startFake(['hang']);
     const started = performance.now();
-    const error = await generatorError(openAiGenerator(configFor(fake, { timeoutMs: 200, maxRetries: 1 }), fast).generate(request));
+    const error = await generatorError(
+      openAiGenerator(configFor(fake, { timeoutMs: 200, maxRetries: 1 }), fast).generate(request),
+    );
     expect(error.message).toBe('gave up after 2 requests: no answer within 200 ms');
     expect(fake.requests).toHaveLength(2);
     expect(performance.now() - started).toBeGreaterThanOrEqual(390);
@@ -295,7 +341,9 @@ describe('openAiGenerator', () => {
   });
 
   it('fails at once on a 401, without retrying and without repeating the key', async () => {
-    const body = JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}.`, type: 'invalid_request_error' } });
+    const body = JSON.stringify({
+      error: { message: `Incorrect API key provided: ${KEY}.`, type: 'invalid_request_error' },
+    });
     const fake = await startFake([{ status: 401, body }, completion({ posts: GOOD_POSTS })]);
     const error = await generatorError(openAiGenerator(configFor(fake), fast).generate(request));
     expect(error.message).toBe('the endpoint answered 401: Incorrect API key provided: [redacted].');
@@ -309,7 +357,10 @@ describe('openAiGenerator', () => {
     const controller = new AbortController();
     const reason = new Error('campaign paused');
     setTimeout(() => controller.abort(reason), 100);
-    const generation = openAiGenerator(configFor(fake, { timeoutMs: 5_000 }), fast).generate(request, controller.signal);
+    const generation = openAiGenerator(configFor(fake, { timeoutMs: 5_000 }), fast).generate(
+      request,
+      controller.signal,
+    );
     await expect(generation).rejects.toBe(reason);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(fake.requests).toHaveLength(1);
@@ -318,12 +369,30 @@ describe('openAiGenerator', () => {
 
 describe('AI configuration', () => {
   it('defaults to no endpoint, no key, gpt-4o-mini, 30 s and 3 retries', () => {
-    expect(loadConfig({}).ai).toEqual({ baseUrl: null, apiKey: null, model: 'gpt-4o-mini', timeoutMs: 30_000, maxRetries: 3 });
+    expect(loadConfig({}).ai).toEqual({
+      baseUrl: null,
+      apiKey: null,
+      model: 'gpt-4o-mini',
+      timeoutMs: 30_000,
+      maxRetries: 3,
+    });
   });
 
   it('reads AI_BASE_URL, AI_API_KEY, AI_MODEL, AI_TIMEOUT_MS and AI_MAX_RETRIES', () => {
-    const env = { AI_BASE_URL: 'http://127.0.0.1:11434/v1/', AI_API_KEY: 'sk-x', AI_MODEL: 'llama3.1', AI_TIMEOUT_MS: '5000', AI_MAX_RETRIES: '0' };
-    expect(loadConfig(env).ai).toEqual({ baseUrl: 'http://127.0.0.1:11434/v1', apiKey: 'sk-x', model: 'llama3.1', timeoutMs: 5_000, maxRetries: 0 });
+    const env = {
+      AI_BASE_URL: 'http://127.0.0.1:11434/v1/',
+      AI_API_KEY: 'sk-x',
+      AI_MODEL: 'llama3.1',
+      AI_TIMEOUT_MS: '5000',
+      AI_MAX_RETRIES: '0',
+    };
+    expect(loadConfig(env).ai).toEqual({
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      apiKey: 'sk-x',
+      model: 'llama3.1',
+      timeoutMs: 5_000,
+      maxRetries: 0,
+    });
   });
 
   it('refuses a base URL that is not a URL and a negative retry count', () => {

@@ -26,7 +26,7 @@ const validateOn = (platform: Platform, source: PostSource) =>
 const tags = (count: number, prefix = 'tag') => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
 
 describe('sandbox connector rules', () => {
-  it('keeps one row of limits per platform: DECISIONS.md\'s text, hashtag and media-required rules, and the media caps the README lists', () => {
+  it("keeps one row of limits per platform: DECISIONS.md's text, hashtag and media-required rules, and the media caps the README lists", () => {
     expect(PLATFORM_RULES).toEqual({
       twitter: { maxText: 280, textMeasure: 'x-weighted', maxMedia: 4, mediaRequired: false, maxHashtags: null },
       linkedin: { maxText: 3000, textMeasure: 'code-points', maxMedia: 20, mediaRequired: false, maxHashtags: null },
@@ -59,14 +59,17 @@ describe('sandbox connector rules', () => {
     );
   });
 
-  it.each(['linkedin', 'instagram', 'facebook', 'tiktok'] as const)('%s counts code points, so an emoji is one character', (platform) => {
-    const limit = PLATFORM_RULES[platform].maxText;
-    // 2 UTF-16 units each: counting .length would refuse this.
-    expect(validateOn(platform, item({ caption: '😀'.repeat(limit) }))).toBeNull();
-    expect(validateOn(platform, item({ caption: '😀'.repeat(limit + 1) }))).toBe(
-      `${platform}: text is ${limit + 1} characters; the limit is ${limit}`,
-    );
-  });
+  it.each(['linkedin', 'instagram', 'facebook', 'tiktok'] as const)(
+    '%s counts code points, so an emoji is one character',
+    (platform) => {
+      const limit = PLATFORM_RULES[platform].maxText;
+      // 2 UTF-16 units each: counting .length would refuse this.
+      expect(validateOn(platform, item({ caption: '😀'.repeat(limit) }))).toBeNull();
+      expect(validateOn(platform, item({ caption: '😀'.repeat(limit + 1) }))).toBe(
+        `${platform}: text is ${limit + 1} characters; the limit is ${limit}`,
+      );
+    },
+  );
 
   describe('X weighted length', () => {
     it('weighs an emoji as 2', () => {
@@ -98,11 +101,15 @@ describe('sandbox connector rules', () => {
   describe('Instagram hashtags', () => {
     it('accepts 30 hashtags and refuses 31', () => {
       expect(validateOn('instagram', item({ hashtags: tags(30) }))).toBeNull();
-      expect(validateOn('instagram', item({ hashtags: tags(31) }))).toBe('instagram: text has 31 hashtags; the limit is 30');
+      expect(validateOn('instagram', item({ hashtags: tags(31) }))).toBe(
+        'instagram: text has 31 hashtags; the limit is 30',
+      );
     });
 
     it('counts #tags written in the caption with the listed ones', () => {
-      const caption = `Morning ${tags(10, 'inline').map((t) => `#${t}`).join(' ')} done`;
+      const caption = `Morning ${tags(10, 'inline')
+        .map((t) => `#${t}`)
+        .join(' ')} done`;
       expect(validateOn('instagram', item({ caption, hashtags: tags(20) }))).toBeNull();
       expect(validateOn('instagram', item({ caption, hashtags: tags(21) }))).toBe(
         'instagram: text has 31 hashtags; the limit is 30',
@@ -115,12 +122,15 @@ describe('sandbox connector rules', () => {
   });
 
   describe('media', () => {
-    it.each(PLATFORMS.map((p) => [p, PLATFORM_RULES[p].maxMedia] as const))('%s accepts %i media items and refuses one more', (platform, max) => {
-      expect(validateOn(platform, item({ mediaUrls: media(max) }))).toBeNull();
-      expect(validateOn(platform, item({ mediaUrls: media(max + 1) }))).toBe(
-        `${platform}: post has ${max + 1} media items; the limit is ${max}`,
-      );
-    });
+    it.each(PLATFORMS.map((p) => [p, PLATFORM_RULES[p].maxMedia] as const))(
+      '%s accepts %i media items and refuses one more',
+      (platform, max) => {
+        expect(validateOn(platform, item({ mediaUrls: media(max) }))).toBeNull();
+        expect(validateOn(platform, item({ mediaUrls: media(max + 1) }))).toBe(
+          `${platform}: post has ${max + 1} media items; the limit is ${max}`,
+        );
+      },
+    );
 
     it.each(['instagram', 'tiktok'] as const)('%s refuses a post without media, even text_only', (platform) => {
       expect(validateOn(platform, item({ contentType: 'text_only', mediaUrls: [] }))).toBe(
@@ -156,7 +166,10 @@ describe('sandbox connector rules', () => {
 
   it('names every broken rule in one answer', () => {
     // 2300 + blank line + 31 tags (#tag0..#tag9: 5 each, #tag10..#tag30: 6 each) and 30 spaces = 2508.
-    const error = validateOn('instagram', item({ caption: 'a'.repeat(2300), hashtags: tags(31), contentType: 'carousel', mediaUrls: media(1) }));
+    const error = validateOn(
+      'instagram',
+      item({ caption: 'a'.repeat(2300), hashtags: tags(31), contentType: 'carousel', mediaUrls: media(1) }),
+    );
     expect(error).toBe(
       [
         'instagram: text is 2508 characters; the limit is 2200',
@@ -169,7 +182,10 @@ describe('sandbox connector rules', () => {
   it('judges the overrides: a caption shortened for one platform passes there while the base fails elsewhere', () => {
     const source = item({
       caption: 'a'.repeat(2500),
-      platformSpecific: { instagram: { caption: 'Short enough' }, twitter: { caption: 'Short for X', media_urls: media(4) } },
+      platformSpecific: {
+        instagram: { caption: 'Short enough' },
+        twitter: { caption: 'Short for X', media_urls: media(4) },
+      },
     });
     expect(validateOn('instagram', source)).toBeNull();
     expect(validateOn('twitter', source)).toBeNull();
@@ -178,7 +194,10 @@ describe('sandbox connector rules', () => {
   });
 
   it('judges overridden media and hashtags, not the base ones', () => {
-    const source = item({ mediaUrls: media(8), platformSpecific: { twitter: { media_urls: media(5) }, instagram: { hashtags: tags(31) } } });
+    const source = item({
+      mediaUrls: media(8),
+      platformSpecific: { twitter: { media_urls: media(5) }, instagram: { hashtags: tags(31) } },
+    });
     expect(validateOn('twitter', source)).toBe('twitter: post has 5 media items; the limit is 4');
     expect(validateOn('instagram', source)).toBe('instagram: text has 31 hashtags; the limit is 30');
     expect(validateOn('facebook', source)).toBeNull();
@@ -190,7 +209,8 @@ describe('sandbox connector publish', () => {
     vi.useRealTimers();
   });
 
-  const postFor = (platform: Platform, overrides: Partial<PostSource> = {}): PlatformPost => composePost(item(overrides), platform);
+  const postFor = (platform: Platform, overrides: Partial<PostSource> = {}): PlatformPost =>
+    composePost(item(overrides), platform);
 
   it('records exactly one sandbox post under the id it returns', async () => {
     const runtime = testRuntime();
@@ -215,7 +235,9 @@ describe('sandbox connector publish', () => {
     const runtime = testRuntime();
     const connectors = connectorsFor(runtime);
     const outcomes = await Promise.all(
-      PLATFORMS.map((platform) => connectors.get(platform)!.publish(postFor(platform), { ...target, attemptId: `attempt-${platform}` })),
+      PLATFORMS.map((platform) =>
+        connectors.get(platform)!.publish(postFor(platform), { ...target, attemptId: `attempt-${platform}` }),
+      ),
     );
     const ids = outcomes.map((o) => (o.status === 'published' ? o.platformPostId : o.error));
     expect(new Set(ids).size).toBe(PLATFORMS.length);
@@ -226,8 +248,14 @@ describe('sandbox connector publish', () => {
 
   it('re-checks the rules itself: an invalid post is rejected and nothing is recorded', async () => {
     const runtime = testRuntime();
-    const outcome = await sandboxConnector(runtime, 'twitter').publish(postFor('twitter', { caption: 'a'.repeat(281) }), target);
-    expect(outcome).toEqual({ status: 'rejected', error: 'twitter: text is 281 weighted characters; the limit is 280' });
+    const outcome = await sandboxConnector(runtime, 'twitter').publish(
+      postFor('twitter', { caption: 'a'.repeat(281) }),
+      target,
+    );
+    expect(outcome).toEqual({
+      status: 'rejected',
+      error: 'twitter: text is 281 weighted characters; the limit is 280',
+    });
     expect(runtime.db.select().from(sandboxPosts).all()).toHaveLength(0);
   });
 

@@ -60,7 +60,8 @@ describe('composePost', () => {
 });
 
 describe('contentTypeMediaError', () => {
-  const check = (contentType: ContentType, count: number) => contentTypeMediaError({ contentType, mediaUrls: media(count) });
+  const check = (contentType: ContentType, count: number) =>
+    contentTypeMediaError({ contentType, mediaUrls: media(count) });
 
   it('text_only needs no media', () => {
     expect(check('text_only', 0)).toBeNull();

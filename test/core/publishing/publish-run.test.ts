@@ -36,12 +36,18 @@ describe('publishing run', () => {
   });
 
   const run = (connectors = connectorsFor(runtime)) => publishDue(runtime, connectors);
-  const eventsOfType = (type: string, workspaceId = ws.workspace.id) => eventsOf(runtime, workspaceId).filter((e) => e.type === type);
-  const item = (input: Record<string, unknown>) => makeContent(runtime, ws.workspace, { media_urls: [IMAGE], ...input });
+  const eventsOfType = (type: string, workspaceId = ws.workspace.id) =>
+    eventsOf(runtime, workspaceId).filter((e) => e.type === type);
+  const item = (input: Record<string, unknown>) =>
+    makeContent(runtime, ws.workspace, { media_urls: [IMAGE], ...input });
 
   it('publishes an immediate publish on every platform: published_at, publish_results and content.published', async () => {
     connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin', 'facebook']);
-    const post = item({ caption: 'Launch day', target_platforms: ['twitter', 'linkedin', 'facebook'], hashtags: ['launch'] });
+    const post = item({
+      caption: 'Launch day',
+      target_platforms: ['twitter', 'linkedin', 'facebook'],
+      hashtags: ['launch'],
+    });
     const queued = publish(runtime, ws.workspace, post.id);
     expect(queued).toMatchObject({ status: 'approved', publish_queued: true });
 
@@ -64,7 +70,12 @@ describe('publishing run', () => {
     expect(event!.data).toEqual({
       content: { id: post.id, object: 'content' },
       published_at: runtime.clock.now().toISOString(),
-      platforms: row.publishResults.map((r) => ({ platform: r.platform, success: true, platform_post_id: r.platform_post_id, error: null })),
+      platforms: row.publishResults.map((r) => ({
+        platform: r.platform,
+        success: true,
+        platform_post_id: r.platform_post_id,
+        error: null,
+      })),
     });
     for (const r of row.publishResults) expect(received.map((p) => p.id)).toContain(r.platform_post_id);
     expect(eventsOfType('content.publish_failed')).toHaveLength(0);
@@ -77,7 +88,9 @@ describe('publishing run', () => {
     connectAccounts(runtime, ws.workspace, ['twitter']);
     const post = item({ target_platforms: ['twitter'] });
     const at = new Date(runtime.clock.now().getTime() + 3_600_000);
-    expect(publish(runtime, ws.workspace, post.id, { scheduled_for: at.toISOString() })).toMatchObject({ status: 'scheduled' });
+    expect(publish(runtime, ws.workspace, post.id, { scheduled_for: at.toISOString() })).toMatchObject({
+      status: 'scheduled',
+    });
 
     runtime.clock.advance(3_599_999);
     expect(await run()).toMatchObject({ claimed: 0 });
@@ -123,7 +136,9 @@ describe('publishing run', () => {
 
   it('a platform that refuses at publish time counts as a rejection', async () => {
     connectAccounts(runtime, ws.workspace, ['twitter', 'facebook']);
-    const connectors = connectorsWith(runtime, { facebook: { publish: async () => ({ status: 'rejected', error: 'facebook: page token expired' }) } });
+    const connectors = connectorsWith(runtime, {
+      facebook: { publish: async () => ({ status: 'rejected', error: 'facebook: page token expired' }) },
+    });
     const post = item({ target_platforms: ['twitter', 'facebook'] });
     publish(runtime, ws.workspace, post.id);
     await run(connectors);
@@ -180,7 +195,10 @@ describe('publishing run', () => {
       media_urls: [],
       content_type: 'single_image',
       target_platforms: ['twitter', 'linkedin', 'instagram'],
-      platform_specific: { twitter: { caption: 'Short for X', media_urls: [IMAGE] }, instagram: { media_urls: [IMAGE, IMAGE2], hashtags: ['gram'] } },
+      platform_specific: {
+        twitter: { caption: 'Short for X', media_urls: [IMAGE] },
+        instagram: { media_urls: [IMAGE, IMAGE2], hashtags: ['gram'] },
+      },
     });
     publish(runtime, ws.workspace, post.id);
     await run();
@@ -213,7 +231,12 @@ describe('publishing run', () => {
     connectAccounts(runtime, other.workspace, ['twitter']);
     const at = runtime.clock.now().toISOString();
     const busy = [1, 2, 3].map(() => item({ target_platforms: ['twitter'], status: 'scheduled', scheduled_for: at }));
-    const calm = makeContent(runtime, other.workspace, { media_urls: [IMAGE], target_platforms: ['twitter'], status: 'scheduled', scheduled_for: at });
+    const calm = makeContent(runtime, other.workspace, {
+      media_urls: [IMAGE],
+      target_platforms: ['twitter'],
+      status: 'scheduled',
+      scheduled_for: at,
+    });
 
     const first = await run();
     expect(first).toMatchObject({ claimed: 3, deferred: 1 });
@@ -343,14 +366,19 @@ describe('publishing run', () => {
     expect(await abandonRun(runtime, claim!, new Error('connector misconfigured'))).toBe('failed');
     const row = contentRow(runtime, post.id)!;
     expect(row).toMatchObject({ status: 'approved', publishQueued: false, leaseToken: null });
-    for (const result of row.publishResults) expect(result.error).toBe('internal error while publishing: connector misconfigured');
+    for (const result of row.publishResults)
+      expect(result.error).toBe('internal error while publishing: connector misconfigured');
     expect(sandboxPostsFor(runtime, post.id)).toEqual([]);
     expect(eventsOfType('content.publish_failed')).toHaveLength(1);
   });
 
   it('a workspace whose subscription lapsed publishes nothing; its items fail with the reason', async () => {
     connectAccounts(runtime, ws.workspace, ['twitter']);
-    const post = item({ target_platforms: ['twitter'], status: 'scheduled', scheduled_for: runtime.clock.now().toISOString() });
+    const post = item({
+      target_platforms: ['twitter'],
+      status: 'scheduled',
+      scheduled_for: runtime.clock.now().toISOString(),
+    });
     setWorkspacePlan(runtime, ws.workspace.id, { status: 'past_due' });
     expect(await run()).toMatchObject({ claimed: 0, refused: 1 });
     expect(contentRow(runtime, post.id)!.publishResults[0]!.error).toMatch(/past_due: publish the item again once/);
@@ -367,7 +395,11 @@ describe('publishing run', () => {
       void fanOut(runtime, hanging, claim!);
       // Each answer is recorded as it comes; linkedin's call stays out.
       await vi.waitFor(() =>
-        expect(attemptsFor(runtime, post.id).map((a) => [a.platform, a.status]).sort()).toEqual([
+        expect(
+          attemptsFor(runtime, post.id)
+            .map((a) => [a.platform, a.status])
+            .sort(),
+        ).toEqual([
           ['facebook', 'published'],
           ['linkedin', 'pending'],
           ['twitter', 'published'],
@@ -408,7 +440,10 @@ describe('publishing run', () => {
       publish(runtime, ws.workspace, post.id);
       let answer!: () => void;
       const slow = connectorsWith(runtime, {
-        twitter: { publish: () => new Promise((resolve) => (answer = () => resolve({ status: 'published', platformPostId: 'late' }))) },
+        twitter: {
+          publish: () =>
+            new Promise((resolve) => (answer = () => resolve({ status: 'published', platformPostId: 'late' }))),
+        },
       });
       const [claim] = claimDuePublishes(runtime, 10).claims;
       const late = fanOut(runtime, slow, claim!);

@@ -12,8 +12,18 @@ import { publishDue } from '../../../src/core/publishing/publish-due.ts';
 import { handlePlatformCallback } from '../../../src/core/social-accounts/deauthorization.ts';
 import { platformAccountsOf } from '../../../src/core/social-accounts/operations.ts';
 import { deliverDue } from '../../../src/core/webhooks/deliver-due.ts';
-import { claimDueDeliveries, deliver, fanOutAllEvents, nextDeliveryDueAfter } from '../../../src/core/webhooks/delivery.ts';
-import { createWebhook, rotateWebhookSecret, testWebhook, updateWebhook } from '../../../src/core/webhooks/operations.ts';
+import {
+  claimDueDeliveries,
+  deliver,
+  fanOutAllEvents,
+  nextDeliveryDueAfter,
+} from '../../../src/core/webhooks/delivery.ts';
+import {
+  createWebhook,
+  rotateWebhookSecret,
+  testWebhook,
+  updateWebhook,
+} from '../../../src/core/webhooks/operations.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { connectAccounts, publish, update } from '../../helpers/publishing.ts';
 import { runMaintenance } from '../../../src/jobs/maintenance.ts';
@@ -33,7 +43,9 @@ describe('webhook delivery', () => {
   let ws: TestWorkspace;
   let receiver: Receiver;
   beforeEach(async () => {
-    runtime = testRuntime({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '300', FACEBOOK_APP_SECRET: 'fb-secret' } });
+    runtime = testRuntime({
+      env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '300', FACEBOOK_APP_SECRET: 'fb-secret' },
+    });
     ws = makeWorkspace(runtime, { name: 'Hooks' });
     receiver = await startReceiver();
   });
@@ -41,9 +53,17 @@ describe('webhook delivery', () => {
 
   const ctx = () => contextFor(runtime, ws.workspace, 'rest');
   const subscribe = async (events: string[] = [], path = '/hook') =>
-    (await runOperation(createWebhook, ctx(), { url: `${receiver.url}${path}`, events })) as { id: string; signing_secret: string };
+    (await runOperation(createWebhook, ctx(), { url: `${receiver.url}${path}`, events })) as {
+      id: string;
+      signing_secret: string;
+    };
   const log = (webhookId: string) =>
-    runtime.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, webhookId)).orderBy(asc(webhookDeliveries.deliveredAt), asc(webhookDeliveries.attempt)).all();
+    runtime.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.webhookId, webhookId))
+      .orderBy(asc(webhookDeliveries.deliveredAt), asc(webhookDeliveries.attempt))
+      .all();
   const webhookRow = (id: string) => runtime.db.select().from(webhooks).where(eq(webhooks.id, id)).get()!;
   const envelope = (request: ReceivedRequest) => JSON.parse(request.body) as Record<string, any>;
 
@@ -67,8 +87,23 @@ describe('webhook delivery', () => {
     expect(request!.path).toBe('/hook');
     expect(request!.headers['content-type']).toMatch(/^application\/json/);
     const body = envelope(request!);
-    expect(Object.keys(body)).toEqual(['id', 'object', 'type', 'created_at', 'workspace_id', 'delivery_id', 'attempt', 'data']);
-    expect(body).toMatchObject({ object: 'event', type: 'content.created', workspace_id: ws.workspace.id, attempt: 1, data: { content: item } });
+    expect(Object.keys(body)).toEqual([
+      'id',
+      'object',
+      'type',
+      'created_at',
+      'workspace_id',
+      'delivery_id',
+      'attempt',
+      'data',
+    ]);
+    expect(body).toMatchObject({
+      object: 'event',
+      type: 'content.created',
+      workspace_id: ws.workspace.id,
+      attempt: 1,
+      data: { content: item },
+    });
     expect(body.id).toMatch(/^evt_/);
     expect(body.delivery_id).toMatch(/^whd_/);
     expect(request!.headers['webhook-id']).toBe(body.id);
@@ -77,7 +112,15 @@ describe('webhook delivery', () => {
     expect(() => verify(hook.signing_secret, { ...request!, body: request!.body.replace('Hello', 'Hullo') })).toThrow();
 
     const [row] = log(hook.id);
-    expect(row).toMatchObject({ id: body.delivery_id, eventId: body.id, eventType: 'content.created', attempt: 1, status: 'delivered', statusCode: 200, responseBody: null });
+    expect(row).toMatchObject({
+      id: body.delivery_id,
+      eventId: body.id,
+      eventType: 'content.created',
+      attempt: 1,
+      status: 'delivered',
+      statusCode: 200,
+      responseBody: null,
+    });
     expect(await deliverDue(runtime)).toEqual([]);
   });
 
@@ -93,9 +136,15 @@ describe('webhook delivery', () => {
     runOperation(deleteContent, ctx(), { id: bad.id });
     const account = platformAccountsOf(runtime.db, ws.workspace.id)('facebook');
     if (account.state === 'none') throw new Error('facebook account missing');
-    const payload = Buffer.from(JSON.stringify({ algorithm: 'HMAC-SHA256', user_id: account.account.platformUserId })).toString('base64url');
+    const payload = Buffer.from(
+      JSON.stringify({ algorithm: 'HMAC-SHA256', user_id: account.account.platformUserId }),
+    ).toString('base64url');
     const signature = createHmac('sha256', 'fb-secret').update(payload).digest('base64url');
-    handlePlatformCallback(runtime, { platform: 'facebook', kind: 'deauthorize', signedRequest: `${signature}.${payload}` });
+    handlePlatformCallback(runtime, {
+      platform: 'facebook',
+      kind: 'deauthorize',
+      signedRequest: `${signature}.${payload}`,
+    });
 
     await deliverDue(runtime);
     const byType = new Map(receiver.requests.map((r) => [envelope(r).type as string, envelope(r).data]));
@@ -108,7 +157,9 @@ describe('webhook delivery', () => {
       'content.updated',
       'social_account.disconnected',
     ]);
-    expect(byType.get('content.approved')).toEqual({ content: { id: expect.any(String), object: 'content', status: 'approved' } });
+    expect(byType.get('content.approved')).toEqual({
+      content: { id: expect.any(String), object: 'content', status: 'approved' },
+    });
     expect(byType.get('content.deleted')).toEqual({ id: bad.id });
     expect(byType.get('content.published')).toMatchObject({
       content: { id: good.id, object: 'content' },
@@ -234,14 +285,17 @@ describe('webhook delivery', () => {
     expect(receiver.requests).toHaveLength(1);
   });
 
-  it('one process at a time sends a subscription; another takes it over once the holder\'s lease runs out, and sends again what was in flight', async () => {
+  it("one process at a time sends a subscription; another takes it over once the holder's lease runs out, and sends again what was in flight", async () => {
     const data = tempDataDir('webhook-lease');
     try {
       const env = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '300' };
       const first = testRuntime({ env, file: join(data.dir, 'service.db') });
       const second = testRuntime({ env, file: join(data.dir, 'service.db') });
       const { workspace } = makeWorkspace(first);
-      const hook = (await runOperation(createWebhook, contextFor(first, workspace, 'rest'), { url: `${receiver.url}/hook`, events: [] })) as { id: string };
+      const hook = (await runOperation(createWebhook, contextFor(first, workspace, 'rest'), {
+        url: `${receiver.url}/hook`,
+        events: [],
+      })) as { id: string };
       makeContent(first, workspace);
       // The first process takes the subscription and has the delivery in hand, not yet sent.
       fanOutAllEvents(first);
@@ -358,7 +412,7 @@ describe('webhook delivery', () => {
     expect(runtime.db.select().from(webhookJobs).get()).toMatchObject({ state: 'dead' });
   });
 
-  it('maintenance abandons a disabled subscription\'s deliveries past 72 hours without waiting for a re-enable', async () => {
+  it("maintenance abandons a disabled subscription's deliveries past 72 hours without waiting for a re-enable", async () => {
     const hook = await subscribe();
     await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: false });
     makeContent(runtime, ws.workspace);
@@ -374,7 +428,7 @@ describe('webhook delivery', () => {
     expect(receiver.requests).toHaveLength(0);
   });
 
-  it('with the default settings an endpoint that hangs fails after the spec\'s 10 seconds, not before', async () => {
+  it("with the default settings an endpoint that hangs fails after the spec's 10 seconds, not before", async () => {
     runtime = testRuntime({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
     ws = makeWorkspace(runtime);
     expect(runtime.config.webhooks.timeoutMs).toBe(10_000);

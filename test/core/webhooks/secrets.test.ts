@@ -44,7 +44,9 @@ describe('webhook signing secrets at rest', () => {
 
     it('refuses to decrypt with another key, with a clear error', () => {
       const stored = encryptSecret(config(), SECRET);
-      expect(() => decryptSecret({ encryptionKey: newKey(), dataDir: temp.dir }, stored)).toThrow(/cannot be decrypted.*ENCRYPTION_KEY/);
+      expect(() => decryptSecret({ encryptionKey: newKey(), dataDir: temp.dir }, stored)).toThrow(
+        /cannot be decrypted.*ENCRYPTION_KEY/,
+      );
     });
 
     it('refuses a tampered or truncated value', () => {
@@ -90,7 +92,9 @@ describe('webhook signing secrets at rest', () => {
       const dataDir = join(temp.dir, 'bad');
       mkdirSync(dataDir);
       writeFileSync(join(dataDir, 'encryption.key'), 'c2hvcnQ=\n');
-      expect(() => encryptSecret({ encryptionKey: undefined, dataDir }, SECRET)).toThrow(/encryption\.key is not base64 of 32 bytes/);
+      expect(() => encryptSecret({ encryptionKey: undefined, dataDir }, SECRET)).toThrow(
+        /encryption\.key is not base64 of 32 bytes/,
+      );
     });
 
     it('another process reuses the key file, and processes starting together agree on one key', async () => {
@@ -122,7 +126,10 @@ describe('webhook signing secrets at rest', () => {
    * `whsec_child` with a key file in each of the `dataDir`s (joined by the path delimiter; output:
    * a JSON array), or decrypt `stored` with the key file in `dataDir`; returns their outputs.
    */
-  async function runChildren(count: number, task: { mode: 'encrypt' | 'decrypt'; dataDir: string; stored: string }): Promise<string[]> {
+  async function runChildren(
+    count: number,
+    task: { mode: 'encrypt' | 'decrypt'; dataDir: string; stored: string },
+  ): Promise<string[]> {
     const script = join(temp.dir, 'child.mts');
     const module = pathToFileURL(join(ROOT, 'src/core/webhooks/secrets.ts')).href;
     writeFileSync(
@@ -145,13 +152,19 @@ process.stdout.write(
         { length: count },
         () =>
           new Promise<string>((resolvePromise, reject) => {
-            const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+            const child = spawn(process.execPath, ['--import', 'tsx', script], {
+              cwd: ROOT,
+              env,
+              stdio: ['ignore', 'pipe', 'pipe'],
+            });
             let out = '';
             let err = '';
             child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
             child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
             child.on('error', reject);
-            child.on('close', (code) => (code === 0 ? resolvePromise(out) : reject(new Error(`child exited ${code}: ${err}`))));
+            child.on('close', (code) =>
+              code === 0 ? resolvePromise(out) : reject(new Error(`child exited ${code}: ${err}`)),
+            );
           }),
       ),
     );

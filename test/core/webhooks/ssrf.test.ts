@@ -53,7 +53,8 @@ const ALLOWED_LITERALS = [
   'http://[64:ff9b::808:808]/',
 ];
 
-const addresses = (...list: string[]): LookupAddress[] => list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+const addresses = (...list: string[]): LookupAddress[] =>
+  list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 
 /** Replaces `dns.promises.lookup` (what checkWebhookUrl resolves with) so no query leaves loopback. */
 function mockPromisesLookup(answers: Record<string, LookupAddress[]>) {
@@ -86,11 +87,15 @@ describe('checkWebhookUrl: IP literals', () => {
 
 describe('checkWebhookUrl: host names', () => {
   it('refuses localhost, which resolves to loopback (real resolver, /etc/hosts)', async () => {
-    expect(await checkWebhookUrl('http://localhost:3000/hook', guarded)).toMatch(/^url host localhost resolves to (127\.0\.0\.1|::1), a loopback address/);
+    expect(await checkWebhookUrl('http://localhost:3000/hook', guarded)).toMatch(
+      /^url host localhost resolves to (127\.0\.0\.1|::1), a loopback address/,
+    );
   });
 
   it('resolves with all addresses and allows a name whose addresses are all public', async () => {
-    const lookup = mockPromisesLookup({ 'hooks.example.com': addresses('93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c') });
+    const lookup = mockPromisesLookup({
+      'hooks.example.com': addresses('93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'),
+    });
     expect(await checkWebhookUrl('https://hooks.example.com/in', guarded)).toBeNull();
     expect(lookup).toHaveBeenCalledWith('hooks.example.com', expect.objectContaining({ all: true }));
   });
@@ -104,12 +109,16 @@ describe('checkWebhookUrl: host names', () => {
 
   it('refuses a name that resolves to the cloud metadata address', async () => {
     mockPromisesLookup({ 'metadata.example.com': addresses('169.254.169.254') });
-    expect(await checkWebhookUrl('http://metadata.example.com/', guarded)).toMatch(/169\.254\.169\.254, a link-local address/);
+    expect(await checkWebhookUrl('http://metadata.example.com/', guarded)).toMatch(
+      /169\.254\.169\.254, a link-local address/,
+    );
   });
 
   it('refuses a name that does not resolve', async () => {
     mockPromisesLookup({});
-    expect(await checkWebhookUrl('https://nowhere.invalid/hook', guarded)).toBe('url host nowhere.invalid does not resolve');
+    expect(await checkWebhookUrl('https://nowhere.invalid/hook', guarded)).toBe(
+      'url host nowhere.invalid does not resolve',
+    );
   });
 
   it('resolves nothing with allowPrivateUrls', async () => {
@@ -175,7 +184,11 @@ describe('guardedLookup (the lookup the transport dials with)', () => {
 
   it('answers like dns.lookup for public addresses, with and without `all`', async () => {
     mockLookup({ 'hooks.example.com': addresses('93.184.215.14', '2606:4700::1') });
-    expect(await run('hooks.example.com', true)).toEqual({ err: null, address: addresses('93.184.215.14', '2606:4700::1'), family: undefined });
+    expect(await run('hooks.example.com', true)).toEqual({
+      err: null,
+      address: addresses('93.184.215.14', '2606:4700::1'),
+      family: undefined,
+    });
     expect(await run('hooks.example.com', false)).toEqual({ err: null, address: '93.184.215.14', family: 4 });
   });
 

@@ -31,7 +31,11 @@ describe('webhook subscriptions', () => {
   });
 
   const row = (id: string) => runtime.db.select().from(webhooks).where(eq(webhooks.id, id)).get();
-  const lastSeq = () => runtime.db.select({ seq: max(events.seq) }).from(events).get()?.seq ?? 0;
+  const lastSeq = () =>
+    runtime.db
+      .select({ seq: max(events.seq) })
+      .from(events)
+      .get()?.seq ?? 0;
 
   describe('what a new subscription is sent', () => {
     let receiver: Receiver;
@@ -50,7 +54,10 @@ describe('webhook subscriptions', () => {
       const before = makeContent(runtime, ws.workspace, { caption: 'Written before the second subscription' });
       const seqBefore = lastSeq();
       expect(seqBefore).toBeGreaterThan(0);
-      const second = await executeOperation(ctx, createWebhook, { url: `${receiver.url}/second`, events: ['content.created'] });
+      const second = await executeOperation(ctx, createWebhook, {
+        url: `${receiver.url}/second`,
+        events: ['content.created'],
+      });
       expect(row(second.id)!.startAfterSeq).toBe(seqBefore);
 
       const after = makeContent(runtime, ws.workspace, { caption: 'Written after it' });
@@ -63,7 +70,9 @@ describe('webhook subscriptions', () => {
       expect(sent('/second')).toEqual([after.id]);
       // The worker signs with the secret the create answer showed.
       const delivery = receiver.requests.find((r) => r.path === '/second')!;
-      const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(delivery.headers[h])]));
+      const headers = Object.fromEntries(
+        ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(delivery.headers[h])]),
+      );
       expect(() => new Webhook(second.signing_secret!).verify(delivery.body, headers)).not.toThrow();
       expect(() => new Webhook(first.signing_secret!).verify(delivery.body, headers)).toThrow();
     });
@@ -71,13 +80,17 @@ describe('webhook subscriptions', () => {
 
   describe('checks that wait on the network', () => {
     it('answers not_found for an unknown id before checking its URL', async () => {
-      await expect(executeOperation(ctx, updateWebhook, { id: 'whk_unknown', url: 'http://127.0.0.1/x' })).rejects.toMatchObject({
+      await expect(
+        executeOperation(ctx, updateWebhook, { id: 'whk_unknown', url: 'http://127.0.0.1/x' }),
+      ).rejects.toMatchObject({
         code: 'not_found',
       });
     });
 
     it('refuses a host that does not resolve', async () => {
-      await expect(executeOperation(ctx, createWebhook, { url: 'https://hooks.example.invalid/x' })).rejects.toMatchObject({
+      await expect(
+        executeOperation(ctx, createWebhook, { url: 'https://hooks.example.invalid/x' }),
+      ).rejects.toMatchObject({
         code: 'invalid_body',
         details: { fieldErrors: { url: [expect.stringMatching(/does not resolve/)] } },
       });
@@ -86,7 +99,11 @@ describe('webhook subscriptions', () => {
     it('a webhook deleted while its new URL was being checked is not_found, and stays deleted', async () => {
       const created = await executeOperation(ctx, createWebhook, { url: PUBLIC_URL });
       // Both start in the same group commit: the update checks the URL after it, the delete runs in it.
-      const updating = executeOperation(ctx, updateWebhook, { id: created.id, url: 'https://1.1.1.1/moved', is_enabled: false });
+      const updating = executeOperation(ctx, updateWebhook, {
+        id: created.id,
+        url: 'https://1.1.1.1/moved',
+        is_enabled: false,
+      });
       const deleting = executeOperation(ctx, deleteWebhook, { id: created.id });
       await expect(updating).rejects.toMatchObject({ code: 'not_found' });
       await expect(deleting).resolves.toEqual({ id: created.id, object: 'webhook', deleted: true });
@@ -94,7 +111,8 @@ describe('webhook subscriptions', () => {
     });
 
     it('two creates racing for the last free place: exactly one gets it', async () => {
-      for (let i = 0; i < MAX_WEBHOOKS_PER_WORKSPACE - 1; i += 1) await executeOperation(ctx, createWebhook, { url: PUBLIC_URL });
+      for (let i = 0; i < MAX_WEBHOOKS_PER_WORKSPACE - 1; i += 1)
+        await executeOperation(ctx, createWebhook, { url: PUBLIC_URL });
       const outcomes = await Promise.allSettled([
         executeOperation(ctx, createWebhook, { url: PUBLIC_URL }),
         executeOperation(ctx, createWebhook, { url: PUBLIC_URL }),

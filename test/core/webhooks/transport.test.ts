@@ -28,7 +28,12 @@ afterEach(() => {
 });
 
 describe('signWebhook and newSigningSecret', () => {
-  const body = JSON.stringify({ id: 'evt_1', object: 'event', type: 'content.updated', data: { caption: 'héllo ✨ "quoted"' } });
+  const body = JSON.stringify({
+    id: 'evt_1',
+    object: 'event',
+    type: 'content.updated',
+    data: { caption: 'héllo ✨ "quoted"' },
+  });
 
   it('makes whsec_ + base64 of 32 random bytes, different every time', () => {
     const secret = newSigningSecret();
@@ -40,7 +45,9 @@ describe('signWebhook and newSigningSecret', () => {
   it('produces the signature the standardwebhooks package computes', () => {
     const secret = newSigningSecret();
     const timestamp = 1_767_225_600;
-    expect(signWebhook(secret, 'evt_a', timestamp, body)).toBe(new Webhook(secret).sign('evt_a', new Date(timestamp * 1000), body));
+    expect(signWebhook(secret, 'evt_a', timestamp, body)).toBe(
+      new Webhook(secret).sign('evt_a', new Date(timestamp * 1000), body),
+    );
     expect(signWebhook(secret, 'evt_a', timestamp, body)).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
   });
 
@@ -62,7 +69,9 @@ describe('signWebhook and newSigningSecret', () => {
     // Same key with or without the prefix (as in standardwebhooks) ...
     expect(signWebhook(raw, 'evt_a', 1, 'x')).toBe(signWebhook(secret, 'evt_a', 1, 'x'));
     // ... and a different one when the base64 text itself would be the key.
-    expect(signWebhook(`whsec_${Buffer.from(raw).toString('base64')}`, 'evt_a', 1, 'x')).not.toBe(signWebhook(secret, 'evt_a', 1, 'x'));
+    expect(signWebhook(`whsec_${Buffer.from(raw).toString('base64')}`, 'evt_a', 1, 'x')).not.toBe(
+      signWebhook(secret, 'evt_a', 1, 'x'),
+    );
   });
 
   it('refuses a timestamp that is not whole seconds, which the header could not carry as signed', () => {
@@ -99,9 +108,13 @@ describe('postWebhook against a local receiver', () => {
     expect(request!.headers['content-type']).toBe('application/json');
     expect(request!.headers['content-length']).toBe(String(Buffer.byteLength(body)));
     expect(request!.headers['user-agent']).toMatch(/^content-publishing-service/);
-    expect(new Webhook(secret).verify(request!.body, request!.headers as Record<string, string>)).toEqual(JSON.parse(body));
+    expect(new Webhook(secret).verify(request!.body, request!.headers as Record<string, string>)).toEqual(
+      JSON.parse(body),
+    );
     const tampered = request!.body.replace('🚀', '🛸');
-    expect(() => new Webhook(secret).verify(tampered, request!.headers as Record<string, string>)).toThrow(/signature/i);
+    expect(() => new Webhook(secret).verify(tampered, request!.headers as Record<string, string>)).toThrow(
+      /signature/i,
+    );
   });
 
   it('keeps its own content type and user agent over the caller’s', async () => {
@@ -192,19 +205,31 @@ describe('postWebhook against a local receiver', () => {
 
   it('a name that does not resolve: status 0, no throw', async () => {
     vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, _options: unknown, callback: (err: Error) => void) =>
-      callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }))) as unknown as typeof dns.lookup);
+      callback(
+        Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }),
+      )) as unknown as typeof dns.lookup);
     const result = await postWebhook('http://nowhere.invalid/hook', '{}', {}, guarded);
     expect(result).toMatchObject({ statusCode: 0, responseBody: null, error: 'host nowhere.invalid does not resolve' });
   });
 
   it('an unusable URL: status 0, no throw', async () => {
-    expect(await postWebhook('not a url', '{}', {}, open)).toMatchObject({ statusCode: 0, error: expect.stringMatching(/absolute/) });
-    expect(await postWebhook('ftp://127.0.0.1/', '{}', {}, open)).toMatchObject({ statusCode: 0, error: expect.stringMatching(/http or https/) });
+    expect(await postWebhook('not a url', '{}', {}, open)).toMatchObject({
+      statusCode: 0,
+      error: expect.stringMatching(/absolute/),
+    });
+    expect(await postWebhook('ftp://127.0.0.1/', '{}', {}, open)).toMatchObject({
+      statusCode: 0,
+      error: expect.stringMatching(/http or https/),
+    });
   });
 
   it('a header Node refuses to send: status 0, no throw, nothing sent', async () => {
     const result = await postWebhook(receiver.url, '{}', { 'x-injected': 'a\r\nb' }, open);
-    expect(result).toMatchObject({ statusCode: 0, responseBody: null, error: expect.stringMatching(/invalid character in header/i) });
+    expect(result).toMatchObject({
+      statusCode: 0,
+      responseBody: null,
+      error: expect.stringMatching(/invalid character in header/i),
+    });
     expect(receiver.requests).toHaveLength(0);
   });
 
@@ -274,8 +299,13 @@ describe('postWebhook: the guard on the address actually dialled', () => {
 
   it('checks the address DNS gives at delivery time, not the one it gave at create time', async () => {
     // A name that passed checkWebhookUrl and now resolves to loopback (DNS rebinding).
-    const lookup = vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, _options: unknown, callback: (err: null, a: LookupAddress[]) => void) =>
-      callback(null, hostname === 'rebound.example.com' ? [{ address: '127.0.0.1', family: 4 }] : [])) as unknown as typeof dns.lookup);
+    const lookup = vi
+      .spyOn(dns, 'lookup')
+      .mockImplementation(((hostname: string, _options: unknown, callback: (err: null, a: LookupAddress[]) => void) =>
+        callback(
+          null,
+          hostname === 'rebound.example.com' ? [{ address: '127.0.0.1', family: 4 }] : [],
+        )) as unknown as typeof dns.lookup);
     const result = await postWebhook(`http://rebound.example.com:${port}/`, '{}', {}, guarded);
     expect(result).toMatchObject({ statusCode: 0, error: 'blocked address 127.0.0.1 (loopback)' });
     expect(lookup).toHaveBeenCalled();
@@ -286,10 +316,14 @@ describe('postWebhook: the guard on the address actually dialled', () => {
     /** Replaces the agent's dial: records the address and fails the socket without connecting. */
     function interceptDials() {
       const dialled: string[] = [];
-      vi.spyOn(http.Agent.prototype, 'createConnection').mockImplementation(((options: net.NetConnectOpts & { host?: string }) => {
+      vi.spyOn(http.Agent.prototype, 'createConnection').mockImplementation(((
+        options: net.NetConnectOpts & { host?: string },
+      ) => {
         dialled.push(String(options.host));
         const socket = new net.Socket();
-        process.nextTick(() => socket.destroy(Object.assign(new Error('dial intercepted by the test'), { code: 'ETESTDIAL' })));
+        process.nextTick(() =>
+          socket.destroy(Object.assign(new Error('dial intercepted by the test'), { code: 'ETESTDIAL' })),
+        );
         return socket;
       }) as unknown as typeof http.Agent.prototype.createConnection);
       return dialled;
@@ -316,7 +350,11 @@ describe('postWebhook: the guard on the address actually dialled', () => {
       const dialled = interceptDials();
       const result = await postWebhook('http://172.32.0.1/', '{}', {}, guarded);
       expect(dialled).toEqual(['172.32.0.1']);
-      expect(result).toMatchObject({ statusCode: 0, responseBody: null, error: expect.stringMatching(/dial intercepted/) });
+      expect(result).toMatchObject({
+        statusCode: 0,
+        responseBody: null,
+        error: expect.stringMatching(/dial intercepted/),
+      });
     });
   });
 });

@@ -2,7 +2,13 @@ import twitterText from 'twitter-text';
 import type { ContentType } from '../../../../db/schema/index.ts';
 import { postText } from '../../publishing/post.ts';
 import { xWeightBounds } from '../../publishing/x-weight.ts';
-import { MAX_GENERATED_HASHTAGS, type BrandBrief, type CaptionGenerator, type Draft, type GenerationRequest } from '../generator.ts';
+import {
+  MAX_GENERATED_HASHTAGS,
+  type BrandBrief,
+  type CaptionGenerator,
+  type Draft,
+  type GenerationRequest,
+} from '../generator.ts';
 import * as book from './phrasebook.ts';
 import type { Family } from './phrasebook.ts';
 
@@ -187,7 +193,8 @@ const VOICE_CUES: readonly { pattern: RegExp; formality?: number; humor?: number
   { pattern: /\b(calm|gentle|soothing|quiet|soft|mindful|understated|serene|minimal(ist)?)\b/, energy: -2 },
 ];
 const NO_EMOJI = /\b(no|without|avoid|never use|don'?t use)\s+(any\s+)?emojis?\b/;
-const WANTS_EMOJI = /\b(use|love|include|with|add|lots of|plenty of)\s+(some\s+|a few\s+)?emojis?\b|\bemojis? (are )?(welcome|encouraged|ok|okay)\b/;
+const WANTS_EMOJI =
+  /\b(use|love|include|with|add|lots of|plenty of)\s+(some\s+|a few\s+)?emojis?\b|\bemojis? (are )?(welcome|encouraged|ok|okay)\b/;
 const NO_EXCLAMATION = /\b(no|avoid|without|never use|don'?t use)\s+exclamation/;
 const BRIEF = /\b(short|concise|brief|punchy|minimal(ist)?|tight)\b/;
 const EMOJI_CHARACTER = /\p{Extended_Pictographic}/u;
@@ -211,7 +218,14 @@ function readTone(brand: BrandBrief): Tone {
   energy = clampTone(energy);
   const examplesUseEmoji = brand.example_posts.some((post) => EMOJI_CHARACTER.test(post));
   const emoji = !NO_EMOJI.test(words) && (humor >= 6 || energy >= 7 || WANTS_EMOJI.test(words) || examplesUseEmoji);
-  return { formality, humor, energy, emoji, exclamations: energy >= 6 && !NO_EXCLAMATION.test(words), brief: BRIEF.test(words) };
+  return {
+    formality,
+    humor,
+    energy,
+    emoji,
+    exclamations: energy >= 6 && !NO_EXCLAMATION.test(words),
+    brief: BRIEF.test(words),
+  };
 }
 
 function toneAllows(flags: string, tone: Tone): boolean {
@@ -227,15 +241,42 @@ function toneAllows(flags: string, tone: Tone): boolean {
 
 /** Contractions a formal voice writes out; the phrasebook is written with them. */
 const CONTRACTIONS: Record<string, string> = {
-  "don't": 'do not', "doesn't": 'does not', "didn't": 'did not', "isn't": 'is not', "aren't": 'are not',
-  "wasn't": 'was not', "won't": 'will not', "can't": 'cannot', "haven't": 'have not', "wouldn't": 'would not',
-  "shouldn't": 'should not', "it's": 'it is', "that's": 'that is', "here's": 'here is', "what's": 'what is',
-  "there's": 'there is', "who's": 'who is', "let's": 'let us', "you're": 'you are', "we're": 'we are',
-  "they're": 'they are', "you'll": 'you will', "we'll": 'we will', "you've": 'you have', "we've": 'we have',
-  "you'd": 'you would', "we'd": 'we would', "i'm": 'I am', "gonna": 'going to', "this one's": 'this one is',
+  "don't": 'do not',
+  "doesn't": 'does not',
+  "didn't": 'did not',
+  "isn't": 'is not',
+  "aren't": 'are not',
+  "wasn't": 'was not',
+  "won't": 'will not',
+  "can't": 'cannot',
+  "haven't": 'have not',
+  "wouldn't": 'would not',
+  "shouldn't": 'should not',
+  "it's": 'it is',
+  "that's": 'that is',
+  "here's": 'here is',
+  "what's": 'what is',
+  "there's": 'there is',
+  "who's": 'who is',
+  "let's": 'let us',
+  "you're": 'you are',
+  "we're": 'we are',
+  "they're": 'they are',
+  "you'll": 'you will',
+  "we'll": 'we will',
+  "you've": 'you have',
+  "we've": 'we have',
+  "you'd": 'you would',
+  "we'd": 'we would',
+  "i'm": 'I am',
+  gonna: 'going to',
+  "this one's": 'this one is',
 };
 const CONTRACTION = new RegExp(
-  `(?<![\\p{L}\\p{N}'])(?:${Object.keys(CONTRACTIONS).sort((a, b) => b.length - a.length).map(escapeRegExp).join('|')})(?![\\p{L}\\p{N}])`,
+  `(?<![\\p{L}\\p{N}'])(?:${Object.keys(CONTRACTIONS)
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRegExp)
+    .join('|')})(?![\\p{L}\\p{N}])`,
   'giu',
 );
 
@@ -292,13 +333,27 @@ const DANGLING_END = /(?:[\s,;:–—-]+(?:and|or|of|the|a|an|to|for|with|in|on|
 function shortAudience(text: string): string | null {
   const cleaned = cleanPhrase(text).replace(/[.!]+$/, '');
   if (!cleaned) return null;
-  const phrase = cleaned.length <= 40 ? cleaned : cleaned.split(/[,;:(]|\s(?:who|that|which|aged|interested|looking|between|from)\s/)[0].trim();
+  const phrase =
+    cleaned.length <= 40
+      ? cleaned
+      : cleaned.split(/[,;:(]|\s(?:who|that|which|aged|interested|looking|between|from)\s/)[0].trim();
   if (phrase.length < 3 || phrase.length > 40 || GENERIC_AUDIENCES.has(phrase.toLowerCase())) return null;
   return asMidSentence(phrase);
 }
 
 /** Audiences too vague to name in a call to action ("Calling all people"). */
-const GENERIC_AUDIENCES = new Set(['people', 'everyone', 'everybody', 'anyone', 'users', 'individuals', 'customers', 'consumers', 'adults', 'all']);
+const GENERIC_AUDIENCES = new Set([
+  'people',
+  'everyone',
+  'everybody',
+  'anyone',
+  'users',
+  'individuals',
+  'customers',
+  'consumers',
+  'adults',
+  'all',
+]);
 
 const LEADING_VERBS =
   /^(?:(?:promote|promoting|launch|launching|announce|announcing|showcase|showcasing|highlight|highlighting|share|sharing|introduce|introducing|celebrate|celebrating|drive|driving|build|building|grow|growing|increase|increasing|boost|boosting|raise|raising|market|marketing|sell|selling|advertise|advertising|feature|featuring|educate|educating|teach|teaching|explain|explaining|tell|about|all about|posts? about|content about|a campaign (?:about|for|on)|campaign (?:about|for|on))\s+)+(?:(?:our|the|a|an|people on|people about|awareness (?:of|about|for))\s+)*/i;
@@ -307,7 +362,9 @@ const LEADING_VERBS =
 function topicFromDescription(description: string | null): string | null {
   const cleaned = cleanPhrase(description);
   if (!cleaned) return null;
-  const clause = cleaned.split(/[.;:!?\n]|,\s|\s(?:to|for|with|among|across|so that|in order to|by|during)\s/i)[0].trim();
+  const clause = cleaned
+    .split(/[.;:!?\n]|,\s|\s(?:to|for|with|among|across|so that|in order to|by|during)\s/i)[0]
+    .trim();
   const stripped = clause.replace(LEADING_VERBS, '').trim();
   const words = stripped.split(' ').filter(Boolean);
   if (words.length === 0 || words.length > 6 || stripped.length < 3) return null;
@@ -318,20 +375,46 @@ function topicFromDescription(description: string | null): string | null {
 // Hashtags
 
 const NUMBER_WORDS: Record<string, number> = {
-  zero: 0, one: 1, a: 1, single: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
+  zero: 0,
+  one: 1,
+  a: 1,
+  single: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
 };
 const COUNT = String.raw`(\d{1,2}|zero|one|two|three|four|five|six|seven|eight|nine|ten|a|single)`;
 const HASHTAG_WORD = String.raw`(?:\S+\s+){0,3}?(?:hash)?tags?\b`;
-const AT_MOST = new RegExp(String.raw`\b(?:up to|at most|max(?:imum)?(?: of)?|no more than|not more than|maximum)\s+${COUNT}\s+${HASHTAG_WORD}`, 'i');
+const AT_MOST = new RegExp(
+  String.raw`\b(?:up to|at most|max(?:imum)?(?: of)?|no more than|not more than|maximum)\s+${COUNT}\s+${HASHTAG_WORD}`,
+  'i',
+);
 const RANGE = new RegExp(String.raw`\b${COUNT}\s*(?:-|–|to|or)\s*${COUNT}\s+${HASHTAG_WORD}`, 'i');
 const EXACT = new RegExp(String.raw`\b${COUNT}\s+${HASHTAG_WORD}`, 'gi');
-const NONE = /\b(?:no|zero|without|avoid|never use|don'?t use|skip)\s+(?:any\s+)?(?:hash)?tags?\b|\bhashtags?:?\s*none\b/i;
+const NONE =
+  /\b(?:no|zero|without|avoid|never use|don'?t use|skip)\s+(?:any\s+)?(?:hash)?tags?\b|\bhashtags?:?\s*none\b/i;
 const FEW = /\b(?:few|couple|minimal|sparing(?:ly)?|light|handful|one or two)\b/i;
 const MANY = /\b(?:many|lots|plenty|heavy|maximum reach|as many)\b/i;
 const EXPLICIT_TAG = /[#＃]([\p{L}\p{N}_]+)/gu;
 const QUOTED = /["“]([^"”]{2,40})["”]/g;
 const CAMEL_CASE = /(?<![\p{L}\p{N}#＃])\p{Lu}\p{Ll}+(?:\p{Lu}[\p{Ll}\p{N}]*)+(?![\p{L}\p{N}])/gu;
-const NOT_TAGS = new Set(['linkedin', 'tiktok', 'youtube', 'facebook', 'instagram', 'twitter', 'iphone', 'javascript', 'typescript']);
+const NOT_TAGS = new Set([
+  'linkedin',
+  'tiktok',
+  'youtube',
+  'facebook',
+  'instagram',
+  'twitter',
+  'iphone',
+  'javascript',
+  'typescript',
+]);
 const BRANDED = /\bbrand(?:ed)?\b|\bcompany\b|\bour name\b/i;
 const VALID_TAG = /^[\p{L}\p{N}_]{1,100}$/u;
 const MAX_TAG_LENGTH = 30;
@@ -380,19 +463,40 @@ const cleanPhraseKeepingTags = (text: string | null) => (text ? text.normalize('
 
 /** "meal prep" → "MealPrep"; "self-care" → "SelfCare"; letters, digits and underscores only. */
 function toTag(phrase: string): string {
-  const words = phrase.normalize('NFC').split(/[^\p{L}\p{N}_]+/u).filter(Boolean);
+  const words = phrase
+    .normalize('NFC')
+    .split(/[^\p{L}\p{N}_]+/u)
+    .filter(Boolean);
   return words.map((word) => capitalise(word)).join('');
 }
 
 const STOPWORDS = new Set(
-  'a an and the of for to in on at by with from your our my their its is are be how why what when new best top tips ideas'.split(' '),
+  'a an and the of for to in on at by with from your our my their its is are be how why what when new best top tips ideas'.split(
+    ' ',
+  ),
 );
 
 // ---------------------------------------------------------------------------------------------
 // Templates: structure strings such as "Hook / 3 tips / CTA" turned into section kinds
 
 type Section =
-  | { kind: 'hook' | 'cta' | 'urlCta' | 'question' | 'story' | 'problem' | 'solution' | 'benefit' | 'recap' | 'community' | 'fact' | 'body' | 'myth' | 'beforeAfter' }
+  | {
+      kind:
+        | 'hook'
+        | 'cta'
+        | 'urlCta'
+        | 'question'
+        | 'story'
+        | 'problem'
+        | 'solution'
+        | 'benefit'
+        | 'recap'
+        | 'community'
+        | 'fact'
+        | 'body'
+        | 'myth'
+        | 'beforeAfter';
+    }
   | { kind: 'list'; count: number; numbered: boolean; label: string };
 
 const SECTION_SPLIT = /\s*(?:\/|\||→|->|=>|>|\+|,|;|\n|•|·|\bthen\b|\bfollowed by\b)\s*/iu;
@@ -435,9 +539,18 @@ function parseTemplate(structure: string): Section[] {
     }
     const list = LIST_SECTION.exec(text);
     if (list) {
-      const amount = list[1] ? (/^\d+$/.test(list[1]) ? Number(list[1]) : (NUMBER_WORDS[list[1].toLowerCase()] ?? 3)) : 3;
+      const amount = list[1]
+        ? /^\d+$/.test(list[1])
+          ? Number(list[1])
+          : (NUMBER_WORDS[list[1].toLowerCase()] ?? 3)
+        : 3;
       const label = list[2].toLowerCase();
-      sections.push({ kind: 'list', count: Math.max(2, Math.min(5, amount)), numbered: /^(step|rule|reason|way)/.test(label) || Boolean(list[1]), label });
+      sections.push({
+        kind: 'list',
+        count: Math.max(2, Math.min(5, amount)),
+        numbered: /^(step|rule|reason|way)/.test(label) || Boolean(list[1]),
+        label,
+      });
       continue;
     }
     const later = LATER_SECTION_KINDS.find(([pattern]) => pattern.test(text));
@@ -569,7 +682,9 @@ function preparePlan(request: GenerationRequest): Plan {
   const url = cleanPhrase(brand.website_url).replace(/\s/g, '');
   const audience = shortAudience(brand.target_audience ?? '') ?? shortAudience(brand.audience ?? '');
   const vocabulary = unique(
-    brand.vocabulary.map((word) => cleanPhrase(word)).filter((word) => word.length > 0 && word.length <= 40 && isClean(word)),
+    brand.vocabulary
+      .map((word) => cleanPhrase(word))
+      .filter((word) => word.length > 0 && word.length <= 40 && isClean(word)),
   );
   const facts = {
     brand: brandName && brandName.length <= 40 && isClean(brandName) ? brandName : null,
@@ -580,8 +695,11 @@ function preparePlan(request: GenerationRequest): Plan {
   let topicSources = brand.topics_to_lean_into.map((topic) => asMidSentence(clip(cleanPhrase(topic), 100)));
   if (!topicSources.some((topic) => topic && isClean(topic))) {
     // No usable lean-into topic: the campaign says what it is about.
-    topicSources = [cleanPhrase(campaign.name), topicFromDescription(campaign.description) ?? '', cleanPhrase(brand.industry)]
-      .map((topic) => asMidSentence(clip(topic, 100)));
+    topicSources = [
+      cleanPhrase(campaign.name),
+      topicFromDescription(campaign.description) ?? '',
+      cleanPhrase(brand.industry),
+    ].map((topic) => asMidSentence(clip(topic, 100)));
   }
   let topics: Topic[] = unique(topicSources.filter((topic) => topic.length > 0 && isClean(topic))).map((topic) => ({
     display: topic,
@@ -590,7 +708,12 @@ function preparePlan(request: GenerationRequest): Plan {
     tags: topicTags(topic),
   }));
   if (topics.length === 0) {
-    topics = book.FALLBACK_TOPICS.filter(isClean).map((topic) => ({ display: topic, capitalised: capitalise(topic), label: null, tags: [] }));
+    topics = book.FALLBACK_TOPICS.filter(isClean).map((topic) => ({
+      display: topic,
+      capitalised: capitalise(topic),
+      label: null,
+      tags: [],
+    }));
   }
   // Even the generic topics are banned: only phrases that name no topic are used.
   const untopical = topics.length === 0;
@@ -599,9 +722,17 @@ function preparePlan(request: GenerationRequest): Plan {
   // A phrase is usable when the tone allows it, the brand can fill its placeholders, and no ban
   // sits in its own words (the placeholders are checked in the finished caption).
   const available = (key: string) =>
-    key === 'brand' ? facts.brand !== null : key === 'url' ? facts.url !== null : key === 'audience' ? facts.audience !== null
-      : key === 'vocab' || key === 'Vocab' ? vocabulary.length > 0
-        : key === 'topic' || key === 'Topic' ? !untopical : true;
+    key === 'brand'
+      ? facts.brand !== null
+      : key === 'url'
+        ? facts.url !== null
+        : key === 'audience'
+          ? facts.audience !== null
+          : key === 'vocab' || key === 'Vocab'
+            ? vocabulary.length > 0
+            : key === 'topic' || key === 'Topic'
+              ? !untopical
+              : true;
   const usable = (list: readonly string[]): string[] => {
     const out: string[] = [];
     for (const raw of list) {
@@ -618,7 +749,9 @@ function preparePlan(request: GenerationRequest): Plan {
     return out;
   };
   const usablePairs = (pairs: readonly (readonly [string, string])[]) =>
-    pairs.filter(([a, b]) => usable([a]).length === 1 && usable([b]).length === 1).map(([a, b]) => [usable([a])[0], usable([b])[0]] as const);
+    pairs
+      .filter(([a, b]) => usable([a]).length === 1 && usable([b]).length === 1)
+      .map(([a, b]) => [usable([a])[0], usable([b])[0]] as const);
   const perFamily = (source: Readonly<Record<Family, readonly string[]>>) =>
     Object.fromEntries(FAMILY_NAMES.map((family) => [family, usable(source[family])])) as Record<Family, string[]>;
 
@@ -654,7 +787,10 @@ function preparePlan(request: GenerationRequest): Plan {
     topicQuestions: usable(book.QUESTIONS.filter((question) => MENTIONS_TOPIC.test(question))),
     emoji: {
       any: [...book.EMOJI.any],
-      ...(Object.fromEntries(FAMILY_NAMES.map((family) => [family, [...book.EMOJI[family]]])) as Record<Family, string[]>),
+      ...(Object.fromEntries(FAMILY_NAMES.map((family) => [family, [...book.EMOJI[family]]])) as Record<
+        Family,
+        string[]
+      >),
     },
   };
 
@@ -662,7 +798,10 @@ function preparePlan(request: GenerationRequest): Plan {
   const cleanTag = (tag: string | null): string | null =>
     tag && VALID_TAG.test(tag) && tag.length <= MAX_TAG_LENGTH && isClean(tag) ? tag : null;
   const familyTags = Object.fromEntries(
-    FAMILY_NAMES.map((family) => [family, book.FAMILY_TAGS[family].map(cleanTag).filter((tag): tag is string => tag !== null)]),
+    FAMILY_NAMES.map((family) => [
+      family,
+      book.FAMILY_TAGS[family].map(cleanTag).filter((tag): tag is string => tag !== null),
+    ]),
   ) as Record<Family, string[]>;
   for (const topic of topics) topic.tags = topic.tags.map(cleanTag).filter((tag): tag is string => tag !== null);
 
@@ -754,7 +893,8 @@ interface Piece {
 function makePiece(plan: Plan, text: string, keep: number, before: string, closing = false): Piece {
   // Most pieces are plain ASCII sentences with nothing a link could start from: X counts each
   // character once, and no character-by-character pass is needed.
-  if (!NON_ASCII.test(text) && !LINK_START.test(text)) return { text, keep, before, closing, upper: text.length, lower: text.length };
+  if (!NON_ASCII.test(text) && !LINK_START.test(text))
+    return { text, keep, before, closing, upper: text.length, lower: text.length };
   const normalised = NON_ASCII.test(text) ? text.normalize('NFC') : text;
   const { upper, lower } = linkAwareBounds(normalised, plan.link);
   return { text: normalised, keep, before, closing, upper, lower };
@@ -824,7 +964,8 @@ class Composition {
     }
     if (!template) {
       this.add(this.energise(this.callToAction(), 0.7), 2, '\n\n');
-      if (!plan.tone.brief && random.chance(0.3)) this.add(this.line(phrases.questions), 1, random.chance(0.5) ? ' ' : '\n\n');
+      if (!plan.tone.brief && random.chance(0.3))
+        this.add(this.line(phrases.questions), 1, random.chance(0.5) ? ' ' : '\n\n');
     }
     if (plan.tone.emoji && random.chance(0.6)) this.addEmoji();
     return fitDraft(plan, this.pieces, this.hashtags(), this.topic.label, template !== null && keepTemplateWhole);
@@ -889,7 +1030,8 @@ class Composition {
         }
         case 'list': {
           const list = this.listOf(section.count, section.numbered, false);
-          const intro = section.label.startsWith('mistake') && phrases.mistakesIntro ? `${phrases.mistakesIntro}\n` : '';
+          const intro =
+            section.label.startsWith('mistake') && phrases.mistakesIntro ? `${phrases.mistakesIntro}\n` : '';
           this.put(intro + list, 3);
           break;
         }
@@ -977,7 +1119,8 @@ class Composition {
       const intros = count === 3 ? phrases.listIntros : phrases.listIntrosAnyCount;
       if (intros.length > 0) text = `${random.pick(intros)}\n`;
     }
-    for (let i = 0; i < count && i < tips.length; i++) text += `${i > 0 ? '\n' : ''}${numbered ? `${i + 1}.` : bullet} ${tips[i]}`;
+    for (let i = 0; i < count && i < tips.length; i++)
+      text += `${i > 0 ? '\n' : ''}${numbered ? `${i + 1}.` : bullet} ${tips[i]}`;
     return text;
   }
 
@@ -986,9 +1129,12 @@ class Composition {
     const { phrases } = this;
     const roll = this.random.next();
     const from =
-      roll < 0.22 && phrases.urlCtas.length > 0 ? phrases.urlCtas
-        : roll < 0.42 && phrases.audienceCtas.length > 0 ? phrases.audienceCtas
-          : roll < 0.55 && phrases.brandCtas.length > 0 ? phrases.brandCtas
+      roll < 0.22 && phrases.urlCtas.length > 0
+        ? phrases.urlCtas
+        : roll < 0.42 && phrases.audienceCtas.length > 0
+          ? phrases.audienceCtas
+          : roll < 0.55 && phrases.brandCtas.length > 0
+            ? phrases.brandCtas
             : phrases.ctas;
     return this.line(from);
   }
@@ -1077,7 +1223,13 @@ const NON_ASCII = /[^\p{ASCII}]/u;
  * (unless `keepWanted`), then the remaining hashtags; null when even the essentials do not fit or
  * a ban slipped in across a join.
  */
-function fitDraft(plan: Plan, pieces: Piece[], hashtags: string[], topicLabel: string | null, keepWanted = false): Draft | null {
+function fitDraft(
+  plan: Plan,
+  pieces: Piece[],
+  hashtags: string[],
+  topicLabel: string | null,
+  keepWanted = false,
+): Draft | null {
   const parts: Piece[] = [];
   for (const piece of pieces) if (piece.text.trim().length > 0) parts.push(piece);
   if (parts.length === 0) return null;
@@ -1169,7 +1321,8 @@ function fallbackDraft(plan: Plan, topic: Topic, index: number): Draft {
       { caption, hashtags: [], topic: label },
       { caption, hashtags: [], topic: null },
     ]) {
-      if (fitsEveryPlatform(postText(draft.caption, draft.hashtags), plan.link) && saysNothingBanned(plan, draft)) return draft;
+      if (fitsEveryPlatform(postText(draft.caption, draft.hashtags), plan.link) && saysNothingBanned(plan, draft))
+        return draft;
     }
   }
   throw new Error(`the built-in generator cannot write slot ${index} without a forbidden word or avoided topic`);

@@ -12,7 +12,14 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../config.ts';
-import { draftProblems, MAX_GENERATED_HASHTAGS, type BrandBrief, type CaptionGenerator, type Draft, type GenerationRequest } from '../generator.ts';
+import {
+  draftProblems,
+  MAX_GENERATED_HASHTAGS,
+  type BrandBrief,
+  type CaptionGenerator,
+  type Draft,
+  type GenerationRequest,
+} from '../generator.ts';
 
 export type AiConfig = Config['ai'];
 
@@ -70,19 +77,26 @@ export function openAiGenerator(config: AiConfig, options: OpenAiGeneratorOption
       const requestOnce = async (chat: ChatMessage[]): Promise<Outcome> => {
         const deadline = AbortSignal.timeout(config.timeoutMs);
         const both = signal ? AbortSignal.any([signal, deadline]) : deadline;
-        const body = JSON.stringify({ model: config.model, messages: chat, temperature, response_format: { type: 'json_object' } });
+        const body = JSON.stringify({
+          model: config.model,
+          messages: chat,
+          temperature,
+          response_format: { type: 'json_object' },
+        });
         try {
           const response = await fetch(url, { method: 'POST', headers, body, signal: both });
           // The deadline covers the body too: a server that sends headers and stalls is a timeout.
           const text = await response.text();
           if (response.ok) return { kind: 'answer', body: text };
           const reason = `the endpoint answered ${response.status}${errorDetail(redact(text))}`;
-          if (response.status === 429) return { kind: 'retry', reason, retryAfterMs: retryAfter(response.headers, retryAfterCapMs) };
+          if (response.status === 429)
+            return { kind: 'retry', reason, retryAfterMs: retryAfter(response.headers, retryAfterCapMs) };
           if (response.status >= 500) return { kind: 'retry', reason, retryAfterMs: null };
           return { kind: 'fatal', reason };
         } catch (error) {
           if (signal?.aborted) throw signal.reason;
-          if (deadline.aborted) return { kind: 'retry', reason: `no answer within ${config.timeoutMs} ms`, retryAfterMs: null };
+          if (deadline.aborted)
+            return { kind: 'retry', reason: `no answer within ${config.timeoutMs} ms`, retryAfterMs: null };
           return { kind: 'retry', reason: `the request failed: ${redact(networkError(error))}`, retryAfterMs: null };
         }
       };
@@ -92,7 +106,16 @@ export function openAiGenerator(config: AiConfig, options: OpenAiGeneratorOption
       let rejected: string | null = null;
       for (let attempt = 0; attempt <= config.maxRetries; attempt++) {
         signal?.throwIfAborted();
-        const chat = rejected === null ? messages : [...messages, { role: 'user' as const, content: `Your previous answer was rejected: ${rejected}. Answer again, following every rule.` }];
+        const chat =
+          rejected === null
+            ? messages
+            : [
+                ...messages,
+                {
+                  role: 'user' as const,
+                  content: `Your previous answer was rejected: ${rejected}. Answer again, following every rule.`,
+                },
+              ];
         const outcome = await requestOnce(chat);
         let retryAfterMs: number | null = null;
         if (outcome.kind === 'answer') {
@@ -116,7 +139,10 @@ export function openAiGenerator(config: AiConfig, options: OpenAiGeneratorOption
         }
       }
       const requests = config.maxRetries + 1;
-      throw new GeneratorError(`gave up after ${requests} request${requests === 1 ? '' : 's'}: ${lastReason}`, requests);
+      throw new GeneratorError(
+        `gave up after ${requests} request${requests === 1 ? '' : 's'}: ${lastReason}`,
+        requests,
+      );
     },
   };
 }
@@ -138,7 +164,9 @@ function readDrafts(body: string, request: Pick<GenerationRequest, 'slots' | 'br
   const message = isRecord(choice) ? choice.message : undefined;
   if (!isRecord(message)) return 'the response has no choices[0].message';
   if (typeof message.content !== 'string') {
-    return typeof message.refusal === 'string' ? `the model refused: ${message.refusal.slice(0, 200)}` : 'the message has no content';
+    return typeof message.refusal === 'string'
+      ? `the model refused: ${message.refusal.slice(0, 200)}`
+      : 'the message has no content';
   }
   if (isRecord(choice) && choice.finish_reason === 'length') return "the model's answer was cut off at its token limit";
   // json_object mode should give bare JSON, but some compatible servers still wrap it in a code fence.
@@ -153,11 +181,17 @@ function readDrafts(body: string, request: Pick<GenerationRequest, 'slots' | 'br
     if (!isRecord(post)) return `post ${n} is not an object`;
     if (typeof post.caption !== 'string') return `post ${n} has no caption`;
     const hashtags = post.hashtags ?? [];
-    if (!Array.isArray(hashtags) || !hashtags.every((tag) => typeof tag === 'string')) return `post ${n}'s hashtags are not a list of words`;
-    if (post.topic !== undefined && post.topic !== null && typeof post.topic !== 'string') return `post ${n}'s topic is not text`;
+    if (!Array.isArray(hashtags) || !hashtags.every((tag) => typeof tag === 'string'))
+      return `post ${n}'s hashtags are not a list of words`;
+    if (post.topic !== undefined && post.topic !== null && typeof post.topic !== 'string')
+      return `post ${n}'s topic is not text`;
     const topic = typeof post.topic === 'string' && post.topic.trim() !== '' ? post.topic.trim() : null;
     // A leading # is the one slip worth forgiving: the tag is stored without it and posted with it.
-    const draft: Draft = { caption: post.caption.trim(), hashtags: hashtags.map((tag: string) => tag.trim().replace(/^#+/, '')), topic };
+    const draft: Draft = {
+      caption: post.caption.trim(),
+      hashtags: hashtags.map((tag: string) => tag.trim().replace(/^#+/, '')),
+      topic,
+    };
     const problems = draftProblems(draft, request.brand);
     if (problems.length > 0) return `post ${n}: ${problems.join('; ')}`;
     drafts.push(draft);
@@ -190,7 +224,8 @@ function systemPrompt(brand: BrandBrief): string {
   add('Hashtag strategy', brand.hashtag_strategy);
   if (brand.example_posts.length > 0) {
     lines.push('- Example posts in the brand voice:');
-    for (const example of brand.example_posts.slice(0, 5)) lines.push(`  > ${example.slice(0, 500).replace(/\s*\n\s*/g, ' ')}`);
+    for (const example of brand.example_posts.slice(0, 5))
+      lines.push(`  > ${example.slice(0, 500).replace(/\s*\n\s*/g, ' ')}`);
   }
   lines.push(
     '',
@@ -199,7 +234,8 @@ function systemPrompt(brand: BrandBrief): string {
     `- At most ${MAX_GENERATED_HASHTAGS} hashtags, each a single word of letters, digits or _, given without the #; no hashtags inside the caption.`,
     '- "topic" says what the post is about in a few words.',
   );
-  if (brand.forbidden_words.length > 0) lines.push(`- Never use these words, not even in a hashtag or the topic: ${list(brand.forbidden_words)}.`);
+  if (brand.forbidden_words.length > 0)
+    lines.push(`- Never use these words, not even in a hashtag or the topic: ${list(brand.forbidden_words)}.`);
   if (brand.topics_to_avoid.length > 0) lines.push(`- Never touch these topics: ${list(brand.topics_to_avoid)}.`);
   return lines.join('\n');
 }
@@ -208,7 +244,8 @@ function systemPrompt(brand: BrandBrief): string {
 function slotsPrompt(request: Pick<GenerationRequest, 'campaign' | 'templates' | 'slots'>): string {
   const { campaign } = request;
   const lines = [`Campaign: ${campaign.name}${campaign.description ? ` (${campaign.description})` : ''}`];
-  if (request.templates.length > 0) lines.push(`Post structures you may follow: ${request.templates.map((t) => JSON.stringify(t)).join(', ')}`);
+  if (request.templates.length > 0)
+    lines.push(`Post structures you may follow: ${request.templates.map((t) => JSON.stringify(t)).join(', ')}`);
   lines.push(`Write ${request.slots.length} posts, one for each slot:`);
   for (const [i, slot] of request.slots.entries()) {
     const when = slot.scheduledFor;
@@ -224,7 +261,9 @@ function toneWords(brand: Pick<BrandBrief, 'tone_formality' | 'tone_humor' | 'to
   const formality = ['very casual', 'casual', 'neither formal nor casual', 'formal', 'very formal'];
   const humor = ['entirely serious', 'mostly serious', 'lightly humorous', 'humorous', 'playful and funny'];
   const energy = ['very calm', 'calm', 'moderately energetic', 'energetic', 'high-energy'];
-  return [formality[band(brand.tone_formality)], humor[band(brand.tone_humor)], energy[band(brand.tone_energy)]].join(', ');
+  return [formality[band(brand.tone_formality)], humor[band(brand.tone_humor)], energy[band(brand.tone_energy)]].join(
+    ', ',
+  );
 }
 
 /**
@@ -245,7 +284,10 @@ function retryAfter(headers: Headers, capMs: number): number | null {
 /** The provider's own error message when it sent one (`{"error":{"message":…}}`), shortened. */
 function errorDetail(text: string): string {
   const parsed = parseJson(text);
-  const message = isRecord(parsed) && isRecord(parsed.error) && typeof parsed.error.message === 'string' ? parsed.error.message : text;
+  const message =
+    isRecord(parsed) && isRecord(parsed.error) && typeof parsed.error.message === 'string'
+      ? parsed.error.message
+      : text;
   const short = message.replace(/\s+/g, ' ').trim().slice(0, 200);
   return short ? `: ${short}` : '';
 }

@@ -55,7 +55,7 @@ export const GENERIC_HOOKS: readonly string[] = [
   'c|Real talk about {topic}.',
   "c|Okay, let's talk {topic}.",
   'c|The no-fluff version of {topic}.',
-  "c|Can we talk about {topic} for a sec?",
+  'c|Can we talk about {topic} for a sec?',
   'f|A few thoughts on {topic}.',
   'f|Some observations on {topic} from our team.',
   'f|An overview of {topic}, in brief.',
@@ -254,7 +254,7 @@ export const BODIES: readonly string[] = [
   'When it comes to {topic}, the details make the difference.',
   'There is more to {topic} than meets the eye.',
   'We care about {topic} because our customers do.',
-  "f|Every aspect of {topic} reflects our commitment to quality.",
+  'f|Every aspect of {topic} reflects our commitment to quality.',
   'p|We may be a little obsessed with {topic}. No regrets.',
   'f|Our experience shows that careful preparation leads to better outcomes with {topic}.',
   'f|A thoughtful approach to {topic} consistently delivers stronger results.',
@@ -262,7 +262,7 @@ export const BODIES: readonly string[] = [
   'f|Sustainable progress depends on sound fundamentals applied with discipline.',
   'c|Honestly? Most of it is just showing up.',
   'c|No magic trick here, just good habits on repeat.',
-  "c|Not gonna lie, {topic} got a lot easier once we stopped overthinking it.",
+  'c|Not gonna lie, {topic} got a lot easier once we stopped overthinking it.',
   "p|Spoiler: there's no secret sauce. Just good ingredients and patience.",
   'p|We tried overthinking {topic}. Zero stars, would not recommend.',
   'p|If {topic} had a cheat code, it would be consistency.',
@@ -486,7 +486,12 @@ export const PROBLEMS: readonly string[] = [
 ];
 
 /** Frames for a one-line summary around a tip. */
-export const RECAP_LINES: readonly string[] = ['In short: {tip}.', 'The takeaway: {tip}.', 'Bottom line: {tip}.', 'c|TL;DR: {tip}.'];
+export const RECAP_LINES: readonly string[] = [
+  'In short: {tip}.',
+  'The takeaway: {tip}.',
+  'Bottom line: {tip}.',
+  'c|TL;DR: {tip}.',
+];
 
 /** Frames for a solution around a tip. */
 export const SOLUTION_LINES: readonly string[] = [
@@ -549,4 +554,10 @@ export const FAMILY_TAGS: Readonly<Record<Family, readonly string[]>> = {
 };
 
 /** Topics to write about when the brand and campaign give none that may be used. */
-export const FALLBACK_TOPICS: readonly string[] = ['everyday work', 'good habits', 'getting started', 'small wins', 'doing things well'];
+export const FALLBACK_TOPICS: readonly string[] = [
+  'everyday work',
+  'good habits',
+  'getting started',
+  'small wins',
+  'doing things well',
+];

@@ -62,7 +62,8 @@ function ruleViolations(platform: Platform, post: PlatformPost): string[] {
   const contentTypeError = contentTypeMediaError(post);
   if (contentTypeError) problems.push(contentTypeError);
   // A content-type shortfall already says media is missing; say it once.
-  else if (rules.mediaRequired && media === 0) problems.push('post has no media; the platform requires at least 1 media item');
+  else if (rules.mediaRequired && media === 0)
+    problems.push('post has no media; the platform requires at least 1 media item');
   return problems;
 }
 
