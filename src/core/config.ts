@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { PLATFORMS, type Platform } from '../../db/schema/index.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
+import { DEFAULT_LOG_RETENTION_DAYS, DEFAULT_RETRY_DELAYS_SECONDS } from './webhooks/delivery/policy.ts';
 
 export type Bucket = 'read' | 'write' | 'publish' | 'media';
 
@@ -51,6 +52,11 @@ export interface Config {
     timeoutMs: number;
     /** Attempts one process has out at once. */
     concurrency: number;
+    /**
+     * Days the delivery log and finished delivery jobs are kept (`WEBHOOK_LOG_RETENTION_DAYS`);
+     * maintenance prunes older ones, except what a delivery still queued needs.
+     */
+    logRetentionDays: number;
   };
   /** base64 of the 32-byte key that encrypts signing secrets; when absent, one is kept in DATA_DIR. */
   encryptionKey: string | undefined;
@@ -117,10 +123,11 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_DELAYS: z
     .string()
     .regex(/^\d+(,\d+)*$/, 'expected seconds, comma-separated, for example 30,120,600,3600,21600')
-    .default('30,120,600,3600,21600'),
+    .default(DEFAULT_RETRY_DELAYS_SECONDS.join(',')),
   WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
   WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
   WEBHOOK_CONCURRENCY: positiveInt(64),
+  WEBHOOK_LOG_RETENTION_DAYS: positiveInt(DEFAULT_LOG_RETENTION_DAYS),
   ENCRYPTION_KEY: z
     .string()
     .refine(
@@ -205,6 +212,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === 'true',
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       concurrency: e.WEBHOOK_CONCURRENCY,
+      logRetentionDays: e.WEBHOOK_LOG_RETENTION_DAYS,
     },
     encryptionKey: e.ENCRYPTION_KEY,
     ai: {

@@ -2,7 +2,7 @@ import { Cron } from 'croner';
 import type { Runtime } from '../core/context.ts';
 import { pruneIdempotencyKeys } from '../core/idempotency.ts';
 import { pruneRateLimitWindows } from '../core/rate-limits.ts';
-import { expireStaleDeliveries } from '../core/webhooks/delivery.ts';
+import { expireStaleDeliveries } from '../core/webhooks/delivery/expiry.ts';
 
 /**
  * Housekeeping every process that serves requests runs: rate-limit windows that have rolled over

@@ -1,19 +1,14 @@
 import type { Runtime } from '../core/context.ts';
 import { onEventRecorded } from '../core/events/record-event.ts';
-import {
-  abandonDelivery,
-  claimDueDeliveries,
-  deliver,
-  fanOutAllEvents,
-  nextDeliveryDueAfter,
-  releaseHeldDeliveries,
-  type DeliveryClaim,
-} from '../core/webhooks/delivery.ts';
+import { claimDueDeliveries, nextDeliveryDueAfter, type DeliveryClaim } from '../core/webhooks/delivery/claim.ts';
+import { abandonDelivery, deliver } from '../core/webhooks/delivery/deliver.ts';
+import { enqueueAllEvents } from '../core/webhooks/delivery/enqueue.ts';
+import { releaseHeldDeliveries } from '../core/webhooks/delivery/lease.ts';
 import { startLeasedWorker, type Worker } from './leased-worker.ts';
 
 /**
- * Webhook delivery in this process (`WEBHOOK_CONCURRENCY` attempts at once): every pass first fans
- * new outbox events out into delivery jobs, then hands out due jobs of the subscriptions it holds
+ * Webhook delivery in this process (`WEBHOOK_CONCURRENCY` attempts at once): every pass first
+ * enqueues new outbox events as delivery jobs, then hands out due jobs of the subscriptions it holds
  * or takes over. Woken by every event this process writes and by re-enabled subscriptions, timed
  * for the next retry, polled once a second for events written by other processes (see
  * leased-worker.ts).
@@ -23,7 +18,7 @@ export function startWebhookDelivery(runtime: Runtime): Worker {
     name: 'webhook delivery',
     capacity: runtime.config.webhooks.concurrency,
     claim: (free) => {
-      fanOutAllEvents(runtime);
+      enqueueAllEvents(runtime);
       return claimDueDeliveries(runtime, free);
     },
     process: (claim, stopping) => deliver(runtime, claim, stopping),

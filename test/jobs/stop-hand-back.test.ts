@@ -7,12 +7,10 @@ import type { CaptionGenerator } from '../../src/core/campaigns/generator.ts';
 import { contextFor } from '../../src/core/context.ts';
 import { runOperation } from '../../src/core/operation.ts';
 import type { Outcome } from '../../src/core/outcomes.ts';
-import {
-  claimDueDeliveries,
-  deliver,
-  fanOutAllEvents,
-  releaseHeldDeliveries,
-} from '../../src/core/webhooks/delivery.ts';
+import { claimDueDeliveries } from '../../src/core/webhooks/delivery/claim.ts';
+import { deliver } from '../../src/core/webhooks/delivery/deliver.ts';
+import { enqueueAllEvents } from '../../src/core/webhooks/delivery/enqueue.ts';
+import { releaseHeldDeliveries } from '../../src/core/webhooks/delivery/lease.ts';
 import { createWebhook } from '../../src/core/webhooks/operations.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
 import { connectAccounts } from '../helpers/publishing.ts';
@@ -41,7 +39,7 @@ describe('work handed back when a worker stops', () => {
       events: ['content.created'],
     });
     makeContent(runtime, ws.workspace);
-    fanOutAllEvents(runtime);
+    enqueueAllEvents(runtime);
     const [claim] = claimDueDeliveries(runtime, 1);
     const stopping = new AbortController();
     const delivering = deliver(runtime, claim!, stopping.signal);

@@ -4,7 +4,7 @@ import { createLogger, withLogContext } from '../../src/core/log.ts';
 import { publishDue } from '../../src/core/publishing/publish-due.ts';
 import { connectorsFor } from '../../src/core/publishing/connectors/index.ts';
 import { deliverDue } from '../../src/core/webhooks/deliver-due.ts';
-import { fanOutAllEvents } from '../../src/core/webhooks/delivery.ts';
+import { enqueueAllEvents } from '../../src/core/webhooks/delivery/enqueue.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
 import { call, startTestServer, type TestServer } from '../helpers/http.ts';
@@ -291,7 +291,7 @@ describe('GET /metrics', () => {
     receiver.respondWith({ status: 500 });
     for (let i = 0; i < 3; i++)
       await call(server, 'POST', '/api/v1/content', { headers: ws.headers, body: { caption: `c${i}` } });
-    fanOutAllEvents(runtime);
+    enqueueAllEvents(runtime);
     runtime.clock.advance(5_000);
     const queued = await scrape();
     expect(sample(queued, 'webhook_queue_depth{state="due"}')).toBe(3);

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhookJobs } from '../../db/schema/index.ts';
-import { newDeliveryId, recordDeliveryAttempt } from '../../src/core/webhooks/deliveries.ts';
+import { newDeliveryId, recordDeliveryAttempt } from '../../src/core/webhooks/delivery-log.ts';
 import { TEST_EVENT_MESSAGE } from '../../src/core/webhooks/operations.ts';
 import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
 import { call, startTestServer, type TestServer } from '../helpers/http.ts';

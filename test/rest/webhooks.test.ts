@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhookJobs, webhooks } from '../../db/schema/index.ts';
 import { EVENT_TYPES } from '../../src/core/events/record-event.ts';
-import { newDeliveryId, recordDeliveryAttempt } from '../../src/core/webhooks/deliveries.ts';
+import { newDeliveryId, recordDeliveryAttempt } from '../../src/core/webhooks/delivery-log.ts';
 import { MAX_WEBHOOKS_PER_WORKSPACE } from '../../src/core/webhooks/operations.ts';
 import { decryptSecret } from '../../src/core/webhooks/secrets.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';

@@ -10,7 +10,7 @@ export interface OutboxEvent {
 }
 
 /**
- * The delivery body (DECISIONS.md, Event envelope): the event, plus which attempt of which delivery
+ * The delivery body: the event, plus which attempt of which delivery
  * this is. Receivers dedupe on `id`, the same on every attempt.
  */
 export function envelopeBody(event: OutboxEvent, deliveryId: string, attempt: number): string {

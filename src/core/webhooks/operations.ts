@@ -7,8 +7,8 @@ import { fieldError, notFound, ServiceError } from '../errors.ts';
 import { prefixedId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 import { afterCursor, toPage, type ListEnvelope } from '../pagination.ts';
-import { newDeliveryId, recordDeliveryAttempt, toDeliveryResource } from './deliveries.ts';
-import { resumeDeliveries } from './delivery.ts';
+import { resumeDeliveries } from './delivery/claim.ts';
+import { newDeliveryId, recordDeliveryAttempt, toDeliveryResource } from './delivery-log.ts';
 import { envelopeBody, signedHeaders, type OutboxEvent } from './envelope.ts';
 import {
   CreateWebhookInput,
@@ -22,15 +22,15 @@ import { toWebhookResource, type WebhookResource, type WebhookRow } from './seri
 import { checkWebhookUrl, isDelivered, newSigningSecret, postWebhook } from './transport.ts';
 
 /**
- * Subscriptions per workspace. The list is one unpaginated page (SPEC.md) and every event fans out
- * to each subscription, so the set is kept small.
+ * Subscriptions per workspace. The list is one unpaginated page and every event is enqueued for
+ * each subscription, so the set is kept small.
  */
 export const MAX_WEBHOOKS_PER_WORKSPACE = 20;
 
 /** The text of the synthetic `webhook.test` event. */
 export const TEST_EVENT_MESSAGE = 'This is a test delivery of the webhook.test event; no content changed.';
 
-/** What POST /webhooks/{id}/test answers (SPEC.md): `status_code` 0 when no HTTP response came. */
+/** What POST /webhooks/{id}/test answers: `status_code` 0 when no HTTP response came. */
 export interface TestDeliveryResult {
   delivered: boolean;
   status_code: number;
@@ -48,7 +48,7 @@ export function getWebhookInWorkspace(db: Db, workspaceId: string, id: string): 
   return row;
 }
 
-/** The SSRF guard of DECISIONS.md, Delivery, as a field error on `url`. Waits on DNS. */
+/** The SSRF guard (only plain public unicast addresses) as a field error on `url`. Waits on DNS. */
 async function assertDeliverableUrl(ctx: ServiceContext, url: string): Promise<void> {
   const refusal = await checkWebhookUrl(url, { allowPrivateUrls: ctx.config.webhooks.allowPrivateUrls });
   if (refusal !== null) throw fieldError('url', refusal.replace(/\.$/, ''));
@@ -72,7 +72,7 @@ const lastEventSeq = (db: Db): number =>
     .from(events)
     .get()?.seq ?? 0;
 
-/** GET /webhooks: the full set, newest first, in one page; `limit` and `cursor` are ignored (SPEC.md). */
+/** GET /webhooks: the full set, newest first, in one page; `limit` and `cursor` are ignored. */
 export const listWebhooks = defineOperation({
   name: 'listWebhooks',
   buckets: ['read'],

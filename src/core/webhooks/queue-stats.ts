@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { preparedStatements } from '../../../db/client.ts';
 import { webhookJobs } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
-import { deliveriesInHand } from './delivery.ts';
+import { deliveriesInHand } from './delivery/lease.ts';
 
 /** The webhook delivery queue at one moment, for monitoring. Ages are in seconds, 0 when nothing waits. */
 export interface DeliveryQueueStats {

@@ -7,7 +7,7 @@ import { paginationInput } from '../pagination.ts';
 export const MAX_URL_LENGTH = 2048;
 
 /**
- * One subscribable event name (DECISIONS.md, Events). `webhook.test` gets its own answer: it is a
+ * One subscribable event name, from the service's list of event types. `webhook.test` gets its own answer: it is a
  * real event name, but only the test endpoint sends it.
  */
 const eventName = z.enum(EVENT_TYPES, {
@@ -45,7 +45,7 @@ const webhookId = z.string().min(1).describe('The webhook id (whk_…).');
 
 export const WebhookIdInput = z.object({ id: webhookId });
 
-/** SPEC.md: GET /webhooks is not paginated; a limit or cursor sent anyway is ignored (stripped). */
+/** GET /webhooks is not paginated; a limit or cursor sent anyway is ignored (stripped). */
 export const ListWebhooksInput = z.object({});
 
 export const CreateWebhookInput = z.object({
@@ -65,7 +65,7 @@ export const UpdateWebhookInput = z.object({
 
 export const ListWebhookDeliveriesInput = z.object({ id: webhookId, ...paginationInput });
 
-/** The webhook resource (SPEC.md, Webhook). */
+/** The webhook resource as the API shows it. */
 export const WebhookResource = z
   .object({
     id: z.string().regex(/^whk_/),
@@ -91,7 +91,7 @@ export const WebhookWithSecret = WebhookResource.extend({
     .describe('The new signing secret, shown this once; store it.'),
 }).meta({ id: 'WebhookWithSecret' });
 
-/** One attempt of the delivery log (SPEC.md, Webhook delivery; DECISIONS.md, Delivery). */
+/** One attempt of the delivery log: every attempt, retries and test deliveries included, is a row with its own id. */
 export const WebhookDeliveryResource = z
   .object({
     id: z.string().regex(/^whd_/),
@@ -110,7 +110,7 @@ export const WebhookDeliveryResource = z
   })
   .meta({ id: 'WebhookDelivery' });
 
-/** What POST /webhooks/{id}/test answers (SPEC.md). */
+/** What POST /webhooks/{id}/test answers. */
 export const WebhookTestResult = z
   .object({
     delivered: z.boolean(),

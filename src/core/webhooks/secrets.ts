@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Config } from '../config.ts';
 
 /**
- * Signing secrets at rest (DECISIONS.md, Event envelope and signature): AES-256-GCM under a key from
+ * Signing secrets at rest are encrypted, never stored in plaintext: AES-256-GCM under a key from
  * `ENCRYPTION_KEY`, or, when that is unset, a key generated once into `DATA_DIR/encryption.key`.
  * Stored form: base64 of iv (12 bytes) + auth tag (16) + ciphertext; a fresh iv every time.
  */

@@ -8,7 +8,7 @@ export type WebhookResource = z.output<typeof WebhookResourceSchema>;
 export type WebhookRow = typeof webhooks.$inferSelect;
 
 /**
- * The webhook resource (SPEC.md, Webhook). `signing_secret` is the plaintext only in the answers
+ * The webhook resource as the API shows it. `signing_secret` is the plaintext only in the answers
  * to create and rotate, the two moments a secret is made; every other answer carries null.
  */
 export function toWebhookResource(row: WebhookRow, signingSecret: string | null = null): WebhookResource {

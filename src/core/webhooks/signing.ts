@@ -3,7 +3,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 const SECRET_PREFIX = 'whsec_';
 
 /**
- * Standard Webhooks v1 (DECISIONS.md, Event envelope and signature): `v1,` + base64 of
+ * Signatures follow Standard Webhooks v1: `v1,` + base64 of
  * HMAC-SHA256 over `${id}.${timestamp}.${body}`, keyed with the base64-decoded part of the secret
  * after `whsec_`. The prefix is optional on input, as it is in the `standardwebhooks` package.
  */

@@ -1,5 +1,5 @@
 /**
- * The SSRF guard (DECISIONS.md, Delivery): which addresses a webhook may reach, checked on the URL
+ * The SSRF guard: which addresses a webhook may reach, checked on the URL
  * at create/update time and again on the address actually dialled at delivery time.
  *
  * Address classification comes from `ipaddr.js` (2.x, typed, the library Express's proxy-addr is

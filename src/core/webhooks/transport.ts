@@ -12,10 +12,12 @@ import { StringDecoder } from 'node:string_decoder';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { boundedMemo } from './bounded-memo.ts';
 import { BlockedAddressError, blockedRange, guardedLookup, hostOf, parseWebhookUrl } from './ssrf.ts';
 
 export { signWebhook, newSigningSecret } from './signing.ts';
 export { checkWebhookUrl } from './ssrf.ts';
+export { isDelivered } from './delivery/policy.ts';
 
 /** What one attempt got back. `statusCode` 0 means no HTTP response came (refused, reset, timed out, blocked). */
 export interface AttemptResult {
@@ -34,7 +36,7 @@ export interface SendOptions {
   signal?: AbortSignal;
 }
 
-/** DECISIONS.md, Delivery: the log keeps the first 8,192 bytes of a response body. */
+/** The log keeps the first 8,192 bytes of a response body, so no more is ever read. */
 const RESPONSE_BODY_LIMIT = 8_192;
 const USER_AGENT = 'content-publishing-service-webhooks/0.1 (+Standard Webhooks v1)';
 
@@ -77,28 +79,21 @@ interface Target {
   ipLiteral: boolean;
 }
 
-const targets = new Map<string, Target | string>();
-
 /** Parsed once per URL: a delivery worker posts to the same few URLs thousands of times a second. */
-function targetOf(url: string): Target | string {
-  let target = targets.get(url);
-  if (target === undefined) {
-    const parsed = parseWebhookUrl(url);
-    if (typeof parsed === 'string') target = parsed;
-    else {
-      const host = hostOf(parsed);
-      target = {
-        protocol: parsed.protocol as Target['protocol'],
-        host,
-        port: parsed.port === '' ? undefined : Number(parsed.port),
-        path: `${parsed.pathname}${parsed.search}`,
-        ipLiteral: net.isIP(host) !== 0,
-      };
-    }
-    if (targets.size >= 10_000) targets.clear();
-    targets.set(url, target);
-  }
-  return target;
+const parsedTargets = boundedMemo<Target | string>(10_000);
+const targetOf = (url: string): Target | string => parsedTargets(url, parseTarget);
+
+function parseTarget(url: string): Target | string {
+  const parsed = parseWebhookUrl(url);
+  if (typeof parsed === 'string') return parsed;
+  const host = hostOf(parsed);
+  return {
+    protocol: parsed.protocol as Target['protocol'],
+    host,
+    port: parsed.port === '' ? undefined : Number(parsed.port),
+    path: `${parsed.pathname}${parsed.search}`,
+    ipLiteral: net.isIP(host) !== 0,
+  };
 }
 
 /**
@@ -107,8 +102,8 @@ function targetOf(url: string): Target | string {
  *
  * Never throws: anything short of a complete response (or of 8,192 bytes of its body) becomes
  * `statusCode` 0 with `error` saying why. A response whose headers arrive in time but whose body
- * does not finish before the deadline is a timeout, not a status (SPEC: a delivery that does not
- * answer within 10 s fails); once 8,192 bytes are read the rest is not waited for.
+ * does not finish before the deadline is a timeout, not a status (a delivery that has not answered
+ * in full by the deadline, 10 s by default, failed); once 8,192 bytes are read the rest is not waited for.
  */
 export async function postWebhook(
   url: string,
@@ -246,6 +241,3 @@ function describeError(err: Error, host: string): string {
       return code ? `${code}: ${err.message}` : err.message;
   }
 }
-
-/** DECISIONS.md, Delivery: a 2xx answer is delivered; anything else (a 3xx included) failed. */
-export const isDelivered = (result: AttemptResult): boolean => result.statusCode >= 200 && result.statusCode < 300;

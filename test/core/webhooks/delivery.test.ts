@@ -12,12 +12,9 @@ import { publishDue } from '../../../src/core/publishing/publish-due.ts';
 import { handlePlatformCallback } from '../../../src/core/social-accounts/deauthorization.ts';
 import { platformAccountsOf } from '../../../src/core/social-accounts/operations.ts';
 import { deliverDue } from '../../../src/core/webhooks/deliver-due.ts';
-import {
-  claimDueDeliveries,
-  deliver,
-  fanOutAllEvents,
-  nextDeliveryDueAfter,
-} from '../../../src/core/webhooks/delivery.ts';
+import { claimDueDeliveries, nextDeliveryDueAfter } from '../../../src/core/webhooks/delivery/claim.ts';
+import { deliver } from '../../../src/core/webhooks/delivery/deliver.ts';
+import { enqueueAllEvents } from '../../../src/core/webhooks/delivery/enqueue.ts';
 import {
   createWebhook,
   rotateWebhookSecret,
@@ -35,8 +32,8 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 
 /**
- * SPEC.md Delivery and retries, DECISIONS.md Event envelope and Delivery: the delivery worker's
- * steps driven with a manual clock against a real local receiver; no sleeping through the ladder.
+ * Delivery, retries, the event envelope and its signature: the delivery worker's steps driven with
+ * a manual clock against a real local receiver; no sleeping through the ladder.
  */
 describe('webhook delivery', () => {
   let runtime: TestRuntime;
@@ -78,7 +75,7 @@ describe('webhook delivery', () => {
     }
   }
 
-  it('sends each event once to a matching subscription, signed, in the DECISIONS.md envelope', async () => {
+  it('sends each event once to a matching subscription, signed, in the event envelope', async () => {
     const hook = await subscribe();
     const item = makeContent(runtime, ws.workspace, { caption: 'Hello' });
     expect(await deliverDue(runtime)).toEqual(['delivered']);
@@ -257,7 +254,7 @@ describe('webhook delivery', () => {
     ws = makeWorkspace(runtime);
     const hook = await subscribe();
     for (let i = 0; i < 3; i++) makeContent(runtime, ws.workspace);
-    fanOutAllEvents(runtime);
+    enqueueAllEvents(runtime);
     // One slot for the subscription (a quarter of 4): the first delivery is handed out, then rotated.
     const [claim, ...none] = claimDueDeliveries(runtime, 4);
     expect(none).toEqual([]);
@@ -275,7 +272,7 @@ describe('webhook delivery', () => {
   it('a delivery handed out but never recorded (its commit failed) is sent again once an attempt could no longer be under way', async () => {
     await subscribe();
     makeContent(runtime, ws.workspace);
-    fanOutAllEvents(runtime);
+    enqueueAllEvents(runtime);
     expect(claimDueDeliveries(runtime, 16)).toHaveLength(1); // and then lost
     // Within the attempt's deadline (300 ms) and the lease's margin (5 s) it may still be under way.
     runtime.clock.advance(5_300);
@@ -298,7 +295,7 @@ describe('webhook delivery', () => {
       })) as { id: string };
       makeContent(first, workspace);
       // The first process takes the subscription and has the delivery in hand, not yet sent.
-      fanOutAllEvents(first);
+      enqueueAllEvents(first);
       const [inFlight, ...none] = claimDueDeliveries(first, 16);
       expect(inFlight).toBeDefined();
       expect(none).toEqual([]);

@@ -10,7 +10,7 @@ import { childEnv, ROOT, tempDataDir } from '../../helpers/subprocess.ts';
 const newKey = () => randomBytes(32).toString('base64');
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 
-/** Signing secrets at rest (DECISIONS.md, Event envelope and signature): AES-256-GCM. */
+/** Signing secrets at rest are encrypted with AES-256-GCM, never stored in plaintext. */
 describe('webhook signing secrets at rest', () => {
   let temp: { dir: string; remove(): void };
   beforeEach(() => {

@@ -6,7 +6,7 @@ import { BlockedAddressError, blockedRange, checkWebhookUrl, guardedLookup } fro
 const guarded = { allowPrivateUrls: false };
 const open = { allowPrivateUrls: true };
 
-/** Every refused literal of DECISIONS.md (SSRF) and the class its reason must name. */
+/** Every address literal the SSRF guard refuses, and the class its reason must name. */
 const REFUSED_LITERALS: Array<[url: string, range: RegExp]> = [
   ['http://127.0.0.1/', /127\.0\.0\.1 is a loopback address/],
   ['http://127.1.2.3:8080/hook', /loopback/],

@@ -17,7 +17,7 @@ export interface DeliveryAttempt {
   isTest: boolean;
 }
 
-/** A new delivery id: each attempt has its own (DECISIONS.md, Delivery), and the envelope carries it. */
+/** A new delivery id: each attempt, retries included, has its own, and the envelope carries it. */
 export const newDeliveryId = (): string => prefixedId('whd');
 
 /**
@@ -42,7 +42,7 @@ export function recordDeliveryAttempt(db: Db, id: string, attempt: DeliveryAttem
   });
 }
 
-/** The `webhook_delivery` resource (SPEC.md, Webhook delivery). */
+/** The `webhook_delivery` resource: one attempt of the log as the API shows it. */
 export function toDeliveryResource(row: DeliveryRow) {
   return {
     id: row.id,

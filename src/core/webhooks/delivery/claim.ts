@@ -1,0 +1,187 @@
+import { sql } from 'drizzle-orm';
+import { preparedStatements, writeTransaction, type Db } from '../../../../db/client.ts';
+import { webhookJobs, webhooks } from '../../../../db/schema/index.ts';
+import type { Config } from '../../config.ts';
+import type { Runtime } from '../../context.ts';
+import type { OutboxEvent } from '../envelope.ts';
+import { expireJob, isExpired } from './expiry.ts';
+import { letGoOfLost, queuesOf, releaseIfIdle, renewLease, takeOver, type HeldQueue } from './lease.ts';
+
+/** A delivery handed to a slot, with everything its attempt needs. */
+export interface DeliveryClaim {
+  jobId: string;
+  jobRowid: number;
+  /** The attempt about to be made (1 to 6). */
+  attempt: number;
+  event: OutboxEvent;
+  queue: HeldQueue;
+}
+
+export type DeliveryOutcome = 'delivered' | 'retry' | 'dead' | 'lease_lost' | 'handed_back';
+
+/** No subscription gets more than a quarter of the slots, so one slow endpoint cannot hold up the others. */
+const slotsPerSubscription = (config: Config): number => Math.max(1, Math.ceil(config.webhooks.concurrency / 4));
+
+/**
+ * Hands out up to `free` due deliveries of enabled subscriptions, the longest waiting subscription
+ * first, each subscription's in queue order and at most a quarter of the slots to one. A
+ * subscription is taken over when no other process holds it (or its holder's lease ran out); one
+ * held by another process is left to it. A job older than 72 hours is abandoned here instead of sent.
+ * A busy subscription's backlog is never walked: each subscription's queue has its own index.
+ */
+export function claimDueDeliveries(runtime: Runtime, free: number): DeliveryClaim[] {
+  const { db, clock, config } = runtime;
+  const claims: DeliveryClaim[] = [];
+  if (free <= 0) return claims;
+  const now = clock.now().getTime();
+  const s = statements(db);
+  const queues = queuesOf(db);
+  const cap = slotsPerSubscription(config);
+  writeTransaction(db, () => {
+    for (const ready of s.ready.all({ now })) {
+      let queue = queues.get(ready.webhookId);
+      if (queue) {
+        letGoOfLost(runtime, queue, now);
+        if (queue.inHand.size >= cap || !renewLease(runtime, queue, now)) continue;
+      } else {
+        queue = takeOver(runtime, ready, now) ?? undefined;
+        if (!queue) continue;
+      }
+      const room = Math.min(cap - queue.inHand.size, free - claims.length);
+      for (let claim, taken = 0; taken < room && (claim = handOut(runtime, queue, now)); taken++) claims.push(claim);
+      releaseIfIdle(runtime, queue);
+      if (claims.length >= free) break;
+    }
+  });
+  return claims;
+}
+
+/**
+ * The next due job of a held queue, or null. Read ahead in batches, skipping the jobs already in a
+ * slot; a job older than 72 hours is abandoned instead. Inside the caller's write transaction.
+ */
+export function handOut(runtime: Runtime, queue: HeldQueue, now: number): DeliveryClaim | null {
+  if (!queue.sending) return null;
+  for (;;) {
+    if (queue.readAhead.length === 0) {
+      letGoOfLost(runtime, queue, now);
+      const rows = statements(runtime.db).dueOf.all({
+        webhookId: queue.webhookId,
+        now,
+        inHand: JSON.stringify([...queue.inHand.keys()]),
+      });
+      // Reversed, so handing out the oldest is a pop.
+      for (let i = rows.length - 1; i >= 0; i--) {
+        const row = rows[i]!;
+        queue.readAhead.push({
+          jobId: row.jobId,
+          jobRowid: row.jobRowid,
+          attempts: row.attempts,
+          createdAt: row.createdAt,
+          event: {
+            id: row.eventId,
+            type: row.eventType,
+            workspaceId: row.workspaceId,
+            data: row.eventData,
+            createdAt: new Date(row.eventCreatedAt),
+          },
+        });
+      }
+    }
+    const job = queue.readAhead.pop();
+    if (!job) return null;
+    if (isExpired(job.createdAt, now)) {
+      expireJob(
+        runtime.db,
+        {
+          jobId: job.jobId,
+          webhookId: queue.webhookId,
+          eventId: job.event.id,
+          eventType: job.event.type,
+          attempts: job.attempts,
+        },
+        new Date(now),
+      );
+      continue;
+    }
+    queue.inHand.set(job.jobId, now);
+    return { jobId: job.jobId, jobRowid: job.jobRowid, attempt: job.attempts + 1, event: job.event, queue };
+  }
+}
+
+/**
+ * A subscription enabled again resumes its queue oldest first: deliveries that came due while it
+ * was disabled are lined up by the age of their event (their due time becomes the event's time,
+ * which is past); retries still waiting for their delay keep it.
+ */
+export function resumeDeliveries(db: Db, webhookId: string, now: Date): void {
+  statements(db).resume.run({ webhookId, now: now.getTime() });
+}
+
+/** When the earliest queued delivery of an enabled subscription comes due after `now` (ms), or null. */
+export function nextDeliveryDueAfter(db: Db, now: Date): number | null {
+  return statements(db).nextDue.get({ now: now.getTime() })?.due ?? null;
+}
+
+interface DueJobRow {
+  jobRowid: number;
+  jobId: string;
+  attempts: number;
+  createdAt: number;
+  workspaceId: string;
+  eventId: string;
+  eventType: string;
+  eventData: string;
+  eventCreatedAt: number;
+}
+
+const statements = preparedStatements((db) => ({
+  // One probe of webhook_jobs_queue_idx per enabled subscription (min over an index prefix).
+  ready: db
+    .select({
+      webhookId: webhooks.id,
+      url: webhooks.url,
+      secretCiphertext: webhooks.secretCiphertext,
+      leaseExpiresAt: sql<number | null>`${webhooks.leaseExpiresAt}`,
+      // Spelled out: drizzle leaves columns of a one-table select unqualified, and a bare "id" here
+      // would name the subquery's own column.
+      due: sql<number>`(select min(j.next_attempt_at) from webhook_jobs j where j.webhook_id = webhooks.id and j.state = 'queued')`.as(
+        'due',
+      ),
+    })
+    .from(webhooks)
+    .where(sql`${webhooks.isEnabled} = 1 and due <= ${sql.placeholder('now')}`)
+    .orderBy(sql`due`)
+    .prepare(),
+  // Raw, as drizzle's row mapping cost more than the read; read once per 64 deliveries. A literal
+  // LIMIT: a bound one makes SQLite prepare the statement again on every run (it plans for the
+  // value; ~10 µs each). The jobs already in a slot are still queued, so they are skipped.
+  dueOf: db.$client.prepare<[{ webhookId: string; now: number; inHand: string }], DueJobRow>(
+    `select j.rowid as jobRowid, j.id as jobId, j.attempts, j.created_at as createdAt, j.workspace_id as workspaceId,
+       e.id as eventId, e.type as eventType, e.data as eventData, e.created_at as eventCreatedAt
+     from webhook_jobs j join events e on e.id = j.event_id
+     where j.webhook_id = @webhookId and j.state = 'queued' and j.next_attempt_at <= @now
+       and j.id not in (select value from json_each(@inHand))
+     order by j.next_attempt_at, j.id
+     limit 64`,
+  ),
+  // One probe of webhook_jobs_queue_idx per enabled subscription, as `ready` makes: a queue index
+  // over all subscriptions would be one more B-tree written by every enqueued job and every attempt.
+  // `webhooks.id` spelled out, as in `ready`.
+  nextDue: db
+    .select({
+      due: sql<number | null>`min((select min(j.next_attempt_at) from webhook_jobs j
+        where j.webhook_id = webhooks.id and j.state = 'queued' and j.next_attempt_at > ${sql.placeholder('now')}))`,
+    })
+    .from(webhooks)
+    .where(sql`${webhooks.isEnabled} = 1`)
+    .prepare(),
+  resume: db
+    .update(webhookJobs)
+    .set({ nextAttemptAt: sql`${webhookJobs.createdAt}` })
+    .where(
+      sql`${webhookJobs.webhookId} = ${sql.placeholder('webhookId')} and ${webhookJobs.state} = 'queued'
+        and ${webhookJobs.nextAttemptAt} <= ${sql.placeholder('now')}`,
+    )
+    .prepare(),
+}));
