@@ -62,8 +62,9 @@ export const webhookJobs = sqliteTable(
     index('webhook_jobs_queue_idx')
       .on(t.webhookId, t.nextAttemptAt, t.id)
       .where(sql`${t.state} = 'queued'`),
-    // For the cascade when a subscription is deleted. Without the state, a job's moves leave it untouched.
-    index('webhook_jobs_webhook_idx').on(t.webhookId),
+    // For the cascade when a subscription is deleted, and for pruning its finished jobs by age (the
+    // event's time). Without the state, a job's moves leave it untouched.
+    index('webhook_jobs_webhook_created_idx').on(t.webhookId, t.createdAt),
   ],
 );
 

@@ -3,32 +3,55 @@ import type { Runtime } from '../core/context.ts';
 import { pruneIdempotencyKeys } from '../core/idempotency.ts';
 import { pruneRateLimitWindows } from '../core/rate-limits.ts';
 import { expireStaleDeliveries } from '../core/webhooks/delivery/expiry.ts';
+import { pruneDeliveryHistory } from '../core/webhooks/retention.ts';
 
-/**
- * Housekeeping every process that serves requests runs: rate-limit windows that have rolled over
- * and idempotency answers past their 24 hours would otherwise pile up forever, and queued webhook
- * deliveries past 72 hours are abandoned. Each step is idempotent, so several processes on one
- * database may all run it.
- */
-export function runMaintenance(runtime: Runtime): {
+export interface MaintenanceReport {
   rateLimitWindows: number;
   idempotencyKeys: number;
   expiredDeliveries: number;
-} {
+  /** Rows of the webhook delivery log past WEBHOOK_LOG_RETENTION_DAYS. */
+  prunedDeliveryLogRows: number;
+  /** Finished webhook delivery jobs past WEBHOOK_LOG_RETENTION_DAYS. */
+  prunedDeliveryJobs: number;
+}
+
+/**
+ * Housekeeping every process that serves requests runs: rate-limit windows that have rolled over
+ * and idempotency answers past their 24 hours would otherwise pile up forever, queued webhook
+ * deliveries past 72 hours are abandoned, and the webhook delivery history past its retention is
+ * pruned (in short batches, so it may take a while and never holds up other writers for long).
+ * Each step is idempotent, so several processes on one database may all run it. `signal` stops
+ * the pruning between two batches.
+ */
+export async function runMaintenance(runtime: Runtime, signal?: AbortSignal): Promise<MaintenanceReport> {
+  const rateLimitWindows = pruneRateLimitWindows(runtime);
+  const idempotencyKeys = pruneIdempotencyKeys(runtime);
+  // Expired first, so deliveries given up now are finished jobs the prune may take once old enough.
+  const expiredDeliveries = expireStaleDeliveries(runtime);
+  const pruned = await pruneDeliveryHistory(runtime, signal);
   return {
-    rateLimitWindows: pruneRateLimitWindows(runtime),
-    idempotencyKeys: pruneIdempotencyKeys(runtime),
-    expiredDeliveries: expireStaleDeliveries(runtime),
+    rateLimitWindows,
+    idempotencyKeys,
+    expiredDeliveries,
+    prunedDeliveryLogRows: pruned.logRows,
+    prunedDeliveryJobs: pruned.jobs,
   };
 }
 
 export function startMaintenance(runtime: Runtime): { stop(): void } {
-  const job = new Cron('0 * * * * *', { protect: true, unref: true }, () => {
+  const stopping = new AbortController();
+  // `protect`: a run still pruning when the next minute comes is not started again beside itself.
+  const job = new Cron('0 * * * * *', { protect: true, unref: true }, async () => {
     try {
-      runMaintenance(runtime);
+      await runMaintenance(runtime, stopping.signal);
     } catch (error) {
       runtime.log.error({ err: error }, 'Maintenance failed');
     }
   });
-  return { stop: () => job.stop() };
+  return {
+    stop: () => {
+      stopping.abort();
+      job.stop();
+    },
+  };
 }

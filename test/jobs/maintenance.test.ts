@@ -7,13 +7,13 @@ import { makeWorkspace } from '../helpers/factories.ts';
 import { testRuntime } from '../helpers/runtime.ts';
 
 describe('maintenance', () => {
-  it('drops rolled-over rate-limit windows and keeps the current one', () => {
+  it('drops rolled-over rate-limit windows and keeps the current one', async () => {
     const runtime = testRuntime();
     const ws = makeWorkspace(runtime);
     consumeRateLimit(runtime, ws.workspace.id, ['read']);
     runtime.clock.advance(3 * 60_000);
     consumeRateLimit(runtime, ws.workspace.id, ['read']);
-    expect(runMaintenance(runtime).rateLimitWindows).toBe(1);
+    expect((await runMaintenance(runtime)).rateLimitWindows).toBe(1);
     const left = runtime.db.select().from(rateLimitWindows).all();
     expect(left).toHaveLength(1);
     expect(left[0].count).toBe(1);
@@ -21,7 +21,7 @@ describe('maintenance', () => {
     expect(consumeRateLimit(runtime, ws.workspace.id, ['read']).remaining).toBe(298);
   });
 
-  it('drops idempotency answers older than 24 hours and keeps younger ones', () => {
+  it('drops idempotency answers older than 24 hours and keeps younger ones', async () => {
     const runtime = testRuntime();
     const ws = makeWorkspace(runtime);
     const request = (key: string) => ({
@@ -36,7 +36,7 @@ describe('maintenance', () => {
     runtime.clock.advance(23 * 60 * 60_000);
     claimIdempotencyKey(runtime, request('young'));
     runtime.clock.advance(60 * 60_000 + 1);
-    expect(runMaintenance(runtime).idempotencyKeys).toBe(1);
+    expect((await runMaintenance(runtime)).idempotencyKeys).toBe(1);
     expect(runtime.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).all()).toEqual([{ key: 'young' }]);
   });
 });

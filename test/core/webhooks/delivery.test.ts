@@ -415,11 +415,11 @@ describe('webhook delivery', () => {
     makeContent(runtime, ws.workspace);
     await deliverDue(runtime);
     runtime.clock.advance(72 * HOUR - 1);
-    expect(runMaintenance(runtime).expiredDeliveries).toBe(0);
+    expect((await runMaintenance(runtime)).expiredDeliveries).toBe(0);
     runtime.clock.advance(1);
-    expect(runMaintenance(runtime).expiredDeliveries).toBe(1);
+    expect((await runMaintenance(runtime)).expiredDeliveries).toBe(1);
     expect(log(hook.id).map((r) => [r.status, r.statusCode, r.responseBody])).toEqual([['failed', 0, 'expired']]);
-    expect(runMaintenance(runtime).expiredDeliveries).toBe(0);
+    expect((await runMaintenance(runtime)).expiredDeliveries).toBe(0);
     await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: true });
     expect(await deliverDue(runtime)).toEqual([]);
     expect(receiver.requests).toHaveLength(0);

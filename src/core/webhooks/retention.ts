@@ -1,0 +1,99 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { preparedStatements, writeTransaction } from '../../../db/client.ts';
+import type { Runtime } from '../context.ts';
+
+/** Rows examined (and at most deleted) per write transaction: a few milliseconds of the write lock. */
+const ROWS_PER_BATCH = 500;
+/**
+ * The least time the prune leaves the write lock free between two batches. A writer of another
+ * process that found the lock taken retries after 1, 2, 5, 10, 15, 20 ms... (SQLite's busy handler,
+ * under busy_timeout); a pause longer than the batch before it, and never under this, is sure to
+ * contain one of those retries, so no writer waits behind more than one batch.
+ */
+const MIN_PAUSE_MS = 10;
+const DAY_MS = 86_400_000;
+
+export interface PrunedDeliveryHistory {
+  /** Rows of the delivery log deleted. */
+  logRows: number;
+  /** Finished (delivered or dead) delivery jobs deleted. */
+  jobs: number;
+}
+
+/**
+ * Deletes what WEBHOOK_LOG_RETENTION_DAYS no longer keeps: rows of the delivery log made before
+ * the window, and finished jobs (delivered or dead) whose event is older than it. A job still
+ * queued is never deleted, nor any log row of a job still queued, whatever their age, so a
+ * delivery under way keeps its whole history. The work is cut into short write transactions with
+ * a pause between them, so deliveries and requests of every process go on while it runs; `signal`
+ * stops it between two batches.
+ *
+ * Each subscription's rows are walked in the order of an index that starts with the subscription
+ * (the log by time, jobs by event time), from a cursor, so a batch examines at most ROWS_PER_BATCH
+ * rows whatever it keeps, and no batch walks what an earlier one kept.
+ */
+export async function pruneDeliveryHistory(runtime: Runtime, signal?: AbortSignal): Promise<PrunedDeliveryHistory> {
+  const before = runtime.clock.now().getTime() - runtime.config.webhooks.logRetentionDays * DAY_MS;
+  const pruned: PrunedDeliveryHistory = { logRows: 0, jobs: 0 };
+  const s = statements(runtime.db);
+  for (const { id: webhookId } of s.subscriptions.all()) {
+    let log: { at: number; id: string } | null = { at: -1, id: '' };
+    while (log && !signal?.aborted) {
+      const cursor = log;
+      const batch = await inBatch(runtime, () => {
+        const rows = s.oldLogRows.all({ webhookId, before, afterAt: cursor.at, afterId: cursor.id });
+        for (const row of rows) if (!row.jobQueued) pruned.logRows += s.deleteLogRow.run(row.rowid).changes;
+        return rows;
+      });
+      log = batch.length === ROWS_PER_BATCH ? { at: batch.at(-1)!.at, id: batch.at(-1)!.id } : null;
+    }
+    let jobs: { createdAt: number; rowid: number } | null = { createdAt: -1, rowid: 0 };
+    while (jobs && !signal?.aborted) {
+      const cursor = jobs;
+      const batch = await inBatch(runtime, () => {
+        const rows = s.oldJobs.all({ webhookId, before, afterCreatedAt: cursor.createdAt, afterRowid: cursor.rowid });
+        for (const row of rows) if (row.state !== 'queued') pruned.jobs += s.deleteJob.run(row.rowid).changes;
+        return rows;
+      });
+      jobs = batch.length === ROWS_PER_BATCH ? batch.at(-1)! : null;
+    }
+  }
+  return pruned;
+}
+
+/** Runs one batch in its own write transaction, then leaves the lock to others for a while when there is more to do. */
+async function inBatch<T extends unknown[]>(runtime: Runtime, work: () => T): Promise<T> {
+  const started = performance.now();
+  const rows = writeTransaction(runtime.db, work);
+  if (rows.length === ROWS_PER_BATCH) await sleep(Math.max(MIN_PAUSE_MS, 2 * (performance.now() - started)));
+  return rows;
+}
+
+const statements = preparedStatements((db) => ({
+  subscriptions: db.$client.prepare<[], { id: string }>(`select id from webhooks`),
+  // webhook_deliveries_webhook_time_idx (webhook_id, delivered_at, id), from the cursor on. Whether the
+  // row's job is still queued is one probe of webhook_jobs' primary key.
+  oldLogRows: db.$client.prepare<
+    [{ webhookId: string; before: number; afterAt: number; afterId: string }],
+    { rowid: number; at: number; id: string; jobQueued: number }
+  >(
+    `select d.rowid as rowid, d.delivered_at as at, d.id as id,
+       exists (select 1 from webhook_jobs j where j.id = d.job_id and j.state = 'queued') as jobQueued
+     from webhook_deliveries d
+     where d.webhook_id = @webhookId and d.delivered_at < @before and (d.delivered_at, d.id) > (@afterAt, @afterId)
+     order by d.delivered_at, d.id
+     limit ${ROWS_PER_BATCH}`,
+  ),
+  deleteLogRow: db.$client.prepare<[number]>(`delete from webhook_deliveries where rowid = ?`),
+  // webhook_jobs_webhook_created_idx (webhook_id, created_at, and the rowid every index ends with).
+  oldJobs: db.$client.prepare<
+    [{ webhookId: string; before: number; afterCreatedAt: number; afterRowid: number }],
+    { rowid: number; createdAt: number; state: string }
+  >(
+    `select rowid, created_at as createdAt, state from webhook_jobs
+     where webhook_id = @webhookId and created_at < @before and (created_at, rowid) > (@afterCreatedAt, @afterRowid)
+     order by created_at, rowid
+     limit ${ROWS_PER_BATCH}`,
+  ),
+  deleteJob: db.$client.prepare<[number]>(`delete from webhook_jobs where rowid = ? and state <> 'queued'`),
+}));
