@@ -2,15 +2,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { preparedStatements, writeTransaction } from '../../../db/client.ts';
 import type { Runtime } from '../context.ts';
 
-/** Rows examined (and at most deleted) per write transaction: a few milliseconds of the write lock. */
+/** Rows examined (and at most deleted) per write transaction: about 2 ms of the write lock (measured). */
 const ROWS_PER_BATCH = 500;
 /**
  * The least time the prune leaves the write lock free between two batches. A writer of another
- * process that found the lock taken retries after 1, 2, 5, 10, 15, 20 ms... (SQLite's busy handler,
- * under busy_timeout); a pause longer than the batch before it, and never under this, is sure to
- * contain one of those retries, so no writer waits behind more than one batch.
+ * process that finds the lock taken sleeps and retries (SQLite's busy handler, under busy_timeout),
+ * after 1, 2, 5, 10, 15, 20, 25, 25 ms...: a pause longer than any of those sleeps holds one of its
+ * retries, so it gets the lock in the pause after the batch it met instead of meeting the next one.
+ * The pause is also never shorter than twice the batch, so the prune holds the lock a third of the
+ * time at most, on a slow or busy machine too.
  */
-const MIN_PAUSE_MS = 10;
+const MIN_PAUSE_MS = 25;
 const DAY_MS = 86_400_000;
 
 export interface PrunedDeliveryHistory {
