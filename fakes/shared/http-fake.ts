@@ -122,10 +122,13 @@ export class FaultScript {
   }
 }
 
+/** A route's name, or a function naming the call when one path serves several operations. */
+export type RouteName = string | ((request: FakeRequest) => string);
+
 interface Route {
   method: string;
   segments: string[];
-  name: string;
+  name: RouteName;
   handler: Handler;
 }
 
@@ -133,7 +136,7 @@ interface Route {
 export class FakeRouter {
   private readonly routes: Route[] = [];
 
-  add(method: string, pattern: string, name: string, handler: Handler): this {
+  add(method: string, pattern: string, name: RouteName, handler: Handler): this {
     this.routes.push({ method, segments: pattern.split('/').filter(Boolean), name, handler });
     return this;
   }
@@ -211,9 +214,10 @@ async function handle(options: FakeServerOptions, req: IncomingMessage, res: Ser
     params: matched?.params ?? {},
     body: await parseBody(headers['content-type'] ?? '', raw),
   };
+  const name = matched ? routeName(matched.route.name, request) : null;
   const entry: LoggedRequest = {
     at: options.clock.now(),
-    route: matched?.route.name ?? null,
+    route: name,
     method,
     path: request.path,
     query: request.query,
@@ -225,9 +229,10 @@ async function handle(options: FakeServerOptions, req: IncomingMessage, res: Ser
   };
   options.log.entries.push(entry);
 
-  const reply = matched
-    ? (options.faults.takeReply(matched.route.name) ?? (await matched.route.handler(request)))
-    : options.notFound(request);
+  const reply =
+    matched && name !== null
+      ? (options.faults.takeReply(name) ?? (await matched.route.handler(request)))
+      : options.notFound(request);
   entry.createdPost = reply.createdPost ?? false;
   if ('drop' in reply) {
     entry.dropped = true;
@@ -248,6 +253,10 @@ async function handle(options: FakeServerOptions, req: IncomingMessage, res: Ser
   }
   res.writeHead(reply.status, responseHeaders);
   res.end(payload);
+}
+
+function routeName(name: RouteName, request: FakeRequest): string {
+  return typeof name === 'string' ? name : name(request);
 }
 
 function readAll(req: IncomingMessage): Promise<Buffer> {
