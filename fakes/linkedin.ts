@@ -64,6 +64,7 @@ export interface StoredLinkedInPost {
 export type LinkedInRoute =
   | 'authorize'
   | 'token'
+  | 'revoke'
   | 'userinfo'
   | 'posts.create'
   | 'posts.get'
@@ -175,7 +176,7 @@ export async function startFakeLinkedIn(options: FakeLinkedInOptions = {}): Prom
       redirectTo(q.redirect_uri!, { error, error_description: description, ...(q.state && { state: q.state }) });
     if (q.response_type !== 'code') return back('invalid_request', 'response_type must be code');
     if (!q.state) return back('invalid_request', 'state is required');
-    const scopes = (q.scope ?? '').split(/[ ,]+/).filter(Boolean);
+    const scopes = (q.scope ?? '').split(' ').filter(Boolean);
     if (scopes.length === 0) return back('invalid_request', 'scope is required');
     const refused = scopes.find((scope) => !authorizedScopes.includes(scope));
     if (refused) return back('unauthorized_scope_error', `Scope "${refused}" is not authorized for your application`);
@@ -211,6 +212,21 @@ export async function startFakeLinkedIn(options: FakeLinkedInOptions = {}): Prom
     }
     const { userId, scopes } = redeemed.code;
     return tokenAnswer(tokens.issue({ userId, scopes }, consent.refresh));
+  };
+
+  const revoke = (request: FakeRequest): Reply => {
+    if (request.body.kind !== 'form') {
+      return oauthError(400, 'invalid_request', 'The body must be application/x-www-form-urlencoded');
+    }
+    const form = request.body.fields;
+    for (const name of ['token', 'client_id', 'client_secret']) {
+      if (!form[name]) return oauthError(400, 'invalid_request', `A required parameter "${name}" is missing`);
+    }
+    if (form.client_id !== clientId || form.client_secret !== clientSecret) {
+      return oauthError(401, 'invalid_client', 'Client authentication failed');
+    }
+    tokens.revokeToken(form.token!);
+    return { status: 200 };
   };
 
   /** The member behind the bearer token, or LinkedIn's 401 for a missing, unknown, expired or revoked one. */
@@ -309,6 +325,7 @@ export async function startFakeLinkedIn(options: FakeLinkedInOptions = {}): Prom
   const router = new FakeRouter()
     .add('GET', '/oauth/v2/authorization', 'authorize', authorize)
     .add('POST', '/oauth/v2/accessToken', 'token', token)
+    .add('POST', '/oauth/v2/revoke', 'revoke', revoke)
     .add('GET', '/v2/userinfo', 'userinfo', userinfo)
     .add('POST', '/rest/posts', 'posts.create', rest('posts.CREATE', 'w_member_social', createPost))
     .add('GET', '/rest/posts/:urn', 'posts.get', rest('posts.GET', null, getPost))

@@ -55,6 +55,7 @@ export interface StoredTweet {
 export type XRoute =
   | 'authorize'
   | 'token'
+  | 'revoke'
   | 'users.me'
   | 'users.tweets'
   | 'tweets.create'
@@ -270,6 +271,20 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     return oauthError(400, 'invalid_request', 'Value passed for the grant type was invalid.');
   };
 
+  const revoke = (request: FakeRequest): Reply => {
+    if (request.body.kind !== 'form') {
+      return oauthError(400, 'invalid_request', 'The body must be application/x-www-form-urlencoded.');
+    }
+    const credentials = basicCredentials(request);
+    if (!credentials || credentials.id !== clientId || credentials.secret !== clientSecret) {
+      return oauthError(401, 'unauthorized_client', 'Missing valid authorization header');
+    }
+    const value = request.body.fields.token;
+    if (!value) return oauthError(400, 'invalid_request', 'Missing required parameter [token].');
+    tokens.revokeToken(value);
+    return { status: 200, json: { revoked: true } };
+  };
+
   /** Bearer check then scope check; on success, the handler runs as the token's user. */
   const api =
     (route: XRoute, handler: (request: FakeRequest, user: FakeXUser) => Reply) =>
@@ -349,6 +364,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
   const router = new FakeRouter()
     .add('GET', '/i/oauth2/authorize', 'authorize', authorize)
     .add('POST', '/2/oauth2/token', 'token', token)
+    .add('POST', '/2/oauth2/revoke', 'revoke', revoke)
     .add(
       'GET',
       '/2/users/me',

@@ -128,6 +128,17 @@ export class TokenStore {
     return { ok: true, userId: stored.userId, scopes: stored.scopes };
   }
 
+  /**
+   * RFC 7009: the client gives up one token. Whether it existed is not the client's business, so the
+   * answer is the same either way.
+   */
+  revokeToken(value: string): void {
+    const access = this.access.get(value);
+    if (access) access.revoked = true;
+    const refresh = this.refresh.get(value);
+    if (refresh) refresh.revoked = true;
+  }
+
   /** The member withdrew the app's access: every token issued for them stops working. */
   revokeUser(userId: string): void {
     for (const token of this.access.values()) if (token.userId === userId) token.revoked = true;

@@ -162,6 +162,8 @@ describe('fake LinkedIn: OAuth and OpenID userinfo', () => {
     li.script.denyConsent(false);
     const scoped = await authorize({ scope: 'openid w_organization_social' });
     expect(scoped.location!.searchParams.get('error')).toBe('unauthorized_scope_error');
+    const commaJoined = await authorize({ scope: 'openid,profile' });
+    expect(commaJoined.location!.searchParams.get('error')).toBe('unauthorized_scope_error');
     expect((await authorize({ client_id: 'nobody' })).response.status).toBe(400);
   });
 
@@ -212,6 +214,17 @@ describe('fake LinkedIn: OAuth and OpenID userinfo', () => {
     const expired = await createPost(token, postBody('late'));
     expect(expired.status).toBe(401);
     expect(await expired.json()).toMatchObject({ status: 401, serviceErrorCode: 65600 });
+  });
+
+  it('revokes one token at the revoke endpoint, with client credentials in the form', async () => {
+    const { access_token: token } = await connect();
+    const revoke = await fetch(new URL('/oauth/v2/revoke', li.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, client_id: li.clientId, client_secret: li.clientSecret }),
+    });
+    expect(revoke.status).toBe(200);
+    expect(((await (await createPost(token, postBody('gone'))).json()) as any).serviceErrorCode).toBe(65601);
   });
 
   it('revokes: the next call is 401 65601 REVOKED_ACCESS_TOKEN', async () => {
@@ -308,7 +321,10 @@ describe('fake LinkedIn: REST headers and posts', () => {
 
   it('stores the post, then drops the connection without an answer', async () => {
     li.script.dropAfterStore();
-    await expect(createPost(token, postBody('answer lost'))).rejects.toThrow();
+    await expect(createPost(token, postBody('answer lost'))).rejects.toMatchObject({
+      message: 'fetch failed',
+      cause: { code: 'UND_ERR_SOCKET' },
+    });
     expect(li.posts.map((post) => post.commentary)).toEqual(['answer lost']);
     expect(li.log.creates()[0]).toMatchObject({ dropped: true, status: null });
   });

@@ -254,6 +254,20 @@ describe('fake X: OAuth 2.0 with PKCE', () => {
     expect((await tokenCall({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token })).status).toBe(400);
   });
 
+  it('revokes one token at the revoke endpoint, with client credentials in Basic', async () => {
+    const tokens = await connect();
+    const revoke = (authorization: string | null) =>
+      fetch(new URL('/2/oauth2/revoke', x.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authorization && { authorization }) },
+        body: new URLSearchParams({ token: tokens.access_token, token_type_hint: 'access_token' }),
+      });
+    expect((await revoke(null)).status).toBe(401);
+    expect((await api('/2/users/me', tokens.access_token)).status).toBe(200);
+    expect(await (await revoke(basic())).json()).toEqual({ revoked: true });
+    expect((await api('/2/users/me', tokens.access_token)).status).toBe(401);
+  });
+
   it('answers 401 without a bearer token and 403 when a scope is missing', async () => {
     expect((await fetch(new URL('/2/users/me', x.url))).status).toBe(401);
     const readOnly = x.issueTokens(x.users[0]!.id, ['tweet.read', 'users.read']);
@@ -327,7 +341,10 @@ describe('fake X: posts', () => {
 
   it('stores the post, then drops the connection without an answer', async () => {
     x.script.dropAfterStore();
-    await expect(postTweet(token, { text: 'lost answer' })).rejects.toThrow();
+    await expect(postTweet(token, { text: 'lost answer' })).rejects.toMatchObject({
+      message: 'fetch failed',
+      cause: { code: 'UND_ERR_SOCKET' },
+    });
     expect(x.posts.map((post) => post.text)).toEqual(['lost answer']);
     const [entry] = x.log.creates();
     expect(entry).toMatchObject({ route: 'tweets.create', dropped: true, status: null, body: { text: 'lost answer' } });
