@@ -95,7 +95,7 @@ async function serve(): Promise<void> {
   // next one, not print a key for a server that never ran.
   const created = ensureDefaultWorkspace(opened);
   if (created) {
-    // Plain lines, not JSON: a person reads the key off the terminal on the first start (README).
+    // Plain lines, not JSON: a person reads the key off the terminal on the first start (docs/operations.md).
     console.log(`Created workspace "${created.workspace.name}" (${created.workspace.id}).`);
     console.log(`API key (shown once, keep it safe): ${created.apiKey}`);
   }
