@@ -1,8 +1,11 @@
-import twitterText from 'twitter-text';
 import type { ContentType } from '../../../../db/schema/index.ts';
+import { MAX_TOPIC_PHRASE_LENGTH } from '../../brand-profile/schemas.ts';
+import { MAX_TOPIC_LENGTH } from '../../content/schemas.ts';
+import { PLATFORM_RULES, xWeightBounds, xWeightedLength } from '../../publishing/platform-rules.ts';
 import { postText } from '../../publishing/post.ts';
-import { xWeightBounds } from '../../publishing/x-weight.ts';
+import { anyPhrasePattern, escapeRegExp } from '../../text.ts';
 import {
+  isGeneratedHashtag,
   MAX_GENERATED_HASHTAGS,
   type BrandBrief,
   type CaptionGenerator,
@@ -106,32 +109,11 @@ class Random {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Bans: the same whole-word, case-insensitive, also-joined matching as `mentions` in generator.ts,
-// compiled once per request into one expression instead of two per ban per check.
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const WORD_SPLIT = /[^\p{L}\p{N}]+/u;
-
-function compileBans(phrases: readonly string[]): RegExp | null {
-  const alternatives = new Set<string>();
-  for (const phrase of phrases) {
-    const words = phrase.trim().toLowerCase().split(WORD_SPLIT).filter(Boolean);
-    if (words.length === 0) continue;
-    alternatives.add(words.map(escapeRegExp).join('[^\\p{L}\\p{N}]+'));
-    alternatives.add(escapeRegExp(words.join('')));
-  }
-  if (alternatives.size === 0) return null;
-  // Longest first, so a phrase is tried before a word it starts with; the result is the same either way.
-  const union = [...alternatives].sort((a, b) => b.length - a.length).join('|');
-  return new RegExp(`(?<![\\p{L}\\p{N}])(?:${union})(?![\\p{L}\\p{N}])`, 'u');
-}
-
-// ---------------------------------------------------------------------------------------------
 // Length: X's weighted count is the tightest limit of all platforms, and twitter-text's parser is
 // slow (tens of microseconds), so an upper bound decides most drafts and the parser only the rare
 // one near the limit.
 
-const TWITTER_LIMIT = 280;
+const X_LIMIT = PLATFORM_RULES.twitter.maxText;
 
 /**
  * Whether the text as posted fits X (and so every platform). The brand's website, which captions
@@ -140,9 +122,9 @@ const TWITTER_LIMIT = 280;
  */
 function fitsEveryPlatform(text: string, link: KnownLink | null): boolean {
   const { upper, lower } = linkAwareBounds(text, link);
-  if (upper <= TWITTER_LIMIT) return true;
-  if (lower > TWITTER_LIMIT) return false;
-  return twitterText.parseTweet(text).weightedLength <= TWITTER_LIMIT;
+  if (upper <= X_LIMIT) return true;
+  if (lower > X_LIMIT) return false;
+  return xWeightedLength(text) <= X_LIMIT;
 }
 
 function linkAwareBounds(text: string, link: KnownLink | null): { upper: number; lower: number } {
@@ -168,7 +150,7 @@ interface KnownLink {
 }
 
 function knownLink(url: string | null): KnownLink | null {
-  return url ? { url, weight: twitterText.parseTweet(url).weightedLength } : null;
+  return url ? { url, weight: xWeightedLength(url) } : null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -416,7 +398,6 @@ const NOT_TAGS = new Set([
   'typescript',
 ]);
 const BRANDED = /\bbrand(?:ed)?\b|\bcompany\b|\bour name\b/i;
-const VALID_TAG = /^[\p{L}\p{N}_]{1,100}$/u;
 const MAX_TAG_LENGTH = 30;
 
 const toCount = (word: string) => (/^\d+$/.test(word) ? Number(word) : (NUMBER_WORDS[word.toLowerCase()] ?? 3));
@@ -674,7 +655,7 @@ const FLAGS = /^([a-z]+)\|/;
 
 function preparePlan(request: GenerationRequest): Plan {
   const { brand, campaign } = request;
-  const bans = compileBans([...brand.forbidden_words, ...brand.topics_to_avoid]);
+  const bans = anyPhrasePattern([...brand.forbidden_words, ...brand.topics_to_avoid]);
   const isClean = (text: string) => bans === null || !bans.test(text.toLowerCase());
   const tone = readTone(brand);
 
@@ -692,14 +673,16 @@ function preparePlan(request: GenerationRequest): Plan {
     audience: audience && isClean(audience) ? audience : null,
   };
 
-  let topicSources = brand.topics_to_lean_into.map((topic) => asMidSentence(clip(cleanPhrase(topic), 100)));
+  let topicSources = brand.topics_to_lean_into.map((topic) =>
+    asMidSentence(clip(cleanPhrase(topic), MAX_TOPIC_PHRASE_LENGTH)),
+  );
   if (!topicSources.some((topic) => topic && isClean(topic))) {
     // No usable lean-into topic: the campaign says what it is about.
     topicSources = [
       cleanPhrase(campaign.name),
       topicFromDescription(campaign.description) ?? '',
       cleanPhrase(brand.industry),
-    ].map((topic) => asMidSentence(clip(topic, 100)));
+    ].map((topic) => asMidSentence(clip(topic, MAX_TOPIC_PHRASE_LENGTH)));
   }
   let topics: Topic[] = unique(topicSources.filter((topic) => topic.length > 0 && isClean(topic))).map((topic) => ({
     display: topic,
@@ -796,7 +779,7 @@ function preparePlan(request: GenerationRequest): Plan {
 
   const tagRule = readHashtagStrategy(brand.hashtag_strategy);
   const cleanTag = (tag: string | null): string | null =>
-    tag && VALID_TAG.test(tag) && tag.length <= MAX_TAG_LENGTH && isClean(tag) ? tag : null;
+    tag && isGeneratedHashtag(tag) && tag.length <= MAX_TAG_LENGTH && isClean(tag) ? tag : null;
   const familyTags = Object.fromEntries(
     FAMILY_NAMES.map((family) => [
       family,
@@ -1256,10 +1239,14 @@ function fitDraft(
       upper += tagWeights[i].upper + 2;
       lower += tagWeights[i].lower + 2;
     }
-    if (lower <= TWITTER_LIMIT) {
+    if (lower <= X_LIMIT) {
       const caption = render(parts).trim();
-      if (upper <= TWITTER_LIMIT || twitterText.parseTweet(postText(caption, tags)).weightedLength <= TWITTER_LIMIT) {
-        const draft = { caption, hashtags: tags, topic: topicLabel === null ? null : clip(topicLabel, 280) };
+      if (upper <= X_LIMIT || xWeightedLength(postText(caption, tags)) <= X_LIMIT) {
+        const draft = {
+          caption,
+          hashtags: tags,
+          topic: topicLabel === null ? null : clip(topicLabel, MAX_TOPIC_LENGTH),
+        };
         return saysNothingBanned(plan, draft) ? draft : null;
       }
     }
@@ -1305,7 +1292,7 @@ function saysNothingBanned(plan: Plan, draft: Draft): boolean {
  * the brand's rules.
  */
 function fallbackDraft(plan: Plan, topic: Topic, index: number): Draft {
-  const label = topic.label === null ? null : clip(topic.label, 280);
+  const label = topic.label === null ? null : clip(topic.label, MAX_TOPIC_LENGTH);
   const candidates = [
     `${capitalise(clip(topic.display, 200))}.`,
     plan.brand ? `${plan.brand}.` : '',
