@@ -10,15 +10,13 @@ import {
   updateCampaign,
 } from '../../../src/core/campaigns/operations.ts';
 import { generateDue } from '../../../src/core/campaigns/generate-due.ts';
+import { apportionContentTypes, contentTypeSequence, slotTime } from '../../../src/core/campaigns/calendar.ts';
 import {
-  apportionContentTypes,
   claimDueGenerations,
   batchWriter,
   type BatchWriter,
   type GeneratorFailure,
-  contentTypeSequence,
   generationLeaseMs,
-  slotTime,
 } from '../../../src/core/campaigns/generation.ts';
 import { draftProblems, type CaptionGenerator, type GenerationRequest } from '../../../src/core/campaigns/generator.ts';
 import { contextFor } from '../../../src/core/context.ts';
