@@ -48,7 +48,7 @@ function fakeGenerator(
 
 const DAY = 86_400_000;
 
-describe('content mix apportionment (DECISIONS.md, Campaigns)', () => {
+describe('content mix apportionment', () => {
   it('adds the weights of keys that share a type, and splits by largest remainders', () => {
     expect([...apportionContentTypes({ ugc: 1, greenScreen: 1, carousel: 1 }, 10)]).toEqual([
       ['reel', 7],
