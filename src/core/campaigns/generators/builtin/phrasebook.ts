@@ -106,4 +106,7 @@ const Phrasebook = z.strictObject({
 });
 export type Phrasebook = z.output<typeof Phrasebook>;
 
-export const book: Phrasebook = Phrasebook.parse(raw);
+/** The phrasebook in `data`, validated; throws zod's error naming each problem's path. */
+export const parsePhrasebook = (data: unknown): Phrasebook => Phrasebook.parse(data);
+
+export const book: Phrasebook = parsePhrasebook(raw);
