@@ -10,7 +10,7 @@ import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { toolResult } from '../helpers/tool-calls.ts';
 import { FIXTURES, png } from '../fixtures/media/files.ts';
 
-/** service_list_media (SPEC.md Assistant tools): GET /media-library through the SDK client. */
+/** service_list_media: GET /media-library through the SDK client. */
 describe('MCP service_list_media', () => {
   let runtime: TestRuntime;
   let server: TestServer;

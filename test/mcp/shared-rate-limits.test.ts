@@ -6,7 +6,7 @@ import { connectMcp } from '../helpers/mcp.ts';
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { toolError, toolResult } from '../helpers/tool-calls.ts';
 
-/** DECISIONS.md, Rate limits: MCP tool calls consume the same buckets as their endpoints. */
+/** Rate limits: MCP tool calls consume the same buckets as their endpoints. */
 describe('rate limits shared between REST and MCP', () => {
   let runtime: TestRuntime;
   let server: TestServer;

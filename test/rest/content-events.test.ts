@@ -5,7 +5,7 @@ import { baseEnv, contentRow, eventsOf, expectError, forceStatus } from '../help
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 /**
- * SPEC.md States and transitions plus Events: each content transition over REST and the outbox
+ * Each content transition over REST and the outbox
  * rows it writes (db/schema/events.ts), in the same transaction as the change.
  */
 describe('REST content: transitions and their events', () => {

@@ -6,7 +6,7 @@ import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** The content endpoints on their happy paths (SPEC.md Endpoints, Content). */
+/** The content endpoints on their happy paths. */
 describe('REST content: happy paths', () => {
   let runtime: TestRuntime;
   let server: TestServer;

@@ -6,7 +6,7 @@ import { baseEnv, contentRow, eventsOf, expectError, forceStatus } from '../help
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 /**
- * SPEC.md What the service does 6: every request is scoped to the key's workspace; another
+ * Every request is scoped to the key's workspace; another
  * workspace's item answers as not found, and nothing about it changes.
  */
 describe('REST content: cross-workspace isolation', () => {

@@ -11,7 +11,7 @@ const newestFirst = (items: ContentResource[]) =>
     a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1,
   );
 
-/** SPEC.md Pagination and DECISIONS.md Pagination, over REST. */
+/** Pagination over REST: limit, the opaque (created_at, id) cursor, bad cursors, filters. */
 describe('REST content pagination', () => {
   let runtime: TestRuntime;
   let server: TestServer;

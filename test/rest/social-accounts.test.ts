@@ -7,7 +7,7 @@ import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** GET /api/v1/social-accounts (SPEC.md Endpoints; DECISIONS.md, Platforms and social accounts). */
+/** GET /api/v1/social-accounts: the workspace's full set, newest first. */
 describe('REST social accounts', () => {
   let runtime: TestRuntime;
   let server: TestServer;
