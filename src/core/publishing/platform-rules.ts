@@ -31,7 +31,7 @@ export interface PlatformRules {
   maxHashtags: number | null;
 }
 
-/** Each platform's limits as the platform publishes them; a connector accepts exactly what its platform would. */
+/** Each platform's limits as the platform publishes them (docs/decisions.md, Publishing); a connector accepts exactly what its platform would. */
 export const PLATFORM_RULES: Readonly<Record<Platform, PlatformRules>> = {
   twitter: { maxText: 280, textMeasure: 'x-weighted', maxMedia: 4, mediaRequired: false, maxHashtags: null },
   linkedin: { maxText: 3_000, textMeasure: 'code-points', maxMedia: 20, mediaRequired: false, maxHashtags: null },
