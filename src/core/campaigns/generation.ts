@@ -9,6 +9,7 @@ import { insertContentRow, storedContentRow, type NewContentRow } from '../conte
 import { toContentResource } from '../content/serialize.ts';
 import type { Runtime } from '../context.ts';
 import { recordEvent } from '../events/record-event.ts';
+import { completeCampaignIfDone } from './completion.ts';
 import { templateStructures } from '../templates/operations.ts';
 import { newId, prefixedId, randomBase62 } from '../ids.ts';
 import { contentTypesOf, slotTime } from './calendar.ts';
@@ -255,7 +256,10 @@ function endOf(runtime: Runtime, claim: GenerationClaim, row: CampaignRow | unde
     return outcome;
   };
   if (row.status !== 'active') return finished('stopped');
-  if (row.generatedPosts >= row.totalPosts) return finished('completed');
+  if (row.generatedPosts >= row.totalPosts) {
+    completeCampaignIfDone(runtime.db, row.id, runtime.clock.now());
+    return finished('completed');
+  }
   if (creditsLeft(runtime, row.workspaceId) <= 0) return finished('out_of_credits');
   return null;
 }

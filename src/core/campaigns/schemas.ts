@@ -85,7 +85,11 @@ export const CampaignResource = z
     object: z.literal('campaign'),
     name: z.string(),
     description: z.string().nullable(),
-    status: z.enum(CAMPAIGN_STATUSES),
+    status: z
+      .enum(CAMPAIGN_STATUSES)
+      .describe(
+        'An active campaign becomes completed by itself (campaign.completed) once every post is generated and each is published, rejected, deleted or failed to publish.',
+      ),
     content_mix: z
       .partialRecord(z.enum(CONTENT_MIX_KEYS), z.number())
       .describe('Content type weights keyed by engine name.'),
