@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { campaigns, content } from '../../db/schema/index.ts';
 import { createCampaign, launchCampaign } from '../../src/core/campaigns/operations.ts';
-import { apportionContentTypes } from '../../src/core/campaigns/generation.ts';
+import { apportionContentTypes } from '../../src/core/campaigns/calendar.ts';
 import { contextFor } from '../../src/core/context.ts';
 import { runOperation } from '../../src/core/operation.ts';
 import { eventually } from '../helpers/eventually.ts';

@@ -11,7 +11,7 @@ import { createCampaign, launchCampaign } from '../../src/core/campaigns/operati
 import { generateDue } from '../../src/core/campaigns/generate-due.ts';
 import { batchWriter, type BatchPlan, type WrittenSlot } from '../../src/core/campaigns/generation.ts';
 import { draftProblems, type BrandBrief, type GenerationRequest } from '../../src/core/campaigns/generator.ts';
-import { builtinGenerator } from '../../src/core/campaigns/generators/builtin.ts';
+import { builtinGenerator } from '../../src/core/campaigns/generators/builtin/index.ts';
 import { generatorsFor } from '../../src/core/campaigns/generators/index.ts';
 import type { AiConfig } from '../../src/core/campaigns/generators/openai.ts';
 import { loadConfig } from '../../src/core/config.ts';
