@@ -97,8 +97,8 @@ export const webhookDeliveries = sqliteTable(
   (t) => [index('webhook_deliveries_webhook_time_idx').on(t.webhookId, t.deliveredAt, t.id)],
 );
 
-/** How far the fan-out has read the events outbox (one row). */
-export const webhookFanoutCursor = sqliteTable('webhook_fanout_cursor', {
+/** How far enqueueing has read the events outbox (one row; the table keeps the name it was created with). */
+export const webhookEnqueueCursor = sqliteTable('webhook_fanout_cursor', {
   id: integer('id').primaryKey(),
   lastSeq: integer('last_seq').notNull(),
 });

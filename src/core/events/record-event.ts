@@ -52,7 +52,7 @@ export function recordEvent(
 const listeners = new WeakMap<Db, Set<() => void>>();
 
 /**
- * Hears every event this process writes to `db`, so the webhook fan-out starts without a poll.
+ * Hears every event this process writes to `db`, so enqueueing webhook deliveries starts without a poll.
  * Called inside the writing transaction, before it commits: a listener must only schedule work for
  * a later turn of the event loop. Returns the function that stops listening.
  */

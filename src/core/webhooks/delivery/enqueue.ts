@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { insertRow, preparedStatements, writeTransaction } from '../../../../db/client.ts';
-import { events, webhookFanoutCursor, webhookJobs, webhooks } from '../../../../db/schema/index.ts';
+import { events, webhookEnqueueCursor, webhookJobs, webhooks } from '../../../../db/schema/index.ts';
 import type { Runtime } from '../../context.ts';
 import { newId } from '../../ids.ts';
 
@@ -60,14 +60,14 @@ export function enqueueAllEvents(runtime: Runtime): void {
 
 const statements = preparedStatements((db) => ({
   cursor: db
-    .select({ lastSeq: webhookFanoutCursor.lastSeq })
-    .from(webhookFanoutCursor)
-    .where(sql`${webhookFanoutCursor.id} = 1`)
+    .select({ lastSeq: webhookEnqueueCursor.lastSeq })
+    .from(webhookEnqueueCursor)
+    .where(sql`${webhookEnqueueCursor.id} = 1`)
     .prepare(),
   advanceCursor: db
-    .update(webhookFanoutCursor)
+    .update(webhookEnqueueCursor)
     .set({ lastSeq: sql`${sql.placeholder('lastSeq')}` })
-    .where(sql`${webhookFanoutCursor.id} = 1`)
+    .where(sql`${webhookEnqueueCursor.id} = 1`)
     .prepare(),
   eventsAfter: db
     .select({
