@@ -8,18 +8,16 @@ import {
   nextDeliveryDueAfter,
   releaseHeldDeliveries,
   type DeliveryClaim,
+  type DeliveryOutcome,
 } from '../core/webhooks/delivery.ts';
-import { startLeasedWorker, type Worker } from './leased-worker.ts';
+import { startLeasedWorker, type LeasedJob, type Worker } from './leased-worker.ts';
 
 /**
- * Webhook delivery in this process (`WEBHOOK_CONCURRENCY` attempts at once): every pass first fans
- * new outbox events out into delivery jobs, then hands out due jobs of the subscriptions it holds
- * or takes over. Woken by every event this process writes and by re-enabled subscriptions, timed
- * for the next retry, polled once a second for events written by other processes (see
- * leased-worker.ts).
+ * Webhook delivery (`WEBHOOK_CONCURRENCY` attempts at once): every pass first fans new outbox events
+ * out into delivery jobs, then hands out due jobs of the subscriptions it holds or takes over.
  */
-export function startWebhookDelivery(runtime: Runtime): Worker {
-  const worker = startLeasedWorker<DeliveryClaim>(runtime, {
+export function webhookDeliveryJob(runtime: Runtime): LeasedJob<DeliveryClaim, DeliveryOutcome> {
+  return {
     name: 'webhook delivery',
     capacity: runtime.config.webhooks.concurrency,
     claim: (free) => {
@@ -37,7 +35,16 @@ export function startWebhookDelivery(runtime: Runtime): Worker {
         stopWakeups();
       };
     },
-  });
+  };
+}
+
+/**
+ * Webhook delivery in this process: woken by every event this process writes and by re-enabled
+ * subscriptions, timed for the next retry, polled once a second for events written by other
+ * processes (see leased-worker.ts).
+ */
+export function startWebhookDelivery(runtime: Runtime): Worker {
+  const worker = startLeasedWorker(runtime, webhookDeliveryJob(runtime));
   return {
     async stop(deadline) {
       const left = await worker.stop(deadline);

@@ -8,7 +8,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { content } from '../../db/schema/index.ts';
 import { createCampaign, launchCampaign } from '../../src/core/campaigns/operations.ts';
-import { generateDue } from '../../src/core/campaigns/generate-due.ts';
 import { batchWriter, type BatchPlan, type WrittenSlot } from '../../src/core/campaigns/generation.ts';
 import { draftProblems, type BrandBrief, type GenerationRequest } from '../../src/core/campaigns/generator.ts';
 import { builtinGenerator } from '../../src/core/campaigns/generators/builtin.ts';
@@ -23,6 +22,8 @@ import { startDraftThread, type DraftThread } from '../../src/jobs/draft-thread.
 import { makeWorkspace } from '../helpers/factories.ts';
 import { eventsOf } from '../helpers/rest-expect.ts';
 import { testRuntime } from '../helpers/runtime.ts';
+import { drain } from '../../src/jobs/drain.ts';
+import { campaignGenerationJob } from '../../src/jobs/campaign-generation.ts';
 
 const brand: BrandBrief = {
   brand_name: 'Trailhead',
@@ -171,7 +172,7 @@ describe('the draft thread', () => {
     }) as { id: string };
     runOperation(launchCampaign, ctx, { id });
 
-    expect(await generateDue(runtime, thread())).toEqual(['completed']);
+    expect(await drain(runtime, campaignGenerationJob(runtime, thread()))).toEqual(['completed']);
 
     const items = runtime.db
       .select()
