@@ -1,7 +1,10 @@
 import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach } from 'vitest';
 import type { Runtime } from '../../src/core/context.ts';
 import { createApp } from '../../src/rest/app.ts';
+import { makeWorkspace, type TestWorkspace } from './factories.ts';
 import { nonConformance } from './openapi-conformance.ts';
+import { testRuntime, type TestRuntime } from './runtime.ts';
 
 export interface TestServer {
   url: string;
@@ -62,4 +65,23 @@ export async function readReply(res: Response): Promise<{ status: number; header
     // Not JSON (an HTML page, a file); keep the text.
   }
   return { status: res.status, headers: res.headers, body };
+}
+
+/** What each test of a REST suite gets afresh: a runtime, its HTTP server, and a workspace with ready headers. */
+export interface RestTestbed {
+  runtime: TestRuntime;
+  server: TestServer;
+  ws: TestWorkspace;
+}
+
+/** Registers the hooks that set up a fresh testbed before each test of the suite and close it after. */
+export function useRestTestbed(options: Parameters<typeof testRuntime>[0] = {}): RestTestbed {
+  const bed = {} as RestTestbed;
+  beforeEach(async () => {
+    bed.runtime = testRuntime(options);
+    bed.server = await startTestServer(bed.runtime);
+    bed.ws = makeWorkspace(bed.runtime);
+  });
+  afterEach(() => bed.server.close());
+  return bed;
 }
