@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import type { Runtime } from '../../src/core/context.ts';
 import { createApp } from '../../src/rest/app.ts';
@@ -72,16 +75,30 @@ export interface RestTestbed {
   runtime: TestRuntime;
   server: TestServer;
   ws: TestWorkspace;
+  /** The runtime's `MEDIA_DIR`, a fresh temporary directory, when the suite asked for one. */
+  mediaDir: string;
+}
+
+export interface TestbedOptions {
+  env?: Record<string, string>;
+  start?: string;
+  /** Gives each test its own media directory (removed after it), for suites that store files. */
+  media?: boolean;
 }
 
 /** Registers the hooks that set up a fresh testbed before each test of the suite and close it after. */
-export function useRestTestbed(options: Parameters<typeof testRuntime>[0] = {}): RestTestbed {
+export function useRestTestbed({ media, ...options }: TestbedOptions = {}): RestTestbed {
   const bed = {} as RestTestbed;
   beforeEach(async () => {
-    bed.runtime = testRuntime(options);
+    const env = { ...options.env };
+    if (media) env.MEDIA_DIR = bed.mediaDir = mkdtempSync(join(tmpdir(), 'testbed-media-'));
+    bed.runtime = testRuntime({ ...options, env });
     bed.server = await startTestServer(bed.runtime);
     bed.ws = makeWorkspace(bed.runtime);
   });
-  afterEach(() => bed.server.close());
+  afterEach(async () => {
+    await bed.server.close();
+    if (media) rmSync(bed.mediaDir, { recursive: true, force: true });
+  });
   return bed;
 }

@@ -4,7 +4,7 @@ import { afterEach, beforeEach } from 'vitest';
 import type { Runtime } from '../../src/core/context.ts';
 import { createMcpServer } from '../../src/mcp/server.ts';
 import { exposedTools } from '../../src/mcp/tool-selection.ts';
-import { useRestTestbed, type RestTestbed } from './http.ts';
+import { useRestTestbed, type RestTestbed, type TestbedOptions } from './http.ts';
 
 /** An SDK client connected to the real server factory over the in-memory transport, with the tools the runtime's configuration selects. */
 export async function connectMcp(runtime: Runtime, apiKey: string | undefined): Promise<Client> {
@@ -26,7 +26,7 @@ export interface McpTestbed extends RestTestbed {
 }
 
 /** Registers the hooks that set up a fresh testbed before each test of the suite and close it after. */
-export function useMcpTestbed(options: Parameters<typeof useRestTestbed>[0] = {}): McpTestbed {
+export function useMcpTestbed(options: TestbedOptions = {}): McpTestbed {
   const bed = useRestTestbed(options) as McpTestbed;
   beforeEach(async () => {
     bed.client = await connectMcp(bed.runtime, bed.ws.apiKey);

@@ -3,12 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { campaigns, content, templates, usagePeriods } from '../../../db/schema/index.ts';
 import { spendAiCredits, usagePeriod } from '../../../src/core/accounts/usage.ts';
 import { updateBrandProfile } from '../../../src/core/brand-profile/operations.ts';
-import {
-  createCampaign,
-  deleteCampaign,
-  launchCampaign,
-  updateCampaign,
-} from '../../../src/core/campaigns/operations.ts';
+import { deleteCampaign, launchCampaign, updateCampaign } from '../../../src/core/campaigns/operations.ts';
 import {
   apportionContentTypes,
   claimDueGenerations,
@@ -22,7 +17,7 @@ import {
 import { draftProblems, type CaptionGenerator, type GenerationRequest } from '../../../src/core/campaigns/generator.ts';
 import { contextFor } from '../../../src/core/context.ts';
 import { runOperation } from '../../../src/core/operation.ts';
-import { makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
+import { makeCampaign, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { connectAccounts } from '../../helpers/publishing.ts';
 import { eventsOf } from '../../helpers/rest-expect.ts';
 import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
@@ -95,8 +90,7 @@ describe('campaign generation', () => {
   });
 
   const ctx = () => contextFor(runtime, ws.workspace, 'rest');
-  const create = (input: Record<string, unknown>) =>
-    runOperation(createCampaign, ctx(), { name: 'Spring', ...input }) as { id: string };
+  const create = (input: Record<string, unknown>) => makeCampaign(runtime, ws.workspace, { name: 'Spring', ...input });
   const launch = (id: string) => runOperation(launchCampaign, ctx(), { id });
   const campaignRow = (id: string) => runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get();
   const itemsOf = (id: string) =>
@@ -166,10 +160,12 @@ describe('campaign generation', () => {
         aiCreditsUsed: 380,
       })
       .run();
-    const { id } = runOperation(createCampaign, as, { name: 'Small', posts_per_day: 50, campaign_length_days: 10 }) as {
-      id: string;
-    };
-    runOperation(launchCampaign, as, { id });
+    const { id } = makeCampaign(
+      runtime,
+      starter.workspace,
+      { name: 'Small', posts_per_day: 50, campaign_length_days: 10 },
+      { launch: true },
+    );
     expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([fakeGenerator()])))).toEqual([
       'out_of_credits',
     ]);
@@ -186,13 +182,14 @@ describe('campaign generation', () => {
 
   it('a batch written ahead is dropped when the one before it commits short, and its slots are planned again', async () => {
     const starter = makeWorkspace(runtime, { plan: 'starter' });
-    const as = contextFor(runtime, starter.workspace, 'rest');
     const credits = () =>
       runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get()!;
-    const { id } = runOperation(createCampaign, as, { name: 'Ahead', posts_per_day: 50, campaign_length_days: 8 }) as {
-      id: string;
-    };
-    runOperation(launchCampaign, as, { id });
+    const { id } = makeCampaign(
+      runtime,
+      starter.workspace,
+      { name: 'Ahead', posts_per_day: 50, campaign_length_days: 8 },
+      { launch: true },
+    );
     const generator = { ...fakeGenerator(), maxSlotsPerCall: 100 };
     const inThread = batchWriter([generator]);
     const starts: number[] = [];
@@ -226,8 +223,7 @@ describe('campaign generation', () => {
     const starter = makeWorkspace(runtime, { plan: 'starter' });
     const as = contextFor(runtime, starter.workspace, 'rest');
     const ids = ['First', 'Second'].map(
-      (name) =>
-        (runOperation(createCampaign, as, { name, posts_per_day: 50, campaign_length_days: 6 }) as { id: string }).id,
+      (name) => makeCampaign(runtime, starter.workspace, { name, posts_per_day: 50, campaign_length_days: 6 }).id,
     );
     for (const id of ids) runOperation(launchCampaign, as, { id });
     // Both are claimed in one pass and plan all 300 of their posts against the same 500 credits

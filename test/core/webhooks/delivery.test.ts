@@ -16,13 +16,8 @@ import {
   fanOutAllEvents,
   nextDeliveryDueAfter,
 } from '../../../src/core/webhooks/delivery.ts';
-import {
-  createWebhook,
-  rotateWebhookSecret,
-  testWebhook,
-  updateWebhook,
-} from '../../../src/core/webhooks/operations.ts';
-import { makeContent, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
+import { rotateWebhookSecret, testWebhook, updateWebhook } from '../../../src/core/webhooks/operations.ts';
+import { makeContent, makeWebhook, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { connectAccounts, publish, update } from '../../helpers/publishing.ts';
 import { runMaintenance } from '../../../src/jobs/maintenance.ts';
 import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
@@ -53,11 +48,8 @@ describe('webhook delivery', () => {
   afterEach(() => receiver.close());
 
   const ctx = () => contextFor(runtime, ws.workspace, 'rest');
-  const subscribe = async (events: string[] = [], path = '/hook') =>
-    (await runOperation(createWebhook, ctx(), { url: `${receiver.url}${path}`, events })) as {
-      id: string;
-      signing_secret: string;
-    };
+  const subscribe = (events: string[] = [], path = '/hook') =>
+    makeWebhook(runtime, ws.workspace, { url: `${receiver.url}${path}`, events });
   const log = (webhookId: string) =>
     runtime.db
       .select()
@@ -295,10 +287,7 @@ describe('webhook delivery', () => {
       const first = testRuntime({ env, file: join(data.dir, 'service.db') });
       const second = testRuntime({ env, file: join(data.dir, 'service.db') });
       const { workspace } = makeWorkspace(first);
-      const hook = (await runOperation(createWebhook, contextFor(first, workspace, 'rest'), {
-        url: `${receiver.url}/hook`,
-        events: [],
-      })) as { id: string };
+      const hook = await makeWebhook(first, workspace, { url: `${receiver.url}/hook` });
       makeContent(first, workspace);
       // The first process takes the subscription and has the delivery in hand, not yet sent.
       fanOutAllEvents(first);
