@@ -1,4 +1,4 @@
-/** The plans every database is seeded with; `free` has no API access (DECISIONS.md, Account). */
+/** The plans every database is seeded with; `free` has no API access, and a new workspace gets `pro`. */
 export const SEEDED_PLANS = [
   {
     name: 'free',

@@ -1,6 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
-/** Seeded rows; the five features of SPEC.md's Account object. */
+/** Seeded rows; the five features that `GET /me` reports under `features`. */
 export const plans = sqliteTable('plans', {
   name: text('name').primaryKey(),
   postsPerMonth: integer('posts_per_month').notNull(),

@@ -2,7 +2,7 @@ import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { workspaces } from './accounts.ts';
 
 /**
- * One per workspace (SPEC.md, Brand profile), holding both field sets of DECISIONS.md. A workspace
+ * One per workspace: one resource holding both field sets, the resource's (Set A) and the tool's (Set B). A workspace
  * without a row has the defaults: strings null, lists empty, tones 5.
  */
 export const brandProfiles = sqliteTable('brand_profiles', {

@@ -5,7 +5,7 @@ import { workspaces } from './accounts.ts';
 export const CAMPAIGN_STATUSES = ['draft', 'active', 'paused', 'completed', 'archived'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
-/** SPEC.md, Campaign: the engine's camelCase names, not the snake_case content types. */
+/** `content_mix` keys: the engine's camelCase names, not the snake_case content types. */
 export const CONTENT_MIX_KEYS = [
   'ugc',
   'slideshow',
@@ -32,7 +32,7 @@ export const campaigns = sqliteTable(
     postsPerDay: integer('posts_per_day').notNull(),
     campaignLengthDays: integer('campaign_length_days').notNull(),
     startDate: integer('start_date', { mode: 'timestamp_ms' }).notNull(),
-    /** posts_per_day x campaign_length_days when created; a PATCH of either leaves it (SPEC.md). */
+    /** posts_per_day x campaign_length_days when created; not recomputed when a PATCH changes either. */
     totalPosts: integer('total_posts').notNull(),
     generatedPosts: integer('generated_posts').notNull(),
     /**

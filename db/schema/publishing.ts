@@ -3,7 +3,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqli
 import { workspaces } from './accounts.ts';
 import { content } from './content.ts';
 
-/** The platform ids the service has connectors for (DECISIONS.md, Platforms and social accounts). */
+/** The platform ids the service has connectors for; `twitter` is the id for X. */
 export const PLATFORMS = ['twitter', 'linkedin', 'instagram', 'facebook', 'tiktok'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 

@@ -70,7 +70,7 @@ export const webhookJobs = sqliteTable(
 export const DELIVERY_STATUSES = ['delivered', 'failed', 'pending_retry'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** The delivery log: one row per attempt, each with its own `whd_` id (DECISIONS.md, Delivery). */
+/** The delivery log: one row per attempt, each with its own `whd_` id. */
 export const webhookDeliveries = sqliteTable(
   'webhook_deliveries',
   {

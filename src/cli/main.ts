@@ -146,7 +146,7 @@ function runWorker(): void {
 }
 
 /**
- * The schedulers every serving process runs unless RUN_SCHEDULERS=false (DECISIONS.md, Processes):
+ * The schedulers every serving process runs unless RUN_SCHEDULERS=false:
  * claims are leased rows, so several processes on one database share the work safely. Stopping
  * follows each job's rule (leased-worker.ts): webhook attempts in flight are cut short and handed
  * back, publishing fan-outs are given until `deadline` (a platform call cut short would become an

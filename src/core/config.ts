@@ -43,18 +43,18 @@ export interface Config {
   /** Per-platform app secrets that sign deauthorization callbacks (`<PLATFORM>_APP_SECRET`). */
   appSecrets: Partial<Record<Platform, string>>;
   webhooks: {
-    /** Seconds before attempts 2 to 6 (DECISIONS.md, Delivery). */
+    /** Seconds before attempts 2 to 6; 30 s, 2 min, 10 min, 1 h, 6 h by default. */
     retryDelaysSeconds: number[];
     /** Lifts the SSRF guard for local development and tests. */
     allowPrivateUrls: boolean;
-    /** One deadline for connect, headers and body (SPEC.md: 10 seconds). */
+    /** One deadline for connect, headers and body (10 seconds by contract). */
     timeoutMs: number;
     /** Attempts one process has out at once. */
     concurrency: number;
   };
   /** base64 of the 32-byte key that encrypts signing secrets; when absent, one is kept in DATA_DIR. */
   encryptionKey: string | undefined;
-  /** An OpenAI-compatible chat-completions endpoint that writes campaign posts (DECISIONS.md, Campaigns and generation). */
+  /** An OpenAI-compatible chat-completions endpoint that writes campaign posts instead of the built-in generator. */
   ai: {
     /** E.g. `https://api.openai.com/v1`; `/chat/completions` is appended. */
     baseUrl: string | null;

@@ -100,7 +100,7 @@ export const ERROR_CATALOGUE = {
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 
-/** SPEC.md, Errors 1: zod's flattened error, carried by schema-validation failures. */
+/** `details`: zod's flattened error, carried by schema-validation failures (never by malformed JSON). */
 export const ErrorDetails = z
   .strictObject({
     formErrors: z.array(z.string()).describe('Errors not tied to one field.'),
@@ -109,7 +109,7 @@ export const ErrorDetails = z
   .meta({ id: 'ErrorDetails' });
 export type ErrorDetails = z.output<typeof ErrorDetails>;
 
-/** The failure body of SPEC.md, Errors: one top-level key `error`, and nothing else. */
+/** The failure body: one top-level key `error`, and nothing else (no `object`, no request id). */
 export const ErrorBody = z
   .strictObject({
     error: z.strictObject({
@@ -123,7 +123,7 @@ export const ErrorBody = z
   })
   .meta({ id: 'Error' });
 
-/** SPEC.md, Limits 2: the 429 body, which differs from the error envelope. */
+/** The 429 body the contract gives, which differs from the error envelope. */
 export const RateLimitBody = z
   .strictObject({
     object: z.literal('error'),
@@ -165,7 +165,7 @@ export class RateLimitError extends ServiceError {
 export const notFound = (what: string): ServiceError =>
   new ServiceError('not_found', `No ${what} with that id exists in this workspace.`);
 
-/** A zod failure as SPEC.md's invalid_body: zod's flattened error is exactly `details`. */
+/** A zod failure as the API's invalid_body: zod's flattened error is exactly `details`. */
 export function validationError(
   error: z.ZodError,
   code: 'invalid_body' | 'unprocessable_entity' = 'invalid_body',

@@ -6,7 +6,7 @@ import type { Runtime } from './context.ts';
 import { fieldError, ServiceError } from './errors.ts';
 import { assertInputDepth } from './operation.ts';
 
-/** DECISIONS.md, Idempotency: the same key and body within 24 hours replays the stored answer. */
+/** Idempotency-Key: the same key and body within 24 hours replays the stored answer. */
 const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** A first request that never finished (its process died) stops blocking the key after this. */
 const ABANDONED_AFTER_MS = 2 * 60 * 1000;

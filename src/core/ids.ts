@@ -52,7 +52,7 @@ const HEX_DIGIT = '0123456789abcdef';
 const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
 /**
- * Resource ids are UUIDs (SPEC.md), version 7: the first 48 bits are the Unix time in ms, so new
+ * Resource ids are plain UUIDs by contract, here version 7: the first 48 bits are the Unix time in ms, so new
  * rows append to the right edge of the primary-key index instead of landing on random pages.
  */
 export function newId(): string {

@@ -1,7 +1,7 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { z } from 'zod';
 
-/** List envelope of SPEC.md: newest first, `next_cursor` null whenever `has_more` is false. */
+/** The list envelope: newest first, `next_cursor` null whenever `has_more` is false. */
 export interface ListEnvelope<T> {
   object: 'list';
   data: T[];
@@ -12,7 +12,7 @@ export interface ListEnvelope<T> {
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
 
-/** SPEC.md Pagination 1: default 25, clamped to 100; non-numeric, zero or negative falls back to 25. */
+/** `limit`: default 25, clamped to 100; non-numeric, zero or negative falls back to 25 (no error). */
 export function parseLimit(raw: unknown): number {
   const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
   if (!Number.isFinite(n) || n < 1) return DEFAULT_LIMIT;

@@ -40,7 +40,7 @@ export function createApp(runtime: Runtime, metrics: ServiceMetrics = createMetr
     campaignRoutes(runtime),
     templateRoutes(runtime),
   );
-  // Mounted at the root: uploads are also accepted at /media_assets (SPEC.md), and file URLs are public.
+  // Mounted at the root: uploads are also accepted at /media_assets (the contract's address), and file URLs are public.
   app.use(mediaRoutes(runtime));
   app.use(mcpRoutes(runtime));
   app.use(callbackRoutes(runtime));

@@ -3,7 +3,7 @@ import { RateLimitError, ServiceError, type ErrorCode, type RateLimitState } fro
 import type { Logger } from '../core/log.ts';
 
 /**
- * The HTTP status of every code (ARCHITECTURE.md 3: the core names what went wrong, the door picks
+ * The HTTP status of every code (the core names what went wrong, the door picks
  * the status). Keyed by ErrorCode, so a code cannot be added in the core without its status here.
  */
 export const ERROR_STATUS: Record<ErrorCode, number> = {
@@ -44,7 +44,7 @@ export interface ErrorResponse {
   body: unknown;
 }
 
-/** An error the way SPEC.md shapes it: the envelope, or the distinct 429 body. */
+/** An error as the API shapes it: the `{ error: { code, message, docs_url } }` envelope, or the distinct 429 body. */
 export function errorResponse(error: ServiceError, docsUrl: string): ErrorResponse {
   const status = ERROR_STATUS[error.code];
   if (error instanceof RateLimitError) {

@@ -111,7 +111,7 @@ export function handle(
 }
 
 /**
- * DECISIONS.md, Idempotency: the first request with a key runs and its answer is stored; a repeat
+ * Idempotency-Key on any POST, kept 24 hours: the first request with a key runs and its answer is stored; a repeat
  * with the same body replays it with `Idempotent-Replayed: true`. Client errors are replayed too
  * (the same request would fail the same way); a 5xx or a 429 frees the key so a retry runs anew.
  */

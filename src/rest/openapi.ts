@@ -146,7 +146,7 @@ const COMPONENT_HEADERS = {
 function errorCodesOf(endpoint: Endpoint): Set<ErrorCode> {
   const codes = new Set<ErrorCode>([...endpoint.errors, 'internal']);
   if (endpoint.kind === 'public') return codes;
-  // Authentication, in the order of DECISIONS.md, API keys; GET /me skips the plan checks.
+  // Authentication checks run in order: header, key, expiry, subscription, plan; GET /me skips the plan checks.
   for (const code of ['missing_key', 'invalid_key', 'expired_key', 'rate_limit_exceeded'] as const) codes.add(code);
   if (endpoint.operation.planChecks !== false) {
     codes.add('payment_required');

@@ -61,7 +61,7 @@ export function requestContext(log: Logger, observe: (request: AnsweredRequest) 
 }
 
 /**
- * SPEC.md, Errors: a failure has "no request_id and no X-Request-Id header". Issue 7 asks for the
+ * The error contract: a failure has "no request_id and no X-Request-Id header". Issue 7 asks for the
  * header on answers, so successes carry it and failures (any 4xx or 5xx, whoever writes it: the
  * error translator, an idempotent replay, a range refusal) have it taken off as the head is written.
  * The id still tags every log line of the request, failures included.

@@ -1,7 +1,7 @@
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
-/** The import-direction rule is enforced by lint; these prove the rule bites where ARCHITECTURE.md says. */
+/** The import-direction rule (db ← src/core ← tools; doors on top) is enforced by lint; these prove it bites. */
 describe('import direction', () => {
   const eslint = new ESLint({ cwd: process.cwd() });
   const restrictedIn = async (filePath: string, code: string) => {

@@ -4,7 +4,7 @@ import { decodeCursor, encodeCursor, parseLimit, toPage } from '../../src/core/p
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const position = { createdAt: new Date('2026-03-10T12:00:30.123Z'), id: '5f2c0d7e-9a4b-4c1d-8e2f-0123456789ab' };
 
-/** SPEC.md Pagination 1 to 3 and DECISIONS.md Pagination, at the unit level. */
+/** Limit parsing, the opaque (created_at, id) cursor and the dropping of bad cursors, at the unit level. */
 describe('core pagination', () => {
   describe('parseLimit', () => {
     it.each<[unknown, number]>([

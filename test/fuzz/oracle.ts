@@ -62,7 +62,7 @@ const detailsFor = (code: unknown): boolean | 'optional' =>
   code === 'invalid_body' ? 'optional' : code === 'unprocessable_entity' ? 'optional' : false;
 
 /**
- * Everything wrong with an answer, per SPEC.md Errors and Limits (none when it is right): never a
+ * Everything wrong with an answer, per the error and rate-limit contract (none when it is right): never a
  * 5xx; a 4xx in the envelope with the status its code has in the one table; a 429 in its own shape
  * with Retry-After; a 405 with Allow. /mcp may also answer the MCP transport's JSON-RPC errors.
  */
@@ -97,7 +97,7 @@ export function replyProblems(request: FuzzRequest, reply: Reply): string[] {
   return problems;
 }
 
-/** SPEC.md Limits 2: `{object, type, message, retry_after}` and nothing else, plus Retry-After (DECISIONS.md). */
+/** The 429 body: `{object, type, message, retry_after}` and nothing else, plus a Retry-After header. */
 export function rateLimitProblems(reply: Reply): string[] {
   const body = reply.body as Record<string, unknown>;
   const problems: string[] = [];

@@ -9,9 +9,9 @@ import type { Runtime } from '../../src/core/context.ts';
  * byte-for-byte the same after a rejected request. The API-key cache is process memory, not a table.
  */
 export const TABLES_A_REJECTED_REQUEST_MAY_CHANGE: Record<string, string> = {
-  // DECISIONS.md, Rate limits: a failed request still counts (only a 429 consumes nothing).
+  // Rate limits: a failed request still counts (only a 429 consumes nothing).
   rate_limit_windows: 'a failed request still takes from its rate-limit buckets',
-  // DECISIONS.md, Idempotency: a POST with an Idempotency-Key that fails with a 4xx stores that
+  // Idempotency: a POST with an Idempotency-Key that fails with a 4xx stores that
   // answer, so the same request replays it; a 5xx or 429 deletes the claim again.
   idempotency_keys: 'a rejected POST with an Idempotency-Key stores its 4xx answer for replay',
 };

@@ -15,7 +15,7 @@ interface Reply {
 }
 
 /**
- * SPEC.md, Errors: what is wrong with a failure body, as readable lines (none when it is right): one
+ * What is wrong with a failure body, as readable lines (none when it is right): one
  * top-level key `error` holding exactly code, message and docs_url, plus `details` with
  * `formErrors` and `fieldErrors` when `details` is true. `details: 'optional'` accepts either, for a
  * check that cannot know whether the failure came from the schema (invalid_body) or the JSON parser.

@@ -9,7 +9,7 @@ import { testRuntime, TEST_ENCRYPTION_KEY } from '../helpers/runtime.ts';
 import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
 
 /**
- * DECISIONS.md, Campaigns: generation is resumable after a crash and a slot is never generated
+ * Campaign generation is resumable after a crash and a slot is never generated
  * twice. A real server generating a 50 posts/day x 365 days campaign is SIGKILLed part-way, then
  * started again on the same database file.
  */

@@ -12,7 +12,7 @@ import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
 
 /**
- * DECISIONS.md Publish (crash safety) and Processes: real worker processes on one database file.
+ * Publish crash safety and leased claims across processes: real worker processes on one database file.
  * The test process writes through its own connection with the real time, as a REST process would.
  */
 describe('publishing across real processes', () => {

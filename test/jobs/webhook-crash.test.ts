@@ -9,7 +9,7 @@ import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subproc
 import { startReceiver } from '../helpers/webhook-receiver.ts';
 
 /**
- * SPEC.md, Delivery: at least once. The server is SIGKILLed with a thousand deliveries under way,
+ * Webhook delivery is at least once. The server is SIGKILLed with a thousand deliveries under way,
  * then restarted on the same database: every event reaches the receiver, duplicates are counted.
  */
 describe('webhook delivery across a crash', () => {

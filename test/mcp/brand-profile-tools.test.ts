@@ -7,8 +7,8 @@ import { toolError, toolResult } from '../helpers/tool-calls.ts';
 const PATH = '/api/v1/brand-profile';
 
 /**
- * service_get_brand_profile and service_update_brand_profile (SPEC.md Assistant tools; DECISIONS.md,
- * Brand profile): GET and PATCH /brand-profile through the SDK client.
+ * service_get_brand_profile and service_update_brand_profile (any subset of both field sets):
+ * GET and PATCH /brand-profile through the SDK client.
  */
 describe('MCP brand profile tools', () => {
   const bed = useMcpTestbed();

@@ -5,7 +5,7 @@ import { connectMcp, useMcpTestbed } from '../helpers/mcp.ts';
 import { eventsOf } from '../helpers/rest-expect.ts';
 import { toolError, toolResult } from '../helpers/tool-calls.ts';
 
-/** The six campaign tools (SPEC.md, Assistant tools) end to end through the SDK client. */
+/** The six campaign tools end to end through the SDK client. */
 describe('MCP campaign tools', () => {
   const bed = useMcpTestbed();
 

@@ -5,7 +5,7 @@ import { connectMcp, useMcpTestbed } from '../helpers/mcp.ts';
 import { toolResult } from '../helpers/tool-calls.ts';
 import { FIXTURES, png } from '../fixtures/media/files.ts';
 
-/** service_list_media (SPEC.md Assistant tools): GET /media-library through the SDK client. */
+/** service_list_media: GET /media-library through the SDK client. */
 describe('MCP service_list_media', () => {
   const bed = useMcpTestbed({ media: true });
 

@@ -4,7 +4,7 @@ import { call } from '../helpers/http.ts';
 import { useMcpTestbed } from '../helpers/mcp.ts';
 import { toolError, toolResult } from '../helpers/tool-calls.ts';
 
-/** DECISIONS.md, Rate limits: MCP tool calls consume the same buckets as their endpoints. */
+/** Rate limits: MCP tool calls consume the same buckets as their endpoints. */
 describe('rate limits shared between REST and MCP', () => {
   const bed = useMcpTestbed({ env: { RATE_LIMIT_READ: '5', RATE_LIMIT_WRITE: '4' } });
   let itemId: string;

@@ -5,7 +5,7 @@ import { call } from '../helpers/http.ts';
 import { connectMcp, useMcpTestbed } from '../helpers/mcp.ts';
 import { toolError, toolResult } from '../helpers/tool-calls.ts';
 
-/** service_list_social_accounts (SPEC.md Assistant tools): GET /social-accounts through the SDK client. */
+/** service_list_social_accounts: GET /social-accounts through the SDK client. */
 describe('MCP service_list_social_accounts', () => {
   const bed = useMcpTestbed();
 
@@ -22,7 +22,7 @@ describe('MCP service_list_social_accounts', () => {
     expect(Object.keys(tool!.inputSchema.properties ?? {})).toEqual([]);
     expect(tool!.description).toMatch(/target_platforms/);
     expect(tool!.description).toMatch(/is_active/);
-    // Placed as in SPEC.md's table: after the account and brand profile tools.
+    // Placed as in the contract's tool table: after the account and brand profile tools.
     const names = tools.map((t) => t.name);
     expect(names.indexOf('service_list_social_accounts')).toBe(names.indexOf('service_update_brand_profile') + 1);
   });

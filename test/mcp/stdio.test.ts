@@ -78,7 +78,7 @@ describe('MCP over stdio (subprocess)', () => {
         expect((await toolResult(client, 'service_get_account')).workspace_id).toBe(workspaceId);
         await toolError(client, 'service_get_content', { id: '00000000-0000-4000-8000-000000000000' }, 'not_found');
 
-        // Rate-limit counters live in the database, shared with every other process (DECISIONS.md).
+        // Rate-limit counters live in the database, shared with every other process.
         const counted = runtime.db
           .select()
           .from(rateLimitWindows)

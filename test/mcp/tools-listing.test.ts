@@ -18,7 +18,7 @@ const CONTENT_FIELDS = [
   'status',
 ];
 
-/** DECISIONS.md, Brand profile: the update tool takes any subset of both field sets. */
+/** The brand profile update tool takes any subset of both field sets. */
 const BRAND_PROFILE_FIELDS = [
   'voice',
   'audience',
@@ -44,7 +44,7 @@ const BRAND_PROFILE_FIELDS = [
 
 const CAMPAIGN_FIELDS = ['name', 'description', 'posts_per_day', 'campaign_length_days', 'start_date', 'content_mix'];
 
-/** SPEC.md, Assistant tools: each tool takes its endpoint's argument names. */
+/** Each tool takes its endpoint's argument names. */
 const EXPECTED_ARGUMENTS: Record<string, { properties: string[]; required: string[] }> = {
   service_get_account: { properties: [], required: [] },
   service_get_brand_profile: { properties: [], required: [] },

@@ -147,7 +147,7 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
     expect(approved).toHaveLength(1);
     expect(approved[0].data).toEqual({ content: { id: item.id, object: 'content', status: 'approved' } });
 
-    // Approving an approved item fires the approved event again (SPEC.md, States).
+    // Approving an approved item fires the approved event again, by contract.
     await toolResult(bed.client, 'service_update_content', { id: item.id, status: 'approved' });
     expect(eventsOf(item.id, 'content.approved')).toHaveLength(2);
   });

@@ -6,7 +6,7 @@ import { toolError, toolResult } from '../helpers/tool-calls.ts';
 
 const env = { ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64') };
 
-/** service_list_webhooks (SPEC.md Assistant tools): GET /webhooks through the SDK client. */
+/** service_list_webhooks: GET /webhooks through the SDK client. */
 describe('MCP service_list_webhooks', () => {
   const bed = useMcpTestbed({ env });
 

@@ -6,7 +6,7 @@ import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, expectError } from '../helpers/rest-expect.ts';
 import { testRuntime } from '../helpers/runtime.ts';
 
-/** SPEC.md Authentication 3 and DECISIONS.md API keys: every row of the failure table, over real HTTP. */
+/** Authentication: every row of the failure table, checked in order, over real HTTP. */
 describe('REST authentication', () => {
   const bed = useRestTestbed({ env: baseEnv });
 

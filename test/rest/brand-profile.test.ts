@@ -9,7 +9,7 @@ import { baseEnv, expectError } from '../helpers/rest-expect.ts';
 const PATHS = ['/api/v1/brand-profile', '/api/v1/brand_profile'] as const;
 const PATH = PATHS[0];
 
-/** DECISIONS.md, Brand profile: a workspace that never set its profile reads strings null, lists [], tones 5. */
+/** A workspace that never set its profile reads strings null, lists [], tones 5. */
 const defaultsFor = (ws: TestWorkspace) => ({
   object: 'brand_profile',
   workspace_id: ws.workspace.id,
@@ -45,8 +45,8 @@ const urlOf = (length: number) => {
 };
 
 /**
- * Every limit of SPEC.md's two field sets (plus the item length and URL length of DECISIONS.md's
- * sane bounds), each as a value at the limit and one just past it.
+ * Every limit of the two field sets (plus our own item length and URL length bounds), each as a
+ * value at the limit and one just past it.
  */
 const LIMITS: Array<{ name: string; field: string; atLimit: unknown; over: unknown }> = [
   { name: 'voice 500 characters', field: 'voice', atLimit: chars(500), over: chars(501) },
@@ -113,7 +113,7 @@ const TYPE_ERRORS: Array<{ name: string; field: string; value: unknown }> = [
   { name: 'an object for a text field', field: 'hashtag_strategy', value: { use: 'few' } },
 ];
 
-/** The brand profile (SPEC.md, Brand profile; DECISIONS.md, Brand profile). */
+/** The brand profile: one resource for both field sets, at both paths. */
 describe('REST brand profile', () => {
   const bed = useRestTestbed({ env: baseEnv });
 

@@ -20,7 +20,7 @@ function sign(payload: unknown, secret = SECRET): string {
 }
 
 /**
- * The platform operators' callbacks (DECISIONS.md, Platforms and social accounts): form-encoded
+ * The platform operators' deauthorize and data-deletion callbacks: form-encoded
  * signed_request, verified with FACEBOOK_APP_SECRET; one social_account.disconnected per workspace.
  */
 describe('REST platform callbacks', () => {

@@ -23,7 +23,7 @@ const RESOURCE_KEYS = [
   'updated_at',
 ];
 
-/** SPEC.md Campaign, Campaign status values and Endpoints; DECISIONS.md, Campaigns and generation. */
+/** The campaign resource, its status values and endpoints, and the launch that starts generation. */
 describe('REST campaigns', () => {
   const bed = useRestTestbed({ env: baseEnv });
 

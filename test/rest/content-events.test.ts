@@ -4,7 +4,7 @@ import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, contentRow, eventsOf, expectError, forceStatus } from '../helpers/rest-expect.ts';
 
 /**
- * SPEC.md States and transitions plus Events: each content transition over REST and the outbox
+ * Each content transition over REST and the outbox
  * rows it writes (db/schema/events.ts), in the same transaction as the change.
  */
 describe('REST content: transitions and their events', () => {

@@ -19,7 +19,7 @@ const urls = (n: number) => Array.from({ length: n }, (_, i) => `https://cdn.exa
 const platforms = (n: number) => Array.from({ length: n }, (_, i) => `platform_${i}`);
 
 /**
- * SPEC.md Content fields and DECISIONS.md Content: each limit from both sides. One server and
+ * The content fields: each limit from both sides. One server and
  * workspace serve the whole file; no test depends on another's items.
  */
 describe('REST content: field rules', () => {

@@ -5,7 +5,7 @@ import { baseEnv } from '../helpers/rest-expect.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** The content endpoints on their happy paths (SPEC.md Endpoints, Content). */
+/** The content endpoints on their happy paths. */
 describe('REST content: happy paths', () => {
   const bed = useRestTestbed({ env: baseEnv });
 

@@ -14,7 +14,7 @@ import {
 } from '../helpers/rest-expect.ts';
 import { testRuntime } from '../helpers/runtime.ts';
 
-/** Every error code the REST door and the content core can produce (SPEC.md Errors, DECISIONS.md additions). */
+/** Every error code the REST door and the content core can produce (the contract's table and our additions). */
 describe('REST errors', () => {
   const bed = useRestTestbed({ env: baseEnv });
 
@@ -346,7 +346,7 @@ describe('REST errors', () => {
   });
 
   describe('GET /docs/errors', () => {
-    // Built from SPEC.md's table and DECISIONS.md's additions, not from the source, so a missing row fails.
+    // Written out from the contract's table and our additions, not from the source, so a missing row fails.
     const expected: Array<[string, number]> = [
       ['invalid_body', 400],
       ['no_updates', 400],

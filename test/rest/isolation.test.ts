@@ -5,7 +5,7 @@ import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, contentRow, eventsOf, expectError, forceStatus } from '../helpers/rest-expect.ts';
 
 /**
- * SPEC.md What the service does 6: every request is scoped to the key's workspace; another
+ * Every request is scoped to the key's workspace; another
  * workspace's item answers as not found, and nothing about it changes.
  */
 describe('REST content: cross-workspace isolation', () => {

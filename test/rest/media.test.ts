@@ -27,7 +27,7 @@ const RESOURCE_KEYS = [
   'width',
 ];
 
-/** POST /media_assets, the public file URL and GET /media-library (SPEC.md Other endpoints; README, Media). */
+/** POST /media_assets, the public file URL and GET /media-library (README, Media). */
 describe('REST media', () => {
   let runtime: TestRuntime;
   let server: TestServer;
@@ -105,7 +105,7 @@ describe('REST media', () => {
       });
     }
 
-    it('answers at /media_assets too, as SPEC.md writes it', async () => {
+    it("answers at /media_assets too, the contract's root address", async () => {
       const res = await upload(FIXTURES[0].bytes, 'a.png', { path: '/media_assets' });
       expect(res.status).toBe(201);
       expect(res.body.object).toBe('media_asset');

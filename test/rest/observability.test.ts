@@ -47,7 +47,7 @@ describe('request ids and logs', () => {
   });
   afterEach(() => server.close());
 
-  it('echoes a sane X-Request-Id on successes and generates one otherwise; failures carry none (SPEC.md, Errors)', async () => {
+  it('echoes a sane X-Request-Id on successes and generates one otherwise; failures carry none', async () => {
     const created = await call(server, 'POST', '/api/v1/content', {
       headers: { ...ws.headers, 'x-request-id': 'client-42.a:b/c+d=' },
       body: { caption: 'x' },

@@ -10,7 +10,7 @@ const newestFirst = (items: ContentResource[]) =>
     a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1,
   );
 
-/** SPEC.md Pagination and DECISIONS.md Pagination, over REST. */
+/** Pagination over REST: limit, the opaque (created_at, id) cursor, bad cursors, filters. */
 describe('REST content pagination', () => {
   const bed = useRestTestbed({ env: { ...baseEnv, RATE_LIMIT_READ: '100000', RATE_LIMIT_WRITE: '100000' } });
 

@@ -62,7 +62,7 @@ function stopProcess(child: ChildProcess): Promise<void> {
 }
 
 /**
- * DECISIONS.md Rate limits: the counters live in the database, so every process on one file shares
+ * Rate limits: the counters live in the database, so every process on one file shares
  * the workspace's budget. A real `serve` process and an in-process server share one database file.
  */
 describe('REST rate limits across two processes on one database file', () => {

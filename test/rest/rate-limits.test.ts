@@ -22,7 +22,7 @@ const limits = (res: Reply) => ({
   reset: Number(res.headers.get('x-ratelimit-reset')),
 });
 
-/** SPEC.md Limits (rate limits) and DECISIONS.md Rate limits, in one process. */
+/** Rate limits (per workspace, per bucket, fixed one-minute windows), in one process. */
 describe('REST rate limits', () => {
   let runtime: TestRuntime;
   let server: TestServer;
@@ -36,7 +36,7 @@ describe('REST rate limits', () => {
   const as = (ws: TestWorkspace, method: string, path: string, body?: unknown) =>
     call(server, method, path, { headers: ws.headers, body });
 
-  /** The 429 of SPEC.md Limits 2, not the error envelope, plus Retry-After. */
+  /** The contract's own 429 body, not the error envelope, plus Retry-After. */
   function expect429(res: Reply, retryAfter: number, limit: number): void {
     expect(res.status).toBe(429);
     expect(Object.keys(res.body).sort()).toEqual(['message', 'object', 'retry_after', 'type']);

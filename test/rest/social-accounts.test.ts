@@ -6,7 +6,7 @@ import { baseEnv, expectError } from '../helpers/rest-expect.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** GET /api/v1/social-accounts (SPEC.md Endpoints; DECISIONS.md, Platforms and social accounts). */
+/** GET /api/v1/social-accounts: the workspace's full set, newest first. */
 describe('REST social accounts', () => {
   const bed = useRestTestbed({ env: baseEnv });
 

@@ -31,7 +31,7 @@ const RESOURCE_KEYS = [
   'url',
 ];
 
-/** The subscription endpoints (SPEC.md Endpoints, Webhooks; DECISIONS.md, Events and Delivery). */
+/** The subscription endpoints: create, read, update, rotate and delete, event names, URL rules. */
 describe('REST webhooks', () => {
   const bed = useRestTestbed({ env });
 

@@ -8,7 +8,7 @@ import { newId, randomBase62, toBase62 } from '../ids.ts';
 import { isActiveStatus, toWorkspace, type Workspace } from './workspaces.ts';
 
 /**
- * Key format (DECISIONS.md, API keys): `np_live_` + 32 random base62 characters + a 6-character
+ * Key format: `np_live_` + 32 random base62 characters + a 6-character
  * checksum of them, so a mistyped key is refused without a database lookup.
  */
 export const API_KEY_PREFIX = 'np_live_';
@@ -68,7 +68,7 @@ export function bearerKey(header: string | undefined): string | null {
 }
 
 /**
- * Resolves an `Authorization` header to its workspace, checking in the order DECISIONS.md fixes:
+ * Resolves an `Authorization` header to its workspace, checking in a fixed order:
  * header and prefix, lookup (unknown and revoked look alike), expiry, subscription, plan access.
  * `planChecks: false` stops after the key checks: GET /me must answer an inactive or API-less
  * workspace, since the 402 and 403 errors tell the caller to read the plan there.

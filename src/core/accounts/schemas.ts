@@ -3,7 +3,7 @@ import { PLAN_NAMES } from '../../../db/plans.ts';
 import { dateTimeOutput } from '../dates.ts';
 import { PLAN_STATUSES } from './workspaces.ts';
 
-/** GET /api/v1/me (SPEC.md, Account; DECISIONS.md adds workspace_id, name and usage). */
+/** GET /api/v1/me: the contract's account fields, plus workspace_id, name and usage of our own. */
 export const AccountResource = z
   .object({
     object: z.literal('account'),

@@ -2,7 +2,7 @@ import { and, count, eq, gte, lt, sql } from 'drizzle-orm';
 import { preparedStatements, type Db } from '../../../db/client.ts';
 import { content, usagePeriods } from '../../../db/schema/index.ts';
 
-/** Usage resets each UTC calendar month (DECISIONS.md, Account). */
+/** Usage resets each UTC calendar month. */
 export function usagePeriod(now: Date): { start: Date; end: Date } {
   const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));

@@ -108,7 +108,7 @@ export const getAnalyticsOverview = defineOperation({
   buckets: ['read'],
   input: AnalyticsOverviewInput,
   run({ db, workspace, clock }, input): AnalyticsOverview {
-    // DECISIONS.md: silently capped at the plan's history; today is always shown.
+    // Silently capped at the plan's analytics_history_days (no error); today is always shown.
     const days = Math.max(1, Math.min(input.days, workspace.features.analytics_history_days));
     const now = clock.now();
     const today = Math.floor(now.getTime() / DAY_MS);

@@ -6,7 +6,7 @@ const counts = {
   failed: z.int().min(0),
 };
 
-/** GET /api/v1/analytics/overview (DECISIONS.md, Account, plans, quotas). */
+/** GET /api/v1/analytics/overview: item counts in totals and daily, per-platform outcomes in platforms. */
 export const AnalyticsOverviewResource = z
   .object({
     object: z.literal('analytics_overview'),

@@ -41,7 +41,7 @@ const statements = preparedStatements((db) => ({
 }));
 
 /**
- * DECISIONS.md, Brand profile: a value of the wrong kind is 400 `invalid_body`; a value of the
+ * Brand profile errors: a value of the wrong kind is 400 `invalid_body`; a value of the
  * right kind that breaks a length, count or range limit is 422 `unprocessable_entity`. Only
  * `too_big` and `too_small` are limits. A malformed URL or colour is the wrong kind of string
  * (zod's `invalid_format`), so it is 400 like any other type error. When a body has both kinds,

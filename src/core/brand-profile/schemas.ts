@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { dateTimeOutput } from '../dates.ts';
 
-/** The neutral midpoint every tone starts at (DECISIONS.md, Brand profile). */
+/** The neutral midpoint every tone starts at, and what GET shows until a tone is set. */
 export const DEFAULT_TONE = 5;
 
 export const MAX_WEBSITE_URL_LENGTH = 2048;
-/** SPEC.md gives vocabulary and forbidden_words a count only; an item is a word or short phrase. */
+/** The contract gives vocabulary and forbidden_words a count only; an item is a word or short phrase. */
 export const MAX_WORD_LENGTH = 100;
 
 /** A free-text field that can be cleared with null. */
@@ -38,7 +38,7 @@ const tone = (scale: string) =>
     .describe(`${scale}, a whole number; ${DEFAULT_TONE} until set.`);
 
 /**
- * A colour as CSS hex, `#rgb` or `#rrggbb`, stored as sent. SPEC.md gives no format; hex is what
+ * A colour as CSS hex, `#rgb` or `#rrggbb`, stored as sent. The contract gives no format; hex is what
  * both a designer and a generator can use without guessing (a name such as "teal" is refused).
  */
 const color = (which: string) =>
@@ -49,8 +49,8 @@ const color = (which: string) =>
     .describe(`${which}: a hex colour, #rgb or #rrggbb (such as #1a73e8); null clears it.`);
 
 /**
- * Both field sets of SPEC.md's brand profile, with their limits, every field optional: a PATCH (and
- * service_update_brand_profile) sends only what changes (DECISIONS.md, Brand profile). Unknown
+ * Both field sets of the brand profile, with their limits, every field optional: a PATCH (and
+ * service_update_brand_profile) sends only what changes, from either set. Unknown
  * fields are stripped, as on the other PATCH routes; a body left with no field is `no_updates`.
  */
 export const UpdateBrandProfileInput = z.object({

@@ -8,7 +8,7 @@ export type BrandProfileResource = z.output<typeof BrandProfileResourceSchema>;
 export type BrandProfileRow = typeof brandProfiles.$inferSelect;
 
 /**
- * The profile of a workspace that never set one (DECISIONS.md, Brand profile): strings null, lists
+ * The profile of a workspace that never set one: strings null, lists
  * empty, tones at the midpoint. Also the base a first PATCH is written over.
  */
 export function defaultBrandProfileRow(workspaceId: string, updatedAt: Date): BrandProfileRow {
@@ -38,7 +38,7 @@ export function defaultBrandProfileRow(workspaceId: string, updatedAt: Date): Br
   };
 }
 
-/** The brand profile resource: both field sets of SPEC.md in one object, as GET and PATCH answer it. */
+/** The brand profile resource: both field sets (Set A and Set B) in one object, as GET and PATCH answer it. */
 export function toBrandProfileResource(row: BrandProfileRow): BrandProfileResource {
   return {
     object: 'brand_profile' as const,

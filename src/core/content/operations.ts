@@ -79,7 +79,7 @@ export function storedContentRow(row: NewContentRow): ContentRow {
   };
 }
 
-/** Archived items are final and items mid-publish belong to the publishing run (DECISIONS.md, Content). */
+/** Archived items are final and items mid-publish belong to the publishing run: both are `invalid_state`. */
 function assertChangeable(row: ContentRow, action: string): void {
   if (row.status === 'archived') {
     throw new ServiceError('invalid_state', `The item is archived; it cannot be ${action}. Archiving is final.`);
@@ -219,7 +219,7 @@ export const updateContent = defineOperation({
         .get();
       const resource = toContentResource(next);
       recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.updated', data: { content: resource }, at: now });
-      // SPEC.md: a PATCH to approved emits the approved event, even when the item already was.
+      // By contract a PATCH to approved emits the approved event, even when the item already was.
       if (fields.status === 'approved') {
         recordEvent(db, {
           workspaceId: ctx.workspace.id,

@@ -9,7 +9,7 @@ export type ContentRow = typeof content.$inferSelect;
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
 
-/** The content resource as every door returns it (SPEC.md fields plus DECISIONS.md's two extras). */
+/** The content resource as every door returns it: the contract's fields plus publish_queued and publish_results. */
 export function toContentResource(row: ContentRow): ContentResource {
   // An item never changed since its creation has one instant twice: formatted once (~0.5 µs each,
   // on every generated post's event).

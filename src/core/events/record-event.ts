@@ -2,7 +2,7 @@ import { insertRow, type Db, type SerializedJson } from '../../../db/client.ts';
 import { events } from '../../../db/schema/index.ts';
 import { prefixedId } from '../ids.ts';
 
-/** The eleven subscribable names (DECISIONS.md, Events); three are reserved and never emitted. */
+/** The eleven subscribable names; three are reserved: accepted in subscriptions, never emitted. */
 export const EVENT_TYPES = [
   'content.created',
   'content.updated',

@@ -9,7 +9,7 @@ import { toMediaAssetResource, type MediaAssetResource, type MediaAssetRow } fro
 
 /**
  * POST /media_assets, once the file is on disk (see receive.ts): records the asset. Takes from the
- * write and the media buckets (DECISIONS.md, Rate limits: a request consumes every bucket it belongs to).
+ * write and the media buckets (a request consumes every rate-limit bucket it belongs to).
  */
 export const createMediaAsset = defineOperation({
   name: 'createMediaAsset',

@@ -23,7 +23,7 @@ export const mediaPath = (row: Pick<MediaAssetRow, 'storageKey' | 'mimeType'>): 
 
 export const extensionOf = (mimeType: string): string | undefined => EXTENSIONS[mimeType];
 
-/** The media asset resource (DECISIONS.md / README, Media). `url` is absolute and public. */
+/** The media asset resource. `url` is absolute and public. */
 export function toMediaAssetResource(row: MediaAssetRow, publicBaseUrl: string): MediaAssetResource {
   return {
     id: row.id,

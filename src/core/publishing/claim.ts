@@ -40,7 +40,7 @@ const LEASE_EXPIRED = sql`${content.status} = 'publishing' and ${content.leaseEx
  * is reserved at claim time (published plus in flight), so concurrent runs never overshoot it: an
  * item past the quota is finished as failed on every platform at once, and one that fits only if
  * an item in flight fails waits for that outcome. An item that came due by its schedule (status
- * `scheduled`) takes one from the workspace's publish bucket (DECISIONS.md, Rate limits); when the
+ * `scheduled`) takes one from the workspace's publish bucket, as a publish request would; when the
  * bucket is empty it stays queued for the next window. Items POST …/publish queued for now
  * (status `approved`) took theirs at the request.
  */

@@ -20,7 +20,7 @@ export interface PublishTarget {
 /** A platform's definite answer. Anything else (a throw, a timeout) leaves the outcome unknown. */
 export type PublishOutcome = { status: 'published'; platformPostId: string } | { status: 'rejected'; error: string };
 
-/** One interface for every platform (DECISIONS.md, Platforms and social accounts). */
+/** One interface for every platform, so the publishing run treats them all alike. */
 export interface PlatformConnector {
   platform: Platform;
   /** The platform's own rules: why it would refuse the post, or null. Runs before any attempt is recorded. */

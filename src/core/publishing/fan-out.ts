@@ -19,7 +19,7 @@ interface PlatformCall {
 export type FanOutResult = 'published' | 'failed' | 'lease_lost';
 
 /**
- * Publishes one claimed item to every target platform (DECISIONS.md, Publish). Three steps, each
+ * Publishes one claimed item to every target platform. Three steps, each
  * committed before the next: (1) decide every platform and record each attempt, as `pending` for
  * the platforms about to be called (so a crash leaves a trace) or `rejected` for those refused
  * here; (2) call the platforms at once, with a deadline, recording each answer as it comes;

@@ -12,7 +12,7 @@ import { contentStub, type ContentRow } from '../content/serialize.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
 
-/** DECISIONS.md, Publish: what an attempt whose outcome nobody saw is reported as. */
+/** What an attempt whose outcome nobody saw is reported as; it is never retried blindly. */
 export const UNKNOWN_OUTCOME = 'outcome unknown: check the platform before publishing again';
 
 export type AttemptRow = typeof publishAttempts.$inferSelect;
@@ -81,7 +81,7 @@ export function attemptsOf(db: Db, runId: string): AttemptRow[] {
 }
 
 /**
- * Ends a run from its recorded attempts (SPEC.md, States and transitions): at least one platform
+ * Ends a run from its recorded attempts: at least one platform
  * accepted → `published` with `published_at` and `content.published`; every platform rejected →
  * back to `approved`, no longer queued, and `content.publish_failed` (entries without
  * `platform_post_id`). Either way `publish_results` holds each platform's outcome and the lease is

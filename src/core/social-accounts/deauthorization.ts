@@ -9,7 +9,7 @@ import { randomBase62 } from '../ids.ts';
 import type { SocialAccountRow } from './serialize.ts';
 
 /**
- * The platform operators' callbacks (DECISIONS.md, Platforms and social accounts), in Meta's format:
+ * The platform operators' deauthorize and data-deletion callbacks, in Meta's format:
  * a form field `signed_request` = base64url(HMAC-SHA256 signature) `.` base64url(JSON payload), the
  * HMAC taken over the payload part as sent, keyed with the app secret of `<PLATFORM>_APP_SECRET`.
  */

@@ -12,7 +12,7 @@ import type { ListEnvelope } from '../pagination.ts';
 import { toSocialAccountResource, type SocialAccountResource, type SocialAccountRow } from './serialize.ts';
 
 /**
- * GET /social-accounts: the workspace's full set, active and inactive (SPEC.md: "full set"), newest
+ * GET /social-accounts: the workspace's full set (as the contract says), active and inactive, newest
  * first. Not paginated: platforms_limit keeps it small, so the envelope never has more.
  */
 export const listSocialAccounts = defineOperation({
@@ -86,7 +86,7 @@ export const randomPlatformUserId = (): string =>
  * `created_at`). Without a platform user id, an account of the workspace with the same platform and
  * username (case-insensitive) is taken to be the same one; otherwise a random id is made up.
  * `platforms_limit` caps the active accounts of the workspace (all platforms together). No event:
- * `social_account.connected` is reserved and never emitted (DECISIONS.md, Events).
+ * `social_account.connected` is reserved: accepted in subscriptions, never emitted.
  */
 export function connectSocialAccount(runtime: Runtime, input: ConnectSocialAccountInput): SocialAccountResource {
   const parsed = ConnectInput.safeParse({
@@ -163,7 +163,7 @@ export function connectSocialAccount(runtime: Runtime, input: ConnectSocialAccou
 
 /**
  * The dashboard's disconnect: the row stays, inactive, so the list still shows it and a reconnect
- * reuses it. No event: SPEC.md emits the disconnection event only from the platforms' callbacks.
+ * reuses it. No event: the disconnection event comes only from the platforms' callbacks.
  */
 export function disconnectSocialAccount(runtime: Runtime, id: string): SocialAccountResource {
   const row = runtime.db

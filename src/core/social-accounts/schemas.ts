@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PLATFORMS } from '../../../db/schema/index.ts';
 import { dateTimeOutput } from '../dates.ts';
 
-/** The social account resource (DECISIONS.md, Platforms and social accounts). */
+/** The social account resource. */
 export const SocialAccountResource = z
   .object({
     id: z.uuid(),

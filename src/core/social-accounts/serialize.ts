@@ -7,7 +7,7 @@ export type SocialAccountResource = z.output<typeof SocialAccountResourceSchema>
 
 export type SocialAccountRow = typeof socialAccounts.$inferSelect;
 
-/** The social account resource as every door returns it (DECISIONS.md, Platforms and social accounts). */
+/** The social account resource as every door returns it. */
 export function toSocialAccountResource(row: SocialAccountRow): SocialAccountResource {
   return {
     id: row.id,

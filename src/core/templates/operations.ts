@@ -38,7 +38,7 @@ export const listTemplates = defineOperation({
 });
 
 /**
- * The structures a campaign's posts may follow (DECISIONS.md: the generator draws on the templates'
+ * The structures a campaign's posts may follow (the generator draws on the templates'
  * structures): the library's templates of the given content types, those of the brand's industry
  * first when it names one of their niches, most engaging first; each as "hook / body / call to
  * action", the form the built-in generator reads.

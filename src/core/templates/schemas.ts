@@ -9,7 +9,7 @@ export const NICHE_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const NICHE_MAX = 40;
 
 /**
- * GET /templates: SPEC.md names limit and cursor; the three filters are ours. The platform filter is
+ * GET /templates: the contract names limit and cursor; the three filters are ours. The platform filter is
  * named `source_platform`, like the field it matches (no `platform` alias: one name per thing). An
  * unknown platform or content type is refused (400, as the content list's filters are); a niche is
  * free text, so one that no template carries simply matches nothing.
@@ -118,7 +118,7 @@ export const TemplateEntries = z
     });
   });
 
-/** The template resource: an approved entry of the shared library (SPEC.md, Other resources). */
+/** The template resource: an approved entry of the shared library. */
 export const TemplateResource = z
   .object({
     id: z.uuid(),

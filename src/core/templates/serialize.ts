@@ -7,7 +7,7 @@ export type TemplateResource = z.output<typeof TemplateResourceSchema>;
 
 export type TemplateRow = typeof templates.$inferSelect;
 
-/** The template resource: an approved entry of the shared library (SPEC.md, Other resources). */
+/** The template resource: an approved entry of the shared library. */
 export function toTemplateResource(row: TemplateRow): TemplateResource {
   return {
     id: row.id,

@@ -5,8 +5,8 @@ import type { Runtime } from '../../core/context.ts';
 import { operationEndpoint, routerFor } from '../endpoints.ts';
 
 /**
- * SPEC.md writes the path both ways (`/brand-profile` for the tools, `/brand_profile` for the
- * resource); DECISIONS.md serves the one resource at both, with both methods on each.
+ * The contract writes the path both ways (`/brand-profile` for the tools, `/brand_profile` for the
+ * resource); the one resource is served at both, with both methods on each.
  */
 export const brandProfileEndpoints = ['/brand-profile', '/brand_profile'].flatMap((path) => [
   operationEndpoint({

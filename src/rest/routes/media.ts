@@ -33,7 +33,7 @@ const uploadEndpoint = (path: string) =>
   operationEndpoint({
     method: 'post',
     path,
-    summary: path.startsWith('/api/v1') ? 'Upload a media file' : 'Upload a media file (SPEC.md address)',
+    summary: path.startsWith('/api/v1') ? 'Upload a media file' : 'Upload a media file (root address)',
     description:
       'Multipart form: the file in a field named file, tags in repeated or comma-separated tags fields. The type is taken from ' +
       'the bytes (JPEG, PNG, WebP, GIF, MP4, QuickTime, WebM).',

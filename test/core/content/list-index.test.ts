@@ -15,7 +15,7 @@ interface Captured {
 }
 
 /**
- * ARCHITECTURE.md / db/schema/content.ts: every list page walks an index in order. The SQL is the
+ * db/schema/content.ts: every list page walks an index in order. The SQL is the
  * one drizzle actually sends for listContent, captured through a logger on the same connection, and
  * SQLite's plan for it must search an index on content and sort nothing in a temporary B-tree.
  */

@@ -26,7 +26,7 @@ const validateOn = (platform: Platform, source: PostSource) =>
 const tags = (count: number, prefix = 'tag') => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
 
 describe('sandbox connector rules', () => {
-  it("keeps one row of limits per platform: DECISIONS.md's text, hashtag and media-required rules, and the media caps the README lists", () => {
+  it('keeps one row of limits per platform: the text, hashtag and media-required rules, and the media caps the README lists', () => {
     expect(PLATFORM_RULES).toEqual({
       twitter: { maxText: 280, textMeasure: 'x-weighted', maxMedia: 4, mediaRequired: false, maxHashtags: null },
       linkedin: { maxText: 3000, textMeasure: 'code-points', maxMedia: 20, mediaRequired: false, maxHashtags: null },

@@ -27,7 +27,7 @@ import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 const IMAGE = 'https://cdn.example.com/one.jpg';
 const IMAGE2 = 'https://cdn.example.com/two.jpg';
 
-/** SPEC.md States and transitions, Events; DECISIONS.md Publish: the run, driven by a manual clock. */
+/** The publishing run: its transitions, events and crash safety, driven by a manual clock. */
 describe('publishing run', () => {
   let runtime: TestRuntime;
   let ws: TestWorkspace;
