@@ -8,6 +8,7 @@ import { dateTimeInput } from '../core/dates.ts';
 import { fieldError, ServiceError } from '../core/errors.ts';
 import { connectSocialAccount, disconnectSocialAccount } from '../core/social-accounts/operations.ts';
 import { importTemplates } from '../core/templates/seed.ts';
+import { backupDatabase } from './backup.ts';
 
 /** The dashboard's stand-in: account administration from the shell, with --json for scripts. */
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
@@ -22,7 +23,10 @@ Commands:
                   [--platform-user-id ID] [--display-name D]
   disconnect-account --id A
   import-templates <file.json>    add or update shared templates from a JSON array of entries
-                                  (the template resource without "object"; matched by id)`;
+                                  (the template resource without "object"; matched by id)
+  backup --to FILE                an online, consistent copy of the database, taken while the service
+                                  runs; FILE must not exist. Media files (MEDIA_DIR) and the encryption
+                                  key (ENCRYPTION_KEY, or DATA_DIR/encryption.key) are not in it: keep them too`;
 
 const OPTIONS = {
   name: { type: 'string' },
@@ -36,13 +40,17 @@ const OPTIONS = {
   'platform-user-id': { type: 'string' },
   'display-name': { type: 'string' },
   id: { type: 'string' },
+  to: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-function required(values: Values, name: 'name' | 'workspace' | 'key-id' | 'platform' | 'username' | 'id'): string {
+function required(
+  values: Values,
+  name: 'name' | 'workspace' | 'key-id' | 'platform' | 'username' | 'id' | 'to',
+): string {
   const value = values[name];
   if (!value) throw fieldError(name, `--${name} is required.`);
   return value;
@@ -64,12 +72,12 @@ function readJsonFile(path: string | undefined): unknown {
   }
 }
 
-function run(
+async function run(
   runtime: Runtime,
   command: string | undefined,
   values: Values,
   args: string[],
-): { json: unknown; text: string } {
+): Promise<{ json: unknown; text: string }> {
   switch (command) {
     case 'create-workspace': {
       const { workspace, apiKey } = createWorkspace(runtime, {
@@ -156,13 +164,20 @@ function run(
       const counts = importTemplates(runtime.db, readJsonFile(args[0]), runtime.clock.now());
       return { json: counts, text: `Imported templates: ${counts.inserted} inserted, ${counts.updated} updated.` };
     }
+    case 'backup': {
+      const { file, bytes } = await backupDatabase(runtime.db, required(values, 'to'));
+      return {
+        json: { file, size_bytes: bytes },
+        text: `Backed up the database to ${file} (${bytes} bytes).`,
+      };
+    }
     default:
       throw new ServiceError('invalid_body', command ? `Unknown command ${command}.\n\n${USAGE}` : USAGE);
   }
 }
 
-/** Runs one admin command; returns the process exit code. */
-export function runAdmin(runtime: Runtime, argv: string[]): number {
+/** Runs one admin command; resolves with the process exit code. */
+export async function runAdmin(runtime: Runtime, argv: string[]): Promise<number> {
   let values: Values;
   let positionals: string[];
   try {
@@ -178,7 +193,7 @@ export function runAdmin(runtime: Runtime, argv: string[]): number {
     return 0;
   }
   try {
-    const { json, text } = run(runtime, positionals[0], values, positionals.slice(1));
+    const { json, text } = await run(runtime, positionals[0], values, positionals.slice(1));
     console.log(values.json ? JSON.stringify(json) : text);
     return 0;
   } catch (error) {

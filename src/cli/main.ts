@@ -43,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
       const config = loadConfig();
       const runtime = openRuntime({ config, log: createLogger({ level: config.logLevel, destination: 2 }) });
       try {
-        return runAdmin(runtime, rest);
+        return await runAdmin(runtime, rest);
       } finally {
         runtime.db.$client.close();
       }
@@ -88,18 +88,17 @@ async function serve(): Promise<void> {
   // /mcp settles its tools when the app is built, after listening; a bad selection must stop
   // start-up before a port is taken or a first API key is shown.
   exposedTools(opened.config.mcpTools);
+  const server = createServer();
+  const { host, port } = opened.config;
+  await listenOrExplain(server, port, host);
+  // Only once the port is ours: a start that cannot listen must leave the first start's key to the
+  // next one, not print a key for a server that never ran.
   const created = ensureDefaultWorkspace(opened);
   if (created) {
-    // Plain lines, not JSON: a person reads the key off the terminal on the first start (README).
+    // Plain lines, not JSON: a person reads the key off the terminal on the first start (docs/operations.md).
     console.log(`Created workspace "${created.workspace.name}" (${created.workspace.id}).`);
     console.log(`API key (shown once, keep it safe): ${created.apiKey}`);
   }
-  const server = createServer();
-  const { host, port } = opened.config;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
   const actualPort = (server.address() as AddressInfo).port;
   // PORT=0 picks a free port: the derived public URL (docs_url, the allowed /mcp origin) must name it.
   const config = actualPort === port ? opened.config : loadConfig({ ...process.env, PORT: String(actualPort) });
@@ -115,6 +114,26 @@ async function serve(): Promise<void> {
   );
   // Out now rather than with the next buffer: whoever started the process waits for this line.
   runtime.log.flush();
+}
+
+/**
+ * Listens, or fails with one plain line naming the setting to change (main prints an error's message
+ * alone): a port in use or not allowed is the operator's to fix, not a crash to debug.
+ */
+async function listenOrExplain(server: Server, port: number, host: string): Promise<void> {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+  } catch (error) {
+    const explained = {
+      EADDRINUSE: `Port ${port} is already in use: set PORT to a free port.`,
+      EACCES: `Port ${port} needs privileges this process lacks: set PORT to 1024 or above.`,
+      EADDRNOTAVAIL: `Host ${host} is not an address of this machine: set HOST to one of its addresses.`,
+    }[(error as NodeJS.ErrnoException).code ?? ''];
+    throw explained ? new Error(explained, { cause: error }) : error;
+  }
 }
 
 async function serveStdio(): Promise<void> {

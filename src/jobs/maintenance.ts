@@ -1,6 +1,7 @@
 import { Cron } from 'croner';
 import type { Runtime } from '../core/context.ts';
 import { pruneIdempotencyKeys } from '../core/idempotency.ts';
+import { sweepOrphanMedia } from '../core/media/orphans.ts';
 import { pruneRateLimitWindows } from '../core/rate-limits.ts';
 import { expireStaleDeliveries } from '../core/webhooks/delivery.ts';
 
@@ -30,5 +31,27 @@ export function startMaintenance(runtime: Runtime): { stop(): void } {
       runtime.log.error({ err: error }, 'Maintenance failed');
     }
   });
-  return { stop: () => job.stop() };
+  // Hourly, not with the rest each minute: a scan of the whole media directory is the costly part, and
+  // an orphan is only a little disk held a while longer (at most two hours after the crash).
+  const mediaSweep = new Cron('0 17 * * * *', { protect: true, unref: true }, async () => {
+    await sweepMedia(runtime);
+  });
+  return {
+    stop: () => {
+      job.stop();
+      mediaSweep.stop();
+    },
+  };
+}
+
+/** Media files left without a row by a crash (orphans.ts); a failure is logged and retried next hour. */
+export async function sweepMedia(runtime: Runtime): Promise<number> {
+  try {
+    const removed = await sweepOrphanMedia(runtime);
+    if (removed > 0) runtime.log.info({ files: removed }, `Removed ${removed} media file(s) that no media asset names`);
+    return removed;
+  } catch (error) {
+    runtime.log.error({ err: error }, 'Sweeping orphan media files failed');
+    return 0;
+  }
 }

@@ -11,7 +11,7 @@ import { runEntry, tempDataDir } from '../helpers/subprocess.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** connect-account and disconnect-account: the dashboard's stand-in for connecting social accounts. */
-describe('admin CLI: social accounts (in process)', () => {
+describe('admin CLI: social accounts (in process)', async () => {
   let runtime: TestRuntime;
   let ws: TestWorkspace;
   let out: string[];
@@ -27,15 +27,15 @@ describe('admin CLI: social accounts (in process)', () => {
   afterEach(() => vi.restoreAllMocks());
 
   const admin = (...args: string[]) => runAdmin(runtime, args);
-  const json = (...args: string[]) => {
-    const code = admin(...args, '--json');
+  const json = async (...args: string[]) => {
+    const code = await admin(...args, '--json');
     const body = JSON.parse(out.at(-1)!);
     return { code, body };
   };
   const rows = () => runtime.db.select().from(socialAccounts).all();
 
-  it('connect-account connects with every option and answers {social_account_id}', () => {
-    const { code, body } = json(
+  it('connect-account connects with every option and answers {social_account_id}', async () => {
+    const { code, body } = await json(
       'connect-account',
       '--workspace',
       ws.workspace.id,
@@ -63,18 +63,18 @@ describe('admin CLI: social accounts (in process)', () => {
     ]);
   });
 
-  it('text mode prints a readable line', () => {
+  it('text mode prints a readable line', async () => {
     expect(
-      admin('connect-account', '--workspace', ws.workspace.id, '--platform', 'twitter', '--username', 'acme'),
+      await admin('connect-account', '--workspace', ws.workspace.id, '--platform', 'twitter', '--username', 'acme'),
     ).toBe(0);
     const [row] = rows();
     expect(out).toEqual([`Connected twitter account @acme (platform user ${row.platformUserId}) as ${row.id}.`]);
-    expect(admin('disconnect-account', '--id', row.id)).toBe(0);
+    expect(await admin('disconnect-account', '--id', row.id)).toBe(0);
     expect(out[1]).toMatch(/^Disconnected twitter account @acme/);
   });
 
-  it('disconnect-account marks the account inactive and answers {social_account_id, is_active:false}', () => {
-    const { body: connected } = json(
+  it('disconnect-account marks the account inactive and answers {social_account_id, is_active:false}', async () => {
+    const { body: connected } = await json(
       'connect-account',
       '--workspace',
       ws.workspace.id,
@@ -83,14 +83,14 @@ describe('admin CLI: social accounts (in process)', () => {
       '--username',
       'acme',
     );
-    const { code, body } = json('disconnect-account', '--id', connected.social_account_id);
+    const { code, body } = await json('disconnect-account', '--id', connected.social_account_id);
     expect(code).toBe(0);
     expect(body).toEqual({ social_account_id: connected.social_account_id, is_active: false });
     expect(rows()[0].isActive).toBe(false);
   });
 
-  it('refuses an unknown platform (naming the known ones), a missing option, past the plan limit, and unknown ids', () => {
-    const unknown = json(
+  it('refuses an unknown platform (naming the known ones), a missing option, past the plan limit, and unknown ids', async () => {
+    const unknown = await json(
       'connect-account',
       '--workspace',
       ws.workspace.id,
@@ -103,22 +103,30 @@ describe('admin CLI: social accounts (in process)', () => {
     expect(unknown.body.error.code).toBe('invalid_body');
     expect(unknown.body.error.message).toMatch(/myspace.*twitter, linkedin, instagram, facebook, tiktok/);
 
-    const missing = json('connect-account', '--workspace', ws.workspace.id, '--platform', 'twitter');
+    const missing = await json('connect-account', '--workspace', ws.workspace.id, '--platform', 'twitter');
     expect(missing.code).toBe(1);
     expect(missing.body.error.message).toContain('--username');
 
     // The free plan allows two active accounts.
     expect(
-      json('connect-account', '--workspace', ws.workspace.id, '--platform', 'twitter', '--username', 'a').code,
+      (await json('connect-account', '--workspace', ws.workspace.id, '--platform', 'twitter', '--username', 'a')).code,
     ).toBe(0);
     expect(
-      json('connect-account', '--workspace', ws.workspace.id, '--platform', 'facebook', '--username', 'a').code,
+      (await json('connect-account', '--workspace', ws.workspace.id, '--platform', 'facebook', '--username', 'a')).code,
     ).toBe(0);
-    const over = json('connect-account', '--workspace', ws.workspace.id, '--platform', 'tiktok', '--username', 'a');
+    const over = await json(
+      'connect-account',
+      '--workspace',
+      ws.workspace.id,
+      '--platform',
+      'tiktok',
+      '--username',
+      'a',
+    );
     expect(over.code).toBe(1);
     expect(over.body.error.code).toBe('quota_exceeded');
 
-    const noWorkspace = json(
+    const noWorkspace = await json(
       'connect-account',
       '--workspace',
       '00000000-0000-4000-8000-000000000000',
@@ -128,21 +136,21 @@ describe('admin CLI: social accounts (in process)', () => {
       'a',
     );
     expect(noWorkspace.body.error.code).toBe('not_found');
-    const noAccount = json('disconnect-account', '--id', '00000000-0000-4000-8000-000000000000');
+    const noAccount = await json('disconnect-account', '--id', '00000000-0000-4000-8000-000000000000');
     expect(noAccount.code).toBe(1);
     expect(noAccount.body.error.code).toBe('not_found');
-    expect(json('disconnect-account').body.error.message).toContain('--id');
+    expect((await json('disconnect-account')).body.error.message).toContain('--id');
     expect(rows()).toHaveLength(2);
   });
 
-  it('lists both commands in the usage', () => {
-    expect(admin('--help')).toBe(0);
+  it('lists both commands in the usage', async () => {
+    expect(await admin('--help')).toBe(0);
     expect(out[0]).toContain('connect-account --workspace W --platform');
     expect(out[0]).toContain('disconnect-account --id A');
   });
 });
 
-describe('admin CLI: social accounts (subprocess)', () => {
+describe('admin CLI: social accounts (subprocess)', async () => {
   const data = tempDataDir('admin-accounts');
   afterAll(() => data.remove());
 

@@ -1,5 +1,7 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
+import { runEntry, startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
 
 const SLOW = 90_000;
 const KEY_LINE = /API key \(shown once[^\n]*?(np_live_[0-9A-Za-z]+)/;
@@ -46,6 +48,44 @@ describe('serve bootstrap (subprocess)', () => {
       const again = await fetch(`${secondUrl}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
       expect(again.status).toBe(200);
       expect(await second.stop()).toBe(0);
+    },
+    SLOW,
+  );
+});
+
+/** A first start that cannot listen must not spend the key: the next start that listens shows it. */
+describe('serve on a port already taken (subprocess)', () => {
+  const data = tempDataDir('serve-port-taken');
+  const running: RunningProcess[] = [];
+  afterAll(async () => {
+    for (const proc of running) await proc.stop();
+    data.remove();
+  });
+
+  it(
+    'exits non-zero with one plain line naming PORT, and the next start on a free port prints the key',
+    async () => {
+      const taken = createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const port = (taken.address() as AddressInfo).port;
+      try {
+        const failed = await runEntry(['serve'], { DATA_DIR: data.dir, PORT: String(port), HOST: '127.0.0.1' }, 45_000);
+        expect(failed.code, failed.stdout + failed.stderr).not.toBe(0);
+        expect(failed.signal).toBeNull();
+        expect(failed.stderr.trim()).toBe(`Port ${port} is already in use: set PORT to a free port.`);
+        expect(failed.stdout).not.toMatch(/API key|np_live_|Created workspace/);
+      } finally {
+        await new Promise((resolve) => taken.close(resolve));
+      }
+
+      const next = startEntry(['serve'], { DATA_DIR: data.dir, PORT: '0', HOST: '127.0.0.1' });
+      running.push(next);
+      const [, url] = await next.waitForOutput(LISTENING, 45_000);
+      const key = next.stdout().match(KEY_LINE)?.[1];
+      expect(key, next.stdout()).toMatch(/^np_live_[0-9A-Za-z]{32,}$/);
+      const me = await fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+      expect(me.status).toBe(200);
+      expect(await next.stop()).toBe(0);
     },
     SLOW,
   );

@@ -2,7 +2,7 @@ import { asc, count, eq } from 'drizzle-orm';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { campaigns, content } from '../../db/schema/index.ts';
-import { apportionContentTypes } from '../../src/core/campaigns/generation.ts';
+import { apportionContentTypes } from '../../src/core/campaigns/calendar.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { makeCampaign, makeWorkspace } from '../helpers/factories.ts';
 import { testRuntime, TEST_ENCRYPTION_KEY } from '../helpers/runtime.ts';

@@ -9,7 +9,7 @@ import { eq } from 'drizzle-orm';
 import { content } from '../../db/schema/index.ts';
 import { batchWriter, type BatchPlan, type WrittenSlot } from '../../src/core/campaigns/generation.ts';
 import { draftProblems, type BrandBrief, type GenerationRequest } from '../../src/core/campaigns/generator.ts';
-import { builtinGenerator } from '../../src/core/campaigns/generators/builtin.ts';
+import { builtinGenerator } from '../../src/core/campaigns/generators/builtin/index.ts';
 import { generatorsFor } from '../../src/core/campaigns/generators/index.ts';
 import type { AiConfig } from '../../src/core/campaigns/generators/openai.ts';
 import { loadConfig } from '../../src/core/config.ts';

@@ -7,6 +7,8 @@ export const DEFAULT_TONE = 5;
 export const MAX_WEBSITE_URL_LENGTH = 2048;
 /** The contract gives vocabulary and forbidden_words a count only; an item is a word or short phrase. */
 export const MAX_WORD_LENGTH = 100;
+/** A topic to lean into or avoid: a few words. */
+export const MAX_TOPIC_PHRASE_LENGTH = 100;
 
 /** A free-text field that can be cleared with null. */
 const text = (max: number, what: string) =>
@@ -57,8 +59,8 @@ export const UpdateBrandProfileInput = z.object({
   // Set A
   voice: text(500, 'How the brand sounds (voice)').optional(),
   audience: text(500, 'Who the brand writes for (audience)').optional(),
-  topics_to_lean_into: list(50, 100, 'Topics the posts should favour').optional(),
-  topics_to_avoid: list(50, 100, 'Topics the posts must never touch').optional(),
+  topics_to_lean_into: list(50, MAX_TOPIC_PHRASE_LENGTH, 'Topics the posts should favour').optional(),
+  topics_to_avoid: list(50, MAX_TOPIC_PHRASE_LENGTH, 'Topics the posts must never touch').optional(),
   style_notes: text(2000, 'Style notes (format, emoji, punctuation habits)').optional(),
   example_posts: list(20, 500, 'Example posts in the brand voice').optional(),
   // Set B

@@ -1,13 +1,6 @@
 import { and, eq, isNotNull, lte, sql } from 'drizzle-orm';
 import { preparedStatements, savepoint, SerializedJson, writeTransaction } from '../../../db/client.ts';
-import {
-  campaigns,
-  CONTENT_TYPES,
-  socialAccounts,
-  type ContentMix,
-  type ContentMixKey,
-  type ContentType,
-} from '../../../db/schema/index.ts';
+import { campaigns, socialAccounts } from '../../../db/schema/index.ts';
 import { aiCreditsUsedIn, spendAiCredits, usagePeriod } from '../accounts/usage.ts';
 import { findWorkspace } from '../accounts/workspaces.ts';
 import { inNextCommit } from '../batch.ts';
@@ -16,8 +9,10 @@ import { insertContentRow, storedContentRow, type NewContentRow } from '../conte
 import { toContentResource } from '../content/serialize.ts';
 import type { Runtime } from '../context.ts';
 import { recordEvent } from '../events/record-event.ts';
+import { completeCampaignIfDone } from './completion.ts';
 import { templateStructures } from '../templates/operations.ts';
 import { newId, prefixedId, randomBase62 } from '../ids.ts';
+import { contentTypesOf, slotTime } from './calendar.ts';
 import {
   draftProblems,
   type CaptionGenerator,
@@ -27,95 +22,14 @@ import {
 } from './generator.ts';
 import type { CampaignRow } from './serialize.ts';
 
-/** DECISIONS.md, Campaigns: how the engine's mix keys map to content types. */
-const CONTENT_TYPE_OF_MIX_KEY: Readonly<Record<ContentMixKey, ContentType>> = {
-  ugc: 'reel',
-  slideshow: 'slideshow',
-  talkingHead: 'talking_head',
-  videoHookDemo: 'video_hook_demo',
-  greenScreen: 'reel',
-  videoHook: 'video_hook',
-  carousel: 'carousel',
-};
-
 /** Slots written per commit: large enough to share a commit, small enough to stop soon after a pause. */
 const DEFAULT_BATCH = 500;
-const DAY_MS = 86_400_000;
 
 /** A campaign this process is generating for, under its lease. */
 export interface GenerationClaim {
   campaignId: string;
   workspaceId: string;
   leaseToken: string;
-}
-
-/**
- * How many posts of each content type a campaign of `total` posts gets: the weights of keys that
- * map to the same type are added, then apportioned by largest remainders so the counts sum to
- * `total` and follow the weights as closely as whole numbers can (DECISIONS.md). An empty mix makes
- * every post a single image. Ties go to the type listed first in CONTENT_TYPES.
- */
-export function apportionContentTypes(mix: ContentMix, total: number): Map<ContentType, number> {
-  const weights = new Map<ContentType, number>();
-  for (const [key, weight] of Object.entries(mix) as Array<[ContentMixKey, number]>) {
-    if (weight > 0)
-      weights.set(CONTENT_TYPE_OF_MIX_KEY[key], (weights.get(CONTENT_TYPE_OF_MIX_KEY[key]) ?? 0) + weight);
-  }
-  if (weights.size === 0) return new Map([['single_image', total]]);
-  const sum = [...weights.values()].reduce((a, b) => a + b, 0);
-  const shares = CONTENT_TYPES.filter((type) => weights.has(type)).map((type) => {
-    const exact = (total * weights.get(type)!) / sum;
-    return { type, count: Math.floor(exact), remainder: exact - Math.floor(exact) };
-  });
-  let left = total - shares.reduce((n, share) => n + share.count, 0);
-  for (const share of [...shares].sort((a, b) => b.remainder - a.remainder)) {
-    if (left-- <= 0) break;
-    share.count += 1;
-  }
-  return new Map(shares.map((share) => [share.type, share.count]));
-}
-
-/**
- * The content type of every slot, spread evenly over the campaign (smooth weighted round robin:
- * each type comes up in proportion to its count, never in one long run), with exactly the
- * apportioned count of each.
- */
-export function contentTypeSequence(mix: ContentMix, total: number): ContentType[] {
-  const counts = [...apportionContentTypes(mix, total)].filter(([, count]) => count > 0);
-  const current = counts.map(() => 0);
-  const sequence: ContentType[] = [];
-  for (let slot = 0; slot < total; slot++) {
-    let best = 0;
-    for (let i = 0; i < counts.length; i++) {
-      current[i]! += counts[i]![1];
-      if (current[i]! > current[best]!) best = i;
-    }
-    current[best]! -= total;
-    sequence.push(counts[best]![0]);
-  }
-  return sequence;
-}
-
-/** Sequences are reused batch after batch; a campaign's mix and total rarely change during a run. */
-const sequences = new Map<string, ContentType[]>();
-function contentTypesOf(campaign: CampaignRow): ContentType[] {
-  const key = `${campaign.id}:${campaign.totalPosts}:${JSON.stringify(campaign.contentMix)}`;
-  let sequence = sequences.get(key);
-  if (!sequence) {
-    if (sequences.size >= 64) sequences.clear();
-    sequences.set(key, (sequence = contentTypeSequence(campaign.contentMix, campaign.totalPosts)));
-  }
-  return sequence;
-}
-
-/**
- * When slot `index` is posted: day `index / posts_per_day` of the campaign from its start date,
- * the day's posts spread evenly over its 24 hours, each in the middle of its share.
- */
-export function slotTime(startDate: Date, postsPerDay: number, index: number): Date {
-  const day = Math.floor(index / postsPerDay);
-  const within = index % postsPerDay;
-  return new Date(startDate.getTime() + day * DAY_MS + Math.floor(((within + 0.5) * DAY_MS) / postsPerDay));
 }
 
 /** Marks a campaign to be generated for (a launch). Runs inside the launch's transaction. */
@@ -168,7 +82,7 @@ export function nextGenerationDueAfter(runtime: Runtime, now: Date): number | nu
 export interface BatchPlan {
   workspaceId: string;
   campaignId: string;
-  /** The workspace's active platforms when the batch was planned (DECISIONS.md). */
+  /** The workspace's active platforms when the batch was planned: generated items target those. */
   targetPlatforms: string[];
   /** When the batch was planned: its items' `created_at`. */
   at: Date;
@@ -342,7 +256,10 @@ function endOf(runtime: Runtime, claim: GenerationClaim, row: CampaignRow | unde
     return outcome;
   };
   if (row.status !== 'active') return finished('stopped');
-  if (row.generatedPosts >= row.totalPosts) return finished('completed');
+  if (row.generatedPosts >= row.totalPosts) {
+    completeCampaignIfDone(runtime.db, row.id, runtime.clock.now());
+    return finished('completed');
+  }
   if (creditsLeft(runtime, row.workspaceId) <= 0) return finished('out_of_credits');
   return null;
 }
@@ -365,7 +282,7 @@ const statements = preparedStatements((db) => ({
     .from(campaigns)
     .where(eq(campaigns.id, sql.placeholder('id')))
     .prepare(),
-  // DECISIONS.md: generated items target the workspace's active platforms.
+  // Generated items target the workspace's active platforms.
   activePlatforms: db
     .selectDistinct({ platform: socialAccounts.platform })
     .from(socialAccounts)
@@ -411,7 +328,7 @@ function batchPlan(runtime: Runtime, campaign: CampaignRow, from: number, count:
   const targetPlatforms = statements(db)
     .activePlatforms.all({ workspaceId: campaign.workspaceId })
     .map((r) => r.platform);
-  // Read before every batch (DECISIONS.md), so an edit to the profile shows in the next batch.
+  // Read before every batch, so an edit to the profile shows in the next batch.
   const brand = brandProfileOf(db, campaign.workspaceId);
   return {
     workspaceId: campaign.workspaceId,

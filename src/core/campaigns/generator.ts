@@ -1,11 +1,13 @@
 import { PLATFORMS, type ContentType } from '../../../db/schema/index.ts';
-import { PLATFORM_RULES, textViolations } from '../publishing/connectors/sandbox.ts';
+import { MAX_CAPTION_LENGTH, MAX_HASHTAG_LENGTH, MAX_TOPIC_LENGTH } from '../content/schemas.ts';
+import { PLATFORM_RULES, textViolations, xWeightBounds } from '../publishing/platform-rules.ts';
 import { postText } from '../publishing/post.ts';
-import { xWeightBounds } from '../publishing/x-weight.ts';
+import { phraseMatch, type PhraseMatch } from '../text.ts';
 
 /**
  * What a generator is told about the brand: the brand profile resource's fields it writes from
- * (SPEC.md, Brand profile; both field sets). Unset strings are null, lists empty, tones 0 to 10.
+ * (both field sets: voice and audience, and the brand's identity). Unset strings are null, lists
+ * empty, tones 0 to 10.
  */
 export interface BrandBrief {
   brand_name: string | null;
@@ -48,7 +50,7 @@ export interface Draft {
   caption: string;
   /** Without the leading `#`. */
   hashtags: string[];
-  /** What the post is about, in a few words (the content item's `topic`, at most 280 characters). */
+  /** What the post is about, in a few words (the content item's `topic`, at most MAX_TOPIC_LENGTH characters). */
   topic: string | null;
 }
 
@@ -60,12 +62,12 @@ export interface CaptionGenerator {
   generate(request: GenerationRequest, signal?: AbortSignal): Promise<Draft[]>;
 }
 
-/** At most this many hashtags per generated post (Instagram allows 30; a brand rarely wants more than a handful). */
+/** At most this many hashtags per generated post (platforms allow more; a brand rarely wants more than a handful). */
 export const MAX_GENERATED_HASHTAGS = 10;
 
 /**
- * Every reason a draft may not become a content item, or an empty list: the content limits
- * (SPEC.md, Field and size limits), the text as posted fitting every platform (so the item can go
+ * Every reason a draft may not become a content item, or an empty list: a content item's limits
+ * (caption, hashtags, topic), the text as posted fitting every platform (so the item can go
  * anywhere the workspace is connected), and the brand profile's bans: no forbidden word and no
  * avoided topic, matched case-insensitively as whole words or phrases in the caption, the hashtags
  * and the topic. Both generators' output goes through this.
@@ -74,22 +76,22 @@ export function draftProblems(draft: Draft, brand: Pick<BrandBrief, 'forbidden_w
   const problems: string[] = [];
   if (typeof draft.caption !== 'string' || draft.caption.trim().length === 0) return ['the caption is empty'];
   // Code points are counted only when there could be too many: no fewer UTF-16 units than code points.
-  if (draft.caption.length > 4000 && [...draft.caption].length > 4000)
-    problems.push('the caption is over 4000 characters');
+  if (draft.caption.length > MAX_CAPTION_LENGTH && [...draft.caption].length > MAX_CAPTION_LENGTH)
+    problems.push(`the caption is over ${MAX_CAPTION_LENGTH} characters`);
   if (!Array.isArray(draft.hashtags)) return [...problems, 'hashtags is not a list'];
   if (draft.hashtags.length > MAX_GENERATED_HASHTAGS) problems.push(`more than ${MAX_GENERATED_HASHTAGS} hashtags`);
   for (const tag of draft.hashtags) {
-    if (typeof tag !== 'string' || !/^[\p{L}\p{N}_]{1,100}$/u.test(tag))
+    if (typeof tag !== 'string' || !isGeneratedHashtag(tag))
       problems.push(`hashtag ${JSON.stringify(tag)} is not a single word without #`);
   }
-  if (draft.topic !== null && (typeof draft.topic !== 'string' || draft.topic.length > 280))
-    problems.push('the topic is over 280 characters');
+  if (draft.topic !== null && (typeof draft.topic !== 'string' || draft.topic.length > MAX_TOPIC_LENGTH))
+    problems.push(`the topic is over ${MAX_TOPIC_LENGTH} characters`);
   if (problems.length > 0) return problems;
   const text = postText(draft.caption, draft.hashtags);
   // Exact shortcuts, as this runs on every generated post: no platform but X limits a text of
-  // fewer UTF-16 units than its smallest limit, and only Instagram counts hashtags (30; each
-  // starts with a hash sign); X's weight is bounded from above without its parser.
-  const fitsOthers = text.length <= SMALLEST_OTHER_LIMIT && countHashes(text) <= 30;
+  // fewer UTF-16 units than its smallest limit, and a text with no more hash signs than the fewest
+  // hashtags a platform allows has no more hashtags; X's weight is bounded from above without its parser.
+  const fitsOthers = text.length <= SMALLEST_OTHER_LIMIT && countHashes(text) <= FEWEST_HASHTAGS_ALLOWED;
   for (const platform of PLATFORMS) {
     if (platform === 'twitter' ? fitsXUnparsed(text) : fitsOthers) continue;
     for (const problem of textViolations(platform, text)) problems.push(`${platform}: ${problem}`);
@@ -105,6 +107,14 @@ export function draftProblems(draft: Draft, brand: Pick<BrandBrief, 'forbidden_w
 const SMALLEST_OTHER_LIMIT = Math.min(
   ...PLATFORMS.filter((platform) => platform !== 'twitter').map((platform) => PLATFORM_RULES[platform].maxText),
 );
+const FEWEST_HASHTAGS_ALLOWED = Math.min(
+  ...PLATFORMS.map((platform) => PLATFORM_RULES[platform].maxHashtags ?? Number.POSITIVE_INFINITY),
+);
+
+const GENERATED_HASHTAG = new RegExp(`^[\\p{L}\\p{N}_]{1,${MAX_HASHTAG_LENGTH}}$`, 'u');
+
+/** A hashtag as generators write it: one word of letters, digits or `_`, without `#`, within the content limit. */
+export const isGeneratedHashtag = (tag: string): boolean => GENERATED_HASHTAG.test(tag);
 
 /**
  * Whether X surely accepts `text` without running twitter-text's parser (about 10 µs a post): its
@@ -125,47 +135,18 @@ function countHashes(text: string): number {
   return n;
 }
 
-interface Ban {
-  phrase: string;
-  /** Tests lower-cased text. */
-  matches(text: string): boolean;
-}
-
 /** Compiled once per brand object: a batch checks all its drafts against the same profile. */
-const compiledBans = new WeakMap<object, { forbidden: Ban[]; avoided: Ban[] }>();
+const compiledBans = new WeakMap<object, { forbidden: PhraseMatch[]; avoided: PhraseMatch[] }>();
 function bansOf(brand: Pick<BrandBrief, 'forbidden_words' | 'topics_to_avoid'>) {
   let bans = compiledBans.get(brand);
   if (!bans) {
-    bans = { forbidden: brand.forbidden_words.map(banOf), avoided: brand.topics_to_avoid.map(banOf) };
+    bans = { forbidden: brand.forbidden_words.map(phraseMatch), avoided: brand.topics_to_avoid.map(phraseMatch) };
     compiledBans.set(brand, bans);
   }
   return bans;
 }
 
-/**
- * A phrase as whole words, ignoring case; a hashtag counts (#NoFilter mentions "no filter" and
- * "nofilter"), so a ban cannot be slipped in as a tag.
- */
-function banOf(phrase: string): Ban {
-  const words = phrase
-    .trim()
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean);
-  if (words.length === 0) return { phrase, matches: () => false };
-  const spaced = new RegExp(
-    `(?<![\\p{L}\\p{N}])${words.map(escapeRegExp).join('[^\\p{L}\\p{N}]+')}(?![\\p{L}\\p{N}])`,
-    'u',
-  );
-  const joined = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(words.join(''))}(?![\\p{L}\\p{N}])`, 'u');
-  // Cheap first: a text without the first word's letters cannot match either form.
-  const first = words[0]!;
-  return { phrase, matches: (text) => text.includes(first) && (spaced.test(text) || joined.test(text)) };
-}
-
-/** Whether `text` contains `phrase` as a whole word or phrase, ignoring case (see banOf). */
+/** Whether `text` contains `phrase` as a whole word or phrase, ignoring case (see phraseMatch). */
 export function mentions(text: string, phrase: string): boolean {
-  return banOf(phrase).matches(text.toLowerCase());
+  return phraseMatch(phrase).matches(text.toLowerCase());
 }
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

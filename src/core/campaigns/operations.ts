@@ -22,7 +22,7 @@ export function getCampaignInWorkspace(db: Db, workspaceId: string, id: string):
   return row;
 }
 
-/** DECISIONS.md, Campaigns: `start_date` defaults to the next UTC midnight. */
+/** A campaign created without `start_date` starts at the next UTC midnight. */
 function nextUtcMidnight(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
 }
@@ -85,7 +85,7 @@ export const createCampaign = defineOperation({
 });
 
 /**
- * PATCH /campaigns/{id}. A status is set as given, without the launch check (SPEC.md), and starts
+ * PATCH /campaigns/{id}. A status is set as given, without the launch check (a PATCH is not a launch), and starts
  * no generation. `total_posts` stays what it was when the campaign was created.
  */
 export const updateCampaign = defineOperation({
@@ -125,7 +125,7 @@ export const updateCampaign = defineOperation({
 
 /**
  * DELETE /campaigns/{id}: the row goes; the items it generated stay, with `campaign_id` cleared.
- * No event fires (SPEC.md).
+ * No event fires: campaigns have no deletion event.
  */
 export const deleteCampaign = defineOperation({
   name: 'deleteCampaign',
@@ -148,7 +148,7 @@ export const deleteCampaign = defineOperation({
 /**
  * POST /campaigns/{id}/launch: from draft or paused only, to active with `start_date` now, and
  * `campaign.launched` with the full campaign; the generation run then writes its posts. A workspace with no AI credit left this month cannot
- * launch (DECISIONS.md: one credit per generated post).
+ * launch: each generated post spends one credit.
  */
 export const launchCampaign = defineOperation({
   name: 'launchCampaign',

@@ -4,7 +4,7 @@ import { dateTimeInput, dateTimeOutput } from '../dates.ts';
 import { paginationInput } from '../pagination.ts';
 
 /**
- * DECISIONS.md, Campaigns: weights are non-negative numbers, normalised (no fixed sum); an unknown
+ * Content mix weights are non-negative numbers, normalised (no fixed sum); an unknown
  * key, or weights that are all zero, is refused. An empty mix is allowed: every post is then a
  * single image.
  */
@@ -34,7 +34,7 @@ const contentMix = z
       'normalised, no fixed sum. Empty means every post is a single image.',
   );
 
-/** The fields create and PATCH share, with their SPEC.md limits. */
+/** The fields create and PATCH share, with their limits. */
 const campaignFields = {
   name: z.string().trim().min(1).max(160).describe('The campaign name, 1 to 160 characters.'),
   description: z.string().max(1000).nullable().describe('Up to 1000 characters.'),
@@ -75,17 +75,21 @@ export const UpdateCampaignInput = z.object({
   content_mix: campaignFields.content_mix.optional(),
 });
 
-/** SPEC.md: newest first, no status filter. */
+/** Newest first; no status filter (a client filters the page itself). */
 export const ListCampaignsInput = z.object({ ...paginationInput });
 
-/** The campaign resource (SPEC.md, Campaign). */
+/** The campaign resource as every door answers it. */
 export const CampaignResource = z
   .object({
     id: z.uuid(),
     object: z.literal('campaign'),
     name: z.string(),
     description: z.string().nullable(),
-    status: z.enum(CAMPAIGN_STATUSES),
+    status: z
+      .enum(CAMPAIGN_STATUSES)
+      .describe(
+        'An active campaign becomes completed by itself (campaign.completed) once every post is generated and each is published, rejected, deleted or failed to publish.',
+      ),
     content_mix: z
       .partialRecord(z.enum(CONTENT_MIX_KEYS), z.number())
       .describe('Content type weights keyed by engine name.'),

@@ -7,7 +7,7 @@ export type CampaignResource = z.output<typeof CampaignResourceSchema>;
 
 export type CampaignRow = typeof campaigns.$inferSelect;
 
-/** The campaign resource (SPEC.md, Campaign). */
+/** The campaign resource as every door answers it. */
 export function toCampaignResource(row: CampaignRow): CampaignResource {
   return {
     id: row.id,

@@ -3,6 +3,7 @@ import { insertRow, preparedStatements, writeTransaction, type Db } from '../../
 import { content, type ContentStatus } from '../../../db/schema/index.ts';
 import { postsPublishedIn, usagePeriod } from '../accounts/usage.ts';
 import { fieldError, notFound, ServiceError } from '../errors.ts';
+import { completeCampaignIfDone } from '../campaigns/completion.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
@@ -228,6 +229,8 @@ export const updateContent = defineOperation({
           at: now,
         });
       }
+      // Rejected, or any change to an item of a finished campaign: it may have been the last waiting.
+      completeCampaignIfDone(db, next.campaignId, now);
       return resource;
     });
     if (updated.publish_queued) ctx.wake('publishing');
@@ -250,6 +253,7 @@ export const deleteContent = defineOperation({
         .where(eq(content.id, row.id))
         .run();
       recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.deleted', data: { id: row.id }, at: now });
+      completeCampaignIfDone(db, row.campaignId, now);
       return { id: row.id, object: 'content' as const, deleted: true as const };
     });
   },

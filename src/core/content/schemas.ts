@@ -3,7 +3,7 @@ import { CONTENT_STATUSES, CONTENT_TYPES } from '../../../db/schema/index.ts';
 import { dateTimeInput, dateTimeOutput } from '../dates.ts';
 import { paginationInput } from '../pagination.ts';
 
-/** Statuses a client may set on create, and additionally `rejected` on PATCH (SPEC.md, States). */
+/** Statuses a client may set on create; a PATCH may also set `rejected` (kept aside, not deleted). */
 export const CREATE_STATUSES = ['draft', 'pending_review', 'approved', 'scheduled'] as const;
 export const UPDATE_STATUSES = [...CREATE_STATUSES, 'rejected'] as const;
 
@@ -14,18 +14,33 @@ export const platformId = z
     'Platform ids are lowercase, for example twitter, linkedin, instagram, facebook, tiktok.',
   );
 
+/** A content item's limits, which every writer of items (a client, a generator) keeps to. */
+export const MAX_CAPTION_LENGTH = 4000;
+export const MAX_TOPIC_LENGTH = 280;
+export const MAX_HASHTAG_LENGTH = 100;
+export const MAX_HASHTAGS = 50;
+
 const hashtag = z
   .string()
   .transform((tag) => tag.replace(/^#/, ''))
-  .pipe(z.string().min(1, 'A hashtag needs text after the #.').max(100).regex(/^\S+$/, 'A hashtag has no whitespace.'));
-const hashtags = z.array(hashtag).max(50).describe('Hashtags without the leading #, at most 50.');
+  .pipe(
+    z
+      .string()
+      .min(1, 'A hashtag needs text after the #.')
+      .max(MAX_HASHTAG_LENGTH)
+      .regex(/^\S+$/, 'A hashtag has no whitespace.'),
+  );
+const hashtags = z
+  .array(hashtag)
+  .max(MAX_HASHTAGS)
+  .describe(`Hashtags without the leading #, at most ${MAX_HASHTAGS}.`);
 
 const mediaUrls = z
   .array(z.url({ protocol: /^https?$/, error: 'Media must be an absolute http(s) URL.' }))
   .max(20)
   .describe('Absolute http(s) URLs of the media, in order, at most 20. Media is attached by URL.');
 
-const captionText = z.string().min(1).max(4000);
+const captionText = z.string().min(1).max(MAX_CAPTION_LENGTH);
 
 const platformOverride = z.strictObject({
   caption: captionText.optional(),
@@ -39,14 +54,14 @@ const targetPlatforms = z
   .refine((ids) => new Set(ids).size === ids.length, 'Each platform may appear once.')
   .describe('Platform ids to publish to, at most 10; each needs a connected account at publish time.');
 
-/** The fields create and PATCH share, with their SPEC.md limits. */
+/** The fields create and PATCH share, with their limits. */
 const contentFields = {
-  caption: captionText.describe('The post text, 1 to 4000 characters.'),
+  caption: captionText.describe(`The post text, 1 to ${MAX_CAPTION_LENGTH} characters.`),
   hashtags,
   content_type: z.enum(CONTENT_TYPES),
   target_platforms: targetPlatforms,
   media_urls: mediaUrls,
-  topic: z.string().max(280).nullable(),
+  topic: z.string().max(MAX_TOPIC_LENGTH).nullable(),
   platform_specific: z
     .record(platformId, platformOverride)
     .describe('Per-platform overrides keyed by platform id: caption, hashtags, media_urls.'),
@@ -110,7 +125,7 @@ export const ListContentInput = z.object({
   ...paginationInput,
 });
 
-/** One platform's latest publishing outcome (DECISIONS.md, Content). */
+/** One platform's latest publishing outcome: whether it published, the platform's post id or its error. */
 const PublishResult = z.object({
   platform: z.string(),
   success: z.boolean(),
@@ -119,7 +134,10 @@ const PublishResult = z.object({
   attempted_at: dateTimeOutput,
 });
 
-/** The content resource as every door answers it (SPEC.md, Content; DECISIONS.md's two extra fields). */
+/**
+ * The content resource as every door answers it; `publish_queued` and `publish_results` are ours,
+ * beyond the base fields, so a client can follow publishing without another call.
+ */
 export const ContentResource = z
   .object({
     id: z.uuid(),

@@ -2,7 +2,11 @@ import { insertRow, type Db, type SerializedJson } from '../../../db/client.ts';
 import { events } from '../../../db/schema/index.ts';
 import { prefixedId } from '../ids.ts';
 
-/** The eleven subscribable names; three are reserved: accepted in subscriptions, never emitted. */
+/**
+ * The eleven subscribable names. Two are reserved, accepted in subscriptions but never emitted:
+ * `campaign.paused` and `social_account.connected`. `campaign.completed` is emitted when the service
+ * completes a campaign (campaigns/completion.ts).
+ */
 export const EVENT_TYPES = [
   'content.created',
   'content.updated',

@@ -9,7 +9,7 @@ import type { MediaStore } from './store.ts';
 export interface StoredFile extends SniffedType {
   storageKey: string;
   sizeBytes: number;
-  /** Pixels, read from the image header; null for video (see README) or an unreadable header. */
+  /** Pixels, read from the image header; null for video (docs/decisions.md, Media) or an unreadable header. */
   width: number | null;
   height: number | null;
   /** Hex SHA-256 of the bytes: what an Idempotency-Key compares. */

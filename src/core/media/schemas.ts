@@ -57,7 +57,7 @@ export const ListMediaInput = z.object({
   asset_type: z.enum(ASSET_TYPES).optional().describe('Only assets of this type: image or video.'),
 });
 
-/** The media asset resource (README, Media). `url` is absolute and public. */
+/** The media asset resource (docs/decisions.md, Media). `url` is absolute and public. */
 export const MediaAssetResource = z
   .object({
     id: z.uuid(),

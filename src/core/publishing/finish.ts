@@ -9,6 +9,7 @@ import {
   type PublishResult,
 } from '../../../db/schema/index.ts';
 import { contentStub, type ContentRow } from '../content/serialize.ts';
+import { completeCampaignIfDone } from '../campaigns/completion.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
 
@@ -130,6 +131,8 @@ export function finishRun(db: Db, item: ContentRow, runId: string, now: Date): '
       at: now,
     });
   }
+  // Published or failed, the item is done: it may have been its campaign's last.
+  completeCampaignIfDone(db, item.campaignId, now);
   return outcome;
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CONTENT_TYPES, PLATFORMS } from '../../../db/schema/index.ts';
 import { dateTimeInput, dateTimeOutput } from '../dates.ts';
 import { paginationInput } from '../pagination.ts';
-import { textViolations } from '../publishing/connectors/sandbox.ts';
+import { textViolations } from '../publishing/platform-rules.ts';
 
 /** A niche is a lowercase slug such as `fitness` or `real-estate`; matching is exact, after lowercasing. */
 export const NICHE_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;

@@ -66,7 +66,8 @@ export const campaignEndpoints = [
     summary: 'Launch a campaign',
     description:
       'No body. From draft or paused only: status active, start_date now, campaign.launched; content generation then runs in the ' +
-      'background, one AI credit per generated post.',
+      'background, one AI credit per generated post. Once every post is generated and each is published, rejected, deleted or ' +
+      'failed to publish, the campaign becomes completed by itself, with campaign.completed.',
     operation: launchCampaign,
     input: 'path',
     status: 202,

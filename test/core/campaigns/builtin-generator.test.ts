@@ -7,7 +7,7 @@ import {
   type Draft,
   type GenerationRequest,
 } from '../../../src/core/campaigns/generator.ts';
-import { builtinGenerator } from '../../../src/core/campaigns/generators/builtin.ts';
+import { builtinGenerator } from '../../../src/core/campaigns/generators/builtin/index.ts';
 
 /** A year of 50 posts a day: the largest campaign the service plans for. */
 const YEAR_OF_SLOTS = 365 * 50;

@@ -4,15 +4,13 @@ import { campaigns, content, templates, usagePeriods } from '../../../db/schema/
 import { spendAiCredits, usagePeriod } from '../../../src/core/accounts/usage.ts';
 import { updateBrandProfile } from '../../../src/core/brand-profile/operations.ts';
 import { deleteCampaign, launchCampaign, updateCampaign } from '../../../src/core/campaigns/operations.ts';
+import { apportionContentTypes, contentTypeSequence, slotTime } from '../../../src/core/campaigns/calendar.ts';
 import {
-  apportionContentTypes,
   claimDueGenerations,
   batchWriter,
   type BatchWriter,
   type GeneratorFailure,
-  contentTypeSequence,
   generationLeaseMs,
-  slotTime,
 } from '../../../src/core/campaigns/generation.ts';
 import { draftProblems, type CaptionGenerator, type GenerationRequest } from '../../../src/core/campaigns/generator.ts';
 import { contextFor } from '../../../src/core/context.ts';
@@ -46,7 +44,7 @@ function fakeGenerator(
 
 const DAY = 86_400_000;
 
-describe('content mix apportionment (DECISIONS.md, Campaigns)', () => {
+describe('content mix apportionment', () => {
   it('adds the weights of keys that share a type, and splits by largest remainders', () => {
     expect([...apportionContentTypes({ ugc: 1, greenScreen: 1, carousel: 1 }, 10)]).toEqual([
       ['reel', 7],

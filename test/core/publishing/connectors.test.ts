@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PLATFORMS, sandboxPosts, type ContentType, type Platform } from '../../../db/schema/index.ts';
 import type { PlatformPost, PublishTarget } from '../../../src/core/publishing/connector.ts';
 import { connectorsFor } from '../../../src/core/publishing/connectors/index.ts';
-import { PLATFORM_RULES, sandboxConnector } from '../../../src/core/publishing/connectors/sandbox.ts';
+import { sandboxConnector } from '../../../src/core/publishing/connectors/sandbox.ts';
+import { PLATFORM_RULES } from '../../../src/core/publishing/platform-rules.ts';
 import { composePost, type PostSource } from '../../../src/core/publishing/post.ts';
 import { testRuntime } from '../../helpers/runtime.ts';
 

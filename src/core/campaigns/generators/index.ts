@@ -1,5 +1,5 @@
 import type { CaptionGenerator } from '../generator.ts';
-import { builtinGenerator } from './builtin.ts';
+import { builtinGenerator } from './builtin/index.ts';
 import { openAiGenerator, type AiConfig } from './openai.ts';
 
 /**

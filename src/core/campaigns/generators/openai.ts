@@ -1,6 +1,6 @@
 /**
  * The optional campaign generator: any OpenAI-compatible chat-completions endpoint (`AI_BASE_URL`,
- * `AI_API_KEY`, `AI_MODEL`; DECISIONS.md, Campaigns and generation). One request per batch of slots
+ * `AI_API_KEY`, `AI_MODEL`; configured, it is tried before the built-in one). One request per batch of slots
  * asks for strict JSON with one post per slot; whatever comes back goes through `draftProblems`
  * like the built-in generator's output. A malformed answer, an invalid draft, a 429, a 5xx, a
  * network error or a timeout is retried with backoff; after the retries, or at once on any other
@@ -12,6 +12,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../config.ts';
+import { PLATFORM_RULES, X_LINK_WEIGHT } from '../../publishing/platform-rules.ts';
 import {
   draftProblems,
   MAX_GENERATED_HASHTAGS,
@@ -230,7 +231,7 @@ function systemPrompt(brand: BrandBrief): string {
   lines.push(
     '',
     'Hard rules (a post that breaks one is rejected):',
-    '- The caption, a blank line, then the hashtags written as #tag words must together fit 280 characters as X counts them (an emoji or CJK character counts 2, a URL 23).',
+    `- The caption, a blank line, then the hashtags written as #tag words must together fit ${PLATFORM_RULES.twitter.maxText} characters as X counts them (an emoji or CJK character counts 2, a URL ${X_LINK_WEIGHT}).`,
     `- At most ${MAX_GENERATED_HASHTAGS} hashtags, each a single word of letters, digits or _, given without the #; no hashtags inside the caption.`,
     '- "topic" says what the post is about in a few words.',
   );

@@ -1,57 +1,12 @@
 import { sql } from 'drizzle-orm';
-import twitterText from 'twitter-text';
 import { preparedStatements, type Db } from '../../../../db/client.ts';
 import { sandboxPosts, type Platform } from '../../../../db/schema/index.ts';
 import { inNextCommit } from '../../batch.ts';
 import type { Runtime } from '../../context.ts';
 import { randomBase62 } from '../../ids.ts';
 import type { PlatformConnector, PlatformPost, PublishOutcome, PublishTarget } from '../connector.ts';
+import { PLATFORM_RULES, textViolations } from '../platform-rules.ts';
 import { contentTypeMediaError } from '../post.ts';
-
-/**
- * How a platform measures a post's text. X weighs characters (most CJK and emoji count 2, every URL
- * counts 23), so only twitter-text's own parser agrees with it. The others count Unicode code points
- * (`[...text].length`), not UTF-16 units, so an emoji is one character as the user sees it.
- */
-const TEXT_MEASURES = {
-  'x-weighted': { unit: 'weighted characters', measure: (text: string) => twitterText.parseTweet(text).weightedLength },
-  'code-points': { unit: 'characters', measure: (text: string) => [...text].length },
-} as const;
-
-export interface PlatformRules {
-  /** Longest text accepted, measured with `textMeasure`; the text includes the hashtags as posted. */
-  maxText: number;
-  textMeasure: keyof typeof TEXT_MEASURES;
-  maxMedia: number;
-  /** Whether the platform refuses a post without media, whatever its content type. */
-  mediaRequired: boolean;
-  /** Most hashtags the posted text may carry, inline ones included; null when the platform sets none. */
-  maxHashtags: number | null;
-}
-
-/** Each platform's published limits (DECISIONS.md, Platforms and social accounts). */
-export const PLATFORM_RULES: Readonly<Record<Platform, PlatformRules>> = {
-  twitter: { maxText: 280, textMeasure: 'x-weighted', maxMedia: 4, mediaRequired: false, maxHashtags: null },
-  linkedin: { maxText: 3_000, textMeasure: 'code-points', maxMedia: 20, mediaRequired: false, maxHashtags: null },
-  instagram: { maxText: 2_200, textMeasure: 'code-points', maxMedia: 10, mediaRequired: true, maxHashtags: 30 },
-  facebook: { maxText: 63_206, textMeasure: 'code-points', maxMedia: 10, mediaRequired: false, maxHashtags: null },
-  tiktok: { maxText: 2_200, textMeasure: 'code-points', maxMedia: 35, mediaRequired: true, maxHashtags: null },
-};
-
-/** Every reason `platform` would refuse a post's text (its length, its hashtags), or an empty list. */
-export function textViolations(platform: Platform, text: string): string[] {
-  const rules = PLATFORM_RULES[platform];
-  const problems: string[] = [];
-  const { unit, measure } = TEXT_MEASURES[rules.textMeasure];
-  const length = measure(text);
-  if (length > rules.maxText) problems.push(`text is ${length} ${unit}; the limit is ${rules.maxText}`);
-  if (rules.maxHashtags !== null) {
-    // The platform sees one caption: a #tag written in it counts the same as one from `hashtags`.
-    const hashtags = twitterText.extractHashtags(text).length;
-    if (hashtags > rules.maxHashtags) problems.push(`text has ${hashtags} hashtags; the limit is ${rules.maxHashtags}`);
-  }
-  return problems;
-}
 
 /** Every reason `platform` would refuse `post`, or an empty list. */
 function ruleViolations(platform: Platform, post: PlatformPost): string[] {

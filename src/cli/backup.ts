@@ -1,0 +1,57 @@
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Db } from '../../db/client.ts';
+import { fieldError, ServiceError } from '../core/errors.ts';
+import { randomBase62 } from '../core/ids.ts';
+
+export interface BackupResult {
+  /** The absolute path of the copy. */
+  file: string;
+  bytes: number;
+  pages: number;
+}
+
+/**
+ * Copies the live database into `target` with SQLite's online backup API, while other processes
+ * (the server, workers) keep writing. The whole copy is taken in one step, so it is one read
+ * transaction: a consistent snapshot, which in WAL mode holds no writer back. Copied page by page
+ * in several steps instead, every commit by another process in between would restart it, and a
+ * busy server could keep it from ever finishing.
+ *
+ * A backup never overwrites a file (the target could be the live database, or yesterday's good
+ * copy); it is written under a temporary name beside the target and renamed once complete, so a
+ * copy cut short never sits under the name an operator would restore from.
+ */
+export async function backupDatabase(db: Db, target: string): Promise<BackupResult> {
+  const file = resolve(target);
+  const refuseExisting = () => {
+    if (existsSync(file)) throw fieldError('to', `${target} already exists; a backup never overwrites a file.`);
+  };
+  refuseExisting();
+  const dir = dirname(file);
+  if (!isDirectory(dir)) throw fieldError('to', `Cannot write ${target}: the directory ${dir} does not exist.`);
+  const partial = join(dir, `.${basename(file)}.${randomBase62(8)}.partial`);
+  try {
+    const { totalPages } = await db.$client.backup(partial, { progress: () => ALL_REMAINING_PAGES });
+    refuseExisting();
+    renameSync(partial, file);
+    return { file, bytes: statSync(file).size, pages: totalPages };
+  } catch (error) {
+    for (const leftover of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) {
+      rmSync(leftover, { force: true });
+    }
+    if (error instanceof ServiceError) throw error;
+    throw fieldError('to', `Cannot write ${target}: ${(error as Error).message}`);
+  }
+}
+
+/** The largest step better-sqlite3 takes: more than any database has pages. */
+const ALL_REMAINING_PAGES = 0x7fffffff;
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

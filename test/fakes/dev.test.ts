@@ -1,0 +1,31 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { formatEnvironment, startDevPlatforms, type DevPlatforms } from '../../fakes/dev.ts';
+
+let platforms: DevPlatforms | undefined;
+afterEach(async () => {
+  await platforms?.close();
+});
+
+describe('development mode', () => {
+  it('starts both fakes and names the environment that points the connectors at them', async () => {
+    platforms = await startDevPlatforms({ xPort: 0, linkedinPort: 0 });
+    const env = platforms.environment;
+    expect(Object.keys(env)).toEqual([
+      'X_CLIENT_ID',
+      'X_CLIENT_SECRET',
+      'X_AUTH_BASE_URL',
+      'X_API_BASE_URL',
+      'LINKEDIN_CLIENT_ID',
+      'LINKEDIN_CLIENT_SECRET',
+      'LINKEDIN_AUTH_BASE_URL',
+      'LINKEDIN_API_BASE_URL',
+      'LINKEDIN_VERSION',
+    ]);
+    expect(env.LINKEDIN_VERSION).toMatch(/^\d{6}$/);
+    expect(formatEnvironment(env)).toContain(`X_API_BASE_URL=${platforms.x.url}\n`);
+    const authorize = new URL('/i/oauth2/authorize', env.X_AUTH_BASE_URL);
+    expect((await fetch(authorize)).status).toBe(400);
+    const userinfo = await fetch(new URL('/v2/userinfo', env.LINKEDIN_API_BASE_URL));
+    expect(userinfo.status).toBe(401);
+  });
+});
