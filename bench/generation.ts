@@ -15,13 +15,14 @@ import { startBackgroundCheckpoints } from '../db/checkpointer.ts';
 import { content } from '../db/schema/index.ts';
 import { createWorkspace } from '../src/core/accounts/workspaces.ts';
 import { createCampaign, launchCampaign } from '../src/core/campaigns/operations.ts';
-import { generateDue } from '../src/core/campaigns/generate-due.ts';
 import { loadConfig } from '../src/core/config.ts';
 import { contextFor, type Runtime } from '../src/core/context.ts';
 import { startDraftThread, type DraftThread } from '../src/jobs/draft-thread.ts';
 import { runOperation } from '../src/core/operation.ts';
 import { openRuntime } from '../src/core/runtime.ts';
 import { fmt, RAISED_LIMITS, tempDir, type Row } from './lib.ts';
+import { drain } from '../src/jobs/drain.ts';
+import { campaignGenerationJob } from '../src/jobs/campaign-generation.ts';
 
 export interface GenerationSettings {
   rounds: number;
@@ -71,7 +72,7 @@ async function generateCampaign(
     runOperation(launchCampaign, ctx, { id });
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    const outcomes = await generateDue(runtime, drafts);
+    const outcomes = await drain(runtime, campaignGenerationJob(runtime, drafts));
     const seconds = (performance.now() - t0) / 1000;
     const cpuMs = cpuMsSince(cpu0);
     if (outcomes.join() !== 'completed') throw new Error(`generation: ended with ${outcomes.join()}`);

@@ -8,7 +8,7 @@ import type { Runtime } from '../core/context.ts';
 const MAX_TIMER_MS = 60_000;
 
 /** What a leased-row worker does; the loop around it (`startLeasedWorker`) is the same for every job. */
-export interface LeasedJob<Claim> {
+export interface LeasedJob<Claim, Outcome = unknown> {
   name: string;
   /** Items one process holds at once. */
   capacity: number;
@@ -19,7 +19,7 @@ export interface LeasedJob<Claim> {
    * items are safe to hand back (a webhook attempt) cuts them short; one whose items are not (a
    * platform call) ignores it and is given until the stop's deadline.
    */
-  process(claim: Claim, stopping: AbortSignal): Promise<unknown>;
+  process(claim: Claim, stopping: AbortSignal): Promise<Outcome>;
   /** Finishes an item whose `process` threw, so it is not reclaimed and failed forever. */
   abandon(claim: Claim, error: unknown): Promise<unknown>;
   /** When the earliest queued item comes due after `now` (ms), or null. */
@@ -39,6 +39,46 @@ export interface Worker {
   stop(deadline?: number): Promise<number>;
 }
 
+/** Claims up to `free` due items of `job`, as every pass does. */
+export function claimItems<Claim>(
+  runtime: Runtime,
+  job: LeasedJob<Claim, unknown>,
+  free: number,
+  inHand: Iterable<Claim>,
+): Promise<Claim[]> {
+  // Claims join the group commit of the items' own writes instead of committing on their own.
+  return inNextCommit(runtime.db, () => savepoint(runtime.db, () => job.claim(free, inHand)));
+}
+
+/** What became of an item whose `process` threw: it was finished with `abandon` (or left to its lease). */
+export const ABANDONED = 'abandoned';
+
+/**
+ * Works one claimed item to its end: its outcome, or, when `process` throws, `abandoned` once the
+ * item is finished with the error (a failure to finish it too leaves it to its lease running out).
+ */
+export async function workItem<Claim, Outcome>(
+  runtime: Runtime,
+  job: LeasedJob<Claim, Outcome>,
+  claim: Claim,
+  stopping: AbortSignal,
+): Promise<Outcome | typeof ABANDONED> {
+  try {
+    return await job.process(claim, stopping);
+  } catch (error) {
+    runtime.log.error({ err: error, job: job.name }, `${job.name}: an item failed; finishing it with the error`);
+    try {
+      await job.abandon(claim, error);
+    } catch (error) {
+      runtime.log.error(
+        { err: error, job: job.name },
+        `${job.name}: finishing the item failed too; its lease will be reclaimed`,
+      );
+    }
+    return ABANDONED;
+  }
+}
+
 /**
  * Runs a leased job in this process. A pass claims as many due items as there are free slots and
  * works each; nothing waits for a poll interval:
@@ -50,7 +90,7 @@ export interface Worker {
  * Passes never overlap (each decides how many slots are free); claims are leased rows, so any
  * number of processes may run the same job on one database.
  */
-export function startLeasedWorker<Claim>(runtime: Runtime, job: LeasedJob<Claim>): Worker {
+export function startLeasedWorker<Claim, Outcome>(runtime: Runtime, job: LeasedJob<Claim, Outcome>): Worker {
   const inHand = new Map<Promise<unknown>, Claim>();
   let passQueued = false;
   let passRunning = false;
@@ -79,30 +119,12 @@ export function startLeasedWorker<Claim>(runtime: Runtime, job: LeasedJob<Claim>
     const free = job.capacity - inHand.size;
     passRunning = true;
     try {
-      // Claims join the group commit of the items' own writes instead of committing on their own.
-      const claims = await inNextCommit(runtime.db, () =>
-        savepoint(runtime.db, () => job.claim(free, inHand.values())),
-      );
+      const claims = await claimItems(runtime, job, free, inHand.values());
       for (const claim of claims) {
-        const work = job
-          .process(claim, stopping.signal)
-          .catch((error: unknown) => {
-            runtime.log.error(
-              { err: error, job: job.name },
-              `${job.name}: an item failed; finishing it with the error`,
-            );
-            return job.abandon(claim, error);
-          })
-          .catch((error: unknown) =>
-            runtime.log.error(
-              { err: error, job: job.name },
-              `${job.name}: finishing the item failed too; its lease will be reclaimed`,
-            ),
-          )
-          .finally(() => {
-            inHand.delete(work);
-            schedulePass();
-          });
+        const work = workItem(runtime, job, claim, stopping.signal).finally(() => {
+          inHand.delete(work);
+          schedulePass();
+        });
         inHand.set(work, claim);
       }
       armTimer();

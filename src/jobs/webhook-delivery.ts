@@ -1,20 +1,22 @@
 import type { Runtime } from '../core/context.ts';
 import { onEventRecorded } from '../core/events/record-event.ts';
-import { claimDueDeliveries, nextDeliveryDueAfter, type DeliveryClaim } from '../core/webhooks/delivery/claim.ts';
+import {
+  claimDueDeliveries,
+  nextDeliveryDueAfter,
+  type DeliveryClaim,
+  type DeliveryOutcome,
+} from '../core/webhooks/delivery/claim.ts';
 import { abandonDelivery, deliver } from '../core/webhooks/delivery/deliver.ts';
 import { enqueueAllEvents } from '../core/webhooks/delivery/enqueue.ts';
 import { releaseHeldDeliveries } from '../core/webhooks/delivery/lease.ts';
-import { startLeasedWorker, type Worker } from './leased-worker.ts';
+import { startLeasedWorker, type LeasedJob, type Worker } from './leased-worker.ts';
 
 /**
- * Webhook delivery in this process (`WEBHOOK_CONCURRENCY` attempts at once): every pass first
- * enqueues new outbox events as delivery jobs, then hands out due jobs of the subscriptions it holds
- * or takes over. Woken by every event this process writes and by re-enabled subscriptions, timed
- * for the next retry, polled once a second for events written by other processes (see
- * leased-worker.ts).
+ * Webhook delivery (`WEBHOOK_CONCURRENCY` attempts at once): every pass first enqueues new outbox
+ * events as delivery jobs, then hands out due jobs of the subscriptions it holds or takes over.
  */
-export function startWebhookDelivery(runtime: Runtime): Worker {
-  const worker = startLeasedWorker<DeliveryClaim>(runtime, {
+export function webhookDeliveryJob(runtime: Runtime): LeasedJob<DeliveryClaim, DeliveryOutcome> {
+  return {
     name: 'webhook delivery',
     capacity: runtime.config.webhooks.concurrency,
     claim: (free) => {
@@ -32,7 +34,16 @@ export function startWebhookDelivery(runtime: Runtime): Worker {
         stopWakeups();
       };
     },
-  });
+  };
+}
+
+/**
+ * Webhook delivery in this process: woken by every event this process writes and by re-enabled
+ * subscriptions, timed for the next retry, polled once a second for events written by other
+ * processes (see leased-worker.ts).
+ */
+export function startWebhookDelivery(runtime: Runtime): Worker {
+  const worker = startLeasedWorker(runtime, webhookDeliveryJob(runtime));
   return {
     async stop(deadline) {
       const left = await worker.stop(deadline);

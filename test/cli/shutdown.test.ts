@@ -2,10 +2,7 @@ import { inArray } from 'drizzle-orm';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { content, webhookDeliveries, webhookJobs, webhooks } from '../../db/schema/index.ts';
-import { contextFor } from '../../src/core/context.ts';
-import { runOperation } from '../../src/core/operation.ts';
-import { createWebhook } from '../../src/core/webhooks/operations.ts';
-import { makeWorkspace } from '../helpers/factories.ts';
+import { makeWebhook, makeWorkspace } from '../helpers/factories.ts';
 import { connectAccounts } from '../helpers/publishing.ts';
 import { testRuntime, TEST_ENCRYPTION_KEY } from '../helpers/runtime.ts';
 import { runEntry, startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
@@ -42,10 +39,7 @@ describe('serve shutting down under load (subprocess)', () => {
     );
     const ws = makeWorkspace(runtime);
     connectAccounts(runtime, ws.workspace, ['twitter']);
-    await runOperation(createWebhook, contextFor(runtime, ws.workspace, 'rest'), {
-      url: `${receiver.url}/hook`,
-      events: ['content.created'],
-    });
+    await makeWebhook(runtime, ws.workspace, { url: `${receiver.url}/hook`, events: ['content.created'] });
 
     const server: RunningProcess = startEntry(['serve'], {
       DATABASE_FILE: file,

@@ -1,7 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import type { Runtime } from '../../src/core/context.ts';
 import { createApp } from '../../src/rest/app.ts';
+import { makeWorkspace, type TestWorkspace } from './factories.ts';
 import { nonConformance } from './openapi-conformance.ts';
+import { testRuntime, type TestRuntime } from './runtime.ts';
 
 export interface TestServer {
   url: string;
@@ -62,4 +68,37 @@ export async function readReply(res: Response): Promise<{ status: number; header
     // Not JSON (an HTML page, a file); keep the text.
   }
   return { status: res.status, headers: res.headers, body };
+}
+
+/** What each test of a REST suite gets afresh: a runtime, its HTTP server, and a workspace with ready headers. */
+export interface RestTestbed {
+  runtime: TestRuntime;
+  server: TestServer;
+  ws: TestWorkspace;
+  /** The runtime's `MEDIA_DIR`, a fresh temporary directory, when the suite asked for one. */
+  mediaDir: string;
+}
+
+export interface TestbedOptions {
+  env?: Record<string, string>;
+  start?: string;
+  /** Gives each test its own media directory (removed after it), for suites that store files. */
+  media?: boolean;
+}
+
+/** Registers the hooks that set up a fresh testbed before each test of the suite and close it after. */
+export function useRestTestbed({ media, ...options }: TestbedOptions = {}): RestTestbed {
+  const bed = {} as RestTestbed;
+  beforeEach(async () => {
+    const env = { ...options.env };
+    if (media) env.MEDIA_DIR = bed.mediaDir = mkdtempSync(join(tmpdir(), 'testbed-media-'));
+    bed.runtime = testRuntime({ ...options, env });
+    bed.server = await startTestServer(bed.runtime);
+    bed.ws = makeWorkspace(bed.runtime);
+  });
+  afterEach(async () => {
+    await bed.server.close();
+    if (media) rmSync(bed.mediaDir, { recursive: true, force: true });
+  });
+  return bed;
 }

@@ -2,12 +2,9 @@ import { asc, count, eq } from 'drizzle-orm';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { campaigns, content } from '../../db/schema/index.ts';
-import { createCampaign, launchCampaign } from '../../src/core/campaigns/operations.ts';
 import { apportionContentTypes } from '../../src/core/campaigns/calendar.ts';
-import { contextFor } from '../../src/core/context.ts';
-import { runOperation } from '../../src/core/operation.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { makeWorkspace } from '../helpers/factories.ts';
+import { makeCampaign, makeWorkspace } from '../helpers/factories.ts';
 import { testRuntime, TEST_ENCRYPTION_KEY } from '../helpers/runtime.ts';
 import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
 
@@ -34,15 +31,13 @@ describe('campaign generation across a crash', () => {
       },
     );
     const ws = makeWorkspace(runtime, { plan: 'business' });
-    const ctx = contextFor(runtime, ws.workspace, 'rest');
     const mix = { ugc: 3, carousel: 2, talkingHead: 1, videoHook: 1 };
-    const { id } = runOperation(createCampaign, ctx, {
-      name: 'Year of posts',
-      posts_per_day: 50,
-      campaign_length_days: 365,
-      content_mix: mix,
-    }) as { id: string };
-    runOperation(launchCampaign, ctx, { id });
+    const { id } = makeCampaign(
+      runtime,
+      ws.workspace,
+      { name: 'Year of posts', posts_per_day: 50, campaign_length_days: 365, content_mix: mix },
+      { launch: true },
+    );
     const generated = () => runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get()!.generatedPosts;
 
     const env = { DATABASE_FILE: file, PORT: '0', ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, GENERATION_LEASE_SECONDS: '2' };

@@ -7,8 +7,6 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { content } from '../../db/schema/index.ts';
-import { createCampaign, launchCampaign } from '../../src/core/campaigns/operations.ts';
-import { generateDue } from '../../src/core/campaigns/generate-due.ts';
 import { batchWriter, type BatchPlan, type WrittenSlot } from '../../src/core/campaigns/generation.ts';
 import { draftProblems, type BrandBrief, type GenerationRequest } from '../../src/core/campaigns/generator.ts';
 import { builtinGenerator } from '../../src/core/campaigns/generators/builtin/index.ts';
@@ -16,13 +14,13 @@ import { generatorsFor } from '../../src/core/campaigns/generators/index.ts';
 import type { AiConfig } from '../../src/core/campaigns/generators/openai.ts';
 import { loadConfig } from '../../src/core/config.ts';
 import { toContentResource } from '../../src/core/content/serialize.ts';
-import { contextFor } from '../../src/core/context.ts';
-import { runOperation } from '../../src/core/operation.ts';
 import type { Logger } from '../../src/core/log.ts';
 import { startDraftThread, type DraftThread } from '../../src/jobs/draft-thread.ts';
-import { makeWorkspace } from '../helpers/factories.ts';
+import { makeCampaign, makeWorkspace } from '../helpers/factories.ts';
 import { eventsOf } from '../helpers/rest-expect.ts';
 import { testRuntime } from '../helpers/runtime.ts';
+import { drain } from '../../src/jobs/drain.ts';
+import { campaignGenerationJob } from '../../src/jobs/campaign-generation.ts';
 
 const brand: BrandBrief = {
   brand_name: 'Trailhead',
@@ -163,15 +161,14 @@ describe('the draft thread', () => {
   it('generates a whole campaign through the engine: every slot once, in order', async () => {
     const runtime = testRuntime();
     const { workspace } = makeWorkspace(runtime, { plan: 'business' });
-    const ctx = contextFor(runtime, workspace, 'rest');
-    const { id } = runOperation(createCampaign, ctx, {
-      name: 'Through the thread',
-      posts_per_day: 50,
-      campaign_length_days: 30,
-    }) as { id: string };
-    runOperation(launchCampaign, ctx, { id });
+    const { id } = makeCampaign(
+      runtime,
+      workspace,
+      { name: 'Through the thread', posts_per_day: 50, campaign_length_days: 30 },
+      { launch: true },
+    );
 
-    expect(await generateDue(runtime, thread())).toEqual(['completed']);
+    expect(await drain(runtime, campaignGenerationJob(runtime, thread()))).toEqual(['completed']);
 
     const items = runtime.db
       .select()

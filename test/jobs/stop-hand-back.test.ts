@@ -1,18 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { campaigns, content, webhookDeliveries, webhookJobs, webhooks } from '../../db/schema/index.ts';
-import { createCampaign, launchCampaign } from '../../src/core/campaigns/operations.ts';
 import { claimDueGenerations, batchWriter, generateCampaign } from '../../src/core/campaigns/generation.ts';
 import type { CaptionGenerator } from '../../src/core/campaigns/generator.ts';
-import { contextFor } from '../../src/core/context.ts';
-import { runOperation } from '../../src/core/operation.ts';
 import type { Outcome } from '../../src/core/outcomes.ts';
 import { claimDueDeliveries } from '../../src/core/webhooks/delivery/claim.ts';
 import { deliver } from '../../src/core/webhooks/delivery/deliver.ts';
 import { enqueueAllEvents } from '../../src/core/webhooks/delivery/enqueue.ts';
 import { releaseHeldDeliveries } from '../../src/core/webhooks/delivery/lease.ts';
-import { createWebhook } from '../../src/core/webhooks/operations.ts';
-import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
+import { makeCampaign, makeContent, makeWebhook, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
 import { connectAccounts } from '../helpers/publishing.ts';
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
@@ -34,10 +30,7 @@ describe('work handed back when a worker stops', () => {
 
   it('a webhook attempt in flight is cut short and its job handed back unrecorded, due again at once', async () => {
     receiver.respondWith('hang');
-    await runOperation(createWebhook, contextFor(runtime, ws.workspace, 'rest'), {
-      url: `${receiver.url}/hook`,
-      events: ['content.created'],
-    });
+    await makeWebhook(runtime, ws.workspace, { url: `${receiver.url}/hook`, events: ['content.created'] });
     makeContent(runtime, ws.workspace);
     enqueueAllEvents(runtime);
     const [claim] = claimDueDeliveries(runtime, 1);
@@ -63,13 +56,12 @@ describe('work handed back when a worker stops', () => {
 
   it('campaign generation finishes the batch in hand, then hands the campaign back due at once', async () => {
     connectAccounts(runtime, ws.workspace, ['twitter']);
-    const ctx = contextFor(runtime, ws.workspace, 'rest');
-    const { id } = runOperation(createCampaign, ctx, {
-      name: 'Spring',
-      posts_per_day: 50,
-      campaign_length_days: 30,
-    }) as { id: string };
-    runOperation(launchCampaign, ctx, { id });
+    const { id } = makeCampaign(
+      runtime,
+      ws.workspace,
+      { name: 'Spring', posts_per_day: 50, campaign_length_days: 30 },
+      { launch: true },
+    );
     const [claim] = claimDueGenerations(runtime, 1);
     const stopping = new AbortController();
     const generator: CaptionGenerator = {

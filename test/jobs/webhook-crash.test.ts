@@ -2,11 +2,8 @@ import { count, ne } from 'drizzle-orm';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { webhookJobs } from '../../db/schema/index.ts';
-import { contextFor } from '../../src/core/context.ts';
-import { runOperation } from '../../src/core/operation.ts';
-import { createWebhook } from '../../src/core/webhooks/operations.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { makeContent, makeWorkspace } from '../helpers/factories.ts';
+import { makeContent, makeWebhook, makeWorkspace } from '../helpers/factories.ts';
 import { testRuntime, TEST_ENCRYPTION_KEY } from '../helpers/runtime.ts';
 import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';
@@ -35,10 +32,7 @@ describe('webhook delivery across a crash', () => {
       () => receiver.close(),
     );
     const ws = makeWorkspace(runtime);
-    await runOperation(createWebhook, contextFor(runtime, ws.workspace, 'rest'), {
-      url: `${receiver.url}/hook`,
-      events: ['content.created'],
-    });
+    await makeWebhook(runtime, ws.workspace, { url: `${receiver.url}/hook`, events: ['content.created'] });
     for (let i = 0; i < 1000; i++) makeContent(runtime, ws.workspace, { caption: `Event ${i}` });
 
     const env = {

@@ -1,18 +1,15 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../db/schema/index.ts';
-import { contextFor } from '../../src/core/context.ts';
-import { runOperation } from '../../src/core/operation.ts';
-import { createWebhook } from '../../src/core/webhooks/operations.ts';
 import type { Worker } from '../../src/jobs/leased-worker.ts';
-import { startWebhookDelivery } from '../../src/jobs/webhook-delivery.ts';
-import { deliverDue } from '../../src/core/webhooks/deliver-due.ts';
+import { webhookDeliveryJob, startWebhookDelivery } from '../../src/jobs/webhook-delivery.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { makeContent, makeWorkspace } from '../helpers/factories.ts';
+import { makeContent, makeWebhook, makeWorkspace } from '../helpers/factories.ts';
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { tempDataDir } from '../helpers/subprocess.ts';
 import { join } from 'node:path';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
+import { drain } from '../../src/jobs/drain.ts';
 
 /** The delivery worker in real time: woken by the events it must send, never held up by one endpoint. */
 describe('webhook delivery worker', () => {
@@ -43,10 +40,7 @@ describe('webhook delivery worker', () => {
   it('an event written in this process is delivered at once, not at the next poll', async () => {
     const { runtime, receiver } = await setUp();
     const ws = makeWorkspace(runtime);
-    await runOperation(createWebhook, contextFor(runtime, ws.workspace, 'rest'), {
-      url: `${receiver.url}/hook`,
-      events: [],
-    });
+    await makeWebhook(runtime, ws.workspace, { url: `${receiver.url}/hook` });
     makeContent(runtime, ws.workspace);
     // No poll runs within the test: only the wake-up from the event written can send it.
     await receiver.waitForRequests(1, 5000);
@@ -56,11 +50,8 @@ describe('webhook delivery worker', () => {
     const { runtime, receiver } = await setUp({ WEBHOOK_CONCURRENCY: '8' });
     receiver.respondWith('hang', '/slow');
     const ws = makeWorkspace(runtime);
-    const ctx = contextFor(runtime, ws.workspace, 'rest');
-    const slow = (await runOperation(createWebhook, ctx, { url: `${receiver.url}/slow`, events: [] })) as {
-      id: string;
-    };
-    await runOperation(createWebhook, ctx, { url: `${receiver.url}/fast`, events: [] });
+    const slow = await makeWebhook(runtime, ws.workspace, { url: `${receiver.url}/slow` });
+    await makeWebhook(runtime, ws.workspace, { url: `${receiver.url}/fast` });
     for (let i = 0; i < 30; i++) makeContent(runtime, ws.workspace, { caption: `Event ${i}` });
 
     await eventually(
@@ -93,10 +84,7 @@ describe('webhook delivery worker', () => {
     const receiver = await startReceiver();
     cleanups.push(() => receiver.close());
     const ws = makeWorkspace(first);
-    await runOperation(createWebhook, contextFor(first, ws.workspace, 'rest'), {
-      url: `${receiver.url}/hook`,
-      events: [],
-    });
+    await makeWebhook(first, ws.workspace, { url: `${receiver.url}/hook` });
     // One slot for the subscription (a quarter of 4), which makes 100 deliveries in a row before
     // going back to the worker: stopped meanwhile, the worker still holds the subscription after it.
     for (let i = 0; i < 150; i++) makeContent(first, ws.workspace, { caption: `Event ${i}` });
@@ -107,7 +95,8 @@ describe('webhook delivery worker', () => {
     expect(sent).toBeLessThan(150);
 
     // Well inside the 15 s lease: only a subscription given back can be taken over now.
-    expect((await deliverDue(open())).length).toBeGreaterThan(0);
+    const second = open();
+    expect((await drain(second, webhookDeliveryJob(second))).length).toBeGreaterThan(0);
     expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(150);
   });
 });

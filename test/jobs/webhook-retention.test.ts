@@ -26,7 +26,8 @@ const DELIVERER = `
   import { startBackgroundCheckpoints } from '${ROOT}/db/checkpointer.ts';
   import { contextFor } from '${ROOT}/src/core/context.ts';
   import { runOperation } from '${ROOT}/src/core/operation.ts';
-  import { deliverDue } from '${ROOT}/src/core/webhooks/deliver-due.ts';
+  import { drain } from '${ROOT}/src/jobs/drain.ts';
+  import { webhookDeliveryJob } from '${ROOT}/src/jobs/webhook-delivery.ts';
   import { createWebhook } from '${ROOT}/src/core/webhooks/operations.ts';
   import { makeContent, makeWorkspace } from '${ROOT}/test/helpers/factories.ts';
   import { openDatabase } from '${ROOT}/db/client.ts';
@@ -85,7 +86,7 @@ const DELIVERER = `
   const outcomes = {};
   while (!existsSync(join(dir, 'stop'))) {
     makeContent(runtime, workspace);
-    for (const outcome of await deliverDue(runtime)) outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+    for (const outcome of await drain(runtime, webhookDeliveryJob(runtime))) outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
     if (outcomes.delivered >= 20 && !existsSync(join(dir, 'delivering'))) writeFileSync(join(dir, 'delivering'), '');
   }
   await checkpoints.stop();

@@ -1,43 +1,30 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
-import { connectMcp } from '../helpers/mcp.ts';
+import { call } from '../helpers/http.ts';
+import { connectMcp, useMcpTestbed } from '../helpers/mcp.ts';
 import { HISTORY_NOW, recordPublishRun, seedKnownHistory } from '../helpers/publish-history.ts';
 import { baseEnv } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { toolError, toolResult } from '../helpers/tool-calls.ts';
 
 /** service_get_analytics end to end through the SDK client, against the REST route's JSON. */
 describe('MCP service_get_analytics', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
+  const bed = useMcpTestbed({ env: baseEnv, start: HISTORY_NOW });
   let other: TestWorkspace;
-  let client: Client;
-  const rest = (query: string, as: TestWorkspace = ws) =>
-    call(server, 'GET', `/api/v1/analytics/overview${query}`, { headers: as.headers });
+  const rest = (query: string, as: TestWorkspace = bed.ws) =>
+    call(bed.server, 'GET', `/api/v1/analytics/overview${query}`, { headers: as.headers });
 
   beforeEach(async () => {
-    runtime = testRuntime({ env: baseEnv, start: HISTORY_NOW });
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-    other = makeWorkspace(runtime);
-    seedKnownHistory(runtime, ws.workspace, other.workspace);
-    client = await connectMcp(runtime, ws.apiKey);
-  });
-  afterEach(async () => {
-    await client.close();
-    await server.close();
+    other = makeWorkspace(bed.runtime);
+    seedKnownHistory(bed.runtime, bed.ws.workspace, other.workspace);
   });
 
   it('answers what GET /analytics/overview answers, by default and for a given days', async () => {
-    const byDefault = await toolResult(client, 'service_get_analytics');
+    const byDefault = await toolResult(bed.client, 'service_get_analytics');
     expect(byDefault).toEqual((await rest('')).body);
     expect(byDefault).toMatchObject({ object: 'analytics_overview', days: 30, totals: { published: 4, failed: 2 } });
     expect(byDefault.daily).toHaveLength(30);
 
-    const twoDays = await toolResult(client, 'service_get_analytics', { days: 2 });
+    const twoDays = await toolResult(bed.client, 'service_get_analytics', { days: 2 });
     expect(twoDays).toEqual((await rest('?days=2')).body);
     expect(twoDays).toEqual({
       object: 'analytics_overview',
@@ -59,12 +46,12 @@ describe('MCP service_get_analytics', () => {
   });
 
   it('caps days at the plan history and says the days used', async () => {
-    const starter = makeWorkspace(runtime, { plan: 'starter' });
-    recordPublishRun(runtime, starter.workspace, {
+    const starter = makeWorkspace(bed.runtime, { plan: 'starter' });
+    recordPublishRun(bed.runtime, starter.workspace, {
       finishedAt: '2026-02-09T00:00:00.000Z',
       platforms: { tiktok: 'unknown' },
     });
-    const starterClient = await connectMcp(runtime, starter.apiKey);
+    const starterClient = await connectMcp(bed.runtime, starter.apiKey);
     try {
       const result = await toolResult(starterClient, 'service_get_analytics', { days: 365 });
       expect(result).toMatchObject({
@@ -81,7 +68,7 @@ describe('MCP service_get_analytics', () => {
 
   it('answers invalid_body with details.fieldErrors.days for days out of range or not whole, as REST does', async () => {
     for (const days of [0, 366, -5, 2.5, 'abc']) {
-      const error = await toolError(client, 'service_get_analytics', { days }, 'invalid_body');
+      const error = await toolError(bed.client, 'service_get_analytics', { days }, 'invalid_body');
       expect(Object.keys(error.details.fieldErrors), String(days)).toEqual(['days']);
       const viaRest = await rest(`?days=${days}`);
       expect(viaRest.status).toBe(400);
@@ -90,12 +77,12 @@ describe('MCP service_get_analytics', () => {
   });
 
   it('shows each workspace only its own history', async () => {
-    const otherClient = await connectMcp(runtime, other.apiKey);
+    const otherClient = await connectMcp(bed.runtime, other.apiKey);
     try {
       const theirs = await toolResult(otherClient, 'service_get_analytics', { days: 30 });
       expect(theirs.totals).toEqual({ published: 2, failed: 1 });
       expect(theirs).toEqual((await rest('?days=30', other)).body);
-      expect((await toolResult(client, 'service_get_analytics', { days: 30 })).totals).toEqual({
+      expect((await toolResult(bed.client, 'service_get_analytics', { days: 30 })).totals).toEqual({
         published: 4,
         failed: 2,
       });
@@ -105,9 +92,9 @@ describe('MCP service_get_analytics', () => {
   });
 
   it('refuses a call without a key, and a workspace whose plan has no API access', async () => {
-    const anonymous = await connectMcp(runtime, undefined);
-    const free = makeWorkspace(runtime, { plan: 'free' });
-    const freeClient = await connectMcp(runtime, free.apiKey);
+    const anonymous = await connectMcp(bed.runtime, undefined);
+    const free = makeWorkspace(bed.runtime, { plan: 'free' });
+    const freeClient = await connectMcp(bed.runtime, free.apiKey);
     try {
       await toolError(anonymous, 'service_get_analytics', {}, 'missing_key');
       await toolError(freeClient, 'service_get_analytics', { days: 7 }, 'plan_forbidden');
@@ -118,7 +105,7 @@ describe('MCP service_get_analytics', () => {
   });
 
   it('advertises days as an optional integer from 1 to 365, default 30, and is read-only', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await bed.client.listTools();
     const tool = tools.find((t) => t.name === 'service_get_analytics');
     expect(tool).toBeDefined();
     expect(tool!.inputSchema.required ?? []).toEqual([]);

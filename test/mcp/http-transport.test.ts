@@ -1,10 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TOOLS } from '../../tools/index.ts';
-import { makeKey, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { makeKey, makeWorkspace } from '../helpers/factories.ts';
+import { call, startTestServer, type TestServer, useRestTestbed } from '../helpers/http.ts';
+import { testRuntime } from '../helpers/runtime.ts';
 import { toolError, toolResult } from '../helpers/tool-calls.ts';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -30,22 +30,14 @@ async function connectHttp(server: TestServer, apiKey: string, errors: Error[]):
 }
 
 describe('MCP over streamable HTTP at /mcp', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
   const post = (body: unknown, headers: Record<string, string> = {}) =>
-    server.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify(body) });
+    bed.server.request('/mcp', { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify(body) });
 
-  beforeEach(async () => {
-    runtime = testRuntime();
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-  });
-  afterEach(() => server.close());
+  const bed = useRestTestbed();
 
   it('initializes, lists the tools and calls them with the SDK client', async () => {
     const errors: Error[] = [];
-    const client = await connectHttp(server, ws.apiKey, errors);
+    const client = await connectHttp(bed.server, bed.ws.apiKey, errors);
     try {
       expect(client.getServerVersion()?.name).toBeTruthy();
       expect(client.getServerCapabilities()?.tools).toBeDefined();
@@ -57,7 +49,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
         caption: 'Over HTTP',
         target_platforms: ['twitter'],
       });
-      const viaRest = await call(server, 'GET', `/api/v1/content/${created.id}`, { headers: ws.headers });
+      const viaRest = await call(bed.server, 'GET', `/api/v1/content/${created.id}`, { headers: bed.ws.headers });
       expect(created).toEqual(viaRest.body);
       expect(await toolResult(client, 'service_get_content', { id: created.id })).toEqual(created);
       await toolError(client, 'service_get_content', { id: '00000000-0000-4000-8000-000000000000' }, 'not_found');
@@ -68,8 +60,8 @@ describe('MCP over streamable HTTP at /mcp', () => {
   });
 
   it('answers service_get_account for a past_due workspace and payment_required on content tools', async () => {
-    const pastDue = makeWorkspace(runtime, { status: 'past_due' });
-    const client = await connectHttp(server, pastDue.apiKey, []);
+    const pastDue = makeWorkspace(bed.runtime, { status: 'past_due' });
+    const client = await connectHttp(bed.server, pastDue.apiKey, []);
     try {
       expect(await toolResult(client, 'service_get_account')).toMatchObject({
         plan_status: 'past_due',
@@ -96,8 +88,8 @@ describe('MCP over streamable HTTP at /mcp', () => {
       expect(unknown.headers.get('www-authenticate')).toMatch(/^Bearer\b.*error="invalid_token"/);
       expect((await json(unknown)).error.code).toBe('invalid_key');
 
-      const expiring = makeKey(runtime, ws.workspace.id, new Date(runtime.clock.now().getTime() + 1000));
-      runtime.clock.advance(1000);
+      const expiring = makeKey(bed.runtime, bed.ws.workspace.id, new Date(bed.runtime.clock.now().getTime() + 1000));
+      bed.runtime.clock.advance(1000);
       const expired = await post(listTools, { authorization: `Bearer ${expiring.apiKey}` });
       expect(expired.status).toBe(401);
       expect(expired.headers.get('www-authenticate')).toMatch(/^Bearer\b.*error="invalid_token"/);
@@ -105,16 +97,16 @@ describe('MCP over streamable HTTP at /mcp', () => {
     });
 
     it('answers 403 origin_not_allowed to a foreign browser Origin, even with a good key', async () => {
-      const res = await post(callList, { authorization: `Bearer ${ws.apiKey}`, origin: 'http://evil.example' });
+      const res = await post(callList, { authorization: `Bearer ${bed.ws.apiKey}`, origin: 'http://evil.example' });
       expect(res.status).toBe(403);
       expect((await json(res)).error.code).toBe('origin_not_allowed');
-      const page = await call(server, 'GET', '/api/v1/me', { headers: ws.headers });
+      const page = await call(bed.server, 'GET', '/api/v1/me', { headers: bed.ws.headers });
       // The refused call consumed no read.
       expect(page.headers.get('x-ratelimit-remaining')).toBe('299');
     });
 
     it("lets the service's own origin (PUBLIC_BASE_URL) through", async () => {
-      const res = await post(listTools, { authorization: `Bearer ${ws.apiKey}`, origin: 'http://127.0.0.1:3000' });
+      const res = await post(listTools, { authorization: `Bearer ${bed.ws.apiKey}`, origin: 'http://127.0.0.1:3000' });
       expect(res.status).toBe(200);
       const body = await json(res);
       expect(body.id).toBe(1);
@@ -150,9 +142,9 @@ describe('MCP over streamable HTTP at /mcp', () => {
 
     it('answers GET and DELETE with 405 and Allow: POST', async () => {
       for (const method of ['GET', 'DELETE']) {
-        const res = await server.request('/mcp', {
+        const res = await bed.server.request('/mcp', {
           method,
-          headers: { authorization: `Bearer ${ws.apiKey}`, accept: 'text/event-stream' },
+          headers: { authorization: `Bearer ${bed.ws.apiKey}`, accept: 'text/event-stream' },
         });
         expect(res.status, method).toBe(405);
         expect(res.headers.get('allow'), method).toBe('POST');
@@ -161,7 +153,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
     });
 
     it('puts X-RateLimit-* headers on a tools/call response, from the bucket the tool takes', async () => {
-      const res = await post(callList, { authorization: `Bearer ${ws.apiKey}` });
+      const res = await post(callList, { authorization: `Bearer ${bed.ws.apiKey}` });
       expect(res.status).toBe(200);
       expect(res.headers.get('x-ratelimit-limit')).toBe('300');
       expect(res.headers.get('x-ratelimit-remaining')).toBe('299');
@@ -177,7 +169,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
           method: 'tools/call',
           params: { name: 'service_create_content', arguments: { caption: 'Hi' } },
         },
-        { authorization: `Bearer ${ws.apiKey}` },
+        { authorization: `Bearer ${bed.ws.apiKey}` },
       );
       expect(write.headers.get('x-ratelimit-limit')).toBe('60');
       expect(write.headers.get('x-ratelimit-remaining')).toBe('59');

@@ -1,50 +1,21 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
-import { connectMcp } from '../helpers/mcp.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { describe, expect, it } from 'vitest';
+import { makeMedia, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
+import { call } from '../helpers/http.ts';
+import { connectMcp, useMcpTestbed } from '../helpers/mcp.ts';
 import { toolResult } from '../helpers/tool-calls.ts';
 import { FIXTURES, png } from '../fixtures/media/files.ts';
 
 /** service_list_media: GET /media-library through the SDK client. */
 describe('MCP service_list_media', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
-  let client: Client;
-  let mediaDir: string;
-  beforeEach(async () => {
-    mediaDir = mkdtempSync(join(tmpdir(), 'media-tool-'));
-    runtime = testRuntime({ env: { MEDIA_DIR: mediaDir } });
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-    client = await connectMcp(runtime, ws.apiKey);
-  });
-  afterEach(async () => {
-    await client.close();
-    await server.close();
-    rmSync(mediaDir, { recursive: true, force: true });
-  });
+  const bed = useMcpTestbed({ media: true });
 
-  const upload = async (bytes: Uint8Array, filename: string, w: TestWorkspace = ws) => {
-    runtime.clock.advance(1_000);
-    const body = new FormData();
-    body.append('file', new Blob([bytes]), filename);
-    const res = await server.request('/api/v1/media_assets', {
-      method: 'POST',
-      headers: { authorization: w.headers.authorization },
-      body,
-    });
-    expect(res.status).toBe(201);
-    return (await res.json()) as any;
+  const upload = (bytes: Uint8Array, filename: string, w: TestWorkspace = bed.ws) => {
+    bed.runtime.clock.advance(1_000);
+    return makeMedia(bed.runtime, w.workspace, { bytes, filename });
   };
 
   it('is listed read-only after service_list_social_accounts, with limit, cursor and asset_type', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await bed.client.listTools();
     const tool = tools.find((t) => t.name === 'service_list_media')!;
     expect(tool.annotations).toMatchObject({
       readOnlyHint: true,
@@ -64,14 +35,14 @@ describe('MCP service_list_media', () => {
     const image = await upload(png(2, 2), 'a.png');
     const video = await upload(FIXTURES.find((f) => f.mimeType === 'video/webm')!.bytes, 'b.webm');
     const newer = await upload(png(3, 3), 'c.png');
-    const rest = await call(server, 'GET', '/api/v1/media-library', { headers: ws.headers });
-    const all = await toolResult(client, 'service_list_media');
+    const rest = await call(bed.server, 'GET', '/api/v1/media-library', { headers: bed.ws.headers });
+    const all = await toolResult(bed.client, 'service_list_media');
     expect(all).toEqual(rest.body);
     expect(all.data.map((a: any) => a.id)).toEqual([newer.id, video.id, image.id]);
-    expect((await toolResult(client, 'service_list_media', { asset_type: 'video' })).data).toEqual([video]);
-    const page1 = await toolResult(client, 'service_list_media', { asset_type: 'image', limit: 1 });
+    expect((await toolResult(bed.client, 'service_list_media', { asset_type: 'video' })).data).toEqual([video]);
+    const page1 = await toolResult(bed.client, 'service_list_media', { asset_type: 'image', limit: 1 });
     expect(page1).toMatchObject({ data: [newer], has_more: true });
-    const page2 = await toolResult(client, 'service_list_media', {
+    const page2 = await toolResult(bed.client, 'service_list_media', {
       asset_type: 'image',
       limit: 1,
       cursor: page1.next_cursor,
@@ -80,11 +51,11 @@ describe('MCP service_list_media', () => {
   });
 
   it("lists only the caller's workspace", async () => {
-    const other = makeWorkspace(runtime);
+    const other = makeWorkspace(bed.runtime);
     const mine = await upload(png(1, 1), 'mine.png');
     const theirs = await upload(png(1, 1), 'theirs.png', other);
-    expect((await toolResult(client, 'service_list_media')).data.map((a: any) => a.id)).toEqual([mine.id]);
-    const otherClient = await connectMcp(runtime, other.apiKey);
+    expect((await toolResult(bed.client, 'service_list_media')).data.map((a: any) => a.id)).toEqual([mine.id]);
+    const otherClient = await connectMcp(bed.runtime, other.apiKey);
     try {
       expect((await toolResult(otherClient, 'service_list_media')).data.map((a: any) => a.id)).toEqual([theirs.id]);
     } finally {

@@ -1,11 +1,10 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../src/core/accounts/api-keys.ts';
-import { makeContent, makeKey, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
-import { connectMcp } from '../helpers/mcp.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { makeContent, makeKey, makeWorkspace } from '../helpers/factories.ts';
+import { call } from '../helpers/http.ts';
+import { connectMcp, useMcpTestbed } from '../helpers/mcp.ts';
+import { testRuntime } from '../helpers/runtime.ts';
 import { callTool, toolError, toolResult } from '../helpers/tool-calls.ts';
 
 const CONTENT_TOOLS = [
@@ -55,31 +54,17 @@ const validArgs = (id: string): Record<string, Record<string, unknown>> => ({
 });
 
 describe('MCP tool errors carry the API code and message', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
-  let client: Client;
+  const bed = useMcpTestbed();
 
   /** The REST error for the same request, to compare code, message and details with. */
   const restError = async (method: string, path: string, body?: unknown) => {
-    const res = await call(server, method, path, { headers: ws.headers, body });
+    const res = await call(bed.server, method, path, { headers: bed.ws.headers, body });
     expect(res.status).toBeGreaterThanOrEqual(400);
     return res.body.error;
   };
 
-  beforeEach(async () => {
-    runtime = testRuntime();
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-    client = await connectMcp(runtime, ws.apiKey);
-  });
-  afterEach(async () => {
-    await client.close();
-    await server.close();
-  });
-
   it('is an isError result whose structuredContent is {error:{code,message}} and whose text is the same JSON', async () => {
-    const outcome = await callTool(client, 'service_get_content', { id: '00000000-0000-4000-8000-000000000000' });
+    const outcome = await callTool(bed.client, 'service_get_content', { id: '00000000-0000-4000-8000-000000000000' });
     expect(outcome.isError).toBe(true);
     expect(outcome.structuredContent).toEqual({
       error: { code: 'not_found', message: expect.any(String), docs_url: 'http://127.0.0.1:3000/docs/errors' },
@@ -95,14 +80,14 @@ describe('MCP tool errors carry the API code and message', () => {
       'service_delete_content',
       'service_publish_content',
     ]) {
-      const error = await toolError(client, name, validArgs(id)[name], 'not_found');
+      const error = await toolError(bed.client, name, validArgs(id)[name], 'not_found');
       expect(error.message, name).toBe((await restError('GET', `/api/v1/content/${id}`)).message);
     }
   });
 
   it('answers invalid_body with details.fieldErrors for a caption over 4000 characters', async () => {
     const body = { caption: 'x'.repeat(4001) };
-    const error = await toolError(client, 'service_create_content', body, 'invalid_body');
+    const error = await toolError(bed.client, 'service_create_content', body, 'invalid_body');
     expect(error.details.fieldErrors.caption).toEqual([expect.any(String)]);
     expect(error.details.formErrors).toEqual([]);
     const viaRest = await restError('POST', '/api/v1/content', body);
@@ -111,15 +96,15 @@ describe('MCP tool errors carry the API code and message', () => {
       message: viaRest.message,
       details: viaRest.details,
     });
-    expect((await toolResult(client, 'service_list_content')).data).toEqual([]);
+    expect((await toolResult(bed.client, 'service_list_content')).data).toEqual([]);
   });
 
   it('answers invalid_body for a missing caption, a naive date-time and wrongly typed fields', async () => {
-    const missing = await toolError(client, 'service_create_content', {}, 'invalid_body');
+    const missing = await toolError(bed.client, 'service_create_content', {}, 'invalid_body');
     expect(Object.keys(missing.details.fieldErrors)).toEqual(['caption']);
 
     const naive = await toolError(
-      client,
+      bed.client,
       'service_create_content',
       { caption: 'Hi', scheduled_for: '2026-04-01T09:00:00', status: 'scheduled' },
       'invalid_body',
@@ -127,23 +112,23 @@ describe('MCP tool errors carry the API code and message', () => {
     expect(Object.keys(naive.details.fieldErrors)).toEqual(['scheduled_for']);
 
     const typed = await toolError(
-      client,
+      bed.client,
       'service_create_content',
       { caption: 'Hi', hashtags: 'not-a-list', media_urls: ['ftp://x.example/a.png'] },
       'invalid_body',
     );
     expect(Object.keys(typed.details.fieldErrors).sort()).toEqual(['hashtags', 'media_urls']);
 
-    const item = makeContent(runtime, ws.workspace);
+    const item = makeContent(bed.runtime, bed.ws.workspace);
     const badStatus = await toolError(
-      client,
+      bed.client,
       'service_update_content',
       { id: item.id, status: 'published' },
       'invalid_body',
     );
     expect(Object.keys(badStatus.details.fieldErrors)).toEqual(['status']);
     const badPublish = await toolError(
-      client,
+      bed.client,
       'service_publish_content',
       { id: item.id, scheduled_for: 'tomorrow' },
       'invalid_body',
@@ -152,7 +137,7 @@ describe('MCP tool errors carry the API code and message', () => {
   });
 
   it('answers invalid_body for an unknown asset_type on service_list_media, as REST does', async () => {
-    const error = await toolError(client, 'service_list_media', { asset_type: 'audio' }, 'invalid_body');
+    const error = await toolError(bed.client, 'service_list_media', { asset_type: 'audio' }, 'invalid_body');
     const rest = await restError('GET', '/api/v1/media-library?asset_type=audio');
     expect(error.message).toBe(rest.message);
     expect(error.details).toEqual(rest.details);
@@ -161,7 +146,7 @@ describe('MCP tool errors carry the API code and message', () => {
   // Found by the fuzz suite: the SDK's own schema check threw, and it answered -32603 (internal error).
   it('answers a tools/call whose arguments are no object with invalid params (-32602), not an internal error', async () => {
     for (const args of [null, 'caption', 42, ['x']]) {
-      const error = await client
+      const error = await bed.client
         .request(
           { method: 'tools/call', params: { name: 'service_create_content', arguments: args as never } },
           CallToolResultSchema,
@@ -174,14 +159,14 @@ describe('MCP tool errors carry the API code and message', () => {
       expect(error!.code).toBe(ErrorCode.InvalidParams);
       expect(error!.message).toMatch(/arguments/);
     }
-    expect(await toolResult(client, 'service_create_content', { caption: 'Still fine' })).toMatchObject({
+    expect(await toolResult(bed.client, 'service_create_content', { caption: 'Still fine' })).toMatchObject({
       caption: 'Still fine',
     });
   });
 
   it('answers invalid_body when status scheduled comes without scheduled_for', async () => {
     const error = await toolError(
-      client,
+      bed.client,
       'service_create_content',
       { caption: 'Hi', status: 'scheduled' },
       'invalid_body',
@@ -190,97 +175,101 @@ describe('MCP tool errors carry the API code and message', () => {
   });
 
   it('answers no_updates for an update with no recognised field', async () => {
-    const item = makeContent(runtime, ws.workspace);
-    const bare = await toolError(client, 'service_update_content', { id: item.id }, 'no_updates');
-    await toolError(client, 'service_update_content', { id: item.id, colour: 'blue' }, 'no_updates');
+    const item = makeContent(bed.runtime, bed.ws.workspace);
+    const bare = await toolError(bed.client, 'service_update_content', { id: item.id }, 'no_updates');
+    await toolError(bed.client, 'service_update_content', { id: item.id, colour: 'blue' }, 'no_updates');
     const viaRest = await restError('PATCH', `/api/v1/content/${item.id}`, { colour: 'blue' });
     expect({ code: bare.code, message: bare.message }).toEqual({ code: viaRest.code, message: viaRest.message });
-    expect(await toolResult(client, 'service_get_content', { id: item.id })).toEqual(item);
+    expect(await toolResult(bed.client, 'service_get_content', { id: item.id })).toEqual(item);
   });
 
   it('answers invalid_state for update, publish and delete on an archived item', async () => {
-    const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
-    await toolResult(client, 'service_delete_content', { id: item.id });
-    await toolError(client, 'service_update_content', { id: item.id, caption: 'Back?' }, 'invalid_state');
-    await toolError(client, 'service_publish_content', { id: item.id }, 'invalid_state');
-    await toolError(client, 'service_delete_content', { id: item.id }, 'invalid_state');
-    const stored = await toolResult(client, 'service_get_content', { id: item.id });
+    const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+    await toolResult(bed.client, 'service_delete_content', { id: item.id });
+    await toolError(bed.client, 'service_update_content', { id: item.id, caption: 'Back?' }, 'invalid_state');
+    await toolError(bed.client, 'service_publish_content', { id: item.id }, 'invalid_state');
+    await toolError(bed.client, 'service_delete_content', { id: item.id }, 'invalid_state');
+    const stored = await toolResult(bed.client, 'service_get_content', { id: item.id });
     expect(stored).toMatchObject({ status: 'archived', caption: item.caption, publish_queued: false });
   });
 
   it('answers no_target_platforms when publishing an item without target_platforms', async () => {
-    const item = makeContent(runtime, ws.workspace, { status: 'approved' });
-    const error = await toolError(client, 'service_publish_content', { id: item.id }, 'no_target_platforms');
+    const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'approved' });
+    const error = await toolError(bed.client, 'service_publish_content', { id: item.id }, 'no_target_platforms');
     const viaRest = await restError('POST', `/api/v1/content/${item.id}/publish`);
     expect({ code: error.code, message: error.message }).toEqual({ code: viaRest.code, message: viaRest.message });
-    expect(await toolResult(client, 'service_get_content', { id: item.id })).toEqual(item);
+    expect(await toolResult(bed.client, 'service_get_content', { id: item.id })).toEqual(item);
   });
 
   describe('authentication and plan', () => {
     it('answers missing_key on every tool when the client has no key', async () => {
-      const item = makeContent(runtime, ws.workspace);
-      const anonymous = await connectMcp(runtime, undefined);
+      const item = makeContent(bed.runtime, bed.ws.workspace);
+      const anonymous = await connectMcp(bed.runtime, undefined);
       for (const name of ALL_TOOLS) await toolError(anonymous, name, validArgs(item.id)[name], 'missing_key');
-      expect(await toolResult(client, 'service_get_content', { id: item.id })).toEqual(item);
+      expect(await toolResult(bed.client, 'service_get_content', { id: item.id })).toEqual(item);
     });
 
     it('answers invalid_key for an unknown key and for a key of the wrong shape', async () => {
-      const item = makeContent(runtime, ws.workspace);
+      const item = makeContent(bed.runtime, bed.ws.workspace);
       const forged = `np_live_${'A'.repeat(38)}`;
-      for (const key of [forged, `${ws.apiKey.slice(0, -1)}${ws.apiKey.endsWith('a') ? 'b' : 'a'}`]) {
-        const stranger = await connectMcp(runtime, key);
+      for (const key of [forged, `${bed.ws.apiKey.slice(0, -1)}${bed.ws.apiKey.endsWith('a') ? 'b' : 'a'}`]) {
+        const stranger = await connectMcp(bed.runtime, key);
         for (const name of ALL_TOOLS) await toolError(stranger, name, validArgs(item.id)[name], 'invalid_key');
       }
-      const notOurs = await connectMcp(runtime, 'sk_live_abcdef');
+      const notOurs = await connectMcp(bed.runtime, 'sk_live_abcdef');
       await toolError(notOurs, 'service_list_content', {}, 'missing_key');
     });
 
     it('answers invalid_key as soon as the key is revoked, on an open connection', async () => {
-      const { keyId, apiKey } = makeKey(runtime, ws.workspace.id);
-      const keyed = await connectMcp(runtime, apiKey);
+      const { keyId, apiKey } = makeKey(bed.runtime, bed.ws.workspace.id);
+      const keyed = await connectMcp(bed.runtime, apiKey);
       await toolResult(keyed, 'service_list_content');
-      revokeApiKey(runtime, keyId);
+      revokeApiKey(bed.runtime, keyId);
       for (const name of ALL_TOOLS) await toolError(keyed, name, validArgs('any')[name], 'invalid_key');
-      await toolResult(client, 'service_list_content');
+      await toolResult(bed.client, 'service_list_content');
     });
 
     it('answers expired_key once the clock passes the key expiry', async () => {
-      const { apiKey } = makeKey(runtime, ws.workspace.id, new Date(runtime.clock.now().getTime() + 60 * 60 * 1000));
-      const keyed = await connectMcp(runtime, apiKey);
+      const { apiKey } = makeKey(
+        bed.runtime,
+        bed.ws.workspace.id,
+        new Date(bed.runtime.clock.now().getTime() + 60 * 60 * 1000),
+      );
+      const keyed = await connectMcp(bed.runtime, apiKey);
       await toolResult(keyed, 'service_get_account');
-      runtime.clock.advance(60 * 60 * 1000);
+      bed.runtime.clock.advance(60 * 60 * 1000);
       for (const name of ALL_TOOLS) await toolError(keyed, name, validArgs('any')[name], 'expired_key');
     });
 
     for (const status of ['past_due', 'canceled'] as const) {
       it(`answers payment_required on content and brand profile tools for a ${status} workspace; service_get_account still answers`, async () => {
-        const inactive = makeWorkspace(runtime, { status });
-        const inactiveClient = await connectMcp(runtime, inactive.apiKey);
-        const item = makeContent(runtime, inactive.workspace, { target_platforms: ['twitter'] });
+        const inactive = makeWorkspace(bed.runtime, { status });
+        const inactiveClient = await connectMcp(bed.runtime, inactive.apiKey);
+        const item = makeContent(bed.runtime, inactive.workspace, { target_platforms: ['twitter'] });
         for (const name of PLAN_CHECKED_TOOLS)
           await toolError(inactiveClient, name, validArgs(item.id)[name], 'payment_required');
         const account = await toolResult(inactiveClient, 'service_get_account');
         expect(account).toMatchObject({ plan_status: status, is_active: false });
-        const me = await call(server, 'GET', '/api/v1/me', { headers: inactive.headers });
+        const me = await call(bed.server, 'GET', '/api/v1/me', { headers: inactive.headers });
         expect(me.status).toBe(200);
         expect(account).toEqual(me.body);
       });
     }
 
     it('answers plan_forbidden on content and brand profile tools for a free workspace; service_get_account still answers', async () => {
-      const free = makeWorkspace(runtime, { plan: 'free' });
-      const freeClient = await connectMcp(runtime, free.apiKey);
-      const item = makeContent(runtime, free.workspace, { target_platforms: ['twitter'] });
+      const free = makeWorkspace(bed.runtime, { plan: 'free' });
+      const freeClient = await connectMcp(bed.runtime, free.apiKey);
+      const item = makeContent(bed.runtime, free.workspace, { target_platforms: ['twitter'] });
       for (const name of PLAN_CHECKED_TOOLS)
         await toolError(freeClient, name, validArgs(item.id)[name], 'plan_forbidden');
       const account = await toolResult(freeClient, 'service_get_account');
       expect(account).toMatchObject({ plan: 'free', is_active: true, features: { api_access: false } });
-      expect(account).toEqual((await call(server, 'GET', '/api/v1/me', { headers: free.headers })).body);
+      expect(account).toEqual((await call(bed.server, 'GET', '/api/v1/me', { headers: free.headers })).body);
     });
 
     it('checks the subscription before the plan (past_due free workspace answers payment_required)', async () => {
-      const both = makeWorkspace(runtime, { plan: 'free', status: 'past_due' });
-      await toolError(await connectMcp(runtime, both.apiKey), 'service_list_content', {}, 'payment_required');
+      const both = makeWorkspace(bed.runtime, { plan: 'free', status: 'past_due' });
+      await toolError(await connectMcp(bed.runtime, both.apiKey), 'service_list_content', {}, 'payment_required');
     });
   });
 

@@ -1,11 +1,9 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { and, eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { events } from '../../db/schema/index.ts';
-import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
-import { connectMcp } from '../helpers/mcp.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { makeContent } from '../helpers/factories.ts';
+import { call } from '../helpers/http.ts';
+import { useMcpTestbed } from '../helpers/mcp.ts';
 import { toolResult } from '../helpers/tool-calls.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -14,37 +12,23 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const withoutId = (resource: Record<string, unknown>) => ({ ...resource, id: '<id>' });
 
 describe('MCP tools end to end: the same JSON as the REST route', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
-  let client: Client;
+  const bed = useMcpTestbed();
 
   const rest = (method: string, path: string, body?: unknown) =>
-    call(server, method, path, { headers: ws.headers, body });
+    call(bed.server, method, path, { headers: bed.ws.headers, body });
   const eventsOf = (contentId: string, type: string) =>
-    runtime.db
+    bed.runtime.db
       .select()
       .from(events)
-      .where(and(eq(events.workspaceId, ws.workspace.id), eq(events.type, type)))
+      .where(and(eq(events.workspaceId, bed.ws.workspace.id), eq(events.type, type)))
       .all()
       .filter((e) => {
         const data = e.data as { id?: string; content?: { id?: string } };
         return data.id === contentId || data.content?.id === contentId;
       });
 
-  beforeEach(async () => {
-    runtime = testRuntime();
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-    client = await connectMcp(runtime, ws.apiKey);
-  });
-  afterEach(async () => {
-    await client.close();
-    await server.close();
-  });
-
   it('service_get_account answers what GET /me answers', async () => {
-    const account = await toolResult(client, 'service_get_account');
+    const account = await toolResult(bed.client, 'service_get_account');
     const me = await rest('GET', '/api/v1/me');
     expect(me.status).toBe(200);
     expect(account).toEqual(me.body);
@@ -56,7 +40,7 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
   });
 
   it('service_create_content creates the item POST /content would, with the defaults', async () => {
-    const created = await toolResult(client, 'service_create_content', { caption: 'Launch day' });
+    const created = await toolResult(bed.client, 'service_create_content', { caption: 'Launch day' });
     expect(created.id).toMatch(UUID);
     expect(created).toMatchObject({
       object: 'content',
@@ -91,7 +75,7 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
       scheduled_for: '2026-04-01T09:00:00+02:00',
       status: 'scheduled',
     };
-    const created = await toolResult(client, 'service_create_content', args);
+    const created = await toolResult(bed.client, 'service_create_content', args);
     expect(created).toMatchObject({
       ...args,
       hashtags: ['launch', 'spring'],
@@ -103,8 +87,8 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
   });
 
   it('service_get_content answers what GET /content/{id} answers', async () => {
-    const item = makeContent(runtime, ws.workspace, { target_platforms: ['tiktok'], hashtags: ['a'] });
-    const viaTool = await toolResult(client, 'service_get_content', { id: item.id });
+    const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['tiktok'], hashtags: ['a'] });
+    const viaTool = await toolResult(bed.client, 'service_get_content', { id: item.id });
     const viaRest = await rest('GET', `/api/v1/content/${item.id}`);
     expect(viaRest.status).toBe(200);
     expect(viaTool).toEqual(viaRest.body);
@@ -115,11 +99,12 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) {
       ids.push(
-        makeContent(runtime, ws.workspace, { caption: `Item ${i}`, content_type: i % 2 ? 'reel' : 'text_only' }).id,
+        makeContent(bed.runtime, bed.ws.workspace, { caption: `Item ${i}`, content_type: i % 2 ? 'reel' : 'text_only' })
+          .id,
       );
-      runtime.clock.advance(1000);
+      bed.runtime.clock.advance(1000);
     }
-    const first = await toolResult(client, 'service_list_content', { limit: 2 });
+    const first = await toolResult(bed.client, 'service_list_content', { limit: 2 });
     const firstRest = await rest('GET', '/api/v1/content?limit=2');
     expect(first).toEqual(firstRest.body);
     expect(first.object).toBe('list');
@@ -127,30 +112,30 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
     expect(first.has_more).toBe(true);
     expect(typeof first.next_cursor).toBe('string');
 
-    const second = await toolResult(client, 'service_list_content', { limit: 2, cursor: first.next_cursor });
+    const second = await toolResult(bed.client, 'service_list_content', { limit: 2, cursor: first.next_cursor });
     const secondRest = await rest('GET', `/api/v1/content?limit=2&cursor=${encodeURIComponent(first.next_cursor)}`);
     expect(second).toEqual(secondRest.body);
     expect(second.data.map((c: { id: string }) => c.id)).toEqual([ids[2], ids[1]]);
 
-    const reels = await toolResult(client, 'service_list_content', { content_type: 'reel' });
+    const reels = await toolResult(bed.client, 'service_list_content', { content_type: 'reel' });
     expect(reels).toEqual((await rest('GET', '/api/v1/content?content_type=reel')).body);
     expect(reels.data.map((c: { id: string }) => c.id)).toEqual([ids[3], ids[1]]);
     expect(reels).toMatchObject({ has_more: false, next_cursor: null });
 
-    const drafts = await toolResult(client, 'service_list_content', { status: 'draft', limit: 100 });
+    const drafts = await toolResult(bed.client, 'service_list_content', { status: 'draft', limit: 100 });
     expect(drafts).toEqual((await rest('GET', '/api/v1/content?status=draft&limit=100')).body);
     expect(drafts.data).toHaveLength(5);
   });
 
   it('service_update_content changes fields as PATCH does and approval emits content.approved', async () => {
-    const item = makeContent(runtime, ws.workspace);
-    const twin = makeContent(runtime, ws.workspace);
-    runtime.clock.advance(5000);
+    const item = makeContent(bed.runtime, bed.ws.workspace);
+    const twin = makeContent(bed.runtime, bed.ws.workspace);
+    bed.runtime.clock.advance(5000);
     const patch = { caption: 'Edited', hashtags: ['fresh'], status: 'approved', unknown_field: 'ignored' };
-    const updated = await toolResult(client, 'service_update_content', { id: item.id, ...patch });
+    const updated = await toolResult(bed.client, 'service_update_content', { id: item.id, ...patch });
     expect(updated).toMatchObject({ id: item.id, caption: 'Edited', hashtags: ['fresh'], status: 'approved' });
     expect(updated).not.toHaveProperty('unknown_field');
-    expect(updated.updated_at).toBe(runtime.clock.now().toISOString());
+    expect(updated.updated_at).toBe(bed.runtime.clock.now().toISOString());
     expect(updated).toEqual((await rest('GET', `/api/v1/content/${item.id}`)).body);
 
     const viaRest = await rest('PATCH', `/api/v1/content/${twin.id}`, patch);
@@ -163,20 +148,20 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
     expect(approved[0].data).toEqual({ content: { id: item.id, object: 'content', status: 'approved' } });
 
     // Approving an approved item fires the approved event again, by contract.
-    await toolResult(client, 'service_update_content', { id: item.id, status: 'approved' });
+    await toolResult(bed.client, 'service_update_content', { id: item.id, status: 'approved' });
     expect(eventsOf(item.id, 'content.approved')).toHaveLength(2);
   });
 
   it('service_update_content accepts status rejected, which create does not', async () => {
-    const item = makeContent(runtime, ws.workspace);
-    const updated = await toolResult(client, 'service_update_content', { id: item.id, status: 'rejected' });
+    const item = makeContent(bed.runtime, bed.ws.workspace);
+    const updated = await toolResult(bed.client, 'service_update_content', { id: item.id, status: 'rejected' });
     expect(updated.status).toBe('rejected');
   });
 
   it('service_publish_content queues the item: approved, publish_queued true, a content.approved event', async () => {
-    const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
-    const twin = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
-    const published = await toolResult(client, 'service_publish_content', { id: item.id });
+    const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+    const twin = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+    const published = await toolResult(bed.client, 'service_publish_content', { id: item.id });
     expect(published).toMatchObject({ id: item.id, object: 'content', status: 'approved', publish_queued: true });
     expect(published.publish_results).toEqual([]);
     expect(published).toEqual((await rest('GET', `/api/v1/content/${item.id}`)).body);
@@ -191,8 +176,8 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
   });
 
   it('service_publish_content with a future scheduled_for schedules the item', async () => {
-    const item = makeContent(runtime, ws.workspace, { target_platforms: ['linkedin'] });
-    const published = await toolResult(client, 'service_publish_content', {
+    const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['linkedin'] });
+    const published = await toolResult(bed.client, 'service_publish_content', {
       id: item.id,
       scheduled_for: '2026-03-11T10:00:00-05:00',
     });
@@ -205,8 +190,8 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
   });
 
   it('service_publish_content with a past scheduled_for queues the item for the next run', async () => {
-    const item = makeContent(runtime, ws.workspace, { target_platforms: ['facebook'] });
-    const published = await toolResult(client, 'service_publish_content', {
+    const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['facebook'] });
+    const published = await toolResult(bed.client, 'service_publish_content', {
       id: item.id,
       scheduled_for: '2026-03-10T11:00:00Z',
     });
@@ -214,19 +199,19 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
   });
 
   it('service_delete_content archives: {id, object, deleted}, out of lists, still readable', async () => {
-    const item = makeContent(runtime, ws.workspace);
-    const twin = makeContent(runtime, ws.workspace);
-    const deleted = await toolResult(client, 'service_delete_content', { id: item.id });
+    const item = makeContent(bed.runtime, bed.ws.workspace);
+    const twin = makeContent(bed.runtime, bed.ws.workspace);
+    const deleted = await toolResult(bed.client, 'service_delete_content', { id: item.id });
     expect(deleted).toEqual({ id: item.id, object: 'content', deleted: true });
     const viaRest = await rest('DELETE', `/api/v1/content/${twin.id}`);
     expect(viaRest.status).toBe(200);
     expect(viaRest.body).toEqual({ id: twin.id, object: 'content', deleted: true });
 
-    const stored = await toolResult(client, 'service_get_content', { id: item.id });
+    const stored = await toolResult(bed.client, 'service_get_content', { id: item.id });
     expect(stored.status).toBe('archived');
-    const listed = await toolResult(client, 'service_list_content');
+    const listed = await toolResult(bed.client, 'service_list_content');
     expect(listed.data).toEqual([]);
-    const archived = await toolResult(client, 'service_list_content', { status: 'archived' });
+    const archived = await toolResult(bed.client, 'service_list_content', { status: 'archived' });
     expect(archived.data.map((c: { id: string }) => c.id).sort()).toEqual([item.id, twin.id].sort());
     expect(eventsOf(item.id, 'content.deleted').map((e) => e.data)).toEqual([{ id: item.id }]);
   });

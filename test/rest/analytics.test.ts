@@ -1,9 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { call, useRestTestbed } from '../helpers/http.ts';
 import { HISTORY_NOW, recordPublishRun, seedKnownHistory } from '../helpers/publish-history.ts';
 import { baseEnv, expectError, expectFieldError } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 const DAY = 86_400_000;
 
@@ -19,21 +18,15 @@ function dailyFrom(first: string, days: number, counts: Record<string, [number, 
 
 /** GET /api/v1/analytics/overview over the known history of test/helpers/publish-history.ts. */
 describe('REST GET /api/v1/analytics/overview', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
+  const bed = useRestTestbed({ env: baseEnv, start: HISTORY_NOW });
   let other: TestWorkspace;
-  const get = (query = '', as: TestWorkspace = ws) =>
-    call(server, 'GET', `/api/v1/analytics/overview${query}`, { headers: as.headers });
+  const get = (query = '', as: TestWorkspace = bed.ws) =>
+    call(bed.server, 'GET', `/api/v1/analytics/overview${query}`, { headers: as.headers });
 
   beforeEach(async () => {
-    runtime = testRuntime({ env: baseEnv, start: HISTORY_NOW });
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime); // pro: 90 days
-    other = makeWorkspace(runtime);
-    seedKnownHistory(runtime, ws.workspace, other.workspace);
+    other = makeWorkspace(bed.runtime);
+    seedKnownHistory(bed.runtime, bed.ws.workspace, other.workspace);
   });
-  afterEach(() => server.close());
 
   it('answers the last 30 days by default, with every figure', async () => {
     const res = await get();
@@ -109,14 +102,14 @@ describe('REST GET /api/v1/analytics/overview', () => {
   });
 
   it("caps days at the plan's analytics_history_days without an error (starter: 30)", async () => {
-    const starter = makeWorkspace(runtime, { plan: 'starter' });
-    const me = await call(server, 'GET', '/api/v1/me', { headers: starter.headers });
+    const starter = makeWorkspace(bed.runtime, { plan: 'starter' });
+    const me = await call(bed.server, 'GET', '/api/v1/me', { headers: starter.headers });
     expect(me.body.features.analytics_history_days).toBe(30);
-    recordPublishRun(runtime, starter.workspace, {
+    recordPublishRun(bed.runtime, starter.workspace, {
       finishedAt: '2026-02-09T00:00:00.000Z',
       platforms: { twitter: 'published' },
     });
-    recordPublishRun(runtime, starter.workspace, {
+    recordPublishRun(bed.runtime, starter.workspace, {
       finishedAt: '2026-02-08T23:59:59.999Z',
       platforms: { twitter: 'rejected' },
     });
@@ -137,12 +130,12 @@ describe('REST GET /api/v1/analytics/overview', () => {
   });
 
   it('goes up to 365 days on a plan that keeps them (business)', async () => {
-    const business = makeWorkspace(runtime, { plan: 'business' });
-    recordPublishRun(runtime, business.workspace, {
+    const business = makeWorkspace(bed.runtime, { plan: 'business' });
+    recordPublishRun(bed.runtime, business.workspace, {
       finishedAt: '2025-03-11T00:00:00.000Z',
       platforms: { linkedin: 'published' },
     });
-    recordPublishRun(runtime, business.workspace, {
+    recordPublishRun(bed.runtime, business.workspace, {
       finishedAt: '2025-03-10T23:59:59.999Z',
       platforms: { linkedin: 'published' },
     });
@@ -196,7 +189,7 @@ describe('REST GET /api/v1/analytics/overview', () => {
       ],
       daily: dailyFrom('2026-02-09', 30, { '2026-02-20': [1, 0], '2026-03-09': [0, 1], '2026-03-10': [1, 0] }),
     });
-    const empty = makeWorkspace(runtime);
+    const empty = makeWorkspace(bed.runtime);
     const none = await get('?days=90', empty);
     expect(none.body).toMatchObject({ days: 90, totals: { published: 0, failed: 0 }, platforms: [] });
     expect(none.body.daily).toEqual(dailyFrom('2025-12-11', 90));
@@ -206,14 +199,14 @@ describe('REST GET /api/v1/analytics/overview', () => {
     const res = await get('?days=7');
     expect(res.headers.get('x-ratelimit-limit')).toBe('300');
     expect(res.headers.get('x-ratelimit-remaining')).toBe('299');
-    const post = await call(server, 'POST', '/api/v1/analytics/overview', { headers: ws.headers, body: {} });
+    const post = await call(bed.server, 'POST', '/api/v1/analytics/overview', { headers: bed.ws.headers, body: {} });
     expectError(post, 405, 'method_not_allowed');
     expect(post.headers.get('allow')).toBe('GET, HEAD');
   });
 
   it('needs an API key of a plan with API access', async () => {
-    expectError(await call(server, 'GET', '/api/v1/analytics/overview'), 401, 'missing_key');
-    const free = makeWorkspace(runtime, { plan: 'free' });
+    expectError(await call(bed.server, 'GET', '/api/v1/analytics/overview'), 401, 'missing_key');
+    const free = makeWorkspace(bed.runtime, { plan: 'free' });
     expectError(await get('', free), 403, 'plan_forbidden');
   });
 });

@@ -1,27 +1,21 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../src/core/accounts/api-keys.ts';
 import { setWorkspacePlan } from '../../src/core/accounts/workspaces.ts';
 import { makeKey, makeWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, expectError } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { testRuntime } from '../helpers/runtime.ts';
 
 /** Authentication: every row of the failure table, checked in order, over real HTTP. */
 describe('REST authentication', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  beforeEach(async () => {
-    runtime = testRuntime({ env: baseEnv });
-    server = await startTestServer(runtime);
-  });
-  afterEach(() => server.close());
+  const bed = useRestTestbed({ env: baseEnv });
 
   const get = (path: string, authorization?: string) =>
-    call(server, 'GET', path, { headers: authorization === undefined ? {} : { authorization } });
+    call(bed.server, 'GET', path, { headers: authorization === undefined ? {} : { authorization } });
   const bearer = (key: string) => `Bearer ${key}`;
 
   it('answers 200 with a valid key of an active workspace', async () => {
-    const ws = makeWorkspace(runtime);
+    const ws = makeWorkspace(bed.runtime);
     const res = await get('/api/v1/content', bearer(ws.apiKey));
     expect(res.status).toBe(200);
     expect(res.body.object).toBe('list');
@@ -45,14 +39,14 @@ describe('REST authentication', () => {
 
   describe('invalid_key (401)', () => {
     it('for a well-formed key that this service never issued', async () => {
-      makeWorkspace(runtime);
+      makeWorkspace(bed.runtime);
       // A key with a valid checksum, issued by another database, so only the lookup can refuse it.
       const elsewhere = makeWorkspace(testRuntime());
       expectError(await get('/api/v1/content', bearer(elsewhere.apiKey)), 401, 'invalid_key');
     });
 
     it('for a key whose checksum is broken', async () => {
-      const ws = makeWorkspace(runtime);
+      const ws = makeWorkspace(bed.runtime);
       const last = ws.apiKey.at(-1)!;
       const broken = ws.apiKey.slice(0, -1) + (last === 'A' ? 'B' : 'A');
       expectError(await get('/api/v1/content', bearer(broken)), 401, 'invalid_key');
@@ -61,10 +55,10 @@ describe('REST authentication', () => {
     });
 
     it('for a revoked key, with the same body as an unknown key', async () => {
-      const ws = makeWorkspace(runtime);
-      const second = makeKey(runtime, ws.workspace.id);
+      const ws = makeWorkspace(bed.runtime);
+      const second = makeKey(bed.runtime, ws.workspace.id);
       expect((await get('/api/v1/content', bearer(second.apiKey))).status).toBe(200);
-      revokeApiKey(runtime, second.keyId);
+      revokeApiKey(bed.runtime, second.keyId);
 
       const revoked = await get('/api/v1/content', bearer(second.apiKey));
       expectError(revoked, 401, 'invalid_key');
@@ -77,11 +71,11 @@ describe('REST authentication', () => {
 
   describe('expired_key (401)', () => {
     it('once the clock passes the expiry, and not before', async () => {
-      const ws = makeWorkspace(runtime);
-      const key = makeKey(runtime, ws.workspace.id, new Date(runtime.clock.now().getTime() + 60_000));
-      runtime.clock.advance(59_999);
+      const ws = makeWorkspace(bed.runtime);
+      const key = makeKey(bed.runtime, ws.workspace.id, new Date(bed.runtime.clock.now().getTime() + 60_000));
+      bed.runtime.clock.advance(59_999);
       expect((await get('/api/v1/content', bearer(key.apiKey))).status).toBe(200);
-      runtime.clock.advance(2);
+      bed.runtime.clock.advance(2);
       expectError(await get('/api/v1/content', bearer(key.apiKey)), 401, 'expired_key');
       // GET /me has no plan checks but still checks the key.
       expectError(await get('/api/v1/me', bearer(key.apiKey)), 401, 'expired_key');
@@ -90,65 +84,68 @@ describe('REST authentication', () => {
 
   describe('subscription and plan', () => {
     it.each(['past_due', 'canceled'] as const)('a %s workspace gets 402 payment_required', async (status) => {
-      const ws = makeWorkspace(runtime, { status });
+      const ws = makeWorkspace(bed.runtime, { status });
       expectError(await get('/api/v1/content', bearer(ws.apiKey)), 402, 'payment_required');
-      const write = await call(server, 'POST', '/api/v1/content', { headers: ws.headers, body: { caption: 'x' } });
+      const write = await call(bed.server, 'POST', '/api/v1/content', { headers: ws.headers, body: { caption: 'x' } });
       expectError(write, 402, 'payment_required');
     });
 
     it('a trialing workspace works', async () => {
-      const ws = makeWorkspace(runtime, { status: 'trialing' });
+      const ws = makeWorkspace(bed.runtime, { status: 'trialing' });
       expect((await get('/api/v1/content', bearer(ws.apiKey))).status).toBe(200);
-      const created = await call(server, 'POST', '/api/v1/content', { headers: ws.headers, body: { caption: 'x' } });
+      const created = await call(bed.server, 'POST', '/api/v1/content', {
+        headers: ws.headers,
+        body: { caption: 'x' },
+      });
       expect(created.status).toBe(201);
     });
 
     it('a workspace on the free plan gets 403 plan_forbidden', async () => {
-      const ws = makeWorkspace(runtime, { plan: 'free' });
+      const ws = makeWorkspace(bed.runtime, { plan: 'free' });
       expectError(await get('/api/v1/content', bearer(ws.apiKey)), 403, 'plan_forbidden');
     });
 
     it('a workspace that moves to a paid plan gets access at once', async () => {
-      const ws = makeWorkspace(runtime, { plan: 'free' });
+      const ws = makeWorkspace(bed.runtime, { plan: 'free' });
       expectError(await get('/api/v1/content', bearer(ws.apiKey)), 403, 'plan_forbidden');
-      setWorkspacePlan(runtime, ws.workspace.id, { plan: 'starter' });
+      setWorkspacePlan(bed.runtime, ws.workspace.id, { plan: 'starter' });
       expect((await get('/api/v1/content', bearer(ws.apiKey))).status).toBe(200);
     });
   });
 
   describe('check order: header, lookup, expiry, subscription, plan', () => {
     it('an expired key on a canceled workspace is expired_key', async () => {
-      const ws = makeWorkspace(runtime, { status: 'canceled', plan: 'free' });
-      const key = makeKey(runtime, ws.workspace.id, new Date(runtime.clock.now().getTime() + 1000));
-      runtime.clock.advance(1001);
+      const ws = makeWorkspace(bed.runtime, { status: 'canceled', plan: 'free' });
+      const key = makeKey(bed.runtime, ws.workspace.id, new Date(bed.runtime.clock.now().getTime() + 1000));
+      bed.runtime.clock.advance(1001);
       expectError(await get('/api/v1/content', bearer(key.apiKey)), 401, 'expired_key');
     });
 
     it('a revoked key on a canceled workspace is invalid_key', async () => {
-      const ws = makeWorkspace(runtime, { status: 'canceled' });
-      const key = makeKey(runtime, ws.workspace.id);
-      revokeApiKey(runtime, key.keyId);
+      const ws = makeWorkspace(bed.runtime, { status: 'canceled' });
+      const key = makeKey(bed.runtime, ws.workspace.id);
+      revokeApiKey(bed.runtime, key.keyId);
       expectError(await get('/api/v1/content', bearer(key.apiKey)), 401, 'invalid_key');
     });
 
     it('a revoked key that has also expired is invalid_key', async () => {
-      const ws = makeWorkspace(runtime);
-      const key = makeKey(runtime, ws.workspace.id, new Date(runtime.clock.now().getTime() + 1000));
-      revokeApiKey(runtime, key.keyId);
-      runtime.clock.advance(5000);
+      const ws = makeWorkspace(bed.runtime);
+      const key = makeKey(bed.runtime, ws.workspace.id, new Date(bed.runtime.clock.now().getTime() + 1000));
+      revokeApiKey(bed.runtime, key.keyId);
+      bed.runtime.clock.advance(5000);
       expectError(await get('/api/v1/content', bearer(key.apiKey)), 401, 'invalid_key');
     });
 
     it('a past_due workspace on the free plan is payment_required, not plan_forbidden', async () => {
-      const ws = makeWorkspace(runtime, { status: 'past_due', plan: 'free' });
+      const ws = makeWorkspace(bed.runtime, { status: 'past_due', plan: 'free' });
       expectError(await get('/api/v1/content', bearer(ws.apiKey)), 402, 'payment_required');
     });
 
     it('authentication comes before the route looks at the id or the body', async () => {
-      const missing = await call(server, 'PATCH', '/api/v1/content/not-an-id', { rawBody: '{broken' });
+      const missing = await call(bed.server, 'PATCH', '/api/v1/content/not-an-id', { rawBody: '{broken' });
       expectError(missing, 401, 'missing_key');
-      const ws = makeWorkspace(runtime, { status: 'canceled' });
-      const canceled = await call(server, 'PATCH', '/api/v1/content/not-an-id', {
+      const ws = makeWorkspace(bed.runtime, { status: 'canceled' });
+      const canceled = await call(bed.server, 'PATCH', '/api/v1/content/not-an-id', {
         headers: ws.headers,
         rawBody: '{broken',
       });
@@ -163,7 +160,7 @@ describe('REST authentication', () => {
       ['canceled', { status: 'canceled' }, 402, 'payment_required'],
       ['free', { plan: 'free' }, 403, 'plan_forbidden'],
     ])('%s: /me is 200, /content is refused', async (_label, overrides, status, code) => {
-      const ws = makeWorkspace(runtime, overrides);
+      const ws = makeWorkspace(bed.runtime, overrides);
       const me = await get('/api/v1/me', bearer(ws.apiKey));
       expect(me.status).toBe(200);
       expect(me.body.org_id).toBe(ws.workspace.orgId);
@@ -175,7 +172,7 @@ describe('REST authentication', () => {
     });
 
     it('reports trialing as active and trialing', async () => {
-      const ws = makeWorkspace(runtime, { status: 'trialing' });
+      const ws = makeWorkspace(bed.runtime, { status: 'trialing' });
       const me = await get('/api/v1/me', bearer(ws.apiKey));
       expect(me.status).toBe(200);
       expect(me.body).toMatchObject({ plan_status: 'trialing', is_active: true, is_trialing: true });

@@ -1,11 +1,10 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { brandProfiles } from '../../db/schema/index.ts';
 import { brandProfileOf } from '../../src/core/brand-profile/operations.ts';
 import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, expectError } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 const PATHS = ['/api/v1/brand-profile', '/api/v1/brand_profile'] as const;
 const PATH = PATHS[0];
@@ -116,55 +115,47 @@ const TYPE_ERRORS: Array<{ name: string; field: string; value: unknown }> = [
 
 /** The brand profile: one resource for both field sets, at both paths. */
 describe('REST brand profile', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
-  beforeEach(async () => {
-    runtime = testRuntime({ env: baseEnv });
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-  });
-  afterEach(() => server.close());
+  const bed = useRestTestbed({ env: baseEnv });
 
-  const send = (method: string, path: string, body?: unknown, headers = ws.headers) =>
-    call(server, method, path, { headers, body });
-  const read = async (workspace = ws) => {
+  const send = (method: string, path: string, body?: unknown, headers = bed.ws.headers) =>
+    call(bed.server, method, path, { headers, body });
+  const read = async (workspace = bed.ws) => {
     const res = await send('GET', PATH, undefined, workspace.headers);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body;
   };
-  const patch = async (body: unknown, workspace = ws, path: string = PATH) => {
+  const patch = async (body: unknown, workspace = bed.ws, path: string = PATH) => {
     const res = await send('PATCH', path, body, workspace.headers);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body;
   };
-  const storedRow = (workspaceId = ws.workspace.id) =>
-    runtime.db.select().from(brandProfiles).where(eq(brandProfiles.workspaceId, workspaceId)).get();
+  const storedRow = (workspaceId = bed.ws.workspace.id) =>
+    bed.runtime.db.select().from(brandProfiles).where(eq(brandProfiles.workspaceId, workspaceId)).get();
 
   describe('read', () => {
     it('answers the defaults on both paths for a workspace that never set a profile, updated_at its created_at', async () => {
-      runtime.clock.advance(3_600_000);
+      bed.runtime.clock.advance(3_600_000);
       for (const path of PATHS) {
         const res = await send('GET', path);
         expect(res.status, path).toBe(200);
-        expect(res.body, path).toEqual(defaultsFor(ws));
-        expect(Object.keys(res.body), path).toEqual(Object.keys(defaultsFor(ws)));
+        expect(res.body, path).toEqual(defaultsFor(bed.ws));
+        expect(Object.keys(res.body), path).toEqual(Object.keys(defaultsFor(bed.ws)));
       }
       expect(storedRow()).toBeUndefined();
     });
 
     it('gives brandProfileOf the same resource as GET, before and after a PATCH', async () => {
-      expect(brandProfileOf(runtime.db, ws.workspace.id)).toEqual(await read());
+      expect(brandProfileOf(bed.runtime.db, bed.ws.workspace.id)).toEqual(await read());
       await patch({ voice: 'Warm', forbidden_words: ['cheap'] });
-      expect(brandProfileOf(runtime.db, ws.workspace.id)).toEqual(await read());
+      expect(brandProfileOf(bed.runtime.db, bed.ws.workspace.id)).toEqual(await read());
     });
 
     it('takes GET from the read bucket and PATCH from the write bucket', async () => {
       const got = await send('GET', PATH);
-      expect(got.headers.get('x-ratelimit-limit')).toBe(String(runtime.config.rateLimits.read));
+      expect(got.headers.get('x-ratelimit-limit')).toBe(String(bed.runtime.config.rateLimits.read));
       const patched = await send('PATCH', PATH, { voice: 'Calm' });
-      expect(patched.headers.get('x-ratelimit-limit')).toBe(String(runtime.config.rateLimits.write));
-      expect(runtime.config.rateLimits.read).not.toBe(runtime.config.rateLimits.write);
+      expect(patched.headers.get('x-ratelimit-limit')).toBe(String(bed.runtime.config.rateLimits.write));
+      expect(bed.runtime.config.rateLimits.read).not.toBe(bed.runtime.config.rateLimits.write);
     });
 
     it('requires an API key', async () => {
@@ -191,7 +182,7 @@ describe('REST brand profile', () => {
 
   describe('update', () => {
     it('changes only the fields sent, from both field sets, and GET then shows them', async () => {
-      const now = runtime.clock.now().toISOString();
+      const now = bed.runtime.clock.now().toISOString();
       const first = await patch({
         voice: 'Plain and friendly',
         brand_name: 'Acme',
@@ -199,7 +190,7 @@ describe('REST brand profile', () => {
         topics_to_lean_into: ['gardening'],
       });
       expect(first).toEqual({
-        ...defaultsFor(ws),
+        ...defaultsFor(bed.ws),
         voice: 'Plain and friendly',
         brand_name: 'Acme',
         tone_humor: 8,
@@ -237,15 +228,15 @@ describe('REST brand profile', () => {
         hashtag_strategy: 'Two or three, always #gardening.',
       };
       const res = await patch(everything);
-      expect(res).toEqual({ ...defaultsFor(ws), ...everything, updated_at: runtime.clock.now().toISOString() });
+      expect(res).toEqual({ ...defaultsFor(bed.ws), ...everything, updated_at: bed.runtime.clock.now().toISOString() });
       expect(await read()).toEqual(res);
     });
 
     it('serves one profile at both paths, with GET and PATCH on each', async () => {
-      await patch({ voice: 'From the hyphen path' }, ws, PATHS[0]);
+      await patch({ voice: 'From the hyphen path' }, bed.ws, PATHS[0]);
       const viaUnderscore = await send('GET', PATHS[1]);
       expect(viaUnderscore.body.voice).toBe('From the hyphen path');
-      await patch({ audience: 'From the underscore path' }, ws, PATHS[1]);
+      await patch({ audience: 'From the underscore path' }, bed.ws, PATHS[1]);
       const viaHyphen = await send('GET', PATHS[0]);
       expect(viaHyphen.body).toMatchObject({ voice: 'From the hyphen path', audience: 'From the underscore path' });
       expect(viaHyphen.body).toEqual((await send('GET', PATHS[1])).body);
@@ -279,12 +270,12 @@ describe('REST brand profile', () => {
     });
 
     it('moves updated_at with the clock on each PATCH, not on a GET', async () => {
-      const created = ws.workspace.createdAt.getTime();
-      runtime.clock.advance(60_000);
+      const created = bed.ws.workspace.createdAt.getTime();
+      bed.runtime.clock.advance(60_000);
       expect((await read()).updated_at).toBe(new Date(created).toISOString());
       const first = await patch({ voice: 'One' });
       expect(first.updated_at).toBe(new Date(created + 60_000).toISOString());
-      runtime.clock.advance(5_000);
+      bed.runtime.clock.advance(5_000);
       expect((await read()).updated_at).toBe(first.updated_at);
       const second = await patch({ voice: 'Two' });
       expect(second.updated_at).toBe(new Date(created + 65_000).toISOString());
@@ -301,13 +292,13 @@ describe('REST brand profile', () => {
         expectError(res, 400, 'no_updates');
       }
       expect(storedRow()).toBeUndefined();
-      expect(await read()).toEqual(defaultsFor(ws));
+      expect(await read()).toEqual(defaultsFor(bed.ws));
     });
 
     it('ignores unknown fields next to known ones', async () => {
       const res = await patch({ voice: 'Kept', colour: 'blue', workspace_id: 'someone-else' });
       expect(res.voice).toBe('Kept');
-      expect(res.workspace_id).toBe(ws.workspace.id);
+      expect(res.workspace_id).toBe(bed.ws.workspace.id);
       expect(res).not.toHaveProperty('colour');
     });
   });
@@ -363,7 +354,7 @@ describe('REST brand profile', () => {
 
   describe('workspaces', () => {
     it('keeps each workspace to its own profile', async () => {
-      const other = makeWorkspace(runtime);
+      const other = makeWorkspace(bed.runtime);
       const mine = await patch({ brand_name: 'Mine', forbidden_words: ['rival'] });
 
       expect(await read(other)).toEqual(defaultsFor(other));

@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { dataDeletionRequests, socialAccounts } from '../../db/schema/index.ts';
 import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
 import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { call, startTestServer, useRestTestbed } from '../helpers/http.ts';
 import { BASE_URL, baseEnv, eventsOf, expectError } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { testRuntime } from '../helpers/runtime.ts';
 
 const SECRET = 'fb-secret-for-tests';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -24,20 +24,16 @@ function sign(payload: unknown, secret = SECRET): string {
  * signed_request, verified with FACEBOOK_APP_SECRET; one social_account.disconnected per workspace.
  */
 describe('REST platform callbacks', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
   let a: TestWorkspace;
   let b: TestWorkspace;
+  const bed = useRestTestbed({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET } });
   beforeEach(async () => {
-    runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET } });
-    server = await startTestServer(runtime);
-    a = makeWorkspace(runtime);
-    b = makeWorkspace(runtime);
+    a = makeWorkspace(bed.runtime);
+    b = makeWorkspace(bed.runtime);
   });
-  afterEach(() => server.close());
 
   const post = (path: string, form: Record<string, string> | string, headers: Record<string, string> = FORM) =>
-    call(server, 'POST', path, {
+    call(bed.server, 'POST', path, {
       headers,
       rawBody: typeof form === 'string' ? form : new URLSearchParams(form).toString(),
     });
@@ -49,7 +45,7 @@ describe('REST platform callbacks', () => {
   /** The same facebook user connected to both workspaces (under different usernames), plus bystanders. */
   function connectShared() {
     const connect = (ws: TestWorkspace, platform: string, username: string, platformUserId: string) =>
-      connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform, username, platformUserId });
+      connectSocialAccount(bed.runtime, { workspaceId: ws.workspace.id, platform, username, platformUserId });
     return {
       inA: connect(a, 'facebook', 'shared_in_a', '10001'),
       inB: connect(b, 'facebook', 'shared_in_b', '10001'),
@@ -57,12 +53,12 @@ describe('REST platform callbacks', () => {
       otherPlatform: connect(b, 'instagram', 'shared_in_b', '10001'),
     };
   }
-  const rows = () => runtime.db.select().from(socialAccounts).all();
+  const rows = () => bed.runtime.db.select().from(socialAccounts).all();
   const activeById = () => Object.fromEntries(rows().map((r) => [r.id, r.isActive]));
   const expectNothingChanged = (before: ReturnType<typeof rows>) => {
     expect(rows()).toEqual(before);
-    expect(eventsOf(runtime)).toEqual([]);
-    expect(runtime.db.select().from(dataDeletionRequests).all()).toEqual([]);
+    expect(eventsOf(bed.runtime)).toEqual([]);
+    expect(bed.runtime.db.select().from(dataDeletionRequests).all()).toEqual([]);
   };
 
   it('deauthorize marks the user inactive in both workspaces, with exactly one event in each', async () => {
@@ -77,7 +73,7 @@ describe('REST platform callbacks', () => {
       [b, 'shared_in_b'],
     ] as const;
     for (const [ws, username] of inEach) {
-      const written = eventsOf(runtime, ws.workspace.id);
+      const written = eventsOf(bed.runtime, ws.workspace.id);
       expect(written).toHaveLength(1);
       expect(written[0].type).toBe('social_account.disconnected');
       expect(written[0].id).toMatch(/^evt_/);
@@ -87,10 +83,10 @@ describe('REST platform callbacks', () => {
         reason: 'deauthorized',
       });
     }
-    expect(eventsOf(runtime)).toHaveLength(2);
+    expect(eventsOf(bed.runtime)).toHaveLength(2);
 
     // The list shows them inactive; nothing else about them changed.
-    const listed = await call(server, 'GET', '/api/v1/social-accounts', { headers: a.headers });
+    const listed = await call(bed.server, 'GET', '/api/v1/social-accounts', { headers: a.headers });
     expect(listed.body.data.find((x: any) => x.id === inA.id)).toEqual({ ...inA, is_active: false });
   });
 
@@ -112,7 +108,7 @@ describe('REST platform callbacks', () => {
       [a, 'shared_in_a'],
       [b, 'shared_in_b'],
     ] as const) {
-      const written = eventsOf(runtime, ws.workspace.id);
+      const written = eventsOf(bed.runtime, ws.workspace.id);
       expect(written.map((e) => [e.type, e.data])).toEqual([
         [
           'social_account.disconnected',
@@ -125,8 +121,8 @@ describe('REST platform callbacks', () => {
       ]);
     }
 
-    runtime.clock.advance(5000);
-    const status = await call(server, 'GET', new URL(res.body.url).pathname);
+    bed.runtime.clock.advance(5000);
+    const status = await call(bed.server, 'GET', new URL(res.body.url).pathname);
     expect(status.status).toBe(200);
     expect(status.body).toEqual({
       confirmation_code: code,
@@ -143,16 +139,16 @@ describe('REST platform callbacks', () => {
     const res = await dataDeletion(sign({ user_id: '10001' }));
     expect(res.status).toBe(200);
     expect(rows().find((r) => r.id === inA.id)).toBeUndefined();
-    expect(eventsOf(runtime, a.workspace.id).map((e) => (e.data as { reason: string }).reason)).toEqual([
+    expect(eventsOf(bed.runtime, a.workspace.id).map((e) => (e.data as { reason: string }).reason)).toEqual([
       'deauthorized',
       'data_deletion',
     ]);
 
     const nobody = await dataDeletion(sign({ user_id: '99999' }));
     expect(nobody.status).toBe(200);
-    const status = await call(server, 'GET', `/callbacks/facebook/data-deletion/${nobody.body.confirmation_code}`);
+    const status = await call(bed.server, 'GET', `/callbacks/facebook/data-deletion/${nobody.body.confirmation_code}`);
     expect(status.body).toMatchObject({ status: 'completed', accounts_removed: 0 });
-    expect(eventsOf(runtime)).toHaveLength(4);
+    expect(eventsOf(bed.runtime)).toHaveLength(4);
   });
 
   it('a bad signature is 400 invalid_body on both callbacks and changes nothing', async () => {
@@ -195,7 +191,7 @@ describe('REST platform callbacks', () => {
   });
 
   it('an unconfigured platform and an unknown one answer 404, even with a good signature', async () => {
-    connectSocialAccount(runtime, {
+    connectSocialAccount(bed.runtime, {
       workspaceId: a.workspace.id,
       platform: 'instagram',
       username: 'gram',
@@ -214,11 +210,11 @@ describe('REST platform callbacks', () => {
   });
 
   it('each platform verifies with its own secret', async () => {
-    await server.close();
-    runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET, INSTAGRAM_APP_SECRET: 'ig-secret' } });
-    server = await startTestServer(runtime);
-    const ws = makeWorkspace(runtime);
-    const gram = connectSocialAccount(runtime, {
+    await bed.server.close();
+    bed.runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET, INSTAGRAM_APP_SECRET: 'ig-secret' } });
+    bed.server = await startTestServer(bed.runtime);
+    const ws = makeWorkspace(bed.runtime);
+    const gram = connectSocialAccount(bed.runtime, {
       workspaceId: ws.workspace.id,
       platform: 'instagram',
       username: 'gram',
@@ -226,7 +222,7 @@ describe('REST platform callbacks', () => {
     });
     expectError(await deauthorize(sign({ user_id: '7' }), 'instagram'), 400, 'invalid_body', { details: true });
     expect((await deauthorize(sign({ user_id: '7' }, 'ig-secret'), 'instagram')).body).toEqual({ success: true });
-    expect(runtime.db.select().from(socialAccounts).all()).toEqual([
+    expect(bed.runtime.db.select().from(socialAccounts).all()).toEqual([
       expect.objectContaining({ id: gram.id, isActive: false }),
     ]);
   });
@@ -241,7 +237,7 @@ describe('REST platform callbacks', () => {
       },
     );
     expectError(json, 415, 'unsupported_media_type');
-    expect(eventsOf(runtime)).toEqual([]);
+    expect(eventsOf(bed.runtime)).toEqual([]);
 
     const withCharset = await post(
       '/callbacks/facebook/deauthorize',
@@ -253,11 +249,14 @@ describe('REST platform callbacks', () => {
     expect(withCharset.status).toBe(200);
 
     for (const path of ['/callbacks/facebook/deauthorize', '/callbacks/facebook/data-deletion']) {
-      const res = await call(server, 'GET', path);
+      const res = await call(bed.server, 'GET', path);
       expectError(res, 405, 'method_not_allowed');
       expect(res.headers.get('allow')).toBe('POST');
     }
-    const status = await call(server, 'POST', '/callbacks/facebook/data-deletion/abc', { headers: FORM, rawBody: '' });
+    const status = await call(bed.server, 'POST', '/callbacks/facebook/data-deletion/abc', {
+      headers: FORM,
+      rawBody: '',
+    });
     expectError(status, 405, 'method_not_allowed');
     expect(status.headers.get('allow')).toBe('GET, HEAD');
     // Not under /api/v1.
@@ -269,26 +268,26 @@ describe('REST platform callbacks', () => {
   });
 
   it('refuses an oversized form with 413 and a form with too many fields with 413', async () => {
-    await server.close();
-    runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET, BODY_LIMIT_BYTES: '2048' } });
-    server = await startTestServer(runtime);
+    await bed.server.close();
+    bed.runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET, BODY_LIMIT_BYTES: '2048' } });
+    bed.server = await startTestServer(bed.runtime);
     expectError(
       await post('/callbacks/facebook/deauthorize', { signed_request: 'x'.repeat(4096) }),
       413,
       'payload_too_large',
     );
     const many = Array.from({ length: 1001 }, (_, i) => `f${i}=1`).join('&');
-    await server.close();
-    runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET } });
-    server = await startTestServer(runtime);
+    await bed.server.close();
+    bed.runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET } });
+    bed.server = await startTestServer(bed.runtime);
     expectError(await post('/callbacks/facebook/deauthorize', many), 413, 'payload_too_large');
   });
 
   it('the status page answers 404 for an unknown code or another platform', async () => {
     const res = await dataDeletion(sign({ user_id: '1' }));
     const code = res.body.confirmation_code;
-    expectError(await call(server, 'GET', '/callbacks/facebook/data-deletion/unknowncode'), 404, 'not_found');
-    expectError(await call(server, 'GET', `/callbacks/instagram/data-deletion/${code}`), 404, 'not_found');
-    expect((await call(server, 'GET', `/callbacks/facebook/data-deletion/${code}`)).status).toBe(200);
+    expectError(await call(bed.server, 'GET', '/callbacks/facebook/data-deletion/unknowncode'), 404, 'not_found');
+    expectError(await call(bed.server, 'GET', `/callbacks/instagram/data-deletion/${code}`), 404, 'not_found');
+    expect((await call(bed.server, 'GET', `/callbacks/facebook/data-deletion/${code}`)).status).toBe(200);
   });
 });

@@ -1,11 +1,10 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { campaigns, content, usagePeriods } from '../../db/schema/index.ts';
 import { usagePeriod } from '../../src/core/accounts/usage.ts';
-import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { makeContent, makeWorkspace } from '../helpers/factories.ts';
+import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, eventsOf, expectError, expectFieldError } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const RESOURCE_KEYS = [
@@ -26,30 +25,22 @@ const RESOURCE_KEYS = [
 
 /** The campaign resource, its status values and endpoints, and the launch that starts generation. */
 describe('REST campaigns', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
-  beforeEach(async () => {
-    runtime = testRuntime({ env: baseEnv });
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-  });
-  afterEach(() => server.close());
+  const bed = useRestTestbed({ env: baseEnv });
 
-  const send = (method: string, path: string, body?: unknown, headers = ws.headers) =>
-    call(server, method, path, { headers, body });
-  const create = async (body: Record<string, unknown> = { name: 'Spring launch' }, headers = ws.headers) => {
+  const send = (method: string, path: string, body?: unknown, headers = bed.ws.headers) =>
+    call(bed.server, method, path, { headers, body });
+  const create = async (body: Record<string, unknown> = { name: 'Spring launch' }, headers = bed.ws.headers) => {
     const res = await send('POST', '/api/v1/campaigns', body, headers);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body;
   };
   const patch = (id: string, body: Record<string, unknown>) => send('PATCH', `/api/v1/campaigns/${id}`, body);
-  const launch = (id: string, headers = ws.headers) =>
+  const launch = (id: string, headers = bed.ws.headers) =>
     send('POST', `/api/v1/campaigns/${id}/launch`, undefined, headers);
 
   describe('create', () => {
     it('creates a draft with the defaults: 3 a day for 7 days from the next UTC midnight, an empty mix', async () => {
-      runtime.clock.set('2026-03-10T22:45:00.000Z');
+      bed.runtime.clock.set('2026-03-10T22:45:00.000Z');
       const res = await send('POST', '/api/v1/campaigns', { name: 'Spring launch' });
       expect(res.status).toBe(201);
       expect(Object.keys(res.body).sort()).toEqual(RESOURCE_KEYS);
@@ -123,7 +114,7 @@ describe('REST campaigns', () => {
         await send('POST', '/api/v1/campaigns', { name: 'x', campaign_length_days: '7' }),
         'campaign_length_days',
       );
-      expect(runtime.db.select().from(campaigns).all()).toEqual([]);
+      expect(bed.runtime.db.select().from(campaigns).all()).toEqual([]);
     });
 
     it('content_mix: engine names only, non-negative weights, not all zero; {} is allowed', async () => {
@@ -143,7 +134,7 @@ describe('REST campaigns', () => {
       const made = [];
       for (let i = 0; i < 5; i++) {
         made.push(await create({ name: `Campaign ${i}` }));
-        runtime.clock.advance(1000);
+        bed.runtime.clock.advance(1000);
       }
       await patch(made[1].id, { status: 'archived' });
       const first = await send('GET', '/api/v1/campaigns?limit=2&status=draft');
@@ -164,7 +155,7 @@ describe('REST campaigns', () => {
   describe('update', () => {
     it('changes only what is sent and never recomputes total_posts', async () => {
       const created = await create({ name: 'Plan', posts_per_day: 2, campaign_length_days: 10 });
-      runtime.clock.advance(60_000);
+      bed.runtime.clock.advance(60_000);
       const res = await patch(created.id, { posts_per_day: 5, campaign_length_days: 30, description: 'Longer' });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
@@ -173,7 +164,7 @@ describe('REST campaigns', () => {
         campaign_length_days: 30,
         description: 'Longer',
         total_posts: 20,
-        updated_at: runtime.clock.now().toISOString(),
+        updated_at: bed.runtime.clock.now().toISOString(),
       });
       expect((await patch(created.id, { description: null })).body.description).toBeNull();
     });
@@ -186,7 +177,7 @@ describe('REST campaigns', () => {
         expect(res.body.status).toBe(status);
       }
       expectFieldError(await patch(created.id, { status: 'launched' }), 'status');
-      expect(eventsOf(runtime, ws.workspace.id).filter((e) => e.type.startsWith('campaign.'))).toEqual([]);
+      expect(eventsOf(bed.runtime, bed.ws.workspace.id).filter((e) => e.type.startsWith('campaign.'))).toEqual([]);
     });
 
     it('a body with no recognised field answers 400 no_updates; limits hold as on create', async () => {
@@ -202,14 +193,14 @@ describe('REST campaigns', () => {
   describe('launch', () => {
     it('moves a draft to active with start_date now, answers 202, and emits campaign.launched with the full campaign', async () => {
       const created = await create({ name: 'Go', start_date: '2027-01-01T00:00:00Z' });
-      runtime.clock.advance(5 * 60_000);
+      bed.runtime.clock.advance(5 * 60_000);
       const res = await launch(created.id);
       expect(res.status).toBe(202);
-      const now = runtime.clock.now().toISOString();
+      const now = bed.runtime.clock.now().toISOString();
       expect(res.body).toEqual({ ...created, status: 'active', start_date: now, updated_at: now });
       expect(res.body).not.toHaveProperty('scheduled_posts');
       expect(res.body).not.toHaveProperty('skipped_posts');
-      const launched = eventsOf(runtime, ws.workspace.id).filter((e) => e.type === 'campaign.launched');
+      const launched = eventsOf(bed.runtime, bed.ws.workspace.id).filter((e) => e.type === 'campaign.launched');
       expect(launched.map((e) => e.data)).toEqual([{ campaign: res.body }]);
     });
 
@@ -226,26 +217,26 @@ describe('REST campaigns', () => {
         expectError(await launch(created.id), 409, 'invalid_state');
         expect((await send('GET', `/api/v1/campaigns/${created.id}`)).body).toEqual(before);
       }
-      expect(eventsOf(runtime, ws.workspace.id).filter((e) => e.type === 'campaign.launched')).toHaveLength(2);
+      expect(eventsOf(bed.runtime, bed.ws.workspace.id).filter((e) => e.type === 'campaign.launched')).toHaveLength(2);
     });
 
     it('with no AI credit left this month answers 403 quota_exceeded and stays a draft', async () => {
       const created = await create();
-      const credits = ws.workspace.features.monthly_ai_credits;
-      runtime.db
+      const credits = bed.ws.workspace.features.monthly_ai_credits;
+      bed.runtime.db
         .insert(usagePeriods)
         .values({
-          workspaceId: ws.workspace.id,
-          periodStart: usagePeriod(runtime.clock.now()).start,
+          workspaceId: bed.ws.workspace.id,
+          periodStart: usagePeriod(bed.runtime.clock.now()).start,
           aiCreditsUsed: credits,
         })
         .run();
       expectError(await launch(created.id), 403, 'quota_exceeded');
       expect((await send('GET', `/api/v1/campaigns/${created.id}`)).body.status).toBe('draft');
-      expect(eventsOf(runtime, ws.workspace.id).filter((e) => e.type === 'campaign.launched')).toEqual([]);
+      expect(eventsOf(bed.runtime, bed.ws.workspace.id).filter((e) => e.type === 'campaign.launched')).toEqual([]);
 
       // Credits come back with the next calendar month.
-      runtime.clock.set(usagePeriod(runtime.clock.now()).end.toISOString());
+      bed.runtime.clock.set(usagePeriod(bed.runtime.clock.now()).end.toISOString());
       expect((await launch(created.id)).status).toBe(202);
     });
   });
@@ -254,11 +245,11 @@ describe('REST campaigns', () => {
     it('removes the row, clears campaign_id on its items (which stay), and fires nothing', async () => {
       const created = await create();
       const other = await create({ name: 'Other' });
-      const item = makeContent(runtime, ws.workspace);
-      const kept = makeContent(runtime, ws.workspace);
-      runtime.db.update(content).set({ campaignId: created.id }).where(eq(content.id, item.id)).run();
-      runtime.db.update(content).set({ campaignId: other.id }).where(eq(content.id, kept.id)).run();
-      const eventsBefore = eventsOf(runtime, ws.workspace.id).length;
+      const item = makeContent(bed.runtime, bed.ws.workspace);
+      const kept = makeContent(bed.runtime, bed.ws.workspace);
+      bed.runtime.db.update(content).set({ campaignId: created.id }).where(eq(content.id, item.id)).run();
+      bed.runtime.db.update(content).set({ campaignId: other.id }).where(eq(content.id, kept.id)).run();
+      const eventsBefore = eventsOf(bed.runtime, bed.ws.workspace.id).length;
 
       const res = await send('DELETE', `/api/v1/campaigns/${created.id}`);
       expect(res.status).toBe(200);
@@ -270,7 +261,7 @@ describe('REST campaigns', () => {
         status: 'draft',
       });
       expect((await send('GET', `/api/v1/content/${kept.id}`)).body.campaign_id).toBe(other.id);
-      expect(eventsOf(runtime, ws.workspace.id)).toHaveLength(eventsBefore);
+      expect(eventsOf(bed.runtime, bed.ws.workspace.id)).toHaveLength(eventsBefore);
       expectError(await send('DELETE', `/api/v1/campaigns/${created.id}`), 404, 'not_found');
     });
   });
@@ -278,7 +269,7 @@ describe('REST campaigns', () => {
   describe('workspace isolation', () => {
     it("another workspace's campaign answers 404 to every route and is never listed", async () => {
       const mine = await create({ name: 'Mine' });
-      const stranger = makeWorkspace(runtime);
+      const stranger = makeWorkspace(bed.runtime);
       const as = (method: string, path: string, body?: unknown) => send(method, path, body, stranger.headers);
       expectError(await as('GET', `/api/v1/campaigns/${mine.id}`), 404, 'not_found');
       expectError(await as('PATCH', `/api/v1/campaigns/${mine.id}`, { name: 'Taken' }), 404, 'not_found');

@@ -1,29 +1,20 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { makeContent, makeWorkspace } from '../helpers/factories.ts';
+import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, contentRow, eventsOf, expectError, forceStatus } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 /**
  * Each content transition over REST and the outbox
  * rows it writes (db/schema/events.ts), in the same transaction as the change.
  */
 describe('REST content: transitions and their events', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
-  beforeEach(async () => {
-    runtime = testRuntime({ env: baseEnv });
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-  });
-  afterEach(() => server.close());
+  const bed = useRestTestbed({ env: baseEnv });
 
   const send = (method: string, path: string, body?: unknown) =>
-    call(server, method, path, { headers: ws.headers, body });
+    call(bed.server, method, path, { headers: bed.ws.headers, body });
   /** Events written since `from` rows were there. */
-  const newEvents = (from: number) => eventsOf(runtime, ws.workspace.id).slice(from);
-  const eventCount = () => eventsOf(runtime, ws.workspace.id).length;
+  const newEvents = (from: number) => eventsOf(bed.runtime, bed.ws.workspace.id).slice(from);
+  const eventCount = () => eventsOf(bed.runtime, bed.ws.workspace.id).length;
 
   it('create writes one content.created with the full resource', async () => {
     const res = await send('POST', '/api/v1/content', {
@@ -32,22 +23,22 @@ describe('REST content: transitions and their events', () => {
       hashtags: ['#a'],
     });
     expect(res.status).toBe(201);
-    const rows = eventsOf(runtime, ws.workspace.id);
+    const rows = eventsOf(bed.runtime, bed.ws.workspace.id);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       type: 'content.created',
-      workspaceId: ws.workspace.id,
+      workspaceId: bed.ws.workspace.id,
       data: { content: res.body },
     });
     expect(Object.keys(rows[0].data)).toEqual(['content']);
     expect(rows[0].id).toMatch(/^evt_/);
-    expect(rows[0].createdAt.toISOString()).toBe(runtime.clock.now().toISOString());
+    expect(rows[0].createdAt.toISOString()).toBe(bed.runtime.clock.now().toISOString());
   });
 
   it('PATCH writes content.updated with the full updated resource, and nothing else', async () => {
-    const item = makeContent(runtime, ws.workspace);
+    const item = makeContent(bed.runtime, bed.ws.workspace);
     const from = eventCount();
-    runtime.clock.advance(1000);
+    bed.runtime.clock.advance(1000);
     const res = await send('PATCH', `/api/v1/content/${item.id}`, { caption: 'Changed', status: 'pending_review' });
     expect(res.status).toBe(200);
     const rows = newEvents(from);
@@ -56,14 +47,14 @@ describe('REST content: transitions and their events', () => {
   });
 
   it.each(['draft', 'rejected', 'scheduled'])('PATCH to %s writes no approved event', async (status) => {
-    const item = makeContent(runtime, ws.workspace, { scheduled_for: '2026-04-01T00:00:00Z' });
+    const item = makeContent(bed.runtime, bed.ws.workspace, { scheduled_for: '2026-04-01T00:00:00Z' });
     const from = eventCount();
     expect((await send('PATCH', `/api/v1/content/${item.id}`, { status })).status).toBe(200);
     expect(newEvents(from).map((e) => e.type)).toEqual(['content.updated']);
   });
 
   it('PATCH to approved writes content.updated and content.approved, and again when already approved', async () => {
-    const item = makeContent(runtime, ws.workspace);
+    const item = makeContent(bed.runtime, bed.ws.workspace);
     for (let round = 0; round < 2; round += 1) {
       const from = eventCount();
       const res = await send('PATCH', `/api/v1/content/${item.id}`, { status: 'approved' });
@@ -77,7 +68,7 @@ describe('REST content: transitions and their events', () => {
   });
 
   it('PATCH of another field on an approved item writes no approved event', async () => {
-    const item = makeContent(runtime, ws.workspace, { status: 'approved' });
+    const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'approved' });
     const from = eventCount();
     expect((await send('PATCH', `/api/v1/content/${item.id}`, { caption: 'Tweak' })).status).toBe(200);
     expect(newEvents(from).map((e) => e.type)).toEqual(['content.updated']);
@@ -85,7 +76,7 @@ describe('REST content: transitions and their events', () => {
 
   describe('publish', () => {
     it('without scheduled_for: 202, approved, publish_queued, one content.approved', async () => {
-      const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
       const from = eventCount();
       const res = await send('POST', `/api/v1/content/${item.id}/publish`);
       expect(res.status).toBe(202);
@@ -102,14 +93,14 @@ describe('REST content: transitions and their events', () => {
     });
 
     it('with an empty JSON body behaves as without one', async () => {
-      const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
       const res = await send('POST', `/api/v1/content/${item.id}/publish`, {});
       expect(res.status).toBe(202);
       expect(res.body).toMatchObject({ status: 'approved', publish_queued: true });
     });
 
     it('with a past scheduled_for: approved; with a future one: scheduled for that time', async () => {
-      const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
       const from = eventCount();
       const res = await send('POST', `/api/v1/content/${item.id}/publish`, {
         scheduled_for: '2026-03-10T13:00:00+01:00',
@@ -133,20 +124,20 @@ describe('REST content: transitions and their events', () => {
     });
 
     it('with scheduled_for equal to now: approved, not scheduled', async () => {
-      const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
       const res = await send('POST', `/api/v1/content/${item.id}/publish`, {
-        scheduled_for: runtime.clock.now().toISOString(),
+        scheduled_for: bed.runtime.clock.now().toISOString(),
       });
       expect(res.body.status).toBe('approved');
-      runtime.clock.advance(1);
+      bed.runtime.clock.advance(1);
       const next = await send('POST', `/api/v1/content/${item.id}/publish`, {
-        scheduled_for: new Date(runtime.clock.now().getTime() + 1).toISOString(),
+        scheduled_for: new Date(bed.runtime.clock.now().getTime() + 1).toISOString(),
       });
       expect(next.body.status).toBe('scheduled');
     });
 
     it.each(['draft', 'pending_review', 'rejected', 'scheduled'])('works from %s', async (status) => {
-      const item = makeContent(runtime, ws.workspace, {
+      const item = makeContent(bed.runtime, bed.ws.workspace, {
         target_platforms: ['linkedin'],
         scheduled_for: '2026-04-01T00:00:00Z',
       });
@@ -159,7 +150,7 @@ describe('REST content: transitions and their events', () => {
 
   describe('DELETE', () => {
     it('archives, answers the deletion object and writes content.deleted with the id at the top of data', async () => {
-      const item = makeContent(runtime, ws.workspace, { status: 'approved' });
+      const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'approved' });
       const from = eventCount();
       const res = await send('DELETE', `/api/v1/content/${item.id}`);
       expect(res.status).toBe(200);
@@ -177,7 +168,7 @@ describe('REST content: transitions and their events', () => {
     });
 
     it('of a queued item takes it out of the queue', async () => {
-      const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
       expect((await send('POST', `/api/v1/content/${item.id}/publish`)).body.publish_queued).toBe(true);
       await send('DELETE', `/api/v1/content/${item.id}`);
       expect((await send('GET', `/api/v1/content/${item.id}`)).body).toMatchObject({
@@ -189,8 +180,8 @@ describe('REST content: transitions and their events', () => {
 
   describe('failed operations write no event', () => {
     it('409 on an archived item', async () => {
-      const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
-      forceStatus(runtime, item.id, 'archived');
+      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+      forceStatus(bed.runtime, item.id, 'archived');
       const from = eventCount();
       expectError(await send('PATCH', `/api/v1/content/${item.id}`, { status: 'approved' }), 409, 'invalid_state');
       expectError(await send('POST', `/api/v1/content/${item.id}/publish`), 409, 'invalid_state');
@@ -199,8 +190,8 @@ describe('REST content: transitions and their events', () => {
     });
 
     it('409 on an item being published', async () => {
-      const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
-      forceStatus(runtime, item.id, 'publishing');
+      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+      forceStatus(bed.runtime, item.id, 'publishing');
       const from = eventCount();
       expectError(await send('PATCH', `/api/v1/content/${item.id}`, { status: 'approved' }), 409, 'invalid_state');
       expectError(await send('POST', `/api/v1/content/${item.id}/publish`), 409, 'invalid_state');
@@ -208,7 +199,7 @@ describe('REST content: transitions and their events', () => {
     });
 
     it('400 on a create or a PATCH that fails validation', async () => {
-      const item = makeContent(runtime, ws.workspace);
+      const item = makeContent(bed.runtime, bed.ws.workspace);
       const from = eventCount();
       expectError(await send('POST', '/api/v1/content', { caption: '' }), 400, 'invalid_body', { details: true });
       expectError(await send('PATCH', `/api/v1/content/${item.id}`, { status: 'scheduled' }), 400, 'invalid_body', {
@@ -219,7 +210,7 @@ describe('REST content: transitions and their events', () => {
     });
 
     it('422 on publish without target platforms', async () => {
-      const item = makeContent(runtime, ws.workspace);
+      const item = makeContent(bed.runtime, bed.ws.workspace);
       const from = eventCount();
       expectError(await send('POST', `/api/v1/content/${item.id}/publish`), 422, 'no_target_platforms');
       expect(newEvents(from)).toEqual([]);
@@ -230,7 +221,7 @@ describe('REST content: transitions and their events', () => {
     // A trigger makes every outbox insert fail: if the event were written outside the change's
     // transaction, the change would still land.
     const breakOutbox = () =>
-      runtime.db.$client.exec(
+      bed.runtime.db.$client.exec(
         `CREATE TRIGGER refuse_events BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'outbox down'); END`,
       );
 
@@ -239,8 +230,8 @@ describe('REST content: transitions and their events', () => {
       ['publish', (id: string) => send('POST', `/api/v1/content/${id}/publish`)],
       ['DELETE', (id: string) => send('DELETE', `/api/v1/content/${id}`)],
     ])('%s is rolled back when its event cannot be written', async (_label, act) => {
-      const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
-      const before = contentRow(runtime, item.id);
+      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+      const before = contentRow(bed.runtime, item.id);
       breakOutbox();
       const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
       try {
@@ -248,7 +239,7 @@ describe('REST content: transitions and their events', () => {
       } finally {
         quiet.mockRestore();
       }
-      expect(contentRow(runtime, item.id)).toEqual(before);
+      expect(contentRow(bed.runtime, item.id)).toEqual(before);
     });
 
     it('create stores no item when its event cannot be written', async () => {
@@ -259,16 +250,16 @@ describe('REST content: transitions and their events', () => {
       } finally {
         quiet.mockRestore();
       }
-      runtime.db.$client.exec('DROP TRIGGER refuse_events');
+      bed.runtime.db.$client.exec('DROP TRIGGER refuse_events');
       expect((await send('GET', '/api/v1/content')).body.data).toEqual([]);
     });
   });
 
   it('each event belongs to the workspace that caused it', async () => {
-    const other = makeWorkspace(runtime);
+    const other = makeWorkspace(bed.runtime);
     await send('POST', '/api/v1/content', { caption: 'mine' });
-    await call(server, 'POST', '/api/v1/content', { headers: other.headers, body: { caption: 'theirs' } });
-    expect(eventsOf(runtime, ws.workspace.id).map((e) => (e.data.content as any).caption)).toEqual(['mine']);
-    expect(eventsOf(runtime, other.workspace.id).map((e) => (e.data.content as any).caption)).toEqual(['theirs']);
+    await call(bed.server, 'POST', '/api/v1/content', { headers: other.headers, body: { caption: 'theirs' } });
+    expect(eventsOf(bed.runtime, bed.ws.workspace.id).map((e) => (e.data.content as any).caption)).toEqual(['mine']);
+    expect(eventsOf(bed.runtime, other.workspace.id).map((e) => (e.data.content as any).caption)).toEqual(['theirs']);
   });
 });

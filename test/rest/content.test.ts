@@ -1,31 +1,22 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { describe, expect, it } from 'vitest';
+import { makeContent } from '../helpers/factories.ts';
+import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The content endpoints on their happy paths. */
 describe('REST content: happy paths', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
-  beforeEach(async () => {
-    runtime = testRuntime({ env: baseEnv });
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-  });
-  afterEach(() => server.close());
+  const bed = useRestTestbed({ env: baseEnv });
 
   const send = (method: string, path: string, body?: unknown) =>
-    call(server, method, path, { headers: ws.headers, body });
+    call(bed.server, method, path, { headers: bed.ws.headers, body });
 
   it('creates an item with only a caption and fills every default', async () => {
     const res = await send('POST', '/api/v1/content', { caption: 'Hello world' });
     expect(res.status).toBe(201);
     expect(res.body.id).toMatch(UUID);
-    const now = runtime.clock.now().toISOString();
+    const now = bed.runtime.clock.now().toISOString();
     expect(res.body).toEqual({
       id: res.body.id,
       object: 'content',
@@ -82,8 +73,8 @@ describe('REST content: happy paths', () => {
   });
 
   it('updates only the fields sent and moves updated_at', async () => {
-    const item = makeContent(runtime, ws.workspace, { hashtags: ['keep'], topic: 'Topic' });
-    runtime.clock.advance(5000);
+    const item = makeContent(bed.runtime, bed.ws.workspace, { hashtags: ['keep'], topic: 'Topic' });
+    bed.runtime.clock.advance(5000);
     const res = await send('PATCH', `/api/v1/content/${item.id}`, { caption: 'Edited', status: 'pending_review' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -96,7 +87,7 @@ describe('REST content: happy paths', () => {
   });
 
   it('clears nullable fields with null', async () => {
-    const item = makeContent(runtime, ws.workspace, {
+    const item = makeContent(bed.runtime, bed.ws.workspace, {
       topic: 'T',
       aspect_ratio: '1:1',
       scheduled_for: '2026-05-01T00:00:00Z',
@@ -111,8 +102,8 @@ describe('REST content: happy paths', () => {
   });
 
   it('deletes by archiving: the item stays readable by id and leaves the default list', async () => {
-    const keep = makeContent(runtime, ws.workspace, { caption: 'keep' });
-    const gone = makeContent(runtime, ws.workspace, { caption: 'gone' });
+    const keep = makeContent(bed.runtime, bed.ws.workspace, { caption: 'keep' });
+    const gone = makeContent(bed.runtime, bed.ws.workspace, { caption: 'gone' });
     const res = await send('DELETE', `/api/v1/content/${gone.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: gone.id, object: 'content', deleted: true });
@@ -128,9 +119,9 @@ describe('REST content: happy paths', () => {
   });
 
   it('lists newest first in the list envelope', async () => {
-    const first = makeContent(runtime, ws.workspace);
-    runtime.clock.advance(1000);
-    const second = makeContent(runtime, ws.workspace);
+    const first = makeContent(bed.runtime, bed.ws.workspace);
+    bed.runtime.clock.advance(1000);
+    const second = makeContent(bed.runtime, bed.ws.workspace);
     const res = await send('GET', '/api/v1/content');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ object: 'list', data: [second, first], has_more: false, next_cursor: null });
@@ -142,7 +133,7 @@ describe('REST content: happy paths', () => {
   });
 
   it('publishes: 202 with publish_queued true and status approved', async () => {
-    const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+    const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
     const res = await send('POST', `/api/v1/content/${item.id}/publish`);
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ id: item.id, object: 'content', status: 'approved', publish_queued: true });
@@ -154,7 +145,7 @@ describe('REST content: happy paths', () => {
     const res = await send('GET', '/api/v1/me');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      org_id: ws.workspace.orgId,
+      org_id: bed.ws.workspace.orgId,
       plan: 'pro',
       plan_status: 'active',
       is_active: true,

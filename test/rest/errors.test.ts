@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ERROR_CODES } from '../../src/core/errors.ts';
-import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { makeContent, makeWorkspace } from '../helpers/factories.ts';
+import { call, startTestServer, useRestTestbed } from '../helpers/http.ts';
 import {
   baseEnv,
   eventsOf,
@@ -12,32 +12,26 @@ import {
   forceStatus,
   insertPublished,
 } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { testRuntime } from '../helpers/runtime.ts';
 
 /** Every error code the REST door and the content core can produce (the contract's table and our additions). */
 describe('REST errors', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
-  beforeEach(async () => {
-    runtime = testRuntime({ env: baseEnv });
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-  });
-  afterEach(() => server.close());
+  const bed = useRestTestbed({ env: baseEnv });
 
   const send = (
     method: string,
     path: string,
     options: { body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
-  ) => call(server, method, path, { ...options, headers: { ...ws.headers, ...options.headers } });
+  ) => call(bed.server, method, path, { ...options, headers: { ...bed.ws.headers, ...options.headers } });
 
   describe('400 invalid_body', () => {
     it('malformed JSON has no details', async () => {
       const res = await send('POST', '/api/v1/content', { rawBody: '{"caption": "cut' });
       expectError(res, 400, 'invalid_body');
       expect(res.body.error).not.toHaveProperty('details');
-      const patch = await send('PATCH', `/api/v1/content/${makeContent(runtime, ws.workspace).id}`, { rawBody: '{,}' });
+      const patch = await send('PATCH', `/api/v1/content/${makeContent(bed.runtime, bed.ws.workspace).id}`, {
+        rawBody: '{,}',
+      });
       expectError(patch, 400, 'invalid_body');
     });
 
@@ -50,9 +44,9 @@ describe('REST errors', () => {
           expect(res.body.error).not.toHaveProperty('details');
         }
       }
-      const compressed = await server.request('/api/v1/content', {
+      const compressed = await bed.server.request('/api/v1/content', {
         method: 'POST',
-        headers: { ...ws.headers, 'content-encoding': 'gzip' },
+        headers: { ...bed.ws.headers, 'content-encoding': 'gzip' },
         body: gzipSync('{"caption":"compressed"}'),
       });
       expect(compressed.status).toBe(201);
@@ -86,7 +80,7 @@ describe('REST errors', () => {
       expectError(res, 400, 'invalid_body', { details: true });
       expect(res.body.error.details.formErrors.length).toBeGreaterThan(0);
       expect(res.body.error.details.fieldErrors).toEqual({});
-      const item = makeContent(runtime, ws.workspace);
+      const item = makeContent(bed.runtime, bed.ws.workspace);
       const patch = await send('PATCH', `/api/v1/content/${item.id}`, { body: [{ caption: 'x' }] });
       expectError(patch, 400, 'invalid_body', { details: true });
     });
@@ -111,14 +105,14 @@ describe('REST errors', () => {
         { object: 'content', created_at: '2026-01-01T00:00:00Z', published_at: null, campaign_id: 'c' },
       ],
     ])('PATCH with %s', async (_label, body) => {
-      const item = makeContent(runtime, ws.workspace);
-      const before = eventsOf(runtime).length;
+      const item = makeContent(bed.runtime, bed.ws.workspace);
+      const before = eventsOf(bed.runtime).length;
       expectError(await send('PATCH', `/api/v1/content/${item.id}`, { body }), 400, 'no_updates');
-      expect(eventsOf(runtime)).toHaveLength(before);
+      expect(eventsOf(bed.runtime)).toHaveLength(before);
     });
 
     it('PATCH with no body at all', async () => {
-      const item = makeContent(runtime, ws.workspace);
+      const item = makeContent(bed.runtime, bed.ws.workspace);
       expectError(await send('PATCH', `/api/v1/content/${item.id}`), 400, 'no_updates');
     });
   });
@@ -136,7 +130,7 @@ describe('REST errors', () => {
     });
 
     it('an unknown route answers 404 even without a key', async () => {
-      expectError(await call(server, 'GET', '/api/v1/nothing-here'), 404, 'not_found');
+      expectError(await call(bed.server, 'GET', '/api/v1/nothing-here'), 404, 'not_found');
     });
 
     it.each([
@@ -186,9 +180,9 @@ describe('REST errors', () => {
 
   describe('409 invalid_state', () => {
     it('PATCH, publish and DELETE on an archived item', async () => {
-      const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
       expect((await send('DELETE', `/api/v1/content/${item.id}`)).status).toBe(200);
-      const before = eventsOf(runtime).length;
+      const before = eventsOf(bed.runtime).length;
       expectError(
         await send('PATCH', `/api/v1/content/${item.id}`, { body: { caption: 'back' } }),
         409,
@@ -201,22 +195,22 @@ describe('REST errors', () => {
       );
       expectError(await send('POST', `/api/v1/content/${item.id}/publish`), 409, 'invalid_state');
       expectError(await send('DELETE', `/api/v1/content/${item.id}`), 409, 'invalid_state');
-      expect(eventsOf(runtime)).toHaveLength(before);
+      expect(eventsOf(bed.runtime)).toHaveLength(before);
       const after = await send('GET', `/api/v1/content/${item.id}`);
       expect(after.body).toMatchObject({ status: 'archived', caption: item.caption });
     });
 
     it('PATCH and publish on an item being published', async () => {
-      const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
-      forceStatus(runtime, item.id, 'publishing');
-      const before = eventsOf(runtime).length;
+      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+      forceStatus(bed.runtime, item.id, 'publishing');
+      const before = eventsOf(bed.runtime).length;
       expectError(
         await send('PATCH', `/api/v1/content/${item.id}`, { body: { caption: 'too late' } }),
         409,
         'invalid_state',
       );
       expectError(await send('POST', `/api/v1/content/${item.id}/publish`), 409, 'invalid_state');
-      expect(eventsOf(runtime)).toHaveLength(before);
+      expect(eventsOf(bed.runtime)).toHaveLength(before);
       const after = await send('GET', `/api/v1/content/${item.id}`);
       expect(after.body).toMatchObject({ status: 'publishing', caption: item.caption });
     });
@@ -285,10 +279,10 @@ describe('REST errors', () => {
 
   describe('422 no_target_platforms', () => {
     it('publishing an item without target platforms', async () => {
-      const item = makeContent(runtime, ws.workspace);
-      const before = eventsOf(runtime).length;
+      const item = makeContent(bed.runtime, bed.ws.workspace);
+      const before = eventsOf(bed.runtime).length;
       expectError(await send('POST', `/api/v1/content/${item.id}/publish`), 422, 'no_target_platforms');
-      expect(eventsOf(runtime)).toHaveLength(before);
+      expect(eventsOf(bed.runtime)).toHaveLength(before);
       expect((await send('GET', `/api/v1/content/${item.id}`)).body).toMatchObject({
         status: 'draft',
         publish_queued: false,
@@ -298,39 +292,41 @@ describe('REST errors', () => {
 
   describe('403 quota_exceeded', () => {
     it('publishing once posts_per_month items were published this month; one fewer still publishes', async () => {
-      const starter = makeWorkspace(runtime, { plan: 'starter' });
-      const now = runtime.clock.now();
+      const starter = makeWorkspace(bed.runtime, { plan: 'starter' });
+      const now = bed.runtime.clock.now();
       // 299 this month, plus some last month that do not count.
-      insertPublished(runtime, starter.workspace.id, 299, new Date(now.getTime() - 60 * 60 * 1000));
-      insertPublished(runtime, starter.workspace.id, 5, new Date('2026-02-27T10:00:00Z'));
-      const first = makeContent(runtime, starter.workspace, { target_platforms: ['twitter'] });
-      const second = makeContent(runtime, starter.workspace, { target_platforms: ['twitter'] });
+      insertPublished(bed.runtime, starter.workspace.id, 299, new Date(now.getTime() - 60 * 60 * 1000));
+      insertPublished(bed.runtime, starter.workspace.id, 5, new Date('2026-02-27T10:00:00Z'));
+      const first = makeContent(bed.runtime, starter.workspace, { target_platforms: ['twitter'] });
+      const second = makeContent(bed.runtime, starter.workspace, { target_platforms: ['twitter'] });
 
-      const ok = await call(server, 'POST', `/api/v1/content/${first.id}/publish`, { headers: starter.headers });
+      const ok = await call(bed.server, 'POST', `/api/v1/content/${first.id}/publish`, { headers: starter.headers });
       expect(ok.status).toBe(202);
 
-      insertPublished(runtime, starter.workspace.id, 1, now);
-      const before = eventsOf(runtime).length;
-      const refused = await call(server, 'POST', `/api/v1/content/${second.id}/publish`, { headers: starter.headers });
+      insertPublished(bed.runtime, starter.workspace.id, 1, now);
+      const before = eventsOf(bed.runtime).length;
+      const refused = await call(bed.server, 'POST', `/api/v1/content/${second.id}/publish`, {
+        headers: starter.headers,
+      });
       expectError(refused, 403, 'quota_exceeded');
-      expect(eventsOf(runtime)).toHaveLength(before);
+      expect(eventsOf(bed.runtime)).toHaveLength(before);
       expect(
-        (await call(server, 'GET', `/api/v1/content/${second.id}`, { headers: starter.headers })).body.status,
+        (await call(bed.server, 'GET', `/api/v1/content/${second.id}`, { headers: starter.headers })).body.status,
       ).toBe('draft');
     });
 
     it('the quota resets with the UTC calendar month', async () => {
-      const starter = makeWorkspace(runtime, { plan: 'starter' });
-      insertPublished(runtime, starter.workspace.id, 300, runtime.clock.now());
-      const item = makeContent(runtime, starter.workspace, { target_platforms: ['twitter'] });
+      const starter = makeWorkspace(bed.runtime, { plan: 'starter' });
+      insertPublished(bed.runtime, starter.workspace.id, 300, bed.runtime.clock.now());
+      const item = makeContent(bed.runtime, starter.workspace, { target_platforms: ['twitter'] });
       expectError(
-        await call(server, 'POST', `/api/v1/content/${item.id}/publish`, { headers: starter.headers }),
+        await call(bed.server, 'POST', `/api/v1/content/${item.id}/publish`, { headers: starter.headers }),
         403,
         'quota_exceeded',
       );
-      runtime.clock.set('2026-04-01T00:00:00.000Z');
+      bed.runtime.clock.set('2026-04-01T00:00:00.000Z');
       expect(
-        (await call(server, 'POST', `/api/v1/content/${item.id}/publish`, { headers: starter.headers })).status,
+        (await call(bed.server, 'POST', `/api/v1/content/${item.id}/publish`, { headers: starter.headers })).status,
       ).toBe(202);
     });
   });
@@ -339,7 +335,7 @@ describe('REST errors', () => {
     it('shows no internals', async () => {
       const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
       try {
-        runtime.db.$client.close();
+        bed.runtime.db.$client.close();
         const res = await send('GET', '/api/v1/content');
         expectError(res, 500, 'internal');
         expect(res.body.error.message).not.toMatch(/database|sqlite|stack|TypeError|\.ts/i);
@@ -375,7 +371,7 @@ describe('REST errors', () => {
     ];
 
     it('is served without a key and lists every code with its status', async () => {
-      const res = await server.request('/docs/errors');
+      const res = await bed.server.request('/docs/errors');
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
       const html = await res.text();
@@ -385,7 +381,7 @@ describe('REST errors', () => {
     });
 
     it('says for every code what it means and what to do', async () => {
-      const html = await (await server.request('/docs/errors')).text();
+      const html = await (await bed.server.request('/docs/errors')).text();
       expect(html).toContain('<th>What to do</th>');
       for (const code of ERROR_CODES) {
         const row = new RegExp(

@@ -1,25 +1,16 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { content, events } from '../../db/schema/index.ts';
 import { claimIdempotencyKey } from '../../src/core/idempotency.ts';
-import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { makeContent, makeWorkspace } from '../helpers/factories.ts';
+import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, expectError } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 describe('Idempotency-Key on POST', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
-  beforeEach(async () => {
-    runtime = testRuntime({ env: baseEnv });
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-  });
-  afterEach(() => server.close());
+  const bed = useRestTestbed({ env: baseEnv });
 
-  const post = (key: string, body: unknown, path = '/api/v1/content', headers = ws.headers) =>
-    call(server, 'POST', path, { headers: { ...headers, 'idempotency-key': key }, body });
+  const post = (key: string, body: unknown, path = '/api/v1/content', headers = bed.ws.headers) =>
+    call(bed.server, 'POST', path, { headers: { ...headers, 'idempotency-key': key }, body });
 
   it('replays the stored answer for the same key and body, creating one item', async () => {
     const first = await post('k-1', { caption: 'once only' });
@@ -33,8 +24,8 @@ describe('Idempotency-Key on POST', () => {
     expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(
       Number(first.headers.get('x-ratelimit-remaining')) - 1,
     );
-    expect(runtime.db.select().from(content).all()).toHaveLength(1);
-    expect(runtime.db.select().from(events).where(eq(events.type, 'content.created')).all()).toHaveLength(1);
+    expect(bed.runtime.db.select().from(content).all()).toHaveLength(1);
+    expect(bed.runtime.db.select().from(events).where(eq(events.type, 'content.created')).all()).toHaveLength(1);
   });
 
   it('refuses the same key with another body (422 idempotency_key_reused)', async () => {
@@ -42,12 +33,12 @@ describe('Idempotency-Key on POST', () => {
     const reused = await post('k-2', { caption: 'second' });
     expect(reused.status).toBe(422);
     expect(reused.body.error.code).toBe('idempotency_key_reused');
-    expect(runtime.db.select().from(content).all()).toHaveLength(1);
+    expect(bed.runtime.db.select().from(content).all()).toHaveLength(1);
   });
 
   it('answers 409 idempotency_conflict while the first request is in flight', async () => {
-    claimIdempotencyKey(runtime, {
-      workspaceId: ws.workspace.id,
+    claimIdempotencyKey(bed.runtime, {
+      workspaceId: bed.ws.workspace.id,
       key: 'k-3',
       method: 'POST',
       path: '/api/v1/content',
@@ -57,7 +48,7 @@ describe('Idempotency-Key on POST', () => {
     expect(conflict.status).toBe(409);
     expect(conflict.body.error.code).toBe('idempotency_conflict');
     // An in-flight claim whose process died stops blocking the key after a while.
-    runtime.clock.advance(3 * 60 * 1000);
+    bed.runtime.clock.advance(3 * 60 * 1000);
     expect((await post('k-3', { caption: 'x' })).status).toBe(201);
   });
 
@@ -67,18 +58,18 @@ describe('Idempotency-Key on POST', () => {
     const replayed = await post('k-4', { caption: '' });
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(replayed.body).toEqual(failed.body);
-    runtime.clock.advance(24 * 60 * 60 * 1000 + 1);
+    bed.runtime.clock.advance(24 * 60 * 60 * 1000 + 1);
     const fresh = await post('k-4', { caption: '' });
     expect(fresh.headers.get('idempotent-replayed')).toBeNull();
   });
 
   it('scopes keys to the workspace and to the route', async () => {
-    const other = makeWorkspace(runtime);
+    const other = makeWorkspace(bed.runtime);
     const mine = await post('shared', { caption: 'same body' });
     const theirs = await post('shared', { caption: 'same body' }, '/api/v1/content', other.headers);
     expect(theirs.status).toBe(201);
     expect(theirs.body.id).not.toBe(mine.body.id);
-    const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+    const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
     const publish = await post('shared', { caption: 'same body' }, `/api/v1/content/${item.id}/publish`);
     expect(publish.body.error.code).toBe('idempotency_key_reused');
   });
@@ -86,21 +77,21 @@ describe('Idempotency-Key on POST', () => {
   // Found by the fuzz suite: fingerprinting a body nested 100,000 deep overflowed the stack (a 500).
   it('refuses a body nested deeper than the input limit, with or without a key, and stores nothing', async () => {
     const deep = `{"caption":"deep","x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
-    for (const headers of [{ ...ws.headers, 'idempotency-key': 'k-deep' }, ws.headers]) {
-      const res = await call(server, 'POST', '/api/v1/content', { headers, rawBody: deep });
+    for (const headers of [{ ...bed.ws.headers, 'idempotency-key': 'k-deep' }, bed.ws.headers]) {
+      const res = await call(bed.server, 'POST', '/api/v1/content', { headers, rawBody: deep });
       expectError(res, 400, 'invalid_body', { details: true });
       expect(res.body.error.details.formErrors[0]).toMatch(/nested more than 32 levels/);
     }
     const atLimit = `{"caption":"fine","x":${'['.repeat(31)}${']'.repeat(31)}}`;
     expect(
       (
-        await call(server, 'POST', '/api/v1/content', {
-          headers: { ...ws.headers, 'idempotency-key': 'k-ok' },
+        await call(bed.server, 'POST', '/api/v1/content', {
+          headers: { ...bed.ws.headers, 'idempotency-key': 'k-ok' },
           rawBody: atLimit,
         })
       ).status,
     ).toBe(201);
-    expect(runtime.db.select().from(content).all()).toHaveLength(1);
+    expect(bed.runtime.db.select().from(content).all()).toHaveLength(1);
   });
 
   it('refuses a key longer than 255 characters', async () => {
@@ -110,10 +101,10 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('replays a publish without queueing it twice', async () => {
-    const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+    const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
     const path = `/api/v1/content/${item.id}/publish`;
     expect((await post('pub', {}, path)).status).toBe(202);
     expect((await post('pub', {}, path)).headers.get('idempotent-replayed')).toBe('true');
-    expect(runtime.db.select().from(events).where(eq(events.type, 'content.approved')).all()).toHaveLength(1);
+    expect(bed.runtime.db.select().from(events).where(eq(events.type, 'content.approved')).all()).toHaveLength(1);
   });
 });

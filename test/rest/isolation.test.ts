@@ -1,31 +1,30 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ContentResource } from '../../src/core/content/serialize.ts';
 import { makeContent, makeKey, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, contentRow, eventsOf, expectError, forceStatus } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 /**
  * Every request is scoped to the key's workspace; another
  * workspace's item answers as not found, and nothing about it changes.
  */
 describe('REST content: cross-workspace isolation', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
   let a: TestWorkspace;
   let b: TestWorkspace;
   let item: ContentResource;
+  const bed = useRestTestbed({ env: baseEnv });
   beforeEach(async () => {
-    runtime = testRuntime({ env: baseEnv });
-    server = await startTestServer(runtime);
-    a = makeWorkspace(runtime, { name: 'A' });
-    b = makeWorkspace(runtime, { name: 'B' });
-    item = makeContent(runtime, a.workspace, { caption: 'A only', target_platforms: ['twitter'], status: 'approved' });
+    a = makeWorkspace(bed.runtime, { name: 'A' });
+    b = makeWorkspace(bed.runtime, { name: 'B' });
+    item = makeContent(bed.runtime, a.workspace, {
+      caption: 'A only',
+      target_platforms: ['twitter'],
+      status: 'approved',
+    });
   });
-  afterEach(() => server.close());
 
   const as = (ws: TestWorkspace, method: string, path: string, body?: unknown) =>
-    call(server, method, path, { headers: ws.headers, body });
+    call(bed.server, method, path, { headers: ws.headers, body });
 
   const attempts: Array<[string, string, string, unknown]> = [
     ['GET /content/{id}', 'GET', '', undefined],
@@ -37,12 +36,12 @@ describe('REST content: cross-workspace isolation', () => {
   ];
 
   it.each(attempts)("%s of A's item from B is 404 and changes nothing", async (_label, method, suffix, body) => {
-    const rowBefore = contentRow(runtime, item.id);
-    const eventsBefore = eventsOf(runtime);
+    const rowBefore = contentRow(bed.runtime, item.id);
+    const eventsBefore = eventsOf(bed.runtime);
     const res = await as(b, method, `/api/v1/content/${item.id}${suffix}`, body);
     expectError(res, 404, 'not_found');
-    expect(contentRow(runtime, item.id)).toEqual(rowBefore);
-    expect(eventsOf(runtime)).toEqual(eventsBefore);
+    expect(contentRow(bed.runtime, item.id)).toEqual(rowBefore);
+    expect(eventsOf(bed.runtime)).toEqual(eventsBefore);
     expect((await as(a, 'GET', `/api/v1/content/${item.id}`)).body).toEqual(item);
   });
 
@@ -54,10 +53,10 @@ describe('REST content: cross-workspace isolation', () => {
   });
 
   it("B cannot see A's archived or publishing items either", async () => {
-    const archived = makeContent(runtime, a.workspace, { target_platforms: ['twitter'] });
-    forceStatus(runtime, archived.id, 'archived');
-    const publishing = makeContent(runtime, a.workspace, { target_platforms: ['twitter'] });
-    forceStatus(runtime, publishing.id, 'publishing');
+    const archived = makeContent(bed.runtime, a.workspace, { target_platforms: ['twitter'] });
+    forceStatus(bed.runtime, archived.id, 'archived');
+    const publishing = makeContent(bed.runtime, a.workspace, { target_platforms: ['twitter'] });
+    forceStatus(bed.runtime, publishing.id, 'publishing');
     // 404, not 409: the state of another workspace's item must not leak.
     for (const id of [archived.id, publishing.id]) {
       expectError(await as(b, 'GET', `/api/v1/content/${id}`), 404, 'not_found');
@@ -68,7 +67,7 @@ describe('REST content: cross-workspace isolation', () => {
   });
 
   it('an id in the body does not redirect a PATCH or publish to another item', async () => {
-    const own = makeContent(runtime, b.workspace, { target_platforms: ['twitter'] });
+    const own = makeContent(bed.runtime, b.workspace, { target_platforms: ['twitter'] });
     const patched = await as(b, 'PATCH', `/api/v1/content/${own.id}`, { id: item.id, caption: 'Mine' });
     expect(patched.status).toBe(200);
     expect(patched.body.id).toBe(own.id);
@@ -80,11 +79,11 @@ describe('REST content: cross-workspace isolation', () => {
   describe('lists', () => {
     it('never show another workspace: all statuses, filters and cursors', async () => {
       const bItems = [
-        makeContent(runtime, b.workspace, { caption: 'B one' }),
-        makeContent(runtime, b.workspace, { caption: 'B two' }),
+        makeContent(bed.runtime, b.workspace, { caption: 'B one' }),
+        makeContent(bed.runtime, b.workspace, { caption: 'B two' }),
       ];
-      const archived = makeContent(runtime, a.workspace, { caption: 'A archived' });
-      forceStatus(runtime, archived.id, 'archived');
+      const archived = makeContent(bed.runtime, a.workspace, { caption: 'A archived' });
+      forceStatus(bed.runtime, archived.id, 'archived');
       const bIds = new Set(bItems.map((i) => i.id));
 
       for (const query of [
@@ -104,10 +103,10 @@ describe('REST content: cross-workspace isolation', () => {
     });
 
     it("A's cursor used by B walks B's items only", async () => {
-      for (let i = 0; i < 5; i += 1) makeContent(runtime, a.workspace, { caption: `A ${i}` });
-      runtime.clock.advance(-10_000);
-      const bItem = makeContent(runtime, b.workspace, { caption: 'B old' });
-      runtime.clock.advance(20_000);
+      for (let i = 0; i < 5; i += 1) makeContent(bed.runtime, a.workspace, { caption: `A ${i}` });
+      bed.runtime.clock.advance(-10_000);
+      const bItem = makeContent(bed.runtime, b.workspace, { caption: 'B old' });
+      bed.runtime.clock.advance(20_000);
       const page = await as(a, 'GET', '/api/v1/content?limit=2');
       expect(page.body.has_more).toBe(true);
       const res = await as(b, 'GET', `/api/v1/content?cursor=${page.body.next_cursor}`);
@@ -123,8 +122,8 @@ describe('REST content: cross-workspace isolation', () => {
   });
 
   it('two keys of one workspace see the same items', async () => {
-    const second = makeKey(runtime, a.workspace.id);
-    const res = await call(server, 'GET', `/api/v1/content/${item.id}`, {
+    const second = makeKey(bed.runtime, a.workspace.id);
+    const res = await call(bed.server, 'GET', `/api/v1/content/${item.id}`, {
       headers: { authorization: `Bearer ${second.apiKey}` },
     });
     expect(res.status).toBe(200);

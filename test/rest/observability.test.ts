@@ -1,9 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inNextCommit } from '../../src/core/batch.ts';
 import { createLogger, withLogContext } from '../../src/core/log.ts';
-import { publishDue } from '../../src/core/publishing/publish-due.ts';
 import { connectorsFor } from '../../src/core/publishing/connectors/index.ts';
-import { deliverDue } from '../../src/core/webhooks/deliver-due.ts';
 import { enqueueAllEvents } from '../../src/core/webhooks/delivery/enqueue.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
@@ -12,6 +10,9 @@ import { connectAccounts } from '../helpers/publishing.ts';
 import { baseEnv } from '../helpers/rest-expect.ts';
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
+import { drain } from '../../src/jobs/drain.ts';
+import { publishingJob } from '../../src/jobs/publish-run.ts';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -271,8 +272,7 @@ describe('GET /metrics', () => {
     expect(sample(queued, 'publish_queue_oldest_age_seconds{state="due"}')).toBe(90);
     expect(sample(queued, 'publish_runs_total{result="published"}')).toBe(0);
 
-    const pass = await publishDue(runtime, connectorsFor(runtime));
-    expect(pass.outcomes).toEqual(['published', 'published']);
+    expect(await drain(runtime, publishingJob(runtime, connectorsFor(runtime)))).toEqual(['published', 'published']);
     const published = await scrape();
     expect(sample(published, 'publish_queue_depth{state="due"}')).toBe(0);
     expect(sample(published, 'publish_queue_oldest_age_seconds{state="due"}')).toBe(0);
@@ -297,7 +297,7 @@ describe('GET /metrics', () => {
     expect(sample(queued, 'webhook_queue_depth{state="due"}')).toBe(3);
     expect(sample(queued, 'webhook_queue_oldest_due_age_seconds')).toBe(5);
 
-    await deliverDue(runtime);
+    await drain(runtime, webhookDeliveryJob(runtime));
     const retrying = await scrape();
     expect(sample(retrying, 'webhook_deliveries_total{status="pending_retry"}')).toBe(3);
     expect(sample(retrying, 'webhook_queue_depth{state="due"}')).toBe(0);
@@ -305,7 +305,7 @@ describe('GET /metrics', () => {
 
     receiver.respondWith({ status: 204 });
     runtime.clock.advance(runtime.config.webhooks.retryDelaysSeconds[0]! * 1000);
-    await deliverDue(runtime);
+    await drain(runtime, webhookDeliveryJob(runtime));
     const delivered = await scrape();
     expect(sample(delivered, 'webhook_deliveries_total{status="delivered"}')).toBe(3);
     expect(sample(delivered, 'webhook_deliveries_total{status="failed"}')).toBe(0);

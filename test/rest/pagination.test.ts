@@ -1,9 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ContentResource } from '../../src/core/content/serialize.ts';
-import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { makeContent } from '../helpers/factories.ts';
+import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, forceStatus } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 /** Newest first by created_at, ties broken by id, both descending: the order the spec's lists promise. */
 const newestFirst = (items: ContentResource[]) =>
@@ -13,17 +12,9 @@ const newestFirst = (items: ContentResource[]) =>
 
 /** Pagination over REST: limit, the opaque (created_at, id) cursor, bad cursors, filters. */
 describe('REST content pagination', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
-  beforeEach(async () => {
-    runtime = testRuntime({ env: { ...baseEnv, RATE_LIMIT_READ: '100000', RATE_LIMIT_WRITE: '100000' } });
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-  });
-  afterEach(() => server.close());
+  const bed = useRestTestbed({ env: { ...baseEnv, RATE_LIMIT_READ: '100000', RATE_LIMIT_WRITE: '100000' } });
 
-  const list = (query = '') => call(server, 'GET', `/api/v1/content${query}`, { headers: ws.headers });
+  const list = (query = '') => call(bed.server, 'GET', `/api/v1/content${query}`, { headers: bed.ws.headers });
 
   /** Follows next_cursor to the end, checking the envelope of every page. */
   async function walk(params: Record<string, string>): Promise<{ ids: string[]; pages: number }> {
@@ -55,13 +46,13 @@ describe('REST content pagination', () => {
     for (let burst = 0; burst < 5; burst += 1) {
       for (let i = 0; i < 50; i += 1) {
         items.push(
-          makeContent(runtime, ws.workspace, {
+          makeContent(bed.runtime, bed.ws.workspace, {
             caption: `b${burst} i${i}`,
             content_type: i % 2 ? 'reel' : 'text_only',
           }),
         );
       }
-      runtime.clock.advance(1000);
+      bed.runtime.clock.advance(1000);
     }
     return items;
   }
@@ -77,7 +68,7 @@ describe('REST content pagination', () => {
   });
 
   it('a last page that is exactly full answers has_more false and no cursor', async () => {
-    for (let i = 0; i < 14; i += 1) makeContent(runtime, ws.workspace);
+    for (let i = 0; i < 14; i += 1) makeContent(bed.runtime, bed.ws.workspace);
     const first = await list('?limit=7');
     expect(first.body).toMatchObject({ has_more: true });
     const second = await list(`?limit=7&cursor=${first.body.next_cursor}`);
@@ -88,7 +79,7 @@ describe('REST content pagination', () => {
   it('items created during a walk do not disturb the pages still to come', async () => {
     const items = seed250();
     const first = await list('?limit=100');
-    for (let i = 0; i < 10; i += 1) makeContent(runtime, ws.workspace, { caption: `late ${i}` });
+    for (let i = 0; i < 10; i += 1) makeContent(bed.runtime, bed.ws.workspace, { caption: `late ${i}` });
     const ids: string[] = first.body.data.map((c: ContentResource) => c.id);
     let cursor: string | null = first.body.next_cursor;
     while (cursor) {
@@ -106,8 +97,8 @@ describe('REST content pagination', () => {
       for (const item of approved) {
         expect(
           (
-            await call(server, 'PATCH', `/api/v1/content/${item.id}`, {
-              headers: ws.headers,
+            await call(bed.server, 'PATCH', `/api/v1/content/${item.id}`, {
+              headers: bed.ws.headers,
               body: { status: 'approved' },
             })
           ).status,
@@ -126,7 +117,7 @@ describe('REST content pagination', () => {
     it('status and content_type together', async () => {
       const items = seed250();
       const archived = items.filter((_, i) => i % 5 === 0);
-      for (const item of archived) forceStatus(runtime, item.id, 'archived');
+      for (const item of archived) forceStatus(bed.runtime, item.id, 'archived');
       const { ids } = await walk({ limit: '4', status: 'archived', content_type: 'text_only' });
       expect(ids).toEqual(newestFirst(archived.filter((i) => i.content_type === 'text_only')).map((i) => i.id));
     });
@@ -134,7 +125,7 @@ describe('REST content pagination', () => {
     it('archived items are left out unless asked for', async () => {
       const items = seed250();
       const archived = new Set(items.filter((_, i) => i % 4 === 0).map((i) => i.id));
-      for (const id of archived) forceStatus(runtime, id, 'archived');
+      for (const id of archived) forceStatus(bed.runtime, id, 'archived');
       const { ids } = await walk({ limit: '7' });
       expect(ids).toEqual(newestFirst(items.filter((i) => !archived.has(i.id))).map((i) => i.id));
     });
@@ -189,7 +180,7 @@ describe('REST content pagination', () => {
     it('a cursor keeps working later: cursors do not expire', async () => {
       seed250();
       const page = await list('?limit=10');
-      runtime.clock.advance(90 * 24 * 60 * 60 * 1000);
+      bed.runtime.clock.advance(90 * 24 * 60 * 60 * 1000);
       const next = await list(`?limit=10&cursor=${page.body.next_cursor}`);
       expect(next.status).toBe(200);
       expect(next.body.data).toHaveLength(10);
@@ -210,7 +201,7 @@ describe('REST content pagination', () => {
       ['?limit=500', 100],
       ['?limit=7.9', 7],
     ])('%s gives pages of %i', async (query, size) => {
-      for (let i = 0; i < 120; i += 1) makeContent(runtime, ws.workspace);
+      for (let i = 0; i < 120; i += 1) makeContent(bed.runtime, bed.ws.workspace);
       const res = await list(query);
       expect(res.status).toBe(200);
       expect(res.body.data).toHaveLength(size);

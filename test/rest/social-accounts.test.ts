@@ -1,32 +1,23 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { connectSocialAccount, disconnectSocialAccount } from '../../src/core/social-accounts/operations.ts';
 import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, expectError } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** GET /api/v1/social-accounts: the workspace's full set, newest first. */
 describe('REST social accounts', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
-  beforeEach(async () => {
-    runtime = testRuntime({ env: baseEnv });
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-  });
-  afterEach(() => server.close());
+  const bed = useRestTestbed({ env: baseEnv });
 
-  const list = (headers: Record<string, string> = ws.headers) =>
-    call(server, 'GET', '/api/v1/social-accounts', { headers });
+  const list = (headers: Record<string, string> = bed.ws.headers) =>
+    call(bed.server, 'GET', '/api/v1/social-accounts', { headers });
   const connect = (
     workspace: TestWorkspace,
     platform: string,
     username: string,
     extra: { platformUserId?: string; displayName?: string } = {},
-  ) => connectSocialAccount(runtime, { workspaceId: workspace.workspace.id, platform, username, ...extra });
+  ) => connectSocialAccount(bed.runtime, { workspaceId: workspace.workspace.id, platform, username, ...extra });
 
   it('answers an empty list envelope for a workspace without accounts', async () => {
     const res = await list();
@@ -36,12 +27,12 @@ describe('REST social accounts', () => {
   });
 
   it('lists the full set, active and inactive, newest first, with every field', async () => {
-    const twitter = connect(ws, 'twitter', '@acme', { platformUserId: '1001', displayName: 'Acme' });
-    runtime.clock.advance(1000);
-    const linkedin = connect(ws, 'linkedin', 'acme-co');
-    runtime.clock.advance(1000);
-    const instagram = connect(ws, 'instagram', 'acme.gram');
-    disconnectSocialAccount(runtime, linkedin.id);
+    const twitter = connect(bed.ws, 'twitter', '@acme', { platformUserId: '1001', displayName: 'Acme' });
+    bed.runtime.clock.advance(1000);
+    const linkedin = connect(bed.ws, 'linkedin', 'acme-co');
+    bed.runtime.clock.advance(1000);
+    const instagram = connect(bed.ws, 'instagram', 'acme.gram');
+    disconnectSocialAccount(bed.runtime, linkedin.id);
 
     const res = await list();
     expect(res.status).toBe(200);
@@ -69,8 +60,8 @@ describe('REST social accounts', () => {
   });
 
   it('never shows another workspace its accounts, even for the same platform user', async () => {
-    const other = makeWorkspace(runtime);
-    const mine = connect(ws, 'twitter', 'mine', { platformUserId: '42' });
+    const other = makeWorkspace(bed.runtime);
+    const mine = connect(bed.ws, 'twitter', 'mine', { platformUserId: '42' });
     connect(other, 'twitter', 'theirs', { platformUserId: '42' });
     connect(other, 'tiktok', 'theirs');
     const res = await list();
@@ -81,12 +72,12 @@ describe('REST social accounts', () => {
   });
 
   it('needs an API key and answers 405 for other methods', async () => {
-    expectError(await call(server, 'GET', '/api/v1/social-accounts'), 401, 'missing_key');
-    const post = await call(server, 'POST', '/api/v1/social-accounts', { headers: ws.headers, body: {} });
+    expectError(await call(bed.server, 'GET', '/api/v1/social-accounts'), 401, 'missing_key');
+    const post = await call(bed.server, 'POST', '/api/v1/social-accounts', { headers: bed.ws.headers, body: {} });
     expectError(post, 405, 'method_not_allowed');
     expect(post.headers.get('allow')).toBe('GET, HEAD');
     expectError(
-      await call(server, 'DELETE', '/api/v1/social-accounts', { headers: ws.headers }),
+      await call(bed.server, 'DELETE', '/api/v1/social-accounts', { headers: bed.ws.headers }),
       405,
       'method_not_allowed',
     );

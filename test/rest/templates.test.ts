@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../db/client.ts';
 import { templates } from '../../db/schema/index.ts';
 import seedFile from '../../db/seed/templates.json' with { type: 'json' };
@@ -6,10 +6,9 @@ import { ServiceError } from '../../src/core/errors.ts';
 import { textViolations } from '../../src/core/publishing/platform-rules.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
 import { importTemplates, seedTemplates } from '../../src/core/templates/seed.ts';
-import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { makeWorkspace } from '../helpers/factories.ts';
+import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, expectError, expectFieldError } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 const PLATFORMS = ['twitter', 'linkedin', 'instagram', 'facebook', 'tiktok'];
 const RESOURCE_KEYS = [
@@ -96,19 +95,11 @@ describe('templates seed file (db/seed/templates.json)', () => {
 });
 
 describe('REST templates', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
-  beforeEach(async () => {
-    runtime = testRuntime({ env: baseEnv });
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-  });
-  afterEach(() => server.close());
+  const bed = useRestTestbed({ env: baseEnv });
 
-  const get = (query = '', headers: Record<string, string> = ws.headers) =>
-    call(server, 'GET', `/api/v1/templates${query}`, { headers });
-  const list = async (query = '', headers: Record<string, string> = ws.headers) => {
+  const get = (query = '', headers: Record<string, string> = bed.ws.headers) =>
+    call(bed.server, 'GET', `/api/v1/templates${query}`, { headers });
+  const list = async (query = '', headers: Record<string, string> = bed.ws.headers) => {
     const res = await get(query, headers);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body;
@@ -232,7 +223,7 @@ describe('REST templates', () => {
   it('applies the pagination rules: default 25, clamped to 100, bad values fall back to 25, a bad cursor gives the first page', async () => {
     // 60 more entries, so the library is longer than the largest page.
     importTemplates(
-      runtime.db,
+      bed.runtime.db,
       Array.from({ length: 60 }, (_, i) =>
         extraEntry(i + 1, { created_at: new Date(Date.UTC(2024, 0, 1 + i)).toISOString() }),
       ),
@@ -259,7 +250,7 @@ describe('REST templates', () => {
       401,
       'invalid_key',
     );
-    const other = makeWorkspace(runtime);
+    const other = makeWorkspace(bed.runtime);
     const mine = await list('?limit=100');
     const theirs = await list('?limit=100', other.headers);
     expect(theirs).toEqual(mine);
@@ -267,9 +258,9 @@ describe('REST templates', () => {
   });
 
   it('is read-only: only GET is served', async () => {
-    const res = await call(server, 'POST', '/api/v1/templates', { headers: ws.headers, body: extraEntry(1) });
+    const res = await call(bed.server, 'POST', '/api/v1/templates', { headers: bed.ws.headers, body: extraEntry(1) });
     expect(res.status).toBe(405);
-    expect(countTemplates(runtime.db)).toBe(SEED.length);
+    expect(countTemplates(bed.runtime.db)).toBe(SEED.length);
   });
 });
 

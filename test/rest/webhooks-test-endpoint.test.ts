@@ -3,10 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhookJobs } from '../../db/schema/index.ts';
 import { newDeliveryId, recordDeliveryAttempt } from '../../src/core/webhooks/delivery-log.ts';
 import { TEST_EVENT_MESSAGE } from '../../src/core/webhooks/operations.ts';
-import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, eventsOf, expectError } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 import { refusedUrl, startReceiver, type ReceivedRequest, type Receiver } from '../helpers/webhook-receiver.ts';
 
 const env = { ...baseEnv, ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'), WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
@@ -23,24 +21,17 @@ function verify(secret: string, request: ReceivedRequest): unknown {
 
 /** POST /webhooks/{id}/test, rotation seen by a receiver, and GET /webhooks/{id}/deliveries. */
 describe('REST webhook test deliveries and the delivery log', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
   let receiver: Receiver;
-  let ws: TestWorkspace;
+  const bed = useRestTestbed({ env, start: new Date().toISOString() });
   beforeEach(async () => {
-    // The wall clock: receivers reject signatures whose timestamp is more than five minutes off.
-    runtime = testRuntime({ env, start: new Date().toISOString() });
-    server = await startTestServer(runtime);
     receiver = await startReceiver();
-    ws = makeWorkspace(runtime);
   });
   afterEach(async () => {
     await receiver.close();
-    await server.close();
   });
 
   const send = (method: string, path: string, body?: unknown) =>
-    call(server, method, path, { headers: ws.headers, body });
+    call(bed.server, method, path, { headers: bed.ws.headers, body });
   const create = async (url = `${receiver.url}/hook`, events: string[] = ['content.published']) => {
     const res = await send('POST', '/api/v1/webhooks', { url, events });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -73,8 +64,8 @@ describe('REST webhook test deliveries and the delivery log', () => {
       id: expect.stringMatching(/^evt_[0-9A-Za-z]{24}$/),
       object: 'event',
       type: 'webhook.test',
-      created_at: runtime.clock.now().toISOString(),
-      workspace_id: ws.workspace.id,
+      created_at: bed.runtime.clock.now().toISOString(),
+      workspace_id: bed.ws.workspace.id,
       delivery_id: expect.stringMatching(/^whd_[0-9A-Za-z]{24}$/),
       attempt: 1,
       data: { webhook_id: webhook.id, message: TEST_EVENT_MESSAGE },
@@ -96,18 +87,18 @@ describe('REST webhook test deliveries and the delivery log', () => {
           status_code: 200,
           response_body: null,
           duration_ms: res.body.duration_ms,
-          delivered_at: runtime.clock.now().toISOString(),
+          delivered_at: bed.runtime.clock.now().toISOString(),
         },
       ],
       has_more: false,
       next_cursor: null,
     });
     // Logged as a test (it never counts towards auto-disable) of no job.
-    const stored = runtime.db.select().from(webhookDeliveries).all();
+    const stored = bed.runtime.db.select().from(webhookDeliveries).all();
     expect(stored.map((r) => ({ isTest: r.isTest, jobId: r.jobId }))).toEqual([{ isTest: true, jobId: null }]);
     // Synthetic: not in the outbox (no other subscription sees it), no job, still disabled.
-    expect(eventsOf(runtime, ws.workspace.id).map((e) => e.type)).not.toContain('webhook.test');
-    expect(runtime.db.select().from(webhookJobs).all()).toEqual([]);
+    expect(eventsOf(bed.runtime, bed.ws.workspace.id).map((e) => e.type)).not.toContain('webhook.test');
+    expect(bed.runtime.db.select().from(webhookJobs).all()).toEqual([]);
     expect((await send('GET', `/api/v1/webhooks/${webhook.id}`)).body.is_enabled).toBe(false);
   });
 
@@ -126,7 +117,7 @@ describe('REST webhook test deliveries and the delivery log', () => {
       status_code: 500,
       response_body: 'receiver exploded',
     });
-    expect(runtime.db.select().from(webhookJobs).all()).toEqual([]);
+    expect(bed.runtime.db.select().from(webhookJobs).all()).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(receiver.requests).toHaveLength(1);
     // A 3xx is a failure too, and its Location is not followed.
@@ -186,13 +177,13 @@ describe('REST webhook test deliveries and the delivery log', () => {
       webhookId: string,
       count: number,
       stepMs: number,
-      from = runtime.clock.now().getTime(),
+      from = bed.runtime.clock.now().getTime(),
     ): string[] {
       const ids: Array<{ id: string; at: number }> = [];
       for (let i = 0; i < count; i += 1) {
         const id = newDeliveryId();
         const at = from + i * stepMs;
-        recordDeliveryAttempt(runtime.db, id, {
+        recordDeliveryAttempt(bed.runtime.db, id, {
           webhookId,
           jobId: null,
           eventId: `evt_${i}`,

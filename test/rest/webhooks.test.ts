@@ -1,14 +1,14 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhookJobs, webhooks } from '../../db/schema/index.ts';
 import { EVENT_TYPES } from '../../src/core/events/record-event.ts';
 import { newDeliveryId, recordDeliveryAttempt } from '../../src/core/webhooks/delivery-log.ts';
 import { MAX_WEBHOOKS_PER_WORKSPACE } from '../../src/core/webhooks/operations.ts';
 import { decryptSecret } from '../../src/core/webhooks/secrets.ts';
-import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { call, startTestServer, type TestServer } from '../helpers/http.ts';
+import { makeContent, makeWorkspace } from '../helpers/factories.ts';
+import { call, startTestServer, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, expectError, expectFieldError } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { testRuntime } from '../helpers/runtime.ts';
 
 /** A fixed key, so nothing is written to a data directory. */
 const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -33,24 +33,16 @@ const RESOURCE_KEYS = [
 
 /** The subscription endpoints: create, read, update, rotate and delete, event names, URL rules. */
 describe('REST webhooks', () => {
-  let runtime: TestRuntime;
-  let server: TestServer;
-  let ws: TestWorkspace;
-  beforeEach(async () => {
-    runtime = testRuntime({ env });
-    server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
-  });
-  afterEach(() => server.close());
+  const bed = useRestTestbed({ env });
 
-  const send = (method: string, path: string, body?: unknown, headers = ws.headers) =>
-    call(server, method, path, { headers, body });
-  const create = async (body: Record<string, unknown> = { url: URL_A }, headers = ws.headers) => {
+  const send = (method: string, path: string, body?: unknown, headers = bed.ws.headers) =>
+    call(bed.server, method, path, { headers, body });
+  const create = async (body: Record<string, unknown> = { url: URL_A }, headers = bed.ws.headers) => {
     const res = await send('POST', '/api/v1/webhooks', body, headers);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body;
   };
-  const storedRow = (id: string) => runtime.db.select().from(webhooks).where(eq(webhooks.id, id)).get();
+  const storedRow = (id: string) => bed.runtime.db.select().from(webhooks).where(eq(webhooks.id, id)).get();
 
   describe('create, read, list', () => {
     it('creates a subscription to every event, shown with its signing secret once', async () => {
@@ -64,7 +56,7 @@ describe('REST webhooks', () => {
         events: [],
         is_enabled: true,
         auto_disabled_at: null,
-        created_at: runtime.clock.now().toISOString(),
+        created_at: bed.runtime.clock.now().toISOString(),
         signing_secret: expect.stringMatching(SIGNING_SECRET),
       });
       expect(Buffer.from(res.body.signing_secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
@@ -80,7 +72,7 @@ describe('REST webhooks', () => {
       const row = storedRow(created.id)!;
       expect(row.secretCiphertext).not.toContain(created.signing_secret);
       expect(row.secretCiphertext).not.toContain(created.signing_secret.slice('whsec_'.length));
-      expect(decryptSecret(runtime.config, row.secretCiphertext)).toBe(created.signing_secret);
+      expect(decryptSecret(bed.runtime.config, row.secretCiphertext)).toBe(created.signing_secret);
       // Two subscriptions never share a secret.
       expect((await create()).signing_secret).not.toBe(created.signing_secret);
     });
@@ -89,7 +81,7 @@ describe('REST webhooks', () => {
       const ids: string[] = [];
       for (let i = 0; i < 3; i += 1) {
         ids.unshift((await create({ url: URL_A, events: ['content.published'] })).id);
-        runtime.clock.advance(1000);
+        bed.runtime.clock.advance(1000);
       }
       for (const query of ['', '?limit=1', '?limit=1&cursor=abc', '?cursor=WzE3NzMxNDQwMzAwMDAsIngiXQ']) {
         const res = await send('GET', `/api/v1/webhooks${query}`);
@@ -124,7 +116,7 @@ describe('REST webhooks', () => {
       for (let i = 0; i < MAX_WEBHOOKS_PER_WORKSPACE; i += 1) await create();
       expectError(await send('POST', '/api/v1/webhooks', { url: URL_A }), 403, 'quota_exceeded');
       // Another workspace is not held back by this one.
-      await create({ url: URL_A }, makeWorkspace(runtime).headers);
+      await create({ url: URL_A }, makeWorkspace(bed.runtime).headers);
       expect((await send('GET', '/api/v1/webhooks')).body.data).toHaveLength(MAX_WEBHOOKS_PER_WORKSPACE);
     });
   });
@@ -177,7 +169,7 @@ describe('REST webhooks', () => {
   describe('update', () => {
     it('changes url, events and is_enabled, and answers the webhook without its secret', async () => {
       const created = await create({ url: URL_A, events: ['content.created'] });
-      runtime.clock.advance(5000);
+      bed.runtime.clock.advance(5000);
       const res = await send('PATCH', `/api/v1/webhooks/${created.id}`, {
         url: URL_B,
         events: ['content.published', 'content.publish_failed'],
@@ -200,7 +192,7 @@ describe('REST webhooks', () => {
         is_enabled: true,
       });
       // The secret is unchanged by an update.
-      expect(decryptSecret(runtime.config, storedRow(created.id)!.secretCiphertext)).toBe(created.signing_secret);
+      expect(decryptSecret(bed.runtime.config, storedRow(created.id)!.secretCiphertext)).toBe(created.signing_secret);
     });
 
     it('answers no_updates to a body without a recognised field', async () => {
@@ -214,7 +206,7 @@ describe('REST webhooks', () => {
     it('is_enabled true clears auto_disabled_at; false keeps it', async () => {
       const created = await create();
       const disabledAt = new Date('2026-03-10T11:00:00.000Z');
-      runtime.db
+      bed.runtime.db
         .update(webhooks)
         .set({ isEnabled: false, autoDisabledAt: disabledAt })
         .where(eq(webhooks.id, created.id))
@@ -228,7 +220,7 @@ describe('REST webhooks', () => {
       expect(otherChange.body).toMatchObject({ is_enabled: false, auto_disabled_at: '2026-03-10T11:00:00.000Z' });
 
       const woken: string[] = [];
-      runtime.wakeups.listen('webhooks', () => woken.push('webhooks'));
+      bed.runtime.wakeups.listen('webhooks', () => woken.push('webhooks'));
       const on = await send('PATCH', `/api/v1/webhooks/${created.id}`, { is_enabled: true });
       expect(on.status).toBe(200);
       expect(on.body).toMatchObject({ is_enabled: true, auto_disabled_at: null });
@@ -240,28 +232,30 @@ describe('REST webhooks', () => {
   describe('rotate and delete', () => {
     it('rotate answers the create shape with a new secret; later reads show null', async () => {
       const created = await create({ url: URL_A, events: ['content.created'] });
-      runtime.clock.advance(1000);
+      bed.runtime.clock.advance(1000);
       const rotated = await send('POST', `/api/v1/webhooks/${created.id}/rotate`);
       expect(rotated.status).toBe(200);
       expect(Object.keys(rotated.body).sort()).toEqual(RESOURCE_KEYS);
       expect(rotated.body).toEqual({ ...created, signing_secret: expect.stringMatching(SIGNING_SECRET) });
       expect(rotated.body.signing_secret).not.toBe(created.signing_secret);
-      expect(decryptSecret(runtime.config, storedRow(created.id)!.secretCiphertext)).toBe(rotated.body.signing_secret);
+      expect(decryptSecret(bed.runtime.config, storedRow(created.id)!.secretCiphertext)).toBe(
+        rotated.body.signing_secret,
+      );
       expect((await send('GET', `/api/v1/webhooks/${created.id}`)).body.signing_secret).toBeNull();
     });
 
     it('delete answers {id, object, deleted} and takes the queued jobs and the log with it', async () => {
       const created = await create();
       const kept = await create();
-      const content = makeContent(runtime, ws.workspace);
-      const now = runtime.clock.now();
+      const content = makeContent(bed.runtime, bed.ws.workspace);
+      const now = bed.runtime.clock.now();
       for (const id of [created.id, kept.id]) {
-        runtime.db
+        bed.runtime.db
           .insert(webhookJobs)
           .values({
             id: `job-${id}`,
             webhookId: id,
-            workspaceId: ws.workspace.id,
+            workspaceId: bed.ws.workspace.id,
             eventId: content.id,
             state: 'queued',
             attempts: 0,
@@ -269,7 +263,7 @@ describe('REST webhooks', () => {
             createdAt: now,
           })
           .run();
-        recordDeliveryAttempt(runtime.db, newDeliveryId(), {
+        recordDeliveryAttempt(bed.runtime.db, newDeliveryId(), {
           webhookId: id,
           jobId: `job-${id}`,
           eventId: 'evt_x',
@@ -288,12 +282,12 @@ describe('REST webhooks', () => {
       expectError(await send('GET', `/api/v1/webhooks/${created.id}`), 404, 'not_found');
       expectError(await send('DELETE', `/api/v1/webhooks/${created.id}`), 404, 'not_found');
       expect(storedRow(created.id)).toBeUndefined();
-      const jobsLeft = runtime.db
+      const jobsLeft = bed.runtime.db
         .select()
         .from(webhookJobs)
         .all()
         .map((j) => j.webhookId);
-      const logLeft = runtime.db
+      const logLeft = bed.runtime.db
         .select()
         .from(webhookDeliveries)
         .all()
@@ -376,7 +370,7 @@ describe('REST webhooks', () => {
 
   describe('isolation and HTTP rules', () => {
     it("answers not_found for another workspace's webhook on every route, and changes nothing", async () => {
-      const other = makeWorkspace(runtime);
+      const other = makeWorkspace(bed.runtime);
       const theirs = await create({ url: URL_A, events: ['content.created'] }, other.headers);
       const routes: Array<[string, string, unknown?]> = [
         ['GET', `/api/v1/webhooks/${theirs.id}`],
@@ -394,13 +388,13 @@ describe('REST webhooks', () => {
       expect((await send('GET', '/api/v1/webhooks')).body.data).toEqual([]);
       const afterwards = await send('GET', `/api/v1/webhooks/${theirs.id}`, undefined, other.headers);
       expect(afterwards.body).toEqual({ ...theirs, signing_secret: null });
-      expect(decryptSecret(runtime.config, storedRow(theirs.id)!.secretCiphertext)).toBe(theirs.signing_secret);
-      expect(runtime.db.select().from(webhookDeliveries).all()).toEqual([]);
+      expect(decryptSecret(bed.runtime.config, storedRow(theirs.id)!.secretCiphertext)).toBe(theirs.signing_secret);
+      expect(bed.runtime.db.select().from(webhookDeliveries).all()).toEqual([]);
     });
 
     it('needs an API key and answers 405 for other methods', async () => {
-      expectError(await call(server, 'GET', '/api/v1/webhooks'), 401, 'missing_key');
-      expectError(await call(server, 'POST', '/api/v1/webhooks', { body: { url: URL_A } }), 401, 'missing_key');
+      expectError(await call(bed.server, 'GET', '/api/v1/webhooks'), 401, 'missing_key');
+      expectError(await call(bed.server, 'POST', '/api/v1/webhooks', { body: { url: URL_A } }), 401, 'missing_key');
       const created = await create();
       const put = await send('PUT', `/api/v1/webhooks/${created.id}`, { url: URL_B });
       expectError(put, 405, 'method_not_allowed');
@@ -410,7 +404,7 @@ describe('REST webhooks', () => {
     });
 
     it('replays a create sent again with the same Idempotency-Key instead of making a second webhook', async () => {
-      const headers = { ...ws.headers, 'idempotency-key': 'create-hook-1' };
+      const headers = { ...bed.ws.headers, 'idempotency-key': 'create-hook-1' };
       const first = await send('POST', '/api/v1/webhooks', { url: URL_A }, headers);
       const again = await send('POST', '/api/v1/webhooks', { url: URL_A }, headers);
       expect(first.status).toBe(201);

@@ -2,7 +2,6 @@ import { asc, eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { campaigns, content } from '../../../db/schema/index.ts';
 import { spendAiCredits, usagePeriod } from '../../../src/core/accounts/usage.ts';
-import { generateDue } from '../../../src/core/campaigns/generate-due.ts';
 import { batchWriter } from '../../../src/core/campaigns/generation.ts';
 import type { CaptionGenerator } from '../../../src/core/campaigns/generator.ts';
 import { createCampaign, launchCampaign, updateCampaign } from '../../../src/core/campaigns/operations.ts';
@@ -10,11 +9,13 @@ import { deleteContent } from '../../../src/core/content/operations.ts';
 import { contextFor } from '../../../src/core/context.ts';
 import { runOperation } from '../../../src/core/operation.ts';
 import { connectorsFor } from '../../../src/core/publishing/connectors/index.ts';
-import { publishDue } from '../../../src/core/publishing/publish-due.ts';
 import { makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { connectAccounts, connectorsWith, publish, update } from '../../helpers/publishing.ts';
 import { eventsOf } from '../../helpers/rest-expect.ts';
 import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { campaignGenerationJob } from '../../../src/jobs/campaign-generation.ts';
+import { drain } from '../../../src/jobs/drain.ts';
+import { publishingJob } from '../../../src/jobs/publish-run.ts';
 
 const generator: CaptionGenerator = {
   name: 'fake',
@@ -46,13 +47,13 @@ describe('campaign completion', () => {
       .all()
       .map((row) => row.id);
   const completedEvents = () => eventsOf(runtime, ws.workspace.id).filter((e) => e.type === 'campaign.completed');
-  const generate = () => generateDue(runtime, batchWriter([generator]));
+  const generate = () => drain(runtime, campaignGenerationJob(runtime, batchWriter([generator])));
   const publishNow = (itemId: string, body: Record<string, unknown> = {}) => {
     // Generated items are single images: the sandbox wants the image before it takes the post.
     update(runtime, ws.workspace, itemId, { media_urls: ['https://cdn.example.com/a.png'] });
     return publish(runtime, ws.workspace, itemId, body);
   };
-  const runPublishing = (connectors = connectorsFor(runtime)) => publishDue(runtime, connectors);
+  const runPublishing = (connectors = connectorsFor(runtime)) => drain(runtime, publishingJob(runtime, connectors));
   /** A launched campaign of `posts` items, its generation finished; the items await review. */
   const launched = async (posts: number) => {
     const { id } = runOperation(createCampaign, ctx(), {

@@ -3,13 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { campaigns, content, templates, usagePeriods } from '../../../db/schema/index.ts';
 import { spendAiCredits, usagePeriod } from '../../../src/core/accounts/usage.ts';
 import { updateBrandProfile } from '../../../src/core/brand-profile/operations.ts';
-import {
-  createCampaign,
-  deleteCampaign,
-  launchCampaign,
-  updateCampaign,
-} from '../../../src/core/campaigns/operations.ts';
-import { generateDue } from '../../../src/core/campaigns/generate-due.ts';
+import { deleteCampaign, launchCampaign, updateCampaign } from '../../../src/core/campaigns/operations.ts';
 import { apportionContentTypes, contentTypeSequence, slotTime } from '../../../src/core/campaigns/calendar.ts';
 import {
   claimDueGenerations,
@@ -21,10 +15,12 @@ import {
 import { draftProblems, type CaptionGenerator, type GenerationRequest } from '../../../src/core/campaigns/generator.ts';
 import { contextFor } from '../../../src/core/context.ts';
 import { runOperation } from '../../../src/core/operation.ts';
-import { makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
+import { makeCampaign, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { connectAccounts } from '../../helpers/publishing.ts';
 import { eventsOf } from '../../helpers/rest-expect.ts';
 import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { drain } from '../../../src/jobs/drain.ts';
+import { campaignGenerationJob } from '../../../src/jobs/campaign-generation.ts';
 
 /** Writes "<campaign> post <slot>" for each slot, and lets a test act while a batch is being written. */
 function fakeGenerator(
@@ -92,8 +88,7 @@ describe('campaign generation', () => {
   });
 
   const ctx = () => contextFor(runtime, ws.workspace, 'rest');
-  const create = (input: Record<string, unknown>) =>
-    runOperation(createCampaign, ctx(), { name: 'Spring', ...input }) as { id: string };
+  const create = (input: Record<string, unknown>) => makeCampaign(runtime, ws.workspace, { name: 'Spring', ...input });
   const launch = (id: string) => runOperation(launchCampaign, ctx(), { id });
   const campaignRow = (id: string) => runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get();
   const itemsOf = (id: string) =>
@@ -105,7 +100,7 @@ describe('campaign generation', () => {
     const { id } = create({ posts_per_day: 50, campaign_length_days: 365, content_mix: mix });
     const launched = launch(id);
     const generator = fakeGenerator();
-    expect(await generateDue(runtime, batchWriter([generator]))).toEqual(['completed']);
+    expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([generator])))).toEqual(['completed']);
 
     const items = itemsOf(id);
     expect(items).toHaveLength(18_250);
@@ -135,14 +130,17 @@ describe('campaign generation', () => {
     expect(credits?.aiCreditsUsed).toBe(18_250);
     // Generated in batches, each read with the brand profile of its time.
     expect(generator.calls.length).toBeGreaterThan(10);
-    expect(await generateDue(runtime, batchWriter([generator]))).toEqual([]);
+    expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([generator])))).toEqual([]);
   });
 
   it('generated_posts rises batch by batch as generation goes', async () => {
     const { id } = create({ posts_per_day: 10, campaign_length_days: 120 });
     launch(id);
     const seen: number[] = [];
-    await generateDue(runtime, batchWriter([fakeGenerator(() => seen.push(campaignRow(id)!.generatedPosts))]));
+    await drain(
+      runtime,
+      campaignGenerationJob(runtime, batchWriter([fakeGenerator(() => seen.push(campaignRow(id)!.generatedPosts))])),
+    );
     // Each batch's drafts are written while the batch before it commits: the third batch (slots
     // 1000-1199) is written once the first has committed and while the second commits.
     expect(seen).toEqual([0, 0, 500]);
@@ -160,11 +158,15 @@ describe('campaign generation', () => {
         aiCreditsUsed: 380,
       })
       .run();
-    const { id } = runOperation(createCampaign, as, { name: 'Small', posts_per_day: 50, campaign_length_days: 10 }) as {
-      id: string;
-    };
-    runOperation(launchCampaign, as, { id });
-    expect(await generateDue(runtime, batchWriter([fakeGenerator()]))).toEqual(['out_of_credits']);
+    const { id } = makeCampaign(
+      runtime,
+      starter.workspace,
+      { name: 'Small', posts_per_day: 50, campaign_length_days: 10 },
+      { launch: true },
+    );
+    expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([fakeGenerator()])))).toEqual([
+      'out_of_credits',
+    ]);
     expect(itemsOf(id)).toHaveLength(120);
     expect(campaignRow(id)).toMatchObject({ generatedPosts: 120, status: 'active', generationDueAt: null });
     expect(
@@ -178,13 +180,14 @@ describe('campaign generation', () => {
 
   it('a batch written ahead is dropped when the one before it commits short, and its slots are planned again', async () => {
     const starter = makeWorkspace(runtime, { plan: 'starter' });
-    const as = contextFor(runtime, starter.workspace, 'rest');
     const credits = () =>
       runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get()!;
-    const { id } = runOperation(createCampaign, as, { name: 'Ahead', posts_per_day: 50, campaign_length_days: 8 }) as {
-      id: string;
-    };
-    runOperation(launchCampaign, as, { id });
+    const { id } = makeCampaign(
+      runtime,
+      starter.workspace,
+      { name: 'Ahead', posts_per_day: 50, campaign_length_days: 8 },
+      { launch: true },
+    );
     const generator = { ...fakeGenerator(), maxSlotsPerCall: 100 };
     const inThread = batchWriter([generator]);
     const starts: number[] = [];
@@ -208,7 +211,7 @@ describe('campaign generation', () => {
         return written;
       },
     };
-    expect(await generateDue(runtime, writer)).toEqual(['completed']);
+    expect(await drain(runtime, campaignGenerationJob(runtime, writer))).toEqual(['completed']);
     expect(starts.slice(0, 3)).toEqual([0, 100, 50]);
     expect(itemsOf(id).map((item) => item.campaignSlot)).toEqual(Array.from({ length: 400 }, (_, i) => i));
     expect(credits().aiCreditsUsed).toBe(350);
@@ -218,13 +221,12 @@ describe('campaign generation', () => {
     const starter = makeWorkspace(runtime, { plan: 'starter' });
     const as = contextFor(runtime, starter.workspace, 'rest');
     const ids = ['First', 'Second'].map(
-      (name) =>
-        (runOperation(createCampaign, as, { name, posts_per_day: 50, campaign_length_days: 6 }) as { id: string }).id,
+      (name) => makeCampaign(runtime, starter.workspace, { name, posts_per_day: 50, campaign_length_days: 6 }).id,
     );
     for (const id of ids) runOperation(launchCampaign, as, { id });
     // Both are claimed in one pass and plan all 300 of their posts against the same 500 credits
     // before either commits; the second commit finds 200 left.
-    expect((await generateDue(runtime, batchWriter([fakeGenerator()]))).sort()).toEqual([
+    expect((await drain(runtime, campaignGenerationJob(runtime, batchWriter([fakeGenerator()])))).sort()).toEqual([
       'completed',
       'out_of_credits',
     ]);
@@ -245,7 +247,7 @@ describe('campaign generation', () => {
       writtenAtPause = itemsOf(id).length;
       runOperation(updateCampaign, ctx(), { id, status: 'paused' });
     });
-    expect(await generateDue(runtime, batchWriter([generator]))).toEqual(['stopped']);
+    expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([generator])))).toEqual(['stopped']);
     // Slots 1000-1499 are written while slots 500-999 wait to commit: neither batch is written.
     expect(writtenAtPause).toBe(500);
     expect(itemsOf(id)).toHaveLength(500);
@@ -253,7 +255,7 @@ describe('campaign generation', () => {
 
     // Launched again, it goes on from the next slot, never writing a slot twice.
     launch(id);
-    expect(await generateDue(runtime, batchWriter([fakeGenerator()]))).toEqual(['completed']);
+    expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([fakeGenerator()])))).toEqual(['completed']);
     const slots = itemsOf(id).map((item) => item.campaignSlot);
     expect(slots).toEqual(Array.from({ length: 1500 }, (_, i) => i));
   });
@@ -262,20 +264,23 @@ describe('campaign generation', () => {
     for (const status of ['completed', 'archived'] as const) {
       const { id } = create({ posts_per_day: 50, campaign_length_days: 20 });
       launch(id);
-      await generateDue(
+      await drain(
         runtime,
-        batchWriter([
-          fakeGenerator(
-            (request) => request.slots[0]!.index === 0 && runOperation(updateCampaign, ctx(), { id, status }),
-          ),
-        ]),
+        campaignGenerationJob(
+          runtime,
+          batchWriter([
+            fakeGenerator(
+              (request) => request.slots[0]!.index === 0 && runOperation(updateCampaign, ctx(), { id, status }),
+            ),
+          ]),
+        ),
       );
       expect(itemsOf(id)).toHaveLength(0);
       expect(campaignRow(id)!.generationDueAt).toBeNull();
     }
     const { id } = create({});
     runOperation(updateCampaign, ctx(), { id, status: 'active' });
-    expect(await generateDue(runtime, batchWriter([fakeGenerator()]))).toEqual([]);
+    expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([fakeGenerator()])))).toEqual([]);
     expect(itemsOf(id)).toHaveLength(0);
   });
 
@@ -288,7 +293,7 @@ describe('campaign generation', () => {
       writtenAtDelete = itemsOf(id).length;
       runOperation(deleteCampaign, ctx(), { id });
     });
-    expect(await generateDue(runtime, batchWriter([generator]))).toEqual(['lease_lost']);
+    expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([generator])))).toEqual(['lease_lost']);
     expect(writtenAtDelete).toBe(500);
     expect(itemsOf(id)).toHaveLength(0);
     const orphans = runtime.db.select().from(content).where(eq(content.workspaceId, ws.workspace.id)).all();
@@ -314,9 +319,9 @@ describe('campaign generation', () => {
     await expect(generateCampaign(runtime, claim!, batchWriter([dying]))).rejects.toThrow('process killed');
     expect(itemsOf(id)).toHaveLength(500);
     // Held under its lease: nobody else takes it yet.
-    expect(await generateDue(runtime, batchWriter([fakeGenerator()]))).toEqual([]);
+    expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([fakeGenerator()])))).toEqual([]);
     runtime.clock.advance(generationLeaseMs(runtime));
-    expect(await generateDue(runtime, batchWriter([fakeGenerator()]))).toEqual(['completed']);
+    expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([fakeGenerator()])))).toEqual(['completed']);
     expect(itemsOf(id).map((item) => item.campaignSlot)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
     expect(campaignRow(id)!.generatedPosts).toBe(1000);
   });
@@ -326,7 +331,7 @@ describe('campaign generation', () => {
     const { id } = create({ posts_per_day: 2, campaign_length_days: 2, content_mix: { carousel: 1 } });
     launch(id);
     const generator = fakeGenerator();
-    await generateDue(runtime, batchWriter([generator]));
+    await drain(runtime, campaignGenerationJob(runtime, batchWriter([generator])));
     const [request] = generator.calls;
     const library = runtime.db.select().from(templates).all();
     const carousels = library
@@ -355,9 +360,12 @@ describe('campaign generation', () => {
     };
     const passedOver: GeneratorFailure[] = [];
     expect(
-      await generateDue(
+      await drain(
         runtime,
-        batchWriter([broken, sloppy, fakeGenerator()], (failure) => passedOver.push(failure)),
+        campaignGenerationJob(
+          runtime,
+          batchWriter([broken, sloppy, fakeGenerator()], (failure) => passedOver.push(failure)),
+        ),
       ),
     ).toEqual(['completed']);
     expect(itemsOf(id).map((item) => item.caption)).toEqual(Array.from({ length: 10 }, (_, i) => `Spring post ${i}`));
@@ -373,7 +381,7 @@ describe('campaign generation', () => {
     connectAccounts(runtime, ws.workspace, ['facebook']);
     const { id } = create({ posts_per_day: 1, campaign_length_days: 3 });
     launch(id);
-    await generateDue(runtime, batchWriter([fakeGenerator()]));
+    await drain(runtime, campaignGenerationJob(runtime, batchWriter([fakeGenerator()])));
     for (const item of itemsOf(id))
       expect(item).toMatchObject({ workspaceId: ws.workspace.id, targetPlatforms: ['facebook'] });
     expect(

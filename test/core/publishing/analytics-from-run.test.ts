@@ -3,10 +3,11 @@ import { getAnalyticsOverview } from '../../../src/core/analytics/overview.ts';
 import { contextFor } from '../../../src/core/context.ts';
 import { runOperation } from '../../../src/core/operation.ts';
 import { connectorsFor } from '../../../src/core/publishing/connectors/index.ts';
-import { publishDue } from '../../../src/core/publishing/publish-due.ts';
 import { makeContent, makeWorkspace } from '../../helpers/factories.ts';
 import { connectAccounts, publish } from '../../helpers/publishing.ts';
 import { testRuntime } from '../../helpers/runtime.ts';
+import { drain } from '../../../src/jobs/drain.ts';
+import { publishingJob } from '../../../src/jobs/publish-run.ts';
 
 /**
  * The analytics overview reads what the publishing run records: a short history made by the real
@@ -19,7 +20,7 @@ describe('analytics from the publishing run', () => {
     const other = makeWorkspace(runtime);
     connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin']);
     connectAccounts(runtime, other.workspace, ['twitter']);
-    const run = () => publishDue(runtime, connectorsFor(runtime));
+    const run = () => drain(runtime, publishingJob(runtime, connectorsFor(runtime)));
     const queue = (workspace = ws.workspace, input: Record<string, unknown> = {}) => {
       const item = makeContent(runtime, workspace, { content_type: 'text_only', ...input });
       publish(runtime, workspace, item.id);

@@ -9,8 +9,9 @@ import { claimDuePublishes } from '../../../src/core/publishing/claim.ts';
 import { connectorsFor } from '../../../src/core/publishing/connectors/index.ts';
 import { abandonRun, fanOut } from '../../../src/core/publishing/fan-out.ts';
 import { UNKNOWN_OUTCOME } from '../../../src/core/publishing/finish.ts';
-import { publishDue } from '../../../src/core/publishing/publish-due.ts';
 import { disconnectSocialAccount } from '../../../src/core/social-accounts/operations.ts';
+import { drain } from '../../../src/jobs/drain.ts';
+import { publishingJob } from '../../../src/jobs/publish-run.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import {
   attemptsFor,
@@ -35,7 +36,7 @@ describe('publishing run', () => {
     ws = makeWorkspace(runtime, { name: 'Acme' });
   });
 
-  const run = (connectors = connectorsFor(runtime)) => publishDue(runtime, connectors);
+  const run = (connectors = connectorsFor(runtime)) => drain(runtime, publishingJob(runtime, connectors));
   const eventsOfType = (type: string, workspaceId = ws.workspace.id) =>
     eventsOf(runtime, workspaceId).filter((e) => e.type === type);
   const item = (input: Record<string, unknown>) =>
@@ -51,8 +52,7 @@ describe('publishing run', () => {
     const queued = publish(runtime, ws.workspace, post.id);
     expect(queued).toMatchObject({ status: 'approved', publish_queued: true });
 
-    const pass = await run();
-    expect(pass).toMatchObject({ claimed: 1, outcomes: ['published'] });
+    expect(await run()).toEqual(['published']);
     const row = contentRow(runtime, post.id)!;
     expect(row).toMatchObject({ status: 'published', publishQueued: false, leaseToken: null, publishRunId: null });
     expect(row.publishedAt?.toISOString()).toBe(runtime.clock.now().toISOString());
@@ -80,7 +80,7 @@ describe('publishing run', () => {
     for (const r of row.publishResults) expect(received.map((p) => p.id)).toContain(r.platform_post_id);
     expect(eventsOfType('content.publish_failed')).toHaveLength(0);
     // Nothing is left to do: a second pass claims nothing and posts nothing more.
-    expect(await run()).toMatchObject({ claimed: 0 });
+    expect(await run()).toEqual([]);
     expect(sandboxPostsFor(runtime, post.id)).toHaveLength(3);
   });
 
@@ -93,11 +93,11 @@ describe('publishing run', () => {
     });
 
     runtime.clock.advance(3_599_999);
-    expect(await run()).toMatchObject({ claimed: 0 });
+    expect(await run()).toEqual([]);
     expect(contentRow(runtime, post.id)!.status).toBe('scheduled');
 
     runtime.clock.advance(1);
-    expect(await run()).toMatchObject({ claimed: 1, outcomes: ['published'] });
+    expect(await run()).toEqual(['published']);
     expect(contentRow(runtime, post.id)!.status).toBe('published');
   });
 
@@ -109,9 +109,9 @@ describe('publishing run', () => {
     const created = item({ target_platforms: ['linkedin'], status: 'scheduled', scheduled_for: at });
     const draft = item({ target_platforms: ['linkedin'] });
 
-    expect(await run()).toMatchObject({ claimed: 0 });
+    expect(await run()).toEqual([]);
     runtime.clock.advance(60_000);
-    expect(await run()).toMatchObject({ claimed: 2 });
+    expect(await run()).toHaveLength(2);
     expect(contentRow(runtime, patched.id)!.status).toBe('published');
     expect(contentRow(runtime, created.id)!.status).toBe('published');
     expect(contentRow(runtime, draft.id)!.status).toBe('draft');
@@ -153,7 +153,7 @@ describe('publishing run', () => {
     // Instagram needs media; twitter has no connected account.
     const post = item({ content_type: 'text_only', media_urls: [], target_platforms: ['instagram', 'twitter'] });
     publish(runtime, ws.workspace, post.id);
-    expect(await run()).toMatchObject({ outcomes: ['failed'] });
+    expect(await run()).toEqual(['failed']);
 
     const row = contentRow(runtime, post.id)!;
     expect(row).toMatchObject({ status: 'approved', publishQueued: false, publishedAt: null, leaseToken: null });
@@ -169,7 +169,7 @@ describe('publishing run', () => {
     expect(eventsOfType('content.published')).toHaveLength(0);
     expect(sandboxPostsFor(runtime, post.id)).toHaveLength(0);
     // It stays failed: nothing is retried on its own.
-    expect(await run()).toMatchObject({ claimed: 0 });
+    expect(await run()).toEqual([]);
   });
 
   it('rejects a platform whose account was disconnected (inactive), and an unknown platform id', async () => {
@@ -219,7 +219,7 @@ describe('publishing run', () => {
     connectAccounts(runtime, ws.workspace, ['twitter', 'facebook']);
     const post = item({ content_type: 'carousel', media_urls: [IMAGE], target_platforms: ['twitter', 'facebook'] });
     publish(runtime, ws.workspace, post.id);
-    expect(await run()).toMatchObject({ outcomes: ['failed'] });
+    expect(await run()).toEqual(['failed']);
     for (const result of contentRow(runtime, post.id)!.publishResults) expect(result.error).toMatch(/carousel/);
   });
 
@@ -238,8 +238,7 @@ describe('publishing run', () => {
       scheduled_for: at,
     });
 
-    const first = await run();
-    expect(first).toMatchObject({ claimed: 3, deferred: 1 });
+    expect(await run()).toHaveLength(3);
     expect(busy.map((b) => contentRow(runtime, b.id)!.status).sort()).toEqual(['published', 'published', 'scheduled']);
     expect(contentRow(runtime, calm.id)!.status).toBe('published');
     const waiting = busy.find((b) => contentRow(runtime, b.id)!.status === 'scheduled')!;
@@ -248,9 +247,10 @@ describe('publishing run', () => {
     expect(eventsOfType('content.publish_failed')).toHaveLength(0);
 
     runtime.clock.advance(29_000); // 12:00:59: same window
-    expect(await run()).toMatchObject({ claimed: 0, deferred: 1 });
+    expect(await run()).toEqual([]);
+    expect(contentRow(runtime, waiting.id)!).toMatchObject({ status: 'scheduled', publishQueued: true });
     runtime.clock.advance(1_000); // 12:01:00: the window rolls over
-    expect(await run()).toMatchObject({ claimed: 1, deferred: 0 });
+    expect(await run()).toEqual(['published']);
     expect(contentRow(runtime, waiting.id)!.status).toBe('published');
   });
 
@@ -262,7 +262,7 @@ describe('publishing run', () => {
     // Through the request path, so the call takes the bucket's only token.
     await executeOperation(contextFor(runtime, ws.workspace, 'rest'), publishContent, { id: post.id });
     expect(() => consumeRateLimit(runtime, ws.workspace.id, ['publish'])).toThrow(RateLimitError);
-    expect(await run()).toMatchObject({ claimed: 1, deferred: 0, outcomes: ['published'] });
+    expect(await run()).toEqual(['published']);
   });
 
   it('quota reached: a due item fails on every platform with the reason, without calling them', async () => {
@@ -273,7 +273,7 @@ describe('publishing run', () => {
     const last = item({ target_platforms: ['twitter', 'linkedin'], status: 'scheduled', scheduled_for: at });
     const over = item({ target_platforms: ['twitter', 'linkedin'], status: 'scheduled', scheduled_for: at });
 
-    expect(await run()).toMatchObject({ claimed: 1, refused: 1 });
+    expect(await run()).toEqual(['published']);
     // Both came due at once; which one got the last slot depends on id order.
     const [won, lost] = contentRow(runtime, last.id)!.status === 'published' ? [last, over] : [over, last];
     expect(contentRow(runtime, won.id)!.status).toBe('published');
@@ -317,14 +317,14 @@ describe('publishing run', () => {
     publish(runtime, ws.workspace, waiting.id);
     expect(claimDuePublishes(runtime, 10)).toMatchObject({ claims: [], deferred: 1 });
     expect(await fanOut(runtime, connectorsFor(runtime), first.claims[0]!)).toBe('failed');
-    expect(await run()).toMatchObject({ claimed: 1, outcomes: ['published'] });
+    expect(await run()).toEqual(['published']);
     expect(contentRow(runtime, waiting.id)!.status).toBe('published');
   });
 
   it('claims an item scheduled before 1970 (a negative due time) like any other', async () => {
     connectAccounts(runtime, ws.workspace, ['twitter']);
     const post = item({ target_platforms: ['twitter'], status: 'scheduled', scheduled_for: '1969-07-20T20:17:00Z' });
-    expect(await run()).toMatchObject({ claimed: 1, outcomes: ['published'] });
+    expect(await run()).toEqual(['published']);
     expect(contentRow(runtime, post.id)!.status).toBe('published');
   });
 
@@ -339,7 +339,7 @@ describe('publishing run', () => {
     });
     const post = item({ target_platforms: ['twitter', 'linkedin'] });
     publish(runtime, ws.workspace, post.id);
-    expect(await run(connectors)).toMatchObject({ outcomes: ['published'] });
+    expect(await run(connectors)).toEqual(['published']);
     const [twitter] = contentRow(runtime, post.id)!.publishResults;
     expect(twitter).toMatchObject({ platform: 'twitter', success: false });
     expect(twitter!.error).toMatch(/could not be checked \(rules table missing\)/);
@@ -380,7 +380,8 @@ describe('publishing run', () => {
       scheduled_for: runtime.clock.now().toISOString(),
     });
     setWorkspacePlan(runtime, ws.workspace.id, { status: 'past_due' });
-    expect(await run()).toMatchObject({ claimed: 0, refused: 1 });
+    expect(await run()).toEqual([]);
+    expect(contentRow(runtime, post.id)!).toMatchObject({ status: 'approved', publishQueued: false });
     expect(contentRow(runtime, post.id)!.publishResults[0]!.error).toMatch(/past_due: publish the item again once/);
   });
 
@@ -409,8 +410,7 @@ describe('publishing run', () => {
       // Before the lease runs out nobody else may take it.
       expect(claimDuePublishes(runtime, 10).claims).toHaveLength(0);
       runtime.clock.advance(runtime.config.publishing.leaseSeconds * 1000);
-      const pass = await run();
-      expect(pass).toMatchObject({ claimed: 1, outcomes: ['published'] });
+      expect(await run()).toEqual(['published']);
 
       const row = contentRow(runtime, post.id)!;
       expect(row.status).toBe('published');
@@ -430,7 +430,7 @@ describe('publishing run', () => {
       publish(runtime, ws.workspace, post.id);
       expect(claimDuePublishes(runtime, 10).claims).toHaveLength(1); // claimed, then the holder dies
       runtime.clock.advance(runtime.config.publishing.leaseSeconds * 1000);
-      expect(await run()).toMatchObject({ claimed: 1, outcomes: ['published'] });
+      expect(await run()).toEqual(['published']);
       expect(sandboxPostsFor(runtime, post.id)).toHaveLength(1);
     });
 
@@ -472,7 +472,7 @@ describe('publishing run', () => {
       });
       const post = item({ target_platforms: ['twitter', 'linkedin'] });
       publish(runtime, ws.workspace, post.id);
-      expect(await run(connectors)).toMatchObject({ outcomes: ['failed'] });
+      expect(await run(connectors)).toEqual(['failed']);
       for (const result of contentRow(runtime, post.id)!.publishResults) expect(result.error).toBe(UNKNOWN_OUTCOME);
       expect(attemptsFor(runtime, post.id).map((a) => a.status)).toEqual(['unknown', 'unknown']);
     });

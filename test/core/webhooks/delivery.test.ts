@@ -8,25 +8,21 @@ import { deleteContent } from '../../../src/core/content/operations.ts';
 import { contextFor } from '../../../src/core/context.ts';
 import { runOperation } from '../../../src/core/operation.ts';
 import { connectorsFor } from '../../../src/core/publishing/connectors/index.ts';
-import { publishDue } from '../../../src/core/publishing/publish-due.ts';
 import { handlePlatformCallback } from '../../../src/core/social-accounts/deauthorization.ts';
 import { platformAccountsOf } from '../../../src/core/social-accounts/operations.ts';
-import { deliverDue } from '../../../src/core/webhooks/deliver-due.ts';
 import { claimDueDeliveries, nextDeliveryDueAfter } from '../../../src/core/webhooks/delivery/claim.ts';
 import { deliver } from '../../../src/core/webhooks/delivery/deliver.ts';
 import { enqueueAllEvents } from '../../../src/core/webhooks/delivery/enqueue.ts';
-import {
-  createWebhook,
-  rotateWebhookSecret,
-  testWebhook,
-  updateWebhook,
-} from '../../../src/core/webhooks/operations.ts';
-import { makeContent, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
+import { rotateWebhookSecret, testWebhook, updateWebhook } from '../../../src/core/webhooks/operations.ts';
+import { makeContent, makeWebhook, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { connectAccounts, publish, update } from '../../helpers/publishing.ts';
 import { runMaintenance } from '../../../src/jobs/maintenance.ts';
 import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 import { tempDataDir } from '../../helpers/subprocess.ts';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../../helpers/webhook-receiver.ts';
+import { drain } from '../../../src/jobs/drain.ts';
+import { publishingJob } from '../../../src/jobs/publish-run.ts';
+import { webhookDeliveryJob } from '../../../src/jobs/webhook-delivery.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -49,11 +45,8 @@ describe('webhook delivery', () => {
   afterEach(() => receiver.close());
 
   const ctx = () => contextFor(runtime, ws.workspace, 'rest');
-  const subscribe = async (events: string[] = [], path = '/hook') =>
-    (await runOperation(createWebhook, ctx(), { url: `${receiver.url}${path}`, events })) as {
-      id: string;
-      signing_secret: string;
-    };
+  const subscribe = (events: string[] = [], path = '/hook') =>
+    makeWebhook(runtime, ws.workspace, { url: `${receiver.url}${path}`, events });
   const log = (webhookId: string) =>
     runtime.db
       .select()
@@ -78,7 +71,7 @@ describe('webhook delivery', () => {
   it('sends each event once to a matching subscription, signed, in the event envelope', async () => {
     const hook = await subscribe();
     const item = makeContent(runtime, ws.workspace, { caption: 'Hello' });
-    expect(await deliverDue(runtime)).toEqual(['delivered']);
+    expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['delivered']);
 
     const [request] = receiver.requests;
     expect(request!.path).toBe('/hook');
@@ -118,7 +111,7 @@ describe('webhook delivery', () => {
       statusCode: 200,
       responseBody: null,
     });
-    expect(await deliverDue(runtime)).toEqual([]);
+    expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual([]);
   });
 
   it('delivers every event type emitted so far with the spec payload shapes', async () => {
@@ -129,7 +122,7 @@ describe('webhook delivery', () => {
     publish(runtime, ws.workspace, good.id);
     const bad = makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['instagram'] });
     publish(runtime, ws.workspace, bad.id);
-    await publishDue(runtime, connectorsFor(runtime));
+    await drain(runtime, publishingJob(runtime, connectorsFor(runtime)));
     runOperation(deleteContent, ctx(), { id: bad.id });
     const account = platformAccountsOf(runtime.db, ws.workspace.id)('facebook');
     if (account.state === 'none') throw new Error('facebook account missing');
@@ -143,7 +136,7 @@ describe('webhook delivery', () => {
       signedRequest: `${signature}.${payload}`,
     });
 
-    await deliverDue(runtime);
+    await drain(runtime, webhookDeliveryJob(runtime));
     const byType = new Map(receiver.requests.map((r) => [envelope(r).type as string, envelope(r).data]));
     expect([...byType.keys()].sort()).toEqual([
       'content.approved',
@@ -180,7 +173,7 @@ describe('webhook delivery', () => {
     const all = await subscribe([], '/all');
     const item = makeContent(runtime, ws.workspace);
     update(runtime, ws.workspace, item.id, { caption: 'Changed' });
-    await deliverDue(runtime);
+    await drain(runtime, webhookDeliveryJob(runtime));
     const seen = (path: string) => receiver.requests.filter((r) => r.path === path).map((r) => envelope(r).type);
     expect(seen('/updates')).toEqual(['content.updated']);
     expect(seen('/all').sort()).toEqual(['content.created', 'content.updated']);
@@ -188,7 +181,7 @@ describe('webhook delivery', () => {
     expect(log(all.id)).toHaveLength(2);
     // Another workspace's events never reach this workspace's subscriptions.
     makeContent(runtime, makeWorkspace(runtime).workspace);
-    await deliverDue(runtime);
+    await drain(runtime, webhookDeliveryJob(runtime));
     expect(receiver.requests).toHaveLength(3);
   });
 
@@ -198,15 +191,17 @@ describe('webhook delivery', () => {
     makeContent(runtime, ws.workspace);
     const delays = [30_000, 2 * MINUTE, 10 * MINUTE, HOUR, 6 * HOUR];
 
-    expect(await deliverDue(runtime)).toEqual(['retry']);
+    expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['retry']);
     for (const [index, delay] of delays.entries()) {
       runtime.clock.advance(delay - 1);
-      expect(await deliverDue(runtime)).toEqual([]);
+      expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual([]);
       runtime.clock.advance(1);
-      expect(await deliverDue(runtime)).toEqual([index === delays.length - 1 ? 'dead' : 'retry']);
+      expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual([
+        index === delays.length - 1 ? 'dead' : 'retry',
+      ]);
     }
     runtime.clock.advance(24 * HOUR);
-    expect(await deliverDue(runtime)).toEqual([]);
+    expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual([]);
 
     const rows = log(hook.id);
     expect(rows.map((r) => [r.attempt, r.status, r.statusCode, r.responseBody])).toEqual([
@@ -233,7 +228,7 @@ describe('webhook delivery', () => {
     runtime.db.update(webhooks).set({ secretCiphertext: 'v1.not-a-ciphertext' }).where(eq(webhooks.id, hook.id)).run();
     makeContent(runtime, ws.workspace);
 
-    expect(await deliverDue(runtime)).toEqual(['retry']);
+    expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['retry']);
     expect(receiver.requests).toHaveLength(0);
     const [row] = log(hook.id);
     expect(row).toMatchObject({ attempt: 1, status: 'pending_retry', statusCode: 0 });
@@ -245,7 +240,7 @@ describe('webhook delivery', () => {
     receiver.respondWith({ status: 500 });
     makeContent(runtime, ws.workspace);
     expect(nextDeliveryDueAfter(runtime.db, runtime.clock.now())).toBeNull();
-    expect(await deliverDue(runtime)).toEqual(['retry']);
+    expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['retry']);
     expect(nextDeliveryDueAfter(runtime.db, runtime.clock.now())).toBe(runtime.clock.now().getTime() + 30_000);
   });
 
@@ -276,9 +271,9 @@ describe('webhook delivery', () => {
     expect(claimDueDeliveries(runtime, 16)).toHaveLength(1); // and then lost
     // Within the attempt's deadline (300 ms) and the lease's margin (5 s) it may still be under way.
     runtime.clock.advance(5_300);
-    expect(await deliverDue(runtime)).toEqual([]);
+    expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual([]);
     runtime.clock.advance(1);
-    expect(await deliverDue(runtime)).toEqual(['delivered']);
+    expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['delivered']);
     expect(receiver.requests).toHaveLength(1);
   });
 
@@ -289,10 +284,7 @@ describe('webhook delivery', () => {
       const first = testRuntime({ env, file: join(data.dir, 'service.db') });
       const second = testRuntime({ env, file: join(data.dir, 'service.db') });
       const { workspace } = makeWorkspace(first);
-      const hook = (await runOperation(createWebhook, contextFor(first, workspace, 'rest'), {
-        url: `${receiver.url}/hook`,
-        events: [],
-      })) as { id: string };
+      const hook = await makeWebhook(first, workspace, { url: `${receiver.url}/hook` });
       makeContent(first, workspace);
       // The first process takes the subscription and has the delivery in hand, not yet sent.
       enqueueAllEvents(first);
@@ -302,11 +294,11 @@ describe('webhook delivery', () => {
 
       // The second sends nothing while the lease (timeout 300 ms + 5 s) lasts...
       second.clock.advance(5_299);
-      expect(await deliverDue(second)).toEqual([]);
+      expect(await drain(second, webhookDeliveryJob(second))).toEqual([]);
       expect(receiver.requests).toHaveLength(0);
       // ...then takes the subscription over and sends the delivery again: at least once.
       second.clock.advance(1);
-      expect(await deliverDue(second)).toEqual(['delivered']);
+      expect(await drain(second, webhookDeliveryJob(second))).toEqual(['delivered']);
       expect(receiver.requests).toHaveLength(1);
 
       // The first one's attempt goes out late and finds its lease gone: it writes nothing.
@@ -326,10 +318,10 @@ describe('webhook delivery', () => {
     const hook = await subscribe();
     receiver.respondWith({ status: 503 });
     makeContent(runtime, ws.workspace);
-    await deliverDue(runtime);
+    await drain(runtime, webhookDeliveryJob(runtime));
     receiver.respondWith({ status: 204, body: '' });
     runtime.clock.advance(30_000);
-    expect(await deliverDue(runtime)).toEqual(['delivered']);
+    expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['delivered']);
     expect(log(hook.id).map((r) => [r.status, r.responseBody])).toEqual([
       ['pending_retry', ''],
       ['delivered', null],
@@ -348,7 +340,7 @@ describe('webhook delivery', () => {
     const hooks = [];
     for (const index of cases.keys()) hooks.push(await subscribe([], `/case${index}`));
     makeContent(runtime, ws.workspace);
-    expect(await deliverDue(runtime)).toEqual(cases.map(() => 'retry'));
+    expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(cases.map(() => 'retry'));
     for (const [index, [, statusCode]] of cases.entries()) {
       const [row] = log(hooks[index]!.id);
       expect(row).toMatchObject({ status: 'pending_retry', statusCode });
@@ -370,11 +362,11 @@ describe('webhook delivery', () => {
       makeContent(runtime, ws.workspace, { caption: `Failing ${i}` });
       runtime.clock.advance(1);
     }
-    await deliverDue(runtime);
+    await drain(runtime, webhookDeliveryJob(runtime));
     expect(webhookRow(hook.id).isEnabled).toBe(true);
     runtime.clock.advance(10 * MINUTE);
     makeContent(runtime, ws.workspace, { caption: 'Failing 4' });
-    await deliverDue(runtime); // the fifth failure: four retries are due too, so more than five fail here
+    await drain(runtime, webhookDeliveryJob(runtime)); // the fifth failure: four retries are due too, so more than five fail here
     const disabled = webhookRow(hook.id);
     expect(disabled.isEnabled).toBe(false);
     expect(disabled.autoDisabledAt?.toISOString()).toBe(runtime.clock.now().toISOString());
@@ -383,13 +375,13 @@ describe('webhook delivery', () => {
     const sent = receiver.requests.length;
     makeContent(runtime, ws.workspace, { caption: 'While disabled' });
     runtime.clock.advance(3 * HOUR);
-    expect(await deliverDue(runtime)).toEqual([]);
+    expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual([]);
     expect(receiver.requests).toHaveLength(sent);
 
     receiver.respondWith({ status: 200 });
     await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: true });
     expect(webhookRow(hook.id)).toMatchObject({ isEnabled: true, autoDisabledAt: null });
-    const outcomes = await deliverDue(runtime);
+    const outcomes = await drain(runtime, webhookDeliveryJob(runtime));
     expect(outcomes.every((o) => o === 'delivered')).toBe(true);
     const resumed = receiver.requests.slice(sent).map(envelope);
     const captions = resumed.map((b) => b.data.content.caption);
@@ -400,10 +392,10 @@ describe('webhook delivery', () => {
     const hook = await subscribe();
     await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: false });
     makeContent(runtime, ws.workspace);
-    await deliverDue(runtime);
+    await drain(runtime, webhookDeliveryJob(runtime));
     runtime.clock.advance(72 * HOUR);
     await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: true });
-    expect(await deliverDue(runtime)).toEqual([]);
+    expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual([]);
     expect(receiver.requests).toHaveLength(0);
     expect(log(hook.id).map((r) => [r.status, r.statusCode, r.responseBody])).toEqual([['failed', 0, 'expired']]);
     expect(runtime.db.select().from(webhookJobs).get()).toMatchObject({ state: 'dead' });
@@ -413,7 +405,7 @@ describe('webhook delivery', () => {
     const hook = await subscribe();
     await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: false });
     makeContent(runtime, ws.workspace);
-    await deliverDue(runtime);
+    await drain(runtime, webhookDeliveryJob(runtime));
     runtime.clock.advance(72 * HOUR - 1);
     expect((await runMaintenance(runtime)).expiredDeliveries).toBe(0);
     runtime.clock.advance(1);
@@ -421,7 +413,7 @@ describe('webhook delivery', () => {
     expect(log(hook.id).map((r) => [r.status, r.statusCode, r.responseBody])).toEqual([['failed', 0, 'expired']]);
     expect((await runMaintenance(runtime)).expiredDeliveries).toBe(0);
     await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: true });
-    expect(await deliverDue(runtime)).toEqual([]);
+    expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual([]);
     expect(receiver.requests).toHaveLength(0);
   });
 
@@ -432,7 +424,7 @@ describe('webhook delivery', () => {
     const hook = await subscribe();
     receiver.respondWith('hang');
     makeContent(runtime, ws.workspace);
-    expect(await deliverDue(runtime)).toEqual(['retry']);
+    expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['retry']);
     const [row] = log(hook.id);
     expect(row).toMatchObject({ status: 'pending_retry', statusCode: 0 });
     expect(row!.durationMs).toBeGreaterThanOrEqual(10_000);

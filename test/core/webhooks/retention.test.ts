@@ -4,13 +4,14 @@ import { insertRow } from '../../../db/client.ts';
 import { webhookDeliveries, webhookJobs, type WebhookJobState } from '../../../db/schema/index.ts';
 import { contextFor } from '../../../src/core/context.ts';
 import { runOperation } from '../../../src/core/operation.ts';
-import { deliverDue } from '../../../src/core/webhooks/deliver-due.ts';
 import { createWebhook, testWebhook, updateWebhook } from '../../../src/core/webhooks/operations.ts';
 import { pruneDeliveryHistory } from '../../../src/core/webhooks/retention.ts';
 import { runMaintenance } from '../../../src/jobs/maintenance.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.ts';
+import { drain } from '../../../src/jobs/drain.ts';
+import { webhookDeliveryJob } from '../../../src/jobs/webhook-delivery.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -68,13 +69,13 @@ describe('webhook delivery history retention', () => {
     await runOperation(updateWebhook, ctx(), { id: off, is_enabled: false });
 
     const first = eventOf(makeContent(runtime, ws.workspace).id);
-    expect((await deliverDue(runtime)).sort()).toEqual(['delivered', 'retry']);
+    expect((await drain(runtime, webhookDeliveryJob(runtime))).sort()).toEqual(['delivered', 'retry']);
     await runOperation(testWebhook, ctx(), { id: ok });
     runtime.clock.advance(MINUTE);
-    expect(await deliverDue(runtime)).toEqual(['retry']);
+    expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['retry']);
     runtime.clock.advance(23 * HOUR - MINUTE);
     const second = eventOf(makeContent(runtime, ws.workspace).id);
-    expect((await deliverDue(runtime)).sort()).toEqual(['delivered', 'retry']);
+    expect((await drain(runtime, webhookDeliveryJob(runtime))).sort()).toEqual(['delivered', 'retry']);
 
     // A day and a minute after the first event: its delivered job and log row, and the test
     // delivery, are past the window; the failing subscription's first delivery is still queued
@@ -103,7 +104,7 @@ describe('webhook delivery history retention', () => {
     // The first delivery's last attempt fails: dead, it is finished, and it and its two old log
     // rows go; the attempt just made stays, as do the second event's.
     runtime.clock.advance(HOUR);
-    expect((await deliverDue(runtime)).sort()).toEqual(['dead', 'retry']);
+    expect((await drain(runtime, webhookDeliveryJob(runtime))).sort()).toEqual(['dead', 'retry']);
     expect(await runMaintenance(runtime)).toMatchObject({ prunedDeliveryLogRows: 2, prunedDeliveryJobs: 1 });
     expect(log(failing)).toEqual([
       { eventId: second, attempt: 1, status: 'pending_retry' },

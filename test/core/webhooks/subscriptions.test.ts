@@ -4,7 +4,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { events, webhooks } from '../../../db/schema/index.ts';
 import { contextFor, type ServiceContext } from '../../../src/core/context.ts';
 import { executeOperation } from '../../../src/core/operation.ts';
-import { deliverDue } from '../../../src/core/webhooks/deliver-due.ts';
 import {
   createWebhook,
   deleteWebhook,
@@ -15,6 +14,8 @@ import {
 import { makeContent, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.ts';
+import { drain } from '../../../src/jobs/drain.ts';
+import { webhookDeliveryJob } from '../../../src/jobs/webhook-delivery.ts';
 
 const env = { ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64') };
 const PUBLIC_URL = 'https://93.184.216.34/hooks';
@@ -61,7 +62,7 @@ describe('webhook subscriptions', () => {
       expect(row(second.id)!.startAfterSeq).toBe(seqBefore);
 
       const after = makeContent(runtime, ws.workspace, { caption: 'Written after it' });
-      await deliverDue(runtime);
+      await drain(runtime, webhookDeliveryJob(runtime));
 
       const sent = (path: string) =>
         receiver.requests.filter((r) => r.path === path).map((r) => JSON.parse(r.body).data.content.id as string);

@@ -1,10 +1,10 @@
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { expect, it } from 'vitest';
-import type { Db } from '../../db/client.ts';
-import * as schema from '../../db/schema/index.ts';
-import { postsPublishedIn, usagePeriod } from '../../src/core/accounts/usage.ts';
-import { makeWorkspace } from '../helpers/factories.ts';
-import { testRuntime } from '../helpers/runtime.ts';
+import type { Db } from '../../../db/client.ts';
+import * as schema from '../../../db/schema/index.ts';
+import { postsPublishedIn, usagePeriod } from '../../../src/core/accounts/usage.ts';
+import { makeWorkspace } from '../../helpers/factories.ts';
+import { testRuntime } from '../../helpers/runtime.ts';
 
 /** Every publish counts the month's published items; the count must search the partial index. */
 it('the monthly quota count searches the partial published_at index', () => {

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../db/client.ts';
-import { authenticate, revokeApiKey } from '../../src/core/accounts/api-keys.ts';
-import { setWorkspacePlan } from '../../src/core/accounts/workspaces.ts';
-import type { ServiceError } from '../../src/core/errors.ts';
-import { makeKey, makeWorkspace } from '../helpers/factories.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { openDatabase } from '../../../db/client.ts';
+import { authenticate, revokeApiKey } from '../../../src/core/accounts/api-keys.ts';
+import { setWorkspacePlan } from '../../../src/core/accounts/workspaces.ts';
+import type { ServiceError } from '../../../src/core/errors.ts';
+import { makeKey, makeWorkspace } from '../../helpers/factories.ts';
+import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
 /**
  * Resolved keys are cached per connection; a change made through another connection (another

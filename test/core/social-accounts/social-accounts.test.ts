@@ -1,15 +1,15 @@
 import { eq } from 'drizzle-orm';
 import { createHmac } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { dataDeletionRequests, socialAccounts } from '../../db/schema/index.ts';
-import { contextFor } from '../../src/core/context.ts';
-import { ServiceError } from '../../src/core/errors.ts';
-import { runOperation } from '../../src/core/operation.ts';
+import { dataDeletionRequests, socialAccounts } from '../../../db/schema/index.ts';
+import { contextFor } from '../../../src/core/context.ts';
+import { ServiceError } from '../../../src/core/errors.ts';
+import { runOperation } from '../../../src/core/operation.ts';
 import {
   getDataDeletionRequest,
   handlePlatformCallback,
   verifySignedRequest,
-} from '../../src/core/social-accounts/deauthorization.ts';
+} from '../../../src/core/social-accounts/deauthorization.ts';
 import {
   platformAccountsOf,
   connectSocialAccount,
@@ -17,10 +17,10 @@ import {
   disconnectSocialAccount,
   listSocialAccounts,
   unavailableAccountReason,
-} from '../../src/core/social-accounts/operations.ts';
-import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { eventsOf } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+} from '../../../src/core/social-accounts/operations.ts';
+import { makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
+import { eventsOf } from '../../helpers/rest-expect.ts';
+import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
 const SECRET = 'facebook-app-secret';
 

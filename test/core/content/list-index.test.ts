@@ -1,13 +1,13 @@
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Db } from '../../db/client.ts';
-import * as schema from '../../db/schema/index.ts';
-import { listContent } from '../../src/core/content/operations.ts';
-import { contextFor } from '../../src/core/context.ts';
-import { runOperation } from '../../src/core/operation.ts';
-import { makeContent, makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { forceStatus } from '../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import type { Db } from '../../../db/client.ts';
+import * as schema from '../../../db/schema/index.ts';
+import { listContent } from '../../../src/core/content/operations.ts';
+import { contextFor } from '../../../src/core/context.ts';
+import { runOperation } from '../../../src/core/operation.ts';
+import { makeContent, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
+import { forceStatus } from '../../helpers/rest-expect.ts';
+import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
 interface Captured {
   sql: string;

@@ -1,14 +1,14 @@
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Db } from '../../db/client.ts';
-import * as schema from '../../db/schema/index.ts';
-import { getAnalyticsOverview } from '../../src/core/analytics/overview.ts';
-import { contextFor } from '../../src/core/context.ts';
-import { ServiceError } from '../../src/core/errors.ts';
-import { runOperation } from '../../src/core/operation.ts';
-import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
-import { HISTORY_NOW, recordPublishRun, seedKnownHistory } from '../helpers/publish-history.ts';
-import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import type { Db } from '../../../db/client.ts';
+import * as schema from '../../../db/schema/index.ts';
+import { getAnalyticsOverview } from '../../../src/core/analytics/overview.ts';
+import { contextFor } from '../../../src/core/context.ts';
+import { ServiceError } from '../../../src/core/errors.ts';
+import { runOperation } from '../../../src/core/operation.ts';
+import { makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
+import { HISTORY_NOW, recordPublishRun, seedKnownHistory } from '../../helpers/publish-history.ts';
+import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
 type Counts = [published: number, failed: number];
 
