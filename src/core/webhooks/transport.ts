@@ -140,10 +140,18 @@ export async function postWebhook(
     };
 
     // Started before anything is resolved or dialled: one deadline for lookup, connect, headers and body.
-    const deadline = setTimeout(() => {
-      settle(failure(`timeout after ${options.timeoutMs} ms`));
-      request?.destroy();
-    }, options.timeoutMs);
+    // Node's timers run on the event loop's cached clock and may fire up to a millisecond early:
+    // the deadline is re-armed for what is left, so an attempt never fails before its full time.
+    let deadline: NodeJS.Timeout;
+    const armDeadline = (ms: number) => {
+      deadline = setTimeout(() => {
+        const left = options.timeoutMs - (performance.now() - started);
+        if (left > 0) return armDeadline(Math.ceil(left));
+        settle(failure(`timeout after ${options.timeoutMs} ms`));
+        request?.destroy();
+      }, ms);
+    };
+    armDeadline(options.timeoutMs);
 
     const { protocol } = target;
     let request: http.ClientRequest | undefined;
