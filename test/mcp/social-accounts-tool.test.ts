@@ -47,7 +47,7 @@ describe('MCP service_list_social_accounts', () => {
     expect(listed).toEqual(rest.body);
     expect(listed).toEqual({
       object: 'list',
-      data: [{ ...linkedin, is_active: false }, twitter],
+      data: [{ ...linkedin, status: 'disconnected', is_active: false }, twitter],
       has_more: false,
       next_cursor: null,
     });
