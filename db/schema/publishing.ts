@@ -7,6 +7,20 @@ import { content } from './content.ts';
 export const PLATFORMS = ['twitter', 'linkedin', 'instagram', 'facebook', 'tiktok'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
+/**
+ * `sandbox`: connected by the admin CLI, publishes through the sandbox connector, holds no tokens.
+ * `live`: connected over OAuth, publishes through the platform's client with its stored tokens.
+ */
+export const SOCIAL_ACCOUNT_MODES = ['sandbox', 'live'] as const;
+export type SocialAccountMode = (typeof SOCIAL_ACCOUNT_MODES)[number];
+
+/**
+ * `active`: usable. `needs_reconnect`: the platform no longer honours the tokens; the user must connect
+ * again. `disconnected`: deauthorized by the platform or disconnected by the user.
+ */
+export const SOCIAL_ACCOUNT_STATUSES = ['active', 'needs_reconnect', 'disconnected'] as const;
+export type SocialAccountStatus = (typeof SOCIAL_ACCOUNT_STATUSES)[number];
+
 /** A workspace's connection to one account on one platform, made in the dashboard (the admin CLI here). */
 export const socialAccounts = sqliteTable(
   'social_accounts',
@@ -19,7 +33,29 @@ export const socialAccounts = sqliteTable(
     platformUserId: text('platform_user_id').notNull(),
     username: text('username').notNull(),
     displayName: text('display_name'),
-    isActive: integer('is_active', { mode: 'boolean' }).notNull(),
+    mode: text('mode', { enum: SOCIAL_ACCOUNT_MODES }).notNull().default('sandbox'),
+    status: text('status', { enum: SOCIAL_ACCOUNT_STATUSES }).notNull().default('active'),
+    /**
+     * Derived by the database from `status`, so no writer can make the two disagree: true exactly when
+     * the account is `active`. Read it; set `status`.
+     */
+    isActive: integer('is_active', { mode: 'boolean' })
+      .notNull()
+      .generatedAlwaysAs(sql`status = 'active'`, { mode: 'virtual' }),
+    /** The scopes the platform granted; empty for sandbox accounts. */
+    scopes: text('scopes', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    profileUrl: text('profile_url'),
+    /** Live accounts' tokens, AES-256-GCM under the key that encrypts webhook secrets (tokens.ts). */
+    accessTokenEncrypted: text('access_token_encrypted'),
+    refreshTokenEncrypted: text('refresh_token_encrypted'),
+    tokenExpiresAt: integer('token_expires_at', { mode: 'timestamp_ms' }),
+    refreshTokenExpiresAt: integer('refresh_token_expires_at', { mode: 'timestamp_ms' }),
+    /** Whoever refreshes the tokens holds this lease, so two processes never refresh one account at once. */
+    refreshLeaseToken: text('refresh_lease_token'),
+    refreshLeaseUntil: integer('refresh_lease_until', { mode: 'timestamp_ms' }),
     connectedAt: integer('connected_at', { mode: 'timestamp_ms' }).notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },

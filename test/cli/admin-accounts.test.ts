@@ -58,7 +58,11 @@ describe('admin CLI: social accounts (in process)', async () => {
         platformUserId: '9876',
         username: 'acme',
         displayName: 'Acme Inc',
+        mode: 'sandbox',
+        status: 'active',
         isActive: true,
+        scopes: [],
+        accessTokenEncrypted: null,
       }),
     ]);
   });
@@ -86,7 +90,7 @@ describe('admin CLI: social accounts (in process)', async () => {
     const { code, body } = await json('disconnect-account', '--id', connected.social_account_id);
     expect(code).toBe(0);
     expect(body).toEqual({ social_account_id: connected.social_account_id, is_active: false });
-    expect(rows()[0].isActive).toBe(false);
+    expect(rows()[0]).toMatchObject({ status: 'disconnected', isActive: false });
   });
 
   it('refuses an unknown platform (naming the known ones), a missing option, past the plan limit, and unknown ids', async () => {

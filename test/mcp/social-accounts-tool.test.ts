@@ -1,5 +1,8 @@
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { socialAccounts } from '../../db/schema/index.ts';
 import { connectSocialAccount, disconnectSocialAccount } from '../../src/core/social-accounts/operations.ts';
+import { storeTokens } from '../../src/core/social-accounts/tokens.ts';
 import { makeWorkspace } from '../helpers/factories.ts';
 import { call } from '../helpers/http.ts';
 import { connectMcp, useMcpTestbed } from '../helpers/mcp.ts';
@@ -22,6 +25,7 @@ describe('MCP service_list_social_accounts', () => {
     expect(Object.keys(tool!.inputSchema.properties ?? {})).toEqual([]);
     expect(tool!.description).toMatch(/target_platforms/);
     expect(tool!.description).toMatch(/is_active/);
+    expect(tool!.description).toMatch(/needs_reconnect/);
     // Placed as in the contract's tool table: after the account and brand profile tools.
     const names = tools.map((t) => t.name);
     expect(names.indexOf('service_list_social_accounts')).toBe(names.indexOf('service_update_brand_profile') + 1);
@@ -47,10 +51,55 @@ describe('MCP service_list_social_accounts', () => {
     expect(listed).toEqual(rest.body);
     expect(listed).toEqual({
       object: 'list',
-      data: [{ ...linkedin, is_active: false }, twitter],
+      data: [{ ...linkedin, status: 'disconnected', is_active: false }, twitter],
       has_more: false,
       next_cursor: null,
     });
+    expect(twitter).toMatchObject({
+      mode: 'sandbox',
+      status: 'active',
+      is_active: true,
+      scopes: [],
+      token_expires_at: null,
+      reconnect_by: null,
+      profile_url: null,
+    });
+  });
+
+  it("shows a live account's token expiry and scopes, never its tokens, as the route does", async () => {
+    const account = connectSocialAccount(bed.runtime, {
+      workspaceId: bed.ws.workspace.id,
+      platform: 'twitter',
+      username: 'acme',
+    });
+    bed.runtime.db
+      .update(socialAccounts)
+      .set({ mode: 'live', profileUrl: 'https://x.com/acme' })
+      .where(eq(socialAccounts.id, account.id))
+      .run();
+    storeTokens(bed.runtime, account.id, {
+      accessToken: 'x-access-token-secret',
+      refreshToken: 'x-refresh-token-secret',
+      expiresAt: new Date('2026-03-10T14:00:30.000Z'),
+      scopes: ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access'],
+    });
+
+    const listed = await toolResult(bed.client, 'service_list_social_accounts');
+    const rest = await call(bed.server, 'GET', '/api/v1/social-accounts', { headers: bed.ws.headers });
+    expect(listed).toEqual(rest.body);
+    expect(listed.data).toEqual([
+      {
+        ...account,
+        mode: 'live',
+        scopes: ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access'],
+        token_expires_at: '2026-03-10T14:00:30.000Z',
+        profile_url: 'https://x.com/acme',
+      },
+    ]);
+    for (const text of [JSON.stringify(listed), JSON.stringify(rest.body)]) {
+      expect(text).not.toContain('x-access-token-secret');
+      expect(text).not.toContain('x-refresh-token-secret');
+    }
   });
 
   it("never shows another workspace's accounts", async () => {

@@ -87,7 +87,11 @@ describe('REST platform callbacks', () => {
 
     // The list shows them inactive; nothing else about them changed.
     const listed = await call(bed.server, 'GET', '/api/v1/social-accounts', { headers: a.headers });
-    expect(listed.body.data.find((x: any) => x.id === inA.id)).toEqual({ ...inA, is_active: false });
+    expect(listed.body.data.find((x: any) => x.id === inA.id)).toEqual({
+      ...inA,
+      status: 'disconnected',
+      is_active: false,
+    });
   });
 
   it('data-deletion removes the rows in both workspaces, one event each, and answers a working status URL', async () => {

@@ -161,6 +161,16 @@ describe('OpenAPI document', () => {
     // GET /me answers whatever the plan: no 402 and no plan_forbidden.
     expect(Object.keys(document.paths['/api/v1/me'].get.responses)).not.toContain('402');
   });
+
+  it('describes the social account with its live fields, and no token', () => {
+    const account = document.components.schemas.SocialAccount;
+    expect(account.properties.mode.enum).toEqual(['sandbox', 'live']);
+    expect(account.properties.status.enum).toEqual(['active', 'needs_reconnect', 'disconnected']);
+    expect(Object.keys(account.properties)).toEqual(
+      expect.arrayContaining(['is_active', 'scopes', 'token_expires_at', 'reconnect_by', 'profile_url']),
+    );
+    expect(Object.keys(account.properties).filter((name) => /token(?!_expires_at)|lease/.test(name))).toEqual([]);
+  });
 });
 
 describe('the response check of the REST tests', () => {

@@ -47,13 +47,25 @@ describe('REST social accounts', () => {
       platform_user_id: '1001',
       username: 'acme',
       display_name: 'Acme',
+      mode: 'sandbox',
+      status: 'active',
       is_active: true,
+      scopes: [],
+      token_expires_at: null,
+      reconnect_by: null,
+      profile_url: null,
       connected_at: '2026-03-10T12:00:30.000Z',
       created_at: '2026-03-10T12:00:30.000Z',
     });
-    expect(res.body.data[1]).toMatchObject({ platform: 'linkedin', is_active: false, display_name: null });
+    expect(res.body.data[1]).toMatchObject({
+      platform: 'linkedin',
+      status: 'disconnected',
+      is_active: false,
+      display_name: null,
+    });
     expect(res.body.data[0]).toMatchObject({
       platform: 'instagram',
+      status: 'active',
       is_active: true,
       created_at: '2026-03-10T12:00:32.000Z',
     });

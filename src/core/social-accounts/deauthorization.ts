@@ -135,7 +135,7 @@ function recordDisconnections(
 
 /**
  * Runs a deauthorize or data-deletion callback. A bad request changes nothing. `deauthorize` marks
- * every active matching account inactive, in every workspace; `data-deletion` removes every matching
+ * every active matching account `disconnected`, in every workspace; `data-deletion` removes every matching
  * row, active or not. The changes and their events commit together.
  */
 export function handlePlatformCallback(
@@ -163,7 +163,7 @@ export function handlePlatformCallback(
     if (callback.kind === 'deauthorize') {
       const active = rows.filter((row) => row.isActive);
       for (const row of active)
-        db.update(socialAccounts).set({ isActive: false }).where(eq(socialAccounts.id, row.id)).run();
+        db.update(socialAccounts).set({ status: 'disconnected' }).where(eq(socialAccounts.id, row.id)).run();
       recordDisconnections(db, active, 'deauthorized', now);
       return { success: true };
     }

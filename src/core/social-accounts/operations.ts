@@ -19,14 +19,20 @@ export const listSocialAccounts = defineOperation({
   name: 'listSocialAccounts',
   buckets: ['read'],
   input: z.object({}),
-  run({ db, workspace }): ListEnvelope<SocialAccountResource> {
+  run({ db, workspace, clock }): ListEnvelope<SocialAccountResource> {
     const rows = db
       .select()
       .from(socialAccounts)
       .where(eq(socialAccounts.workspaceId, workspace.id))
       .orderBy(desc(socialAccounts.createdAt), desc(socialAccounts.id))
       .all();
-    return { object: 'list', data: rows.map(toSocialAccountResource), has_more: false, next_cursor: null };
+    const now = clock.now();
+    return {
+      object: 'list',
+      data: rows.map((row) => toSocialAccountResource(row, now)),
+      has_more: false,
+      next_cursor: null,
+    };
   },
 });
 
@@ -133,12 +139,13 @@ export function connectSocialAccount(runtime: Runtime, input: ConnectSocialAccou
           .set({
             username: fields.username,
             displayName: fields.display_name === undefined ? existing.displayName : fields.display_name,
-            isActive: true,
+            status: 'active',
             connectedAt: now,
           })
           .where(eq(socialAccounts.id, existing.id))
           .returning()
           .get(),
+        now,
       );
     }
     return toSocialAccountResource(
@@ -151,12 +158,15 @@ export function connectSocialAccount(runtime: Runtime, input: ConnectSocialAccou
           platformUserId: fields.platform_user_id ?? randomPlatformUserId(),
           username: fields.username,
           displayName: fields.display_name ?? null,
-          isActive: true,
+          mode: 'sandbox',
+          status: 'active',
+          scopes: [],
           connectedAt: now,
           createdAt: now,
         })
         .returning()
         .get(),
+      now,
     );
   });
 }
@@ -168,12 +178,12 @@ export function connectSocialAccount(runtime: Runtime, input: ConnectSocialAccou
 export function disconnectSocialAccount(runtime: Runtime, id: string): SocialAccountResource {
   const row = runtime.db
     .update(socialAccounts)
-    .set({ isActive: false })
+    .set({ status: 'disconnected' })
     .where(eq(socialAccounts.id, id))
     .returning()
     .get();
   if (!row) throw new ServiceError('not_found', `No social account with id ${id}.`);
-  return toSocialAccountResource(row);
+  return toSocialAccountResource(row, runtime.clock.now());
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PLATFORMS } from '../../../db/schema/index.ts';
+import { PLATFORMS, SOCIAL_ACCOUNT_MODES, SOCIAL_ACCOUNT_STATUSES } from '../../../db/schema/index.ts';
 import { dateTimeOutput } from '../dates.ts';
 
 /** The social account resource. */
@@ -11,7 +11,32 @@ export const SocialAccountResource = z
     platform_user_id: z.string(),
     username: z.string(),
     display_name: z.string().nullable(),
-    is_active: z.boolean().describe('False once the platform deauthorized the app; reconnect to publish again.'),
+    mode: z
+      .enum(SOCIAL_ACCOUNT_MODES)
+      .describe(
+        'sandbox: connected by the admin CLI, publishes through the sandbox connector; live: connected over OAuth, ' +
+          'publishes to the platform for real.',
+      ),
+    status: z
+      .enum(SOCIAL_ACCOUNT_STATUSES)
+      .describe(
+        'active: usable; needs_reconnect: the platform no longer accepts its tokens, connect it again; ' +
+          'disconnected: deauthorized by the platform or disconnected in the dashboard.',
+      ),
+    is_active: z
+      .boolean()
+      .describe('True exactly when status is active; reconnect an inactive account to publish again.'),
+    scopes: z.array(z.string()).describe('The scopes the platform granted; empty for sandbox accounts.'),
+    token_expires_at: dateTimeOutput
+      .nullable()
+      .describe('When the access token expires; null for sandbox accounts and tokens without an expiry.'),
+    reconnect_by: dateTimeOutput
+      .nullable()
+      .describe(
+        'Set on an active live account whose token cannot be refreshed once its expiry is 7 days away or less: ' +
+          'token_expires_at minus 7 days. Reconnect the account by then to keep publishing. Null otherwise.',
+      ),
+    profile_url: z.string().nullable().describe("The account's public profile page, when known."),
     connected_at: dateTimeOutput,
     created_at: dateTimeOutput,
   })

@@ -4,7 +4,8 @@ import { dirname, join, resolve } from 'node:path';
 import type { Config } from '../config.ts';
 
 /**
- * Signing secrets at rest are encrypted, never stored in plaintext: AES-256-GCM under a key from
+ * Webhook signing secrets and live accounts' platform tokens (social-accounts/tokens.ts) are encrypted
+ * at rest, never stored in plaintext: AES-256-GCM under a key from
  * `ENCRYPTION_KEY`, or, when that is unset, a key generated once into `DATA_DIR/encryption.key`.
  * Stored form: base64 of iv (12 bytes) + auth tag (16) + ciphertext; a fresh iv every time.
  */
@@ -38,7 +39,7 @@ function decodeKey(text: string, origin: string): Buffer {
   const key = Buffer.from(text.trim(), 'base64');
   if (key.length !== KEY_BYTES) {
     throw new Error(
-      `${origin} is not base64 of ${KEY_BYTES} bytes; it cannot be the key that encrypts webhook signing secrets.`,
+      `${origin} is not base64 of ${KEY_BYTES} bytes; it cannot be the key that encrypts webhook signing secrets and platform tokens.`,
     );
   }
   return key;
@@ -80,7 +81,7 @@ function readKeyFile(path: string): Buffer | null {
   return decodeKey(text, `The encryption key file ${path}`);
 }
 
-/** Encrypts a signing secret for storage. */
+/** Encrypts a signing secret (or a platform token) for storage. */
 export function encryptSecret(config: SecretsConfig, secret: string): string {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', encryptionKey(config), iv);
@@ -88,11 +89,13 @@ export function encryptSecret(config: SecretsConfig, secret: string): string {
   return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64');
 }
 
-/** Decrypts a stored signing secret; a wrong key or an altered value throws instead of answering garbage. */
+/** Decrypts a stored signing secret or platform token; a wrong key or an altered value throws instead of answering garbage. */
 export function decryptSecret(config: SecretsConfig, stored: string): string {
   const bytes = Buffer.from(stored, 'base64');
   if (bytes.length <= IV_BYTES + TAG_BYTES) {
-    throw new Error('A stored webhook signing secret is malformed: it is too short to be AES-256-GCM output.');
+    throw new Error(
+      'A stored secret (webhook signing secret or platform token) is malformed: it is too short to be AES-256-GCM output.',
+    );
   }
   const decipher = createDecipheriv('aes-256-gcm', encryptionKey(config), bytes.subarray(0, IV_BYTES));
   decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
@@ -100,7 +103,7 @@ export function decryptSecret(config: SecretsConfig, stored: string): string {
     return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
   } catch {
     throw new Error(
-      'A stored webhook signing secret cannot be decrypted: the encryption key is not the one it was encrypted with ' +
+      'A stored secret (webhook signing secret or platform token) cannot be decrypted: the encryption key is not the one it was encrypted with ' +
         '(check ENCRYPTION_KEY, or DATA_DIR/encryption.key when it is unset), or the stored value was altered.',
     );
   }

@@ -63,7 +63,13 @@ describe('social accounts: connect, disconnect, lookup', () => {
       platform_user_id: '1234567890',
       username: 'acme',
       display_name: 'Acme Inc',
+      mode: 'sandbox',
+      status: 'active',
       is_active: true,
+      scopes: [],
+      token_expires_at: null,
+      reconnect_by: null,
+      profile_url: null,
       connected_at: now,
       created_at: now,
     });
@@ -166,7 +172,7 @@ describe('social accounts: connect, disconnect, lookup', () => {
   it('disconnect marks the account inactive, keeps the row, emits nothing; an unknown id is not_found', () => {
     const account = connect();
     const disconnected = disconnectSocialAccount(runtime, account.id);
-    expect(disconnected).toEqual({ ...account, is_active: false });
+    expect(disconnected).toEqual({ ...account, status: 'disconnected', is_active: false });
     expect(accountRows(runtime)).toHaveLength(1);
     expect(eventsOf(runtime)).toEqual([]);
     expect(serviceError(() => disconnectSocialAccount(runtime, '00000000-0000-4000-8000-000000000000')).code).toBe(
@@ -182,7 +188,12 @@ describe('social accounts: connect, disconnect, lookup', () => {
     const b = connect({ platform: 'linkedin' });
     disconnectSocialAccount(runtime, a.id);
     const list = runOperation(listSocialAccounts, contextFor(runtime, ws.workspace, 'rest'), {});
-    expect(list).toEqual({ object: 'list', data: [b, { ...a, is_active: false }], has_more: false, next_cursor: null });
+    expect(list).toEqual({
+      object: 'list',
+      data: [b, { ...a, status: 'disconnected', is_active: false }],
+      has_more: false,
+      next_cursor: null,
+    });
   });
 
   it('platformAccountsOf tells active, inactive and none apart, preferring the latest active account', () => {
@@ -291,6 +302,13 @@ describe('handlePlatformCallback', () => {
     expect(answer).toEqual({ success: true });
     const active = Object.fromEntries(accountRows(runtime).map((r) => [r.id, r.isActive]));
     expect(active).toEqual({ [inA.id]: false, [inB.id]: false, [unrelated.id]: true, [twitterSameId.id]: true });
+    const statuses = Object.fromEntries(accountRows(runtime).map((r) => [r.id, r.status]));
+    expect(statuses).toEqual({
+      [inA.id]: 'disconnected',
+      [inB.id]: 'disconnected',
+      [unrelated.id]: 'active',
+      [twitterSameId.id]: 'active',
+    });
     for (const [ws, username] of [
       [a, 'in_a'],
       [b, 'in_b'],

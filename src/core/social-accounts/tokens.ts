@@ -1,0 +1,119 @@
+import { and, eq, isNull, lte, or } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../../db/client.ts';
+import { socialAccounts } from '../../../db/schema/index.ts';
+import type { Runtime } from '../context.ts';
+import { decryptSecret, encryptSecret } from '../webhooks/secrets.ts';
+
+/**
+ * A live account's OAuth tokens, encrypted at rest with the key that encrypts webhook signing secrets
+ * (AES-256-GCM, a fresh iv each time). Decrypted values exist only in memory, for the platform call
+ * that needs them: they are never part of a resource, an error or a log line.
+ */
+export interface PlatformTokens {
+  accessToken: string;
+  /** Null when the platform gave none (LinkedIn's 60-day tokens): the user must reconnect before expiry. */
+  refreshToken: string | null;
+  expiresAt: Date | null;
+  refreshTokenExpiresAt: Date | null;
+}
+
+/** What a token endpoint answered: a code exchange or a refresh. */
+export interface TokenGrant {
+  accessToken: string;
+  /** Absent, null or empty: the platform did not rotate it, so the stored one stays. */
+  refreshToken?: string | null;
+  expiresAt: Date | null;
+  refreshTokenExpiresAt?: Date | null;
+  /** The scopes granted, when the platform says. */
+  scopes?: string[];
+}
+
+type TokenRuntime = Pick<Runtime, 'db' | 'config'>;
+
+/**
+ * Stores a grant's tokens on the account in one UPDATE, so the access token and a rotated refresh
+ * token are never seen apart. An empty refresh token never overwrites a stored one (X rotates refresh
+ * tokens, other platforms send none on refresh). With `leaseToken`, the write happens only while that
+ * refresh lease is still held, so a refresher whose lease ran out cannot overwrite a newer pair.
+ * Answers whether the tokens were stored.
+ */
+export function storeTokens(runtime: TokenRuntime, accountId: string, grant: TokenGrant, leaseToken?: string): boolean {
+  const { db, config } = runtime;
+  const rotated = grant.refreshToken ? grant.refreshToken : null;
+  const stored = db
+    .update(socialAccounts)
+    .set({
+      accessTokenEncrypted: encryptSecret(config, grant.accessToken),
+      tokenExpiresAt: grant.expiresAt,
+      ...(rotated === null
+        ? {}
+        : {
+            refreshTokenEncrypted: encryptSecret(config, rotated),
+            refreshTokenExpiresAt: grant.refreshTokenExpiresAt ?? null,
+          }),
+      ...(grant.scopes === undefined ? {} : { scopes: grant.scopes }),
+    })
+    .where(
+      leaseToken === undefined
+        ? eq(socialAccounts.id, accountId)
+        : and(eq(socialAccounts.id, accountId), eq(socialAccounts.refreshLeaseToken, leaseToken)),
+    )
+    .returning({ id: socialAccounts.id })
+    .get();
+  return stored !== undefined;
+}
+
+/** The account's tokens, decrypted; null when it holds none (a sandbox account, or one never connected live). */
+export function readTokens(runtime: TokenRuntime, accountId: string): PlatformTokens | null {
+  const { db, config } = runtime;
+  const row = db
+    .select({
+      access: socialAccounts.accessTokenEncrypted,
+      refresh: socialAccounts.refreshTokenEncrypted,
+      expiresAt: socialAccounts.tokenExpiresAt,
+      refreshTokenExpiresAt: socialAccounts.refreshTokenExpiresAt,
+    })
+    .from(socialAccounts)
+    .where(eq(socialAccounts.id, accountId))
+    .get();
+  if (!row?.access) return null;
+  return {
+    accessToken: decryptSecret(config, row.access),
+    refreshToken: row.refresh === null ? null : decryptSecret(config, row.refresh),
+    expiresAt: row.expiresAt,
+    refreshTokenExpiresAt: row.refreshTokenExpiresAt,
+  };
+}
+
+/**
+ * Takes the account's refresh lease until `now + durationMs`, unless another holder's lease is still
+ * running. Answers the lease token (to store the refreshed tokens and release the lease with), or null
+ * when someone else is refreshing. One conditional UPDATE: of two processes, exactly one wins.
+ */
+export function takeRefreshLease(db: Db, accountId: string, now: Date, durationMs: number): string | null {
+  const leaseToken = randomUUID();
+  const taken = db
+    .update(socialAccounts)
+    .set({ refreshLeaseToken: leaseToken, refreshLeaseUntil: new Date(now.getTime() + durationMs) })
+    .where(
+      and(
+        eq(socialAccounts.id, accountId),
+        or(isNull(socialAccounts.refreshLeaseUntil), lte(socialAccounts.refreshLeaseUntil, now)),
+      ),
+    )
+    .returning({ id: socialAccounts.id })
+    .get();
+  return taken ? leaseToken : null;
+}
+
+/** Gives the lease back; only its holder can (a lease taken over after it ran out stays with the new holder). */
+export function releaseRefreshLease(db: Db, accountId: string, leaseToken: string): boolean {
+  const released = db
+    .update(socialAccounts)
+    .set({ refreshLeaseToken: null, refreshLeaseUntil: null })
+    .where(and(eq(socialAccounts.id, accountId), eq(socialAccounts.refreshLeaseToken, leaseToken)))
+    .returning({ id: socialAccounts.id })
+    .get();
+  return released !== undefined;
+}
