@@ -4,7 +4,7 @@ import { webhookDeliveries, webhookJobs, webhooks } from '../../db/schema/index.
 import { EVENT_TYPES } from '../../src/core/events/record-event.ts';
 import { newDeliveryId, recordDeliveryAttempt } from '../../src/core/webhooks/delivery-log.ts';
 import { MAX_WEBHOOKS_PER_WORKSPACE } from '../../src/core/webhooks/operations.ts';
-import { decryptSecret } from '../../src/core/webhooks/secrets.ts';
+import { decryptSecret } from '../../src/core/secrets.ts';
 import { makeContent, makeWorkspace } from '../helpers/factories.ts';
 import { call, startTestServer, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, expectError, expectFieldError } from '../helpers/rest-expect.ts';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../../db/client.ts';
 import { socialAccounts } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
-import { decryptSecret, encryptSecret } from '../webhooks/secrets.ts';
+import { decryptSecret, encryptSecret } from '../secrets.ts';
 
 /**
  * A live account's OAuth tokens, encrypted at rest with the key that encrypts webhook signing secrets

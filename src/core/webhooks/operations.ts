@@ -17,7 +17,7 @@ import {
   UpdateWebhookInput,
   WebhookIdInput,
 } from './schemas.ts';
-import { decryptSecret, encryptSecret } from './secrets.ts';
+import { decryptSecret, encryptSecret } from '../secrets.ts';
 import { toWebhookResource, type WebhookResource, type WebhookRow } from './serialize.ts';
 import { checkWebhookUrl, isDelivered, newSigningSecret, postWebhook } from './transport.ts';
 

@@ -2,7 +2,7 @@ import type { Runtime } from '../../context.ts';
 import { boundedMemo } from '../bounded-memo.ts';
 import { newDeliveryId } from '../delivery-log.ts';
 import { envelopeBody, signedHeaders } from '../envelope.ts';
-import { decryptSecret } from '../secrets.ts';
+import { decryptSecret } from '../../secrets.ts';
 import { postWebhook, type AttemptResult } from '../transport.ts';
 import type { DeliveryClaim, DeliveryOutcome } from './claim.ts';
 import { isDelivered } from './policy.ts';

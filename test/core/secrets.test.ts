@@ -4,8 +4,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { delimiter, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decryptSecret, encryptSecret, keyFilePath } from '../../../src/core/webhooks/secrets.ts';
-import { childEnv, ROOT, tempDataDir } from '../../helpers/subprocess.ts';
+import { decryptSecret, encryptSecret, keyFilePath } from '../../src/core/secrets.ts';
+import { childEnv, ROOT, tempDataDir } from '../helpers/subprocess.ts';
 
 const newKey = () => randomBytes(32).toString('base64');
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
@@ -131,7 +131,7 @@ describe('webhook signing secrets at rest', () => {
     task: { mode: 'encrypt' | 'decrypt'; dataDir: string; stored: string },
   ): Promise<string[]> {
     const script = join(temp.dir, 'child.mts');
-    const module = pathToFileURL(join(ROOT, 'src/core/webhooks/secrets.ts')).href;
+    const module = pathToFileURL(join(ROOT, 'src/core/secrets.ts')).href;
     writeFileSync(
       script,
       `import { decryptSecret, encryptSecret } from ${JSON.stringify(module)};

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { Config } from '../config.ts';
+import type { Config } from './config.ts';
 
 /**
  * Webhook signing secrets and live accounts' platform tokens (social-accounts/tokens.ts) are encrypted
