@@ -6,6 +6,7 @@
  */
 import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
+import { CONTENT_TYPES } from '../db/schema/index.ts';
 import { createWorkspace, type Workspace } from '../src/core/accounts/workspaces.ts';
 import { listContent } from '../src/core/content/operations.ts';
 import { loadConfig } from '../src/core/config.ts';
@@ -39,16 +40,6 @@ function rng(seed: number): () => number {
   };
 }
 
-const TYPES = [
-  'text_only',
-  'single_image',
-  'slideshow',
-  'reel',
-  'talking_head',
-  'video_hook',
-  'video_hook_demo',
-  'carousel',
-];
 const PLATFORMS = ['instagram', 'facebook', 'linkedin', 'tiktok', 'twitter', 'youtube'];
 const WORDS =
   'launch new collection behind the scenes team story customer tip weekly update event live today sale limited offer thanks community'.split(
@@ -140,7 +131,7 @@ function seed(
         workspaceId,
         pool.captions[pick],
         pool.hashtags[pick],
-        TYPES[i % TYPES.length],
+        CONTENT_TYPES[i % CONTENT_TYPES.length],
         pool.platforms[pick],
         pool.media[pick],
         i % 3 === 0 ? null : `Topic ${i % 97}`,
