@@ -118,6 +118,8 @@ export const publishAttempts = sqliteTable(
     socialAccountId: text('social_account_id'),
     status: text('status', { enum: ATTEMPT_STATUSES }).notNull(),
     platformPostId: text('platform_post_id'),
+    /** The post's public URL, when the platform has one (live connectors). */
+    url: text('url'),
     error: text('error'),
     attemptedAt: integer('attempted_at', { mode: 'timestamp_ms' }).notNull(),
     finishedAt: integer('finished_at', { mode: 'timestamp_ms' }),
@@ -128,6 +130,46 @@ export const publishAttempts = sqliteTable(
       .on(t.workspaceId, t.finishedAt)
       .where(sql`${t.finishedAt} is not null`),
   ],
+);
+
+/**
+ * A live publish's progress, one row per attempt, written with its pending attempt: what each finished
+ * step saved (uploaded media ids) and when the create call was sent. A process that takes over a
+ * pending attempt resumes from here; once `create_sent_at` is set it never sends the create again,
+ * and can only look for the post (reconcile) or report the outcome unknown.
+ */
+export const publishCheckpoints = sqliteTable('publish_checkpoints', {
+  attemptId: text('attempt_id')
+    .primaryKey()
+    .references(() => publishAttempts.id, { onDelete: 'cascade' }),
+  data: text('data', { mode: 'json' })
+    .$type<Record<string, unknown>>()
+    .notNull()
+    .default(sql`'{}'`),
+  createSentAt: integer('create_sent_at', { mode: 'timestamp_ms' }),
+  updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+});
+
+/**
+ * One OAuth connection in progress: made by POST /social-accounts/connect, consumed (deleted) by the
+ * platform's callback. Only the state's SHA-256 is kept, so the table alone cannot complete a
+ * connection; the PKCE verifier is encrypted like the tokens.
+ */
+export const oauthConnectStates = sqliteTable(
+  'oauth_connect_states',
+  {
+    stateHash: text('state_hash').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    platform: text('platform', { enum: PLATFORMS }).notNull(),
+    codeVerifierEncrypted: text('code_verifier_encrypted'),
+    returnUrl: text('return_url'),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  // Maintenance deletes the expired ones.
+  (t) => [index('oauth_connect_states_expires_idx').on(t.expiresAt)],
 );
 
 /**

@@ -43,6 +43,8 @@ export interface Config {
   };
   /** Per-platform app secrets that sign deauthorization callbacks (`<PLATFORM>_APP_SECRET`). */
   appSecrets: Partial<Record<Platform, string>>;
+  /** The live connectors: each platform's OAuth app and hosts (injected, so tests point them at fakes). */
+  live: LiveConfig;
   webhooks: {
     /** Seconds before attempts 2 to 6; 30 s, 2 min, 10 min, 1 h, 6 h by default. */
     retryDelaysSeconds: number[];
@@ -83,6 +85,27 @@ export interface Config {
     maxBytes: number;
   };
 }
+
+/** One platform's registered OAuth app; null credentials mean the platform cannot be connected live. */
+export interface LivePlatformApp {
+  clientId: string | null;
+  clientSecret: string | null;
+  /** Where the user consents (and, for LinkedIn, where tokens are issued). */
+  authBaseUrl: string;
+  apiBaseUrl: string;
+  /** The variables that hold the credentials, named in `platform_not_configured`. */
+  credentialVariables: [string, string];
+}
+
+export interface LiveConfig {
+  /** How long a publish keeps retrying a rate-limited or briefly unavailable platform within its run. */
+  retryWindowSeconds: number;
+  twitter: LivePlatformApp;
+  linkedin: LivePlatformApp & { version: string };
+}
+
+/** The LinkedIn API version (YYYYMM) sent in `LinkedIn-Version`; LinkedIn serves each one for a year. */
+export const DEFAULT_LINKEDIN_VERSION = '202610';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -143,6 +166,19 @@ const EnvSchema = z.object({
   GENERATION_LEASE_SECONDS: positiveInt(60),
   MEDIA_DIR: z.string().min(1).optional(),
   MEDIA_MAX_BYTES: positiveInt(100 * 1024 * 1024),
+  PLATFORM_RETRY_WINDOW_SECONDS: z.coerce.number().int().min(0).default(900),
+  X_CLIENT_ID: z.string().min(1).optional(),
+  X_CLIENT_SECRET: z.string().min(1).optional(),
+  X_AUTH_BASE_URL: z.url().default('https://x.com'),
+  X_API_BASE_URL: z.url().default('https://api.x.com'),
+  LINKEDIN_CLIENT_ID: z.string().min(1).optional(),
+  LINKEDIN_CLIENT_SECRET: z.string().min(1).optional(),
+  LINKEDIN_AUTH_BASE_URL: z.url().default('https://www.linkedin.com'),
+  LINKEDIN_API_BASE_URL: z.url().default('https://api.linkedin.com'),
+  LINKEDIN_VERSION: z
+    .string()
+    .regex(/^\d{6}$/, 'expected a version as YYYYMM, for example 202610')
+    .default(DEFAULT_LINKEDIN_VERSION),
   ...Object.fromEntries(PLATFORMS.map((p) => [appSecretVariable(p), z.string().min(1).optional()])),
 });
 
@@ -157,6 +193,8 @@ function toolNames(list: string): string[] {
 function appSecretVariable(platform: Platform): string {
   return `${platform.toUpperCase()}_APP_SECRET`;
 }
+
+const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, '');
 
 /** Reads configuration from an environment map; a bad value stops start-up with a clear message. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -224,6 +262,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     campaigns: { leaseSeconds: e.GENERATION_LEASE_SECONDS },
     media: { dir: e.MEDIA_DIR ?? join(e.DATA_DIR, 'media'), maxBytes: e.MEDIA_MAX_BYTES },
+    live: {
+      retryWindowSeconds: e.PLATFORM_RETRY_WINDOW_SECONDS,
+      twitter: {
+        clientId: e.X_CLIENT_ID ?? null,
+        clientSecret: e.X_CLIENT_SECRET ?? null,
+        authBaseUrl: withoutTrailingSlash(e.X_AUTH_BASE_URL),
+        apiBaseUrl: withoutTrailingSlash(e.X_API_BASE_URL),
+        credentialVariables: ['X_CLIENT_ID', 'X_CLIENT_SECRET'],
+      },
+      linkedin: {
+        clientId: e.LINKEDIN_CLIENT_ID ?? null,
+        clientSecret: e.LINKEDIN_CLIENT_SECRET ?? null,
+        authBaseUrl: withoutTrailingSlash(e.LINKEDIN_AUTH_BASE_URL),
+        apiBaseUrl: withoutTrailingSlash(e.LINKEDIN_API_BASE_URL),
+        credentialVariables: ['LINKEDIN_CLIENT_ID', 'LINKEDIN_CLIENT_SECRET'],
+        version: e.LINKEDIN_VERSION,
+      },
+    },
     appSecrets: Object.fromEntries(
       PLATFORMS.flatMap((p) => {
         const secret = (e as Record<string, unknown>)[appSecretVariable(p)];

@@ -1,0 +1,148 @@
+/**
+ * What a live platform client implements: the OAuth steps that connect an account, and the publish of
+ * one post. The framework around it (live-connector.ts) supplies fresh tokens, media, checkpoints and
+ * the retry rules; a client only speaks its platform's HTTP API and sorts its answers into kinds.
+ */
+import type { Platform } from '../../../../db/schema/index.ts';
+import type { TokenGrant } from '../../social-accounts/tokens.ts';
+import type { PlatformPost } from '../connector.ts';
+
+/**
+ * How a platform call failed, in the terms the framework acts on:
+ * - `reauth_required`: the tokens are refused (401 after a refresh, `invalid_grant`); the account must reconnect.
+ * - `rate_limited`: retried within the run once `retryAt` passes (or after a backoff), inside the retry window.
+ * - `duplicate`: the platform already holds this post.
+ * - `content_rejected`: the platform refuses the post as it is.
+ * - `media_invalid`: a media file is refused (type, size, processing failed).
+ * - `transient`: a 5xx or a network error; retried with backoff, at most 3 times, but never once the
+ *   create call has been sent.
+ * - `unknown_outcome`: the create call was sent and no definite answer came back.
+ */
+export const PLATFORM_ERROR_KINDS = [
+  'reauth_required',
+  'rate_limited',
+  'duplicate',
+  'content_rejected',
+  'media_invalid',
+  'transient',
+  'unknown_outcome',
+] as const;
+export type PlatformErrorKind = (typeof PLATFORM_ERROR_KINDS)[number];
+
+/**
+ * A platform's refusal or failure. `message` is a sentence a user can act on that names the platform's
+ * own code (`X answered 403 "duplicate content": …`); it never contains a token or a client secret.
+ */
+export class PlatformError extends Error {
+  constructor(
+    readonly kind: PlatformErrorKind,
+    message: string,
+    readonly details: {
+      /** The HTTP status the platform answered, when it answered. */
+      status?: number;
+      /** When a rate limit resets (from `x-rate-limit-reset`, `Retry-After`, ...). */
+      retryAt?: Date;
+    } = {},
+  ) {
+    super(message);
+    this.name = 'PlatformError';
+  }
+}
+
+/** The account behind a grant, as the platform's profile endpoint describes it. */
+export interface LiveProfile {
+  platformUserId: string;
+  /** The handle without `@` (X), or the member's name when the platform has no handle (LinkedIn). */
+  username: string;
+  displayName: string | null;
+  profileUrl: string | null;
+}
+
+/** The app's registered credentials and where the platform sends the user back. */
+export interface OAuthApp {
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+}
+
+/** The OAuth 2.0 authorization-code steps of one platform. Every method throws `PlatformError`. */
+export interface OAuthProvider {
+  platform: Platform;
+  scopes: readonly string[];
+  /** Whether the platform takes PKCE (S256); X requires it. */
+  pkce: boolean;
+  /** The consent page URL. `codeChallenge` is given exactly when `pkce` is true. */
+  authorizeUrl(app: OAuthApp, request: { state: string; codeChallenge?: string }): string;
+  /** Trades the callback's code for tokens. A refused code is `reauth_required`; a 5xx or network error `transient`. */
+  exchangeCode(app: OAuthApp, request: { code: string; codeVerifier?: string }): Promise<TokenGrant>;
+  /** Trades a refresh token for a new grant. `invalid_grant` (revoked, reused, expired) is `reauth_required`. */
+  refresh(app: OAuthApp, refreshToken: string): Promise<TokenGrant>;
+  profile(accessToken: string): Promise<LiveProfile>;
+}
+
+/** One media file of a post, read by the framework (the service's own storage, or a guarded download). */
+export interface MediaFile {
+  url: string;
+  bytes: Buffer;
+  /** Sniffed from the bytes, never taken from a header or an extension. */
+  mimeType: string;
+  kind: 'image' | 'gif' | 'video';
+}
+
+/**
+ * A publish's saved progress, kept per attempt so a process that dies mid-way resumes instead of
+ * starting over: a client saves each finished step (an uploaded media id) before the next one.
+ */
+export interface Checkpoint {
+  /** What earlier steps saved; `{}` on a first call. */
+  readonly data: Readonly<Record<string, unknown>>;
+  /** Merges `patch` into `data` and commits it before answering. */
+  save(patch: Record<string, unknown>): Promise<void>;
+}
+
+/** What a client receives for one publish. */
+export interface LiveSession {
+  post: PlatformPost;
+  account: { id: string; platformUserId: string; username: string };
+  /** The service's reference for the attempt; stable across a resume. */
+  attemptId: string;
+  checkpoint: Checkpoint;
+  /** The post's media, in order, read and sniffed. */
+  media(): Promise<MediaFile[]>;
+  /**
+   * Runs one platform request with the current access token. The framework retries it as its kind
+   * says: a `rate_limited` error after the reset, a `transient` one with backoff (not for the create
+   * call), a `reauth_required` one once after refreshing the token. With `create: true` the moment of
+   * sending is committed first, so after a crash the post is never sent again blind, and a network
+   * error becomes `unknown_outcome`.
+   */
+  call<T>(label: string, request: (accessToken: string) => Promise<T>, options?: { create?: boolean }): Promise<T>;
+  /** Waits between polls of a processing state; on the wall clock, bounded by the retry window. */
+  wait(ms: number): Promise<void>;
+  /** Per-request deadline in milliseconds, for `fetch` (AbortSignal.timeout). */
+  requestTimeoutMs: number;
+}
+
+/** A published post: the platform's id and its public URL. */
+export interface LivePost {
+  platformPostId: string;
+  url: string | null;
+}
+
+/** The publishing half of a live platform client. */
+export interface LivePublisher {
+  platform: Platform;
+  /** Uploads the media (resuming from the checkpoint), then creates the post once. Throws `PlatformError`. */
+  publish(session: LiveSession): Promise<LivePost>;
+  /**
+   * After a crash past the create call: looks for the post on the platform (X reads the user's latest
+   * posts for the same text). Answers it, or null when it is not there. Absent where the platform
+   * offers no way to look.
+   */
+  reconcile?(session: LiveSession): Promise<LivePost | null>;
+}
+
+export interface LivePlatformClient {
+  oauth: OAuthProvider;
+  publisher: LivePublisher;
+}

@@ -1,0 +1,72 @@
+/**
+ * A LiveSession for testing one platform publisher against its fake on its own, without the
+ * publishing run: a fixed access token, media read from files, a checkpoint kept in memory and calls
+ * sent once (no retries: the framework's retry rules have tests of their own).
+ */
+import type { ContentType, Platform } from '../../db/schema/index.ts';
+import { postText } from '../../src/core/publishing/post.ts';
+import type { LiveSession, MediaFile } from '../../src/core/publishing/live/platform-client.ts';
+
+export interface TestSessionOptions {
+  platform: Platform;
+  accessToken: string;
+  account: { platformUserId: string; username: string };
+  caption: string;
+  hashtags?: string[];
+  contentType?: ContentType;
+  /** The post's media, as the framework would hand them over (test/fixtures/media/files.ts makes bytes). */
+  media?: Omit<MediaFile, 'url'>[];
+  /** Checkpoint data a previous (crashed) publish left. */
+  checkpoint?: Record<string, unknown>;
+  attemptId?: string;
+}
+
+export interface TestSession extends LiveSession {
+  /** Every label passed to `call`, in order, with whether it was the create call. */
+  calls: { label: string; create: boolean }[];
+  /** The checkpoint as saved so far. */
+  saved: Record<string, unknown>;
+  /** The waits asked for, in milliseconds (they do not really wait). */
+  waits: number[];
+}
+
+export function testSession(options: TestSessionOptions): TestSession {
+  const media = options.media ?? [];
+  const hashtags = options.hashtags ?? [];
+  const saved: Record<string, unknown> = { ...(options.checkpoint ?? {}) };
+  const session: TestSession = {
+    post: {
+      platform: options.platform,
+      contentType: options.contentType ?? (media.length === 0 ? 'text_only' : 'single_image'),
+      caption: options.caption,
+      hashtags,
+      mediaUrls: media.map((_, index) => `https://media.example.test/${index}`),
+      text: postText(options.caption, hashtags),
+    },
+    account: { id: 'acct_test', ...options.account },
+    attemptId: options.attemptId ?? 'attempt_test',
+    checkpoint: {
+      get data() {
+        return saved;
+      },
+      async save(patch) {
+        Object.assign(saved, patch);
+      },
+    },
+    async media() {
+      return media.map((file, index) => ({ url: `https://media.example.test/${index}`, ...file }));
+    },
+    async call(label, request, callOptions) {
+      session.calls.push({ label, create: callOptions?.create ?? false });
+      return request(options.accessToken);
+    },
+    async wait(ms) {
+      session.waits.push(ms);
+    },
+    requestTimeoutMs: 5_000,
+    calls: [],
+    saved,
+    waits: [],
+  };
+  return session;
+}
