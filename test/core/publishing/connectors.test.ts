@@ -18,7 +18,10 @@ const item = (overrides: Partial<PostSource> = {}): PostSource => ({
   ...overrides,
 });
 
-const target: PublishTarget = { account: { platformUserId: 'user-42', username: 'brand' }, attemptId: 'attempt-1' };
+const target: PublishTarget = {
+  account: { id: 'acct-1', workspaceId: 'ws-1', platformUserId: 'user-42', username: 'brand', mode: 'sandbox' },
+  attemptId: 'attempt-1',
+};
 
 /** validate for one platform, on the post composed from `source` for that platform. */
 const validateOn = (platform: Platform, source: PostSource) =>
