@@ -223,7 +223,7 @@ describe('sandbox connector publish', () => {
     expect(outcome.status).toBe('published');
     const rows = runtime.db.select().from(sandboxPosts).all();
     expect(rows).toHaveLength(1);
-    expect(outcome).toEqual({ status: 'published', platformPostId: rows[0].id });
+    expect(outcome).toEqual({ status: 'published', platformPostId: rows[0].id, url: null });
     expect(rows[0]).toEqual({
       id: expect.stringMatching(/^linkedin_[0-9A-Za-z]{20}$/),
       platform: 'linkedin',
