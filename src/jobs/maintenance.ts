@@ -2,6 +2,8 @@ import { Cron } from 'croner';
 import type { Runtime } from '../core/context.ts';
 import { pruneIdempotencyKeys } from '../core/idempotency.ts';
 import { sweepOrphanMedia } from '../core/media/orphans.ts';
+import { tokenSourceFor } from '../core/publishing/live/clients.ts';
+import { refreshExpiringTokens } from '../core/social-accounts/token-lifecycle.ts';
 import { pruneRateLimitWindows } from '../core/rate-limits.ts';
 import { expireStaleDeliveries } from '../core/webhooks/delivery/expiry.ts';
 import { pruneDeliveryHistory } from '../core/webhooks/retention.ts';
@@ -14,13 +16,16 @@ export interface MaintenanceReport {
   prunedDeliveryLogRows: number;
   /** Finished webhook delivery jobs past WEBHOOK_LOG_RETENTION_DAYS. */
   prunedDeliveryJobs: number;
+  /** Live accounts whose access token, expiring within the hour, was refreshed (and refreshes that failed). */
+  refreshedTokens: { refreshed: number; failed: number };
 }
 
 /**
  * Housekeeping every process that serves requests runs: rate-limit windows that have rolled over
  * and idempotency answers past their 24 hours would otherwise pile up forever, queued webhook
  * deliveries past 72 hours are abandoned, and the webhook delivery history past its retention is
- * pruned (in short batches, so it may take a while and never holds up other writers for long).
+ * pruned (in short batches, so it may take a while and never holds up other writers for long), and
+ * live accounts' access tokens that expire within the hour are refreshed.
  * Each step is idempotent, so several processes on one database may all run it. `signal` stops
  * the pruning between two batches.
  */
@@ -30,12 +35,14 @@ export async function runMaintenance(runtime: Runtime, signal?: AbortSignal): Pr
   // Expired first, so deliveries given up now are finished jobs the prune may take once old enough.
   const expiredDeliveries = expireStaleDeliveries(runtime);
   const pruned = await pruneDeliveryHistory(runtime, signal);
+  const refreshedTokens = await refreshExpiringTokens(runtime, (platform) => tokenSourceFor(runtime, platform));
   return {
     rateLimitWindows,
     idempotencyKeys,
     expiredDeliveries,
     prunedDeliveryLogRows: pruned.logRows,
     prunedDeliveryJobs: pruned.jobs,
+    refreshedTokens,
   };
 }
 

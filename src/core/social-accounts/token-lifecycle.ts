@@ -5,7 +5,7 @@
  */
 import { and, eq, isNotNull, lte } from 'drizzle-orm';
 import { writeTransaction } from '../../../db/client.ts';
-import { socialAccounts } from '../../../db/schema/index.ts';
+import { socialAccounts, type Platform } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { PlatformError, type OAuthApp, type OAuthProvider } from '../publishing/live/platform-client.ts';
@@ -68,7 +68,7 @@ export async function usableAccessToken(
 /** The maintenance pass: refreshes every live account's token that expires within the hour. */
 export async function refreshExpiringTokens(
   runtime: Runtime,
-  sourceFor: (platform: string) => TokenSource | null,
+  sourceFor: (platform: Platform) => TokenSource | null,
 ): Promise<{ refreshed: number; failed: number }> {
   const horizon = new Date(runtime.clock.now().getTime() + REFRESH_AHEAD_MS);
   const due = runtime.db
