@@ -8,6 +8,7 @@
  *   stdio  service_get_content over stdio MCP: service vs a minimal SDK server
  *   publishing  lag from scheduled_for to publishing, and fan-out items/s vs a raw claim+update loop
  *   webhooks    deliveries/s vs a raw HTTP POST loop, and event-to-first-attempt latency
+ *   live   text posts to the fake X, 64 at a time: publishing-run items/s vs raw create calls (--live-items N)
  *   generation  time to generate a 50/day x 365-day campaign vs a raw insert of the same rows
  *   media  server RSS while receiving a 50 MB upload vs its idle RSS (--media-mb N)
  *   soak   10 minutes of mixed REST, MCP, publishing and webhook traffic against the real server:
@@ -25,6 +26,7 @@ import { parseArgs } from 'node:util';
 import { createItem, createWorkspaceViaCli } from './fixtures.ts';
 import { benchGeneration } from './generation.ts';
 import { benchList } from './list.ts';
+import { benchLive } from './live.ts';
 import { benchMedia } from './media.ts';
 import { benchPublishing } from './publishing.ts';
 import { benchWebhooks } from './webhooks.ts';
@@ -43,7 +45,7 @@ import { benchRest, startBaseline } from './rest.ts';
 import { benchSoak } from './soak.ts';
 import { benchStdio } from './stdio.ts';
 
-const GROUPS = ['rest', 'list', 'stdio', 'publishing', 'webhooks', 'generation', 'media'] as const;
+const GROUPS = ['rest', 'list', 'stdio', 'publishing', 'live', 'webhooks', 'generation', 'media'] as const;
 /** Groups run only when named: the soak takes ten minutes. */
 const NAMED_ONLY_GROUPS = ['soak'] as const;
 type Group = (typeof GROUPS)[number] | (typeof NAMED_ONLY_GROUPS)[number];
@@ -64,6 +66,7 @@ const { values, positionals } = parseArgs({
     'spread-seconds': { type: 'string', default: '10' },
     workspaces: { type: 'string', default: '100' },
     'throughput-items': { type: 'string', default: '5000' },
+    'live-items': { type: 'string', default: '2000' },
     'webhook-events': { type: 'string', default: '5000' },
     'webhook-rate': { type: 'string', default: '200' },
     'webhook-seconds': { type: 'string', default: '5' },
@@ -98,7 +101,7 @@ async function main(): Promise<number> {
     console.log(
       'Usage: npm run bench -- [rest] [list] [stdio] [publishing] [--seconds 10] [--warmup 3] [--connections 10] [--stdio-seconds 5] ' +
         '[--in-flight 8] [--rounds 2] [--calls 3000] [--sizes 10000,1000000] [--lag-items 10000] [--spread-seconds 10] [--workspaces 100] ' +
-        '[--throughput-items 5000] [--webhook-events 5000] [--webhook-rate 200] [--webhook-seconds 5] [--media-mb 50] [--strict]\n' +
+        '[--throughput-items 5000] [--live-items 2000] [--webhook-events 5000] [--webhook-rate 200] [--webhook-seconds 5] [--media-mb 50] [--strict]\n' +
         '       npm run bench -- soak [--soak-minutes 10] [--soak-warmup-seconds 420]   (the soak runs only when named)',
     );
     return 0;
@@ -192,6 +195,12 @@ async function main(): Promise<number> {
         throughputItems: positiveNumber('throughput-items', values['throughput-items']),
         rounds,
       })),
+    );
+  }
+
+  if (selected.has('live')) {
+    rows.push(
+      ...(await benchLive({ items: positiveNumber('live-items', values['live-items']), concurrency: 64, rounds })),
     );
   }
 
