@@ -1,0 +1,178 @@
+/**
+ * Black-box harness for live publishing: the real server (`serve`, a child process) with its
+ * connectors pointed at the fake X and LinkedIn (in this process, on the wall clock), driven over
+ * HTTP the way a user and a browser would. Every response body read through it is kept, so a test
+ * can prove no token ever left the service.
+ */
+import { createServer, type AddressInfo } from 'node:net';
+import { expect } from 'vitest';
+import { startFakeLinkedIn, type FakeLinkedIn } from '../../fakes/linkedin.ts';
+import { startFakeX, type FakeX } from '../../fakes/x.ts';
+import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
+
+const KEY_LINE = /API key \(shown once[^\n]*?(np_live_[0-9A-Za-z]+)/;
+
+export type LivePlatform = 'twitter' | 'linkedin';
+
+export interface LiveWorld {
+  x: FakeX;
+  linkedin: FakeLinkedIn;
+  url: string;
+  apiKey: string;
+  server: RunningProcess;
+  /** Every response body the harness read, for the no-secrets check. */
+  bodies: string[];
+  /** A JSON call to the service's API with the workspace's key. */
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }>;
+  /** Everything the server wrote, across restarts (at trace level). */
+  logs(): string;
+  /** Stops the server (SIGKILL when `kill`) and starts it again on the same database and port. */
+  restart(options?: { kill?: boolean; env?: Record<string, string> }): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+export async function startLiveWorld(env: Record<string, string> = {}): Promise<LiveWorld> {
+  const x = await startFakeX({
+    mediaProcessing: { states: ['in_progress', 'succeeded'], checkAfterSecs: 1, advance: 'poll' },
+  });
+  const linkedin = await startFakeLinkedIn({ videoProcessing: { advance: 'poll', steps: 1, outcome: 'AVAILABLE' } });
+  const data = tempDataDir('live');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const serverEnv = {
+    DATA_DIR: data.dir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_BASE_URL: url,
+    LOG_LEVEL: 'trace',
+    PUBLISH_LEASE_SECONDS: '2',
+    SCHEDULER_POLL_SECONDS: '1',
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    X_CLIENT_ID: x.clientId,
+    X_CLIENT_SECRET: x.clientSecret,
+    X_AUTH_BASE_URL: x.url,
+    X_API_BASE_URL: x.url,
+    LINKEDIN_CLIENT_ID: linkedin.clientId,
+    LINKEDIN_CLIENT_SECRET: linkedin.clientSecret,
+    LINKEDIN_AUTH_BASE_URL: linkedin.url,
+    LINKEDIN_API_BASE_URL: linkedin.url,
+    LINKEDIN_VERSION: linkedin.activeVersions()[0]!,
+    ...env,
+  };
+  const logs: string[] = [];
+  const start = async (extra: Record<string, string> = {}) => {
+    const proc = startEntry(['serve'], { ...serverEnv, ...extra });
+    await proc.waitForOutput(/Listening on http/, 45_000);
+    return proc;
+  };
+  let server = await start();
+  const apiKey = server.stdout().match(KEY_LINE)?.[1];
+  if (!apiKey) throw new Error(`no API key printed: ${server.stdout()}`);
+  const bodies: string[] = [];
+
+  const world: LiveWorld = {
+    x,
+    linkedin,
+    url,
+    apiKey,
+    get server() {
+      return server;
+    },
+    bodies,
+    logs: () => [...logs, server.stdout(), server.stderr()].join('\n'),
+    async api(method, path, body) {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      bodies.push(text);
+      return { status: response.status, json: text ? JSON.parse(text) : null };
+    },
+    async restart(options = {}) {
+      logs.push(server.stdout(), server.stderr());
+      if (options.kill) server.child.kill('SIGKILL');
+      await server.stop();
+      server = await start(options.env);
+    },
+    async close() {
+      await server.stop();
+      logs.push(server.stdout(), server.stderr());
+      await Promise.all([x.close(), linkedin.close()]);
+      data.remove();
+    },
+  };
+  return world;
+}
+
+/**
+ * Connects an account the way a person does: the service's connect URL, the platform's consent page
+ * (the fake approves at once and redirects), the service's callback. Answers the account resource.
+ */
+export async function connectThroughConsent(world: LiveWorld, platform: LivePlatform): Promise<any> {
+  const started = await world.api('POST', '/api/v1/social-accounts/connect', { platform });
+  expect(started.status, JSON.stringify(started.json)).toBe(201);
+  const consent = await fetch(started.json.authorize_url, { redirect: 'manual' });
+  expect(consent.status).toBe(302);
+  const callback = await fetch(consent.headers.get('location')!, { redirect: 'manual' });
+  const page = await callback.text();
+  world.bodies.push(page);
+  expect(callback.status, page).toBe(200);
+  expect(page).toMatch(/Connected @/);
+  const accounts = await world.api('GET', '/api/v1/social-accounts');
+  const account = accounts.json.data.find((a: any) => a.platform === platform && a.mode === 'live');
+  expect(account).toBeDefined();
+  return account;
+}
+
+/** Uploads a file to the service's media library; answers its public URL. */
+export async function uploadMedia(world: LiveWorld, bytes: Buffer, filename: string): Promise<string> {
+  const form = new FormData();
+  form.append('file', new Blob([bytes]), filename);
+  const response = await fetch(`${world.url}/api/v1/media_assets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${world.apiKey}` },
+    body: form,
+  });
+  const text = await response.text();
+  expect(response.status, text).toBe(201);
+  return JSON.parse(text).url;
+}
+
+/** Creates an item for one platform and publishes it now; answers its id. */
+export async function publishNow(
+  world: LiveWorld,
+  platform: LivePlatform,
+  fields: { caption: string; content_type?: string; media_urls?: string[] },
+): Promise<string> {
+  const created = await world.api('POST', '/api/v1/content', {
+    content_type: 'text_only',
+    ...fields,
+    target_platforms: [platform],
+  });
+  expect(created.status, JSON.stringify(created.json)).toBe(201);
+  const published = await world.api('POST', `/api/v1/content/${created.json.id}/publish`, {});
+  expect(published.status, JSON.stringify(published.json)).toBe(200);
+  return created.json.id;
+}
+
+/** Waits until the item's run has finished (published, or back to approved and no longer queued); answers the item. */
+export async function finished(world: LiveWorld, id: string, timeoutMs = 30_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { json } = await world.api('GET', `/api/v1/content/${id}`);
+    if (json.status === 'published' || (json.status === 'approved' && !json.publish_queued)) return json;
+    if (Date.now() > deadline)
+      throw new Error(`item ${id} did not finish: ${JSON.stringify(json)}\n${world.logs().slice(-3000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
