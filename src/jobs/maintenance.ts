@@ -2,6 +2,7 @@ import { Cron } from 'croner';
 import type { Runtime } from '../core/context.ts';
 import { pruneIdempotencyKeys } from '../core/idempotency.ts';
 import { sweepOrphanMedia } from '../core/media/orphans.ts';
+import { pruneExpiredConnectStates } from '../core/social-accounts/connect-states.ts';
 import { pruneRateLimitWindows } from '../core/rate-limits.ts';
 import { expireStaleDeliveries } from '../core/webhooks/delivery/expiry.ts';
 import { pruneDeliveryHistory } from '../core/webhooks/retention.ts';
@@ -14,12 +15,15 @@ export interface MaintenanceReport {
   prunedDeliveryLogRows: number;
   /** Finished webhook delivery jobs past WEBHOOK_LOG_RETENTION_DAYS. */
   prunedDeliveryJobs: number;
+  /** OAuth connections started and never finished, past their 15 minutes. */
+  expiredConnectStates: number;
 }
 
 /**
  * Housekeeping every process that serves requests runs: rate-limit windows that have rolled over
  * and idempotency answers past their 24 hours would otherwise pile up forever, queued webhook
- * deliveries past 72 hours are abandoned, and the webhook delivery history past its retention is
+ * deliveries past 72 hours are abandoned, OAuth connections never finished are forgotten after
+ * their 15 minutes, and the webhook delivery history past its retention is
  * pruned (in short batches, so it may take a while and never holds up other writers for long).
  * Each step is idempotent, so several processes on one database may all run it. `signal` stops
  * the pruning between two batches.
@@ -30,12 +34,14 @@ export async function runMaintenance(runtime: Runtime, signal?: AbortSignal): Pr
   // Expired first, so deliveries given up now are finished jobs the prune may take once old enough.
   const expiredDeliveries = expireStaleDeliveries(runtime);
   const pruned = await pruneDeliveryHistory(runtime, signal);
+  const expiredConnectStates = pruneExpiredConnectStates(runtime);
   return {
     rateLimitWindows,
     idempotencyKeys,
     expiredDeliveries,
     prunedDeliveryLogRows: pruned.logRows,
     prunedDeliveryJobs: pruned.jobs,
+    expiredConnectStates,
   };
 }
 
