@@ -118,6 +118,8 @@ export interface FakeLinkedIn {
     /** The next `count` calls to `route` answer 429, without rate-limit headers as LinkedIn does. */
     rateLimit(route: LinkedInRoute, count: number): void;
     unavailable(route: LinkedInRoute, count: number): void;
+    /** The next `count` calls to `route` are logged and never answered, as a hung platform. */
+    stall(route: LinkedInRoute, count?: number): void;
     dropAfterStore(count?: number): void;
     videoProcessing(script: Partial<VideoProcessingScript>): void;
     issueRefreshTokens(issue?: boolean): void;
@@ -396,6 +398,7 @@ export async function startFakeLinkedIn(options: FakeLinkedInOptions = {}): Prom
       },
       revoke: (sub) => tokens.revokeUser(sub),
       rateLimit: (route, count) => faults.failNext(route, count, throttled),
+      stall: (route, count = 1) => faults.stallNext(route, count),
       unavailable: (route, count) => faults.failNext(route, count, unavailable),
       dropAfterStore: (count = 1) => faults.dropAfterStore('posts.create', count),
       videoProcessing: (script) => {

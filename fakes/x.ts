@@ -161,6 +161,8 @@ export interface FakeX {
     rateLimit(route: XRoute, count: number, options?: { resetAtSecs?: number; limit?: number }): void;
     /** The next `count` calls to `route` answer 503. */
     unavailable(route: XRoute, count: number): void;
+    /** The next `count` calls to `route` are logged and never answered, as a hung platform. */
+    stall(route: XRoute, count?: number): void;
     /** The next `count` post creations store the post, then close the socket without an answer. */
     dropAfterStore(count?: number): void;
     /** How media finalized from now on is processed. */
@@ -443,6 +445,7 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
           ),
         );
       },
+      stall: (route, count = 1) => faults.stallNext(route, count),
       unavailable: (route, count) => faults.failNext(route, count, serviceUnavailable),
       dropAfterStore: (count = 1) => faults.dropAfterStore('tweets.create', count),
       mediaProcessing: (script) => {

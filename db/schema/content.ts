@@ -36,6 +36,8 @@ export interface PublishResult {
   platform: string;
   success: boolean;
   platform_post_id: string | null;
+  /** The post's public URL; null when the platform has none or the post failed (absent on results stored before it existed). */
+  url?: string | null;
   error: string | null;
   attempted_at: string;
 }

@@ -92,6 +92,7 @@ export class RequestLog {
 export class FaultScript {
   private readonly replies = new Map<string, Array<() => Reply>>();
   private readonly drops = new Map<string, number>();
+  private readonly stalls = new Map<string, number>();
 
   failNext(route: string, count: number, reply: () => Reply): void {
     const queue = this.replies.get(route) ?? [];
@@ -101,6 +102,19 @@ export class FaultScript {
 
   dropAfterStore(route: string, count: number): void {
     this.drops.set(route, (this.drops.get(route) ?? 0) + count);
+  }
+
+  /** The next `count` calls to `route` are logged and never answered: a platform that hangs mid-step. */
+  stallNext(route: string, count: number): void {
+    this.stalls.set(route, (this.stalls.get(route) ?? 0) + count);
+  }
+
+  /** Whether this call must hang, consumed. */
+  takeStall(route: string): boolean {
+    const pending = this.stalls.get(route) ?? 0;
+    if (pending === 0) return false;
+    this.stalls.set(route, pending - 1);
+    return true;
   }
 
   /** The scripted reply for this call, consumed; undefined when none is pending. */
@@ -119,6 +133,7 @@ export class FaultScript {
   reset(): void {
     this.replies.clear();
     this.drops.clear();
+    this.stalls.clear();
   }
 }
 
@@ -228,6 +243,8 @@ async function handle(options: FakeServerOptions, req: IncomingMessage, res: Ser
     createdPost: false,
   };
   options.log.entries.push(entry);
+  // Held open with no answer until the client gives up or the fake closes (its status stays null).
+  if (name !== null && options.faults.takeStall(name)) return;
 
   const reply =
     matched && name !== null

@@ -3,6 +3,8 @@ import type { Runtime } from '../core/context.ts';
 import { pruneIdempotencyKeys } from '../core/idempotency.ts';
 import { sweepOrphanMedia } from '../core/media/orphans.ts';
 import { pruneExpiredConnectStates } from '../core/social-accounts/connect-states.ts';
+import { tokenSourceFor } from '../core/publishing/live/clients.ts';
+import { refreshExpiringTokens } from '../core/social-accounts/token-lifecycle.ts';
 import { pruneRateLimitWindows } from '../core/rate-limits.ts';
 import { expireStaleDeliveries } from '../core/webhooks/delivery/expiry.ts';
 import { pruneDeliveryHistory } from '../core/webhooks/retention.ts';
@@ -17,14 +19,17 @@ export interface MaintenanceReport {
   prunedDeliveryJobs: number;
   /** OAuth connections started and never finished, past their 15 minutes. */
   expiredConnectStates: number;
+  /** Live accounts whose access token, expiring within the hour, was refreshed (and refreshes that failed). */
+  refreshedTokens: { refreshed: number; failed: number };
 }
 
 /**
  * Housekeeping every process that serves requests runs: rate-limit windows that have rolled over
  * and idempotency answers past their 24 hours would otherwise pile up forever, queued webhook
  * deliveries past 72 hours are abandoned, OAuth connections never finished are forgotten after
- * their 15 minutes, and the webhook delivery history past its retention is
- * pruned (in short batches, so it may take a while and never holds up other writers for long).
+ * their 15 minutes, the webhook delivery history past its retention is pruned (in short batches, so
+ * it may take a while and never holds up other writers for long), and live accounts' access tokens
+ * that expire within the hour are refreshed.
  * Each step is idempotent, so several processes on one database may all run it. `signal` stops
  * the pruning between two batches.
  */
@@ -35,6 +40,7 @@ export async function runMaintenance(runtime: Runtime, signal?: AbortSignal): Pr
   const expiredDeliveries = expireStaleDeliveries(runtime);
   const pruned = await pruneDeliveryHistory(runtime, signal);
   const expiredConnectStates = pruneExpiredConnectStates(runtime);
+  const refreshedTokens = await refreshExpiringTokens(runtime, (platform) => tokenSourceFor(runtime, platform));
   return {
     rateLimitWindows,
     idempotencyKeys,
@@ -42,6 +48,7 @@ export async function runMaintenance(runtime: Runtime, signal?: AbortSignal): Pr
     prunedDeliveryLogRows: pruned.logRows,
     prunedDeliveryJobs: pruned.jobs,
     expiredConnectStates,
+    refreshedTokens,
   };
 }
 

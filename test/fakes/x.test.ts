@@ -339,6 +339,20 @@ describe('fake X: posts', () => {
     expect(x.log.creates()).toHaveLength(1);
   });
 
+  it('holds a stalled call open without an answer, and answers the next one', async () => {
+    x.script.stall('tweets.create');
+    const stalled = fetch(`${x.url}/2/tweets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'hung' }),
+      signal: AbortSignal.timeout(300),
+    });
+    await expect(stalled).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect(x.log.calls('tweets.create')).toEqual([expect.objectContaining({ status: null, dropped: false })]);
+    expect(x.posts).toEqual([]);
+    expect((await postTweet(token, { text: 'answered' })).status).toBe(201);
+  });
+
   it('stores the post, then drops the connection without an answer', async () => {
     x.script.dropAfterStore();
     await expect(postTweet(token, { text: 'lost answer' })).rejects.toMatchObject({

@@ -1,6 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Platform } from '../../db/schema/index.ts';
-import { publishAttempts, sandboxPosts } from '../../db/schema/index.ts';
+import { publishAttempts, sandboxPosts, socialAccounts } from '../../db/schema/index.ts';
 import type { Workspace } from '../../src/core/accounts/workspaces.ts';
 import { publishContent, updateContent } from '../../src/core/content/operations.ts';
 import type { ContentResource } from '../../src/core/content/serialize.ts';
@@ -8,7 +8,10 @@ import { contextFor, type Runtime } from '../../src/core/context.ts';
 import { runOperation } from '../../src/core/operation.ts';
 import type { Connectors, PlatformConnector } from '../../src/core/publishing/connector.ts';
 import { connectorsFor } from '../../src/core/publishing/connectors/index.ts';
+import { newId } from '../../src/core/ids.ts';
 import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
+import type { SocialAccountRow } from '../../src/core/social-accounts/serialize.ts';
+import { storeTokens, type TokenGrant } from '../../src/core/social-accounts/tokens.ts';
 
 /** Connects one account per platform, as the admin CLI would; returns them by platform. */
 export function connectAccounts(runtime: Runtime, workspace: Workspace, platforms: readonly Platform[]) {
@@ -78,4 +81,36 @@ export function attemptsFor(runtime: Runtime, contentId: string) {
     .where(eq(publishAttempts.contentId, contentId))
     .orderBy(asc(publishAttempts.attemptedAt))
     .all();
+}
+
+/**
+ * A live account as the OAuth callback leaves it (mode `live`, active, tokens stored encrypted),
+ * without the consent dance: for tests about what happens after connecting.
+ */
+export function connectLiveAccount(
+  runtime: Runtime,
+  workspace: Workspace,
+  platform: Platform,
+  grant: TokenGrant,
+  fields: { platformUserId?: string; username?: string } = {},
+): SocialAccountRow {
+  const now = runtime.clock.now();
+  const row = runtime.db
+    .insert(socialAccounts)
+    .values({
+      id: newId(),
+      workspaceId: workspace.id,
+      platform,
+      platformUserId: fields.platformUserId ?? '1234567890',
+      username: fields.username ?? `live_${platform}`,
+      mode: 'live',
+      status: 'active',
+      scopes: grant.scopes ?? [],
+      connectedAt: now,
+      createdAt: now,
+    })
+    .returning()
+    .get();
+  storeTokens(runtime, row.id, grant);
+  return runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, row.id)).get()!;
 }

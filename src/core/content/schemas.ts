@@ -130,6 +130,7 @@ const PublishResult = z.object({
   platform: z.string(),
   success: z.boolean(),
   platform_post_id: z.string().nullable(),
+  url: z.string().nullable().describe('The public URL of the post on the platform, or null.'),
   error: z.string().nullable(),
   attempted_at: dateTimeOutput,
 });

@@ -31,7 +31,7 @@ export function toContentResource(row: ContentRow): ContentResource {
     status: row.status,
     campaign_id: row.campaignId,
     publish_queued: row.publishQueued,
-    publish_results: row.publishResults,
+    publish_results: row.publishResults.map((result) => ({ ...result, url: result.url ?? null })),
     created_at: createdAt,
     updated_at: updatedAt,
   };

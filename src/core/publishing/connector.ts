@@ -1,4 +1,4 @@
-import type { ContentType, Platform } from '../../../db/schema/index.ts';
+import type { ContentType, Platform, SocialAccountMode } from '../../../db/schema/index.ts';
 
 /** What one platform is asked to post: the item with that platform's overrides applied. */
 export interface PlatformPost {
@@ -13,19 +13,28 @@ export interface PlatformPost {
 
 /** Who the post goes out as, and the service's reference for the attempt (a platform's client id). */
 export interface PublishTarget {
-  account: { platformUserId: string; username: string };
+  account: { id: string; workspaceId: string; platformUserId: string; username: string; mode: SocialAccountMode };
   attemptId: string;
 }
 
-/** A platform's definite answer. Anything else (a throw, a timeout) leaves the outcome unknown. */
-export type PublishOutcome = { status: 'published'; platformPostId: string } | { status: 'rejected'; error: string };
+/**
+ * A platform's answer. `unknown` is a live connector's own verdict (the create call went out and no
+ * definite answer came back, nor did a reconciliation find the post); a throw or a timeout is the same.
+ */
+export type PublishOutcome =
+  | { status: 'published'; platformPostId: string; url: string | null }
+  | { status: 'rejected'; error: string }
+  | { status: 'unknown'; error: string };
 
 /** One interface for every platform, so the publishing run treats them all alike. */
 export interface PlatformConnector {
   platform: Platform;
   /** The platform's own rules: why it would refuse the post, or null. Runs before any attempt is recorded. */
   validate(post: PlatformPost): string | null;
-  /** Sends the post. Resolves with the platform's answer; throws when the outcome is not known. */
+  /**
+   * Sends the post. Resolves with the platform's answer; throws when the outcome is not known. A live
+   * account's call may be a resume: the attempt's checkpoint says how far a dead holder got.
+   */
   publish(post: PlatformPost, target: PublishTarget): Promise<PublishOutcome>;
 }
 

@@ -4,9 +4,11 @@ import { inNextCommit } from '../batch.ts';
 import type { ContentRow } from '../content/serialize.ts';
 import type { Runtime } from '../context.ts';
 import { platformAccountsOf, unavailableAccountReason } from '../social-accounts/operations.ts';
+import type { SocialAccountRow } from '../social-accounts/serialize.ts';
 import { HELD_UNDER_LEASE, type Claim } from './claim.ts';
 import type { Connectors, PlatformConnector, PlatformPost, PublishOutcome, PublishTarget } from './connector.ts';
-import { attemptsOf, finishRun, recordAttempt, settleAttempt, UNKNOWN_OUTCOME } from './finish.ts';
+import { attemptsOf, finishRun, recordAttempt, settleAttempt, UNKNOWN_OUTCOME, type AttemptRow } from './finish.ts';
+import { hasCheckpoint, openCheckpoint } from './live/live-connector.ts';
 import { composePost } from './post.ts';
 
 interface PlatformCall {
@@ -16,15 +18,29 @@ interface PlatformCall {
   target: PublishTarget;
 }
 
+const targetOf = (account: SocialAccountRow, attemptId: string): PublishTarget => ({
+  account: {
+    id: account.id,
+    workspaceId: account.workspaceId,
+    platformUserId: account.platformUserId,
+    username: account.username,
+    mode: account.mode,
+  },
+  attemptId,
+});
+
 export type FanOutResult = 'published' | 'failed' | 'lease_lost';
 
 /**
  * Publishes one claimed item to every target platform. Three steps, each
  * committed before the next: (1) decide every platform and record each attempt, as `pending` for
  * the platforms about to be called (so a crash leaves a trace) or `rejected` for those refused
- * here; (2) call the platforms at once, with a deadline, recording each answer as it comes;
- * (3) finish the item. A reclaimed item keeps its recorded outcomes, reports attempts its dead holder left
- * pending as unknown (never calls those platforms again) and only calls platforms never tried.
+ * here; (2) call the platforms at once, recording each answer as it comes (a sandbox call has a
+ * deadline; a live connector bounds each of its requests itself); (3) finish the item. A reclaimed item
+ * keeps its recorded outcomes and only calls platforms never tried. An attempt its dead holder left
+ * pending is reported unknown (that platform is never called again blind), unless it is a live one with
+ * a checkpoint: that one is handed back to its connector, which resumes what is left before the create
+ * call, or looks for the post when the create call had gone out.
  * Every write checks the lease first: a holder that lost it stops without writing.
  */
 export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Claim): Promise<FanOutResult> {
@@ -33,9 +49,17 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
     const item = heldItem(db, claim);
     if (!item) return null;
     const now = clock.now();
-    const tried = settleLeftovers(db, claim, now);
-    const calls: PlatformCall[] = [];
     const accountFor = platformAccountsOf(db, item.workspaceId);
+    const { tried, resumable } = settleLeftovers(db, claim, now);
+    const calls: PlatformCall[] = [];
+    for (const attempt of resumable) {
+      const connector = connectors.get(attempt.platform);
+      const lookup = accountFor(attempt.platform);
+      if (connector && lookup.state === 'active' && lookup.account.id === attempt.socialAccountId) {
+        const post = composePost(item, connector.platform);
+        calls.push({ attemptId: attempt.id, connector, post, target: targetOf(lookup.account, attempt.id) });
+      } else settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
+    }
     for (const platform of item.targetPlatforms) {
       if (tried.has(platform)) continue;
       const attempt = { runId: claim.runId, workspaceId: item.workspaceId, contentId: item.id, platform, at: now };
@@ -54,8 +78,8 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
         continue;
       }
       const attemptId = recordAttempt(db, { ...attempt, socialAccountId, status: 'pending', error: null });
-      const account = { platformUserId: lookup.account.platformUserId, username: lookup.account.username };
-      calls.push({ attemptId, connector, post, target: { account, attemptId } });
+      if (lookup.account.mode === 'live') openCheckpoint(db, attemptId, now);
+      calls.push({ attemptId, connector, post, target: targetOf(lookup.account, attemptId) });
     }
     if (calls.length === 0) return { calls, finished: finishRun(db, item, claim.runId, now) };
     return { calls, finished: null };
@@ -67,14 +91,15 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
   const timeoutMs = runtime.config.publishing.platformTimeoutSeconds * 1000;
   const held = await Promise.all(
     prepared.calls.map(async (call) => {
-      const outcome = await callPlatform(call, timeoutMs);
+      const outcome = await callPlatform(call, call.target.account.mode === 'live' ? null : timeoutMs);
       const recorded = await inCommit(db, () => {
         if (!holdsLease(db, claim)) return false;
         const now = clock.now();
         if (outcome === null) settleAttempt(db, call.attemptId, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
-        else if (outcome.status === 'published')
-          settleAttempt(db, call.attemptId, { status: 'published', platformPostId: outcome.platformPostId }, now);
-        else settleAttempt(db, call.attemptId, { status: 'rejected', error: outcome.error }, now);
+        else if (outcome.status === 'published') {
+          const { platformPostId, url } = outcome;
+          settleAttempt(db, call.attemptId, { status: 'published', platformPostId, url }, now);
+        } else settleAttempt(db, call.attemptId, { status: outcome.status, error: outcome.error }, now);
         return true;
       });
       if (recorded)
@@ -116,7 +141,8 @@ export async function abandonRun(runtime: Runtime, claim: Claim, cause: unknown)
     const item = heldItem(db, claim);
     if (!item) return 'lease_lost' as const;
     const now = clock.now();
-    const tried = settleLeftovers(db, claim, now);
+    const { tried, resumable } = settleLeftovers(db, claim, now);
+    for (const attempt of resumable) settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
     for (const platform of item.targetPlatforms) {
       if (tried.has(platform)) continue;
       recordAttempt(db, {
@@ -139,16 +165,19 @@ export async function abandonRun(runtime: Runtime, claim: Claim, cause: unknown)
 const inCommit = <T>(db: Db, work: () => T): Promise<T> => inNextCommit(db, () => savepoint(db, work));
 
 /**
- * The platforms this run already tried; attempts a dead holder left pending are reported unknown,
- * never called again.
+ * The platforms this run already tried. Attempts a dead holder left pending are reported unknown,
+ * never called again, except live ones with a checkpoint: those are answered as `resumable`.
  */
-function settleLeftovers(db: Db, claim: Claim, now: Date): Set<string> {
+function settleLeftovers(db: Db, claim: Claim, now: Date): { tried: Set<string>; resumable: AttemptRow[] } {
   const tried = new Set<string>();
+  const resumable: AttemptRow[] = [];
   for (const attempt of attemptsOf(db, claim.runId)) {
     tried.add(attempt.platform);
-    if (attempt.status === 'pending') settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
+    if (attempt.status !== 'pending') continue;
+    if (hasCheckpoint(db, attempt.id)) resumable.push(attempt);
+    else settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
   }
-  return tried;
+  return { tried, resumable };
 }
 
 /** A connector's rules, where a throw is a refusal with its message rather than a failed run. */
@@ -160,11 +189,11 @@ function validate(connector: PlatformConnector, post: PlatformPost): string | nu
   }
 }
 
-/** The platform's answer, or null when none came in time or the call failed without one. */
-async function callPlatform(call: PlatformCall, timeoutMs: number): Promise<PublishOutcome | null> {
+/** The platform's answer, or null when none came in time (`timeoutMs`, when given) or the call failed without one. */
+async function callPlatform(call: PlatformCall, timeoutMs: number | null): Promise<PublishOutcome | null> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), timeoutMs);
+    if (timeoutMs !== null) timer = setTimeout(() => resolve(null), timeoutMs);
   });
   try {
     return await Promise.race([call.connector.publish(call.post, call.target), deadline]);

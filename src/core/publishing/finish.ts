@@ -65,13 +65,19 @@ export function recordAttempt(db: Db, attempt: NewAttempt): string {
 export function settleAttempt(
   db: Db,
   id: string,
-  outcome: { status: Exclude<AttemptStatus, 'pending'>; platformPostId?: string | null; error?: string | null },
+  outcome: {
+    status: Exclude<AttemptStatus, 'pending'>;
+    platformPostId?: string | null;
+    url?: string | null;
+    error?: string | null;
+  },
   at: Date,
 ): void {
   statements(db).settleAttempt.run({
     id,
     status: outcome.status,
     platformPostId: outcome.platformPostId ?? null,
+    url: outcome.url ?? null,
     error: outcome.error ?? null,
     finishedAt: at.getTime(),
   });
@@ -95,6 +101,7 @@ export function finishRun(db: Db, item: ContentRow, runId: string, now: Date): '
     platform: a.platform,
     success: a.status === 'published',
     platform_post_id: a.platformPostId,
+    url: a.status === 'published' ? a.url : null,
     error: a.status === 'published' ? null : (a.error ?? UNKNOWN_OUTCOME),
     attempted_at: a.attemptedAt.toISOString(),
   }));
@@ -181,6 +188,7 @@ const statements = preparedStatements((db) => ({
     .set({
       status: sql`${sql.placeholder('status')}`,
       platformPostId: sql`${sql.placeholder('platformPostId')}`,
+      url: sql`${sql.placeholder('url')}`,
       error: sql`${sql.placeholder('error')}`,
       finishedAt: sql`${sql.placeholder('finishedAt')}`,
     })

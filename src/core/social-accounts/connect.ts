@@ -14,6 +14,7 @@ import { ServiceError } from '../errors.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
+import { PLATFORM_NAMES } from '../publishing/live/clients.ts';
 import { PlatformError, type LiveProfile } from '../publishing/live/platform-client.ts';
 import { LIVE_PLATFORMS, oauthApp, oauthProvider } from '../publishing/live/providers.ts';
 import { consumeConnectState, createConnectState } from './connect-states.ts';
@@ -103,7 +104,7 @@ export const startAccountConnection = defineOperation({
 /** What the callback came to; the door renders it (a page, or a 303 to the return URL). */
 export type ConnectionOutcome =
   | { outcome: 'connected'; account: SocialAccountResource; workspaceName: string; returnUrl: string | null }
-  | { outcome: 'cancelled'; platform: string; returnUrl: string | null }
+  | { outcome: 'cancelled'; platform: Platform; returnUrl: string | null }
   | { outcome: 'refused'; reason: ConnectionRefusal; message: string };
 
 /**
@@ -150,11 +151,12 @@ export async function completeConnection(
 
   const error = queryValue(query.error);
   if (error !== undefined) {
-    if (CANCELLATIONS.has(error)) return { outcome: 'cancelled', platform, returnUrl: pending.returnUrl };
+    if (CANCELLATIONS.has(error))
+      return { outcome: 'cancelled', platform: provider.platform, returnUrl: pending.returnUrl };
     const description = queryValue(query.error_description)?.slice(0, 300);
     return refused(
       'platform_failed',
-      `${platformName(platform)} refused the authorization with "${error.slice(0, 100)}"${description ? `: ${description}` : ''}.`,
+      `${PLATFORM_NAMES[provider.platform]} refused the authorization with "${error.slice(0, 100)}"${description ? `: ${description}` : ''}.`,
     );
   }
   const code = queryValue(query.code);
@@ -162,7 +164,10 @@ export async function completeConnection(
 
   const app = oauthApp(runtime.config, platform);
   if (!app) {
-    return refused('platform_failed', `The service's ${platformName(platform)} app is no longer configured.`);
+    return refused(
+      'platform_failed',
+      `The service's ${PLATFORM_NAMES[provider.platform]} app is no longer configured.`,
+    );
   }
 
   let grant: TokenGrant;
@@ -191,8 +196,6 @@ export async function completeConnection(
     throw failure;
   }
 }
-
-const platformName = (platform: string): string => (platform === 'twitter' ? 'X' : 'LinkedIn');
 
 /**
  * Upserts the account, unique per (workspace, platform, platform user id): a reconnect keeps the id

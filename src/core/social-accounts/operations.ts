@@ -209,7 +209,10 @@ export function unavailableAccountReason(platform: string, lookup: PlatformAccou
     case 'active':
       return null;
     case 'inactive':
-      return `The ${platform} account @${lookup.account.username} is inactive; reconnect it before publishing to ${platform}.`;
+      return lookup.account.status === 'needs_reconnect'
+        ? `The ${platform} account @${lookup.account.username} must be reconnected: ${platform} no longer accepts its tokens. ` +
+            `Connect it again (POST /api/v1/social-accounts/connect), then publish again.`
+        : `The ${platform} account @${lookup.account.username} is inactive; reconnect it before publishing to ${platform}.`;
     case 'none':
       return `No connected ${platform} account in this workspace; connect one before publishing to ${platform}.`;
   }

@@ -1,5 +1,6 @@
 import express, { type ErrorRequestHandler, type RequestHandler, type Response, type Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
+import { PLATFORM_NAMES } from '../../core/publishing/live/clients.ts';
 import { ServiceError } from '../../core/errors.ts';
 import {
   getDataDeletionRequest,
@@ -74,8 +75,6 @@ const signedRequestBody = {
   },
 };
 
-const PLATFORM_NAMES: Record<string, string> = { twitter: 'X', linkedin: 'LinkedIn' };
-
 /** The status of each refusal: the core names what went wrong, the door picks the status. */
 const REFUSAL_STATUS = {
   unknown_platform: 404,
@@ -113,7 +112,7 @@ function sendOutcome(res: Response, outcome: ConnectionOutcome): void {
       if (outcome.returnUrl) {
         return res.redirect(303, withQuery(outcome.returnUrl, { error: 'access_denied', platform: outcome.platform }));
       }
-      const name = PLATFORM_NAMES[outcome.platform] ?? outcome.platform;
+      const name = PLATFORM_NAMES[outcome.platform];
       return page(
         200,
         'Connection cancelled',

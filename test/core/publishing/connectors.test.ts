@@ -18,7 +18,10 @@ const item = (overrides: Partial<PostSource> = {}): PostSource => ({
   ...overrides,
 });
 
-const target: PublishTarget = { account: { platformUserId: 'user-42', username: 'brand' }, attemptId: 'attempt-1' };
+const target: PublishTarget = {
+  account: { id: 'acct-1', workspaceId: 'ws-1', platformUserId: 'user-42', username: 'brand', mode: 'sandbox' },
+  attemptId: 'attempt-1',
+};
 
 /** validate for one platform, on the post composed from `source` for that platform. */
 const validateOn = (platform: Platform, source: PostSource) =>
@@ -220,7 +223,7 @@ describe('sandbox connector publish', () => {
     expect(outcome.status).toBe('published');
     const rows = runtime.db.select().from(sandboxPosts).all();
     expect(rows).toHaveLength(1);
-    expect(outcome).toEqual({ status: 'published', platformPostId: rows[0].id });
+    expect(outcome).toEqual({ status: 'published', platformPostId: rows[0].id, url: null });
     expect(rows[0]).toEqual({
       id: expect.stringMatching(/^linkedin_[0-9A-Za-z]{20}$/),
       platform: 'linkedin',

@@ -442,7 +442,9 @@ describe('publishing run', () => {
       const slow = connectorsWith(runtime, {
         twitter: {
           publish: () =>
-            new Promise((resolve) => (answer = () => resolve({ status: 'published', platformPostId: 'late' }))),
+            new Promise(
+              (resolve) => (answer = () => resolve({ status: 'published', platformPostId: 'late', url: null })),
+            ),
         },
       });
       const [claim] = claimDuePublishes(runtime, 10).claims;

@@ -52,7 +52,7 @@ export function sandboxConnector(runtime: Runtime, platform: Platform): Platform
     };
     // Joins the next group commit: a fan-out's concurrent publishes share one commit.
     await inNextCommit(runtime.db, () => statements(runtime.db).insertPost.run(row));
-    return { status: 'published', platformPostId };
+    return { status: 'published', platformPostId, url: null };
   };
 
   return { platform, validate, publish };

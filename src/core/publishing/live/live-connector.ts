@@ -1,0 +1,239 @@
+/**
+ * The framework around a live platform client: it hands the client a session (fresh tokens, the
+ * post's media, the attempt's checkpoint) and applies the rules every platform shares:
+ * - a rate limit is waited out, and a 5xx or network error before the create call retried with
+ *   backoff (at most 3 times), within PLATFORM_RETRY_WINDOW_SECONDS;
+ * - a 401 is retried once after refreshing the token; refused again, the account needs reconnecting;
+ * - the moment the create call is sent is committed first, and only one process can mark it: after a
+ *   crash past that point the post is looked for (reconciled) or reported unknown, never sent again.
+ */
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Db } from '../../../../db/client.ts';
+import { publishCheckpoints } from '../../../../db/schema/index.ts';
+import { inNextCommit } from '../../batch.ts';
+import type { Runtime } from '../../context.ts';
+import {
+  needsReconnect,
+  ReconnectRequired,
+  usableAccessToken,
+  type LiveAccountRef,
+  type TokenSource,
+} from '../../social-accounts/token-lifecycle.ts';
+import type { PlatformPost, PublishOutcome, PublishTarget } from '../connector.ts';
+import { readPostMedia } from './media.ts';
+import {
+  PlatformError,
+  type LivePlatformClient,
+  type LivePost,
+  type LiveSession,
+  type MediaFile,
+} from './platform-client.ts';
+
+/** Retries of a `transient` failure before the create call, each after a longer wait. */
+const TRANSIENT_RETRIES = 3;
+const TRANSIENT_BACKOFF_MS = [1_000, 2_000, 4_000];
+/** A rate limit that names no reset is retried after this, doubling, up to a minute. */
+const RATE_LIMIT_BACKOFF_MS = 5_000;
+
+/** Writes the attempt's checkpoint row; the publishing run does it with the pending attempt, in its commit. */
+export function openCheckpoint(db: Db, attemptId: string, now: Date): void {
+  db.insert(publishCheckpoints).values({ attemptId, data: {}, updatedAt: now }).onConflictDoNothing().run();
+}
+
+/** Whether the attempt has a checkpoint: a pending attempt with one can be resumed by a new holder. */
+export function hasCheckpoint(db: Db, attemptId: string): boolean {
+  return (
+    db
+      .select({ id: publishCheckpoints.attemptId })
+      .from(publishCheckpoints)
+      .where(eq(publishCheckpoints.attemptId, attemptId))
+      .get() !== undefined
+  );
+}
+
+export interface LiveConnector {
+  publish(post: PlatformPost, target: PublishTarget): Promise<PublishOutcome>;
+}
+
+export function liveConnector(runtime: Runtime, client: LivePlatformClient, source: TokenSource): LiveConnector {
+  const { publisher } = client;
+  const unknown = (why: string): PublishOutcome => ({
+    status: 'unknown',
+    error: `outcome unknown: ${why}; check the ${source.platformName} account before publishing again`,
+  });
+
+  return {
+    async publish(post, target) {
+      const account: LiveAccountRef = { ...target.account, platform: post.platform };
+      const session = openSession(runtime, source, post, account, target.attemptId);
+      const reconcile = async (why: string): Promise<PublishOutcome> => {
+        if (!publisher.reconcile) return unknown(why);
+        try {
+          const found = await publisher.reconcile(session);
+          return found ? published(found) : unknown(`${why}, and no such post was found on ${source.platformName}`);
+        } catch (error) {
+          return unknown(`${why}, and looking for the post failed (${(error as Error).message})`);
+        }
+      };
+
+      if (session.createSentBefore) return reconcile('the create call was sent before the publishing process stopped');
+      try {
+        return published(await publisher.publish(session));
+      } catch (error) {
+        if (!(error instanceof PlatformError)) throw error;
+        switch (error.kind) {
+          case 'unknown_outcome':
+            return reconcile(error.message.replace(/\.$/, ''));
+          case 'reauth_required': {
+            // The token lifecycle has moved the account already when the token could not be renewed;
+            // a 401 that a fresh token did not cure arrives here as the client's own error.
+            const reconnect =
+              error instanceof ReconnectRequired
+                ? error
+                : await needsReconnect(runtime, account, source, error.message.replace(/\.$/, ''));
+            return { status: 'rejected', error: reconnect.message };
+          }
+          default:
+            return { status: 'rejected', error: error.message };
+        }
+      }
+    },
+  };
+}
+
+const published = (post: LivePost): PublishOutcome => ({
+  status: 'published',
+  platformPostId: post.platformPostId,
+  url: post.url,
+});
+
+interface OpenSession extends LiveSession {
+  /** The checkpoint says a dead holder already sent the create call. */
+  createSentBefore: boolean;
+}
+
+function openSession(
+  runtime: Runtime,
+  source: TokenSource,
+  post: PlatformPost,
+  account: LiveAccountRef,
+  attemptId: string,
+): OpenSession {
+  const { db, clock, config } = runtime;
+  const row = db.select().from(publishCheckpoints).where(eq(publishCheckpoints.attemptId, attemptId)).get();
+  let data: Record<string, unknown> = { ...(row?.data ?? {}) };
+  let createMarked = false;
+  let media: Promise<MediaFile[]> | undefined;
+  const windowEnds = Date.now() + config.live.retryWindowSeconds * 1000;
+  const name = source.platformName;
+
+  const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+  /** Commits the moment of the create call; false when another process already sent it. */
+  const markCreateSent = async (): Promise<boolean> => {
+    if (createMarked) return true;
+    const now = clock.now();
+    const marked = await inNextCommit(db, () => {
+      openCheckpoint(db, attemptId, now);
+      return db
+        .update(publishCheckpoints)
+        .set({ createSentAt: now, updatedAt: now })
+        .where(and(eq(publishCheckpoints.attemptId, attemptId), isNull(publishCheckpoints.createSentAt)))
+        .returning({ id: publishCheckpoints.attemptId })
+        .get();
+    });
+    createMarked = marked !== undefined;
+    return createMarked;
+  };
+
+  return {
+    post,
+    account: { id: account.id, platformUserId: account.platformUserId, username: account.username },
+    attemptId,
+    createSentBefore: row?.createSentAt != null,
+    requestTimeoutMs: config.publishing.platformTimeoutSeconds * 1000,
+    checkpoint: {
+      get data() {
+        return data;
+      },
+      async save(patch) {
+        data = { ...data, ...patch };
+        const now = clock.now();
+        const saved = data;
+        await inNextCommit(db, () =>
+          db
+            .insert(publishCheckpoints)
+            .values({ attemptId, data: saved, updatedAt: now })
+            .onConflictDoUpdate({ target: publishCheckpoints.attemptId, set: { data: saved, updatedAt: now } })
+            .run(),
+        );
+      },
+    },
+    media: () => (media ??= readPostMedia(runtime, post.mediaUrls)),
+    async wait(ms) {
+      if (Date.now() + ms > windowEnds) {
+        throw new PlatformError(
+          'transient',
+          `${name} was still processing after the retry window of ${config.live.retryWindowSeconds} s (PLATFORM_RETRY_WINDOW_SECONDS).`,
+        );
+      }
+      await sleep(ms);
+    },
+    async call(label, request, options = {}) {
+      let rejected: string | undefined;
+      let refreshed = false;
+      let transientRetries = 0;
+      let rateLimitBackoff = RATE_LIMIT_BACKOFF_MS;
+      for (;;) {
+        const token = await usableAccessToken(runtime, account, source, rejected === undefined ? {} : { rejected });
+        if (options.create && !(await markCreateSent())) {
+          throw new PlatformError('unknown_outcome', `another process already sent the ${name} create call`);
+        }
+        try {
+          return await request(token);
+        } catch (error) {
+          if (!(error instanceof PlatformError)) {
+            if (options.create)
+              throw new PlatformError(
+                'unknown_outcome',
+                `the ${name} create call failed (${(error as Error).message})`,
+              );
+            throw error;
+          }
+          if (error.kind === 'reauth_required' && !refreshed) {
+            refreshed = true;
+            rejected = token;
+            continue;
+          }
+          if (error.kind === 'rate_limited') {
+            const waitMs = error.details.retryAt
+              ? Math.max(0, error.details.retryAt.getTime() - clock.now().getTime()) + 250
+              : rateLimitBackoff;
+            if (Date.now() + waitMs > windowEnds) throw error;
+            rateLimitBackoff = Math.min(rateLimitBackoff * 2, 60_000);
+            runtime.log.info(
+              { platform: post.platform, step: label, waitMs },
+              'platform rate limit: waiting for the reset',
+            );
+            await sleep(waitMs);
+            continue;
+          }
+          if (error.kind === 'transient') {
+            // A create call sent without an answer may have been stored: never resend it blind.
+            if (options.create)
+              throw new PlatformError(
+                'unknown_outcome',
+                `${error.message.replace(/\.$/, '')} after the create call was sent`,
+              );
+            const waitMs = TRANSIENT_BACKOFF_MS[transientRetries] ?? 4_000;
+            if (transientRetries >= TRANSIENT_RETRIES || Date.now() + waitMs > windowEnds) throw error;
+            transientRetries += 1;
+            await sleep(waitMs);
+            continue;
+          }
+          throw error;
+        }
+      }
+    },
+  };
+}

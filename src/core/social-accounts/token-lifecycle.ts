@@ -1,0 +1,229 @@
+/**
+ * Keeping a live account's access token usable: refreshed shortly before it expires (at publish time
+ * and by the maintenance pass), under a lease so two processes never spend one rotating refresh token
+ * twice, and the account moved to `needs_reconnect` once the platform refuses it for good.
+ */
+import { and, eq, isNotNull, lte } from 'drizzle-orm';
+import { writeTransaction } from '../../../db/client.ts';
+import { socialAccounts, type Platform } from '../../../db/schema/index.ts';
+import type { Runtime } from '../context.ts';
+import { recordEvent } from '../events/record-event.ts';
+import { PlatformError, type OAuthApp, type OAuthProvider } from '../publishing/live/platform-client.ts';
+import { readTokens, releaseRefreshLease, storeTokens, takeRefreshLease, type PlatformTokens } from './tokens.ts';
+
+/** A publish refreshes a token that expires within this. */
+export const REFRESH_BEFORE_USE_MS = 5 * 60_000;
+/** The maintenance pass refreshes tokens that expire within this. */
+export const REFRESH_AHEAD_MS = 60 * 60_000;
+/** Long enough for one token call with its deadline; a crashed refresher's lease frees itself after it. */
+const REFRESH_LEASE_MS = 60_000;
+/** How long a publish waits for another process's refresh of the same account before giving up. */
+const WAIT_FOR_OTHER_REFRESH_MS = 15_000;
+const POLL_MS = 100;
+
+/** What refreshing an account's tokens takes: its platform's OAuth steps and the app's credentials. */
+export interface TokenSource {
+  platformName: string;
+  provider: OAuthProvider;
+  /** Null when the platform's credentials are not configured: a token can then be used, not refreshed. */
+  app: OAuthApp | null;
+}
+
+export interface LiveAccountRef {
+  id: string;
+  workspaceId: string;
+  platform: string;
+  platformUserId: string;
+  username: string;
+}
+
+/**
+ * The access token to send now. It is refreshed first when it expires within `aheadMs`, or when
+ * `rejected` is given (the platform just answered 401 to that token) and no newer one is stored.
+ * Throws `reauth_required` (after moving the account to `needs_reconnect`) when the token cannot be
+ * made usable: no refresh token and past expiry, or the refresh refused.
+ */
+export async function usableAccessToken(
+  runtime: Runtime,
+  account: LiveAccountRef,
+  source: TokenSource,
+  options: { aheadMs?: number; rejected?: string } = {},
+): Promise<string> {
+  const aheadMs = options.aheadMs ?? REFRESH_BEFORE_USE_MS;
+  const tokens = currentTokens(runtime, account, source);
+  if (!needsRefresh(runtime, tokens, aheadMs, options.rejected)) return tokens.accessToken;
+  if (!tokens.refreshToken) {
+    const expired = tokens.expiresAt !== null && tokens.expiresAt.getTime() <= runtime.clock.now().getTime();
+    if (expired || options.rejected !== undefined) {
+      const why = expired
+        ? `its access token expired on ${tokens.expiresAt!.toISOString()} and ${source.platformName} gives no refresh token`
+        : `${source.platformName} refused its access token (401) and gives no refresh token`;
+      throw await needsReconnect(runtime, account, source, why);
+    }
+    return tokens.accessToken; // Still valid for a few minutes, and nothing can extend it.
+  }
+  return refreshUnderLease(runtime, account, source, aheadMs, options.rejected);
+}
+
+/** The maintenance pass: refreshes every live account's token that expires within the hour. */
+export async function refreshExpiringTokens(
+  runtime: Runtime,
+  sourceFor: (platform: Platform) => TokenSource | null,
+): Promise<{ refreshed: number; failed: number }> {
+  const horizon = new Date(runtime.clock.now().getTime() + REFRESH_AHEAD_MS);
+  const due = runtime.db
+    .select({
+      id: socialAccounts.id,
+      workspaceId: socialAccounts.workspaceId,
+      platform: socialAccounts.platform,
+      platformUserId: socialAccounts.platformUserId,
+      username: socialAccounts.username,
+    })
+    .from(socialAccounts)
+    .where(
+      and(
+        eq(socialAccounts.mode, 'live'),
+        eq(socialAccounts.status, 'active'),
+        isNotNull(socialAccounts.refreshTokenEncrypted),
+        lte(socialAccounts.tokenExpiresAt, horizon),
+      ),
+    )
+    .all();
+  let refreshed = 0;
+  let failed = 0;
+  for (const account of due) {
+    const source = sourceFor(account.platform);
+    if (!source?.app) continue;
+    try {
+      await usableAccessToken(runtime, account, source, { aheadMs: REFRESH_AHEAD_MS });
+      refreshed += 1;
+    } catch (error) {
+      failed += 1;
+      // The message names the platform's answer, never a token.
+      runtime.log.warn(
+        { socialAccountId: account.id, platform: account.platform, reason: (error as Error).message },
+        'refreshing a live account token failed',
+      );
+    }
+  }
+  return { refreshed, failed };
+}
+
+/**
+ * Moves the account to `needs_reconnect` and emits `social_account.disconnected` with reason
+ * `reauthorization_required`, once: an account already inactive is left as it is. Answers the error a
+ * publish to it fails with.
+ */
+export async function needsReconnect(
+  runtime: Runtime,
+  account: LiveAccountRef,
+  source: Pick<TokenSource, 'platformName'>,
+  why: string,
+): Promise<ReconnectRequired> {
+  const now = runtime.clock.now();
+  writeTransaction(runtime.db, () => {
+    const moved = runtime.db
+      .update(socialAccounts)
+      .set({ status: 'needs_reconnect' })
+      .where(and(eq(socialAccounts.id, account.id), eq(socialAccounts.status, 'active')))
+      .returning({ id: socialAccounts.id })
+      .get();
+    if (!moved) return;
+    recordEvent(runtime.db, {
+      workspaceId: account.workspaceId,
+      type: 'social_account.disconnected',
+      data: {
+        platform: account.platform,
+        account: { platform_user_id: account.platformUserId, platform_username: account.username },
+        reason: 'reauthorization_required',
+      },
+      at: now,
+    });
+  });
+  return new ReconnectRequired(source.platformName, account.username, why);
+}
+
+/** The account's tokens are unusable and it has been moved to `needs_reconnect`: the message says so. */
+export class ReconnectRequired extends PlatformError {
+  constructor(platformName: string, username: string, why: string) {
+    super(
+      'reauth_required',
+      `The ${platformName} account @${username} must be reconnected: ${why}. Connect it again (POST /api/v1/social-accounts/connect), then publish again.`,
+    );
+    this.name = 'ReconnectRequired';
+  }
+}
+
+function currentTokens(runtime: Runtime, account: LiveAccountRef, source: TokenSource): PlatformTokens {
+  const tokens = readTokens(runtime, account.id);
+  if (!tokens) throw new ReconnectRequired(source.platformName, account.username, 'it holds no tokens');
+  return tokens;
+}
+
+function needsRefresh(runtime: Runtime, tokens: PlatformTokens, aheadMs: number, rejected?: string): boolean {
+  if (rejected !== undefined) return tokens.accessToken === rejected;
+  if (tokens.expiresAt === null) return false;
+  return tokens.expiresAt.getTime() - runtime.clock.now().getTime() < aheadMs;
+}
+
+/**
+ * Refreshes with the account's lease held, so only one process spends the refresh token. A process
+ * that finds the lease taken waits for the holder and uses what it stored. After taking the lease the
+ * tokens are read again: another holder may have refreshed them in the meantime, and X's rotated
+ * refresh token must never be spent twice.
+ */
+async function refreshUnderLease(
+  runtime: Runtime,
+  account: LiveAccountRef,
+  source: TokenSource,
+  aheadMs: number,
+  rejected: string | undefined,
+): Promise<string> {
+  const { db, clock } = runtime;
+  const giveUpAt = Date.now() + WAIT_FOR_OTHER_REFRESH_MS;
+  for (;;) {
+    const leaseToken = takeRefreshLease(db, account.id, clock.now(), REFRESH_LEASE_MS);
+    if (leaseToken === null) {
+      if (Date.now() >= giveUpAt) {
+        throw new PlatformError(
+          'transient',
+          `Another process has been refreshing the ${source.platformName} token of @${account.username} for over ${WAIT_FOR_OTHER_REFRESH_MS / 1000} s.`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      continue;
+    }
+    try {
+      const tokens = currentTokens(runtime, account, source);
+      if (!needsRefresh(runtime, tokens, aheadMs, rejected)) return tokens.accessToken;
+      if (!tokens.refreshToken) return tokens.accessToken;
+      if (!source.app) {
+        throw new PlatformError(
+          'reauth_required',
+          `The ${source.platformName} token of @${account.username} cannot be refreshed: the platform's client credentials are not configured.`,
+        );
+      }
+      let grant;
+      try {
+        grant = await source.provider.refresh(source.app, tokens.refreshToken);
+      } catch (error) {
+        if (error instanceof PlatformError && error.kind === 'reauth_required') {
+          throw await needsReconnect(
+            runtime,
+            account,
+            source,
+            `${source.platformName} refused to refresh its token (${error.message})`,
+          );
+        }
+        throw error;
+      }
+      if (!storeTokens(runtime, account.id, grant, leaseToken)) {
+        // The lease ran out during the call and someone else holds it now: their tokens win.
+        continue;
+      }
+      return grant.accessToken;
+    } finally {
+      releaseRefreshLease(db, account.id, leaseToken);
+    }
+  }
+}
