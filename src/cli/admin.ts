@@ -6,6 +6,9 @@ import { createWorkspace, getWorkspace, listWorkspaces, setWorkspacePlan } from 
 import type { Runtime } from '../core/context.ts';
 import { dateTimeInput } from '../core/dates.ts';
 import { fieldError, ServiceError } from '../core/errors.ts';
+import { contextFor } from '../core/context.ts';
+import { runOperation } from '../core/operation.ts';
+import { startAccountConnection } from '../core/social-accounts/connect.ts';
 import { connectSocialAccount, disconnectSocialAccount } from '../core/social-accounts/operations.ts';
 import { importTemplates } from '../core/templates/seed.ts';
 import { backupDatabase } from './backup.ts';
@@ -22,6 +25,9 @@ Commands:
   connect-account --workspace W --platform twitter|linkedin|instagram|facebook|tiktok --username U
                   [--platform-user-id ID] [--display-name D]
   disconnect-account --id A
+  connect-url --workspace W --platform twitter|linkedin [--return-url U]
+                                  the platform's consent URL for a person to open: connects a live
+                                  account over OAuth (works once, for 15 minutes)
   import-templates <file.json>    add or update shared templates from a JSON array of entries
                                   (the template resource without "object"; matched by id)
   backup --to FILE                an online, consistent copy of the database, taken while the service
@@ -39,6 +45,7 @@ const OPTIONS = {
   username: { type: 'string' },
   'platform-user-id': { type: 'string' },
   'display-name': { type: 'string' },
+  'return-url': { type: 'string' },
   id: { type: 'string' },
   to: { type: 'string' },
   json: { type: 'boolean', default: false },
@@ -151,6 +158,17 @@ async function run(
       return {
         json: { social_account_id: account.id },
         text: `Connected ${account.platform} account @${account.username} (platform user ${account.platform_user_id}) as ${account.id}.`,
+      };
+    }
+    case 'connect-url': {
+      const workspace = getWorkspace(runtime.db, required(values, 'workspace'));
+      const started = runOperation(startAccountConnection, contextFor(runtime, workspace, 'cli'), {
+        platform: required(values, 'platform'),
+        ...(values['return-url'] !== undefined && { return_url: values['return-url'] }),
+      });
+      return {
+        json: { authorize_url: started.authorize_url },
+        text: `Open this URL to connect a ${started.platform} account (it works once, until ${started.expires_at}):\n${started.authorize_url}`,
       };
     }
     case 'disconnect-account': {

@@ -83,6 +83,12 @@ export const ERROR_CATALOGUE = {
     meaning: 'A brand profile length, count or range limit was exceeded; details names the fields.',
     action: 'Shorten or trim the fields named in details and send again.',
   },
+  platform_not_configured: {
+    meaning:
+      "The platform cannot be connected live: the service's OAuth app for it (client id and secret) is not configured.",
+    action:
+      'Ask the operator to set the variables the message names (X_CLIENT_ID and X_CLIENT_SECRET, or LINKEDIN_CLIENT_ID and LINKEDIN_CLIENT_SECRET) and restart the service.',
+  },
   idempotency_key_reused: {
     meaning: 'The Idempotency-Key was used before with another body.',
     action: 'Use a new key for a new request; reuse a key only to repeat the very same request.',

@@ -2,6 +2,7 @@ import { Cron } from 'croner';
 import type { Runtime } from '../core/context.ts';
 import { pruneIdempotencyKeys } from '../core/idempotency.ts';
 import { sweepOrphanMedia } from '../core/media/orphans.ts';
+import { pruneExpiredConnectStates } from '../core/social-accounts/connect-states.ts';
 import { tokenSourceFor } from '../core/publishing/live/clients.ts';
 import { refreshExpiringTokens } from '../core/social-accounts/token-lifecycle.ts';
 import { pruneRateLimitWindows } from '../core/rate-limits.ts';
@@ -16,6 +17,8 @@ export interface MaintenanceReport {
   prunedDeliveryLogRows: number;
   /** Finished webhook delivery jobs past WEBHOOK_LOG_RETENTION_DAYS. */
   prunedDeliveryJobs: number;
+  /** OAuth connections started and never finished, past their 15 minutes. */
+  expiredConnectStates: number;
   /** Live accounts whose access token, expiring within the hour, was refreshed (and refreshes that failed). */
   refreshedTokens: { refreshed: number; failed: number };
 }
@@ -23,9 +26,10 @@ export interface MaintenanceReport {
 /**
  * Housekeeping every process that serves requests runs: rate-limit windows that have rolled over
  * and idempotency answers past their 24 hours would otherwise pile up forever, queued webhook
- * deliveries past 72 hours are abandoned, and the webhook delivery history past its retention is
- * pruned (in short batches, so it may take a while and never holds up other writers for long), and
- * live accounts' access tokens that expire within the hour are refreshed.
+ * deliveries past 72 hours are abandoned, OAuth connections never finished are forgotten after
+ * their 15 minutes, the webhook delivery history past its retention is pruned (in short batches, so
+ * it may take a while and never holds up other writers for long), and live accounts' access tokens
+ * that expire within the hour are refreshed.
  * Each step is idempotent, so several processes on one database may all run it. `signal` stops
  * the pruning between two batches.
  */
@@ -35,6 +39,7 @@ export async function runMaintenance(runtime: Runtime, signal?: AbortSignal): Pr
   // Expired first, so deliveries given up now are finished jobs the prune may take once old enough.
   const expiredDeliveries = expireStaleDeliveries(runtime);
   const pruned = await pruneDeliveryHistory(runtime, signal);
+  const expiredConnectStates = pruneExpiredConnectStates(runtime);
   const refreshedTokens = await refreshExpiringTokens(runtime, (platform) => tokenSourceFor(runtime, platform));
   return {
     rateLimitWindows,
@@ -42,6 +47,7 @@ export async function runMaintenance(runtime: Runtime, signal?: AbortSignal): Pr
     expiredDeliveries,
     prunedDeliveryLogRows: pruned.logRows,
     prunedDeliveryJobs: pruned.jobs,
+    expiredConnectStates,
     refreshedTokens,
   };
 }

@@ -29,6 +29,7 @@ import {
 import { EVENT_TYPES } from '../../src/core/events/record-event.ts';
 import { listMedia } from '../../src/core/media/operations.ts';
 import type { Operation } from '../../src/core/operation.ts';
+import { startAccountConnection } from '../../src/core/social-accounts/connect.ts';
 import { listSocialAccounts } from '../../src/core/social-accounts/operations.ts';
 import { listTemplates } from '../../src/core/templates/operations.ts';
 import {
@@ -376,6 +377,22 @@ export const OPERATION_ENDPOINTS: OperationEndpoint[] = [
     method: 'GET',
     path: '/api/v1/social-accounts',
     operation: listSocialAccounts,
+  },
+  {
+    // The fuzzed world configures no platform app, so a valid request is 422 platform_not_configured.
+    name: 'POST /api/v1/social-accounts/connect',
+    method: 'POST',
+    path: '/api/v1/social-accounts/connect',
+    operation: startAccountConnection,
+    body: 'required',
+    valid: () =>
+      fc.record(
+        {
+          platform: fc.constantFrom('twitter', 'linkedin', ' LinkedIn '),
+          return_url: fc.constantFrom('https://app.example.test/done', 'http://localhost:8080/cb?x=1'),
+        },
+        { requiredKeys: ['platform'] },
+      ),
   },
   { name: 'GET /api/v1/brand-profile', method: 'GET', path: '/api/v1/brand-profile', operation: getBrandProfile },
   {

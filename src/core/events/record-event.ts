@@ -3,9 +3,10 @@ import { events } from '../../../db/schema/index.ts';
 import { prefixedId } from '../ids.ts';
 
 /**
- * The eleven subscribable names. Two are reserved, accepted in subscriptions but never emitted:
- * `campaign.paused` and `social_account.connected`. `campaign.completed` is emitted when the service
- * completes a campaign (campaigns/completion.ts).
+ * The eleven subscribable names. One is reserved, accepted in subscriptions but never emitted:
+ * `campaign.paused`. `campaign.completed` is emitted when the service completes a campaign
+ * (campaigns/completion.ts), `social_account.connected` when an OAuth connection completes
+ * (social-accounts/connect.ts).
  */
 export const EVENT_TYPES = [
   'content.created',

@@ -3,7 +3,7 @@ import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
 import { PLATFORMS, socialAccounts } from '../../../db/schema/index.ts';
-import { getWorkspace } from '../accounts/workspaces.ts';
+import { getWorkspace, type Workspace } from '../accounts/workspaces.ts';
 import type { Runtime } from '../context.ts';
 import { ServiceError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -92,7 +92,8 @@ export const randomPlatformUserId = (): string =>
  * `created_at`). Without a platform user id, an account of the workspace with the same platform and
  * username (case-insensitive) is taken to be the same one; otherwise a random id is made up.
  * `platforms_limit` caps the active accounts of the workspace (all platforms together). No event:
- * `social_account.connected` is reserved: accepted in subscriptions, never emitted.
+ * `social_account.connected` tells of OAuth connections (connect.ts), and an admin-made sandbox
+ * account is not one.
  */
 export function connectSocialAccount(runtime: Runtime, input: ConnectSocialAccountInput): SocialAccountResource {
   const parsed = ConnectInput.safeParse({
@@ -120,17 +121,7 @@ export function connectSocialAccount(runtime: Runtime, input: ConnectSocialAccou
       .orderBy(desc(socialAccounts.connectedAt), desc(socialAccounts.id))
       .get();
 
-    if (!existing?.isActive) {
-      const active = countActiveAccounts(db, workspace.id);
-      const limit = workspace.features.platforms_limit;
-      if (active >= limit) {
-        throw new ServiceError(
-          'quota_exceeded',
-          `The ${workspace.plan} plan allows ${limit} active social accounts (platforms_limit) and the workspace has ${active}; ` +
-            'disconnect one or move to a larger plan first.',
-        );
-      }
-    }
+    if (!existing?.isActive) assertRoomForAnotherAccount(db, workspace);
 
     if (existing) {
       return toSocialAccountResource(
@@ -235,6 +226,22 @@ const statements = preparedStatements((db) => ({
     .orderBy(desc(socialAccounts.isActive), desc(socialAccounts.connectedAt), desc(socialAccounts.id))
     .prepare(),
 }));
+
+/**
+ * Throws quota_exceeded when the workspace already has as many active accounts as its plan's
+ * platforms_limit: one more (a new account, or an inactive one made active again) would pass it.
+ */
+export function assertRoomForAnotherAccount(db: Db, workspace: Workspace): void {
+  const active = countActiveAccounts(db, workspace.id);
+  const limit = workspace.features.platforms_limit;
+  if (active >= limit) {
+    throw new ServiceError(
+      'quota_exceeded',
+      `The ${workspace.plan} plan allows ${limit} active social accounts (platforms_limit) and the workspace has ${active}; ` +
+        'disconnect one or move to a larger plan first.',
+    );
+  }
+}
 
 /** The active accounts of a workspace, all platforms together: what platforms_limit caps. */
 export function countActiveAccounts(db: Db, workspaceId: string): number {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PLATFORMS, SOCIAL_ACCOUNT_MODES, SOCIAL_ACCOUNT_STATUSES } from '../../../db/schema/index.ts';
 import { dateTimeOutput } from '../dates.ts';
+import { LIVE_PLATFORMS } from '../publishing/live/providers.ts';
 
 /** The social account resource. */
 export const SocialAccountResource = z
@@ -41,6 +42,21 @@ export const SocialAccountResource = z
     created_at: dateTimeOutput,
   })
   .meta({ id: 'SocialAccount' });
+
+/** The answer of POST /social-accounts/connect: where to send the user to consent. */
+export const SocialAccountConnect = z
+  .object({
+    object: z.literal('social_account_connect'),
+    platform: z.enum(LIVE_PLATFORMS),
+    authorize_url: z
+      .url()
+      .describe(
+        "The platform's consent page. Open it in the user's browser; the platform sends the user back to " +
+          '/callbacks/{platform}/oauth, which connects the account. Works once.',
+      ),
+    expires_at: dateTimeOutput.describe('The URL must be used by then (15 minutes after it was made).'),
+  })
+  .meta({ id: 'SocialAccountConnect' });
 
 /** The answers of the platform operators' callbacks (Meta's format; see deauthorization.ts). */
 export const DeauthorizeAnswer = z.object({ success: z.literal(true) });

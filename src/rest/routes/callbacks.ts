@@ -1,14 +1,17 @@
-import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
+import express, { type ErrorRequestHandler, type RequestHandler, type Response, type Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
+import { PLATFORM_NAMES } from '../../core/publishing/live/clients.ts';
 import { ServiceError } from '../../core/errors.ts';
 import {
   getDataDeletionRequest,
   handlePlatformCallback,
   type CallbackKind,
 } from '../../core/social-accounts/deauthorization.ts';
+import { completeConnection, type ConnectionOutcome } from '../../core/social-accounts/connect.ts';
 import { DataDeletionAnswer, DataDeletionStatus, DeauthorizeAnswer } from '../../core/social-accounts/schemas.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
 import { requireBodyType } from '../handle.ts';
+import { messagePage } from '../pages.ts';
 
 /** Platforms post form-encoded bodies; anything else would parse to nothing and read as "missing". */
 const requireFormBody = requireBodyType(
@@ -72,12 +75,115 @@ const signedRequestBody = {
   },
 };
 
+/** The status of each refusal: the core names what went wrong, the door picks the status. */
+const REFUSAL_STATUS = {
+  unknown_platform: 404,
+  invalid_state: 400,
+  quota_exceeded: 403,
+  platform_failed: 502,
+} as const;
+
+/** The return URL with `params` set in its query (replacing any of the same name). */
+function withQuery(returnUrl: string, params: Record<string, string>): string {
+  const url = new URL(returnUrl);
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  return url.toString();
+}
+
+/**
+ * How a callback outcome is answered: a 303 to the return URL when the connection had one (on
+ * success or cancellation), else a small page. Never cached, and never sent on as a Referer: the
+ * callback's URL carried a code and a state.
+ */
+function sendOutcome(res: Response, outcome: ConnectionOutcome): void {
+  res.set({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+  const page = (status: number, title: string, message: string) =>
+    void res.status(status).type('html').send(messagePage(title, message));
+  switch (outcome.outcome) {
+    case 'connected': {
+      const { account, workspaceName, returnUrl } = outcome;
+      if (returnUrl) {
+        return res.redirect(303, withQuery(returnUrl, { social_account_id: account.id, platform: account.platform }));
+      }
+      const handle = account.platform === 'twitter' ? `@${account.username}` : account.username;
+      return page(200, 'Account connected', `Connected ${handle} to ${workspaceName}; you can close this tab.`);
+    }
+    case 'cancelled': {
+      if (outcome.returnUrl) {
+        return res.redirect(303, withQuery(outcome.returnUrl, { error: 'access_denied', platform: outcome.platform }));
+      }
+      const name = PLATFORM_NAMES[outcome.platform];
+      return page(
+        200,
+        'Connection cancelled',
+        `The ${name} connection was cancelled; no account was connected. You can close this tab.`,
+      );
+    }
+    case 'refused':
+      return page(REFUSAL_STATUS[outcome.reason], 'Connection failed', `${outcome.message} No account was connected.`);
+  }
+}
+
+const htmlPage = (description: string) => ({ description, mediaType: 'text/html' });
+
 /**
  * The platform operators' deauthorize and data-deletion callbacks and the deletion status page:
  * unauthenticated (the signature is the authentication), outside /api/v1, no rate-limit bucket (they
  * belong to no workspace).
  */
 export const callbackEndpoints = [
+  publicEndpoint({
+    method: 'get',
+    path: '/callbacks/:platform/oauth',
+    summary: 'OAuth callback: finish connecting a live account',
+    description:
+      'Where the platform sends the user after the consent page opened from POST /api/v1/social-accounts/connect. ' +
+      'Exchanges the code, reads the profile, connects the account (a reconnect keeps its id) and emits ' +
+      'social_account.connected. Answers a page for a person, or a 303 to the return_url given at connect. ' +
+      'On any failure nothing is stored.',
+    handlers: (runtime) => [
+      (async (req, res) => {
+        sendOutcome(
+          res,
+          await completeConnection(runtime, req.params.platform as string, req.query as Record<string, unknown>),
+        );
+      }) satisfies RequestHandler,
+    ],
+    parameters: [
+      {
+        name: 'platform',
+        in: 'path',
+        description: 'twitter or linkedin.',
+        schema: { type: 'string' },
+      },
+      {
+        name: 'code',
+        in: 'query',
+        description: 'The authorization code, from the platform.',
+        schema: { type: 'string' },
+      },
+      { name: 'state', in: 'query', description: 'The state the authorize URL carried.', schema: { type: 'string' } },
+      {
+        name: 'error',
+        in: 'query',
+        description:
+          'Set by the platform instead of code when the user declined (access_denied, user_cancelled_authorize).',
+        schema: { type: 'string' },
+      },
+    ],
+    responses: {
+      200: htmlPage('The account is connected ("Connected @handle to <workspace>"), or the user cancelled.'),
+      303: {
+        description:
+          'To the return_url given at connect: with social_account_id and platform added on success, with error=access_denied (and platform) when the user cancelled.',
+      },
+      400: htmlPage('The state is missing, unknown, expired or already used, or no code came.'),
+      403: htmlPage("Connecting the account would pass the workspace's platforms_limit."),
+      404: htmlPage('The platform has no OAuth connection.'),
+      502: htmlPage('The platform refused the authorization or the code, or could not be reached.'),
+    },
+    errors: [],
+  }),
   publicEndpoint({
     method: 'post',
     path: '/callbacks/:platform/deauthorize',

@@ -1,8 +1,9 @@
 import type { Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
 import { listEnvelope } from '../../core/pagination.ts';
+import { startAccountConnection } from '../../core/social-accounts/connect.ts';
 import { listSocialAccounts } from '../../core/social-accounts/operations.ts';
-import { SocialAccountResource } from '../../core/social-accounts/schemas.ts';
+import { SocialAccountConnect, SocialAccountResource } from '../../core/social-accounts/schemas.ts';
 import { operationEndpoint, routerFor } from '../endpoints.ts';
 
 export const socialAccountEndpoints = [
@@ -14,6 +15,20 @@ export const socialAccountEndpoints = [
     operation: listSocialAccounts,
     input: 'query',
     response: listEnvelope(SocialAccountResource),
+  }),
+  operationEndpoint({
+    method: 'post',
+    path: '/social-accounts/connect',
+    summary: 'Start connecting a live account over OAuth',
+    description:
+      "Answers the platform's consent URL for the user to open. The platform sends the user back to " +
+      'GET /callbacks/{platform}/oauth, which connects the account (live, active) and emits social_account.connected. ' +
+      'The URL works once, for 15 minutes, and only for this workspace.',
+    operation: startAccountConnection,
+    input: 'body',
+    status: 201,
+    response: SocialAccountConnect,
+    errors: ['platform_not_configured', 'quota_exceeded'],
   }),
 ];
 

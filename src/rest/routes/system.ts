@@ -5,9 +5,7 @@ import type { Runtime } from '../../core/context.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../core/errors.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
 import { ERROR_STATUS } from '../errors.ts';
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+import { escapeHtml } from '../pages.ts';
 
 const Health = z.object({
   status: z.literal('ok'),

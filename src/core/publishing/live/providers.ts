@@ -1,0 +1,34 @@
+/**
+ * Which platforms have a live client, and each one's OAuth steps and registered app as configured.
+ * The connect flow and the publishing framework both start here, so a platform is live in one place.
+ */
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import { linkedInOAuth } from './linkedin/oauth.ts';
+import type { OAuthApp, OAuthProvider } from './platform-client.ts';
+import { xOAuth } from './x/oauth.ts';
+
+export const LIVE_PLATFORMS = ['twitter', 'linkedin'] as const;
+
+type LivePlatform = (typeof LIVE_PLATFORMS)[number];
+
+const isLive = (platform: string): platform is LivePlatform => (LIVE_PLATFORMS as readonly string[]).includes(platform);
+
+/** The platform's OAuth steps, against its configured hosts; null when the platform has no live client. */
+export function oauthProvider(config: Config, clock: Clock, platform: string): OAuthProvider | null {
+  if (!isLive(platform)) return null;
+  const timeoutMs = config.publishing.platformTimeoutSeconds * 1000;
+  const hosts = config.live[platform];
+  return platform === 'twitter' ? xOAuth(hosts, timeoutMs, clock) : linkedInOAuth(hosts, timeoutMs, clock);
+}
+
+/**
+ * The registered app of a live platform, with the callback URL the service serves; null when the
+ * platform has no live client or its client id or secret is unset.
+ */
+export function oauthApp(config: Config, platform: string): OAuthApp | null {
+  if (!isLive(platform)) return null;
+  const { clientId, clientSecret } = config.live[platform];
+  if (!clientId || !clientSecret) return null;
+  return { clientId, clientSecret, redirectUri: `${config.publicBaseUrl}/callbacks/${platform}/oauth` };
+}

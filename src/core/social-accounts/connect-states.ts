@@ -1,0 +1,101 @@
+/**
+ * The pending OAuth connections: one row per authorize URL handed out, keyed by the SHA-256 of its
+ * `state` (the state itself is never stored, so a database reader cannot finish someone's
+ * connection), bound to the workspace that asked, holding the PKCE verifier encrypted. A state is
+ * good for 15 minutes and once: the callback deletes the row as it reads it.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { eq, lte } from 'drizzle-orm';
+import { oauthConnectStates, type Platform } from '../../../db/schema/index.ts';
+import type { Runtime } from '../context.ts';
+import { decryptSecret, encryptSecret } from '../secrets.ts';
+
+export const CONNECT_STATE_TTL_MS = 15 * 60 * 1000;
+
+/** 256 bits each: far past guessing. A verifier of 32 bytes is 43 base64url characters, within RFC 7636's 43 to 128. */
+const STATE_BYTES = 32;
+const VERIFIER_BYTES = 32;
+/** Ours are 43 characters; anything much longer is not one of ours and is not worth hashing. */
+const MAX_STATE_LENGTH = 128;
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
+const stateHash = (state: string) => sha256(state).toString('hex');
+
+export interface NewConnectState {
+  state: string;
+  /** The PKCE S256 challenge, when the platform takes PKCE. */
+  codeChallenge?: string;
+  expiresAt: Date;
+}
+
+type StateRuntime = Pick<Runtime, 'db' | 'config' | 'clock'>;
+
+/** Makes and stores a fresh state (and, with `pkce`, a verifier whose challenge goes into the authorize URL). */
+export function createConnectState(
+  runtime: StateRuntime,
+  request: { workspaceId: string; platform: Platform; returnUrl: string | null; pkce: boolean },
+): NewConnectState {
+  const now = runtime.clock.now();
+  const state = randomBytes(STATE_BYTES).toString('base64url');
+  const verifier = request.pkce ? randomBytes(VERIFIER_BYTES).toString('base64url') : null;
+  const expiresAt = new Date(now.getTime() + CONNECT_STATE_TTL_MS);
+  runtime.db
+    .insert(oauthConnectStates)
+    .values({
+      stateHash: stateHash(state),
+      workspaceId: request.workspaceId,
+      platform: request.platform,
+      codeVerifierEncrypted: verifier === null ? null : encryptSecret(runtime.config, verifier),
+      returnUrl: request.returnUrl,
+      expiresAt,
+      createdAt: now,
+    })
+    .run();
+  return {
+    state,
+    ...(verifier !== null && { codeChallenge: sha256(verifier).toString('base64url') }),
+    expiresAt,
+  };
+}
+
+export interface ConsumedConnectState {
+  workspaceId: string;
+  platform: Platform;
+  codeVerifier: string | null;
+  returnUrl: string | null;
+}
+
+export type ConsumeResult = { ok: true; pending: ConsumedConnectState } | { ok: false; reason: 'unknown' | 'expired' };
+
+/**
+ * Takes a state for good: one DELETE … RETURNING, so of two callbacks racing with the same state only
+ * one gets it. A state made for another platform's callback is taken too (it is spent either way) but
+ * answered as unknown; an expired one as expired.
+ */
+export function consumeConnectState(runtime: StateRuntime, platform: string, state: unknown): ConsumeResult {
+  if (typeof state !== 'string' || state === '' || state.length > MAX_STATE_LENGTH)
+    return { ok: false, reason: 'unknown' };
+  const row = runtime.db
+    .delete(oauthConnectStates)
+    .where(eq(oauthConnectStates.stateHash, stateHash(state)))
+    .returning()
+    .get();
+  if (!row || row.platform !== platform) return { ok: false, reason: 'unknown' };
+  if (row.expiresAt.getTime() <= runtime.clock.now().getTime()) return { ok: false, reason: 'expired' };
+  return {
+    ok: true,
+    pending: {
+      workspaceId: row.workspaceId,
+      platform: row.platform,
+      codeVerifier:
+        row.codeVerifierEncrypted === null ? null : decryptSecret(runtime.config, row.codeVerifierEncrypted),
+      returnUrl: row.returnUrl,
+    },
+  };
+}
+
+/** Maintenance: removes the states nobody came back with. Answers how many went. */
+export function pruneExpiredConnectStates(runtime: Pick<Runtime, 'db' | 'clock'>): number {
+  return runtime.db.delete(oauthConnectStates).where(lte(oauthConnectStates.expiresAt, runtime.clock.now())).run()
+    .changes;
+}

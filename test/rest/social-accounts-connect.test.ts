@@ -1,0 +1,459 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { oauthConnectStates, socialAccounts } from '../../db/schema/index.ts';
+import { startFakeLinkedIn, type FakeLinkedIn } from '../../fakes/linkedin.ts';
+import { startFakeX, type FakeX } from '../../fakes/x.ts';
+import { runAdmin } from '../../src/cli/admin.ts';
+import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
+import { readTokens } from '../../src/core/social-accounts/tokens.ts';
+import { runMaintenance } from '../../src/jobs/maintenance.ts';
+import { makeWorkspace } from '../helpers/factories.ts';
+import { call, readReply, startTestServer, useRestTestbed } from '../helpers/http.ts';
+import { BASE_URL, baseEnv, eventsOf, expectError } from '../helpers/rest-expect.ts';
+import { testRuntime } from '../helpers/runtime.ts';
+
+const X_APP_SECRET = 'x-app-secret-for-deauthorize-tests';
+
+/**
+ * Connecting live accounts over OAuth, end to end over HTTP: the service's REST app, and the fake X
+ * and LinkedIn as the platforms (their consent pages approve at once as the scripted user).
+ */
+describe('connecting accounts over OAuth', () => {
+  let x: FakeX;
+  let linkedIn: FakeLinkedIn;
+  const env: Record<string, string> = { ...baseEnv, TWITTER_APP_SECRET: X_APP_SECRET };
+  const bed = useRestTestbed({ env });
+  // The fakes run on the service's test clock, so moving it moves token expiry on both sides.
+  const now = () => (bed.runtime ? bed.runtime.clock.now().getTime() : Date.now());
+
+  beforeAll(async () => {
+    x = await startFakeX({ now });
+    linkedIn = await startFakeLinkedIn({ now });
+    Object.assign(env, {
+      X_CLIENT_ID: x.clientId,
+      X_CLIENT_SECRET: x.clientSecret,
+      X_AUTH_BASE_URL: x.url,
+      X_API_BASE_URL: x.url,
+      LINKEDIN_CLIENT_ID: linkedIn.clientId,
+      LINKEDIN_CLIENT_SECRET: linkedIn.clientSecret,
+      LINKEDIN_AUTH_BASE_URL: linkedIn.url,
+      LINKEDIN_API_BASE_URL: linkedIn.url,
+    });
+  });
+  afterAll(async () => {
+    await x.close();
+    await linkedIn.close();
+  });
+  afterEach(() => {
+    x.script.denyConsent(false);
+    linkedIn.script.denyConsent(false);
+    x.script.loginAs(x.users[0]!.id);
+    linkedIn.script.loginAs(linkedIn.members[0]!.sub);
+  });
+
+  const connect = (body: Record<string, unknown>, headers = bed.ws.headers) =>
+    call(bed.server, 'POST', '/api/v1/social-accounts/connect', { headers, body });
+
+  /** The fake's consent step: it approves (or refuses) at once and redirects to the callback. */
+  async function consent(authorizeUrl: string): Promise<string> {
+    const res = await fetch(authorizeUrl, { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    const location = new URL(res.headers.get('location')!);
+    expect(location.origin).toBe(BASE_URL);
+    return location.pathname + location.search;
+  }
+
+  const callback = async (pathAndQuery: string) =>
+    readReply(await bed.server.request(pathAndQuery, { redirect: 'manual' }));
+
+  async function connectThrough(platform: string, body: Record<string, unknown> = {}) {
+    const started = await connect({ platform, ...body });
+    expect(started.status).toBe(201);
+    const back = await consent(started.body.authorize_url);
+    return { started, back, answer: await callback(back) };
+  }
+
+  const rows = () => bed.runtime.db.select().from(socialAccounts).all();
+  const connectedEvents = () => eventsOf(bed.runtime).filter((event) => event.type === 'social_account.connected');
+  const expectNothingStored = () => {
+    expect(rows()).toEqual([]);
+    expect(connectedEvents()).toEqual([]);
+  };
+  const listAccounts = () => call(bed.server, 'GET', '/api/v1/social-accounts', { headers: bed.ws.headers });
+
+  const platforms = [
+    {
+      platform: 'twitter',
+      fake: () => x,
+      user: () => ({ id: x.users[0]!.id, username: 'fake_author', name: 'Fake Author' }),
+      handle: '@fake_author',
+      scopes: ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access'],
+      profileUrl: 'https://x.com/fake_author',
+      tokenLifetimeMs: 2 * 3600 * 1000,
+      hasRefreshToken: true,
+      cancelledWith: 'access_denied',
+    },
+    {
+      platform: 'linkedin',
+      fake: () => linkedIn,
+      user: () => ({ id: linkedIn.members[0]!.sub, username: 'Fake Member', name: 'Fake Member' }),
+      handle: 'Fake Member',
+      scopes: ['openid', 'profile', 'w_member_social'],
+      profileUrl: null,
+      tokenLifetimeMs: 60 * 86_400 * 1000,
+      hasRefreshToken: false,
+      cancelledWith: 'user_cancelled_authorize',
+    },
+  ] as const;
+
+  describe.each(platforms)('$platform', (p) => {
+    it('connect, consent, callback: a live, active account with its scopes, profile and encrypted tokens', async () => {
+      const started = await connect({ platform: p.platform });
+      expect(started.status).toBe(201);
+      expect(started.body).toEqual({
+        object: 'social_account_connect',
+        platform: p.platform,
+        authorize_url: expect.any(String),
+        expires_at: new Date(now() + 15 * 60 * 1000).toISOString(),
+      });
+      const authorize = new URL(started.body.authorize_url);
+      const query = Object.fromEntries(authorize.searchParams);
+      expect(query).toMatchObject({
+        response_type: 'code',
+        client_id: p.fake().clientId,
+        redirect_uri: `${BASE_URL}/callbacks/${p.platform}/oauth`,
+        scope: p.scopes.join(' '),
+      });
+      expect(query.state).toMatch(/^[A-Za-z0-9_-]{43,}$/);
+      if (p.platform === 'twitter') {
+        expect(query).toMatchObject({
+          code_challenge_method: 'S256',
+          code_challenge: expect.stringMatching(/^[\w-]{43}$/),
+        });
+      } else {
+        expect(query.code_challenge).toBeUndefined();
+      }
+      // The state is stored only as its hash.
+      expect(JSON.stringify(bed.runtime.db.select().from(oauthConnectStates).all())).not.toContain(query.state);
+
+      const answer = await callback(await consent(started.body.authorize_url));
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toMatch(/^text\/html; charset=utf-8/);
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+      expect(answer.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(answer.body).toContain(`Connected ${p.handle} to ${bed.ws.workspace.name}; you can close this tab.`);
+
+      const tokenCall = p.fake().log.last('token')!;
+      expect(tokenCall.status).toBe(200);
+      if (p.platform === 'twitter') expect(tokenCall.body).toMatchObject({ code_verifier: expect.any(String) });
+      const issued = tokenCall.responseBody as { access_token: string; refresh_token?: string };
+
+      const list = await listAccounts();
+      expect(list.body.data).toEqual([
+        expect.objectContaining({
+          platform: p.platform,
+          platform_user_id: p.user().id,
+          username: p.user().username,
+          display_name: p.user().name,
+          mode: 'live',
+          status: 'active',
+          is_active: true,
+          scopes: [...p.scopes],
+          profile_url: p.profileUrl,
+          token_expires_at: new Date(now() + p.tokenLifetimeMs).toISOString(),
+        }),
+      ]);
+
+      const [row] = rows();
+      expect(row!.accessTokenEncrypted).not.toContain(issued.access_token);
+      expect(readTokens(bed.runtime, row!.id)).toMatchObject({
+        accessToken: issued.access_token,
+        refreshToken: p.hasRefreshToken ? issued.refresh_token : null,
+      });
+      // No answer of the flow carries a token or the client secret.
+      for (const text of [JSON.stringify(started.body), String(answer.body), JSON.stringify(list.body)]) {
+        expect(text).not.toContain(issued.access_token);
+        if (issued.refresh_token) expect(text).not.toContain(issued.refresh_token);
+        expect(text).not.toContain(p.fake().clientSecret);
+      }
+
+      expect(connectedEvents()).toEqual([
+        expect.objectContaining({
+          workspaceId: bed.ws.workspace.id,
+          data: {
+            platform: p.platform,
+            account: { id: row!.id, platform_user_id: p.user().id, platform_username: p.user().username },
+            reconnected: false,
+          },
+        }),
+      ]);
+    });
+
+    it('a reconnect of the same user keeps the account id and replaces its tokens', async () => {
+      await connectThrough(p.platform);
+      const [first] = rows();
+      const firstToken = readTokens(bed.runtime, first!.id)!.accessToken;
+      bed.runtime.db.update(socialAccounts).set({ status: 'needs_reconnect' }).run();
+      bed.runtime.clock.advance(60_000);
+
+      const { answer } = await connectThrough(p.platform);
+      expect(answer.status).toBe(200);
+      const [again] = rows();
+      expect(rows()).toHaveLength(1);
+      expect(again).toMatchObject({ id: first!.id, status: 'active', createdAt: first!.createdAt });
+      expect(again!.connectedAt.getTime()).toBe(first!.connectedAt.getTime() + 60_000);
+      expect(readTokens(bed.runtime, again!.id)!.accessToken).not.toBe(firstToken);
+      expect(connectedEvents().map((event) => (event.data as { reconnected: boolean }).reconnected)).toEqual([
+        false,
+        true,
+      ]);
+    });
+
+    it('with a return_url, the callback answers 303 to it with social_account_id and platform added', async () => {
+      const { answer } = await connectThrough(p.platform, { return_url: 'https://app.example.com/done?tab=accounts' });
+      expect(answer.status).toBe(303);
+      const location = new URL(answer.headers.get('location')!);
+      expect(`${location.origin}${location.pathname}`).toBe('https://app.example.com/done');
+      expect(Object.fromEntries(location.searchParams)).toEqual({
+        tab: 'accounts',
+        social_account_id: rows()[0]!.id,
+        platform: p.platform,
+      });
+      expect(answer.headers.get('referrer-policy')).toBe('no-referrer');
+    });
+
+    it('a user who declines gets a "cancelled" page (or a 303 with error=access_denied), and nothing is stored', async () => {
+      p.fake().script.denyConsent();
+      const tokenCallsBefore = p.fake().log.calls('token').length;
+      const { back, answer } = await connectThrough(p.platform);
+      expect(new URL(back, BASE_URL).searchParams.get('error')).toBe(p.cancelledWith);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toContain('was cancelled');
+
+      const redirected = await connectThrough(p.platform, { return_url: 'https://app.example.com/done' });
+      expect(redirected.answer.status).toBe(303);
+      const location = new URL(redirected.answer.headers.get('location')!);
+      expect(Object.fromEntries(location.searchParams)).toEqual({ error: 'access_denied', platform: p.platform });
+      expect(p.fake().log.calls('token')).toHaveLength(tokenCallsBefore);
+      expectNothingStored();
+    });
+
+    it('a failed code exchange answers a 502 page and stores nothing', async () => {
+      const fake = p.fake();
+      fake.script.unavailable('token', 1);
+      const { answer } = await connectThrough(p.platform);
+      expect(answer.status).toBe(502);
+      expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(answer.body).toContain('503');
+      expectNothingStored();
+    });
+  });
+
+  describe('refusals at the callback', () => {
+    it('a forged state answers 400 without calling the platform, and stores nothing', async () => {
+      const tokenCallsBefore = x.log.calls('token').length;
+      const answer = await callback('/callbacks/twitter/oauth?code=anything&state=forged-state-value');
+      expect(answer.status).toBe(400);
+      expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(answer.body).toContain('not valid');
+      expect(x.log.calls('token')).toHaveLength(tokenCallsBefore);
+      expectNothingStored();
+    });
+
+    it('a missing state answers 400', async () => {
+      expect((await callback('/callbacks/twitter/oauth?code=anything')).status).toBe(400);
+      expectNothingStored();
+    });
+
+    it('a reused state answers 400 and changes nothing', async () => {
+      const { back, answer } = await connectThrough('twitter');
+      expect(answer.status).toBe(200);
+      const before = rows();
+      const replay = await callback(back);
+      expect(replay.status).toBe(400);
+      expect(rows()).toEqual(before);
+      expect(connectedEvents()).toHaveLength(1);
+    });
+
+    it("a state made for one platform does not pass at another's callback", async () => {
+      const started = await connect({ platform: 'twitter' });
+      const back = await consent(started.body.authorize_url);
+      const answer = await callback(back.replace('/callbacks/twitter/', '/callbacks/linkedin/'));
+      expect(answer.status).toBe(400);
+      expectNothingStored();
+    });
+
+    it('an expired state (past 15 minutes) answers 400 and stores nothing', async () => {
+      const started = await connect({ platform: 'twitter' });
+      bed.runtime.clock.advance(15 * 60 * 1000 + 1);
+      const answer = await callback(await consent(started.body.authorize_url));
+      expect(answer.status).toBe(400);
+      expect(answer.body).toContain('expired');
+      expectNothingStored();
+    });
+
+    it('a bad code answers 502 and stores nothing', async () => {
+      const started = await connect({ platform: 'linkedin' });
+      const back = new URL(await consent(started.body.authorize_url), BASE_URL);
+      back.searchParams.set('code', 'not-a-code-linkedin-issued');
+      const answer = await callback(back.pathname + back.search);
+      expect(answer.status).toBe(502);
+      expect(answer.body).toContain('invalid_request');
+      expectNothingStored();
+    });
+
+    it('a platform without OAuth answers a 404 page', async () => {
+      const answer = await callback('/callbacks/instagram/oauth?code=a&state=b');
+      expect(answer.status).toBe(404);
+      expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
+    });
+
+    it('names are HTML-escaped on the page', async () => {
+      const ws = makeWorkspace(bed.runtime, { name: '<script>alert(1)</script> & Co' });
+      const started = await connect({ platform: 'twitter' }, ws.headers);
+      const answer = await callback(await consent(started.body.authorize_url));
+      expect(answer.status).toBe(200);
+      expect(answer.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co');
+      expect(answer.body).not.toContain('<script>');
+    });
+  });
+
+  describe('refusals at connect', () => {
+    it('an unknown platform, or one without a live client, is invalid_body naming the live platforms', async () => {
+      for (const platform of ['myspace', 'instagram']) {
+        const res = await connect({ platform });
+        expectError(res, 400, 'invalid_body', { details: true });
+        expect(res.body.error.details.fieldErrors.platform[0]).toContain('twitter, linkedin');
+      }
+    });
+
+    it('return_url must be an absolute http(s) URL', async () => {
+      for (const returnUrl of ['/relative', 'ftp://files.example.com/x', 'javascript:alert(1)']) {
+        expectError(await connect({ platform: 'twitter', return_url: returnUrl }), 400, 'invalid_body', {
+          details: true,
+        });
+      }
+      expect(bed.runtime.db.select().from(oauthConnectStates).all()).toEqual([]);
+    });
+
+    it('platform_not_configured (422) names the variables when the credentials are unset', async () => {
+      const runtime = testRuntime({ env: baseEnv });
+      const server = await startTestServer(runtime);
+      try {
+        const ws = makeWorkspace(runtime);
+        for (const [platform, variables] of [
+          ['twitter', ['X_CLIENT_ID', 'X_CLIENT_SECRET']],
+          ['linkedin', ['LINKEDIN_CLIENT_ID', 'LINKEDIN_CLIENT_SECRET']],
+        ] as const) {
+          const res = await call(server, 'POST', '/api/v1/social-accounts/connect', {
+            headers: ws.headers,
+            body: { platform },
+          });
+          expectError(res, 422, 'platform_not_configured');
+          for (const variable of variables) expect(res.body.error.message).toContain(variable);
+        }
+        expect(runtime.db.select().from(oauthConnectStates).all()).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    });
+  });
+
+  describe('platforms_limit', () => {
+    /** The starter plan allows 3 active accounts. */
+    function starterWorkspace() {
+      const ws = makeWorkspace(bed.runtime, { plan: 'starter' });
+      const sandbox = (username: string) =>
+        connectSocialAccount(bed.runtime, { workspaceId: ws.workspace.id, platform: 'facebook', username });
+      return { ws, sandbox };
+    }
+
+    it('connecting past the limit answers 403 quota_exceeded at connect', async () => {
+      const { ws, sandbox } = starterWorkspace();
+      sandbox('one');
+      sandbox('two');
+      sandbox('three');
+      expectError(await connect({ platform: 'twitter' }, ws.headers), 403, 'quota_exceeded');
+    });
+
+    it('and again at the callback, when the limit was reached in between: nothing stored', async () => {
+      const { ws, sandbox } = starterWorkspace();
+      sandbox('one');
+      sandbox('two');
+      const started = await connect({ platform: 'twitter' }, ws.headers);
+      expect(started.status).toBe(201);
+      sandbox('three');
+      const answer = await callback(await consent(started.body.authorize_url));
+      expect(answer.status).toBe(403);
+      expect(answer.body).toContain('platforms_limit');
+      expect(rows().filter((row) => row.mode === 'live')).toEqual([]);
+      expect(connectedEvents()).toEqual([]);
+    });
+
+    it('a reconnect of an active account at the limit is not a new one', async () => {
+      const { ws, sandbox } = starterWorkspace();
+      sandbox('one');
+      sandbox('two');
+      const first = await connect({ platform: 'twitter' }, ws.headers);
+      expect((await callback(await consent(first.body.authorize_url))).status).toBe(200);
+      const again = await connect({ platform: 'twitter' }, ws.headers);
+      expect(again.status).toBe(201);
+      expect((await callback(await consent(again.body.authorize_url))).status).toBe(200);
+      expect(rows().filter((row) => row.workspaceId === ws.workspace.id)).toHaveLength(3);
+    });
+  });
+
+  it('maintenance removes the states nobody came back with, once expired', async () => {
+    await connect({ platform: 'twitter' });
+    await connect({ platform: 'linkedin' });
+    expect((await runMaintenance(bed.runtime)).expiredConnectStates).toBe(0);
+    bed.runtime.clock.advance(15 * 60 * 1000);
+    expect((await runMaintenance(bed.runtime)).expiredConnectStates).toBe(2);
+    expect(bed.runtime.db.select().from(oauthConnectStates).all()).toEqual([]);
+  });
+
+  it("the platform's deauthorize callback disconnects a live account", async () => {
+    await connectThrough('twitter');
+    const payload = Buffer.from(JSON.stringify({ algorithm: 'HMAC-SHA256', user_id: x.users[0]!.id })).toString(
+      'base64url',
+    );
+    const signature = createHmac('sha256', X_APP_SECRET).update(payload).digest('base64url');
+    const res = await call(bed.server, 'POST', '/callbacks/twitter/deauthorize', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      rawBody: new URLSearchParams({ signed_request: `${signature}.${payload}` }).toString(),
+    });
+    expect(res.status).toBe(200);
+    expect(rows()).toEqual([expect.objectContaining({ mode: 'live', status: 'disconnected', isActive: false })]);
+    expect(eventsOf(bed.runtime).map((event) => event.type)).toEqual([
+      'social_account.connected',
+      'social_account.disconnected',
+    ]);
+  });
+
+  it('admin connect-url prints {authorize_url}, which connects the account', async () => {
+    const out: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((line: string) => void out.push(line));
+    try {
+      const code = await runAdmin(bed.runtime, [
+        'connect-url',
+        '--workspace',
+        bed.ws.workspace.id,
+        '--platform',
+        'linkedin',
+        '--return-url',
+        'https://app.example.com/done',
+        '--json',
+      ]);
+      expect(code).toBe(0);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    const printed = JSON.parse(out.at(-1)!);
+    expect(Object.keys(printed)).toEqual(['authorize_url']);
+    const answer = await callback(await consent(printed.authorize_url));
+    expect(answer.status).toBe(303);
+    expect(rows()).toEqual([
+      expect.objectContaining({ workspaceId: bed.ws.workspace.id, platform: 'linkedin', mode: 'live' }),
+    ]);
+  });
+});
