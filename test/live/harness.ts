@@ -127,7 +127,7 @@ export async function connectThroughConsent(world: LiveWorld, platform: LivePlat
   const page = await callback.text();
   world.bodies.push(page);
   expect(callback.status, page).toBe(200);
-  expect(page).toMatch(/Connected @/);
+  expect(page).toMatch(/Connected \S.* to /);
   const accounts = await world.api('GET', '/api/v1/social-accounts');
   const account = accounts.json.data.find((a: any) => a.platform === platform && a.mode === 'live');
   expect(account).toBeDefined();
@@ -161,7 +161,7 @@ export async function publishNow(
   });
   expect(created.status, JSON.stringify(created.json)).toBe(201);
   const published = await world.api('POST', `/api/v1/content/${created.json.id}/publish`, {});
-  expect(published.status, JSON.stringify(published.json)).toBe(200);
+  expect(published.status, JSON.stringify(published.json)).toBe(202);
   return created.json.id;
 }
 

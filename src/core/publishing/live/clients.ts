@@ -3,8 +3,11 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Runtime } from '../../context.ts';
 import type { TokenSource } from '../../social-accounts/token-lifecycle.ts';
+import { linkedInPublisher } from './linkedin/publisher.ts';
 import { liveConnector, type LiveConnector } from './live-connector.ts';
-import type { LivePlatformClient } from './platform-client.ts';
+import type { LivePlatformClient, LivePublisher } from './platform-client.ts';
+import { oauthApp, oauthProvider } from './providers.ts';
+import { xPublisher } from './x/publisher.ts';
 
 /** How messages name each platform. */
 export const PLATFORM_NAMES: Record<Platform, string> = {
@@ -15,16 +18,29 @@ export const PLATFORM_NAMES: Record<Platform, string> = {
   tiktok: 'TikTok',
 };
 
-/** The platform's real client, or null where the service has none yet. */
-export function liveClient(_config: Config, _clock: Clock, _platform: Platform): LivePlatformClient | null {
-  return null;
+/** The platform's real client against its configured hosts, or null where the service has none yet. */
+export function liveClient(config: Config, clock: Clock, platform: Platform): LivePlatformClient | null {
+  const oauth = oauthProvider(config, clock, platform);
+  const publisher = publisherFor(config, clock, platform);
+  return oauth && publisher ? { oauth, publisher } : null;
+}
+
+function publisherFor(config: Config, clock: Clock, platform: Platform): LivePublisher | null {
+  switch (platform) {
+    case 'twitter':
+      return xPublisher(config.live.twitter, { now: () => clock.now() });
+    case 'linkedin':
+      return linkedInPublisher(config.live.linkedin);
+    default:
+      return null;
+  }
 }
 
 /** What refreshing a live account's token takes, or null for a platform without a live client. */
 export function tokenSourceFor(runtime: Pick<Runtime, 'config' | 'clock'>, platform: Platform): TokenSource | null {
   const client = liveClient(runtime.config, runtime.clock, platform);
   if (!client) return null;
-  return { platformName: PLATFORM_NAMES[platform], provider: client.oauth, app: null };
+  return { platformName: PLATFORM_NAMES[platform], provider: client.oauth, app: oauthApp(runtime.config, platform) };
 }
 
 /** Each platform's live connector (made once per platform), or null where there is no live client. */
