@@ -30,6 +30,8 @@ export interface PlatformOverride {
   caption?: string;
   hashtags?: string[];
   media_urls?: string[];
+  /** TikTok only. */
+  privacy_level?: string;
 }
 
 export interface PublishResult {

@@ -42,10 +42,22 @@ const mediaUrls = z
 
 const captionText = z.string().min(1).max(MAX_CAPTION_LENGTH);
 
+/** Who may see a TikTok post; the account's allowed levels are read from TikTok before posting. */
+export const TIKTOK_PRIVACY_LEVELS = [
+  'PUBLIC_TO_EVERYONE',
+  'MUTUAL_FOLLOW_FRIENDS',
+  'FOLLOWER_OF_CREATOR',
+  'SELF_ONLY',
+] as const;
+
 const platformOverride = z.strictObject({
   caption: captionText.optional(),
   hashtags: hashtags.optional(),
   media_urls: mediaUrls.optional(),
+  privacy_level: z
+    .enum(TIKTOK_PRIVACY_LEVELS)
+    .optional()
+    .describe('TikTok only: who may see the post. Without it, the first level TikTok allows the account.'),
 });
 
 const targetPlatforms = z
@@ -64,7 +76,12 @@ const contentFields = {
   topic: z.string().max(MAX_TOPIC_LENGTH).nullable(),
   platform_specific: z
     .record(platformId, platformOverride)
-    .describe('Per-platform overrides keyed by platform id: caption, hashtags, media_urls.'),
+    .refine(
+      (overrides) =>
+        Object.entries(overrides).every(([platform, o]) => platform === 'tiktok' || o?.privacy_level === undefined),
+      'privacy_level is a TikTok setting: give it under platform_specific.tiktok only.',
+    )
+    .describe('Per-platform overrides keyed by platform id: caption, hashtags, media_urls; privacy_level for tiktok.'),
   aspect_ratio: z
     .string()
     .regex(/^\d+:\d+$/, 'Use width:height, such as 9:16.')

@@ -9,6 +9,8 @@ export interface PlatformPost {
   mediaUrls: string[];
   /** The text as posted: the caption, then the hashtags as `#tag` words. */
   text: string;
+  /** TikTok's `platform_specific.tiktok.privacy_level`, when the item sets one. */
+  privacyLevel?: string;
 }
 
 /** Who the post goes out as, and the service's reference for the attempt (a platform's client id). */

@@ -22,6 +22,7 @@ export function composePost(item: PostSource, platform: Platform): PlatformPost 
     hashtags: [...hashtags],
     mediaUrls: [...mediaUrls],
     text: postText(caption, hashtags),
+    ...(override.privacy_level && { privacyLevel: override.privacy_level }),
   };
 }
 
