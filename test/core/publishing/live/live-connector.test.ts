@@ -382,6 +382,30 @@ describe('live connector framework', () => {
     expect(attemptsFor(runtime, sentItem.id)[0]!.status).toBe('unknown');
   });
 
+  it('refuses external media on a private address (the escape unset) before any platform call', async () => {
+    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    platform.script.publish = async (session) => {
+      await session.media();
+      return session.call(
+        'create',
+        platform.seeing(() => ({ platformPostId: 'never', url: null })),
+        { create: true },
+      );
+    };
+    const item = makeContent(runtime, ws.workspace, {
+      caption: 'Private picture',
+      content_type: 'single_image',
+      media_urls: ['http://127.0.0.1:9/internal.png'],
+      target_platforms: ['twitter'],
+    });
+    publish(runtime, ws.workspace, item.id);
+    expect(await run()).toEqual(['failed']);
+    expect(contentRow(runtime, item.id)!.publishResults[0]!.error).toMatch(
+      /media URL http:\/\/127\.0\.0\.1:9\/internal\.png was refused: it reaches 127\.0\.0\.1, a loopback address/,
+    );
+    expect(platform.calls.tokensSeen).toEqual([]);
+  });
+
   it('refreshes, in the maintenance pass, the tokens that expire within the hour and no others', async () => {
     const soon = connectLiveAccount(
       runtime,

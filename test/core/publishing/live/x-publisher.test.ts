@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeX, type FakeX } from '../../../../fakes/x.ts';
 import { PlatformError, type MediaFile } from '../../../../src/core/publishing/live/platform-client.ts';
+import { xAnswerError } from '../../../../src/core/publishing/live/x/errors.ts';
 import { isSameText, xPublisher } from '../../../../src/core/publishing/live/x/publisher.ts';
 import { gif, isoMedia, jpeg, png } from '../../../fixtures/media/files.ts';
 import { testSession, type TestSession, type TestSessionOptions } from '../../../helpers/live-session.ts';
@@ -357,5 +358,25 @@ describe('X publisher: reconcile', () => {
     expect(isSameText('Launch day', 'Launch day https://t.co/xyz')).toBe(true);
     expect(isSameText('Launch day', 'Launch day, again')).toBe(false);
     expect(isSameText('Launch', 'Launch day')).toBe(false);
+  });
+});
+
+describe('X answers sorted into kinds', () => {
+  const answer = (status: number, body: unknown) =>
+    xAnswerError({ status, headers: new Headers() }, body, 'tweet', 'the post');
+
+  it('tells an app past its usage cap from an account that must reconnect', () => {
+    const capped = answer(403, {
+      title: 'UsageCapExceeded',
+      detail: 'Usage cap exceeded: Monthly product cap',
+      type: 'https://api.twitter.com/2/problems/usage-capped',
+    });
+    expect(capped.kind).toBe('content_rejected');
+    expect(capped.message).toMatch(/403 "UsageCapExceeded".*usage cap for this period is reached/);
+    const suspended = answer(403, {
+      title: 'Forbidden',
+      detail: 'Your account is suspended and is not permitted to access this feature.',
+    });
+    expect(suspended.kind).toBe('reauth_required');
   });
 });

@@ -18,12 +18,10 @@ interface XProblem {
 
 /**
  * 403s that no edit of the post can fix: the account or the app has lost the right to post (a
- * suspended user, a capped or unenrolled app, a token without the needed scopes). Reconnecting is
- * the user's way out, as other schedulers treat them too.
+ * suspended user, an unenrolled app, a token without the needed scopes). Reconnecting is the user's
+ * way out, as other schedulers treat them too.
  */
 const ACCOUNT_PROBLEMS = [
-  'usage-capped',
-  'usagecap',
   'suspended',
   'unsupported authentication',
   'client-forbidden',
@@ -62,6 +60,14 @@ export function xAnswerError(
     const words = problemWords(body);
     if (words.includes('duplicate content')) {
       return fail('duplicate', 'This account already posted the same text; change the text to post it again.');
+    }
+    // The app's monthly cap is the operator's to lift (or wait out); no account is at fault, so none is
+    // sent to reconnect.
+    if (words.includes('usage-capped') || words.includes('usagecap')) {
+      return fail(
+        'content_rejected',
+        "The X app's usage cap for this period is reached; posts go through again once X resets it or the app's plan is raised.",
+      );
     }
     if (ACCOUNT_PROBLEMS.some((marker) => words.includes(marker))) {
       return fail(
