@@ -52,6 +52,8 @@ export const socialAccounts = sqliteTable(
     accessTokenEncrypted: text('access_token_encrypted'),
     refreshTokenEncrypted: text('refresh_token_encrypted'),
     tokenExpiresAt: integer('token_expires_at', { mode: 'timestamp_ms' }),
+    /** When the stored access token was issued (connect or refresh): Instagram renews only tokens a day old. */
+    tokenIssuedAt: integer('token_issued_at', { mode: 'timestamp_ms' }),
     refreshTokenExpiresAt: integer('refresh_token_expires_at', { mode: 'timestamp_ms' }),
     /** Whoever refreshes the tokens holds this lease, so two processes never refresh one account at once. */
     refreshLeaseToken: text('refresh_lease_token'),
@@ -120,6 +122,8 @@ export const publishAttempts = sqliteTable(
     platformPostId: text('platform_post_id'),
     /** The post's public URL, when the platform has one (live connectors). */
     url: text('url'),
+    /** What the user should know about a published post (TikTok posted it privately, or to the inbox). */
+    notice: text('notice'),
     error: text('error'),
     attemptedAt: integer('attempted_at', { mode: 'timestamp_ms' }).notNull(),
     finishedAt: integer('finished_at', { mode: 'timestamp_ms' }),
@@ -165,6 +169,11 @@ export const oauthConnectStates = sqliteTable(
     platform: text('platform', { enum: PLATFORMS }).notNull(),
     codeVerifierEncrypted: text('code_verifier_encrypted'),
     returnUrl: text('return_url'),
+    /**
+     * Set when one login gave several accounts to choose from (Facebook Pages): their profiles and
+     * tokens, encrypted, until the picker form posts back with this same state.
+     */
+    choicesEncrypted: text('choices_encrypted'),
     expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },

@@ -102,7 +102,15 @@ export interface LiveConfig {
   retryWindowSeconds: number;
   twitter: LivePlatformApp;
   linkedin: LivePlatformApp & { version: string };
+  /** `apiBaseUrl` is the Graph API host; videos go to their own host. */
+  facebook: LivePlatformApp & { graphVideoBaseUrl: string; graphVersion: string };
+  /** `apiBaseUrl` is graph.instagram.com; the code is exchanged at `tokenBaseUrl`. */
+  instagram: LivePlatformApp & { tokenBaseUrl: string };
+  tiktok: LivePlatformApp;
 }
+
+/** The Graph API version (`vNN.0`) for Facebook; Meta serves each for about two years. */
+export const DEFAULT_FACEBOOK_GRAPH_VERSION = 'v24.0';
 
 /** The LinkedIn API version (YYYYMM) sent in `LinkedIn-Version`; LinkedIn serves each one for a year. */
 export const DEFAULT_LINKEDIN_VERSION = '202610';
@@ -175,6 +183,22 @@ const EnvSchema = z.object({
   LINKEDIN_CLIENT_SECRET: z.string().min(1).optional(),
   LINKEDIN_AUTH_BASE_URL: z.url().default('https://www.linkedin.com'),
   LINKEDIN_API_BASE_URL: z.url().default('https://api.linkedin.com'),
+  FACEBOOK_APP_ID: z.string().min(1).optional(),
+  FACEBOOK_AUTH_BASE_URL: z.url().default('https://www.facebook.com'),
+  FACEBOOK_GRAPH_BASE_URL: z.url().default('https://graph.facebook.com'),
+  FACEBOOK_GRAPH_VIDEO_BASE_URL: z.url().default('https://graph-video.facebook.com'),
+  FACEBOOK_GRAPH_VERSION: z
+    .string()
+    .regex(/^v\d+\.0$/, 'expected a Graph API version such as v24.0')
+    .default(DEFAULT_FACEBOOK_GRAPH_VERSION),
+  INSTAGRAM_APP_ID: z.string().min(1).optional(),
+  INSTAGRAM_AUTH_BASE_URL: z.url().default('https://www.instagram.com'),
+  INSTAGRAM_TOKEN_BASE_URL: z.url().default('https://api.instagram.com'),
+  INSTAGRAM_GRAPH_BASE_URL: z.url().default('https://graph.instagram.com'),
+  TIKTOK_CLIENT_KEY: z.string().min(1).optional(),
+  TIKTOK_CLIENT_SECRET: z.string().min(1).optional(),
+  TIKTOK_AUTH_BASE_URL: z.url().default('https://www.tiktok.com'),
+  TIKTOK_API_BASE_URL: z.url().default('https://open.tiktokapis.com'),
   LINKEDIN_VERSION: z
     .string()
     .regex(/^\d{6}$/, 'expected a version as YYYYMM, for example 202610')
@@ -195,6 +219,10 @@ function appSecretVariable(platform: Platform): string {
 }
 
 const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, '');
+
+/** A variable the schema declares by a computed name (the `<PLATFORM>_APP_SECRET` family). */
+const stringVariable = (e: Record<string, unknown>, name: string): string | null =>
+  typeof e[name] === 'string' ? (e[name] as string) : null;
 
 /** Reads configuration from an environment map; a bad value stops start-up with a clear message. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
@@ -278,6 +306,31 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         apiBaseUrl: withoutTrailingSlash(e.LINKEDIN_API_BASE_URL),
         credentialVariables: ['LINKEDIN_CLIENT_ID', 'LINKEDIN_CLIENT_SECRET'],
         version: e.LINKEDIN_VERSION,
+      },
+      facebook: {
+        clientId: e.FACEBOOK_APP_ID ?? null,
+        // The same secret verifies Facebook's deauthorization callbacks (appSecrets).
+        clientSecret: stringVariable(e, 'FACEBOOK_APP_SECRET'),
+        authBaseUrl: withoutTrailingSlash(e.FACEBOOK_AUTH_BASE_URL),
+        apiBaseUrl: withoutTrailingSlash(e.FACEBOOK_GRAPH_BASE_URL),
+        graphVideoBaseUrl: withoutTrailingSlash(e.FACEBOOK_GRAPH_VIDEO_BASE_URL),
+        graphVersion: e.FACEBOOK_GRAPH_VERSION,
+        credentialVariables: ['FACEBOOK_APP_ID', 'FACEBOOK_APP_SECRET'],
+      },
+      instagram: {
+        clientId: e.INSTAGRAM_APP_ID ?? null,
+        clientSecret: stringVariable(e, 'INSTAGRAM_APP_SECRET'),
+        authBaseUrl: withoutTrailingSlash(e.INSTAGRAM_AUTH_BASE_URL),
+        tokenBaseUrl: withoutTrailingSlash(e.INSTAGRAM_TOKEN_BASE_URL),
+        apiBaseUrl: withoutTrailingSlash(e.INSTAGRAM_GRAPH_BASE_URL),
+        credentialVariables: ['INSTAGRAM_APP_ID', 'INSTAGRAM_APP_SECRET'],
+      },
+      tiktok: {
+        clientId: e.TIKTOK_CLIENT_KEY ?? null,
+        clientSecret: e.TIKTOK_CLIENT_SECRET ?? null,
+        authBaseUrl: withoutTrailingSlash(e.TIKTOK_AUTH_BASE_URL),
+        apiBaseUrl: withoutTrailingSlash(e.TIKTOK_API_BASE_URL),
+        credentialVariables: ['TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET'],
       },
     },
     appSecrets: Object.fromEntries(

@@ -5,7 +5,7 @@
  */
 import type { ContentType, Platform } from '../../db/schema/index.ts';
 import { postText } from '../../src/core/publishing/post.ts';
-import type { LiveSession, MediaFile } from '../../src/core/publishing/live/platform-client.ts';
+import type { LiveSession, MediaFile, MediaRef } from '../../src/core/publishing/live/platform-client.ts';
 
 export interface TestSessionOptions {
   platform: Platform;
@@ -16,6 +16,13 @@ export interface TestSessionOptions {
   contentType?: ContentType;
   /** The post's media, as the framework would hand them over (test/fixtures/media/files.ts makes bytes). */
   media?: Omit<MediaFile, 'url'>[];
+  /**
+   * The post's media by URL, for platforms that download it themselves (the test serves the files).
+   * When given, these are the post's media_urls and `media` is ignored.
+   */
+  mediaRefs?: MediaRef[];
+  /** PUBLIC_BASE_URL as the session reports it (http://127.0.0.1:3000 by default). */
+  publicBaseUrl?: string;
   /** Checkpoint data a previous (crashed) publish left. */
   checkpoint?: Record<string, unknown>;
   attemptId?: string;
@@ -37,10 +44,12 @@ export function testSession(options: TestSessionOptions): TestSession {
   const session: TestSession = {
     post: {
       platform: options.platform,
-      contentType: options.contentType ?? (media.length === 0 ? 'text_only' : 'single_image'),
+      contentType: options.contentType ?? ((options.mediaRefs ?? media).length === 0 ? 'text_only' : 'single_image'),
       caption: options.caption,
       hashtags,
-      mediaUrls: media.map((_, index) => `https://media.example.test/${index}`),
+      mediaUrls: options.mediaRefs
+        ? options.mediaRefs.map((ref) => ref.url)
+        : media.map((_, index) => `https://media.example.test/${index}`),
       text: postText(options.caption, hashtags),
     },
     account: { id: 'acct_test', ...options.account },
@@ -56,6 +65,13 @@ export function testSession(options: TestSessionOptions): TestSession {
     async media() {
       return media.map((file, index) => ({ url: `https://media.example.test/${index}`, ...file }));
     },
+    async mediaRefs() {
+      return (
+        options.mediaRefs ??
+        media.map(({ bytes: _bytes, ...file }, index) => ({ url: `https://media.example.test/${index}`, ...file }))
+      );
+    },
+    publicBaseUrl: options.publicBaseUrl ?? 'http://127.0.0.1:3000',
     async call(label, request, callOptions) {
       session.calls.push({ label, create: callOptions?.create ?? false });
       return request(options.accessToken);

@@ -3,12 +3,17 @@
  * and by the maintenance pass), under a lease so two processes never spend one rotating refresh token
  * twice, and the account moved to `needs_reconnect` once the platform refuses it for good.
  */
-import { and, eq, isNotNull, lte } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, lte, or } from 'drizzle-orm';
 import { writeTransaction } from '../../../db/client.ts';
-import { socialAccounts, type Platform } from '../../../db/schema/index.ts';
+import { PLATFORMS, socialAccounts, type Platform } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
 import { recordEvent } from '../events/record-event.ts';
-import { PlatformError, type OAuthApp, type OAuthProvider } from '../publishing/live/platform-client.ts';
+import {
+  PlatformError,
+  type OAuthApp,
+  type OAuthProvider,
+  type TokenRenewal,
+} from '../publishing/live/platform-client.ts';
 import { readTokens, releaseRefreshLease, storeTokens, takeRefreshLease, type PlatformTokens } from './tokens.ts';
 
 /** A publish refreshes a token that expires within this. */
@@ -21,6 +26,15 @@ const REFRESH_LEASE_MS = 60_000;
 const WAIT_FOR_OTHER_REFRESH_MS = 15_000;
 const POLL_MS = 100;
 
+/** The columns a LiveAccountRef is read from. */
+const LIVE_ACCOUNT_REF_FIELDS = {
+  id: socialAccounts.id,
+  workspaceId: socialAccounts.workspaceId,
+  platform: socialAccounts.platform,
+  platformUserId: socialAccounts.platformUserId,
+  username: socialAccounts.username,
+};
+
 /** What refreshing an account's tokens takes: its platform's OAuth steps and the app's credentials. */
 export interface TokenSource {
   platformName: string;
@@ -32,7 +46,7 @@ export interface TokenSource {
 export interface LiveAccountRef {
   id: string;
   workspaceId: string;
-  platform: string;
+  platform: Platform;
   platformUserId: string;
   username: string;
 }
@@ -52,7 +66,8 @@ export async function usableAccessToken(
   const aheadMs = options.aheadMs ?? REFRESH_BEFORE_USE_MS;
   const tokens = currentTokens(runtime, account, source);
   if (!needsRefresh(runtime, tokens, aheadMs, options.rejected)) return tokens.accessToken;
-  if (!tokens.refreshToken) {
+  // A platform that renews the access token itself (Instagram) does so in maintenance only.
+  if (!tokens.refreshToken || source.provider.renewal) {
     const expired = tokens.expiresAt !== null && tokens.expiresAt.getTime() <= runtime.clock.now().getTime();
     if (expired || options.rejected !== undefined) {
       const why = expired
@@ -62,7 +77,9 @@ export async function usableAccessToken(
     }
     return tokens.accessToken; // Still valid for a few minutes, and nothing can extend it.
   }
-  return refreshUnderLease(runtime, account, source, aheadMs, options.rejected);
+  return refreshUnderLease(runtime, account, source, (current) =>
+    needsRefresh(runtime, current, aheadMs, options.rejected) ? current.refreshToken : null,
+  );
 }
 
 /** The maintenance pass: refreshes every live account's token that expires within the hour. */
@@ -72,13 +89,7 @@ export async function refreshExpiringTokens(
 ): Promise<{ refreshed: number; failed: number }> {
   const horizon = new Date(runtime.clock.now().getTime() + REFRESH_AHEAD_MS);
   const due = runtime.db
-    .select({
-      id: socialAccounts.id,
-      workspaceId: socialAccounts.workspaceId,
-      platform: socialAccounts.platform,
-      platformUserId: socialAccounts.platformUserId,
-      username: socialAccounts.username,
-    })
+    .select(LIVE_ACCOUNT_REF_FIELDS)
     .from(socialAccounts)
     .where(
       and(
@@ -88,14 +99,20 @@ export async function refreshExpiringTokens(
         lte(socialAccounts.tokenExpiresAt, horizon),
       ),
     )
-    .all();
+    .all()
+    .filter((account) => !sourceFor(account.platform)?.provider.renewal);
   let refreshed = 0;
   let failed = 0;
-  for (const account of due) {
+  for (const account of [...due, ...renewableByAccessToken(runtime, sourceFor)]) {
     const source = sourceFor(account.platform);
     if (!source?.app) continue;
     try {
-      await usableAccessToken(runtime, account, source, { aheadMs: REFRESH_AHEAD_MS });
+      const renewal = source.provider.renewal;
+      if (renewal) {
+        await refreshUnderLease(runtime, account, source, (current) =>
+          accessTokenDue(runtime, current, renewal) ? current.accessToken : null,
+        );
+      } else await usableAccessToken(runtime, account, source, { aheadMs: REFRESH_AHEAD_MS });
       refreshed += 1;
     } catch (error) {
       failed += 1;
@@ -160,6 +177,49 @@ function currentTokens(runtime: Runtime, account: LiveAccountRef, source: TokenS
   return tokens;
 }
 
+/**
+ * Accounts of platforms that renew the access token itself (Instagram) whose token is due: at least
+ * `minAgeMs` old, not yet expired, and expiring within `withinMs`.
+ */
+function renewableByAccessToken(
+  runtime: Runtime,
+  sourceFor: (platform: Platform) => TokenSource | null,
+): LiveAccountRef[] {
+  const now = runtime.clock.now().getTime();
+  const accounts: LiveAccountRef[] = [];
+  for (const platform of PLATFORMS) {
+    const renewal = sourceFor(platform)?.provider.renewal;
+    if (!renewal) continue;
+    accounts.push(
+      ...runtime.db
+        .select(LIVE_ACCOUNT_REF_FIELDS)
+        .from(socialAccounts)
+        .where(
+          and(
+            eq(socialAccounts.platform, platform),
+            eq(socialAccounts.mode, 'live'),
+            eq(socialAccounts.status, 'active'),
+            gt(socialAccounts.tokenExpiresAt, new Date(now)),
+            lte(socialAccounts.tokenExpiresAt, new Date(now + renewal.withinMs)),
+            or(
+              isNull(socialAccounts.tokenIssuedAt),
+              lte(socialAccounts.tokenIssuedAt, new Date(now - renewal.minAgeMs)),
+            ),
+          ),
+        )
+        .all(),
+    );
+  }
+  return accounts;
+}
+
+function accessTokenDue(runtime: Runtime, tokens: PlatformTokens, renewal: TokenRenewal): boolean {
+  const now = runtime.clock.now().getTime();
+  if (tokens.expiresAt === null || tokens.expiresAt.getTime() <= now) return false;
+  if (tokens.expiresAt.getTime() - now > renewal.withinMs) return false;
+  return tokens.issuedAt === null || now - tokens.issuedAt.getTime() >= renewal.minAgeMs;
+}
+
 function needsRefresh(runtime: Runtime, tokens: PlatformTokens, aheadMs: number, rejected?: string): boolean {
   if (rejected !== undefined) return tokens.accessToken === rejected;
   if (tokens.expiresAt === null) return false;
@@ -176,8 +236,8 @@ async function refreshUnderLease(
   runtime: Runtime,
   account: LiveAccountRef,
   source: TokenSource,
-  aheadMs: number,
-  rejected: string | undefined,
+  /** The credential to renew with (the refresh token, or the access token itself), or null when the tokens as stored now need no renewal. */
+  credentialToSpend: (tokens: PlatformTokens) => string | null,
 ): Promise<string> {
   const { db, clock } = runtime;
   const giveUpAt = Date.now() + WAIT_FOR_OTHER_REFRESH_MS;
@@ -195,8 +255,8 @@ async function refreshUnderLease(
     }
     try {
       const tokens = currentTokens(runtime, account, source);
-      if (!needsRefresh(runtime, tokens, aheadMs, rejected)) return tokens.accessToken;
-      if (!tokens.refreshToken) return tokens.accessToken;
+      const credential = credentialToSpend(tokens);
+      if (credential === null) return tokens.accessToken;
       if (!source.app) {
         throw new PlatformError(
           'reauth_required',
@@ -205,7 +265,7 @@ async function refreshUnderLease(
       }
       let grant;
       try {
-        grant = await source.provider.refresh(source.app, tokens.refreshToken);
+        grant = await source.provider.refresh(source.app, credential);
       } catch (error) {
         if (error instanceof PlatformError && error.kind === 'reauth_required') {
           throw await needsReconnect(

@@ -16,6 +16,8 @@ export interface PlatformTokens {
   refreshToken: string | null;
   expiresAt: Date | null;
   refreshTokenExpiresAt: Date | null;
+  /** When the access token was stored (null for tokens stored before this was kept). */
+  issuedAt: Date | null;
 }
 
 /** What a token endpoint answered: a code exchange or a refresh. */
@@ -30,6 +32,7 @@ export interface TokenGrant {
 }
 
 type TokenRuntime = Pick<Runtime, 'db' | 'config'>;
+type StoringRuntime = TokenRuntime & Pick<Runtime, 'clock'>;
 
 /**
  * Stores a grant's tokens on the account in one UPDATE, so the access token and a rotated refresh
@@ -38,7 +41,7 @@ type TokenRuntime = Pick<Runtime, 'db' | 'config'>;
  * refresh lease is still held, so a refresher whose lease ran out cannot overwrite a newer pair.
  * Answers whether the tokens were stored.
  */
-export function storeTokens(runtime: TokenRuntime, accountId: string, grant: TokenGrant, leaseToken?: string): boolean {
+export function storeTokens(runtime: StoringRuntime, accountId: string, grant: TokenGrant, leaseToken?: string): boolean {
   const { db, config } = runtime;
   const rotated = grant.refreshToken ? grant.refreshToken : null;
   const stored = db
@@ -46,6 +49,7 @@ export function storeTokens(runtime: TokenRuntime, accountId: string, grant: Tok
     .set({
       accessTokenEncrypted: encryptSecret(config, grant.accessToken),
       tokenExpiresAt: grant.expiresAt,
+      tokenIssuedAt: runtime.clock.now(),
       ...(rotated === null
         ? {}
         : {
@@ -73,6 +77,7 @@ export function readTokens(runtime: TokenRuntime, accountId: string): PlatformTo
       refresh: socialAccounts.refreshTokenEncrypted,
       expiresAt: socialAccounts.tokenExpiresAt,
       refreshTokenExpiresAt: socialAccounts.refreshTokenExpiresAt,
+      issuedAt: socialAccounts.tokenIssuedAt,
     })
     .from(socialAccounts)
     .where(eq(socialAccounts.id, accountId))
@@ -83,6 +88,7 @@ export function readTokens(runtime: TokenRuntime, accountId: string): PlatformTo
     refreshToken: row.refresh === null ? null : decryptSecret(config, row.refresh),
     expiresAt: row.expiresAt,
     refreshTokenExpiresAt: row.refreshTokenExpiresAt,
+    issuedAt: row.issuedAt,
   };
 }
 

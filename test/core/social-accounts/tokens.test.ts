@@ -64,6 +64,7 @@ describe('social account tokens and the live fields', () => {
       refreshToken: REFRESH,
       expiresAt,
       refreshTokenExpiresAt: null,
+      issuedAt: runtime.clock.now(),
     });
   });
 
@@ -100,6 +101,7 @@ describe('social account tokens and the live fields', () => {
         refreshToken: 'second-refresh',
         expiresAt: new Date('2026-03-10T18:00:30.000Z'),
         refreshTokenExpiresAt: null,
+        issuedAt: runtime.clock.now(),
       });
     }
   });

@@ -20,7 +20,7 @@ import {
   type TokenSource,
 } from '../../social-accounts/token-lifecycle.ts';
 import type { PlatformPost, PublishOutcome, PublishTarget } from '../connector.ts';
-import { readPostMedia } from './media.ts';
+import { describePostMedia, readPostMedia } from './media.ts';
 import {
   PlatformError,
   type LivePlatformClient,
@@ -170,6 +170,8 @@ function openSession(
       },
     },
     media: () => (media ??= readPostMedia(runtime, post.mediaUrls)),
+    mediaRefs: () => describePostMedia(runtime, post.mediaUrls),
+    publicBaseUrl: config.publicBaseUrl,
     async wait(ms) {
       if (Date.now() + ms > windowEnds) {
         throw new PlatformError(

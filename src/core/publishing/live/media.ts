@@ -1,9 +1,12 @@
 import { readFile } from 'node:fs/promises';
+import net from 'node:net';
+import { findAssetByStorageKey } from '../../media/operations.ts';
+import { blockedRange, hostOf } from '../../webhooks/ssrf.ts';
 import { downloadPublicFile, DownloadError } from '../../media/download.ts';
 import { SNIFF_BYTES, sniffMediaType } from '../../media/sniff.ts';
 import { mediaStoreFor, STORAGE_KEY } from '../../media/store.ts';
 import type { Runtime } from '../../context.ts';
-import { PlatformError, type MediaFile } from './platform-client.ts';
+import { PlatformError, type MediaFile, type MediaRef } from './platform-client.ts';
 
 const OWN_MEDIA_PATH = /^\/media\/([0-9A-Za-z]+)(?:\.[a-z0-9]+)?$/;
 
@@ -60,4 +63,51 @@ async function download(url: string, options: Parameters<typeof downloadPublicFi
     if (error instanceof DownloadError) throw new PlatformError('media_invalid', `${error.message}.`);
     throw error;
   }
+}
+
+/**
+ * What each of a post's media is, without handing over its bytes: for platforms that fetch the media
+ * from its URL themselves (Meta, TikTok). The service's own files are known by their asset row; any
+ * other URL is read once through the guard to sniff it, and passed on by its own URL.
+ */
+export async function describePostMedia(
+  runtime: Pick<Runtime, 'config' | 'db'>,
+  urls: readonly string[],
+): Promise<MediaRef[]> {
+  const refs: MediaRef[] = [];
+  for (const url of urls) {
+    const storageKey = ownStorageKey(runtime.config.publicBaseUrl, url);
+    const asset = storageKey ? findAssetByStorageKey(runtime.db, storageKey) : undefined;
+    if (asset) {
+      const kind = asset.mimeType === 'image/gif' ? 'gif' : asset.assetType === 'video' ? 'video' : 'image';
+      refs.push({ url, mimeType: asset.mimeType, kind });
+    } else {
+      const { bytes: _bytes, ...ref } = await readOne(runtime, url);
+      refs.push(ref);
+    }
+  }
+  return refs;
+}
+
+/**
+ * Why a platform at `platformBaseUrl`, which downloads media from the URLs it is given, could not
+ * reach the service's own media: `PUBLIC_BASE_URL` names a loopback or private host while the
+ * platform's does not. Null when it can (or when both are local, as with the fakes).
+ */
+export function publicMediaRefusal(
+  publicBaseUrl: string,
+  platformBaseUrl: string,
+  platformName: string,
+): string | null {
+  if (!isLocalHost(publicBaseUrl) || isLocalHost(platformBaseUrl)) return null;
+  return (
+    `${platformName} fetches media from a public URL, and PUBLIC_BASE_URL (${publicBaseUrl}) is a local address it cannot reach. ` +
+    'Set PUBLIC_BASE_URL to the address the service is reachable at from the internet.'
+  );
+}
+
+function isLocalHost(baseUrl: string): boolean {
+  const host = hostOf(new URL(baseUrl));
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  return net.isIP(host) !== 0 && blockedRange(host) !== null;
 }

@@ -65,12 +65,28 @@ export interface OAuthApp {
   redirectUri: string;
 }
 
+/** One account a login gives access to, with the token that acts as it. */
+export interface ConnectableAccount {
+  profile: LiveProfile;
+  grant: TokenGrant;
+}
+
+/**
+ * How a platform's access is kept alive. Absent: with the refresh token, shortly before the access
+ * token expires (X, TikTok; LinkedIn where it issues one). `access_token`: the long-lived access token
+ * itself is exchanged for a new one (Instagram's `ig_refresh_token`), only by the maintenance pass,
+ * once it is at least `minAgeMs` old and expires within `withinMs`; `refresh` then receives the
+ * access token.
+ */
+export type TokenRenewal = { by: 'access_token'; minAgeMs: number; withinMs: number };
+
 /** The OAuth 2.0 authorization-code steps of one platform. Every method throws `PlatformError`. */
 export interface OAuthProvider {
   platform: Platform;
   scopes: readonly string[];
   /** Whether the platform takes PKCE (S256); X requires it. */
   pkce: boolean;
+  renewal?: TokenRenewal;
   /** The consent page URL. `codeChallenge` is given exactly when `pkce` is true. */
   authorizeUrl(app: OAuthApp, request: { state: string; codeChallenge?: string }): string;
   /** Trades the callback's code for tokens. A refused code is `reauth_required`; a 5xx or network error `transient`. */
@@ -78,6 +94,11 @@ export interface OAuthProvider {
   /** Trades a refresh token for a new grant. `invalid_grant` (revoked, reused, expired) is `reauth_required`. */
   refresh(app: OAuthApp, refreshToken: string): Promise<TokenGrant>;
   profile(accessToken: string): Promise<LiveProfile>;
+  /**
+   * The accounts one login can connect, each with its own token (Facebook: the user's Pages, each
+   * with its Page token). Absent: the login is one account, the grant's own profile.
+   */
+  connectableAccounts?(app: OAuthApp, grant: TokenGrant): Promise<ConnectableAccount[]>;
 }
 
 /** One media file of a post, read by the framework (the service's own storage, or a guarded download). */
@@ -88,6 +109,9 @@ export interface MediaFile {
   mimeType: string;
   kind: 'image' | 'gif' | 'video';
 }
+
+/** A media file by its URL, for platforms that fetch it themselves. */
+export type MediaRef = Omit<MediaFile, 'bytes'>;
 
 /**
  * A publish's saved progress, kept per attempt so a process that dies mid-way resumes instead of
@@ -109,6 +133,10 @@ export interface LiveSession {
   checkpoint: Checkpoint;
   /** The post's media, in order, read and sniffed. */
   media(): Promise<MediaFile[]>;
+  /** The post's media by URL and type, for platforms that download it themselves (no bytes read for the service's own files). */
+  mediaRefs(): Promise<MediaRef[]>;
+  /** The service's PUBLIC_BASE_URL: the media library's files are served under `${publicBaseUrl}/media/`. */
+  publicBaseUrl: string;
   /**
    * Runs one platform request with the current access token. The framework retries it as its kind
    * says: a `rate_limited` error after the reset, a `transient` one with backoff (not for the create
@@ -126,7 +154,21 @@ export interface LiveSession {
 /** A published post: the platform's id and its public URL. */
 export interface LivePost {
   platformPostId: string;
+  /** Null when the platform has not made it public yet (TikTok, before moderation): see `lateUrl`. */
   url: string | null;
+  /** Something the user should know about a published post (TikTok posted it as private, or to the inbox). */
+  notice?: string;
+}
+
+/** What looking up a published post's URL later takes (a maintenance pass, not a publish). */
+export interface LateUrlRequest {
+  account: { id: string; platformUserId: string; username: string };
+  platformPostId: string;
+  /** The attempt's checkpoint data, as the publish left it. */
+  data: Readonly<Record<string, unknown>>;
+  /** A usable access token, refreshed if need be. */
+  accessToken(): Promise<string>;
+  requestTimeoutMs: number;
 }
 
 /** The publishing half of a live platform client. */
@@ -140,6 +182,11 @@ export interface LivePublisher {
    * offers no way to look.
    */
   reconcile?(session: LiveSession): Promise<LivePost | null>;
+  /**
+   * For a post published with `url: null`: its URL once the platform has made it public, else null
+   * (asked again by a later pass). Throws `PlatformError`.
+   */
+  lateUrl?(request: LateUrlRequest): Promise<string | null>;
 }
 
 export interface LivePlatformClient {
