@@ -165,7 +165,8 @@ export class InstagramMediaStore {
       children: [],
       caption: isCarouselItem ? '' : caption,
       createdAt: this.clock.now(),
-      steps: kind === 'IMAGE' ? this.processing.imageSteps : this.processing.videoSteps,
+      // A failed download is known as soon as the fetch gives up.
+      steps: 'error' in fetched ? 0 : kind === 'IMAGE' ? this.processing.imageSteps : this.processing.videoSteps,
       polls: 0,
       outcome: end.outcome,
       ...(end.outcome === 'ERROR' && { errorStatus: end.errorStatus }),

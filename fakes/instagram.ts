@@ -251,7 +251,7 @@ export async function startFakeInstagram(options: FakeInstagramOptions = {}): Pr
   const authenticate = (request: FakeRequest): Access | Reply => {
     const value = graphToken(request);
     const long = longTokens.check(value);
-    const access = long.ok ? long : shortTokens.check(value);
+    const access = long.ok || long.reason !== 'unknown' ? long : shortTokens.check(value);
     if (!access.ok) {
       if (access.reason === 'revoked') return revokedToken();
       return access.reason === 'expired' ? expiredToken() : invalidToken();
