@@ -166,7 +166,12 @@ async function serviceRound(fake: FakeInstagramInfo, mediaHost: string, settings
       clientSecret: fake.clientSecret,
       redirectUri: `${mediaHost}/callbacks/instagram/oauth`,
     };
-    const connector = liveConnector(runtime, client, { platformName: 'Instagram', provider: oauth, app });
+    const connector = liveConnector(runtime, client, {
+      platformName: 'Instagram',
+      provider: oauth,
+      app,
+      credentialVariables: config.live.instagram.credentialVariables,
+    });
     const connectors = connectorsFor(runtime, (platform) => (platform === 'instagram' ? connector : null));
 
     const unfinished = () =>

@@ -334,7 +334,6 @@ describe('Instagram publisher: reconcile', () => {
     const url = await publisher().lateUrl!({
       account: { id: 'acct', platformUserId: userId, username: 'fake.brand' },
       platformPostId: post.platformPostId,
-      data: {},
       accessToken: async () => token,
       requestTimeoutMs: 5_000,
     });

@@ -71,8 +71,14 @@ export function instagramPublisher(
   };
 
   /** A media the account posted from this attempt's container: same caption, made after it. */
-  const findPublished = async (containers: Containers, caption: string): Promise<LivePost | null> => {
-    const since = (containers.saved.containerCreatedAt ?? 0) - CLOCK_SLACK_MS;
+  const findPublished = async (
+    containers: Containers,
+    caption: string,
+    createSentAt: Date | null,
+  ): Promise<LivePost | null> => {
+    // Only a post made from this attempt's publish (or, failing its moment, its container) on counts:
+    // an older post with the same caption is another one.
+    const since = (createSentAt?.getTime() ?? containers.saved.containerCreatedAt ?? 0) - CLOCK_SLACK_MS;
     const answer = await containers.send({
       label: 'media.list',
       context: 'read',
@@ -109,7 +115,7 @@ export function instagramPublisher(
       let container = await containers.ready(media, caption);
       for (let attempt = 0; ; attempt++) {
         if (container.status === 'PUBLISHED') {
-          const found = await findPublished(containers, caption);
+          const found = await findPublished(containers, caption, session.createSentAt);
           if (found) return found;
           throw new PlatformError(
             'unknown_outcome',
@@ -159,7 +165,7 @@ export function instagramPublisher(
       });
       // FINISHED, ERROR, EXPIRED or IN_PROGRESS: the publish did not take.
       if (status && status.code !== 'PUBLISHED') return null;
-      return findPublished(containers, session.post.text);
+      return findPublished(containers, session.post.text, session.createSentAt);
     },
 
     async lateUrl(request: LateUrlRequest): Promise<string | null> {
