@@ -24,10 +24,6 @@ import { createWorkspace } from '../src/core/accounts/workspaces.ts';
 import { loadConfig } from '../src/core/config.ts';
 import { insertContentRow } from '../src/core/content/operations.ts';
 import { newId } from '../src/core/ids.ts';
-import { connectorsFor } from '../src/core/publishing/connectors/index.ts';
-import { instagramOAuth } from '../src/core/publishing/live/instagram/oauth.ts';
-import { instagramPublisher } from '../src/core/publishing/live/instagram/publisher.ts';
-import { liveConnector } from '../src/core/publishing/live/live-connector.ts';
 import { openRuntime } from '../src/core/runtime.ts';
 import { storeTokens } from '../src/core/social-accounts/tokens.ts';
 import { startPublishing } from '../src/jobs/publish-run.ts';
@@ -156,29 +152,12 @@ async function serviceRound(fake: FakeInstagramInfo, mediaHost: string, settings
         });
       }
     });
-    // The service's own Instagram client and framework, wired here as the platform registry wires
-    // them, so the figure does not depend on which platforms the build has switched on.
-    const timeoutMs = config.publishing.platformTimeoutSeconds * 1000;
-    const oauth = instagramOAuth(config.live.instagram, timeoutMs, runtime.clock);
-    const client = { oauth, publisher: instagramPublisher(config.live.instagram, { now: () => runtime.clock.now() }) };
-    const app = {
-      clientId: fake.clientId,
-      clientSecret: fake.clientSecret,
-      redirectUri: `${mediaHost}/callbacks/instagram/oauth`,
-    };
-    const connector = liveConnector(runtime, client, {
-      platformName: 'Instagram',
-      provider: oauth,
-      app,
-      credentialVariables: config.live.instagram.credentialVariables,
-    });
-    const connectors = connectorsFor(runtime, (platform) => (platform === 'instagram' ? connector : null));
 
     const unfinished = () =>
       runtime.db.get<{ n: number }>(sql`select count(*) as n from content where status in ('approved', 'publishing')`)
         .n;
     const t0 = performance.now();
-    const scheduler = startPublishing(runtime, connectors);
+    const scheduler = startPublishing(runtime);
     await until('live Instagram publishing: every item finished', () => unfinished() === 0, 300, 20);
     const seconds = (performance.now() - t0) / 1000;
     await scheduler.stop();

@@ -4,11 +4,12 @@
  */
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
+import { instagramOAuth } from './instagram/oauth.ts';
 import { linkedInOAuth } from './linkedin/oauth.ts';
 import type { OAuthApp, OAuthProvider } from './platform-client.ts';
 import { xOAuth } from './x/oauth.ts';
 
-export const LIVE_PLATFORMS = ['twitter', 'linkedin'] as const;
+export const LIVE_PLATFORMS = ['twitter', 'linkedin', 'instagram'] as const;
 
 type LivePlatform = (typeof LIVE_PLATFORMS)[number];
 
@@ -18,8 +19,14 @@ const isLive = (platform: string): platform is LivePlatform => (LIVE_PLATFORMS a
 export function oauthProvider(config: Config, clock: Clock, platform: string): OAuthProvider | null {
   if (!isLive(platform)) return null;
   const timeoutMs = config.publishing.platformTimeoutSeconds * 1000;
-  const hosts = config.live[platform];
-  return platform === 'twitter' ? xOAuth(hosts, timeoutMs, clock) : linkedInOAuth(hosts, timeoutMs, clock);
+  switch (platform) {
+    case 'twitter':
+      return xOAuth(config.live.twitter, timeoutMs, clock);
+    case 'linkedin':
+      return linkedInOAuth(config.live.linkedin, timeoutMs, clock);
+    case 'instagram':
+      return instagramOAuth(config.live.instagram, timeoutMs, clock);
+  }
 }
 
 /**
