@@ -15,8 +15,6 @@ import {
   bearerToken,
   FakeRouter,
   FaultScript,
-  isRedirectableUri,
-  redirectTo,
   RequestLog,
   startFakeServer,
   type FakeRequest,
@@ -36,24 +34,21 @@ import {
   type StoredFacebookPost,
 } from './facebook-content.ts';
 import {
-  expiredToken,
   invalidParameter,
-  invalidToken,
-  missingToken,
   nonexistingField,
-  oauthRefusal,
   pageTokenRequired,
   permissionsError,
   readPermissionMissing,
-  revokedToken,
   serviceUnavailable,
   throttled,
   unknownObject,
   unknownPath,
   type ThrottleCode,
 } from './facebook-errors.ts';
+import { checkVersion, facebookLogin, tokenRefusal, type ConsentScript, type TokenFailure } from './facebook-login.ts';
 import { FacebookTokens, type FacebookToken } from './facebook-tokens.ts';
 
+export { FACEBOOK_PERMISSIONS } from './facebook-login.ts';
 export type {
   FacebookPhoto,
   FacebookVideo,
@@ -95,20 +90,6 @@ export type FacebookRoute =
 /** The routes that publish something (what `log.creates()` counts when they store it). */
 export type FacebookCreateRoute = 'feed.create' | 'photos.create' | 'videos.create';
 
-/** Permissions the fake knows; the consent dialog refuses any other. */
-export const FACEBOOK_PERMISSIONS = [
-  'public_profile',
-  'email',
-  'pages_show_list',
-  'pages_manage_posts',
-  'pages_read_engagement',
-  'pages_manage_metadata',
-  'pages_manage_engagement',
-  'publish_video',
-  'business_management',
-  'read_insights',
-] as const;
-
 const ALL_TASKS = ['ADVERTISE', 'ANALYZE', 'CREATE_CONTENT', 'MESSAGING', 'MODERATE', 'MANAGE'];
 
 export interface FakeFacebookOptions {
@@ -123,7 +104,7 @@ export interface FakeFacebookOptions {
   /** Serve `POST /{page}/videos` on a second origin (`videoUrl`) only. */
   separateVideoHost?: boolean;
   videoPort?: number;
-  /** Pages per `/me/accounts` answer when the call names no `limit` (Graph's default is 25). */
+  /** The most Pages one `/me/accounts` answer holds, whatever `limit` asks (100 by default), so tests see paging. */
   accountsPageSize?: number;
   videoProcessing?: FacebookVideoProcessing;
   codeTtlSecs?: number;
@@ -207,10 +188,6 @@ const DEFAULT_USERS: FakeFacebookUser[] = [
   },
 ];
 
-const VERSION = /^v(\d+)\.0$/;
-/** The oldest Graph version the fake serves; Meta retires each about two years after its release. */
-const OLDEST_MAJOR = 20;
-
 export async function startFakeFacebook(options: FakeFacebookOptions = {}): Promise<FakeFacebook> {
   const clock = createFakeClock(options.now);
   const log = new RequestLog();
@@ -224,11 +201,10 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
     codeTtlSecs: options.codeTtlSecs ?? 600,
     rotateRefresh: false,
   });
-  const declinedByCode = new Map<string, string[]>();
   const tokens = new FacebookTokens(clock);
   const content = new FacebookContent(clock);
   content.videoProcessing = options.videoProcessing ?? DEFAULT_VIDEO_PROCESSING;
-  const consent = { userId: users[0]!.id, deny: false, declined: [] as string[] };
+  const consent: ConsentScript = { userId: users[0]!.id, deny: false, declined: [] };
   let usage: FacebookUsage = {};
   let baseUrl = '';
 
@@ -263,99 +239,15 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
     return headers;
   };
 
-  const authorize = (request: FakeRequest): Reply => {
-    const q = request.query;
-    const version = checkVersion(request);
-    if (version) return { status: 404, text: 'Sorry, this content is not available right now.' };
-    // Without a known app and an allowed callback there is nowhere safe to redirect: a page instead.
-    if (q.client_id !== appId)
-      return { status: 400, text: 'Invalid App ID: the provided app ID does not look like a valid app ID.' };
-    if (
-      !isRedirectableUri(q.redirect_uri) ||
-      (options.redirectUris?.length && !options.redirectUris.includes(q.redirect_uri))
-    ) {
-      return {
-        status: 400,
-        text: "URL Blocked: This redirect failed because the redirect URI is not whitelisted in the app's Client OAuth Settings.",
-      };
-    }
-    const scopes = (q.scope ?? '')
-      .split(',')
-      .map((scope) => scope.trim())
-      .filter(Boolean);
-    const unknown = scopes.filter((scope) => !(FACEBOOK_PERMISSIONS as readonly string[]).includes(scope));
-    if (unknown.length) return { status: 400, text: `Invalid Scopes: ${unknown.join(', ')}.` };
-    if (q.response_type !== undefined && q.response_type !== 'code') {
-      return { status: 400, text: 'Invalid response_type: this app takes response_type=code.' };
-    }
-    // Stricter than Facebook, which makes `state` optional: a client without it has no CSRF check.
-    if (!q.state) return { status: 400, text: 'The fake requires a state parameter.' };
-    if (consent.deny) {
-      return redirectTo(q.redirect_uri, {
-        error: 'access_denied',
-        error_code: '200',
-        error_description: 'Permissions error',
-        error_reason: 'user_denied',
-        state: q.state,
-      });
-    }
-    const granted = ['public_profile', ...scopes.filter((scope) => scope !== 'public_profile')].filter(
-      (scope) => !consent.declined.includes(scope),
-    );
-    const code = codes.issueCode({
-      userId: consent.userId,
-      scopes: granted,
-      clientId: appId,
-      redirectUri: q.redirect_uri,
-    });
-    declinedByCode.set(
-      code,
-      scopes.filter((scope) => consent.declined.includes(scope)),
-    );
-    return redirectTo(q.redirect_uri, { code, state: q.state });
-  };
-
-  const token = (request: FakeRequest): Reply => {
-    const versionError = checkVersion(request);
-    if (versionError) return versionError;
-    const q = request.query;
-    if (!q.client_id) return oauthRefusal('Missing client_id parameter.', 101);
-    if (q.client_id !== appId) return oauthRefusal('Error validating application. Invalid application ID.', 101);
-    if (!q.client_secret) return oauthRefusal('Missing client_secret parameter.', 1);
-    if (q.client_secret !== appSecret) return oauthRefusal('Error validating client secret.', 1);
-    if (q.grant_type === 'fb_exchange_token') {
-      const checked = tokens.check(q.fb_exchange_token);
-      if (!checked.ok) return tokenFailure(checked);
-      if (checked.token.kind !== 'user') return invalidParameter('fb_exchange_token must be a user access token');
-      const { userId, scopes, declined } = checked.token;
-      return tokenAnswer(tokens.issueUser(userId, { scopes, declined }, true));
-    }
-    if (q.grant_type !== undefined) return invalidParameter(`Unsupported grant_type: ${q.grant_type}`);
-    if (!q.redirect_uri) return oauthRefusal('Missing redirect_uri parameter.', 191);
-    if (!q.code) return oauthRefusal('Missing authorization code', 100);
-    const redeemed = codes.redeemCode(q.code);
-    if (!redeemed.ok) {
-      if (redeemed.reason === 'used') return oauthRefusal('This authorization code has been used.', 100, 36009);
-      if (redeemed.reason === 'expired') return oauthRefusal('This authorization code has expired.', 100, 36007);
-      return oauthRefusal('Invalid verification code format.', 100);
-    }
-    if (redeemed.code.redirectUri !== q.redirect_uri) {
-      return oauthRefusal(
-        'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
-        100,
-        36008,
-      );
-    }
-    const { userId, scopes } = redeemed.code;
-    return tokenAnswer(tokens.issueUser(userId, { scopes, declined: declinedByCode.get(q.code) ?? [] }, false));
-  };
-
-  const tokenFailure = (checked: Exclude<ReturnType<FacebookTokens['check']>, { ok: true }>): Reply => {
-    if (checked.reason === 'missing') return missingToken();
-    if (checked.reason === 'revoked') return revokedToken(appId);
-    if (checked.reason === 'expired') return expiredToken(checked.expiredAt!);
-    return invalidToken();
-  };
+  const { authorize, token } = facebookLogin({
+    appId,
+    appSecret,
+    redirectUris: options.redirectUris,
+    codes,
+    tokens,
+    consent,
+  });
+  const tokenFailure = (checked: TokenFailure) => tokenRefusal(checked, appId);
 
   /**
    * Every Graph call: the version, then the token (from `Authorization: Bearer|OAuth` or the
@@ -437,8 +329,8 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
     const allowed = ['id', 'name', 'access_token', 'category', 'tasks'];
     const unknown = wanted.find((field) => !allowed.includes(field));
     if (unknown) return nonexistingField(unknown, 'Page');
-    const limit = Number(request.query.limit ?? options.accountsPageSize ?? 25);
-    const size = Number.isInteger(limit) && limit > 0 ? Math.min(limit, 100) : 25;
+    const limit = Number(request.query.limit ?? 25);
+    const size = Math.min(Number.isInteger(limit) && limit > 0 ? limit : 25, options.accountsPageSize ?? 100);
     const start = request.query.after ? Number(Buffer.from(request.query.after, 'base64url').toString('utf8')) : 0;
     if (!Number.isInteger(start) || start < 0) return invalidParameter('(#100) The after cursor is invalid');
     const slice = all.slice(start, start + size);
@@ -659,14 +551,6 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
   };
 }
 
-/** Graph's `/vNN.0/` path prefix; a missing or retired version answers code 2500. */
-function checkVersion(request: FakeRequest): Reply | undefined {
-  const version = request.params.version ?? '';
-  const major = VERSION.exec(version)?.[1];
-  if (major === undefined || Number(major) < OLDEST_MAJOR) return unknownPath(`/${version}`);
-  return undefined;
-}
-
 /** Graph reads parameters from the query and from a form, multipart or JSON body alike. */
 function graphParams(request: FakeRequest): GraphParams {
   const params: GraphParams = { ...request.query };
@@ -701,8 +585,4 @@ function fieldsOf(type: 'User' | 'Page', fields: string | undefined, values: Rec
       wanted.filter((field) => values[field] !== undefined).map((field) => [field, values[field]]),
     ),
   };
-}
-
-function tokenAnswer(issued: { value: string; expiresIn: number }): Reply {
-  return { status: 200, json: { access_token: issued.value, token_type: 'bearer', expires_in: issued.expiresIn } };
 }
