@@ -40,7 +40,12 @@ function publisherFor(config: Config, clock: Clock, platform: Platform): LivePub
 export function tokenSourceFor(runtime: Pick<Runtime, 'config' | 'clock'>, platform: Platform): TokenSource | null {
   const client = liveClient(runtime.config, runtime.clock, platform);
   if (!client) return null;
-  return { platformName: PLATFORM_NAMES[platform], provider: client.oauth, app: oauthApp(runtime.config, platform) };
+  return {
+    platformName: PLATFORM_NAMES[platform],
+    provider: client.oauth,
+    app: oauthApp(runtime.config, platform),
+    credentialVariables: runtime.config.live[platform].credentialVariables,
+  };
 }
 
 /** Each platform's live connector (made once per platform), or null where there is no live client. */

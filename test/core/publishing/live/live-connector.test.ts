@@ -77,6 +77,7 @@ function scriptedPlatform(runtime: TestRuntime) {
     platformName: 'X',
     provider: client.oauth,
     app: { clientId: 'id', clientSecret: 'secret', redirectUri: 'http://127.0.0.1/cb' },
+    credentialVariables: ['X_CLIENT_ID', 'X_CLIENT_SECRET'],
   };
   const connector = liveConnector(runtime, client, source);
   const connectors = connectorsFor(runtime, (platform) => (platform === 'twitter' ? connector : null));
@@ -119,7 +120,7 @@ describe('live connector framework', () => {
     platform = scriptedPlatform(runtime);
   });
 
-  it('publishes a live account through its client and records the URL, with the create call marked sent', async () => {
+  it('publishes a live account through its client and records the URL, dropping the checkpoint once settled', async () => {
     connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
     const item = queued();
     expect(await run()).toEqual(['published']);
@@ -134,12 +135,10 @@ describe('live connector framework', () => {
       }),
     ]);
     const [attempt] = attemptsFor(runtime, item.id);
-    const checkpoint = runtime.db
-      .select()
-      .from(publishCheckpoints)
-      .where(eq(publishCheckpoints.attemptId, attempt!.id))
-      .get();
-    expect(checkpoint?.createSentAt).toBeInstanceOf(Date);
+    // Settled, the attempt's checkpoint (which may hold upload URLs) is gone.
+    expect(
+      runtime.db.select().from(publishCheckpoints).where(eq(publishCheckpoints.attemptId, attempt!.id)).get(),
+    ).toBeUndefined();
   });
 
   it('refreshes a token that expires within 5 minutes before using it, storing the rotated pair', async () => {
@@ -219,6 +218,36 @@ describe('live connector framework', () => {
     // Refused before its connector is called: the account is no longer active.
     expect(platform.calls).toMatchObject({ publish: 1, refresh: 1, tokensSeen: [] });
     expect(disconnections()).toHaveLength(1);
+  });
+
+  it('fails a publish that needs a refresh the process cannot make (credentials unset) without sending the account to reconnect', async () => {
+    const account = connectLiveAccount(runtime, ws.workspace, 'twitter', grant({ expiresAt: new Date(0) }));
+    platform.source.app = null;
+    const item = queued();
+    expect(await run()).toEqual(['failed']);
+    expect(contentRow(runtime, item.id)!.publishResults[0]!.error).toMatch(/no X_CLIENT_ID and X_CLIENT_SECRET/);
+    expect(runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, account.id)).get()!.status).toBe(
+      'active',
+    );
+    expect(disconnections()).toHaveLength(0);
+  });
+
+  it('retries a token refresh that meets a transient failure, as it would any call before the create', async () => {
+    connectLiveAccount(runtime, ws.workspace, 'twitter', grant({ expiresAt: new Date(0) }));
+    let refreshes = 0;
+    platform.script.refresh = async (refreshToken) => {
+      refreshes += 1;
+      if (refreshes === 1)
+        throw new PlatformError('transient', 'X answered 503 to the token refresh.', { status: 503 });
+      return {
+        accessToken: `access-after-${refreshToken}`,
+        refreshToken: 'rotated',
+        expiresAt: new Date(Date.now() + HOUR),
+      };
+    };
+    queued();
+    expect(await run()).toEqual(['published']);
+    expect(refreshes).toBe(2);
   });
 
   it('retries a 401 once with a refreshed token', async () => {
