@@ -286,8 +286,14 @@ describe('Facebook publisher: reconcile', () => {
 
   it('answers null when no post with the text was created since the call was sent', async () => {
     await publisher().publish(session({ caption: 'Something else' }));
-    const live = session({ checkpoint: { sending: { kind: 'feed', at: new Date(NOW).toISOString() } } });
-    expect(await publisher().reconcile!(live)).toBeNull();
+    const sending = { sending: { kind: 'feed', at: new Date(NOW).toISOString() } };
+    expect(await publisher().reconcile!(session({ checkpoint: sending }))).toBeNull();
+
+    // The same text posted an hour before the create call went is another post.
+    await publisher().publish(session());
+    const later = session({ checkpoint: sending, createSentAt: new Date(NOW + 3600_000) });
+    expect(await publisher().reconcile!(later)).toBeNull();
+    expect(await publisher().reconcile!(session({ checkpoint: sending, createSentAt: new Date(NOW) }))).not.toBeNull();
   });
 });
 

@@ -32,7 +32,7 @@ export interface FacebookPublisherOptions {
 export interface FacebookCheckpoint {
   /** Unpublished photo ids of a multi-photo post, by the post's media index. */
   photos?: string[];
-  /** Saved just before the create call: which kind, and when (what `reconcile` looks for). */
+  /** Saved just before the create call: which kind (what `reconcile` looks for), and when. */
   sending?: { kind: CreatedPost['kind']; at: string };
   /** Saved as soon as the create call answers. */
   created?: CreatedPost;
@@ -149,7 +149,9 @@ export function facebookPublisher(app: FacebookApp, options: FacebookPublisherOp
       const saved = session.checkpoint.data as FacebookCheckpoint;
       if (saved.created) return finish(graph, session, saved.created);
       if (!saved.sending) return null;
-      const found = await findLostPost(graph, session, saved.sending);
+      // The framework's mark is the moment the call went; the publisher's own is the fallback.
+      const sentAt = session.createSentAt ?? new Date(saved.sending.at);
+      const found = await findLostPost(graph, session, saved.sending.kind, sentAt);
       if (!found) return null;
       await session.checkpoint.save({ created: found } satisfies FacebookCheckpoint);
       return finish(graph, session, found);

@@ -121,16 +121,18 @@ export async function postPermalink(graph: FacebookGraph, session: LiveSession, 
 
 /**
  * After a crash with the create answer lost: the Page's latest posts (or videos) for one created since
- * the call was sent, with the same text. A post without text is taken only when it is the one candidate.
+ * `sentAt` (when the create call was sent), with the same text. A post without text is taken only when
+ * it is the one candidate.
  */
 export async function findLostPost(
   graph: FacebookGraph,
   session: LiveSession,
-  sending: { kind: CreatedPost['kind']; at: string },
+  kind: CreatedPost['kind'],
+  sentAt: Date,
 ): Promise<CreatedPost | null> {
   const page = encodeURIComponent(session.account.platformUserId);
-  const since = Date.parse(sending.at) - CLOCK_SLACK_MS;
-  const video = sending.kind === 'video';
+  const since = sentAt.getTime() - CLOCK_SLACK_MS;
+  const video = kind === 'video';
   const answer = await graph.call({
     label: video ? 'videos.list' : 'feed.list',
     context: 'read',
@@ -140,9 +142,7 @@ export async function findLostPost(
     query: { fields: video ? 'id,description,created_time' : 'id,message,created_time', limit: String(LOOKBACK) },
   });
   const items = Array.isArray(answer.body.data) ? (answer.body.data as Array<Record<string, unknown>>) : [];
-  const recent = items.filter(
-    (item) => typeof item.id === 'string' && graphTime(item.created_time) >= (Number.isNaN(since) ? 0 : since),
-  );
+  const recent = items.filter((item) => typeof item.id === 'string' && graphTime(item.created_time) >= since);
   const text = session.post.text;
   const said = (item: Record<string, unknown>) => {
     const value = video ? item.description : item.message;
@@ -153,7 +153,7 @@ export async function findLostPost(
   if (!found) return null;
   const id = found.id as string;
   // The feed names a single photo's post, not the photo: the post is what was published.
-  return sending.kind === 'photo' ? { kind: 'photo', id, postId: id } : { kind: sending.kind, id };
+  return kind === 'photo' ? { kind: 'photo', id, postId: id } : { kind, id };
 }
 
 /** Graph's `2026-06-15T09:00:00+0000` as epoch ms; NaN-safe (an unreadable time counts as long ago). */
