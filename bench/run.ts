@@ -9,6 +9,8 @@
  *   publishing  lag from scheduled_for to publishing, and fan-out items/s vs a raw claim+update loop
  *   webhooks    deliveries/s vs a raw HTTP POST loop, and event-to-first-attempt latency
  *   live   text posts to the fake X, 64 at a time: publishing-run items/s vs raw create calls (--live-items N)
+ *   instagram  image posts to the fake Instagram, 64 at a time: publishing-run items/s vs raw container,
+ *          status and publish calls (--instagram-items N)
  *   generation  time to generate a 50/day x 365-day campaign vs a raw insert of the same rows
  *   media  server RSS while receiving a 50 MB upload vs its idle RSS (--media-mb N)
  *   soak   10 minutes of mixed REST, MCP, publishing and webhook traffic against the real server:
@@ -27,6 +29,7 @@ import { createItem, createWorkspaceViaCli } from './fixtures.ts';
 import { benchGeneration } from './generation.ts';
 import { benchList } from './list.ts';
 import { benchLive } from './live.ts';
+import { benchLiveInstagram } from './live-instagram.ts';
 import { benchMedia } from './media.ts';
 import { benchPublishing } from './publishing.ts';
 import { benchWebhooks } from './webhooks.ts';
@@ -45,7 +48,7 @@ import { benchRest, startBaseline } from './rest.ts';
 import { benchSoak } from './soak.ts';
 import { benchStdio } from './stdio.ts';
 
-const GROUPS = ['rest', 'list', 'stdio', 'publishing', 'live', 'webhooks', 'generation', 'media'] as const;
+const GROUPS = ['rest', 'list', 'stdio', 'publishing', 'live', 'instagram', 'webhooks', 'generation', 'media'] as const;
 /** Groups run only when named: the soak takes ten minutes. */
 const NAMED_ONLY_GROUPS = ['soak'] as const;
 type Group = (typeof GROUPS)[number] | (typeof NAMED_ONLY_GROUPS)[number];
@@ -67,6 +70,7 @@ const { values, positionals } = parseArgs({
     workspaces: { type: 'string', default: '100' },
     'throughput-items': { type: 'string', default: '5000' },
     'live-items': { type: 'string', default: '2000' },
+    'instagram-items': { type: 'string', default: '1000' },
     'webhook-events': { type: 'string', default: '5000' },
     'webhook-rate': { type: 'string', default: '200' },
     'webhook-seconds': { type: 'string', default: '5' },
@@ -101,7 +105,7 @@ async function main(): Promise<number> {
     console.log(
       'Usage: npm run bench -- [rest] [list] [stdio] [publishing] [--seconds 10] [--warmup 3] [--connections 10] [--stdio-seconds 5] ' +
         '[--in-flight 8] [--rounds 2] [--calls 3000] [--sizes 10000,1000000] [--lag-items 10000] [--spread-seconds 10] [--workspaces 100] ' +
-        '[--throughput-items 5000] [--live-items 2000] [--webhook-events 5000] [--webhook-rate 200] [--webhook-seconds 5] [--media-mb 50] [--strict]\n' +
+        '[--throughput-items 5000] [--live-items 2000] [--instagram-items 1000] [--webhook-events 5000] [--webhook-rate 200] [--webhook-seconds 5] [--media-mb 50] [--strict]\n' +
         '       npm run bench -- soak [--soak-minutes 10] [--soak-warmup-seconds 420]   (the soak runs only when named)',
     );
     return 0;
@@ -201,6 +205,16 @@ async function main(): Promise<number> {
   if (selected.has('live')) {
     rows.push(
       ...(await benchLive({ items: positiveNumber('live-items', values['live-items']), concurrency: 64, rounds })),
+    );
+  }
+
+  if (selected.has('instagram')) {
+    rows.push(
+      ...(await benchLiveInstagram({
+        items: positiveNumber('instagram-items', values['instagram-items']),
+        concurrency: 64,
+        rounds,
+      })),
     );
   }
 

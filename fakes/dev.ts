@@ -4,6 +4,7 @@
  * Ctrl-C stops it. Ports come from FAKE_X_PORT and FAKE_LINKEDIN_PORT (4101 and 4102 by default).
  */
 import { pathToFileURL } from 'node:url';
+import { fakePlatformEnvironment } from './environment.ts';
 import { startFakeLinkedIn, type FakeLinkedIn } from './linkedin.ts';
 import { startFakeX, type FakeX } from './x.ts';
 
@@ -45,17 +46,7 @@ export async function startDevPlatforms(options: DevPlatformsOptions = {}): Prom
   return {
     x,
     linkedin,
-    environment: {
-      X_CLIENT_ID: x.clientId,
-      X_CLIENT_SECRET: x.clientSecret,
-      X_AUTH_BASE_URL: x.url,
-      X_API_BASE_URL: x.url,
-      LINKEDIN_CLIENT_ID: linkedin.clientId,
-      LINKEDIN_CLIENT_SECRET: linkedin.clientSecret,
-      LINKEDIN_AUTH_BASE_URL: linkedin.url,
-      LINKEDIN_API_BASE_URL: linkedin.url,
-      LINKEDIN_VERSION: linkedin.activeVersions()[0]!,
-    },
+    environment: fakePlatformEnvironment({ x, linkedin }),
     close: async () => {
       await Promise.all([x.close(), linkedin.close()]);
     },

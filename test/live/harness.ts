@@ -7,6 +7,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { startFakeLinkedIn, type FakeLinkedIn } from '../../fakes/linkedin.ts';
+import { fakePlatformEnvironment } from '../../fakes/environment.ts';
 import { startFakeX, type FakeX } from '../../fakes/x.ts';
 import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
 
@@ -56,15 +57,7 @@ export async function startLiveWorld(env: Record<string, string> = {}): Promise<
     PUBLISH_LEASE_SECONDS: '2',
     SCHEDULER_POLL_SECONDS: '1',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-    X_CLIENT_ID: x.clientId,
-    X_CLIENT_SECRET: x.clientSecret,
-    X_AUTH_BASE_URL: x.url,
-    X_API_BASE_URL: x.url,
-    LINKEDIN_CLIENT_ID: linkedin.clientId,
-    LINKEDIN_CLIENT_SECRET: linkedin.clientSecret,
-    LINKEDIN_AUTH_BASE_URL: linkedin.url,
-    LINKEDIN_API_BASE_URL: linkedin.url,
-    LINKEDIN_VERSION: linkedin.activeVersions()[0]!,
+    ...fakePlatformEnvironment({ x, linkedin }),
     ...env,
   };
   const logs: string[] = [];

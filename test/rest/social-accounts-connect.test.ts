@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { oauthConnectStates, socialAccounts } from '../../db/schema/index.ts';
 import { startFakeLinkedIn, type FakeLinkedIn } from '../../fakes/linkedin.ts';
+import { fakePlatformEnvironment } from '../../fakes/environment.ts';
 import { startFakeX, type FakeX } from '../../fakes/x.ts';
 import { runAdmin } from '../../src/cli/admin.ts';
 import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
@@ -29,16 +30,7 @@ describe('connecting accounts over OAuth', () => {
   beforeAll(async () => {
     x = await startFakeX({ now });
     linkedIn = await startFakeLinkedIn({ now });
-    Object.assign(env, {
-      X_CLIENT_ID: x.clientId,
-      X_CLIENT_SECRET: x.clientSecret,
-      X_AUTH_BASE_URL: x.url,
-      X_API_BASE_URL: x.url,
-      LINKEDIN_CLIENT_ID: linkedIn.clientId,
-      LINKEDIN_CLIENT_SECRET: linkedIn.clientSecret,
-      LINKEDIN_AUTH_BASE_URL: linkedIn.url,
-      LINKEDIN_API_BASE_URL: linkedIn.url,
-    });
+    Object.assign(env, fakePlatformEnvironment({ x, linkedin: linkedIn }));
   });
   afterAll(async () => {
     await x.close();

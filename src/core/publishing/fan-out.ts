@@ -100,8 +100,8 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
         const now = clock.now();
         if (outcome === null) settleAttempt(db, call.attemptId, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
         else if (outcome.status === 'published') {
-          const { platformPostId, url } = outcome;
-          settleAttempt(db, call.attemptId, { status: 'published', platformPostId, url }, now);
+          const { platformPostId, url, notice } = outcome;
+          settleAttempt(db, call.attemptId, { status: 'published', platformPostId, url, notice }, now);
         } else settleAttempt(db, call.attemptId, { status: outcome.status, error: outcome.error }, now);
         if (call.target.account.mode === 'live') closeCheckpoint(db, call.attemptId);
         return true;

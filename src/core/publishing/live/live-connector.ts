@@ -122,6 +122,7 @@ const published = (post: LivePost): PublishOutcome => ({
   status: 'published',
   platformPostId: post.platformPostId,
   url: post.url,
+  ...(post.notice && { notice: post.notice }),
 });
 
 interface OpenSession extends LiveSession {

@@ -9,6 +9,7 @@ import { publishCheckpoints, socialAccounts } from '../../../../db/schema/index.
 import { claimDuePublishes } from '../../../../src/core/publishing/claim.ts';
 import { connectorsFor } from '../../../../src/core/publishing/connectors/index.ts';
 import { fanOut } from '../../../../src/core/publishing/fan-out.ts';
+import { fillLateUrls } from '../../../../src/core/publishing/live/late-urls.ts';
 import { liveConnector } from '../../../../src/core/publishing/live/live-connector.ts';
 import {
   PlatformError,
@@ -41,6 +42,7 @@ function scriptedPlatform(runtime: TestRuntime) {
     publish: async (session: LiveSession): Promise<LivePost> =>
       session.call('create', async () => ({ platformPostId: 'p1', url: 'https://x.example/p1' }), { create: true }),
     reconcile: null as null | ((session: LiveSession) => Promise<LivePost | null>),
+    lateUrl: async (): Promise<string | null> => null,
     refresh: async (refreshToken: string): Promise<TokenGrant> => ({
       accessToken: `access-after-${refreshToken}`,
       refreshToken: `rotated-${refreshToken}`,
@@ -71,6 +73,7 @@ function scriptedPlatform(runtime: TestRuntime) {
         calls.reconcile += 1;
         return script.reconcile ? script.reconcile(session) : Promise.resolve(null);
       },
+      lateUrl: () => script.lateUrl(),
     },
   };
   const source: TokenSource = {
@@ -88,7 +91,7 @@ function scriptedPlatform(runtime: TestRuntime) {
       calls.tokensSeen.push(token);
       return answer();
     };
-  return { calls, script, source, connectors, seeing };
+  return { calls, script, source, connectors, seeing, client };
 }
 
 describe('live connector framework', () => {
@@ -433,6 +436,33 @@ describe('live connector framework', () => {
       /media URL http:\/\/127\.0\.0\.1:9\/internal\.png was refused: it reaches 127\.0\.0\.1, a loopback address/,
     );
     expect(platform.calls.tokensSeen).toEqual([]);
+  });
+
+  it('keeps a published post’s notice, and fills in its URL when the platform makes it public later', async () => {
+    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    platform.script.publish = (session) =>
+      session.call(
+        'create',
+        async () => ({
+          platformPostId: 'pub-1',
+          url: null,
+          notice: 'Posted as private (SELF_ONLY): the app is not audited.',
+        }),
+        { create: true },
+      );
+    const item = queued();
+    expect(await run()).toEqual(['published']);
+    expect(contentRow(runtime, item.id)!.publishResults[0]).toMatchObject({
+      url: null,
+      notice: 'Posted as private (SELF_ONLY): the app is not audited.',
+    });
+    const lookup = (p: string) => (p === 'twitter' ? { client: platform.client, source: platform.source } : null);
+    expect(await fillLateUrls(runtime, lookup)).toBe(0);
+    platform.script.lateUrl = async () => 'https://x.example/public/pub-1';
+    expect(await fillLateUrls(runtime, lookup)).toBe(1);
+    expect(contentRow(runtime, item.id)!.publishResults[0]).toMatchObject({ url: 'https://x.example/public/pub-1' });
+    expect(attemptsFor(runtime, item.id)[0]!.url).toBe('https://x.example/public/pub-1');
+    expect(await fillLateUrls(runtime, lookup)).toBe(0);
   });
 
   it('refreshes, in the maintenance pass, the tokens that expire within the hour and no others', async () => {

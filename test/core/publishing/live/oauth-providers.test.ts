@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLinkedIn, type FakeLinkedIn } from '../../../../fakes/linkedin.ts';
+import { fakePlatformEnvironment } from '../../../../fakes/environment.ts';
 import { startFakeX, type FakeX } from '../../../../fakes/x.ts';
 import { ManualClock } from '../../../../src/core/clock.ts';
 import { loadConfig } from '../../../../src/core/config.ts';
@@ -19,14 +20,7 @@ describe('live OAuth providers', () => {
     config = loadConfig({
       PUBLIC_BASE_URL: 'https://api.example.test/',
       PLATFORM_TIMEOUT_SECONDS: '5',
-      X_CLIENT_ID: x.clientId,
-      X_CLIENT_SECRET: x.clientSecret,
-      X_AUTH_BASE_URL: x.url,
-      X_API_BASE_URL: x.url,
-      LINKEDIN_CLIENT_ID: linkedIn.clientId,
-      LINKEDIN_CLIENT_SECRET: linkedIn.clientSecret,
-      LINKEDIN_AUTH_BASE_URL: linkedIn.url,
-      LINKEDIN_API_BASE_URL: linkedIn.url,
+      ...fakePlatformEnvironment({ x, linkedin: linkedIn }),
     });
   });
   afterAll(async () => {

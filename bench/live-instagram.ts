@@ -1,0 +1,290 @@
+/**
+ * Live publishing to Instagram: image posts to the fake Instagram (in a process of its own), 64 at a
+ * time. The fake really downloads each image from the media URL it is given: one small PNG of the
+ * service's media library, served by a loopback server in this process at PUBLIC_BASE_URL/media/.
+ *
+ *   service  items queued at once for one live Instagram account, published by the real publishing
+ *            run with the real Instagram client and framework: items/s from queued to finished (claim,
+ *            attempt and checkpoint, the quota read, the container, its status, media_publish, the
+ *            permalink read, the record, the finish).
+ *   raw      the same three platform calls per post (container, status, media_publish) from 64
+ *            concurrent loops of `fetch`, nothing else: what the platform allows at that concurrency.
+ *
+ * Rounds alternate service and raw on the same fake, so both see the same machine load.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { startBackgroundCheckpoints } from '../db/checkpointer.ts';
+import { writeTransaction } from '../db/client.ts';
+import { mediaAssets, socialAccounts } from '../db/schema/index.ts';
+import { createWorkspace } from '../src/core/accounts/workspaces.ts';
+import { loadConfig } from '../src/core/config.ts';
+import { insertContentRow } from '../src/core/content/operations.ts';
+import { newId } from '../src/core/ids.ts';
+import { connectorsFor } from '../src/core/publishing/connectors/index.ts';
+import { instagramOAuth } from '../src/core/publishing/live/instagram/oauth.ts';
+import { instagramPublisher } from '../src/core/publishing/live/instagram/publisher.ts';
+import { liveConnector } from '../src/core/publishing/live/live-connector.ts';
+import { openRuntime } from '../src/core/runtime.ts';
+import { storeTokens } from '../src/core/social-accounts/tokens.ts';
+import { startPublishing } from '../src/jobs/publish-run.ts';
+import { png } from '../test/fixtures/media/files.ts';
+import { childEnv, fmt, RAISED_LIMITS, startHttpChild, table, tempDir, until, type Row } from './lib.ts';
+
+export interface LiveInstagramSettings {
+  items: number;
+  concurrency: number;
+  rounds: number;
+}
+
+interface FakeInstagramInfo {
+  url: string;
+  clientId: string;
+  clientSecret: string;
+  user: { userId: string; username: string };
+  service: { accessToken: string; expiresIn: number };
+  raw: { accessToken: string };
+}
+
+/** The one image every post carries, as the media library would serve it. */
+const IMAGE = png(64, 64);
+const STORAGE_KEY = randomBytes(16).toString('hex');
+
+let sequence = 0;
+const caption = (who: string) => `Benchmark ${who} post ${++sequence} at ${Date.now()} #bench`;
+
+/** PUBLIC_BASE_URL for the service: serves `/media/<key>.png`, the URL the fake downloads. */
+async function startMediaHost(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    if (req.url !== `/media/${STORAGE_KEY}.png`) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(IMAGE.length) }).end(IMAGE);
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function serviceRound(fake: FakeInstagramInfo, mediaHost: string, settings: LiveInstagramSettings) {
+  const dir = tempDir('live-instagram');
+  const config = loadConfig({
+    DATABASE_FILE: join(dir.path, 'service.db'),
+    ...RAISED_LIMITS,
+    PUBLISH_CONCURRENCY: String(settings.concurrency),
+    PUBLIC_BASE_URL: mediaHost,
+    INSTAGRAM_APP_ID: fake.clientId,
+    INSTAGRAM_APP_SECRET: fake.clientSecret,
+    INSTAGRAM_AUTH_BASE_URL: fake.url,
+    INSTAGRAM_TOKEN_BASE_URL: fake.url,
+    INSTAGRAM_GRAPH_BASE_URL: fake.url,
+    LOG_LEVEL: 'warn',
+  });
+  const runtime = openRuntime({ config });
+  const checkpointer = startBackgroundCheckpoints(runtime.db);
+  try {
+    const now = new Date();
+    const mediaUrl = `${mediaHost}/media/${STORAGE_KEY}.png`;
+    writeTransaction(runtime.db, () => {
+      const { workspace } = createWorkspace(runtime, { name: 'Live Instagram bench', plan: 'business' });
+      runtime.db
+        .insert(mediaAssets)
+        .values({
+          id: newId(),
+          workspaceId: workspace.id,
+          storageKey: STORAGE_KEY,
+          filename: 'bench.png',
+          assetType: 'image',
+          mimeType: 'image/png',
+          sizeBytes: IMAGE.length,
+          width: 64,
+          height: 64,
+          tags: [],
+          createdAt: now,
+        })
+        .run();
+      const account = runtime.db
+        .insert(socialAccounts)
+        .values({
+          id: newId(),
+          workspaceId: workspace.id,
+          platform: 'instagram',
+          platformUserId: fake.user.userId,
+          username: fake.user.username,
+          mode: 'live',
+          status: 'active',
+          scopes: ['instagram_business_basic', 'instagram_business_content_publish'],
+          connectedAt: now,
+          createdAt: now,
+        })
+        .returning()
+        .get();
+      storeTokens(runtime, account.id, {
+        accessToken: fake.service.accessToken,
+        refreshToken: null,
+        expiresAt: new Date(now.getTime() + fake.service.expiresIn * 1000),
+      });
+      for (let i = 0; i < settings.items; i++) {
+        insertContentRow(runtime.db, {
+          id: newId(),
+          workspaceId: workspace.id,
+          caption: caption('service'),
+          hashtags: [],
+          contentType: 'single_image',
+          targetPlatforms: ['instagram'],
+          mediaUrls: [mediaUrl],
+          topic: null,
+          platformSpecific: {},
+          aspectRatio: null,
+          scheduledFor: null,
+          status: 'approved',
+          publishQueued: true,
+          publishResults: [],
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
+    });
+    // The service's own Instagram client and framework, wired here as the platform registry wires
+    // them, so the figure does not depend on which platforms the build has switched on.
+    const timeoutMs = config.publishing.platformTimeoutSeconds * 1000;
+    const oauth = instagramOAuth(config.live.instagram, timeoutMs, runtime.clock);
+    const client = { oauth, publisher: instagramPublisher(config.live.instagram, { now: () => runtime.clock.now() }) };
+    const app = {
+      clientId: fake.clientId,
+      clientSecret: fake.clientSecret,
+      redirectUri: `${mediaHost}/callbacks/instagram/oauth`,
+    };
+    const connector = liveConnector(runtime, client, {
+      platformName: 'Instagram',
+      provider: oauth,
+      app,
+      credentialVariables: config.live.instagram.credentialVariables,
+    });
+    const connectors = connectorsFor(runtime, (platform) => (platform === 'instagram' ? connector : null));
+
+    const unfinished = () =>
+      runtime.db.get<{ n: number }>(sql`select count(*) as n from content where status in ('approved', 'publishing')`)
+        .n;
+    const t0 = performance.now();
+    const scheduler = startPublishing(runtime, connectors);
+    await until('live Instagram publishing: every item finished', () => unfinished() === 0, 300, 20);
+    const seconds = (performance.now() - t0) / 1000;
+    await scheduler.stop();
+    const published = runtime.db.get<{ n: number }>(
+      sql`select count(*) as n from publish_attempts where status = 'published' and url like 'https://www.instagram.com/p/%'`,
+    ).n;
+    if (published !== settings.items) {
+      const sample = runtime.db.get<{ error: string | null }>(
+        sql`select error from publish_attempts where status != 'published' limit 1`,
+      );
+      throw new Error(
+        `expected ${settings.items} posts published on the fake Instagram, ${published} were (${sample?.error})`,
+      );
+    }
+    return settings.items / seconds;
+  } finally {
+    await checkpointer.stop();
+    runtime.db.$client.close();
+    dir.cleanup();
+  }
+}
+
+/** The limit: container, status, media_publish per post, from `concurrency` loops of fetch. */
+async function rawRound(fake: FakeInstagramInfo, mediaHost: string, settings: LiveInstagramSettings): Promise<number> {
+  const headers = { authorization: `Bearer ${fake.raw.accessToken}` };
+  const form = { ...headers, 'content-type': 'application/x-www-form-urlencoded' };
+  const user = fake.user.userId;
+  const imageUrl = `${mediaHost}/media/${STORAGE_KEY}.png`;
+  const call = async (what: string, response: Promise<Response>) => {
+    const answer = await response;
+    const body = (await answer.json()) as Record<string, unknown>;
+    if (answer.status !== 200) throw new Error(`raw ${what} answered ${answer.status}: ${JSON.stringify(body)}`);
+    return body;
+  };
+  let next = 0;
+  const loop = async () => {
+    while (next < settings.items) {
+      next += 1;
+      const body = new URLSearchParams({ image_url: imageUrl, caption: caption('raw') }).toString();
+      const { id } = await call(
+        'container',
+        fetch(`${fake.url}/${user}/media`, { method: 'POST', headers: form, body }),
+      );
+      const status = await call('status', fetch(`${fake.url}/${String(id)}?fields=status_code,status`, { headers }));
+      if (status.status_code !== 'FINISHED') throw new Error(`raw status was ${String(status.status_code)}`);
+      const creation = new URLSearchParams({ creation_id: String(id) }).toString();
+      await call(
+        'publish',
+        fetch(`${fake.url}/${user}/media_publish`, { method: 'POST', headers: form, body: creation }),
+      );
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: settings.concurrency }, loop));
+  return settings.items / ((performance.now() - t0) / 1000);
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export async function benchLiveInstagram(settings: LiveInstagramSettings): Promise<Row[]> {
+  console.log(
+    `\n== Live publishing to the fake Instagram: ${fmt(settings.items)} image posts, ${settings.concurrency} at a time, ${settings.rounds} interleaved rounds ==`,
+  );
+  const child = await startHttpChild('fake Instagram', 'bench/fake-instagram-child.ts', [], childEnv({}));
+  const mediaHost = await startMediaHost();
+  try {
+    const fake = JSON.parse(
+      child
+        .log()
+        .split('\n')
+        .find((line) => line.startsWith('{'))!,
+    ) as FakeInstagramInfo;
+    const service: number[] = [];
+    const raw: number[] = [];
+    const ratios: number[] = [];
+    for (let round = 0; round < settings.rounds; round++) {
+      // Alternate which goes first, so neither always runs on a warmer (or busier) machine.
+      const [s, r] =
+        round % 2 === 0
+          ? [await serviceRound(fake, mediaHost.url, settings), await rawRound(fake, mediaHost.url, settings)]
+          : await rawRound(fake, mediaHost.url, settings).then(async (rr) => [
+              await serviceRound(fake, mediaHost.url, settings),
+              rr,
+            ]);
+      service.push(s);
+      raw.push(r);
+      ratios.push(s / r);
+    }
+    console.log(
+      table(
+        ['round', 'service items/s', 'raw posts/s', 'ratio'],
+        service.map((s, i) => [String(i + 1), fmt(s), fmt(raw[i]!), fmt(ratios[i]!, 2)]),
+      ),
+    );
+    return [
+      {
+        name: `live publish to fake Instagram (image: container, status, publish), ${settings.concurrency} at a time (median of ${settings.rounds})`,
+        unit: 'items/s',
+        project: median(service),
+        limit: median(raw),
+        ratio: median(ratios),
+        target: { op: '>=', value: 0.3 },
+      },
+    ];
+  } finally {
+    await mediaHost.close();
+    await child.stop();
+  }
+}
