@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeFacebook, type FakeFacebook } from '../../fakes/facebook.ts';
 import { isoMedia, jpeg, png } from '../fixtures/media/files.ts';
-import { serveFiles, type ServedFiles } from '../helpers/served-files.ts';
+import { startMediaUrlServer, type MediaUrlServer } from '../helpers/media-url-server.ts';
 
 const NOW = Date.UTC(2026, 5, 15, 9);
 const V = 'v24.0';
@@ -9,20 +9,33 @@ const REDIRECT_URI = 'http://127.0.0.1:9/callbacks/facebook/oauth';
 const SCOPES = 'pages_show_list,pages_manage_posts,pages_read_engagement,publish_video';
 
 let fb: FakeFacebook;
-let files: ServedFiles;
+let media: MediaUrlServer;
+let served: Record<string, { bytes: Buffer; contentType: string }>;
+/** What the media server answers, by path; the fake downloads from it. */
+const files = {
+  add(path: string, bytes: Buffer, contentType = 'application/octet-stream'): string {
+    served[path] = { bytes, contentType };
+    return media.at(path);
+  },
+  hits: (path: string) => media.requested.filter((requested) => requested === path).length,
+  get url() {
+    return media.url;
+  },
+};
 let admin: string;
 let pageId: string;
 let pageToken: string;
 beforeEach(async () => {
   fb = await startFakeFacebook({ now: () => NOW, accountsPageSize: 2 });
-  files = await serveFiles();
+  served = {};
+  media = await startMediaUrlServer(served);
   admin = fb.users[0]!.id;
   pageId = fb.users[0]!.pages[0]!.id;
   pageToken = fb.issueTokens(admin).pageTokens[pageId]!;
 });
 afterEach(async () => {
   await fb.close();
-  await files.close();
+  await media.close();
 });
 
 async function graph(
@@ -227,7 +240,7 @@ describe('fake Facebook: publishing as a Page', () => {
       form: { url, message: 'Look' },
     });
     expect(created.body).toEqual({ id: expect.any(String), post_id: expect.stringMatching(`^${pageId}_`) });
-    expect(files.hits.get('/a.jpg')).toBe(1);
+    expect(files.hits('/a.jpg')).toBe(1);
     expect(fb.mediaFetches).toEqual([{ url, status: 200, bytes: expect.any(Number) }]);
 
     const missing = await graph(`/${pageId}/photos`, {

@@ -6,24 +6,37 @@ import { readUsage } from '../../../../src/core/publishing/live/facebook/usage.t
 import { PlatformError, type MediaRef } from '../../../../src/core/publishing/live/platform-client.ts';
 import { isoMedia, jpeg, png } from '../../../fixtures/media/files.ts';
 import { testSession, type TestSession, type TestSessionOptions } from '../../../helpers/live-session.ts';
-import { serveFiles, type ServedFiles } from '../../../helpers/served-files.ts';
+import { startMediaUrlServer, type MediaUrlServer } from '../../../helpers/media-url-server.ts';
 
 const NOW = Date.UTC(2026, 5, 15, 9);
 const V = 'v24.0';
 
 let fb: FakeFacebook;
-let files: ServedFiles;
+let media: MediaUrlServer;
+let served: Record<string, { bytes: Buffer; contentType: string }>;
+/** What the media server answers, by path; the fake downloads from it. */
+const files = {
+  add(path: string, bytes: Buffer, contentType = 'application/octet-stream'): string {
+    served[path] = { bytes, contentType };
+    return media.at(path);
+  },
+  hits: (path: string) => media.requested.filter((requested) => requested === path).length,
+  get url() {
+    return media.url;
+  },
+};
 let pageId: string;
 let token: string;
 beforeEach(async () => {
   fb = await startFakeFacebook({ now: () => NOW, separateVideoHost: true });
-  files = await serveFiles();
+  served = {};
+  media = await startMediaUrlServer(served);
   pageId = fb.users[0]!.pages[0]!.id;
   token = fb.issueTokens(fb.users[0]!.id).pageTokens[pageId]!;
 });
 afterEach(async () => {
   await fb.close();
-  await files.close();
+  await media.close();
 });
 
 const publisher = () =>
@@ -101,7 +114,7 @@ describe('Facebook publisher: posts', () => {
     const live = session({ mediaRefs: [ref] });
     const post = await publisher().publish(live);
 
-    expect(files.hits.get('/one.jpg')).toBe(1);
+    expect(files.hits('/one.jpg')).toBe(1);
     const photo = [...fb.photos.values()][0]!;
     expect(photo).toMatchObject({ url: ref.url, message: 'Fresh bread today', published: true });
     expect(post.platformPostId).toBe(photo.postId);
@@ -142,7 +155,7 @@ describe('Facebook publisher: posts', () => {
     const resumed = session({ mediaRefs: [first, second], checkpoint: live.saved });
     await publisher().publish(resumed);
     expect(resumed.calls.filter((call) => call.label === 'photos.upload')).toHaveLength(1);
-    expect(files.hits.get('/a.jpg')).toBe(1);
+    expect(files.hits('/a.jpg')).toBe(1);
     expect(fb.posts[0]!.photoIds).toEqual([(live.saved as FacebookCheckpoint).photos![0], expect.any(String)]);
     expect(fb.log.creates()).toHaveLength(1);
   });
@@ -158,7 +171,7 @@ describe('Facebook publisher: posts', () => {
     await publisher().publish(live);
 
     expect(live.calls.filter((call) => call.label === 'photos.upload')).toHaveLength(1);
-    expect(files.hits.get('/a.jpg')).toBe(1);
+    expect(files.hits('/a.jpg')).toBe(1);
     expect(fb.posts[0]!.photoIds[0]).toBe(firstUpload.id);
   });
 
@@ -198,7 +211,7 @@ describe('Facebook publisher: video', () => {
 
     const stored = [...fb.videos.values()][0]!;
     expect(stored).toMatchObject({ fileUrl: ref.url, description: 'Fresh bread today' });
-    expect(files.hits.get('/clip.mp4')).toBe(1);
+    expect(files.hits('/clip.mp4')).toBe(1);
     expect(post).toEqual({ platformPostId: stored.id, url: `https://www.facebook.com/${pageId}/videos/${stored.id}/` });
     expect(live.calls.map((call) => `${call.label}${call.create ? '!' : ''}`)).toEqual([
       'videos.create!',
