@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { Runtime } from '../../context.ts';
 import type { TokenSource } from '../../social-accounts/token-lifecycle.ts';
+import { facebookPublisher } from './facebook/publisher.ts';
 import { instagramPublisher } from './instagram/publisher.ts';
 import { linkedInPublisher } from './linkedin/publisher.ts';
 import type { LiveClientLookup } from './late-urls.ts';
@@ -33,6 +34,8 @@ function publisherFor(config: Config, clock: Clock, platform: Platform): LivePub
       return xPublisher(config.live.twitter, { now: () => clock.now() });
     case 'linkedin':
       return linkedInPublisher(config.live.linkedin);
+    case 'facebook':
+      return facebookPublisher(config.live.facebook, { now: () => clock.now() });
     case 'instagram':
       return instagramPublisher(config.live.instagram, { now: () => clock.now() });
     default:

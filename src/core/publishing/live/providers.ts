@@ -4,12 +4,13 @@
  */
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
+import { facebookOAuth } from './facebook/oauth.ts';
 import { instagramOAuth } from './instagram/oauth.ts';
 import { linkedInOAuth } from './linkedin/oauth.ts';
 import type { OAuthApp, OAuthProvider } from './platform-client.ts';
 import { xOAuth } from './x/oauth.ts';
 
-export const LIVE_PLATFORMS = ['twitter', 'linkedin', 'instagram'] as const;
+export const LIVE_PLATFORMS = ['twitter', 'linkedin', 'facebook', 'instagram'] as const;
 
 type LivePlatform = (typeof LIVE_PLATFORMS)[number];
 
@@ -24,6 +25,8 @@ export function oauthProvider(config: Config, clock: Clock, platform: string): O
       return xOAuth(config.live.twitter, timeoutMs, clock);
     case 'linkedin':
       return linkedInOAuth(config.live.linkedin, timeoutMs, clock);
+    case 'facebook':
+      return facebookOAuth(config.live.facebook, timeoutMs, clock);
     case 'instagram':
       return instagramOAuth(config.live.instagram, timeoutMs, clock);
   }
