@@ -348,11 +348,22 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     if (!Number.isInteger(max) || max < 5 || max > 100) {
       return invalidRequest('The `max_results` query parameter value is not between 5 and 100.');
     }
+    const startTime = request.query.start_time;
+    if (startTime !== undefined && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/.test(startTime)) {
+      return invalidRequest('The `start_time` query parameter value is not a valid RFC 3339 date-time.');
+    }
+    const since = startTime === undefined ? -Infinity : Date.parse(startTime);
+    const withCreatedAt = (request.query['tweet.fields'] ?? '').split(',').includes('created_at');
     const recent = posts
-      .filter((post) => post.authorId === authorId)
+      .filter((post) => post.authorId === authorId && post.createdAt >= since)
       .reverse()
       .slice(0, max)
-      .map((post) => ({ id: post.id, text: post.text, edit_history_tweet_ids: [post.id] }));
+      .map((post) => ({
+        id: post.id,
+        text: post.text,
+        edit_history_tweet_ids: [post.id],
+        ...(withCreatedAt && { created_at: new Date(post.createdAt).toISOString() }),
+      }));
     if (recent.length === 0) return { status: 200, json: { meta: { result_count: 0 } } };
     return {
       status: 200,

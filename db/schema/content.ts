@@ -40,6 +40,8 @@ export interface PublishResult {
   platform_post_id: string | null;
   /** The post's public URL; null when the platform has none or the post failed (absent on results stored before it existed). */
   url?: string | null;
+  /** What the user should know about a published post (TikTok made it private, or sent it to the inbox). */
+  notice?: string | null;
   error: string | null;
   attempted_at: string;
 }

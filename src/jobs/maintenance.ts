@@ -3,7 +3,8 @@ import type { Runtime } from '../core/context.ts';
 import { pruneIdempotencyKeys } from '../core/idempotency.ts';
 import { sweepOrphanMedia } from '../core/media/orphans.ts';
 import { pruneExpiredConnectStates } from '../core/social-accounts/connect-states.ts';
-import { tokenSourceFor } from '../core/publishing/live/clients.ts';
+import { liveClientLookup, tokenSourceFor } from '../core/publishing/live/clients.ts';
+import { fillLateUrls } from '../core/publishing/live/late-urls.ts';
 import { refreshExpiringTokens } from '../core/social-accounts/token-lifecycle.ts';
 import { pruneRateLimitWindows } from '../core/rate-limits.ts';
 import { expireStaleDeliveries } from '../core/webhooks/delivery/expiry.ts';
@@ -21,6 +22,8 @@ export interface MaintenanceReport {
   expiredConnectStates: number;
   /** Live accounts whose access token, expiring within the hour, was refreshed (and refreshes that failed). */
   refreshedTokens: { refreshed: number; failed: number };
+  /** Posts published without a public URL (TikTok before moderation) whose URL has now appeared. */
+  lateUrls: number;
 }
 
 /**
@@ -41,6 +44,7 @@ export async function runMaintenance(runtime: Runtime, signal?: AbortSignal): Pr
   const pruned = await pruneDeliveryHistory(runtime, signal);
   const expiredConnectStates = pruneExpiredConnectStates(runtime);
   const refreshedTokens = await refreshExpiringTokens(runtime, (platform) => tokenSourceFor(runtime, platform));
+  const lateUrls = await fillLateUrls(runtime, liveClientLookup(runtime));
   return {
     rateLimitWindows,
     idempotencyKeys,
@@ -49,6 +53,7 @@ export async function runMaintenance(runtime: Runtime, signal?: AbortSignal): Pr
     prunedDeliveryJobs: pruned.jobs,
     expiredConnectStates,
     refreshedTokens,
+    lateUrls,
   };
 }
 

@@ -26,9 +26,14 @@ export interface TestSessionOptions {
   /** Checkpoint data a previous (crashed) publish left. */
   checkpoint?: Record<string, unknown>;
   attemptId?: string;
+  /** When a (crashed) earlier publish sent the create call; a create call in this session sets it too. */
+  createSentAt?: Date | null;
+  /** The clock a create call is stamped with (the platform fake's, so both agree); the wall clock by default. */
+  now?: () => Date;
 }
 
-export interface TestSession extends LiveSession {
+export interface TestSession extends Omit<LiveSession, 'createSentAt'> {
+  createSentAt: Date | null;
   /** Every label passed to `call`, in order, with whether it was the create call. */
   calls: { label: string; create: boolean }[];
   /** The checkpoint as saved so far. */
@@ -72,8 +77,10 @@ export function testSession(options: TestSessionOptions): TestSession {
       );
     },
     publicBaseUrl: options.publicBaseUrl ?? 'http://127.0.0.1:3000',
+    createSentAt: options.createSentAt ?? null,
     async call(label, request, callOptions) {
       session.calls.push({ label, create: callOptions?.create ?? false });
+      if (callOptions?.create) session.createSentAt = options.now ? options.now() : new Date();
       return request(options.accessToken);
     },
     async wait(ms) {

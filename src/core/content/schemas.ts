@@ -148,6 +148,10 @@ const PublishResult = z.object({
   success: z.boolean(),
   platform_post_id: z.string().nullable(),
   url: z.string().nullable().describe('The public URL of the post on the platform, or null.'),
+  notice: z
+    .string()
+    .nullable()
+    .describe('Something to know about a published post, such as TikTok posting it privately; null otherwise.'),
   error: z.string().nullable(),
   attempted_at: dateTimeOutput,
 });

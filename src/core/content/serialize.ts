@@ -31,7 +31,11 @@ export function toContentResource(row: ContentRow): ContentResource {
     status: row.status,
     campaign_id: row.campaignId,
     publish_queued: row.publishQueued,
-    publish_results: row.publishResults.map((result) => ({ ...result, url: result.url ?? null })),
+    publish_results: row.publishResults.map((result) => ({
+      ...result,
+      url: result.url ?? null,
+      notice: result.notice ?? null,
+    })),
     created_at: createdAt,
     updated_at: updatedAt,
   };

@@ -24,7 +24,7 @@ export interface PublishTarget {
  * definite answer came back, nor did a reconciliation find the post); a throw or a timeout is the same.
  */
 export type PublishOutcome =
-  | { status: 'published'; platformPostId: string; url: string | null }
+  | { status: 'published'; platformPostId: string; url: string | null; notice?: string }
   | { status: 'rejected'; error: string }
   | { status: 'unknown'; error: string };
 

@@ -8,7 +8,7 @@ import type { SocialAccountRow } from '../social-accounts/serialize.ts';
 import { HELD_UNDER_LEASE, type Claim } from './claim.ts';
 import type { Connectors, PlatformConnector, PlatformPost, PublishOutcome, PublishTarget } from './connector.ts';
 import { attemptsOf, finishRun, recordAttempt, settleAttempt, UNKNOWN_OUTCOME, type AttemptRow } from './finish.ts';
-import { hasCheckpoint, openCheckpoint } from './live/live-connector.ts';
+import { closeCheckpoint, hasCheckpoint, openCheckpoint } from './live/live-connector.ts';
 import { composePost } from './post.ts';
 
 interface PlatformCall {
@@ -58,7 +58,10 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
       if (connector && lookup.state === 'active' && lookup.account.id === attempt.socialAccountId) {
         const post = composePost(item, connector.platform);
         calls.push({ attemptId: attempt.id, connector, post, target: targetOf(lookup.account, attempt.id) });
-      } else settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
+      } else {
+        settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
+        closeCheckpoint(db, attempt.id);
+      }
     }
     for (const platform of item.targetPlatforms) {
       if (tried.has(platform)) continue;
@@ -97,9 +100,10 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
         const now = clock.now();
         if (outcome === null) settleAttempt(db, call.attemptId, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
         else if (outcome.status === 'published') {
-          const { platformPostId, url } = outcome;
-          settleAttempt(db, call.attemptId, { status: 'published', platformPostId, url }, now);
+          const { platformPostId, url, notice } = outcome;
+          settleAttempt(db, call.attemptId, { status: 'published', platformPostId, url, notice }, now);
         } else settleAttempt(db, call.attemptId, { status: outcome.status, error: outcome.error }, now);
+        if (call.target.account.mode === 'live') closeCheckpoint(db, call.attemptId);
         return true;
       });
       if (recorded)
@@ -142,7 +146,10 @@ export async function abandonRun(runtime: Runtime, claim: Claim, cause: unknown)
     if (!item) return 'lease_lost' as const;
     const now = clock.now();
     const { tried, resumable } = settleLeftovers(db, claim, now);
-    for (const attempt of resumable) settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
+    for (const attempt of resumable) {
+      settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
+      closeCheckpoint(db, attempt.id);
+    }
     for (const platform of item.targetPlatforms) {
       if (tried.has(platform)) continue;
       recordAttempt(db, {

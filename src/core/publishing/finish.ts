@@ -69,6 +69,7 @@ export function settleAttempt(
     status: Exclude<AttemptStatus, 'pending'>;
     platformPostId?: string | null;
     url?: string | null;
+    notice?: string | null;
     error?: string | null;
   },
   at: Date,
@@ -78,6 +79,7 @@ export function settleAttempt(
     status: outcome.status,
     platformPostId: outcome.platformPostId ?? null,
     url: outcome.url ?? null,
+    notice: outcome.notice ?? null,
     error: outcome.error ?? null,
     finishedAt: at.getTime(),
   });
@@ -102,6 +104,7 @@ export function finishRun(db: Db, item: ContentRow, runId: string, now: Date): '
     success: a.status === 'published',
     platform_post_id: a.platformPostId,
     url: a.status === 'published' ? a.url : null,
+    notice: a.status === 'published' ? a.notice : null,
     error: a.status === 'published' ? null : (a.error ?? UNKNOWN_OUTCOME),
     attempted_at: a.attemptedAt.toISOString(),
   }));
@@ -189,6 +192,7 @@ const statements = preparedStatements((db) => ({
       status: sql`${sql.placeholder('status')}`,
       platformPostId: sql`${sql.placeholder('platformPostId')}`,
       url: sql`${sql.placeholder('url')}`,
+      notice: sql`${sql.placeholder('notice')}`,
       error: sql`${sql.placeholder('error')}`,
       finishedAt: sql`${sql.placeholder('finishedAt')}`,
     })

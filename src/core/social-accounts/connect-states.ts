@@ -63,6 +63,9 @@ export interface ConsumedConnectState {
   platform: Platform;
   codeVerifier: string | null;
   returnUrl: string | null;
+  expiresAt: Date;
+  /** The accounts a login offered to choose from (JSON, decrypted), when the state was parked for a choice. */
+  choices: string | null;
 }
 
 export type ConsumeResult = { ok: true; pending: ConsumedConnectState } | { ok: false; reason: 'unknown' | 'expired' };
@@ -90,8 +93,36 @@ export function consumeConnectState(runtime: StateRuntime, platform: string, sta
       codeVerifier:
         row.codeVerifierEncrypted === null ? null : decryptSecret(runtime.config, row.codeVerifierEncrypted),
       returnUrl: row.returnUrl,
+      expiresAt: row.expiresAt,
+      choices: row.choicesEncrypted === null ? null : decryptSecret(runtime.config, row.choicesEncrypted),
     },
   };
+}
+
+/**
+ * Puts a consumed state back, holding the accounts its login offered (encrypted: they carry tokens),
+ * until the chooser's form posts back with the same state. It keeps its first expiry: the whole
+ * connection, choice included, is good for 15 minutes.
+ */
+export function parkConnectState(
+  runtime: StateRuntime,
+  state: string,
+  pending: ConsumedConnectState,
+  choices: string,
+): void {
+  runtime.db
+    .insert(oauthConnectStates)
+    .values({
+      stateHash: stateHash(state),
+      workspaceId: pending.workspaceId,
+      platform: pending.platform,
+      codeVerifierEncrypted: null,
+      returnUrl: pending.returnUrl,
+      choicesEncrypted: encryptSecret(runtime.config, choices),
+      expiresAt: pending.expiresAt,
+      createdAt: runtime.clock.now(),
+    })
+    .run();
 }
 
 /** Maintenance: removes the states nobody came back with. Answers how many went. */

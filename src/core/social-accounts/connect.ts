@@ -15,9 +15,19 @@ import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 import { PLATFORM_NAMES } from '../publishing/live/clients.ts';
-import { PlatformError, type LiveProfile } from '../publishing/live/platform-client.ts';
+import {
+  PlatformError,
+  type ConnectableAccount,
+  type LiveProfile,
+  type OAuthProvider,
+} from '../publishing/live/platform-client.ts';
 import { LIVE_PLATFORMS, oauthApp, oauthProvider } from '../publishing/live/providers.ts';
-import { consumeConnectState, createConnectState } from './connect-states.ts';
+import {
+  consumeConnectState,
+  createConnectState,
+  parkConnectState,
+  type ConsumedConnectState,
+} from './connect-states.ts';
 import { assertRoomForAnotherAccount } from './operations.ts';
 import { toSocialAccountResource, type SocialAccountResource } from './serialize.ts';
 import { storeTokens, type TokenGrant } from './tokens.ts';
@@ -101,19 +111,28 @@ export const startAccountConnection = defineOperation({
   },
 });
 
+/** One account a login offered, as the chooser shows it. */
+export interface AccountChoice {
+  id: string;
+  name: string;
+}
+
 /** What the callback came to; the door renders it (a page, or a 303 to the return URL). */
 export type ConnectionOutcome =
-  | { outcome: 'connected'; account: SocialAccountResource; workspaceName: string; returnUrl: string | null }
+  | { outcome: 'connected'; accounts: SocialAccountResource[]; workspaceName: string; returnUrl: string | null }
+  | { outcome: 'choose'; platform: Platform; state: string; choices: AccountChoice[]; workspaceName: string }
   | { outcome: 'cancelled'; platform: Platform; returnUrl: string | null }
   | { outcome: 'refused'; reason: ConnectionRefusal; message: string };
 
 /**
  * - `unknown_platform`: no live client answers at this callback;
  * - `invalid_state`: the state is missing, unknown, expired or already used, or the code is missing;
+ * - `invalid_choice`: the chooser's form named no account, or one the login did not offer;
  * - `quota_exceeded`: the account would pass the workspace's platforms_limit;
  * - `platform_failed`: the platform refused the authorization or the code, or could not be reached.
  */
-export type ConnectionRefusal = 'unknown_platform' | 'invalid_state' | 'quota_exceeded' | 'platform_failed';
+export type ConnectionRefusal =
+  'unknown_platform' | 'invalid_state' | 'invalid_choice' | 'quota_exceeded' | 'platform_failed';
 
 /** What LinkedIn (`user_cancelled_*`) and X (`access_denied`) send back when the user declines. */
 const CANCELLATIONS = new Set(['access_denied', 'user_cancelled_authorize', 'user_cancelled_login']);
@@ -139,15 +158,10 @@ export async function completeConnection(
   const provider = oauthProvider(runtime.config, runtime.clock, platform);
   if (!provider) return refused('unknown_platform', `No OAuth connection is served for platform "${platform}".`);
   const consumed = consumeConnectState(runtime, platform, query.state);
-  if (!consumed.ok) {
-    return refused(
-      'invalid_state',
-      consumed.reason === 'expired'
-        ? 'This connection link has expired (links are good for 15 minutes). Start the connection again.'
-        : 'This connection link is not valid: it was already used, or it was not made by this service. Start the connection again.',
-    );
-  }
+  if (!consumed.ok) return invalidState(consumed.reason);
   const { pending } = consumed;
+  // The chooser's page loaded again: it shows the same choices (the code is spent).
+  if (pending.choices !== null) return offerChoices(runtime, provider.platform, query.state as string, pending);
 
   const error = queryValue(query.error);
   if (error !== undefined) {
@@ -170,22 +184,95 @@ export async function completeConnection(
     );
   }
 
-  let grant: TokenGrant;
-  let profile: LiveProfile;
+  let offered: ConnectableAccount[];
   try {
-    grant = await provider.exchangeCode(app, {
+    const grant = await provider.exchangeCode(app, {
       code,
       ...(pending.codeVerifier && { codeVerifier: pending.codeVerifier }),
     });
-    profile = await provider.profile(grant.accessToken);
+    offered = provider.connectableAccounts
+      ? await provider.connectableAccounts(app, grant)
+      : [{ profile: await provider.profile(grant.accessToken), grant }];
   } catch (failure) {
     if (!(failure instanceof PlatformError)) throw failure;
     return refused('platform_failed', failure.message);
   }
+  const name = PLATFORM_NAMES[provider.platform];
+  if (offered.length === 0) {
+    return refused('platform_failed', `The ${name} login gave access to no account that can be connected.`);
+  }
+  if (offered.length > 1) {
+    parkConnectState(runtime, query.state as string, pending, serializeChoices(offered));
+    return offerChoices(runtime, provider.platform, query.state as string, pending);
+  }
+  return connectAccounts(runtime, provider, pending, offered);
+}
 
+/**
+ * POST /callbacks/{platform}/oauth: the chooser's form came back with the accounts to connect (ids
+ * among those the login offered) and the same state, which is spent here.
+ */
+export function completeChoice(runtime: Runtime, platform: string, form: Record<string, unknown>): ConnectionOutcome {
+  const provider = oauthProvider(runtime.config, runtime.clock, platform);
+  if (!provider) return refused('unknown_platform', `No OAuth connection is served for platform "${platform}".`);
+  const consumed = consumeConnectState(runtime, platform, form.state);
+  if (!consumed.ok) return invalidState(consumed.reason);
+  const { pending } = consumed;
+  if (pending.choices === null) return invalidState('unknown');
+  const offered = parseChoices(pending.choices);
+  const picked = [form.account].flat().filter((id): id is string => typeof id === 'string');
+  const chosen = offered.filter((account) => picked.includes(account.profile.platformUserId));
+  if (chosen.length === 0 || chosen.length !== new Set(picked).size) {
+    // Nothing was stored, and the choice may be made again.
+    parkConnectState(runtime, form.state as string, pending, pending.choices);
+    return refused('invalid_choice', 'Choose at least one of the accounts listed, then connect again.');
+  }
+  return connectAccounts(runtime, provider, pending, chosen);
+}
+
+function invalidState(reason: 'unknown' | 'expired'): ConnectionOutcome {
+  return refused(
+    'invalid_state',
+    reason === 'expired'
+      ? 'This connection link has expired (links are good for 15 minutes). Start the connection again.'
+      : 'This connection link is not valid: it was already used, or it was not made by this service. Start the connection again.',
+  );
+}
+
+function offerChoices(
+  runtime: Runtime,
+  platform: Platform,
+  state: string,
+  pending: ConsumedConnectState,
+): ConnectionOutcome {
+  const workspace = findWorkspace(runtime.db, pending.workspaceId);
+  if (!workspace) return refused('invalid_state', 'The workspace this connection was started for no longer exists.');
+  const choices = parseChoices(pending.choices!).map(({ profile }) => ({
+    id: profile.platformUserId,
+    name: profile.displayName ?? profile.username,
+  }));
+  return { outcome: 'choose', platform, state, choices, workspaceName: workspace.name };
+}
+
+/** Connects every account given, all or none: one transaction, so the quota is judged on the whole set. */
+function connectAccounts(
+  runtime: Runtime,
+  provider: OAuthProvider,
+  pending: ConsumedConnectState,
+  accounts: ConnectableAccount[],
+): ConnectionOutcome {
   try {
-    const stored = storeConnection(runtime, pending.workspaceId, provider.platform, provider.scopes, grant, profile);
-    return { outcome: 'connected', ...stored, returnUrl: pending.returnUrl };
+    const stored = writeTransaction(runtime.db, () =>
+      accounts.map(({ grant, profile }) =>
+        storeConnection(runtime, pending.workspaceId, provider.platform, provider.scopes, grant, profile),
+      ),
+    );
+    return {
+      outcome: 'connected',
+      accounts: stored.map((one) => one.account),
+      workspaceName: stored[0]!.workspaceName,
+      returnUrl: pending.returnUrl,
+    };
   } catch (failure) {
     if (failure instanceof ServiceError && failure.code === 'quota_exceeded') {
       return refused('quota_exceeded', failure.message);
@@ -269,4 +356,21 @@ function storeConnection(
     });
     return { account: toSocialAccountResource(row, now), workspaceName: workspace.name };
   });
+}
+
+/** The offered accounts, tokens included, as the parked state keeps them (encrypted by connect-states.ts). */
+function serializeChoices(accounts: ConnectableAccount[]): string {
+  return JSON.stringify(accounts);
+}
+
+function parseChoices(json: string): ConnectableAccount[] {
+  const date = (value: unknown) => (typeof value === 'string' ? new Date(value) : null);
+  return (JSON.parse(json) as ConnectableAccount[]).map(({ profile, grant }) => ({
+    profile,
+    grant: {
+      ...grant,
+      expiresAt: date(grant.expiresAt),
+      refreshTokenExpiresAt: date(grant.refreshTokenExpiresAt),
+    },
+  }));
 }

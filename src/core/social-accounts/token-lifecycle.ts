@@ -20,10 +20,13 @@ import { readTokens, releaseRefreshLease, storeTokens, takeRefreshLease, type Pl
 export const REFRESH_BEFORE_USE_MS = 5 * 60_000;
 /** The maintenance pass refreshes tokens that expire within this. */
 export const REFRESH_AHEAD_MS = 60 * 60_000;
-/** Long enough for one token call with its deadline; a crashed refresher's lease frees itself after it. */
-const REFRESH_LEASE_MS = 60_000;
-/** How long a publish waits for another process's refresh of the same account before giving up. */
-const WAIT_FOR_OTHER_REFRESH_MS = 15_000;
+/**
+ * Twice the token call's deadline (and at least a minute): a refresher never outlives its lease, so no
+ * second process can spend a rotating refresh token that is still in flight; a crashed refresher's
+ * lease frees itself after it. A publish waits as long for another process's refresh.
+ */
+const refreshLeaseMs = (runtime: Pick<Runtime, 'config'>): number =>
+  Math.max(60_000, 2 * runtime.config.publishing.platformTimeoutSeconds * 1000);
 const POLL_MS = 100;
 
 /** The columns a LiveAccountRef is read from. */
@@ -41,6 +44,8 @@ export interface TokenSource {
   provider: OAuthProvider;
   /** Null when the platform's credentials are not configured: a token can then be used, not refreshed. */
   app: OAuthApp | null;
+  /** The variables that hold the app's credentials, named when they are missing. */
+  credentialVariables: readonly [string, string];
 }
 
 export interface LiveAccountRef {
@@ -240,14 +245,15 @@ async function refreshUnderLease(
   credentialToSpend: (tokens: PlatformTokens) => string | null,
 ): Promise<string> {
   const { db, clock } = runtime;
-  const giveUpAt = Date.now() + WAIT_FOR_OTHER_REFRESH_MS;
+  const leaseMs = refreshLeaseMs(runtime);
+  const giveUpAt = Date.now() + leaseMs;
   for (;;) {
-    const leaseToken = takeRefreshLease(db, account.id, clock.now(), REFRESH_LEASE_MS);
+    const leaseToken = takeRefreshLease(db, account.id, clock.now(), leaseMs);
     if (leaseToken === null) {
       if (Date.now() >= giveUpAt) {
         throw new PlatformError(
           'transient',
-          `Another process has been refreshing the ${source.platformName} token of @${account.username} for over ${WAIT_FOR_OTHER_REFRESH_MS / 1000} s.`,
+          `Another process has been refreshing the ${source.platformName} token of @${account.username} for over ${leaseMs / 1000} s.`,
         );
       }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -258,9 +264,11 @@ async function refreshUnderLease(
       const credential = credentialToSpend(tokens);
       if (credential === null) return tokens.accessToken;
       if (!source.app) {
+        // The operator's to fix, not the account's: it is not sent to reconnect.
+        const [idVariable, secretVariable] = source.credentialVariables;
         throw new PlatformError(
-          'reauth_required',
-          `The ${source.platformName} token of @${account.username} cannot be refreshed: the platform's client credentials are not configured.`,
+          'content_rejected',
+          `The ${source.platformName} token of @${account.username} cannot be refreshed: this process has no ${idVariable} and ${secretVariable}. The operator must set them.`,
         );
       }
       let grant;

@@ -41,7 +41,12 @@ type StoringRuntime = TokenRuntime & Pick<Runtime, 'clock'>;
  * refresh lease is still held, so a refresher whose lease ran out cannot overwrite a newer pair.
  * Answers whether the tokens were stored.
  */
-export function storeTokens(runtime: StoringRuntime, accountId: string, grant: TokenGrant, leaseToken?: string): boolean {
+export function storeTokens(
+  runtime: StoringRuntime,
+  accountId: string,
+  grant: TokenGrant,
+  leaseToken?: string,
+): boolean {
   const { db, config } = runtime;
   const rotated = grant.refreshToken ? grant.refreshToken : null;
   const stored = db

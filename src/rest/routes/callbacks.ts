@@ -7,11 +7,11 @@ import {
   handlePlatformCallback,
   type CallbackKind,
 } from '../../core/social-accounts/deauthorization.ts';
-import { completeConnection, type ConnectionOutcome } from '../../core/social-accounts/connect.ts';
+import { completeChoice, completeConnection, type ConnectionOutcome } from '../../core/social-accounts/connect.ts';
 import { DataDeletionAnswer, DataDeletionStatus, DeauthorizeAnswer } from '../../core/social-accounts/schemas.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
 import { requireBodyType } from '../handle.ts';
-import { messagePage } from '../pages.ts';
+import { choicePage, messagePage } from '../pages.ts';
 
 /** Platforms post form-encoded bodies; anything else would parse to nothing and read as "missing". */
 const requireFormBody = requireBodyType(
@@ -79,6 +79,7 @@ const signedRequestBody = {
 const REFUSAL_STATUS = {
   unknown_platform: 404,
   invalid_state: 400,
+  invalid_choice: 400,
   quota_exceeded: 403,
   platform_failed: 502,
 } as const;
@@ -101,12 +102,40 @@ function sendOutcome(res: Response, outcome: ConnectionOutcome): void {
     void res.status(status).type('html').send(messagePage(title, message));
   switch (outcome.outcome) {
     case 'connected': {
-      const { account, workspaceName, returnUrl } = outcome;
+      const { accounts, workspaceName, returnUrl } = outcome;
+      const { platform } = accounts[0]!;
       if (returnUrl) {
-        return res.redirect(303, withQuery(returnUrl, { social_account_id: account.id, platform: account.platform }));
+        // One social_account_id per account connected (several when a login's Pages were chosen).
+        const url = new URL(withQuery(returnUrl, { platform }));
+        url.searchParams.delete('social_account_id');
+        for (const account of accounts) url.searchParams.append('social_account_id', account.id);
+        return res.redirect(303, url.toString());
       }
-      const handle = account.platform === 'twitter' ? `@${account.username}` : account.username;
-      return page(200, 'Account connected', `Connected ${handle} to ${workspaceName}; you can close this tab.`);
+      const handles = accounts.map((account) =>
+        account.platform === 'twitter' ? `@${account.username}` : account.username,
+      );
+      return page(
+        200,
+        'Account connected',
+        `Connected ${handles.join(', ')} to ${workspaceName}; you can close this tab.`,
+      );
+    }
+    case 'choose': {
+      // The form carries the state back; the page must not be framed (a click-jacked choice would connect).
+      res.set({ 'X-Frame-Options': 'DENY', 'Content-Security-Policy': "frame-ancestors 'none'" });
+      const name = PLATFORM_NAMES[outcome.platform];
+      return void res
+        .status(200)
+        .type('html')
+        .send(
+          choicePage({
+            title: `Choose the ${name} accounts to connect`,
+            intro: `Your ${name} login manages several accounts. Choose the ones to connect to ${outcome.workspaceName}.`,
+            action: `/callbacks/${outcome.platform}/oauth`,
+            state: outcome.state,
+            choices: outcome.choices,
+          }),
+        );
     }
     case 'cancelled': {
       if (outcome.returnUrl) {
@@ -172,7 +201,9 @@ export const callbackEndpoints = [
       },
     ],
     responses: {
-      200: htmlPage('The account is connected ("Connected @handle to <workspace>"), or the user cancelled.'),
+      200: htmlPage(
+        'The account is connected ("Connected @handle to <workspace>"), the user cancelled, or (one login, several accounts) a page to choose the accounts to connect.',
+      ),
       303: {
         description:
           'To the return_url given at connect: with social_account_id and platform added on success, with error=access_denied (and platform) when the user cancelled.',
@@ -183,6 +214,51 @@ export const callbackEndpoints = [
       502: htmlPage('The platform refused the authorization or the code, or could not be reached.'),
     },
     errors: [],
+  }),
+  publicEndpoint({
+    method: 'post',
+    path: '/callbacks/:platform/oauth',
+    summary: 'OAuth callback: connect the accounts chosen',
+    description:
+      'Where the chooser page posts when one login manages several accounts (Facebook Pages): connects each account ' +
+      'chosen, one social account each, with the state the page carried (the same single-use state, within its 15 minutes).',
+    handlers: (runtime) => [
+      requireBodyType('application/x-www-form-urlencoded', 'Post the chooser form, form-encoded.'),
+      express.urlencoded({ extended: false, limit: runtime.config.bodyLimitBytes }),
+      formParserErrors,
+      ((req, res) => {
+        const body = (req.body ?? {}) as Record<string, unknown>;
+        sendOutcome(res, completeChoice(runtime, req.params.platform as string, body));
+      }) satisfies RequestHandler,
+    ],
+    parameters: [{ name: 'platform', in: 'path', description: 'facebook.', schema: { type: 'string' } }],
+    requestBody: {
+      required: true,
+      content: {
+        'application/x-www-form-urlencoded': {
+          schema: {
+            type: 'object',
+            required: ['state', 'account'],
+            properties: {
+              state: { type: 'string', description: 'The state the chooser page carried.' },
+              account: {
+                type: 'array',
+                items: { type: 'string' },
+                description: 'The ids of the accounts to connect, among those the page listed (repeat the field).',
+              },
+            },
+          },
+        },
+      },
+    },
+    responses: {
+      200: htmlPage('The accounts are connected.'),
+      303: { description: 'To the return_url given at connect, with one social_account_id per account and platform.' },
+      400: htmlPage('The state is missing, unknown, expired or used, or no listed account was chosen.'),
+      403: htmlPage("Connecting the accounts would pass the workspace's platforms_limit."),
+      404: htmlPage('The platform has no OAuth connection.'),
+    },
+    errors: ['payload_too_large', 'unsupported_media_type'],
   }),
   publicEndpoint({
     method: 'post',

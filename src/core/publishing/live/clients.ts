@@ -4,6 +4,7 @@ import type { Config } from '../../config.ts';
 import type { Runtime } from '../../context.ts';
 import type { TokenSource } from '../../social-accounts/token-lifecycle.ts';
 import { linkedInPublisher } from './linkedin/publisher.ts';
+import type { LiveClientLookup } from './late-urls.ts';
 import { liveConnector, type LiveConnector } from './live-connector.ts';
 import type { LivePlatformClient, LivePublisher } from './platform-client.ts';
 import { oauthApp, oauthProvider } from './providers.ts';
@@ -40,7 +41,12 @@ function publisherFor(config: Config, clock: Clock, platform: Platform): LivePub
 export function tokenSourceFor(runtime: Pick<Runtime, 'config' | 'clock'>, platform: Platform): TokenSource | null {
   const client = liveClient(runtime.config, runtime.clock, platform);
   if (!client) return null;
-  return { platformName: PLATFORM_NAMES[platform], provider: client.oauth, app: oauthApp(runtime.config, platform) };
+  return {
+    platformName: PLATFORM_NAMES[platform],
+    provider: client.oauth,
+    app: oauthApp(runtime.config, platform),
+    credentialVariables: runtime.config.live[platform].credentialVariables,
+  };
 }
 
 /** Each platform's live connector (made once per platform), or null where there is no live client. */
@@ -53,5 +59,14 @@ export function liveConnectorsFor(runtime: Runtime): (platform: Platform) => Liv
       made.set(platform, client && source ? liveConnector(runtime, client, source) : null);
     }
     return made.get(platform)!;
+  };
+}
+
+/** Each platform's live client with what refreshing its tokens takes, for the maintenance passes. */
+export function liveClientLookup(runtime: Pick<Runtime, 'config' | 'clock'>): LiveClientLookup {
+  return (platform) => {
+    const client = liveClient(runtime.config, runtime.clock, platform);
+    const source = tokenSourceFor(runtime, platform);
+    return client && source ? { client, source } : null;
   };
 }

@@ -40,6 +40,14 @@ export function openCheckpoint(db: Db, attemptId: string, now: Date): void {
   db.insert(publishCheckpoints).values({ attemptId, data: {}, updatedAt: now }).onConflictDoNothing().run();
 }
 
+/**
+ * Drops the checkpoint of a settled attempt: it is needed only while the attempt is pending, and it
+ * may hold upload URLs and tokens a platform handed out for the upload.
+ */
+export function closeCheckpoint(db: Db, attemptId: string): void {
+  db.delete(publishCheckpoints).where(eq(publishCheckpoints.attemptId, attemptId)).run();
+}
+
 /** Whether the attempt has a checkpoint: a pending attempt with one can be resumed by a new holder. */
 export function hasCheckpoint(db: Db, attemptId: string): boolean {
   return (
@@ -80,7 +88,16 @@ export function liveConnector(runtime: Runtime, client: LivePlatformClient, sour
       try {
         return published(await publisher.publish(session));
       } catch (error) {
-        if (!(error instanceof PlatformError)) throw error;
+        if (!(error instanceof PlatformError)) {
+          // Our own failure (storage, a bug): before the create call nothing reached the platform, so
+          // it is a plain refusal with the reason; after it, the caller reports the outcome unknown.
+          if (session.createSentNow) throw error;
+          const reason = error instanceof Error ? error.message : String(error);
+          return {
+            status: 'rejected',
+            error: `The service failed before sending the post to ${source.platformName} (${reason}); nothing was posted.`,
+          };
+        }
         switch (error.kind) {
           case 'unknown_outcome':
             return reconcile(error.message.replace(/\.$/, ''));
@@ -105,11 +122,14 @@ const published = (post: LivePost): PublishOutcome => ({
   status: 'published',
   platformPostId: post.platformPostId,
   url: post.url,
+  ...(post.notice && { notice: post.notice }),
 });
 
 interface OpenSession extends LiveSession {
   /** The checkpoint says a dead holder already sent the create call. */
   createSentBefore: boolean;
+  /** This session holds the create mark: the create call may have reached the platform. */
+  readonly createSentNow: boolean;
 }
 
 function openSession(
@@ -123,6 +143,7 @@ function openSession(
   const row = db.select().from(publishCheckpoints).where(eq(publishCheckpoints.attemptId, attemptId)).get();
   let data: Record<string, unknown> = { ...(row?.data ?? {}) };
   let createMarked = false;
+  let createSentAt: Date | null = row?.createSentAt ?? null;
   let media: Promise<MediaFile[]> | undefined;
   const windowEnds = Date.now() + config.live.retryWindowSeconds * 1000;
   const name = source.platformName;
@@ -143,7 +164,23 @@ function openSession(
         .get();
     });
     createMarked = marked !== undefined;
+    if (createMarked) createSentAt = now;
     return createMarked;
+  };
+
+  /** Takes the mark back after a definite refusal of the create call; only the holder can. */
+  const unmarkCreateSent = async (): Promise<void> => {
+    if (!createMarked) return;
+    const now = clock.now();
+    await inNextCommit(db, () =>
+      db
+        .update(publishCheckpoints)
+        .set({ createSentAt: null, updatedAt: now })
+        .where(eq(publishCheckpoints.attemptId, attemptId))
+        .run(),
+    );
+    createMarked = false;
+    createSentAt = null;
   };
 
   return {
@@ -151,6 +188,12 @@ function openSession(
     account: { id: account.id, platformUserId: account.platformUserId, username: account.username },
     attemptId,
     createSentBefore: row?.createSentAt != null,
+    get createSentAt() {
+      return createSentAt;
+    },
+    get createSentNow() {
+      return createMarked;
+    },
     requestTimeoutMs: config.publishing.platformTimeoutSeconds * 1000,
     checkpoint: {
       get data() {
@@ -186,8 +229,32 @@ function openSession(
       let refreshed = false;
       let transientRetries = 0;
       let rateLimitBackoff = RATE_LIMIT_BACKOFF_MS;
+      /** Waits before the next try when `error` allows one within the window; false when it does not. */
+      const waitToRetry = async (error: PlatformError): Promise<boolean> => {
+        let waitMs: number;
+        if (error.kind === 'rate_limited') {
+          waitMs = error.details.retryAt
+            ? Math.max(0, error.details.retryAt.getTime() - clock.now().getTime()) + 250
+            : rateLimitBackoff;
+          rateLimitBackoff = Math.min(rateLimitBackoff * 2, 60_000);
+        } else if (error.kind === 'transient' && transientRetries < TRANSIENT_RETRIES) {
+          waitMs = TRANSIENT_BACKOFF_MS[transientRetries]!;
+          transientRetries += 1;
+        } else return false;
+        if (Date.now() + waitMs > windowEnds) return false;
+        runtime.log.info({ platform: post.platform, step: label, kind: error.kind, waitMs }, 'platform call: retrying');
+        await sleep(waitMs);
+        return true;
+      };
       for (;;) {
-        const token = await usableAccessToken(runtime, account, source, rejected === undefined ? {} : { rejected });
+        let token: string;
+        try {
+          token = await usableAccessToken(runtime, account, source, rejected === undefined ? {} : { rejected });
+        } catch (error) {
+          // A token endpoint that is busy or briefly down: nothing was sent yet, so it is retried alike.
+          if (error instanceof PlatformError && (await waitToRetry(error))) continue;
+          throw error;
+        }
         if (options.create && !(await markCreateSent())) {
           throw new PlatformError('unknown_outcome', `another process already sent the ${name} create call`);
         }
@@ -202,37 +269,23 @@ function openSession(
               );
             throw error;
           }
+          // A create call the platform definitely refused (it answered, with a 401 or a 429) stored
+          // nothing: the mark is taken back, so a crash while waiting does not leave an unknown outcome.
+          const definiteRefusal = error.kind === 'reauth_required' || error.kind === 'rate_limited';
+          if (options.create && definiteRefusal) await unmarkCreateSent();
           if (error.kind === 'reauth_required' && !refreshed) {
             refreshed = true;
             rejected = token;
             continue;
           }
-          if (error.kind === 'rate_limited') {
-            const waitMs = error.details.retryAt
-              ? Math.max(0, error.details.retryAt.getTime() - clock.now().getTime()) + 250
-              : rateLimitBackoff;
-            if (Date.now() + waitMs > windowEnds) throw error;
-            rateLimitBackoff = Math.min(rateLimitBackoff * 2, 60_000);
-            runtime.log.info(
-              { platform: post.platform, step: label, waitMs },
-              'platform rate limit: waiting for the reset',
+          // A create call sent without an answer may have been stored: never resend it blind.
+          if (options.create && error.kind === 'transient') {
+            throw new PlatformError(
+              'unknown_outcome',
+              `${error.message.replace(/\.$/, '')} after the create call was sent`,
             );
-            await sleep(waitMs);
-            continue;
           }
-          if (error.kind === 'transient') {
-            // A create call sent without an answer may have been stored: never resend it blind.
-            if (options.create)
-              throw new PlatformError(
-                'unknown_outcome',
-                `${error.message.replace(/\.$/, '')} after the create call was sent`,
-              );
-            const waitMs = TRANSIENT_BACKOFF_MS[transientRetries] ?? 4_000;
-            if (transientRetries >= TRANSIENT_RETRIES || Date.now() + waitMs > windowEnds) throw error;
-            transientRetries += 1;
-            await sleep(waitMs);
-            continue;
-          }
+          if (await waitToRetry(error)) continue;
           throw error;
         }
       }

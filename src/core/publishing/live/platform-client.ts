@@ -149,6 +149,11 @@ export interface LiveSession {
   wait(ms: number): Promise<void>;
   /** Per-request deadline in milliseconds, for `fetch` (AbortSignal.timeout). */
   requestTimeoutMs: number;
+  /**
+   * When the create call was (last) sent, by this process or a dead one; null before. A reconcile looks
+   * only at posts made from then on, so an older post with the same text is never taken for this one.
+   */
+  readonly createSentAt: Date | null;
 }
 
 /** A published post: the platform's id and its public URL. */
@@ -164,8 +169,6 @@ export interface LivePost {
 export interface LateUrlRequest {
   account: { id: string; platformUserId: string; username: string };
   platformPostId: string;
-  /** The attempt's checkpoint data, as the publish left it. */
-  data: Readonly<Record<string, unknown>>;
   /** A usable access token, refreshed if need be. */
   accessToken(): Promise<string>;
   requestTimeoutMs: number;

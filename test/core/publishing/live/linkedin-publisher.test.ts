@@ -210,6 +210,23 @@ describe('LinkedIn publisher: video', () => {
     expect(li.log.creates()).toHaveLength(1);
   });
 
+  it('resumes after a crash between the finalize and its checkpoint: the refused second finalize is taken as done', async () => {
+    const file = video();
+    const crashed = session({ contentType: 'reel', media: [file] });
+    const call = crashed.call;
+    crashed.call = (async (label, request, options) => {
+      const answer = await call(label, request, options);
+      if (label === 'videos.finalizeUpload') throw new Error('process killed');
+      return answer;
+    }) as TestSession['call'];
+    await expect(publisher().publish(crashed)).rejects.toThrow('process killed');
+
+    await publisher().publish(session({ contentType: 'reel', media: [file], checkpoint: crashed.saved }));
+    expect(li.log.calls('videos.finalize').map((entry) => entry.status)).toEqual([200, 400]);
+    expect(li.log.calls('videos.initialize')).toHaveLength(1);
+    expect(li.log.creates()).toHaveLength(1);
+  });
+
   it('refuses a video LinkedIn failed to process as media_invalid, naming the reason, and posts nothing', async () => {
     li.script.videoProcessing({ advance: 'poll', steps: 1, outcome: 'PROCESSING_FAILED' });
     const error = await refusal(publisher().publish(session({ contentType: 'reel', media: [video()] })));

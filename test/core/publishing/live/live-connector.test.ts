@@ -9,6 +9,7 @@ import { publishCheckpoints, socialAccounts } from '../../../../db/schema/index.
 import { claimDuePublishes } from '../../../../src/core/publishing/claim.ts';
 import { connectorsFor } from '../../../../src/core/publishing/connectors/index.ts';
 import { fanOut } from '../../../../src/core/publishing/fan-out.ts';
+import { fillLateUrls } from '../../../../src/core/publishing/live/late-urls.ts';
 import { liveConnector } from '../../../../src/core/publishing/live/live-connector.ts';
 import {
   PlatformError,
@@ -41,6 +42,7 @@ function scriptedPlatform(runtime: TestRuntime) {
     publish: async (session: LiveSession): Promise<LivePost> =>
       session.call('create', async () => ({ platformPostId: 'p1', url: 'https://x.example/p1' }), { create: true }),
     reconcile: null as null | ((session: LiveSession) => Promise<LivePost | null>),
+    lateUrl: async (): Promise<string | null> => null,
     refresh: async (refreshToken: string): Promise<TokenGrant> => ({
       accessToken: `access-after-${refreshToken}`,
       refreshToken: `rotated-${refreshToken}`,
@@ -71,12 +73,14 @@ function scriptedPlatform(runtime: TestRuntime) {
         calls.reconcile += 1;
         return script.reconcile ? script.reconcile(session) : Promise.resolve(null);
       },
+      lateUrl: () => script.lateUrl(),
     },
   };
   const source: TokenSource = {
     platformName: 'X',
     provider: client.oauth,
     app: { clientId: 'id', clientSecret: 'secret', redirectUri: 'http://127.0.0.1/cb' },
+    credentialVariables: ['X_CLIENT_ID', 'X_CLIENT_SECRET'],
   };
   const connector = liveConnector(runtime, client, source);
   const connectors = connectorsFor(runtime, (platform) => (platform === 'twitter' ? connector : null));
@@ -87,7 +91,7 @@ function scriptedPlatform(runtime: TestRuntime) {
       calls.tokensSeen.push(token);
       return answer();
     };
-  return { calls, script, source, connectors, seeing };
+  return { calls, script, source, connectors, seeing, client };
 }
 
 describe('live connector framework', () => {
@@ -119,7 +123,7 @@ describe('live connector framework', () => {
     platform = scriptedPlatform(runtime);
   });
 
-  it('publishes a live account through its client and records the URL, with the create call marked sent', async () => {
+  it('publishes a live account through its client and records the URL, dropping the checkpoint once settled', async () => {
     connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
     const item = queued();
     expect(await run()).toEqual(['published']);
@@ -134,12 +138,10 @@ describe('live connector framework', () => {
       }),
     ]);
     const [attempt] = attemptsFor(runtime, item.id);
-    const checkpoint = runtime.db
-      .select()
-      .from(publishCheckpoints)
-      .where(eq(publishCheckpoints.attemptId, attempt!.id))
-      .get();
-    expect(checkpoint?.createSentAt).toBeInstanceOf(Date);
+    // Settled, the attempt's checkpoint (which may hold upload URLs) is gone.
+    expect(
+      runtime.db.select().from(publishCheckpoints).where(eq(publishCheckpoints.attemptId, attempt!.id)).get(),
+    ).toBeUndefined();
   });
 
   it('refreshes a token that expires within 5 minutes before using it, storing the rotated pair', async () => {
@@ -219,6 +221,36 @@ describe('live connector framework', () => {
     // Refused before its connector is called: the account is no longer active.
     expect(platform.calls).toMatchObject({ publish: 1, refresh: 1, tokensSeen: [] });
     expect(disconnections()).toHaveLength(1);
+  });
+
+  it('fails a publish that needs a refresh the process cannot make (credentials unset) without sending the account to reconnect', async () => {
+    const account = connectLiveAccount(runtime, ws.workspace, 'twitter', grant({ expiresAt: new Date(0) }));
+    platform.source.app = null;
+    const item = queued();
+    expect(await run()).toEqual(['failed']);
+    expect(contentRow(runtime, item.id)!.publishResults[0]!.error).toMatch(/no X_CLIENT_ID and X_CLIENT_SECRET/);
+    expect(runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, account.id)).get()!.status).toBe(
+      'active',
+    );
+    expect(disconnections()).toHaveLength(0);
+  });
+
+  it('retries a token refresh that meets a transient failure, as it would any call before the create', async () => {
+    connectLiveAccount(runtime, ws.workspace, 'twitter', grant({ expiresAt: new Date(0) }));
+    let refreshes = 0;
+    platform.script.refresh = async (refreshToken) => {
+      refreshes += 1;
+      if (refreshes === 1)
+        throw new PlatformError('transient', 'X answered 503 to the token refresh.', { status: 503 });
+      return {
+        accessToken: `access-after-${refreshToken}`,
+        refreshToken: 'rotated',
+        expiresAt: new Date(Date.now() + HOUR),
+      };
+    };
+    queued();
+    expect(await run()).toEqual(['published']);
+    expect(refreshes).toBe(2);
   });
 
   it('retries a 401 once with a refreshed token', async () => {
@@ -404,6 +436,33 @@ describe('live connector framework', () => {
       /media URL http:\/\/127\.0\.0\.1:9\/internal\.png was refused: it reaches 127\.0\.0\.1, a loopback address/,
     );
     expect(platform.calls.tokensSeen).toEqual([]);
+  });
+
+  it('keeps a published post’s notice, and fills in its URL when the platform makes it public later', async () => {
+    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    platform.script.publish = (session) =>
+      session.call(
+        'create',
+        async () => ({
+          platformPostId: 'pub-1',
+          url: null,
+          notice: 'Posted as private (SELF_ONLY): the app is not audited.',
+        }),
+        { create: true },
+      );
+    const item = queued();
+    expect(await run()).toEqual(['published']);
+    expect(contentRow(runtime, item.id)!.publishResults[0]).toMatchObject({
+      url: null,
+      notice: 'Posted as private (SELF_ONLY): the app is not audited.',
+    });
+    const lookup = (p: string) => (p === 'twitter' ? { client: platform.client, source: platform.source } : null);
+    expect(await fillLateUrls(runtime, lookup)).toBe(0);
+    platform.script.lateUrl = async () => 'https://x.example/public/pub-1';
+    expect(await fillLateUrls(runtime, lookup)).toBe(1);
+    expect(contentRow(runtime, item.id)!.publishResults[0]).toMatchObject({ url: 'https://x.example/public/pub-1' });
+    expect(attemptsFor(runtime, item.id)[0]!.url).toBe('https://x.example/public/pub-1');
+    expect(await fillLateUrls(runtime, lookup)).toBe(0);
   });
 
   it('refreshes, in the maintenance pass, the tokens that expire within the hour and no others', async () => {

@@ -43,6 +43,7 @@ function session(options: Partial<TestSessionOptions> = {}): TestSession {
     accessToken,
     account: { platformUserId: user.id, username: user.username },
     caption: 'Launch day',
+    now: () => new Date(x.clock.now()),
     ...options,
   });
 }
@@ -343,6 +344,17 @@ describe('X publisher: reconcile', () => {
     expect(x.log.last('users.tweets')!.path).toBe(`/2/users/${x.users[0]!.id}/tweets`);
   });
 
+  it('never takes an older post with the same text for this one: it looks only since the create call', async () => {
+    await publisher().publish(session({ caption: 'Happy Monday' }));
+    expect(x.posts).toHaveLength(1);
+    // A week on, the same text is sent again and its answer is lost before X stored it.
+    x.clock.advance(7 * 24 * 3600 * 1000);
+    const again = session({ caption: 'Happy Monday', accessToken: x.issueTokens(x.users[0]!.id).accessToken });
+    again.createSentAt = new Date(x.clock.now());
+    expect(await publisher().reconcile!(again)).toBeNull();
+    expect(x.log.last('users.tweets')!.query).toMatchObject({ start_time: expect.stringMatching(/Z$/) });
+  });
+
   it('answers null when no recent post has the text', async () => {
     await publisher().publish(session({ caption: 'Something else' }));
     expect(await publisher().reconcile!(session())).toBeNull();
@@ -372,7 +384,7 @@ describe('X answers sorted into kinds', () => {
       type: 'https://api.twitter.com/2/problems/usage-capped',
     });
     expect(capped.kind).toBe('content_rejected');
-    expect(capped.message).toMatch(/403 "UsageCapExceeded".*usage cap for this period is reached/);
+    expect(capped.message).toMatch(/403 "UsageCapExceeded".*usage cap for the period is reached/);
     const suspended = answer(403, {
       title: 'Forbidden',
       detail: 'Your account is suspended and is not permitted to access this feature.',

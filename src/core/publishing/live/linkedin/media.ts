@@ -141,18 +141,25 @@ async function uploadVideo(api: LinkedInApi, session: LiveSession, owner: string
       upload = { ...upload, parts: upload.parts.map((p, i) => (i === index ? { ...p, etag } : p)) };
       await session.checkpoint.save({ videoUpload: upload });
     }
-    await api.rest('videos.finalizeUpload', {
-      method: 'POST',
-      path: '/rest/videos?action=finalizeUpload',
-      json: {
-        finalizeUploadRequest: {
-          video: upload.urn,
-          uploadToken: upload.uploadToken,
-          uploadedPartIds: upload.parts.map((part) => part.etag),
+    try {
+      await api.rest('videos.finalizeUpload', {
+        method: 'POST',
+        path: '/rest/videos?action=finalizeUpload',
+        json: {
+          finalizeUploadRequest: {
+            video: upload.urn,
+            uploadToken: upload.uploadToken,
+            uploadedPartIds: upload.parts.map((part) => part.etag),
+          },
         },
-      },
-      subject: 'media',
-    });
+        subject: 'media',
+      });
+    } catch (error) {
+      // Finalizing twice is refused (400): a finalize whose answer was lost, or a resume after a crash
+      // before the checkpoint recorded it. The video's own status tells whether it went through.
+      if (!(error instanceof PlatformError) || error.details.status !== 400) throw error;
+      if ((await videoStatus(api, upload.urn)) === 'WAITING_UPLOAD') throw error;
+    }
     upload = { ...upload, finalized: true };
     await session.checkpoint.save({ videoUpload: upload });
   }
@@ -169,6 +176,16 @@ function resumableVideo(session: LiveSession, video: MediaFile): VideoUpload | u
   const saved = VideoUpload.safeParse(session.checkpoint.data.videoUpload);
   if (!saved.success || saved.data.fileSizeBytes !== video.bytes.length) return undefined;
   return saved.data;
+}
+
+/** The video's processing status as LinkedIn reports it now. */
+async function videoStatus(api: LinkedInApi, urn: string): Promise<string> {
+  const answer = await api.rest('videos.get', {
+    method: 'GET',
+    path: `/rest/videos/${encodeURIComponent(urn)}`,
+    subject: 'media',
+  });
+  return expectShape(VideoState, answer.body, 'video status').status;
 }
 
 /** Polls the video until LinkedIn has processed it; a failed processing refuses the file. */

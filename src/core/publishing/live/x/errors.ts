@@ -21,13 +21,7 @@ interface XProblem {
  * suspended user, an unenrolled app, a token without the needed scopes). Reconnecting is the user's
  * way out, as other schedulers treat them too.
  */
-const ACCOUNT_PROBLEMS = [
-  'suspended',
-  'unsupported authentication',
-  'client-forbidden',
-  'client forbidden',
-  'missing required scopes',
-];
+const ACCOUNT_PROBLEMS = ['suspended', 'unsupported authentication', 'missing required scopes'];
 
 /**
  * The PlatformError for a non-2xx answer from X. `subject` names what was being sent ("the post",
@@ -61,12 +55,12 @@ export function xAnswerError(
     if (words.includes('duplicate content')) {
       return fail('duplicate', 'This account already posted the same text; change the text to post it again.');
     }
-    // The app's monthly cap is the operator's to lift (or wait out); no account is at fault, so none is
-    // sent to reconnect.
-    if (words.includes('usage-capped') || words.includes('usagecap')) {
+    // The app's monthly cap, or an app not enrolled for this endpoint: the operator's to fix (or wait
+    // out); no account is at fault, so none is sent to reconnect.
+    if (['usage-capped', 'usagecap', 'client-forbidden', 'client forbidden'].some((marker) => words.includes(marker))) {
       return fail(
         'content_rejected',
-        "The X app's usage cap for this period is reached; posts go through again once X resets it or the app's plan is raised.",
+        "The X app may not post right now (its usage cap for the period is reached, or it is not enrolled for this endpoint); the operator must raise the app's plan or fix its project setup, or wait for X to reset the cap.",
       );
     }
     if (ACCOUNT_PROBLEMS.some((marker) => words.includes(marker))) {

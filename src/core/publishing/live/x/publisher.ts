@@ -22,6 +22,8 @@ export interface XPublisherOptions {
 
 /** How many of the user's latest posts `reconcile` reads: the lost post is among the newest. */
 const RECONCILE_LOOKBACK = 20;
+/** How far the service's clock and X's may disagree when a reconcile asks for posts since the create call. */
+const CLOCK_SKEW_ALLOWANCE_MS = 60_000;
 
 export function xPublisher(app: { apiBaseUrl: string }, options: XPublisherOptions = {}): LivePublisher {
   const apiBaseUrl = app.apiBaseUrl.replace(/\/+$/, '');
@@ -71,7 +73,7 @@ export function xPublisher(app: { apiBaseUrl: string }, options: XPublisherOptio
           context: 'read',
           subject: "the look-up of the account's latest posts",
           method: 'GET',
-          url: `${apiBaseUrl}/2/users/${userId}/tweets?max_results=${RECONCILE_LOOKBACK}`,
+          url: `${apiBaseUrl}/2/users/${userId}/tweets?${reconcileQuery(session.createSentAt)}`,
         },
         now,
       );
@@ -85,6 +87,19 @@ export function xPublisher(app: { apiBaseUrl: string }, options: XPublisherOptio
       return found ? { platformPostId: found.id, url: postUrl(session.account.username, found.id) } : null;
     },
   };
+}
+
+/**
+ * The latest posts, only those made since the create call was sent (less a minute for clocks that
+ * disagree): an older post with the same text is another post, never this one.
+ */
+function reconcileQuery(createSentAt: Date | null): string {
+  const query = new URLSearchParams({ max_results: String(RECONCILE_LOOKBACK), 'tweet.fields': 'created_at' });
+  if (createSentAt) {
+    const since = new Date(createSentAt.getTime() - CLOCK_SKEW_ALLOWANCE_MS);
+    query.set('start_time', since.toISOString().replace(/\.\d{3}Z$/, 'Z'));
+  }
+  return query.toString();
 }
 
 function postUrl(username: string, id: string): string {
