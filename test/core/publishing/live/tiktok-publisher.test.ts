@@ -328,15 +328,28 @@ describe('TikTok publisher: privacy level and outcomes', () => {
     expect(post).toEqual({ platformPostId: published!.publishId, url: null });
 
     const request = {
-      account: { id: 'acct_test', platformUserId: openId, username: 'stale.name' },
+      account: { id: 'acct_test', platformUserId: openId, username: 'fake.creator' },
       platformPostId: post.platformPostId,
-      data: live.saved,
       accessToken: async () => token,
       requestTimeoutMs: 5_000,
     };
     expect(await publisher().lateUrl!(request)).toBeNull();
     const id = tt.script.makePublic(published!.publishId);
     expect(await publisher().lateUrl!(request)).toBe(`https://www.tiktok.com/@fake.creator/video/${id}`);
+  });
+
+  it('lateUrl tells a photo post by its publish id and answers its /photo/ URL', async () => {
+    tt.script.publishProcessing({ publicIdAfter: null });
+    const post = await publisher().publish(session({ mediaRefs: [photo('/one.jpg')] }));
+    expect(post.platformPostId).toMatch(/^p_pub_url~/);
+    const id = tt.script.makePublic(post.platformPostId);
+    const url = await publisher().lateUrl!({
+      account: { id: 'acct_test', platformUserId: openId, username: 'fake.creator' },
+      platformPostId: post.platformPostId,
+      accessToken: async () => token,
+      requestTimeoutMs: 5_000,
+    });
+    expect(url).toBe(`https://www.tiktok.com/@fake.creator/photo/${id}`);
   });
 
   it('a FAILED publish for a policy reason is content_rejected naming it', async () => {

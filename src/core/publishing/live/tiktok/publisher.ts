@@ -148,17 +148,23 @@ export function tiktokPublisher(app: TikTokApp, options: TikTokPublisherOptions 
       return finish(new TikTokApi(target, session, now), session, saved, false);
     },
 
+    /**
+     * The publish id is the post's id until TikTok makes it public; the checkpoint is gone by now, so the
+     * kind of post is read from the id itself (TikTok's photo publish ids start with `p_`), and the
+     * username is the account's as connected.
+     */
     async lateUrl(request: LateUrlRequest) {
-      const saved = readCheckpoint(request.data);
+      const publishId = request.platformPostId;
       const answer = await tiktokJson(
         target,
         await request.accessToken(),
-        { path: STATUS_PATH, json: { publish_id: saved?.publishId ?? request.platformPostId }, subject: 'read' },
+        { path: STATUS_PATH, json: { publish_id: publishId }, subject: 'read' },
         request.requestTimeoutMs,
         now,
       );
       const id = publicPostIds(answer.raw)[0];
-      return id ? tiktokPostUrl(saved?.username ?? request.account.username, id, saved?.mode ?? 'video') : null;
+      const mode = publishId.startsWith('p_') ? 'photo' : 'video';
+      return id ? tiktokPostUrl(request.account.username, id, mode) : null;
     },
   };
 }
