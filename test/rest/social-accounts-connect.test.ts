@@ -295,7 +295,7 @@ describe('connecting accounts over OAuth', () => {
     });
 
     it('a platform without OAuth answers a 404 page', async () => {
-      const answer = await callback('/callbacks/instagram/oauth?code=a&state=b');
+      const answer = await callback('/callbacks/myspace/oauth?code=a&state=b');
       expect(answer.status).toBe(404);
       expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
     });
@@ -311,12 +311,15 @@ describe('connecting accounts over OAuth', () => {
   });
 
   describe('refusals at connect', () => {
-    it('an unknown platform, or one without a live client, is invalid_body naming the live platforms', async () => {
-      for (const platform of ['myspace', 'instagram']) {
-        const res = await connect({ platform });
-        expectError(res, 400, 'invalid_body', { details: true });
-        expect(res.body.error.details.fieldErrors.platform[0]).toContain('twitter, linkedin');
-      }
+    it('an unknown platform is invalid_body naming the live platforms; a known one without its app is platform_not_configured', async () => {
+      const res = await connect({ platform: 'myspace' });
+      expectError(res, 400, 'invalid_body', { details: true });
+      expect(res.body.error.details.fieldErrors.platform[0]).toContain(
+        'twitter, linkedin, facebook, instagram, tiktok',
+      );
+      const unconfigured = await connect({ platform: 'instagram' });
+      expectError(unconfigured, 422, 'platform_not_configured');
+      expect(unconfigured.body.error.message).toMatch(/INSTAGRAM_APP_ID and INSTAGRAM_APP_SECRET/);
     });
 
     it('return_url must be an absolute http(s) URL', async () => {

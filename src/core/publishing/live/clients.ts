@@ -6,6 +6,7 @@ import type { TokenSource } from '../../social-accounts/token-lifecycle.ts';
 import { facebookPublisher } from './facebook/publisher.ts';
 import { instagramPublisher } from './instagram/publisher.ts';
 import { linkedInPublisher } from './linkedin/publisher.ts';
+import { tiktokPublisher } from './tiktok/publisher.ts';
 import type { LiveClientLookup } from './late-urls.ts';
 import { liveConnector, type LiveConnector } from './live-connector.ts';
 import type { LivePlatformClient, LivePublisher } from './platform-client.ts';
@@ -38,8 +39,8 @@ function publisherFor(config: Config, clock: Clock, platform: Platform): LivePub
       return facebookPublisher(config.live.facebook, { now: () => clock.now() });
     case 'instagram':
       return instagramPublisher(config.live.instagram, { now: () => clock.now() });
-    default:
-      return null;
+    case 'tiktok':
+      return tiktokPublisher(config.live.tiktok, { now: () => clock.now() });
   }
 }
 

@@ -6,11 +6,12 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import { facebookOAuth } from './facebook/oauth.ts';
 import { instagramOAuth } from './instagram/oauth.ts';
+import { tiktokOAuth } from './tiktok/oauth.ts';
 import { linkedInOAuth } from './linkedin/oauth.ts';
 import type { OAuthApp, OAuthProvider } from './platform-client.ts';
 import { xOAuth } from './x/oauth.ts';
 
-export const LIVE_PLATFORMS = ['twitter', 'linkedin', 'facebook', 'instagram'] as const;
+export const LIVE_PLATFORMS = ['twitter', 'linkedin', 'facebook', 'instagram', 'tiktok'] as const;
 
 type LivePlatform = (typeof LIVE_PLATFORMS)[number];
 
@@ -29,6 +30,8 @@ export function oauthProvider(config: Config, clock: Clock, platform: string): O
       return facebookOAuth(config.live.facebook, timeoutMs, clock);
     case 'instagram':
       return instagramOAuth(config.live.instagram, timeoutMs, clock);
+    case 'tiktok':
+      return tiktokOAuth(config.live.tiktok, timeoutMs, clock);
   }
 }
 

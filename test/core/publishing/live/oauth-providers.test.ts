@@ -41,10 +41,13 @@ describe('live OAuth providers', () => {
     return error as PlatformError;
   }
 
-  it('serves twitter and linkedin only, and an app only with both credentials', () => {
-    expect(LIVE_PLATFORMS).toEqual(['twitter', 'linkedin']);
-    for (const platform of ['instagram', 'facebook', 'tiktok', 'nope']) {
-      expect(oauthProvider(config, clock, platform)).toBeNull();
+  it('serves every platform, and an app only with both credentials', () => {
+    expect(LIVE_PLATFORMS).toEqual(['twitter', 'linkedin', 'facebook', 'instagram', 'tiktok']);
+    expect(oauthProvider(config, clock, 'nope')).toBeNull();
+    expect(oauthApp(config, 'nope')).toBeNull();
+    for (const platform of ['instagram', 'facebook', 'tiktok']) {
+      expect(oauthProvider(config, clock, platform)?.platform).toBe(platform);
+      // Not configured in this test: no credentials, no app.
       expect(oauthApp(config, platform)).toBeNull();
     }
     expect(app('twitter')).toEqual({
