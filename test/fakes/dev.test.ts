@@ -7,8 +7,8 @@ afterEach(async () => {
 });
 
 describe('development mode', () => {
-  it('starts both fakes and names the environment that points the connectors at them', async () => {
-    platforms = await startDevPlatforms({ xPort: 0, linkedinPort: 0 });
+  it('starts the five fakes and names the environment that points the connectors at them', async () => {
+    platforms = await startDevPlatforms({ ports: { x: 0, linkedin: 0, facebook: 0, instagram: 0, tiktok: 0 } });
     const env = platforms.environment;
     expect(Object.keys(env)).toEqual([
       'X_CLIENT_ID',
@@ -20,6 +20,20 @@ describe('development mode', () => {
       'LINKEDIN_AUTH_BASE_URL',
       'LINKEDIN_API_BASE_URL',
       'LINKEDIN_VERSION',
+      'FACEBOOK_APP_ID',
+      'FACEBOOK_APP_SECRET',
+      'FACEBOOK_AUTH_BASE_URL',
+      'FACEBOOK_GRAPH_BASE_URL',
+      'FACEBOOK_GRAPH_VIDEO_BASE_URL',
+      'INSTAGRAM_APP_ID',
+      'INSTAGRAM_APP_SECRET',
+      'INSTAGRAM_AUTH_BASE_URL',
+      'INSTAGRAM_TOKEN_BASE_URL',
+      'INSTAGRAM_GRAPH_BASE_URL',
+      'TIKTOK_CLIENT_KEY',
+      'TIKTOK_CLIENT_SECRET',
+      'TIKTOK_AUTH_BASE_URL',
+      'TIKTOK_API_BASE_URL',
     ]);
     expect(env.LINKEDIN_VERSION).toMatch(/^\d{6}$/);
     expect(formatEnvironment(env)).toContain(`X_API_BASE_URL=${platforms.x.url}\n`);

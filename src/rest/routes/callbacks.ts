@@ -182,7 +182,7 @@ export const callbackEndpoints = [
       {
         name: 'platform',
         in: 'path',
-        description: 'twitter or linkedin.',
+        description: 'The platform id: twitter, linkedin, facebook, instagram or tiktok.',
         schema: { type: 'string' },
       },
       {
