@@ -157,7 +157,9 @@ export async function completeConnection(
   if (!consumed.ok) return invalidState(consumed.reason);
   const { pending } = consumed;
   // The chooser's page loaded again: it shows the same choices (the code is spent).
-  if (pending.choices !== null) return offerChoices(runtime, provider.platform, query.state as string, pending);
+  if (pending.choices !== null) {
+    return offerChoices(runtime, provider.platform, query.state as string, pending, pending.choices);
+  }
 
   const error = queryValue(query.error);
   if (error !== undefined) {
@@ -198,8 +200,7 @@ export async function completeConnection(
     return refused('platform_failed', `The ${name} login gave access to no account that can be connected.`);
   }
   if (offered.length > 1) {
-    parkConnectState(runtime, query.state as string, pending, serializeChoices(offered));
-    return offerChoices(runtime, provider.platform, query.state as string, pending);
+    return offerChoices(runtime, provider.platform, query.state as string, pending, serializeChoices(offered));
   }
   return connectAccounts(runtime, provider, pending, offered);
 }
@@ -235,15 +236,21 @@ function invalidState(reason: 'unknown' | 'expired'): ConnectionOutcome {
   );
 }
 
+/**
+ * Parks the state with the accounts offered (again, on a reload of the chooser: consuming it spent it)
+ * and answers the chooser.
+ */
 function offerChoices(
   runtime: Runtime,
   platform: Platform,
   state: string,
   pending: ConsumedConnectState,
+  offered: string,
 ): ConnectionOutcome {
   const workspace = findWorkspace(runtime.db, pending.workspaceId);
   if (!workspace) return refused('invalid_state', 'The workspace this connection was started for no longer exists.');
-  const choices = parseChoices(pending.choices!).map(({ profile }) => ({
+  parkConnectState(runtime, state, pending, offered);
+  const choices = parseChoices(offered).map(({ profile }) => ({
     id: profile.platformUserId,
     name: profile.displayName ?? profile.username,
   }));
