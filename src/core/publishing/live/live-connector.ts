@@ -29,6 +29,13 @@ import {
   type MediaFile,
 } from './platform-client.ts';
 
+/** Kinds that are the platform's definite refusal of the post: nothing of it stands. */
+const DEFINITE_REFUSALS: ReadonlySet<PlatformError['kind']> = new Set([
+  'duplicate',
+  'content_rejected',
+  'media_invalid',
+]);
+
 /** Retries of a `transient` failure before the create call, each after a longer wait. */
 const TRANSIENT_RETRIES = 3;
 const TRANSIENT_BACKOFF_MS = [1_000, 2_000, 4_000];
@@ -80,6 +87,10 @@ export function liveConnector(runtime: Runtime, client: LivePlatformClient, sour
           const found = await publisher.reconcile(session);
           return found ? published(found) : unknown(`${why}, and no such post was found on ${source.platformName}`);
         } catch (error) {
+          // The platform's definite word on the post (its processing failed, it was refused) settles it.
+          if (error instanceof PlatformError && DEFINITE_REFUSALS.has(error.kind)) {
+            return { status: 'rejected', error: error.message };
+          }
           return unknown(`${why}, and looking for the post failed (${(error as Error).message})`);
         }
       };
@@ -97,6 +108,15 @@ export function liveConnector(runtime: Runtime, client: LivePlatformClient, sour
             status: 'rejected',
             error: `The service failed before sending the post to ${source.platformName} (${reason}); nothing was posted.`,
           };
+        }
+        // The create call was answered with success, and a later step (reading the permalink, polling
+        // the processing) failed for a reason that says nothing of the post: it exists, so it is looked
+        // for (or reported unknown), never refused, which would invite publishing it twice.
+        if (session.createAnswered && !DEFINITE_REFUSALS.has(error.kind)) {
+          if (error.kind === 'reauth_required' && !(error instanceof ReconnectRequired)) {
+            await needsReconnect(runtime, account, source, error.message.replace(/\.$/, ''));
+          }
+          return reconcile(`the post was created, then ${error.message.replace(/\.$/, '')}`);
         }
         switch (error.kind) {
           case 'unknown_outcome':
@@ -130,6 +150,8 @@ interface OpenSession extends LiveSession {
   createSentBefore: boolean;
   /** This session holds the create mark: the create call may have reached the platform. */
   readonly createSentNow: boolean;
+  /** The create call answered with success: the post exists on the platform. */
+  readonly createAnswered: boolean;
 }
 
 function openSession(
@@ -143,6 +165,7 @@ function openSession(
   const row = db.select().from(publishCheckpoints).where(eq(publishCheckpoints.attemptId, attemptId)).get();
   let data: Record<string, unknown> = { ...(row?.data ?? {}) };
   let createMarked = false;
+  let createAnswered = false;
   let createSentAt: Date | null = row?.createSentAt ?? null;
   let media: Promise<MediaFile[]> | undefined;
   const windowEnds = Date.now() + config.live.retryWindowSeconds * 1000;
@@ -193,6 +216,9 @@ function openSession(
     },
     get createSentNow() {
       return createMarked;
+    },
+    get createAnswered() {
+      return createAnswered;
     },
     requestTimeoutMs: config.publishing.platformTimeoutSeconds * 1000,
     checkpoint: {
@@ -259,7 +285,9 @@ function openSession(
           throw new PlatformError('unknown_outcome', `another process already sent the ${name} create call`);
         }
         try {
-          return await request(token);
+          const answer = await request(token);
+          if (options.create) createAnswered = true;
+          return answer;
         } catch (error) {
           if (!(error instanceof PlatformError)) {
             if (options.create)
@@ -269,10 +297,12 @@ function openSession(
               );
             throw error;
           }
-          // A create call the platform definitely refused (it answered, with a 401 or a 429) stored
-          // nothing: the mark is taken back, so a crash while waiting does not leave an unknown outcome.
-          const definiteRefusal = error.kind === 'reauth_required' || error.kind === 'rate_limited';
-          if (options.create && definiteRefusal) await unmarkCreateSent();
+          // A create call the platform answered with a 4xx (a 401, a 429, "not ready yet", a duplicate)
+          // stored nothing: the mark is taken back, so a crash while waiting or retrying does not leave
+          // an unknown outcome.
+          const answeredRefusal =
+            error.details.status !== undefined && error.details.status >= 400 && error.details.status < 500;
+          if (options.create && answeredRefusal) await unmarkCreateSent();
           if (error.kind === 'reauth_required' && !refreshed) {
             refreshed = true;
             rejected = token;

@@ -91,14 +91,17 @@ export async function describePostMedia(
 
 /**
  * Why a platform at `platformBaseUrl`, which downloads media from the URLs it is given, could not
- * reach the service's own media: `PUBLIC_BASE_URL` names a loopback or private host while the
- * platform's does not. Null when it can (or when both are local, as with the fakes).
+ * reach some of `mediaUrls`: they are the service's own files, and `PUBLIC_BASE_URL` names a loopback
+ * or private host while the platform's does not. Null when it can (media hosted elsewhere is the
+ * user's to make reachable; when both are local, as with the fakes, it can).
  */
 export function publicMediaRefusal(
   publicBaseUrl: string,
   platformBaseUrl: string,
   platformName: string,
+  mediaUrls: readonly string[],
 ): string | null {
+  if (!mediaUrls.some((url) => url.startsWith(`${publicBaseUrl}/media/`))) return null;
   if (!isLocalHost(publicBaseUrl) || isLocalHost(platformBaseUrl)) return null;
   return (
     `${platformName} fetches media from a public URL, and PUBLIC_BASE_URL (${publicBaseUrl}) is a local address it cannot reach. ` +

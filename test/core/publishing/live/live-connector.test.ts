@@ -374,6 +374,84 @@ describe('live connector framework', () => {
     });
   });
 
+  it('never refuses a post whose create call succeeded: a later failure is looked into, or reported unknown', async () => {
+    const account = connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    platform.script.publish = async (session) => {
+      const created = await session.call('create', async () => ({ platformPostId: 'made', url: null }), {
+        create: true,
+      });
+      // Reading the post back is refused: the post stands all the same.
+      await session.call('permalink', async () => {
+        throw new PlatformError('reauth_required', 'X answered 401 to the permalink read.');
+      });
+      return created;
+    };
+    platform.script.refresh = async () => {
+      throw new PlatformError('reauth_required', 'X answered 400 invalid_request.');
+    };
+    const item = queued();
+    expect(await run()).toEqual(['failed']);
+    expect(attemptsFor(runtime, item.id)[0]!.status).toBe('unknown');
+    expect(contentRow(runtime, item.id)!.publishResults[0]!.error).toMatch(
+      /^outcome unknown: the post was created, then/,
+    );
+    expect(platform.calls.reconcile).toBe(1);
+    expect(runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, account.id)).get()!.status).toBe(
+      'needs_reconnect',
+    );
+  });
+
+  it('settles a post the platform failed after creating it (processing failed) as refused, also when found by reconcile', async () => {
+    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    platform.script.publish = async (session) => {
+      await session.call('create', async () => ({ platformPostId: 'made', url: null }), { create: true });
+      throw new PlatformError('media_invalid', 'X could not process the video (InvalidMedia).');
+    };
+    const failed = queued();
+    expect(await run()).toEqual(['failed']);
+    expect(contentRow(runtime, failed.id)!.publishResults[0]!.error).toBe(
+      'X could not process the video (InvalidMedia).',
+    );
+
+    platform.script.publish = (session) =>
+      session.call(
+        'create',
+        async () => {
+          throw new PlatformError('transient', 'X could not be reached (ECONNRESET) on /2/tweets.');
+        },
+        { create: true },
+      );
+    platform.script.reconcile = async () => {
+      throw new PlatformError('media_invalid', 'X could not process the video (InvalidMedia).');
+    };
+    const lost = queued();
+    expect(await run()).toEqual(['failed']);
+    expect(attemptsFor(runtime, lost.id)[0]!.status).toBe('rejected');
+  });
+
+  it('gives back the create mark when the platform answers the create call with a 4xx', async () => {
+    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    const marks: (Date | null)[] = [];
+    platform.script.publish = async (session) => {
+      await session
+        .call(
+          'create',
+          async () => {
+            throw new PlatformError('media_invalid', 'Instagram answered 400 (9007): the media is not ready.', {
+              status: 400,
+            });
+          },
+          { create: true },
+        )
+        .catch(() => undefined);
+      marks.push(session.createSentAt);
+      return session.call('create', async () => ({ platformPostId: 'second-try', url: null }), { create: true });
+    };
+    queued();
+    expect(await run()).toEqual(['published']);
+    expect(marks).toEqual([null]);
+  });
+
   it('resumes a dead holder’s checkpointed attempt from its checkpoint, and only looks for the post once the create was sent', async () => {
     connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
     const seen: unknown[] = [];

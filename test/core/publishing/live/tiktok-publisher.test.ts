@@ -277,7 +277,15 @@ describe('TikTok publisher: photos', () => {
   it('refuses photos up front when PUBLIC_BASE_URL is local and TikTok is not', async () => {
     const remote = tiktokPublisher({ apiBaseUrl: 'https://open.tiktokapis.com' });
     const failed = await refusal(
-      remote.publish(session({ publicBaseUrl: 'http://127.0.0.1:3000', mediaRefs: [photo('/one.jpg')] })),
+      remote.publish(
+        session({
+          publicBaseUrl: 'http://127.0.0.1:3000',
+          // The service's own file: TikTok would have to fetch it from a loopback address.
+          mediaRefs: [
+            { url: `http://127.0.0.1:3000/media/${'a'.repeat(32)}.jpg`, mimeType: 'image/jpeg', kind: 'image' },
+          ],
+        }),
+      ),
     );
     expect(failed.kind).toBe('content_rejected');
     expect(failed.message).toContain('PUBLIC_BASE_URL');

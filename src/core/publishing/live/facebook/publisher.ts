@@ -176,9 +176,12 @@ function planPost(refs: MediaRef[]): Plan {
 /** Facebook downloads the service's own media from PUBLIC_BASE_URL: refused up front when it cannot reach it. */
 function refuseLocalMedia(session: LiveSession, plan: Plan, hosts: FacebookApp): void {
   const refs = plan.kind === 'feed' ? [] : plan.kind === 'album' ? plan.refs : [plan.ref];
-  const own = refs.some((ref) => ref.url.startsWith(`${session.publicBaseUrl}/`));
-  if (!own) return;
   const host = plan.kind === 'video' ? hosts.graphVideoBaseUrl : hosts.apiBaseUrl;
-  const refusal = publicMediaRefusal(session.publicBaseUrl, host, 'Facebook');
+  const refusal = publicMediaRefusal(
+    session.publicBaseUrl,
+    host,
+    'Facebook',
+    refs.map((ref) => ref.url),
+  );
   if (refusal) throw new PlatformError('media_invalid', refusal);
 }

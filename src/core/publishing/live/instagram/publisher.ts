@@ -204,8 +204,12 @@ function refuseUnpostable(media: MediaRef[], publicBaseUrl: string, apiBaseUrl: 
       `An Instagram carousel takes 2 to ${MAX_CAROUSEL} images or videos; this post has ${media.length}. Remove ${media.length - MAX_CAROUSEL} before publishing.`,
     );
   }
-  const ownHosted = media.some((ref) => ref.url.startsWith(`${publicBaseUrl}/media/`));
-  const refusal = ownHosted ? publicMediaRefusal(publicBaseUrl, apiBaseUrl, 'Instagram') : null;
+  const refusal = publicMediaRefusal(
+    publicBaseUrl,
+    apiBaseUrl,
+    'Instagram',
+    media.map((ref) => ref.url),
+  );
   if (refusal) throw new PlatformError('content_rejected', refusal);
 }
 

@@ -61,7 +61,12 @@ export function tiktokPublisher(app: TikTokApp, options: TikTokPublisherOptions 
       const refs = await session.mediaRefs();
       const mode = postMode(refs);
       if (mode === 'photo') {
-        const refusal = publicMediaRefusal(session.publicBaseUrl, apiBaseUrl, 'TikTok');
+        const refusal = publicMediaRefusal(
+          session.publicBaseUrl,
+          apiBaseUrl,
+          'TikTok',
+          refs.map((ref) => ref.url),
+        );
         if (refusal) throw new PlatformError('content_rejected', refusal);
       }
       const text = session.post.text;
