@@ -1,23 +1,33 @@
 /**
  * Black-box harness for live publishing: the real server (`serve`, a child process) with its
- * connectors pointed at the fake X and LinkedIn (in this process, on the wall clock), driven over
+ * connectors pointed at the five fake platforms (in this process, on the wall clock), driven over
  * HTTP the way a user and a browser would. Every response body read through it is kept, so a test
  * can prove no token ever left the service.
  */
 import { createServer, type AddressInfo } from 'node:net';
 import { expect } from 'vitest';
-import { startFakeLinkedIn, type FakeLinkedIn } from '../../fakes/linkedin.ts';
 import { fakePlatformEnvironment } from '../../fakes/environment.ts';
+import { startFakeFacebook, type FakeFacebook } from '../../fakes/facebook.ts';
+import { startFakeInstagram, type FakeInstagram } from '../../fakes/instagram.ts';
+import { startFakeLinkedIn, type FakeLinkedIn } from '../../fakes/linkedin.ts';
+import { startFakeTikTok, type FakeTikTok } from '../../fakes/tiktok.ts';
 import { startFakeX, type FakeX } from '../../fakes/x.ts';
 import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
 
 const KEY_LINE = /API key \(shown once[^\n]*?(np_live_[0-9A-Za-z]+)/;
 
-export type LivePlatform = 'twitter' | 'linkedin';
+export type LivePlatform = 'twitter' | 'linkedin' | 'facebook' | 'instagram' | 'tiktok';
+
+/** The fake Facebook's users (its defaults): one administers a single Page, the other several (the chooser). */
+export const FACEBOOK_SINGLE_PAGE_USER = '10200000000000001';
+export const FACEBOOK_MULTI_PAGE_USER = '10200000000000002';
 
 export interface LiveWorld {
   x: FakeX;
   linkedin: FakeLinkedIn;
+  facebook: FakeFacebook;
+  instagram: FakeInstagram;
+  tiktok: FakeTikTok;
   url: string;
   apiKey: string;
   server: RunningProcess;
@@ -45,6 +55,15 @@ export async function startLiveWorld(env: Record<string, string> = {}): Promise<
     mediaProcessing: { states: ['in_progress', 'succeeded'], checkAfterSecs: 1, advance: 'poll' },
   });
   const linkedin = await startFakeLinkedIn({ videoProcessing: { advance: 'poll', steps: 1, outcome: 'AVAILABLE' } });
+  // Processing ends within a poll or two, and TikTok's public id comes with PUBLISH_COMPLETE: tests
+  // that want it slower or later say so through the fakes' scripts.
+  const facebook = await startFakeFacebook({ videoProcessing: { advance: 'poll', steps: 1, outcome: 'ready' } });
+  const instagram = await startFakeInstagram({
+    containerProcessing: { advance: 'poll', imageSteps: 0, videoSteps: 1, outcome: 'FINISHED' },
+  });
+  const tiktok = await startFakeTikTok({
+    publishProcessing: { advance: 'poll', steps: 1, outcome: 'PUBLISH_COMPLETE', publicIdAfter: 0 },
+  });
   const data = tempDataDir('live');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -57,7 +76,7 @@ export async function startLiveWorld(env: Record<string, string> = {}): Promise<
     PUBLISH_LEASE_SECONDS: '2',
     SCHEDULER_POLL_SECONDS: '1',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-    ...fakePlatformEnvironment({ x, linkedin }),
+    ...fakePlatformEnvironment({ x, linkedin, facebook, instagram, tiktok }),
     ...env,
   };
   const logs: string[] = [];
@@ -74,6 +93,9 @@ export async function startLiveWorld(env: Record<string, string> = {}): Promise<
   const world: LiveWorld = {
     x,
     linkedin,
+    facebook,
+    instagram,
+    tiktok,
     url,
     apiKey,
     get server() {
@@ -100,31 +122,51 @@ export async function startLiveWorld(env: Record<string, string> = {}): Promise<
     async close() {
       await server.stop();
       logs.push(server.stdout(), server.stderr());
-      await Promise.all([x.close(), linkedin.close()]);
+      await Promise.all([x, linkedin, facebook, instagram, tiktok].map((fake) => fake.close()));
       data.remove();
     },
   };
   return world;
 }
 
+/** The workspace's live accounts on `platform`. */
+export async function liveAccounts(world: LiveWorld, platform: LivePlatform): Promise<any[]> {
+  const listed = await world.api('GET', '/api/v1/social-accounts');
+  expect(listed.status).toBe(200);
+  return listed.json.data.filter((account: any) => account.platform === platform && account.mode === 'live');
+}
+
 /**
- * Connects an account the way a person does: the service's connect URL, the platform's consent page
- * (the fake approves at once and redirects), the service's callback. Answers the account resource.
+ * Goes through consent the way a browser does: the service's connect URL, the platform's consent page
+ * (the fake approves at once and redirects), then the service's callback, whose answer is returned
+ * (its body read and kept).
  */
-export async function connectThroughConsent(world: LiveWorld, platform: LivePlatform): Promise<any> {
+export async function consentCallback(
+  world: LiveWorld,
+  platform: LivePlatform,
+): Promise<{ status: number; headers: Headers; page: string }> {
   const started = await world.api('POST', '/api/v1/social-accounts/connect', { platform });
   expect(started.status, JSON.stringify(started.json)).toBe(201);
   const consent = await fetch(started.json.authorize_url, { redirect: 'manual' });
-  expect(consent.status).toBe(302);
+  expect(consent.status, await consent.clone().text()).toBe(302);
   const callback = await fetch(consent.headers.get('location')!, { redirect: 'manual' });
   const page = await callback.text();
   world.bodies.push(page);
-  expect(callback.status, page).toBe(200);
-  expect(page).toMatch(/Connected \S.* to /);
-  const accounts = await world.api('GET', '/api/v1/social-accounts');
-  const account = accounts.json.data.find((a: any) => a.platform === platform && a.mode === 'live');
-  expect(account).toBeDefined();
-  return account;
+  return { status: callback.status, headers: callback.headers, page };
+}
+
+/**
+ * Connects one account the way a person does (see `consentCallback`); the callback connects it at
+ * once. Answers the account resource it added.
+ */
+export async function connectThroughConsent(world: LiveWorld, platform: LivePlatform): Promise<any> {
+  const before = new Set((await liveAccounts(world, platform)).map((account) => account.id));
+  const callback = await consentCallback(world, platform);
+  expect(callback.status, callback.page).toBe(200);
+  expect(callback.page).toMatch(/Connected \S.* to /);
+  const added = (await liveAccounts(world, platform)).filter((account) => !before.has(account.id));
+  expect(added).toHaveLength(1);
+  return added[0];
 }
 
 /** Uploads a file to the service's media library; answers its public URL. */
@@ -145,7 +187,12 @@ export async function uploadMedia(world: LiveWorld, bytes: Buffer, filename: str
 export async function publishNow(
   world: LiveWorld,
   platform: LivePlatform,
-  fields: { caption: string; content_type?: string; media_urls?: string[] },
+  fields: {
+    caption: string;
+    content_type?: string;
+    media_urls?: string[];
+    platform_specific?: Record<string, unknown>;
+  },
 ): Promise<string> {
   const created = await world.api('POST', '/api/v1/content', {
     content_type: 'text_only',

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.ts';
-import { isoMedia } from '../fixtures/media/files.ts';
+import { isoMedia, jpeg } from '../fixtures/media/files.ts';
 import { connectThroughConsent, finished, publishNow, startLiveWorld, uploadMedia, type LiveWorld } from './harness.ts';
 
 const SLOW = 120_000;
@@ -82,6 +82,51 @@ describe('live publishing survives a SIGKILL', () => {
       expect(item.status, JSON.stringify(item.publish_results)).toBe('published');
       expect(item.publish_results[0].url).toMatch(/^https:\/\/x\.com\/.+\/status\/\d+$/);
       expect(x.log.creates()).toHaveLength(createsBefore + 1);
+    },
+    SLOW,
+  );
+
+  it(
+    'killed while an Instagram container is IN_PROGRESS: the restart polls that same container and publishes it once',
+    async () => {
+      const instagram = world.instagram;
+      await connectThroughConsent(world, 'instagram');
+      // Four status reads before the image is FINISHED: the kill lands after the first.
+      instagram.script.containerProcessing({ advance: 'poll', imageSteps: 3 });
+      const image = await uploadMedia(world, jpeg(32, 32), 'slow.jpg');
+      const id = await publishNow(world, 'instagram', {
+        caption: 'Processed across a crash',
+        content_type: 'single_image',
+        media_urls: [image],
+      });
+      await eventually(
+        'the container was seen IN_PROGRESS',
+        () =>
+          instagram.log
+            .calls('container.status')
+            .some((call) => (call.responseBody as { status_code?: string } | undefined)?.status_code === 'IN_PROGRESS'),
+        20_000,
+      );
+      await world.restart({ kill: true });
+      const statusesBeforeKill = instagram.log
+        .calls('container.status')
+        .map((call) => (call.responseBody as { status_code?: string } | undefined)?.status_code);
+      expect(statusesBeforeKill).not.toContain('FINISHED');
+      expect(instagram.log.calls('media.publish')).toHaveLength(0);
+
+      const item = await finished(world, id, 60_000);
+      expect(item.status, JSON.stringify(item.publish_results)).toBe('published');
+      // The new process went on polling until the container was FINISHED.
+      expect(instagram.log.calls('container.status').length).toBeGreaterThan(statusesBeforeKill.length);
+      expect(item.publish_results[0].url).toMatch(/^https:\/\/www\.instagram\.com\/p\/[^/]+\/$/);
+      const created = instagram.log.calls('media.create');
+      expect(created).toHaveLength(1);
+      const containerId = (created[0]!.responseBody as { id: string }).id;
+      const polled = new Set(instagram.log.calls('container.status').map((call) => call.path));
+      expect([...polled]).toEqual([`/${containerId}`]);
+      expect(instagram.log.calls('media.publish')).toHaveLength(1);
+      expect(instagram.log.creates()).toHaveLength(1);
+      expect(instagram.media.map((media) => media.containerId)).toEqual([containerId]);
     },
     SLOW,
   );
