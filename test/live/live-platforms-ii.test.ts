@@ -1,7 +1,8 @@
 /**
  * Live publishing II, black box: Facebook Pages, Instagram and TikTok through the real server in its
- * own process, the real OAuth flows through the fakes' consent pages, and real publishing runs against
- * the fakes, which download the media from the service's own media URLs. The tests share one world and run in order; the last ones check what the earlier ones left
+ * own process, the real OAuth flows through the fakes' consent pages (with the Facebook Pages chooser),
+ * and real publishing runs against the fakes, which download the media from the service's own media
+ * URLs. The tests share one world and run in order; the last ones check what the earlier ones left
  * (a TikTok URL filled in late, and that no token or secret ever left the service).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,8 @@ import { isoMedia, jpeg, png, webp } from '../fixtures/media/files.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 import {
   connectThroughConsent,
+  consentCallback,
+  FACEBOOK_MULTI_PAGE_USER,
   FACEBOOK_SINGLE_PAGE_USER,
   finished,
   liveAccounts,
@@ -57,13 +60,54 @@ describe('live publishing II: Facebook Pages, Instagram and TikTok through the r
   };
 
   it(
-    'Facebook: a login with a single Page connects it at once; text, image and video publish once each on that Page',
+    'Facebook: a login with several Pages gets the chooser; the two Pages chosen connect, and text, image and video publish once each',
     async () => {
       const facebook = world.facebook;
-      facebook.script.loginAs(FACEBOOK_SINGLE_PAGE_USER);
-      const page = facebook.users.find((user) => user.id === FACEBOOK_SINGLE_PAGE_USER)!.pages[0]!;
-      const account = await connectThroughConsent(world, 'facebook');
-      expect(account).toMatchObject({ mode: 'live', status: 'active', is_active: true, platform_user_id: page.id });
+      facebook.script.loginAs(FACEBOOK_MULTI_PAGE_USER);
+      const agencyPages = facebook.users.find((user) => user.id === FACEBOOK_MULTI_PAGE_USER)!.pages;
+
+      const chooser = await consentCallback(world, 'facebook');
+      expect(chooser.status, chooser.page).toBe(200);
+      expect(chooser.headers.get('content-type')).toMatch(/text\/html/);
+      expect(chooser.headers.get('x-frame-options')).toBe('DENY');
+      const state = /name="state" value="([^"]+)"/.exec(chooser.page)?.[1];
+      expect(state).toBeDefined();
+      const offered = [...chooser.page.matchAll(/name="account" value="([^"]+)"/g)].map((match) => match[1]);
+      expect(offered.sort()).toEqual(agencyPages.map((page) => page.id).sort());
+      // Nothing is connected until the person has chosen.
+      expect(await liveAccounts(world, 'facebook')).toEqual([]);
+
+      const chosen = [agencyPages[0]!.id, agencyPages[2]!.id];
+      const form = new URLSearchParams([['state', state!], ...chosen.map((id): [string, string] => ['account', id])]);
+      const answer = await fetch(`${world.url}/callbacks/facebook/oauth`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: form,
+        redirect: 'manual',
+      });
+      const page = await answer.text();
+      world.bodies.push(page);
+      expect(answer.status, page).toBe(200);
+      expect(page).toContain(agencyPages[0]!.name);
+      expect(page).toContain(agencyPages[2]!.name);
+      expect(page).toMatch(/Connected \S.* to /);
+
+      const accounts = await liveAccounts(world, 'facebook');
+      expect(accounts.map((account) => account.platform_user_id).sort()).toEqual([...chosen].sort());
+      for (const account of accounts)
+        expect(account).toMatchObject({ mode: 'live', status: 'active', is_active: true });
+      // The same state cannot connect anything a second time.
+      const replay = await fetch(`${world.url}/callbacks/facebook/oauth`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams([
+          ['state', state!],
+          ['account', agencyPages[1]!.id],
+        ]),
+      });
+      world.bodies.push(await replay.text());
+      expect(replay.status).toBe(400);
+      expect(await liveAccounts(world, 'facebook')).toHaveLength(2);
 
       const image = await uploadMedia(world, png(64, 64), 'photo.png');
       const video = await uploadMedia(world, isoMedia('mp42', ['isom', 'mp42']), 'clip.mp4');
@@ -81,25 +125,37 @@ describe('live publishing II: Facebook Pages, Instagram and TikTok through the r
         }),
       ];
       await expectPublished(ids, 'facebook', /^https:\/\/www\.facebook\.com\/\S+$/);
-      expect(
-        facebook.log
-          .creates()
-          .map((call) => call.route)
-          .sort(),
-      ).toEqual(['feed.create', 'photos.create', 'videos.create']);
-      expect(facebook.posts.map((post) => `${post.pageId} ${post.kind}`).sort()).toEqual([
-        `${page.id} photo`,
-        `${page.id} status`,
-        `${page.id} video`,
-      ]);
-      // Facebook fetched the image and the video itself, from the service's media URLs.
-      expect(facebook.mediaFetches.map((fetched) => `${fetched.status} ${fetched.url}`).sort()).toEqual(
-        [`200 ${image}`, `200 ${video}`].sort(),
+      const creates = facebook.log.creates();
+      expect(creates.map((call) => call.route).sort()).toEqual(['feed.create', 'photos.create', 'videos.create']);
+      // All three went to one of the Pages chosen, with that Page's own token.
+      const pagesUsed = new Set(facebook.posts.map((post) => post.pageId));
+      expect(pagesUsed.size).toBe(1);
+      expect(chosen).toContain([...pagesUsed][0]);
+      expect(facebook.posts.map((post) => post.kind).sort()).toEqual(['photo', 'status', 'video']);
+      // Facebook fetched the image and the video from the service's media URLs.
+      expect(facebook.mediaFetches.map((fetched) => [fetched.url, fetched.status]).sort()).toEqual(
+        [
+          [image, 200],
+          [video, 200],
+        ].sort(),
       );
-      await receiver.waitForRequests(1);
-      expect(
-        webhookEvents('social_account.connected').map((event) => event.data.platform ?? event.data.account?.platform),
-      ).toContain('facebook');
+      await receiver.waitForRequests(2);
+      const connected = webhookEvents('social_account.connected').filter(
+        (event) => (event.data.platform ?? event.data.account?.platform) === 'facebook',
+      );
+      expect(connected).toHaveLength(2);
+    },
+    SLOW,
+  );
+
+  it(
+    'Facebook: a login with a single Page connects it at once, without the chooser',
+    async () => {
+      world.facebook.script.loginAs(FACEBOOK_SINGLE_PAGE_USER);
+      const account = await connectThroughConsent(world, 'facebook');
+      const single = world.facebook.users.find((user) => user.id === FACEBOOK_SINGLE_PAGE_USER)!.pages[0]!;
+      expect(account).toMatchObject({ mode: 'live', status: 'active', platform_user_id: single.id });
+      expect(await liveAccounts(world, 'facebook')).toHaveLength(3);
     },
     SLOW,
   );
@@ -214,7 +270,9 @@ describe('live publishing II: Facebook Pages, Instagram and TikTok through the r
     'Facebook: error 190 (the app removed) makes the account needs_reconnect with one disconnected webhook',
     async () => {
       const facebook = world.facebook;
-      const [target] = await liveAccounts(world, 'facebook');
+      const target = (await liveAccounts(world, 'facebook')).find(
+        (account) => account.platform_user_id === facebook.users[0]!.pages[0]!.id,
+      );
       expect(target).toBeDefined();
       const createsBefore = facebook.log.creates().length;
       facebook.script.revoke(FACEBOOK_SINGLE_PAGE_USER);
@@ -337,7 +395,7 @@ describe('live publishing II: Facebook Pages, Instagram and TikTok through the r
         for (const entry of Array.isArray(answer?.data) ? answer.data : []) keep(entry?.access_token);
       }
     }
-    // The app secrets, Facebook's two user tokens and its Page token, Instagram's two tokens, TikTok's pair.
+    // App secrets, the Facebook user tokens and three Page tokens, Instagram's two, TikTok's pair.
     expect(secrets.size).toBeGreaterThanOrEqual(10);
     const logs = world.logs();
     expect(logs.length).toBeGreaterThan(1000);
