@@ -15,20 +15,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { sql } from 'drizzle-orm';
-import { startBackgroundCheckpoints } from '../db/checkpointer.ts';
-import { writeTransaction } from '../db/client.ts';
-import { mediaAssets, socialAccounts } from '../db/schema/index.ts';
-import { createWorkspace } from '../src/core/accounts/workspaces.ts';
-import { loadConfig } from '../src/core/config.ts';
-import { insertContentRow } from '../src/core/content/operations.ts';
+import { mediaAssets } from '../db/schema/index.ts';
 import { newId } from '../src/core/ids.ts';
-import { openRuntime } from '../src/core/runtime.ts';
-import { storeTokens } from '../src/core/social-accounts/tokens.ts';
-import { startPublishing } from '../src/jobs/publish-run.ts';
 import { png } from '../test/fixtures/media/files.ts';
-import { childEnv, fmt, RAISED_LIMITS, startHttpChild, table, tempDir, until, type Row } from './lib.ts';
+import { liveServiceRound } from './live-round.ts';
+import { childEnv, fmt, startHttpChild, table, type Row } from './lib.ts';
 
 export interface LiveInstagramSettings {
   items: number;
@@ -73,32 +64,39 @@ async function startMediaHost(): Promise<{ url: string; close: () => Promise<voi
   };
 }
 
-async function serviceRound(fake: FakeInstagramInfo, mediaHost: string, settings: LiveInstagramSettings) {
-  const dir = tempDir('live-instagram');
-  const config = loadConfig({
-    DATABASE_FILE: join(dir.path, 'service.db'),
-    ...RAISED_LIMITS,
-    PUBLISH_CONCURRENCY: String(settings.concurrency),
-    PUBLIC_BASE_URL: mediaHost,
-    INSTAGRAM_APP_ID: fake.clientId,
-    INSTAGRAM_APP_SECRET: fake.clientSecret,
-    INSTAGRAM_AUTH_BASE_URL: fake.url,
-    INSTAGRAM_TOKEN_BASE_URL: fake.url,
-    INSTAGRAM_GRAPH_BASE_URL: fake.url,
-    LOG_LEVEL: 'warn',
-  });
-  const runtime = openRuntime({ config });
-  const checkpointer = startBackgroundCheckpoints(runtime.db);
-  try {
-    const now = new Date();
-    const mediaUrl = `${mediaHost}/media/${STORAGE_KEY}.png`;
-    writeTransaction(runtime.db, () => {
-      const { workspace } = createWorkspace(runtime, { name: 'Live Instagram bench', plan: 'business' });
-      runtime.db
+function serviceRound(fake: FakeInstagramInfo, mediaHost: string, settings: LiveInstagramSettings): Promise<number> {
+  return liveServiceRound({
+    label: 'live-instagram',
+    platform: 'instagram',
+    env: {
+      PUBLIC_BASE_URL: mediaHost,
+      INSTAGRAM_APP_ID: fake.clientId,
+      INSTAGRAM_APP_SECRET: fake.clientSecret,
+      INSTAGRAM_AUTH_BASE_URL: fake.url,
+      INSTAGRAM_TOKEN_BASE_URL: fake.url,
+      INSTAGRAM_GRAPH_BASE_URL: fake.url,
+    },
+    concurrency: settings.concurrency,
+    items: settings.items,
+    account: {
+      platformUserId: fake.user.userId,
+      username: fake.user.username,
+      scopes: ['instagram_business_basic', 'instagram_business_content_publish'],
+      accessToken: fake.service.accessToken,
+      expiresInSecs: fake.service.expiresIn,
+    },
+    post: () => ({
+      caption: caption('service'),
+      contentType: 'single_image',
+      mediaUrls: [`${mediaHost}/media/${STORAGE_KEY}.png`],
+    }),
+    // The image the fake downloads is the service's own: its media asset says what it is.
+    prepare: (db, workspaceId, now) =>
+      db
         .insert(mediaAssets)
         .values({
           id: newId(),
-          workspaceId: workspace.id,
+          workspaceId,
           storageKey: STORAGE_KEY,
           filename: 'bench.png',
           assetType: 'image',
@@ -109,75 +107,9 @@ async function serviceRound(fake: FakeInstagramInfo, mediaHost: string, settings
           tags: [],
           createdAt: now,
         })
-        .run();
-      const account = runtime.db
-        .insert(socialAccounts)
-        .values({
-          id: newId(),
-          workspaceId: workspace.id,
-          platform: 'instagram',
-          platformUserId: fake.user.userId,
-          username: fake.user.username,
-          mode: 'live',
-          status: 'active',
-          scopes: ['instagram_business_basic', 'instagram_business_content_publish'],
-          connectedAt: now,
-          createdAt: now,
-        })
-        .returning()
-        .get();
-      storeTokens(runtime, account.id, {
-        accessToken: fake.service.accessToken,
-        refreshToken: null,
-        expiresAt: new Date(now.getTime() + fake.service.expiresIn * 1000),
-      });
-      for (let i = 0; i < settings.items; i++) {
-        insertContentRow(runtime.db, {
-          id: newId(),
-          workspaceId: workspace.id,
-          caption: caption('service'),
-          hashtags: [],
-          contentType: 'single_image',
-          targetPlatforms: ['instagram'],
-          mediaUrls: [mediaUrl],
-          topic: null,
-          platformSpecific: {},
-          aspectRatio: null,
-          scheduledFor: null,
-          status: 'approved',
-          publishQueued: true,
-          publishResults: [],
-          createdAt: now,
-          updatedAt: now,
-        });
-      }
-    });
-
-    const unfinished = () =>
-      runtime.db.get<{ n: number }>(sql`select count(*) as n from content where status in ('approved', 'publishing')`)
-        .n;
-    const t0 = performance.now();
-    const scheduler = startPublishing(runtime);
-    await until('live Instagram publishing: every item finished', () => unfinished() === 0, 300, 20);
-    const seconds = (performance.now() - t0) / 1000;
-    await scheduler.stop();
-    const published = runtime.db.get<{ n: number }>(
-      sql`select count(*) as n from publish_attempts where status = 'published' and url like 'https://www.instagram.com/p/%'`,
-    ).n;
-    if (published !== settings.items) {
-      const sample = runtime.db.get<{ error: string | null }>(
-        sql`select error from publish_attempts where status != 'published' limit 1`,
-      );
-      throw new Error(
-        `expected ${settings.items} posts published on the fake Instagram, ${published} were (${sample?.error})`,
-      );
-    }
-    return settings.items / seconds;
-  } finally {
-    await checkpointer.stop();
-    runtime.db.$client.close();
-    dir.cleanup();
-  }
+        .run(),
+    urlPrefix: 'https://www.instagram.com/p/',
+  });
 }
 
 /** The limit: container, status, media_publish per post, from `concurrency` loops of fetch. */

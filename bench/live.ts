@@ -9,19 +9,8 @@
  *
  * Rounds alternate service and raw on the same fake, so both see the same machine load.
  */
-import { sql } from 'drizzle-orm';
-import { join } from 'node:path';
-import { startBackgroundCheckpoints } from '../db/checkpointer.ts';
-import { writeTransaction } from '../db/client.ts';
-import { createWorkspace } from '../src/core/accounts/workspaces.ts';
-import { loadConfig } from '../src/core/config.ts';
-import { insertContentRow } from '../src/core/content/operations.ts';
-import { newId } from '../src/core/ids.ts';
-import { openRuntime } from '../src/core/runtime.ts';
-import { socialAccounts } from '../db/schema/index.ts';
-import { storeTokens } from '../src/core/social-accounts/tokens.ts';
-import { startPublishing } from '../src/jobs/publish-run.ts';
-import { childEnv, fmt, RAISED_LIMITS, startHttpChild, table, tempDir, until, type Row } from './lib.ts';
+import { liveServiceRound } from './live-round.ts';
+import { childEnv, fmt, startHttpChild, table, type Row } from './lib.ts';
 
 export interface LiveSettings {
   items: number;
@@ -43,89 +32,28 @@ let sequence = 0;
 const uniqueText = (who: string) =>
   `Benchmark ${who} post ${++sequence} at ${Date.now()}: an ordinary caption with a link https://example.com/p/${sequence}`;
 
-async function serviceRound(fake: FakeXInfo, settings: LiveSettings): Promise<number> {
-  const dir = tempDir('live');
-  const config = loadConfig({
-    DATABASE_FILE: join(dir.path, 'service.db'),
-    ...RAISED_LIMITS,
-    PUBLISH_CONCURRENCY: String(settings.concurrency),
-    X_CLIENT_ID: fake.clientId,
-    X_CLIENT_SECRET: fake.clientSecret,
-    X_AUTH_BASE_URL: fake.url,
-    X_API_BASE_URL: fake.url,
-    LOG_LEVEL: 'warn',
+function serviceRound(fake: FakeXInfo, settings: LiveSettings): Promise<number> {
+  return liveServiceRound({
+    label: 'live-x',
+    platform: 'twitter',
+    env: {
+      X_CLIENT_ID: fake.clientId,
+      X_CLIENT_SECRET: fake.clientSecret,
+      X_AUTH_BASE_URL: fake.url,
+      X_API_BASE_URL: fake.url,
+    },
+    concurrency: settings.concurrency,
+    items: settings.items,
+    account: {
+      platformUserId: fake.user.id,
+      username: fake.user.username,
+      scopes: ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access'],
+      accessToken: fake.service.accessToken,
+      expiresInSecs: fake.service.expiresIn,
+    },
+    post: () => ({ caption: uniqueText('service'), contentType: 'text_only', mediaUrls: [] }),
+    urlPrefix: 'https://x.com/',
   });
-  const runtime = openRuntime({ config });
-  const checkpointer = startBackgroundCheckpoints(runtime.db);
-  try {
-    const now = new Date();
-    writeTransaction(runtime.db, () => {
-      const { workspace } = createWorkspace(runtime, { name: 'Live bench', plan: 'business' });
-      const account = runtime.db
-        .insert(socialAccounts)
-        .values({
-          id: newId(),
-          workspaceId: workspace.id,
-          platform: 'twitter',
-          platformUserId: fake.user.id,
-          username: fake.user.username,
-          mode: 'live',
-          status: 'active',
-          scopes: ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access'],
-          connectedAt: now,
-          createdAt: now,
-        })
-        .returning()
-        .get();
-      storeTokens(runtime, account.id, {
-        accessToken: fake.service.accessToken,
-        refreshToken: fake.service.refreshToken ?? null,
-        expiresAt: new Date(now.getTime() + fake.service.expiresIn * 1000),
-      });
-      for (let i = 0; i < settings.items; i++) {
-        insertContentRow(runtime.db, {
-          id: newId(),
-          workspaceId: workspace.id,
-          caption: uniqueText('service'),
-          hashtags: [],
-          contentType: 'text_only',
-          targetPlatforms: ['twitter'],
-          mediaUrls: [],
-          topic: null,
-          platformSpecific: {},
-          aspectRatio: null,
-          scheduledFor: null,
-          status: 'approved',
-          publishQueued: true,
-          publishResults: [],
-          createdAt: now,
-          updatedAt: now,
-        });
-      }
-    });
-    const unfinished = () =>
-      runtime.db.get<{ n: number }>(sql`select count(*) as n from content where status in ('approved', 'publishing')`)
-        .n;
-    const t0 = performance.now();
-    const scheduler = startPublishing(runtime);
-    await until('live publishing: every item finished', () => unfinished() === 0, 300, 20);
-    const seconds = (performance.now() - t0) / 1000;
-    await scheduler.stop();
-    const published = runtime.db.get<{ n: number }>(
-      sql`select count(*) as n from publish_attempts where status = 'published' and platform_post_id is not null`,
-    ).n;
-    if (published !== settings.items) {
-      const sample = runtime.db.get<{ error: string | null }>(
-        sql`select error from publish_attempts where status != 'published' limit 1`,
-      );
-      throw new Error(`expected ${settings.items} posts published on the fake X, ${published} were (${sample?.error})`);
-    }
-    return settings.items / seconds;
-  } finally {
-    await checkpointer.stop();
-    runtime.db.$client.close();
-    dir.cleanup();
-  }
 }
 
 /** The limit: the create calls alone, from `concurrency` loops of fetch. */
