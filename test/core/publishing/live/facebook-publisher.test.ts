@@ -184,8 +184,8 @@ describe('Facebook publisher: posts', () => {
       mediaRefs: [{ url: 'http://127.0.0.1:3000/media/abc.jpg', mimeType: 'image/jpeg', kind: 'image' }],
     });
     const publicGraph = facebookPublisher({
-      apiBaseUrl: 'https://graph.facebook.com',
-      graphVideoBaseUrl: 'https://graph-video.facebook.com',
+      apiBaseUrl: 'https://graph.facebook.example',
+      graphVideoBaseUrl: 'https://graph-video.facebook.example',
       graphVersion: V,
     });
     const refused = await refusal(publicGraph.publish(local));

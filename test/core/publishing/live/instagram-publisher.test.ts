@@ -150,7 +150,7 @@ describe('Instagram publisher: refused before any call', () => {
   it('refuses own media on a loopback PUBLIC_BASE_URL when the Graph host is public', async () => {
     const ownMedia: MediaRef = { url: 'http://127.0.0.1:3000/media/abc.jpg', mimeType: 'image/jpeg', kind: 'image' };
     const live = session({ mediaRefs: [ownMedia], publicBaseUrl: 'http://127.0.0.1:3000' });
-    const error = await refusal(instagramPublisher({ apiBaseUrl: 'https://graph.instagram.com' }).publish(live));
+    const error = await refusal(instagramPublisher({ apiBaseUrl: 'https://graph.instagram.example' }).publish(live));
     expect(error.kind).toBe('content_rejected');
     expect(error.message).toContain('Instagram fetches media from a public URL');
     expect(error.message).toContain('PUBLIC_BASE_URL');

@@ -275,7 +275,7 @@ describe('TikTok publisher: photos', () => {
   });
 
   it('refuses photos up front when PUBLIC_BASE_URL is local and TikTok is not', async () => {
-    const remote = tiktokPublisher({ apiBaseUrl: 'https://open.tiktokapis.com' });
+    const remote = tiktokPublisher({ apiBaseUrl: 'https://open.tiktokapis.example' });
     const failed = await refusal(
       remote.publish(
         session({
