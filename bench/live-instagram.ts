@@ -18,8 +18,8 @@ import type { AddressInfo } from 'node:net';
 import { mediaAssets } from '../db/schema/index.ts';
 import { newId } from '../src/core/ids.ts';
 import { png } from '../test/fixtures/media/files.ts';
-import { liveServiceRound } from './live-round.ts';
-import { childEnv, fmt, startHttpChild, table, type Row } from './lib.ts';
+import { compareInterleaved, fakeInfo, liveServiceRound } from './live-round.ts';
+import { childEnv, fmt, startHttpChild, type Row } from './lib.ts';
 
 export interface LiveInstagramSettings {
   items: number;
@@ -147,8 +147,6 @@ async function rawRound(fake: FakeInstagramInfo, mediaHost: string, settings: Li
   return settings.items / ((performance.now() - t0) / 1000);
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
 export async function benchLiveInstagram(settings: LiveInstagramSettings): Promise<Row[]> {
   console.log(
     `\n== Live publishing to the fake Instagram: ${fmt(settings.items)} image posts, ${settings.concurrency} at a time, ${settings.rounds} interleaved rounds ==`,
@@ -156,43 +154,15 @@ export async function benchLiveInstagram(settings: LiveInstagramSettings): Promi
   const child = await startHttpChild('fake Instagram', 'bench/fake-instagram-child.ts', [], childEnv({}));
   const mediaHost = await startMediaHost();
   try {
-    const fake = JSON.parse(
-      child
-        .log()
-        .split('\n')
-        .find((line) => line.startsWith('{'))!,
-    ) as FakeInstagramInfo;
-    const service: number[] = [];
-    const raw: number[] = [];
-    const ratios: number[] = [];
-    for (let round = 0; round < settings.rounds; round++) {
-      // Alternate which goes first, so neither always runs on a warmer (or busier) machine.
-      const [s, r] =
-        round % 2 === 0
-          ? [await serviceRound(fake, mediaHost.url, settings), await rawRound(fake, mediaHost.url, settings)]
-          : await rawRound(fake, mediaHost.url, settings).then(async (rr) => [
-              await serviceRound(fake, mediaHost.url, settings),
-              rr,
-            ]);
-      service.push(s);
-      raw.push(r);
-      ratios.push(s / r);
-    }
-    console.log(
-      table(
-        ['round', 'service items/s', 'raw posts/s', 'ratio'],
-        service.map((s, i) => [String(i + 1), fmt(s), fmt(raw[i]!), fmt(ratios[i]!, 2)]),
-      ),
-    );
+    const fake = fakeInfo<FakeInstagramInfo>(child);
     return [
-      {
-        name: `live publish to fake Instagram (image: container, status, publish), ${settings.concurrency} at a time (median of ${settings.rounds})`,
-        unit: 'items/s',
-        project: median(service),
-        limit: median(raw),
-        ratio: median(ratios),
-        target: { op: '>=', value: 0.3 },
-      },
+      await compareInterleaved({
+        name: `live publish to fake Instagram (image: container, status, publish), ${settings.concurrency} at a time`,
+        rawUnit: 'posts/s',
+        rounds: settings.rounds,
+        service: () => serviceRound(fake, mediaHost.url, settings),
+        raw: () => rawRound(fake, mediaHost.url, settings),
+      }),
     ];
   } finally {
     await mediaHost.close();

@@ -16,7 +16,7 @@ import { newId } from '../src/core/ids.ts';
 import { openRuntime } from '../src/core/runtime.ts';
 import { storeTokens } from '../src/core/social-accounts/tokens.ts';
 import { startPublishing } from '../src/jobs/publish-run.ts';
-import { RAISED_LIMITS, tempDir, until } from './lib.ts';
+import { fmt, RAISED_LIMITS, table, tempDir, until, type HttpChild, type Row } from './lib.ts';
 
 export interface LiveRound {
   /** For the temp directory and the error message. */
@@ -118,3 +118,59 @@ export async function liveServiceRound(round: LiveRound): Promise<number> {
     dir.cleanup();
   }
 }
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/**
+ * `rounds` pairs of the service's round and the raw loop's, alternating which goes first so neither
+ * always runs on a warmer (or busier) machine; prints each round and answers the summary row (the
+ * medians, and the median of the per-round ratios).
+ */
+export async function compareInterleaved(comparison: {
+  name: string;
+  rawUnit: string;
+  rounds: number;
+  service: () => Promise<number>;
+  raw: () => Promise<number>;
+}): Promise<Row> {
+  const service: number[] = [];
+  const raw: number[] = [];
+  const ratios: number[] = [];
+  for (let round = 0; round < comparison.rounds; round++) {
+    let s: number;
+    let r: number;
+    if (round % 2 === 0) {
+      s = await comparison.service();
+      r = await comparison.raw();
+    } else {
+      r = await comparison.raw();
+      s = await comparison.service();
+    }
+    service.push(s);
+    raw.push(r);
+    ratios.push(s / r);
+  }
+  console.log(
+    table(
+      ['round', 'service items/s', `raw ${comparison.rawUnit}`, 'ratio'],
+      service.map((s, i) => [String(i + 1), fmt(s), fmt(raw[i]!), fmt(ratios[i]!, 2)]),
+    ),
+  );
+  return {
+    name: `${comparison.name} (median of ${comparison.rounds})`,
+    unit: 'items/s',
+    project: median(service),
+    limit: median(raw),
+    ratio: median(ratios),
+    target: { op: '>=', value: 0.3 },
+  };
+}
+
+/** The JSON line a fake's child process prints before 'Listening on'. */
+export const fakeInfo = <T>(child: HttpChild): T =>
+  JSON.parse(
+    child
+      .log()
+      .split('\n')
+      .find((line) => line.startsWith('{'))!,
+  ) as T;

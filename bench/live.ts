@@ -9,8 +9,8 @@
  *
  * Rounds alternate service and raw on the same fake, so both see the same machine load.
  */
-import { liveServiceRound } from './live-round.ts';
-import { childEnv, fmt, startHttpChild, table, type Row } from './lib.ts';
+import { compareInterleaved, fakeInfo, liveServiceRound } from './live-round.ts';
+import { childEnv, fmt, startHttpChild, type Row } from './lib.ts';
 
 export interface LiveSettings {
   items: number;
@@ -76,48 +76,21 @@ async function rawRound(fake: FakeXInfo, settings: LiveSettings): Promise<number
   return settings.items / ((performance.now() - t0) / 1000);
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
 export async function benchLive(settings: LiveSettings): Promise<Row[]> {
   console.log(
     `\n== Live publishing to the fake X: ${fmt(settings.items)} text posts, ${settings.concurrency} at a time, ${settings.rounds} interleaved rounds ==`,
   );
   const child = await startHttpChild('fake X', 'bench/fake-x-child.ts', [], childEnv({}));
   try {
-    const fake = JSON.parse(
-      child
-        .log()
-        .split('\n')
-        .find((line) => line.startsWith('{'))!,
-    ) as FakeXInfo;
-    const service: number[] = [];
-    const raw: number[] = [];
-    const ratios: number[] = [];
-    for (let round = 0; round < settings.rounds; round++) {
-      // Alternate which goes first, so neither always runs on a warmer (or busier) machine.
-      const [s, r] =
-        round % 2 === 0
-          ? [await serviceRound(fake, settings), await rawRound(fake, settings)]
-          : await rawRound(fake, settings).then(async (rr) => [await serviceRound(fake, settings), rr]);
-      service.push(s);
-      raw.push(r);
-      ratios.push(s / r);
-    }
-    console.log(
-      table(
-        ['round', 'service items/s', 'raw creates/s', 'ratio'],
-        service.map((s, i) => [String(i + 1), fmt(s), fmt(raw[i]!), fmt(ratios[i]!, 2)]),
-      ),
-    );
+    const fake = fakeInfo<FakeXInfo>(child);
     return [
-      {
-        name: `live publish to fake X, ${settings.concurrency} at a time (median of ${settings.rounds})`,
-        unit: 'items/s',
-        project: median(service),
-        limit: median(raw),
-        ratio: median(ratios),
-        target: { op: '>=', value: 0.3 },
-      },
+      await compareInterleaved({
+        name: `live publish to fake X, ${settings.concurrency} at a time`,
+        rawUnit: 'creates/s',
+        rounds: settings.rounds,
+        service: () => serviceRound(fake, settings),
+        raw: () => rawRound(fake, settings),
+      }),
     ];
   } finally {
     await child.stop();
