@@ -8,3 +8,4 @@ export * from './campaigns.ts';
 export * from './brand-profiles.ts';
 export * from './media.ts';
 export * from './templates.ts';
+export * from './oauth.ts';

@@ -12,6 +12,7 @@ import { callbackRoutes } from './routes/callbacks.ts';
 import { campaignRoutes } from './routes/campaigns.ts';
 import { contentRoutes } from './routes/content.ts';
 import { mcpRoutes } from './routes/mcp.ts';
+import { oauthRoutes } from './routes/oauth.ts';
 import { socialAccountRoutes } from './routes/social-accounts.ts';
 import { systemRoutes } from './routes/system.ts';
 import { mediaRoutes } from './routes/media.ts';
@@ -19,8 +20,8 @@ import { templateRoutes } from './routes/templates.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 
 /**
- * The HTTP face of the service: REST under /api/v1, MCP at /mcp, health, metrics and the error
- * reference. `metrics` is the process's (main.ts); a test app gets its own.
+ * The HTTP face of the service: REST under /api/v1, MCP at /mcp (with its OAuth discovery and client
+ * registration), health, metrics and the error reference. `metrics` is the process's (main.ts); a test app gets its own.
  */
 export function createApp(runtime: Runtime, metrics: ServiceMetrics = createMetrics(runtime)): Express {
   const app = express();
@@ -44,6 +45,7 @@ export function createApp(runtime: Runtime, metrics: ServiceMetrics = createMetr
   app.use(mediaRoutes(runtime));
   app.use(mcpRoutes(runtime));
   app.use(callbackRoutes(runtime));
+  app.use(oauthRoutes(runtime));
   app.use(openApiRoutes(runtime));
   app.use((req) => {
     throw new ServiceError('not_found', `No route ${req.method} ${req.path}. The API lives under /api/v1.`);

@@ -13,6 +13,7 @@ import { callbackEndpoints } from './routes/callbacks.ts';
 import { campaignEndpoints } from './routes/campaigns.ts';
 import { contentEndpoints } from './routes/content.ts';
 import { mediaEndpoints } from './routes/media.ts';
+import { oauthEndpoints } from './routes/oauth.ts';
 import { socialAccountEndpoints } from './routes/social-accounts.ts';
 import { systemEndpoints } from './routes/system.ts';
 import { templateEndpoints } from './routes/templates.ts';
@@ -56,6 +57,7 @@ export const API_SURFACE: ReadonlyArray<{ mount: string; tag: string; endpoints:
   { mount: '/api/v1', tag: 'Analytics', endpoints: analyticsEndpoints },
   { mount: '/api/v1', tag: 'Webhooks', endpoints: webhookEndpoints },
   { mount: '', tag: 'Platform callbacks', endpoints: callbackEndpoints },
+  { mount: '', tag: 'OAuth for /mcp', endpoints: oauthEndpoints },
   { mount: '', tag: 'System', endpoints: [...systemEndpoints, ...openApiEndpoints] },
 ];
 

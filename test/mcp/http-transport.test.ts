@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
+import { revokeApiKey } from '../../src/core/accounts/api-keys.ts';
 import { TOOLS } from '../../tools/index.ts';
 import { makeKey, makeWorkspace } from '../helpers/factories.ts';
 import { call, startTestServer, type TestServer, useRestTestbed } from '../helpers/http.ts';
@@ -74,26 +75,55 @@ describe('MCP over streamable HTTP at /mcp', () => {
   });
 
   describe('the gate', () => {
-    it('answers 401 missing_key with a bare Bearer challenge without Authorization', async () => {
+    // PUBLIC_BASE_URL of the test runtime: the challenge names it, absolute, whatever host was called.
+    const resourceMetadata = 'resource_metadata="http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp"';
+
+    it('answers 401 missing_key with the OAuth challenge (metadata and scopes, no error) without Authorization', async () => {
       const res = await post(listTools);
       expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
-      expect(res.headers.get('www-authenticate')).not.toContain('invalid_token');
+      expect(res.headers.get('www-authenticate')).toBe(`Bearer ${resourceMetadata}, scope="read write publish"`);
       expect((await json(res)).error.code).toBe('missing_key');
     });
 
     it('answers 401 with error="invalid_token" for an unknown, a revoked or an expired key', async () => {
+      const challenge = (res: Response) => res.headers.get('www-authenticate');
       const unknown = await post(listTools, { authorization: `Bearer np_live_${'Z'.repeat(38)}` });
       expect(unknown.status).toBe(401);
-      expect(unknown.headers.get('www-authenticate')).toMatch(/^Bearer\b.*error="invalid_token"/);
+      expect(challenge(unknown)).toMatch(
+        new RegExp(
+          `^Bearer ${resourceMetadata}, scope="read write publish", error="invalid_token", error_description="[^"]+"$`,
+        ),
+      );
       expect((await json(unknown)).error.code).toBe('invalid_key');
+
+      const revokedKey = makeKey(bed.runtime, bed.ws.workspace.id);
+      revokeApiKey(bed.runtime, revokedKey.keyId);
+      const revoked = await post(listTools, { authorization: `Bearer ${revokedKey.apiKey}` });
+      expect(revoked.status).toBe(401);
+      expect(challenge(revoked)).toContain('error="invalid_token"');
 
       const expiring = makeKey(bed.runtime, bed.ws.workspace.id, new Date(bed.runtime.clock.now().getTime() + 1000));
       bed.runtime.clock.advance(1000);
       const expired = await post(listTools, { authorization: `Bearer ${expiring.apiKey}` });
       expect(expired.status).toBe(401);
-      expect(expired.headers.get('www-authenticate')).toMatch(/^Bearer\b.*error="invalid_token"/);
+      expect(challenge(expired)).toMatch(/^Bearer resource_metadata=".*error="invalid_token"/);
       expect((await json(expired)).error.code).toBe('expired_key');
+    });
+
+    it('treats a bearer token that is not an API key as sent and refused: invalid_token, the body still missing_key', async () => {
+      const res = await post(listTools, { authorization: 'Bearer np_oat_notatokenthisserviceissued' });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+      expect((await json(res)).error.code).toBe('missing_key');
+    });
+
+    it('keeps the challenge off /mcp answers that are not 401, and off the REST 401', async () => {
+      const ok = await post(listTools, { authorization: `Bearer ${bed.ws.apiKey}` });
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('www-authenticate')).toBeNull();
+      const rest = await call(bed.server, 'GET', '/api/v1/me');
+      expect(rest.status).toBe(401);
+      expect(rest.headers.get('www-authenticate')).toBeNull();
     });
 
     it('answers 403 origin_not_allowed to a foreign browser Origin, even with a good key', async () => {

@@ -2,6 +2,7 @@ import { Router, type Request } from 'express';
 import { authenticate } from '../../core/accounts/api-keys.ts';
 import type { Runtime } from '../../core/context.ts';
 import { ServiceError } from '../../core/errors.ts';
+import { mcpChallenge } from '../../core/oauth/metadata.ts';
 import { serveMcpRequest } from '../../mcp/http.ts';
 import { exposedTools } from '../../mcp/tool-selection.ts';
 import { sendError, setRateLimitHeaders } from '../errors.ts';
@@ -37,13 +38,15 @@ export function mcpRoutes(runtime: Runtime): Router {
       authenticate(runtime, req.get('authorization'), { planChecks: false });
     } catch (error) {
       if (error instanceof ServiceError) {
-        // RFC 6750: a request without credentials gets the bare challenge; a bad key gets invalid_token.
-        const description = error.message.replace(/"/g, "'");
+        // RFC 6750 and RFC 9728: every 401 says where the OAuth metadata is; a credential that was sent
+        // (an unknown, revoked or expired key, or a token of no kind the service issues) is invalid_token.
+        const sent = /^Bearer\s+\S/i.test(req.get('authorization') ?? '');
         res.setHeader(
           'WWW-Authenticate',
-          error.code === 'missing_key'
-            ? 'Bearer realm="mcp"'
-            : `Bearer realm="mcp", error="invalid_token", error_description="${description}"`,
+          mcpChallenge(
+            runtime.config,
+            sent || error.code !== 'missing_key' ? { description: error.message } : undefined,
+          ),
         );
       }
       throw error;
