@@ -114,20 +114,20 @@ export function liveConnector(runtime: Runtime, client: LivePlatformClient, sour
         // for (or reported unknown), never refused, which would invite publishing it twice.
         if (session.createAnswered && !DEFINITE_REFUSALS.has(error.kind)) {
           if (error.kind === 'reauth_required' && !(error instanceof ReconnectRequired)) {
-            await needsReconnect(runtime, account, source, error.message.replace(/\.$/, ''));
+            await needsReconnect(runtime, account, source, asClause(error));
           }
-          return reconcile(`the post was created, then ${error.message.replace(/\.$/, '')}`);
+          return reconcile(`the post was created, then ${asClause(error)}`);
         }
         switch (error.kind) {
           case 'unknown_outcome':
-            return reconcile(error.message.replace(/\.$/, ''));
+            return reconcile(asClause(error));
           case 'reauth_required': {
             // The token lifecycle has moved the account already when the token could not be renewed;
             // a 401 that a fresh token did not cure arrives here as the client's own error.
             const reconnect =
               error instanceof ReconnectRequired
                 ? error
-                : await needsReconnect(runtime, account, source, error.message.replace(/\.$/, ''));
+                : await needsReconnect(runtime, account, source, asClause(error));
             return { status: 'rejected', error: reconnect.message };
           }
           default:
@@ -137,6 +137,9 @@ export function liveConnector(runtime: Runtime, client: LivePlatformClient, sour
     },
   };
 }
+
+/** A message as a clause inside another sentence: without its full stop. */
+const asClause = (error: Error): string => error.message.replace(/\.$/, '');
 
 const published = (post: LivePost): PublishOutcome => ({
   status: 'published',
@@ -310,10 +313,7 @@ function openSession(
           }
           // A create call sent without an answer may have been stored: never resend it blind.
           if (options.create && error.kind === 'transient') {
-            throw new PlatformError(
-              'unknown_outcome',
-              `${error.message.replace(/\.$/, '')} after the create call was sent`,
-            );
+            throw new PlatformError('unknown_outcome', `${asClause(error)} after the create call was sent`);
           }
           if (await waitToRetry(error)) continue;
           throw error;
