@@ -1,4 +1,5 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { workspaces } from './accounts.ts';
 
 export const OAUTH_CLIENT_AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const;
 export type OAuthClientAuthMethod = (typeof OAUTH_CLIENT_AUTH_METHODS)[number];
@@ -22,4 +23,70 @@ export const oauthClients = sqliteTable(
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },
   (t) => [index('oauth_clients_registered_from_idx').on(t.registeredFrom, t.createdAt)],
+);
+
+/**
+ * Authorization codes (RFC 6749 section 4.1): what a person's consent yields, exchanged once for
+ * tokens. Only a hash is stored; the code lives a minute and `used_at` makes it single use.
+ */
+export const oauthAuthorizationCodes = sqliteTable(
+  'oauth_authorization_codes',
+  {
+    /** SHA-256 hex of the code. */
+    codeHash: text('code_hash').primaryKey(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    redirectUri: text('redirect_uri').notNull(),
+    /** PKCE S256 challenge: base64url SHA-256 of the verifier the token request must send. */
+    codeChallenge: text('code_challenge').notNull(),
+    /** Space-separated scopes granted. */
+    scope: text('scope').notNull(),
+    /** The resource (RFC 8707) asked for at authorize time, or null when none was named. */
+    resource: text('resource'),
+    /** The token family the exchange started: a replayed code revokes it. */
+    familyId: text('family_id').notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    usedAt: integer('used_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [index('oauth_authorization_codes_expires_idx').on(t.expiresAt)],
+);
+
+export const OAUTH_TOKEN_KINDS = ['access', 'refresh'] as const;
+export type OAuthTokenKind = (typeof OAUTH_TOKEN_KINDS)[number];
+
+/**
+ * Access (`np_oat_`) and refresh (`np_ort_`) tokens, stored hashed. Every token issued from one code,
+ * through any number of refreshes, shares its `family_id`: reuse of a spent refresh token revokes the family.
+ */
+export const oauthTokens = sqliteTable(
+  'oauth_tokens',
+  {
+    /** SHA-256 hex of the token. */
+    tokenHash: text('token_hash').primaryKey(),
+    kind: text('kind', { enum: OAUTH_TOKEN_KINDS }).notNull(),
+    familyId: text('family_id').notNull(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    scope: text('scope').notNull(),
+    resource: text('resource'),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    lastUsedAt: integer('last_used_at', { mode: 'timestamp_ms' }),
+    /** A refresh token's rotation: set when it was exchanged; a second exchange is reuse. */
+    usedAt: integer('used_at', { mode: 'timestamp_ms' }),
+    revokedAt: integer('revoked_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    index('oauth_tokens_family_idx').on(t.familyId),
+    index('oauth_tokens_workspace_client_idx').on(t.workspaceId, t.clientId),
+  ],
 );
