@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Config } from './config.ts';
@@ -107,4 +107,12 @@ export function decryptSecret(config: SecretsConfig, stored: string): string {
         '(check ENCRYPTION_KEY, or DATA_DIR/encryption.key when it is unset), or the stored value was altered.',
     );
   }
+}
+
+/**
+ * A key for another purpose (say, signing OAuth consent forms), derived from the encryption key so
+ * the service keeps one secret: HMAC-SHA256 of the purpose's label, never the encryption key itself.
+ */
+export function derivedKey(config: SecretsConfig, purpose: string): Buffer {
+  return createHmac('sha256', encryptionKey(config)).update(`derived:${purpose}`).digest();
 }

@@ -12,6 +12,7 @@ import { callbackRoutes } from './routes/callbacks.ts';
 import { campaignRoutes } from './routes/campaigns.ts';
 import { contentRoutes } from './routes/content.ts';
 import { mcpRoutes } from './routes/mcp.ts';
+import { oauthFlowRoutes } from './routes/oauth-flow.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import { socialAccountRoutes } from './routes/social-accounts.ts';
 import { systemRoutes } from './routes/system.ts';
@@ -46,6 +47,7 @@ export function createApp(runtime: Runtime, metrics: ServiceMetrics = createMetr
   app.use(mcpRoutes(runtime));
   app.use(callbackRoutes(runtime));
   app.use(oauthRoutes(runtime));
+  app.use(oauthFlowRoutes(runtime));
   app.use(openApiRoutes(runtime));
   app.use((req) => {
     throw new ServiceError('not_found', `No route ${req.method} ${req.path}. The API lives under /api/v1.`);

@@ -5,7 +5,7 @@ import express, {
   type Response,
   type Router,
 } from 'express';
-import { authenticate } from '../core/accounts/api-keys.ts';
+import { authenticateCredential } from '../core/accounts/api-keys.ts';
 import type { Workspace } from '../core/accounts/workspaces.ts';
 import { contextFor, type Runtime } from '../core/context.ts';
 import { RateLimitError, ServiceError, type RateLimitState } from '../core/errors.ts';
@@ -66,9 +66,12 @@ export function handle(
   readBody: RequestHandler[] = [requireJsonBody, express.json({ limit: runtime.config.bodyLimitBytes })],
 ): Handlers {
   const gate: RequestHandler = (req, res, next) => {
-    res.locals.workspace = authenticate(runtime, req.get('authorization'), {
+    const credential = authenticateCredential(runtime, req.get('authorization'), {
       planChecks: operation.planChecks ?? true,
     });
+    res.locals.workspace = credential.workspace;
+    // Kept for scope enforcement per route: an API key carries every scope, a token its own.
+    res.locals.scopes = credential.scopes;
     next();
   };
   const report = (res: Response) => (state: RateLimitState) => {

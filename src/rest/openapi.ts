@@ -14,6 +14,7 @@ import { campaignEndpoints } from './routes/campaigns.ts';
 import { contentEndpoints } from './routes/content.ts';
 import { mediaEndpoints } from './routes/media.ts';
 import { oauthEndpoints } from './routes/oauth.ts';
+import { oauthFlowEndpoints } from './routes/oauth-flow.ts';
 import { socialAccountEndpoints } from './routes/social-accounts.ts';
 import { systemEndpoints } from './routes/system.ts';
 import { templateEndpoints } from './routes/templates.ts';
@@ -58,6 +59,7 @@ export const API_SURFACE: ReadonlyArray<{ mount: string; tag: string; endpoints:
   { mount: '/api/v1', tag: 'Webhooks', endpoints: webhookEndpoints },
   { mount: '', tag: 'Platform callbacks', endpoints: callbackEndpoints },
   { mount: '', tag: 'OAuth for /mcp', endpoints: oauthEndpoints },
+  { mount: '', tag: 'OAuth for /mcp', endpoints: oauthFlowEndpoints },
   { mount: '', tag: 'System', endpoints: [...systemEndpoints, ...openApiEndpoints] },
 ];
 

@@ -43,3 +43,43 @@ ${boxes}
 <button type="submit">Connect</button>
 </form></body></html>`;
 }
+
+const SCOPE_WORDS: Record<string, string> = {
+  read: 'Read your content, campaigns, accounts and analytics',
+  write: 'Create, change and delete content, campaigns, the brand profile and media',
+  publish: 'Publish content and launch campaigns',
+};
+
+/**
+ * The OAuth consent page: who asks, where the answer goes, what it may do, and the API key field by
+ * which the person proves the workspace is theirs. The request travels in hidden fields, with the
+ * form token that binds them. Everything shown is escaped here.
+ */
+export function consentPage(page: {
+  clientName: string;
+  returnHost: string;
+  scopes: string[];
+  fields: Record<string, string>;
+  error?: string;
+}): string {
+  const hidden = Object.entries(page.fields)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('\n');
+  const scopes = page.scopes.map((scope) => `<li>${escapeHtml(SCOPE_WORDS[scope] ?? scope)}</li>`).join('\n');
+  const error = page.error ? `<p role="alert"><strong>${escapeHtml(page.error)}</strong></p>\n` : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Allow ${escapeHtml(page.clientName)}?</title></head>
+<body><h1>Allow ${escapeHtml(page.clientName)} to use your workspace?</h1>
+${error}<p>After you answer, you will return to <strong>${escapeHtml(page.returnHost)}</strong>.</p>
+<p>It will be able to:</p>
+<ul>
+${scopes}
+</ul>
+<form method="post" action="/oauth/authorize">
+${hidden}
+<label>Your workspace's API key <input type="password" name="api_key" autocomplete="off"></label>
+<button type="submit" name="decision" value="approve">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form></body></html>`;
+}

@@ -111,10 +111,17 @@ describe('MCP over streamable HTTP at /mcp', () => {
     });
 
     it('treats a bearer token that is not an API key as sent and refused: invalid_token, the body still missing_key', async () => {
-      const res = await post(listTools, { authorization: 'Bearer np_oat_notatokenthisserviceissued' });
+      const res = await post(listTools, { authorization: 'Bearer gho_notatokenofthisservice' });
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
       expect((await json(res)).error.code).toBe('missing_key');
+    });
+
+    it('refuses an OAuth access token the service never issued as invalid_key, with invalid_token', async () => {
+      const res = await post(listTools, { authorization: 'Bearer np_oat_notatokenthisserviceissued' });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+      expect((await json(res)).error.code).toBe('invalid_key');
     });
 
     it('keeps the challenge off /mcp answers that are not 401, and off the REST 401', async () => {

@@ -5,7 +5,9 @@ import { apiKeys, authEpoch, plans, workspaces } from '../../../db/schema/index.
 import type { Runtime } from '../context.ts';
 import { ServiceError } from '../errors.ts';
 import { newId, randomBase62, toBase62 } from '../ids.ts';
-import { isActiveStatus, toWorkspace, type Workspace } from './workspaces.ts';
+import { acceptedResources, OAUTH_SCOPES, type OAuthScope } from '../oauth/metadata.ts';
+import { resolveAccessToken } from '../oauth/grants.ts';
+import { findWorkspace, isActiveStatus, toWorkspace, type Workspace } from './workspaces.ts';
 
 /**
  * Key format: `np_live_` + 32 random base62 characters + a 6-character
@@ -67,6 +69,50 @@ export function bearerKey(header: string | undefined): string | null {
   return match && match[1].startsWith(API_KEY_PREFIX) ? match[1] : null;
 }
 
+/** Who a request acts for, and what it may do: an API key may do everything, an OAuth token its scopes. */
+export interface Credential {
+  workspace: Workspace;
+  scopes: readonly OAuthScope[];
+  /** The OAuth client acting, for a token; null for an API key. */
+  oauthClientId: string | null;
+}
+
+/**
+ * An OAuth access token's workspace, as a key's would be: refused alike when unknown, revoked,
+ * expired, or minted for a resource this service is not (another PUBLIC_BASE_URL).
+ */
+function tokenCredential(runtime: Runtime, token: string): Credential {
+  const grant = resolveAccessToken(runtime, token);
+  if ('refused' in grant) {
+    throw new ServiceError(grant.expired ? 'expired_key' : 'invalid_key', grant.refused);
+  }
+  if (grant.resource !== null && !acceptedResources(runtime.config).includes(grant.resource)) {
+    throw new ServiceError('invalid_key', 'The access token was issued for another resource.');
+  }
+  const workspace = findWorkspace(runtime.db, grant.workspaceId);
+  if (!workspace) throw new ServiceError('invalid_key', 'The access token is unknown or has been revoked.');
+  return { workspace, scopes: grant.scopes, oauthClientId: grant.clientId };
+}
+
+/** authenticate(), with what the credential may do: the request context keeps the scopes. */
+export function authenticateCredential(
+  runtime: Runtime,
+  authorization: string | undefined,
+  { planChecks }: { planChecks: boolean } = { planChecks: true },
+): Credential {
+  const token = /^Bearer\s+(np_oat_\S+)\s*$/i.exec(authorization ?? '')?.[1];
+  if (token === undefined) {
+    return {
+      workspace: authenticate(runtime, authorization, { planChecks }),
+      scopes: OAUTH_SCOPES,
+      oauthClientId: null,
+    };
+  }
+  const credential = tokenCredential(runtime, token);
+  if (planChecks) checkPlan(credential.workspace);
+  return credential;
+}
+
 /**
  * Resolves an `Authorization` header to its workspace, checking in a fixed order:
  * header and prefix, lookup (unknown and revoked look alike), expiry, subscription, plan access.
@@ -78,6 +124,9 @@ export function authenticate(
   authorization: string | undefined,
   { planChecks }: { planChecks: boolean } = { planChecks: true },
 ): Workspace {
+  if (/^Bearer\s+np_oat_/i.test(authorization ?? '')) {
+    return authenticateCredential(runtime, authorization, { planChecks }).workspace;
+  }
   const key = bearerKey(authorization);
   if (!key) {
     throw new ServiceError('missing_key', `Send "Authorization: Bearer <API key>"; keys begin with ${API_KEY_PREFIX}.`);
@@ -90,7 +139,11 @@ export function authenticate(
     throw new ServiceError('expired_key', 'The API key has expired; create a new one.');
   }
   const { workspace } = resolved;
-  if (!planChecks) return workspace;
+  if (planChecks) checkPlan(workspace);
+  return workspace;
+}
+
+function checkPlan(workspace: Workspace): void {
   if (!isActiveStatus(workspace.planStatus)) {
     throw new ServiceError(
       'payment_required',
@@ -103,7 +156,6 @@ export function authenticate(
       `The ${workspace.plan} plan has no API access; GET /api/v1/me shows the plan.`,
     );
   }
-  return workspace;
 }
 
 interface ResolvedKey {

@@ -10,6 +10,9 @@ type BaseUrl = Pick<Config, 'publicBaseUrl'>;
 /** The protected resource: the MCP endpoint, by its public address. */
 export const mcpResourceUrl = ({ publicBaseUrl }: BaseUrl): string => `${publicBaseUrl}/mcp`;
 
+/** The resources a token may be for (RFC 8707): the MCP endpoint, or the service as a whole. */
+export const acceptedResources = (config: BaseUrl): string[] => [mcpResourceUrl(config), config.publicBaseUrl];
+
 /**
  * Where the resource's metadata lives (RFC 9728 section 3: the well-known prefix inserted before the
  * resource's path). Always absolute: Claude refuses a relative resource_metadata.

@@ -1,5 +1,5 @@
 import { Router, type Request } from 'express';
-import { authenticate } from '../../core/accounts/api-keys.ts';
+import { authenticateCredential } from '../../core/accounts/api-keys.ts';
 import type { Runtime } from '../../core/context.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { mcpChallenge } from '../../core/oauth/metadata.ts';
@@ -35,7 +35,8 @@ export function mcpRoutes(runtime: Runtime): Router {
       );
     }
     try {
-      authenticate(runtime, req.get('authorization'), { planChecks: false });
+      // The scopes stay on the request for per-tool enforcement; the tool calls authenticate again each.
+      res.locals.scopes = authenticateCredential(runtime, req.get('authorization'), { planChecks: false }).scopes;
     } catch (error) {
       if (error instanceof ServiceError) {
         // RFC 6750 and RFC 9728: every 401 says where the OAuth metadata is; a credential that was sent

@@ -1,0 +1,135 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { authenticate } from '../accounts/api-keys.ts';
+import type { Runtime } from '../context.ts';
+import { ServiceError } from '../errors.ts';
+import { derivedKey } from '../secrets.ts';
+import { findClient, issueAuthorizationCode, parseScope, type OAuthClient } from './grants.ts';
+import { acceptedResources, type OAuthScope } from './metadata.ts';
+
+/** The fields of an authorization request, as the query (GET) or the consent form's hidden fields (POST) carry them. */
+export const AUTHORIZATION_FIELDS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'code_challenge',
+  'code_challenge_method',
+  'state',
+  'scope',
+  'resource',
+] as const;
+export type AuthorizationParams = Partial<Record<(typeof AUTHORIZATION_FIELDS)[number], string>>;
+
+/** A request checked in full: who asks, where the answer goes, and what is asked for. */
+export interface AuthorizationRequest {
+  client: OAuthClient;
+  params: AuthorizationParams;
+  redirectUri: string;
+  state: string;
+  codeChallenge: string;
+  scopes: OAuthScope[];
+  resource: string | null;
+}
+
+/**
+ * Why a request is refused. `page`: the client or redirect_uri cannot be trusted, so the refusal is
+ * shown to the person and never sent anywhere (RFC 6749 section 4.1.2.1). `redirect`: sent back to
+ * the client's redirect_uri with `error`, `state` and `iss`.
+ */
+export type AuthorizationRefusal =
+  { kind: 'page'; message: string } | { kind: 'redirect'; location: string; error: string; description: string };
+
+/** The address the client gets back: redirect_uri with the answer's parameters and the issuer (RFC 9207). */
+export function redirectLocation(runtime: Runtime, redirectUri: string, answer: Record<string, string>): string {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(answer)) url.searchParams.set(name, value);
+  url.searchParams.set('iss', runtime.config.publicBaseUrl);
+  return url.toString();
+}
+
+/** Checks an authorization request in the order that decides where a refusal may go. */
+export function checkAuthorizationRequest(
+  runtime: Runtime,
+  params: AuthorizationParams,
+): AuthorizationRequest | AuthorizationRefusal {
+  const clientId = params.client_id;
+  if (!clientId) return { kind: 'page', message: 'The request names no client (client_id is missing).' };
+  if (/^https:\/\//i.test(clientId)) {
+    return {
+      kind: 'page',
+      message:
+        'This service does not accept Client ID Metadata Documents yet: register the client first (POST /oauth/register).',
+    };
+  }
+  const client = findClient(runtime, clientId);
+  if (!client) return { kind: 'page', message: 'The client is not registered with this service.' };
+  const redirectUri = params.redirect_uri;
+  if (!redirectUri) return { kind: 'page', message: 'The request has no redirect_uri.' };
+  if (!client.redirectUris.includes(redirectUri)) {
+    return { kind: 'page', message: 'The redirect_uri is not one this client registered.' };
+  }
+  const state = params.state ?? '';
+  const refuse = (error: string, description: string): AuthorizationRefusal => ({
+    kind: 'redirect',
+    error,
+    description,
+    location: redirectLocation(runtime, redirectUri, {
+      error,
+      error_description: description,
+      ...(state ? { state } : {}),
+    }),
+  });
+  if (params.response_type !== 'code') return refuse('unsupported_response_type', 'response_type must be code.');
+  if (!state) return refuse('invalid_request', 'state is required.');
+  if (!params.code_challenge || !/^[A-Za-z0-9_-]{43}$/.test(params.code_challenge)) {
+    return refuse('invalid_request', 'code_challenge is required: base64url SHA-256 of the verifier (PKCE).');
+  }
+  if (params.code_challenge_method !== 'S256') return refuse('invalid_request', 'code_challenge_method must be S256.');
+  const scopes = parseScope(params.scope);
+  if (!scopes) return refuse('invalid_scope', 'scope may only list read, write and publish.');
+  const resource = params.resource || null;
+  if (resource !== null && !acceptedResources(runtime.config).includes(resource)) {
+    return refuse('invalid_target', `resource must be ${acceptedResources(runtime.config).join(' or ')}.`);
+  }
+  return { client, params, redirectUri, state, codeChallenge: params.code_challenge, scopes, resource };
+}
+
+/** Binds the consent form to the request it shows: an HMAC of its fields with a key only the server has. */
+export function consentFormToken(runtime: Runtime, params: AuthorizationParams): string {
+  const fields = AUTHORIZATION_FIELDS.map((name) => params[name] ?? '');
+  return createHmac('sha256', derivedKey(runtime.config, 'oauth-consent'))
+    .update(JSON.stringify(fields))
+    .digest('base64url');
+}
+
+export function consentFormTokenMatches(runtime: Runtime, params: AuthorizationParams, sent: string): boolean {
+  const expected = Buffer.from(consentFormToken(runtime, params));
+  const given = Buffer.from(sent);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+/**
+ * The person's approval: the API key proves they control a workspace, the grant goes to it. Answers
+ * the redirect carrying the code, or the reason the key was refused (shown on the page again).
+ */
+export function approveAuthorization(
+  runtime: Runtime,
+  request: AuthorizationRequest,
+  apiKey: string,
+): { location: string } | { keyRefused: string } {
+  let workspaceId: string;
+  try {
+    workspaceId = authenticate(runtime, `Bearer ${apiKey.trim()}`, { planChecks: false }).id;
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    return { keyRefused: 'That API key is not valid: check it on your dashboard and paste the whole key.' };
+  }
+  const code = issueAuthorizationCode(runtime, {
+    clientId: request.client.id,
+    workspaceId,
+    redirectUri: request.redirectUri,
+    codeChallenge: request.codeChallenge,
+    scopes: request.scopes,
+    resource: request.resource,
+  });
+  return { location: redirectLocation(runtime, request.redirectUri, { code, state: request.state }) };
+}

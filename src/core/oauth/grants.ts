@@ -1,0 +1,325 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { writeTransaction } from '../../../db/client.ts';
+import { oauthAuthorizationCodes, oauthClients, oauthTokens } from '../../../db/schema/index.ts';
+import type { Runtime } from '../context.ts';
+import { newId, randomBase62 } from '../ids.ts';
+import { hashClientSecret } from './registration.ts';
+import { OAUTH_SCOPES, type OAuthScope } from './metadata.ts';
+
+export const ACCESS_TOKEN_PREFIX = 'np_oat_';
+export const REFRESH_TOKEN_PREFIX = 'np_ort_';
+/** Long enough for a token request that follows the redirect at once; short, since a code in a URL leaks easily. */
+export const CODE_LIFETIME_MS = 60 * 1000;
+export const ACCESS_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
+export const REFRESH_TOKEN_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** An RFC 6749 section 5.2 refusal: the token door answers it as `{error, error_description}`. */
+export class OAuthError extends Error {
+  constructor(
+    readonly error: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_scope',
+    readonly description: string,
+  ) {
+    super(description);
+    this.name = 'OAuthError';
+  }
+}
+
+const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
+
+/**
+ * The scopes a `scope` parameter names, in the service's order; absent or blank means all three
+ * (a client that asks for nothing in particular gets what an API key can do). Null when it names
+ * a scope the service does not have.
+ */
+export function parseScope(scope: string | undefined): OAuthScope[] | null {
+  const words = (scope ?? '').split(' ').filter((word) => word !== '');
+  if (words.length === 0) return [...OAUTH_SCOPES];
+  if (words.some((word) => !OAUTH_SCOPES.includes(word as OAuthScope))) return null;
+  return OAUTH_SCOPES.filter((known) => words.includes(known));
+}
+
+export interface OAuthClient {
+  id: string;
+  clientName: string | null;
+  redirectUris: string[];
+  tokenEndpointAuthMethod: 'none' | 'client_secret_basic' | 'client_secret_post';
+  secretHash: string | null;
+}
+
+export function findClient(runtime: Runtime, clientId: string): OAuthClient | undefined {
+  return runtime.db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).get();
+}
+
+/** The credentials a token or revoke request carried: from the Basic header or the form. */
+export interface ClientCredentials {
+  clientId: string | undefined;
+  secret: string | undefined;
+  via: 'basic' | 'post' | 'none';
+}
+
+/**
+ * Authenticates the client by the method it registered (RFC 6749 section 2.3): a public client
+ * sends its id alone, a confidential one its secret by Basic or in the form, whichever it chose.
+ */
+export function authenticateClient(runtime: Runtime, credentials: ClientCredentials): OAuthClient {
+  const refuse = () => new OAuthError('invalid_client', 'The client is unknown or its authentication failed.');
+  if (!credentials.clientId) throw refuse();
+  const client = findClient(runtime, credentials.clientId);
+  if (!client) throw refuse();
+  const expectedVia = { none: 'none', client_secret_basic: 'basic', client_secret_post: 'post' }[
+    client.tokenEndpointAuthMethod
+  ];
+  if (credentials.via !== expectedVia) throw refuse();
+  if (client.secretHash === null) return client;
+  const sent = Buffer.from(hashClientSecret(credentials.secret ?? ''), 'hex');
+  if (!timingSafeEqual(sent, Buffer.from(client.secretHash, 'hex'))) throw refuse();
+  return client;
+}
+
+export interface CodeGrant {
+  clientId: string;
+  workspaceId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  scopes: OAuthScope[];
+  resource: string | null;
+}
+
+/** Stores a fresh code for an approved request and answers it; the code itself is never stored. */
+export function issueAuthorizationCode(runtime: Runtime, grant: CodeGrant): string {
+  const code = `np_oac_${randomBase62(40)}`;
+  const now = runtime.clock.now();
+  runtime.db
+    .insert(oauthAuthorizationCodes)
+    .values({
+      codeHash: sha256Hex(code),
+      clientId: grant.clientId,
+      workspaceId: grant.workspaceId,
+      redirectUri: grant.redirectUri,
+      codeChallenge: grant.codeChallenge,
+      scope: grant.scopes.join(' '),
+      resource: grant.resource,
+      familyId: newId(),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + CODE_LIFETIME_MS),
+    })
+    .run();
+  return code;
+}
+
+/** The RFC 6749 section 5.1 answer. */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+interface Family {
+  familyId: string;
+  clientId: string;
+  workspaceId: string;
+  scope: string;
+  resource: string | null;
+}
+
+/** Issues an access and a refresh token of one family; called inside the write transaction that spends the code or the old refresh token. */
+function issueTokens(runtime: Runtime, family: Family): TokenResponse {
+  const now = runtime.clock.now();
+  const accessToken = ACCESS_TOKEN_PREFIX + randomBase62(40);
+  const refreshToken = REFRESH_TOKEN_PREFIX + randomBase62(40);
+  const row = (token: string, kind: 'access' | 'refresh', lifetime: number) => ({
+    tokenHash: sha256Hex(token),
+    kind,
+    ...family,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + lifetime),
+  });
+  runtime.db
+    .insert(oauthTokens)
+    .values([
+      row(accessToken, 'access', ACCESS_TOKEN_LIFETIME_MS),
+      row(refreshToken, 'refresh', REFRESH_TOKEN_LIFETIME_MS),
+    ])
+    .run();
+  return {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_LIFETIME_MS / 1000,
+    refresh_token: refreshToken,
+    scope: family.scope,
+  };
+}
+
+function revokeFamily(runtime: Runtime, familyId: string, now: Date): void {
+  runtime.db
+    .update(oauthTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(oauthTokens.familyId, familyId), isNull(oauthTokens.revokedAt)))
+    .run();
+}
+
+/** base64url SHA-256 of the verifier (RFC 7636 section 4.6), compared in constant time. */
+function verifierMatches(verifier: string, challenge: string): boolean {
+  const computed = Buffer.from(createHash('sha256').update(verifier).digest('base64url'));
+  const expected = Buffer.from(challenge);
+  return computed.length === expected.length && timingSafeEqual(computed, expected);
+}
+
+const VERIFIER_PATTERN = /^[A-Za-z0-9\-._~]{43,128}$/;
+
+/**
+ * The authorization_code grant. A code is spent by its first exchange, right or wrong verifier
+ * alike, so a stolen code gives one guess; a replay of a spent code revokes what it yielded
+ * (RFC 6749 section 4.1.2).
+ */
+export function exchangeAuthorizationCode(
+  runtime: Runtime,
+  client: OAuthClient,
+  input: { code?: string; codeVerifier?: string; redirectUri?: string; resource?: string },
+): TokenResponse {
+  if (!input.code) throw new OAuthError('invalid_request', 'code is required.');
+  if (!input.codeVerifier || !VERIFIER_PATTERN.test(input.codeVerifier)) {
+    throw new OAuthError('invalid_request', 'code_verifier is required: 43 to 128 unreserved characters (RFC 7636).');
+  }
+  if (!input.redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required.');
+  const { code, codeVerifier, redirectUri } = input;
+  const now = runtime.clock.now();
+  const refused = (why: string) => new OAuthError('invalid_grant', why);
+  const outcome = writeTransaction(runtime.db, () => {
+    const row = runtime.db
+      .select()
+      .from(oauthAuthorizationCodes)
+      .where(eq(oauthAuthorizationCodes.codeHash, sha256Hex(code)))
+      .get();
+    if (!row || row.clientId !== client.id) return refused('The code is unknown or was issued to another client.');
+    if (row.usedAt !== null) {
+      revokeFamily(runtime, row.familyId, now);
+      return refused('The code was already used; the tokens issued from it are revoked.');
+    }
+    runtime.db
+      .update(oauthAuthorizationCodes)
+      .set({ usedAt: now })
+      .where(eq(oauthAuthorizationCodes.codeHash, row.codeHash))
+      .run();
+    if (row.expiresAt <= now) return refused('The code has expired; start the authorization again.');
+    if (row.redirectUri !== redirectUri) return refused('redirect_uri differs from the authorization request.');
+    if (input.resource !== undefined && input.resource !== row.resource) {
+      return refused('resource differs from the authorization request.');
+    }
+    if (!verifierMatches(codeVerifier, row.codeChallenge))
+      return refused('code_verifier does not match the challenge.');
+    return issueTokens(runtime, {
+      familyId: row.familyId,
+      clientId: row.clientId,
+      workspaceId: row.workspaceId,
+      scope: row.scope,
+      resource: row.resource,
+    });
+  });
+  if (outcome instanceof OAuthError) throw outcome;
+  return outcome;
+}
+
+/**
+ * The refresh_token grant: every use spends the token and issues a new pair (rotation). A spent
+ * token sent again means two parties hold it, so the whole family is revoked (OAuth 2.1 section 4.3.1).
+ */
+export function refreshTokens(
+  runtime: Runtime,
+  client: OAuthClient,
+  input: { refreshToken?: string; scope?: string },
+): TokenResponse {
+  if (!input.refreshToken) throw new OAuthError('invalid_request', 'refresh_token is required.');
+  const { refreshToken } = input;
+  const now = runtime.clock.now();
+  const refused = (why: string) => new OAuthError('invalid_grant', why);
+  const outcome = writeTransaction(runtime.db, () => {
+    const row = runtime.db
+      .select()
+      .from(oauthTokens)
+      .where(and(eq(oauthTokens.tokenHash, sha256Hex(refreshToken)), eq(oauthTokens.kind, 'refresh')))
+      .get();
+    if (!row || row.clientId !== client.id)
+      return refused('The refresh token is unknown or belongs to another client.');
+    if (row.usedAt !== null) {
+      revokeFamily(runtime, row.familyId, now);
+      return refused('The refresh token was already used; every token of this grant is now revoked.');
+    }
+    if (row.revokedAt !== null) return refused('The refresh token has been revoked.');
+    if (row.expiresAt <= now) return refused('The refresh token has expired; authorize again.');
+    const granted = row.scope.split(' ');
+    let scope = row.scope;
+    if (input.scope !== undefined) {
+      const asked = parseScope(input.scope);
+      if (!asked || asked.some((s) => !granted.includes(s))) {
+        return new OAuthError('invalid_scope', `scope may only narrow the grant's scopes (${row.scope}).`);
+      }
+      scope = asked.join(' ');
+    }
+    runtime.db.update(oauthTokens).set({ usedAt: now }).where(eq(oauthTokens.tokenHash, row.tokenHash)).run();
+    return issueTokens(runtime, {
+      familyId: row.familyId,
+      clientId: row.clientId,
+      workspaceId: row.workspaceId,
+      scope,
+      resource: row.resource,
+    });
+  });
+  if (outcome instanceof OAuthError) throw outcome;
+  return outcome;
+}
+
+/**
+ * RFC 7009: revokes the token if it is one of this client's, and, for a refresh token, the grant it
+ * belongs to. Anything else is ignored: the answer is the same whatever was sent.
+ */
+export function revokeToken(runtime: Runtime, client: OAuthClient, token: string | undefined): void {
+  if (!token) return;
+  const row = runtime.db
+    .select()
+    .from(oauthTokens)
+    .where(eq(oauthTokens.tokenHash, sha256Hex(token)))
+    .get();
+  if (!row || row.clientId !== client.id) return;
+  const now = runtime.clock.now();
+  if (row.kind === 'refresh') return revokeFamily(runtime, row.familyId, now);
+  runtime.db.update(oauthTokens).set({ revokedAt: now }).where(eq(oauthTokens.tokenHash, row.tokenHash)).run();
+}
+
+export interface AccessGrant {
+  workspaceId: string;
+  clientId: string;
+  scopes: OAuthScope[];
+  resource: string | null;
+}
+
+/**
+ * Resolves an access token to its grant, or says why it is refused. Touches `last_used_at` at most
+ * once a minute, so a busy token does not write on every request.
+ */
+export function resolveAccessToken(
+  runtime: Runtime,
+  token: string,
+): AccessGrant | { refused: string; expired: boolean } {
+  const row = runtime.db
+    .select()
+    .from(oauthTokens)
+    .where(and(eq(oauthTokens.tokenHash, sha256Hex(token)), eq(oauthTokens.kind, 'access')))
+    .get();
+  if (!row || row.revokedAt !== null)
+    return { refused: 'The access token is unknown or has been revoked.', expired: false };
+  const now = runtime.clock.now();
+  if (row.expiresAt <= now) return { refused: 'The access token has expired; use the refresh token.', expired: true };
+  if (row.lastUsedAt === null || now.getTime() - row.lastUsedAt.getTime() >= 60_000) {
+    runtime.db.update(oauthTokens).set({ lastUsedAt: now }).where(eq(oauthTokens.tokenHash, row.tokenHash)).run();
+  }
+  return {
+    workspaceId: row.workspaceId,
+    clientId: row.clientId,
+    scopes: parseScope(row.scope) ?? [],
+    resource: row.resource,
+  };
+}
