@@ -97,15 +97,16 @@ const answerConsent =
   (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const params = pickParams(body);
-    const request = checkedRequest(runtime, res, params);
-    if (!request) return;
+    // The form token first: fields that are not the ones the page showed never reach a redirect.
     if (!consentFormTokenMatches(runtime, params, fieldOf(body, 'form_token') ?? '')) {
       setPageHeaders(res);
       res
         .status(403)
-        .send(messagePage('This form has expired', 'Go back to your assistant and start the connection again.'));
+        .send(messagePage('This form cannot be used', 'Go back to your assistant and start the connection again.'));
       return;
     }
+    const request = checkedRequest(runtime, res, params);
+    if (!request) return;
     const decision = fieldOf(body, 'decision');
     if (decision === 'deny') {
       const answer = { error: 'access_denied', error_description: 'The person declined.', state: request.state };
