@@ -15,6 +15,13 @@ CREATE TABLE `oauth_authorization_codes` (
 );
 --> statement-breakpoint
 CREATE INDEX `oauth_authorization_codes_expires_idx` ON `oauth_authorization_codes` (`expires_at`);--> statement-breakpoint
+CREATE TABLE `oauth_consent_failures` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`address` text NOT NULL,
+	`failed_at` integer NOT NULL
+);
+--> statement-breakpoint
+CREATE INDEX `oauth_consent_failures_failed_at_idx` ON `oauth_consent_failures` (`failed_at`);--> statement-breakpoint
 CREATE TABLE `oauth_tokens` (
 	`token_hash` text PRIMARY KEY NOT NULL,
 	`kind` text NOT NULL,

@@ -90,3 +90,17 @@ export const oauthTokens = sqliteTable(
     index('oauth_tokens_workspace_client_idx').on(t.workspaceId, t.clientId),
   ],
 );
+
+/**
+ * Wrong API keys typed into the consent page, by address: ten a minute from one address answer 429,
+ * so the page cannot be used to guess keys. Rows older than the minute are deleted as new ones come.
+ */
+export const oauthConsentFailures = sqliteTable(
+  'oauth_consent_failures',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    address: text('address').notNull(),
+    failedAt: integer('failed_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('oauth_consent_failures_failed_at_idx').on(t.failedAt)],
+);

@@ -247,6 +247,29 @@ describe('OAuth authorization code flow for /mcp', () => {
     expect(forged.headers.get('location')).toBeNull();
   });
 
+  it('answers 429 after ten wrong keys in a minute from one address, and takes keys again a minute later', async () => {
+    const setup = await registered(bed);
+    const { authorizationUrl } = await startAuthorization(BASE_URL, {
+      metadata: setup.metadata,
+      clientInformation: setup.client,
+      redirectUrl: REDIRECT,
+      state: 'st',
+    });
+    const fields = hiddenFields((await openConsent(bed, authorizationUrl)).page);
+    for (let attempt = 1; attempt <= 10; attempt++) {
+      const wrong = await postConsent(bed, { ...fields, api_key: `np_live_wrong${attempt}`, decision: 'approve' });
+      expect(wrong.status, `attempt ${attempt}`).toBe(400);
+    }
+    const limited = await postConsent(bed, { ...fields, api_key: bed.ws.apiKey, decision: 'approve' });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('location')).toBeNull();
+    bed.runtime.clock.advance(60_000);
+    const later = await postConsent(bed, { ...fields, api_key: bed.ws.apiKey, decision: 'approve' });
+    expect(later.status).toBe(302);
+    expect(new URL(later.headers.get('location')!).searchParams.get('code')).toMatch(/^np_oac_/);
+  });
+
   it('refuses a replayed code with invalid_grant and revokes the tokens it gave', async () => {
     const setup = await registered(bed);
     const { code, codeVerifier } = await authorize(bed, setup);

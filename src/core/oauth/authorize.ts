@@ -1,7 +1,10 @@
+import { and, asc, eq, gt, lte } from 'drizzle-orm';
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { writeTransaction } from '../../../db/client.ts';
+import { oauthConsentFailures } from '../../../db/schema/index.ts';
 import { authenticate } from '../accounts/api-keys.ts';
 import type { Runtime } from '../context.ts';
-import { ServiceError } from '../errors.ts';
+import { RateLimitError, ServiceError } from '../errors.ts';
 import { derivedKey } from '../secrets.ts';
 import { findClient, issueAuthorizationCode, parseScope, type OAuthClient } from './grants.ts';
 import { acceptedResources, type OAuthScope } from './metadata.ts';
@@ -107,6 +110,42 @@ export function consentFormTokenMatches(runtime: Runtime, params: AuthorizationP
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
+/** Wrong keys one address may type into the consent page in a minute; the next attempt answers 429. */
+export const FAILED_KEYS_PER_MINUTE = 10;
+const MINUTE_MS = 60_000;
+
+/** Refuses an attempt from an address that typed too many wrong keys in the last minute (a sliding minute). */
+function checkFailedKeyAllowance(runtime: Runtime, address: string): void {
+  const now = runtime.clock.now();
+  const since = new Date(now.getTime() - MINUTE_MS);
+  const recent = runtime.db
+    .select({ failedAt: oauthConsentFailures.failedAt })
+    .from(oauthConsentFailures)
+    .where(and(eq(oauthConsentFailures.address, address), gt(oauthConsentFailures.failedAt, since)))
+    .orderBy(asc(oauthConsentFailures.failedAt))
+    .all();
+  if (recent.length < FAILED_KEYS_PER_MINUTE) return;
+  const freedAt = recent[0].failedAt.getTime() + MINUTE_MS;
+  const retryAfter = Math.max(1, Math.ceil((freedAt - now.getTime()) / 1000));
+  throw new RateLimitError(
+    { limit: FAILED_KEYS_PER_MINUTE, remaining: 0, reset: Math.ceil(freedAt / 1000) },
+    retryAfter,
+    'consent page key',
+  );
+}
+
+/** Counts a wrong key, and forgets those past the minute: the table only ever holds the last minute's. */
+function recordFailedKey(runtime: Runtime, address: string): void {
+  const now = runtime.clock.now();
+  writeTransaction(runtime.db, () => {
+    runtime.db
+      .delete(oauthConsentFailures)
+      .where(lte(oauthConsentFailures.failedAt, new Date(now.getTime() - MINUTE_MS)))
+      .run();
+    runtime.db.insert(oauthConsentFailures).values({ address, failedAt: now }).run();
+  });
+}
+
 /**
  * The person's approval: the API key proves they control a workspace, the grant goes to it. Answers
  * the redirect carrying the code, or the reason the key was refused (shown on the page again).
@@ -115,12 +154,15 @@ export function approveAuthorization(
   runtime: Runtime,
   request: AuthorizationRequest,
   apiKey: string,
+  address: string,
 ): { location: string } | { keyRefused: string } {
+  checkFailedKeyAllowance(runtime, address);
   let workspaceId: string;
   try {
     workspaceId = authenticate(runtime, `Bearer ${apiKey.trim()}`, { planChecks: false }).id;
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
+    recordFailedKey(runtime, address);
     return { keyRefused: 'That API key is not valid: check it on your dashboard and paste the whole key.' };
   }
   const code = issueAuthorizationCode(runtime, {

@@ -113,7 +113,9 @@ const answerConsent =
       return res.redirect(302, redirectLocation(runtime, request.redirectUri, answer));
     }
     if (decision !== 'approve') return showConsent(runtime, res, request, 'Choose Allow or Deny.');
-    const outcome = approveAuthorization(runtime, request, fieldOf(body, 'api_key') ?? '');
+    // Without a proxy in front (no trust proxy setting), the address is the peer's own.
+    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const outcome = approveAuthorization(runtime, request, fieldOf(body, 'api_key') ?? '', address);
     if ('keyRefused' in outcome) {
       res.status(400);
       return showConsent(runtime, res, request, outcome.keyRefused);
@@ -267,7 +269,7 @@ export const oauthFlowEndpoints = [
       400: { description: 'A wrong key or an untrusted request: a page.', mediaType: 'text/html' },
       403: { description: 'The form token does not match the request.', mediaType: 'text/html' },
     },
-    errors: [],
+    errors: ['rate_limit_exceeded'],
   }),
   publicEndpoint({
     method: 'post',
