@@ -41,6 +41,14 @@ export const ERROR_CATALOGUE = {
     action:
       'Wait for the next UTC month, move to a larger plan, or free the resource (an account, a webhook); GET /api/v1/me shows usage.',
   },
+  unknown_tool: {
+    meaning: 'The X-MCP-Tools header of an /mcp request names a tool the service does not have.',
+    action: 'Name only tools of the service (tools/list without the header shows them), separated by commas.',
+  },
+  insufficient_scope: {
+    meaning: 'The OAuth access token lacks the scope this route or tool needs (read, write or publish).',
+    action: 'Authorize the client again asking for the scope the message names; API keys carry every scope.',
+  },
   origin_not_allowed: {
     meaning: 'A browser Origin that is not allowed called /mcp.',
     action: 'Call /mcp from a server, or have the operator add the origin to MCP_ALLOWED_ORIGINS.',

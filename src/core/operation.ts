@@ -3,6 +3,7 @@ import { savepoint } from '../../db/client.ts';
 import { inNextCommit } from './batch.ts';
 import type { Bucket } from './config.ts';
 import type { ServiceContext } from './context.ts';
+import type { OAuthScope } from './oauth/metadata.ts';
 import { RateLimitError, ServiceError, validationError, type RateLimitState } from './errors.ts';
 import { consumeRateLimit } from './rate-limits.ts';
 
@@ -14,6 +15,8 @@ import { consumeRateLimit } from './rate-limits.ts';
 export interface Operation<Input extends z.ZodObject = z.ZodObject, Output = unknown> {
   name: string;
   buckets: readonly Bucket[];
+  /** The OAuth scope it needs, where its buckets do not say it (see requiredScope in oauth/scopes.ts). */
+  scope?: OAuthScope;
   input: Input;
   /** False only where a workspace must be answered despite its plan (GET /me). */
   planChecks?: boolean;

@@ -15,6 +15,7 @@ import {
   storeIdempotentResponse,
   type StoredResponse,
 } from '../core/idempotency.ts';
+import { assertScope } from '../core/oauth/scopes.ts';
 import { executeOperation, type Operation } from '../core/operation.ts';
 import { consumeRateLimit } from '../core/rate-limits.ts';
 import { errorResponse, setRateLimitHeaders } from './errors.ts';
@@ -69,9 +70,10 @@ export function handle(
     const credential = authenticateCredential(runtime, req.get('authorization'), {
       planChecks: operation.planChecks ?? true,
     });
+    // Refused before the workspace is noted, like a plan refusal: a request the token may not make
+    // takes nothing from the buckets. An API key carries every scope, a token its own.
+    assertScope(credential.scopes, operation);
     res.locals.workspace = credential.workspace;
-    // Kept for scope enforcement per route: an API key carries every scope, a token its own.
-    res.locals.scopes = credential.scopes;
     next();
   };
   const report = (res: Response) => (state: RateLimitState) => {

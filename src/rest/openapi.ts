@@ -151,7 +151,14 @@ function errorCodesOf(endpoint: Endpoint): Set<ErrorCode> {
   const codes = new Set<ErrorCode>([...endpoint.errors, 'internal']);
   if (endpoint.kind === 'public') return codes;
   // Authentication checks run in order: header, key, expiry, subscription, plan; GET /me skips the plan checks.
-  for (const code of ['missing_key', 'invalid_key', 'expired_key', 'rate_limit_exceeded'] as const) codes.add(code);
+  for (const code of [
+    'missing_key',
+    'invalid_key',
+    'expired_key',
+    'insufficient_scope',
+    'rate_limit_exceeded',
+  ] as const)
+    codes.add(code);
   if (endpoint.operation.planChecks !== false) {
     codes.add('payment_required');
     codes.add('plan_forbidden');

@@ -153,6 +153,8 @@ export const deleteCampaign = defineOperation({
 export const launchCampaign = defineOperation({
   name: 'launchCampaign',
   buckets: ['write'],
+  // Launching generates and schedules posts: the issue puts it with publishing, not with edits.
+  scope: 'publish',
   input: CampaignIdInput,
   run(ctx, input): CampaignResource {
     const { db } = ctx;

@@ -67,3 +67,11 @@ export function mcpChallenge(config: BaseUrl, refused?: { description: string })
   if (refused) params.push('error="invalid_token"', `error_description=${quoted(refused.description)}`);
   return `Bearer ${params.join(', ')}`;
 }
+
+/**
+ * The `WWW-Authenticate` value of a 403 from /mcp for a tool the token's scopes do not allow
+ * (RFC 6750 section 3.1): the scope to ask for in a new authorization, and where the metadata is.
+ */
+export function insufficientScopeChallenge(config: BaseUrl, needed: OAuthScope): string {
+  return `Bearer error="insufficient_scope", scope=${quoted(needed)}, resource_metadata=${quoted(protectedResourceMetadataUrl(config))}`;
+}

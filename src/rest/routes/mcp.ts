@@ -1,10 +1,12 @@
-import { Router, type Request } from 'express';
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import { TOOLS, type ToolDescriptor } from '../../../tools/index.ts';
 import { authenticateCredential } from '../../core/accounts/api-keys.ts';
 import type { Runtime } from '../../core/context.ts';
 import { ServiceError } from '../../core/errors.ts';
-import { mcpChallenge } from '../../core/oauth/metadata.ts';
+import { insufficientScopeChallenge, mcpChallenge, type OAuthScope } from '../../core/oauth/metadata.ts';
+import { requiredScope, scopeAllows } from '../../core/oauth/scopes.ts';
 import { serveMcpRequest } from '../../mcp/http.ts';
-import { exposedTools } from '../../mcp/tool-selection.ts';
+import { connectionTools, exposedTools, parseToolNames, unknownToolNames } from '../../mcp/tool-selection.ts';
 import { sendError, setRateLimitHeaders } from '../errors.ts';
 
 /**
@@ -18,15 +20,56 @@ function originAllowed(req: Request, runtime: Runtime): boolean {
   return allowed.includes(origin);
 }
 
+/** Authenticates the request's credential, answering 401 with the OAuth challenge; returns its scopes. */
+function credentialScopes(runtime: Runtime, req: Request, res: Response): readonly OAuthScope[] {
+  try {
+    // The tool calls authenticate again each; the scopes decide which tools this request sees.
+    return authenticateCredential(runtime, req.get('authorization'), { planChecks: false }).scopes;
+  } catch (error) {
+    if (error instanceof ServiceError) {
+      // RFC 6750 and RFC 9728: every 401 says where the OAuth metadata is; a credential that was sent
+      // (an unknown, revoked or expired key, or a token of no kind the service issues) is invalid_token.
+      const sent = /^Bearer\s+\S/i.test(req.get('authorization') ?? '');
+      res.setHeader(
+        'WWW-Authenticate',
+        mcpChallenge(runtime.config, sent || error.code !== 'missing_key' ? { description: error.message } : undefined),
+      );
+    }
+    throw error;
+  }
+}
+
+/** The names of the tools a JSON-RPC message (or batch) calls; a body that is no JSON calls none. */
+function calledToolNames(rawBody: unknown): string[] {
+  if (!Buffer.isBuffer(rawBody)) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    return []; // the transport answers the parse error in JSON-RPC terms
+  }
+  const messages: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
+  return messages.flatMap((message) => {
+    if (typeof message !== 'object' || message === null) return [];
+    const { method, params } = message as { method?: unknown; params?: { name?: unknown } };
+    return method === 'tools/call' && typeof params?.name === 'string' ? [params.name] : [];
+  });
+}
+
 /**
- * Streamable HTTP MCP on the REST port: POST only, Bearer on every request, stateless. The tool
- * selection is settled here, once, so a bad SERVICE_TOOLS stops the app from being built.
+ * Streamable HTTP MCP on the REST port: POST only, Bearer on every request, stateless. The process's
+ * tool selection is settled here, once, so a bad SERVICE_TOOLS stops the app from being built; each
+ * request then narrows it by its path (`/mcp/readonly`), its X-MCP-Readonly and X-MCP-Tools headers,
+ * and its token's scopes.
  */
 export function mcpRoutes(runtime: Runtime): Router {
   const router = Router();
-  const tools = exposedTools(runtime.config.mcpTools);
+  const processTools = exposedTools(runtime.config.mcpTools);
   const { docsUrl } = runtime.config;
-  router.post('/mcp', async (req, res) => {
+  // Read here, not by the transport, to see which tools a message calls before it runs; the buffer is
+  // handed back to the transport as `rawBody`, which its request adapter reads instead of the stream.
+  const readBody = express.raw({ type: 'application/json', limit: runtime.config.bodyLimitBytes });
+  const serve: RequestHandler = async (req, res) => {
     if (!originAllowed(req, runtime)) {
       return sendError(
         res,
@@ -34,27 +77,32 @@ export function mcpRoutes(runtime: Runtime): Router {
         docsUrl,
       );
     }
-    try {
-      // The scopes stay on the request for per-tool enforcement; the tool calls authenticate again each.
-      res.locals.scopes = authenticateCredential(runtime, req.get('authorization'), { planChecks: false }).scopes;
-    } catch (error) {
-      if (error instanceof ServiceError) {
-        // RFC 6750 and RFC 9728: every 401 says where the OAuth metadata is; a credential that was sent
-        // (an unknown, revoked or expired key, or a token of no kind the service issues) is invalid_token.
-        const sent = /^Bearer\s+\S/i.test(req.get('authorization') ?? '');
-        res.setHeader(
-          'WWW-Authenticate',
-          mcpChallenge(
-            runtime.config,
-            sent || error.code !== 'missing_key' ? { description: error.message } : undefined,
-          ),
-        );
-      }
-      throw error;
+    const scopes = credentialScopes(runtime, req, res);
+    const names = parseToolNames(req.get('x-mcp-tools'));
+    const unknown = unknownToolNames(names);
+    if (unknown.length > 0) {
+      throw new ServiceError(
+        'unknown_tool',
+        `X-MCP-Tools names ${unknown.join(', ')}, which ${unknown.length === 1 ? 'is not a tool' : 'are not tools'}; ` +
+          `the tools are ${TOOLS.map((tool) => tool.name).join(', ')}.`,
+      );
     }
+    const readOnly = req.path === '/mcp/readonly' || req.get('x-mcp-readonly')?.trim().toLowerCase() === 'true';
+    const selected = connectionTools(processTools, { readOnly, names });
+    const forbidden = forbiddenCall(selected, scopes, calledToolNames(req.body));
+    if (forbidden) {
+      const needed = requiredScope(forbidden.operation);
+      res.setHeader('WWW-Authenticate', insufficientScopeChallenge(runtime.config, needed));
+      throw new ServiceError(
+        'insufficient_scope',
+        `${forbidden.name} needs the ${needed} scope, which this token does not carry; authorize again asking for it.`,
+      );
+    }
+    if (Buffer.isBuffer(req.body)) (req as Request & { rawBody?: Buffer }).rawBody = req.body;
+    const tools = selected.filter((tool) => scopeAllows(scopes, tool.operation));
     await serveMcpRequest(runtime, req, res, tools, (state) => setRateLimitHeaders(res, state));
-  });
-  router.all('/mcp', (_req, res) => {
+  };
+  const refuseMethod: RequestHandler = (_req, res) => {
     res.setHeader('Allow', 'POST');
     sendError(
       res,
@@ -64,6 +112,23 @@ export function mcpRoutes(runtime: Runtime): Router {
       ),
       docsUrl,
     );
-  });
+  };
+  for (const path of ['/mcp', '/mcp/readonly']) {
+    router.post(path, readBody, serve);
+    router.all(path, refuseMethod);
+  }
   return router;
+}
+
+/**
+ * The first called tool this connection selects but the token's scopes do not allow. Such a call is
+ * refused with HTTP 403 before the transport runs (MCP authorization, scope challenge); a tool the
+ * connection does not select at all stays an unknown tool, answered in JSON-RPC terms.
+ */
+function forbiddenCall(
+  selected: readonly ToolDescriptor[],
+  scopes: readonly OAuthScope[],
+  called: readonly string[],
+): ToolDescriptor | undefined {
+  return selected.find((tool) => called.includes(tool.name) && !scopeAllows(scopes, tool.operation));
 }

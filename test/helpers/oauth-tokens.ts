@@ -1,0 +1,40 @@
+import type { OAuthScope } from '../../src/core/oauth/metadata.ts';
+import { exchangeAuthorizationCode, findClient, issueAuthorizationCode } from '../../src/core/oauth/grants.ts';
+import { registerClient } from '../../src/core/oauth/registration.ts';
+import type { Runtime } from '../../src/core/context.ts';
+
+const REDIRECT = 'http://127.0.0.1:4999/callback';
+const VERIFIER = 'a'.repeat(43);
+/** base64url SHA-256 of VERIFIER. */
+const CHALLENGE = 'ZtNPunH49FD35FWYhT5Tv8I7vRKQJ8uxMaL0_9eHjNA';
+
+/**
+ * An access token with the given scopes for a workspace, minted through the core steps the consent
+ * page and token endpoint take (the HTTP flow itself is tested in oauth-flow.test.ts).
+ */
+export function issueTestToken(
+  runtime: Runtime,
+  workspaceId: string,
+  scopes: OAuthScope[],
+  clientName = 'Scope test client',
+): { accessToken: string; clientId: string } {
+  const registered = registerClient(
+    runtime,
+    { client_name: clientName, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
+    '127.0.0.1',
+  );
+  const code = issueAuthorizationCode(runtime, {
+    clientId: registered.client_id,
+    workspaceId,
+    redirectUri: REDIRECT,
+    codeChallenge: CHALLENGE,
+    scopes,
+    resource: `${runtime.config.publicBaseUrl}/mcp`,
+  });
+  const tokens = exchangeAuthorizationCode(runtime, findClient(runtime, registered.client_id)!, {
+    code,
+    codeVerifier: VERIFIER,
+    redirectUri: REDIRECT,
+  });
+  return { accessToken: tokens.access_token, clientId: registered.client_id };
+}
