@@ -7,6 +7,7 @@ import type { Runtime } from '../core/context.ts';
 import { dateTimeInput } from '../core/dates.ts';
 import { fieldError, ServiceError } from '../core/errors.ts';
 import { contextFor } from '../core/context.ts';
+import { listHeldGrants, revokeHeldGrant } from '../core/oauth/grant-admin.ts';
 import { runOperation } from '../core/operation.ts';
 import { startAccountConnection } from '../core/social-accounts/connect.ts';
 import { connectSocialAccount, disconnectSocialAccount } from '../core/social-accounts/operations.ts';
@@ -30,6 +31,10 @@ Commands:
                                   account over OAuth (works once, for 15 minutes)
   import-templates <file.json>    add or update shared templates from a JSON array of entries
                                   (the template resource without "object"; matched by id)
+  list-grants --workspace W       the OAuth clients holding live tokens for the workspace: their
+                                  scopes and last use
+  revoke-grant --workspace W --client C
+                                  ends client C's access to the workspace at once (every token)
   backup --to FILE                an online, consistent copy of the database, taken while the service
                                   runs; FILE must not exist. Media files (MEDIA_DIR) and the encryption
                                   key (ENCRYPTION_KEY, or DATA_DIR/encryption.key) are not in it: keep them too`;
@@ -47,6 +52,7 @@ const OPTIONS = {
   'display-name': { type: 'string' },
   'return-url': { type: 'string' },
   id: { type: 'string' },
+  client: { type: 'string' },
   to: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -56,7 +62,7 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositi
 
 function required(
   values: Values,
-  name: 'name' | 'workspace' | 'key-id' | 'platform' | 'username' | 'id' | 'to',
+  name: 'name' | 'workspace' | 'key-id' | 'platform' | 'username' | 'id' | 'to' | 'client',
 ): string {
   const value = values[name];
   if (!value) throw fieldError(name, `--${name} is required.`);
@@ -181,6 +187,33 @@ async function run(
     case 'import-templates': {
       const counts = importTemplates(runtime.db, readJsonFile(args[0]), runtime.clock.now());
       return { json: counts, text: `Imported templates: ${counts.inserted} inserted, ${counts.updated} updated.` };
+    }
+    case 'list-grants': {
+      const grants = listHeldGrants(runtime, required(values, 'workspace')).map((grant) => ({
+        client_id: grant.clientId,
+        client_name: grant.clientName,
+        scopes: grant.scopes,
+        last_used_at: grant.lastUsedAt?.toISOString() ?? null,
+      }));
+      return {
+        json: { grants },
+        text: grants.length
+          ? grants
+              .map(
+                (g) =>
+                  `${g.client_id}  ${g.scopes.join(' ')}  last used ${g.last_used_at ?? 'never'}  ${g.client_name ?? ''}`,
+              )
+              .join('\n')
+          : 'No client holds a token for this workspace.',
+      };
+    }
+    case 'revoke-grant': {
+      const clientId = required(values, 'client');
+      const { revokedTokens } = revokeHeldGrant(runtime, required(values, 'workspace'), clientId);
+      return {
+        json: { client_id: clientId, revoked_tokens: revokedTokens },
+        text: `Revoked ${revokedTokens} token(s) of client ${clientId}; it must be authorized again.`,
+      };
     }
     case 'backup': {
       const { file, bytes } = await backupDatabase(runtime.db, required(values, 'to'));
