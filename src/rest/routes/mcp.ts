@@ -66,10 +66,11 @@ export function mcpRoutes(runtime: Runtime): Router {
   const router = Router();
   const processTools = exposedTools(runtime.config.mcpTools);
   const { docsUrl } = runtime.config;
-  // Read here, not by the transport, to see which tools a message calls before it runs; the buffer is
+  // Read here (after the gate), not by the transport, to see which tools a message calls before it runs; the buffer is
   // handed back to the transport as `rawBody`, which its request adapter reads instead of the stream.
   const readBody = express.raw({ type: 'application/json', limit: runtime.config.bodyLimitBytes });
-  const serve: RequestHandler = async (req, res) => {
+  /** Origin, credential and the connection's headers: all checked before the body is read, as on REST. */
+  const gate: RequestHandler = (req, res, next) => {
     if (!originAllowed(req, runtime)) {
       return sendError(
         res,
@@ -77,7 +78,7 @@ export function mcpRoutes(runtime: Runtime): Router {
         docsUrl,
       );
     }
-    const scopes = credentialScopes(runtime, req, res);
+    res.locals.scopes = credentialScopes(runtime, req, res);
     const names = parseToolNames(req.get('x-mcp-tools'));
     const unknown = unknownToolNames(names);
     if (unknown.length > 0) {
@@ -88,7 +89,12 @@ export function mcpRoutes(runtime: Runtime): Router {
       );
     }
     const readOnly = req.path === '/mcp/readonly' || req.get('x-mcp-readonly')?.trim().toLowerCase() === 'true';
-    const selected = connectionTools(processTools, { readOnly, names });
+    res.locals.selectedTools = connectionTools(processTools, { readOnly, names });
+    next();
+  };
+  const serve: RequestHandler = async (req, res) => {
+    const scopes = res.locals.scopes as readonly OAuthScope[];
+    const selected = res.locals.selectedTools as readonly ToolDescriptor[];
     const forbidden = forbiddenCall(selected, scopes, calledToolNames(req.body));
     if (forbidden) {
       const needed = requiredScope(forbidden.operation);
@@ -114,7 +120,7 @@ export function mcpRoutes(runtime: Runtime): Router {
     );
   };
   for (const path of ['/mcp', '/mcp/readonly']) {
-    router.post(path, readBody, serve);
+    router.post(path, gate, readBody, serve);
     router.all(path, refuseMethod);
   }
   return router;
