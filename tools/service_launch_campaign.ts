@@ -9,8 +9,7 @@ export default defineTool({
     "now, and its posts are generated in the background, one content item per calendar slot, in the brand profile's " +
     'voice, each pending_review and scheduled_for its slot. This consumes plan quota and AI credits (one credit per ' +
     'generated post; generation stops when credits run out): confirm with the user first. Answers at once with the ' +
-    'campaign; follow generated_posts with service_get_campaign. Errors: invalid_state (not draft or paused), ' +
-    'quota_exceeded (no AI credits left this month).',
+    'campaign; follow generated_posts with service_get_campaign.',
   operation: launchCampaign,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
 });

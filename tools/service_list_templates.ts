@@ -12,9 +12,8 @@ export default defineTool({
     "follow the structure (open with a hook like the template's, then the body, end with its kind of call to action) in " +
     "the brand's own voice and topics, and use example_caption only as a model of length and rhythm, never copy it. " +
     'Filters: niche (exact, such as fitness, food, saas, real-estate), source_platform (twitter, linkedin, instagram, ' +
-    'facebook, tiktok), content_type; an unknown platform or content type is an invalid_body error, an unknown niche gives ' +
-    'an empty list. Returns {object:"list", data, has_more, next_cursor}; while has_more is true, call again with ' +
-    'cursor=next_cursor and the same filters.',
+    'facebook, tiktok), content_type. Returns {object:"list", data, has_more, next_cursor}; while has_more is true, call ' +
+    'again with cursor=next_cursor and the same filters.',
   operation: listTemplates,
   annotations: READ_ONLY,
 });

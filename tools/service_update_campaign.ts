@@ -8,8 +8,7 @@ export default defineTool({
     'Changes a campaign (PATCH /api/v1/campaigns/{id}); send the id and only the fields to change. status sets the value ' +
     'directly (draft, active, paused, completed, archived) without the launch check and without starting generation: to ' +
     'start generating, use service_launch_campaign. Setting paused, completed or archived stops a generation under way. ' +
-    'total_posts keeps the value computed at creation even when posts_per_day or campaign_length_days change. A body ' +
-    'with no field to change answers no_updates.',
+    'total_posts keeps the value computed at creation even when posts_per_day or campaign_length_days change.',
   operation: updateCampaign,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 });

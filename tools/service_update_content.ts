@@ -7,8 +7,7 @@ export default defineTool({
   description:
     'Changes fields of a content item (PATCH /api/v1/content/{id}); send id plus only the fields to change. status accepts ' +
     'draft, pending_review, approved, scheduled or rejected: approved makes the item eligible to publish, rejected keeps it ' +
-    'for later (deleting is final). status scheduled needs a scheduled_for, in the call or already set. Archived items and ' +
-    'items being published cannot be changed (invalid_state). A call with no recognised field answers no_updates.',
+    'for later (deleting is final). status scheduled needs a scheduled_for, in the call or already set.',
   operation: updateContent,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
 });

@@ -30,6 +30,11 @@ export type Actor = 'rest' | 'mcp' | 'job' | 'cli';
 export interface ServiceContext extends Runtime {
   workspace: Workspace;
   actor: Actor;
+  /**
+   * The most characters a list answer's JSON may take, for a door whose client caps what it reads
+   * (MCP); a page that would pass it holds fewer items (toPage). Unset: no bound but `limit`.
+   */
+  answerBudget?: number;
 }
 
 export const contextFor = (runtime: Runtime, workspace: Workspace, actor: Actor): ServiceContext => ({

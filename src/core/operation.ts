@@ -4,13 +4,22 @@ import { inNextCommit } from './batch.ts';
 import type { Bucket } from './config.ts';
 import type { ServiceContext } from './context.ts';
 import type { OAuthScope } from './oauth/metadata.ts';
-import { RateLimitError, ServiceError, validationError, type RateLimitState } from './errors.ts';
+import { RateLimitError, ServiceError, validationError, type ErrorCode, type RateLimitState } from './errors.ts';
 import { consumeRateLimit } from './rate-limits.ts';
 
 /**
- * One operation per endpoint, called the same way from every door. The descriptor carries what
- * the doors need to treat it alike: the rate-limit buckets it takes from and its input schema
- * (REST validates bodies and queries with it; MCP advertises it as the tool's inputSchema).
+ * The codes an operation itself can answer, beyond those every call of its kind can meet
+ * (authentication, rate limits, a malformed input, an unknown id), each with when it happens, said
+ * to the caller: the REST document lists the codes, and each tool's description is given an
+ * "Errors: code (when), …" sentence made from them.
+ */
+export type OperationErrors = Partial<Record<ErrorCode, string>>;
+
+/**
+ * One operation per endpoint, called the same way from every door. The descriptor carries its whole
+ * contract, so the doors treat it alike: the rate-limit buckets it takes from, its input schema
+ * (REST validates bodies and queries with it; MCP advertises it as the tool's inputSchema), its
+ * output schema (the REST success body, the tool's outputSchema) and the errors it can answer.
  */
 export interface Operation<Input extends z.ZodObject = z.ZodObject, Output = unknown> {
   name: string;
@@ -18,6 +27,10 @@ export interface Operation<Input extends z.ZodObject = z.ZodObject, Output = unk
   /** The OAuth scope it needs, where its buckets do not say it (see requiredScope in oauth/scopes.ts). */
   scope?: OAuthScope;
   input: Input;
+  /** What a success answers; defineOperation checks it against what `run` returns. */
+  output: z.ZodType;
+  /** The codes it answers itself, in the order a caller should read them; see OperationErrors. */
+  errors: OperationErrors;
   /** False only where a workspace must be answered despite its plan (GET /me). */
   planChecks?: boolean;
   /** Overrides how a schema failure is reported (the brand profile splits 400 and 422). */
@@ -31,9 +44,24 @@ export interface Operation<Input extends z.ZodObject = z.ZodObject, Output = unk
   run(ctx: ServiceContext, input: z.output<Input>): Output;
 }
 
-export const defineOperation = <Input extends z.ZodObject, Output>(
-  operation: Operation<Input, Output>,
-): Operation<Input, Output> => operation;
+/**
+ * Every value the output schema describes must be one `run`'s result type allows, so a field the
+ * serializer adds or retypes without the schema does not compile; a documented field it leaves out
+ * fails the response checks of the REST tests and the outputSchema checks of the MCP tests.
+ */
+export const defineOperation = <Input extends z.ZodObject, Output, OutputSchema extends z.ZodType>(
+  operation: Omit<Operation<Input, Output>, 'output' | 'errors'> & {
+    output: OutputSchema &
+      ([z.output<OutputSchema>] extends [Awaited<Output>]
+        ? unknown
+        : 'the output schema does not describe what the operation returns');
+    errors?: OperationErrors;
+  },
+): Operation<Input, Output> => ({ ...operation, errors: operation.errors ?? {} });
+
+/** The codes of `errors`, in their order. */
+export const operationErrorCodes = (operation: Pick<Operation, 'errors'>): ErrorCode[] =>
+  Object.keys(operation.errors) as ErrorCode[];
 
 /**
  * No input field needs more than a few levels of nesting; refusing deeper input up front keeps

@@ -71,22 +71,42 @@ export const paginationInput = {
     .meta({ type: 'string', description: 'The next_cursor of the previous page; omit for the first page.' }),
 };
 
+/** The longest envelope without its items: has_more true and a cursor as long as decodeCursor takes. */
+const ENVELOPE_CHARS = JSON.stringify({
+  object: 'list',
+  data: [],
+  has_more: true,
+  next_cursor: 'x'.repeat(200),
+}).length;
+
 /**
  * Builds the envelope from `limit + 1` rows fetched newest first: the extra row only tells
- * whether another page exists.
+ * whether another page exists. With a `budget` (characters of the envelope's JSON), the page ends
+ * before the first item that would pass it, and then has_more is true and next_cursor points after
+ * the last item kept, so following it continues exactly there. One item is always kept, so paging
+ * always moves on; the input limits keep any one item far below a budget.
  */
 export function toPage<Row, Out>(
   rows: Row[],
   limit: number,
   position: (row: Row) => CursorPosition,
   serialize: (row: Row) => Out,
+  budget = Infinity,
 ): ListEnvelope<Out> {
-  const hasMore = rows.length > limit;
-  const pageRows = hasMore ? rows.slice(0, limit) : rows;
-  const last = pageRows.at(-1);
+  const data: Out[] = [];
+  let chars = ENVELOPE_CHARS;
+  for (const row of rows.slice(0, limit)) {
+    const item = serialize(row);
+    // The item and the comma before it.
+    chars += JSON.stringify(item).length + 1;
+    if (chars > budget && data.length > 0) break;
+    data.push(item);
+  }
+  const hasMore = rows.length > data.length;
+  const last = rows[data.length - 1];
   return {
     object: 'list',
-    data: pageRows.map(serialize),
+    data,
     has_more: hasMore,
     next_cursor: hasMore && last ? encodeCursor(position(last)) : null,
   };

@@ -4,7 +4,9 @@ import type { Logger } from '../core/log.ts';
 
 /**
  * The MCP door's only error translator: a failure is a tool result with isError, carrying the API's
- * code and message (and details or retry_after when the API would send them).
+ * code and message (and details or retry_after when the API would send them) as JSON text. It has no
+ * structuredContent: that must match the tool's outputSchema, and SDK clients validate it even on
+ * an error, so an error object there would turn every failure into a client-side validation error.
  */
 export function toToolError(error: unknown, docsUrl: string, log: Logger): CallToolResult {
   let body: Record<string, unknown>;
@@ -21,6 +23,5 @@ export function toToolError(error: unknown, docsUrl: string, log: Logger): CallT
     log.error({ err: error }, 'Unexpected error in a tool call');
     body = { code: 'internal', message: 'An unexpected error occurred; retry after a short delay.', docs_url: docsUrl };
   }
-  const structuredContent = { error: body };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: body }) }] };
 }

@@ -5,22 +5,42 @@ import {
   ListToolsRequestSchema,
   McpError,
   type CallToolResult,
+  type Implementation,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { TOOLS, type ToolDescriptor } from '../../tools/index.ts';
 import { authenticate } from '../core/accounts/api-keys.ts';
+import type { Config } from '../core/config.ts';
 import { contextFor, type Runtime } from '../core/context.ts';
 import type { RateLimitState } from '../core/errors.ts';
 import { executeOperation } from '../core/operation.ts';
 import { toToolError } from './errors.ts';
 
-export const SERVER_INFO = { name: 'content-publishing-service', version: '0.1.0' };
+/** What initialize answers as serverInfo: the constant part; websiteUrl is the deployment's PUBLIC_BASE_URL. */
+export const SERVER_INFO = {
+  name: 'content-publishing-service',
+  title: 'Content Publishing Service',
+  version: '0.1.0',
+};
+
+export const serverInfoFor = (config: Pick<Config, 'publicBaseUrl'>): Implementation => ({
+  ...SERVER_INFO,
+  websiteUrl: config.publicBaseUrl,
+});
+
+/**
+ * The most characters a tool's text result may have. Clients put the text into the model's context
+ * and cap it (Claude Code at about 25k tokens); a list page is cut below it (see toPage's budget).
+ */
+export const MAX_TOOL_TEXT_CHARS = 100_000;
 
 const INSTRUCTIONS =
   'Draft, approve, schedule and publish social media content for one workspace. Recommended flow: read the brand ' +
-  'profile, list social accounts, list media, create content, update its status to approved, then publish. Tool errors ' +
-  'carry {error:{code,message}}; only code internal is worth retrying blind, and rate_limit_exceeded carries retry_after.';
+  'profile, list social accounts, list media, create content, update its status to approved, then publish. A failed ' +
+  "call answers isError with {error:{code,message}} as its text (a tool's description names the codes it answers " +
+  'itself; an unknown id is not_found); only code internal is worth retrying blind, and rate_limit_exceeded carries ' +
+  'retry_after. Lists may return fewer items than limit, to keep an answer short: follow next_cursor while has_more.';
 /** Said when SERVICE_READ_ONLY or SERVICE_TOOLS hides tools, so the flow above is not taken for a promise. */
 const SUBSET_NOTE =
   ' This server exposes only some of the tools (tools/list names them): steps of the flow without their tool are not available here.';
@@ -55,11 +75,37 @@ function describeTool(tool: ToolDescriptor): Tool {
       title: tool.title,
       description: tool.description,
       inputSchema: z.toJSONSchema(tool.operation.input, { io: 'input', unrepresentable: 'any' }) as Tool['inputSchema'],
+      outputSchema: outputSchemaOf(tool.operation.output),
       annotations: { title: tool.title, ...tool.annotations },
     };
     descriptions.set(tool, description);
   }
   return description;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * The operation's output schema as the tool's outputSchema, which MCP wants with an object at the
+ * root. zod writes a schema the core names (`.meta({ id })`) as a bare `$ref` into `$defs`: the root
+ * definition is inlined. A union of objects (`anyOf`) is given `type: 'object'` beside it.
+ */
+export function outputSchemaOf(schema: z.ZodType): Tool['outputSchema'] {
+  const { $ref, $defs, $schema, ...rest } = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as Json;
+  const defs = { ...($defs as Record<string, Json> | undefined) };
+  let root: Json = rest;
+  if (typeof $ref === 'string' && $ref.startsWith('#/$defs/')) {
+    const name = $ref.slice('#/$defs/'.length);
+    root = { ...defs[name], ...rest };
+    // Kept only when something else still points at it (a recursive schema).
+    if (!JSON.stringify([root, defs]).includes(`"${$ref}"`)) delete defs[name];
+  }
+  if (root.type !== 'object') root = { type: 'object', ...root };
+  return {
+    ...($schema ? { $schema } : {}),
+    ...root,
+    ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}),
+  } as Tool['outputSchema'];
 }
 
 /**
@@ -68,7 +114,7 @@ function describeTool(tool: ToolDescriptor): Tool {
  * the spec wants every failure, invalid arguments included, to carry the API's code and details.
  */
 export function createMcpServer({ runtime, authorization, onRateLimit, tools }: McpServerOptions): Server {
-  const server = new Server(SERVER_INFO, {
+  const server = new Server(serverInfoFor(runtime.config), {
     capabilities: { tools: {} },
     instructions: tools.length < TOOLS.length ? INSTRUCTIONS + SUBSET_NOTE : INSTRUCTIONS,
   });
@@ -91,7 +137,8 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools }: 
     try {
       const { operation } = tool;
       const workspace = authenticate(runtime, authorization, { planChecks: operation.planChecks ?? true });
-      const ctx = contextFor(runtime, workspace, 'mcp');
+      // A list answers as many items as fit the text limit (the result's text is the JSON of its data).
+      const ctx = { ...contextFor(runtime, workspace, 'mcp'), answerBudget: MAX_TOOL_TEXT_CHARS - 1 };
       const result = await executeOperation(ctx, operation, request.params.arguments ?? {}, onRateLimit);
       const structuredContent = result as Record<string, unknown>;
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent };

@@ -30,16 +30,16 @@ interface EndpointBase {
   description?: string;
 }
 
-/** A route that runs a core operation through handle(): authenticated, rate limited, idempotent POSTs. */
+/**
+ * A route that runs a core operation through handle(): authenticated, rate limited, idempotent POSTs.
+ * Its success body and its own error codes are the operation's (`output`, `errors`): the row only says
+ * where the operation is served and how its input is read.
+ */
 export interface OperationEndpoint extends EndpointBase {
   kind: 'operation';
   operation: Operation;
   input: InputFrom;
   status: number;
-  /** The success body; the route table checks the operation's result type against it. */
-  response: z.ZodType;
-  /** Codes the operation itself can answer, beyond those every route of its kind gives (see openapi.ts). */
-  errors: readonly ErrorCode[];
   /** A body read otherwise than as JSON (the multipart upload): its reader, the input it yields, its document. */
   upload?: { reader: (runtime: Runtime) => RequestHandler; input: InputSource; requestBody: Record<string, unknown> };
 }
@@ -65,20 +65,11 @@ export interface PublicEndpoint extends EndpointBase {
 
 export type Endpoint = OperationEndpoint | PublicEndpoint;
 
-/**
- * A row for a core operation. Every value the response schema describes must be one the operation's
- * result type allows, so a field the serializer adds or retypes without the schema does not compile;
- * a documented field it leaves out fails the response check of the REST tests.
- */
-export function operationEndpoint<Input extends z.ZodObject, Output, Response extends z.ZodType>(
-  row: Omit<OperationEndpoint, 'kind' | 'operation' | 'response' | 'status' | 'errors'> & {
+/** A row for a core operation; the status defaults to 200. */
+export function operationEndpoint<Input extends z.ZodObject, Output>(
+  row: Omit<OperationEndpoint, 'kind' | 'operation' | 'status'> & {
     operation: Operation<Input, Output>;
-    response: Response &
-      ([z.output<Response>] extends [Awaited<Output>]
-        ? unknown
-        : 'the response schema does not describe what the operation returns');
     status?: number;
-    errors?: readonly ErrorCode[];
   },
 ): OperationEndpoint {
   return {
@@ -86,7 +77,6 @@ export function operationEndpoint<Input extends z.ZodObject, Output, Response ex
     kind: 'operation',
     operation: row.operation as unknown as Operation,
     status: row.status ?? 200,
-    errors: row.errors ?? [],
   };
 }
 

@@ -4,6 +4,7 @@ import type { Config } from '../core/config.ts';
 import type { Runtime } from '../core/context.ts';
 import { ERROR_CATALOGUE, ErrorBody, RateLimitBody, type ErrorCode } from '../core/errors.ts';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../core/idempotency.ts';
+import { operationErrorCodes } from '../core/operation.ts';
 import { publicEndpoint, routerFor, type Endpoint, type OperationEndpoint, type PublicEndpoint } from './endpoints.ts';
 import { ERROR_STATUS } from './errors.ts';
 import { accountEndpoints } from './routes/account.ts';
@@ -146,10 +147,10 @@ const COMPONENT_HEADERS = {
   },
 };
 
-/** Every code a request to this route can be answered with: its own (see the route table) and those of its kind. */
+/** Every code a request to this route can be answered with: its own (the operation's, or the public row's) and those of its kind. */
 function errorCodesOf(endpoint: Endpoint): Set<ErrorCode> {
-  const codes = new Set<ErrorCode>([...endpoint.errors, 'internal']);
-  if (endpoint.kind === 'public') return codes;
+  if (endpoint.kind === 'public') return new Set<ErrorCode>([...endpoint.errors, 'internal']);
+  const codes = new Set<ErrorCode>([...operationErrorCodes(endpoint.operation), 'internal']);
   // Authentication checks run in order: header, key, expiry, subscription, plan; GET /me skips the plan checks.
   for (const code of [
     'missing_key',
@@ -268,7 +269,7 @@ function operationObject(endpoint: OperationEndpoint, fullPath: string, writer: 
       [endpoint.status]: {
         description: SUCCESS[endpoint.status] ?? 'Success.',
         headers: successHeaders,
-        content: { 'application/json': { schema: writer.write(endpoint.response, 'output') } },
+        content: { 'application/json': { schema: writer.write(endpoint.operation.output, 'output') } },
       },
       ...errorResponses(endpoint, writer),
     },

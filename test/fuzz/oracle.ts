@@ -149,6 +149,17 @@ export interface ToolOutcome {
   protocolError?: { code?: unknown; message?: unknown };
 }
 
+/** A tool error's body, `{error:{…}}`, read from its text (errors carry no structuredContent). */
+export function toolErrorBody(result: NonNullable<ToolOutcome['result']>): { error?: { code?: unknown } } | undefined {
+  if (result.isError !== true) return undefined;
+  const content = result.content as Array<{ text?: string }> | undefined;
+  try {
+    return JSON.parse(content?.[0]?.text ?? 'null') as { error?: { code?: unknown } } | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function callToolRaw(client: Client, call: FuzzToolCall): Promise<ToolOutcome> {
   try {
     const result = await client.request(
@@ -165,8 +176,8 @@ export async function callToolRaw(client: Client, call: FuzzToolCall): Promise<T
 const INVALID_PARAMS = -32602;
 
 /**
- * Everything wrong with a tool call's outcome: the text block holds the same JSON as
- * structuredContent; a failure is `{error:{code,message,docs_url}}` (plus details for a schema
+ * Everything wrong with a tool call's outcome: a success's text block holds the same JSON as
+ * structuredContent; a failure has no structuredContent, and its text is `{error:{code,message,docs_url}}` (plus details for a schema
  * failure, retry_after for a rate limit), with a known code that is never internal.
  */
 export function toolProblems(call: FuzzToolCall, outcome: ToolOutcome): string[] {
@@ -179,17 +190,20 @@ export function toolProblems(call: FuzzToolCall, outcome: ToolOutcome): string[]
   const content = result.content as Array<{ type?: string; text?: string }> | undefined;
   if (!Array.isArray(content) || content.length !== 1 || content[0].type !== 'text')
     problems.push(`content is ${JSON.stringify(content)?.slice(0, 200)}`);
-  else if (JSON.stringify(JSON.parse(content[0].text ?? 'null')) !== JSON.stringify(result.structuredContent))
+  else if (result.isError === true) {
+    if (result.structuredContent !== undefined) problems.push('a tool error carries structuredContent');
+  } else if (JSON.stringify(JSON.parse(content[0].text ?? 'null')) !== JSON.stringify(result.structuredContent))
     problems.push('text and structuredContent differ');
-  const error = (result.structuredContent as { error?: { code?: unknown } } | undefined)?.error;
+  const body = toolErrorBody(result);
+  const error = body?.error;
   const code = error?.code;
   if (call.expectedCode !== undefined && (result.isError !== true || code !== call.expectedCode)) {
     problems.push(
-      `expected tool error ${call.expectedCode}, got ${JSON.stringify(result.structuredContent)?.slice(0, 300)}`,
+      `expected tool error ${call.expectedCode}, got ${JSON.stringify(body ?? result.structuredContent)?.slice(0, 300)}`,
     );
   }
   if (result.isError !== true) return problems;
-  const top = Object.keys((result.structuredContent as object) ?? {});
+  const top = Object.keys(body ?? {});
   if (top.length !== 1 || top[0] !== 'error') problems.push(`tool error keys [${top.join(', ')}]`);
   const extraKeys = code === 'rate_limit_exceeded' ? ['retry_after'] : [];
   problems.push(...errorObjectProblems(error, { details: detailsFor(code), extraKeys }));

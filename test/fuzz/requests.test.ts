@@ -7,6 +7,7 @@ import {
   replyProblems,
   send,
   sendRaw,
+  toolErrorBody,
   toolProblems,
   type FuzzRequest,
   type FuzzToolCall,
@@ -99,7 +100,7 @@ async function sendRest(world: World, request: FuzzRequest): Promise<Outcome> {
 async function callTool(world: World, call: FuzzToolCall): Promise<Outcome> {
   count(`tool ${call.tool}`);
   const outcome = await callToolRaw(await world.mcp(call.client), call);
-  const code = (outcome.result?.structuredContent as { error?: { code?: string } } | undefined)?.error?.code;
+  const code = outcome.result ? (toolErrorBody(outcome.result)?.error?.code as string | undefined) : undefined;
   if (code === 'rate_limit_exceeded') rateLimited.mcp += 1;
   tally(`tool ${call.tool}`, outcome.protocolError ? `protocol ${String(outcome.protocolError.code)}` : (code ?? 'ok'));
   return {

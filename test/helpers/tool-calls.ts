@@ -3,26 +3,33 @@ import { expect } from 'vitest';
 
 export interface ToolOutcome {
   isError: boolean;
+  /** A success's structuredContent; undefined on an error. */
   structuredContent: any;
   /** content[0].text parsed as JSON. */
   textJson: any;
 }
 
-/** Calls a tool and checks the shape every answer shares: one text block holding the same JSON as structuredContent. */
+/**
+ * Calls a tool and checks the shape every answer shares: one text block of JSON; a success has the
+ * same JSON as structuredContent, an error has no structuredContent (it would have to match the
+ * tool's outputSchema, which describes a success).
+ */
 export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolOutcome> {
   const result = await client.callTool({ name, arguments: args });
   const content = result.content as Array<{ type: string; text: string }>;
   expect(content).toHaveLength(1);
   expect(content[0].type).toBe('text');
   const textJson: unknown = JSON.parse(content[0].text);
-  expect(textJson).toEqual(result.structuredContent);
-  return { isError: result.isError === true, structuredContent: result.structuredContent, textJson };
+  const isError = result.isError === true;
+  if (isError) expect(result.structuredContent).toBeUndefined();
+  else expect(textJson).toEqual(result.structuredContent);
+  return { isError, structuredContent: result.structuredContent, textJson };
 }
 
 /** A successful call's structuredContent. */
 export async function toolResult(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
   const outcome = await callTool(client, name, args);
-  expect(outcome.isError, JSON.stringify(outcome.structuredContent)).toBe(false);
+  expect(outcome.isError, JSON.stringify(outcome.textJson)).toBe(false);
   return outcome.structuredContent;
 }
 
@@ -34,9 +41,9 @@ export async function toolError(
   code: string,
 ): Promise<any> {
   const outcome = await callTool(client, name, args);
-  expect(outcome.isError).toBe(true);
-  expect(Object.keys(outcome.structuredContent)).toEqual(['error']);
-  const { error } = outcome.structuredContent;
+  expect(outcome.isError, JSON.stringify(outcome.textJson)).toBe(true);
+  expect(Object.keys(outcome.textJson)).toEqual(['error']);
+  const { error } = outcome.textJson;
   expect(error.code).toBe(code);
   expect(typeof error.message).toBe('string');
   expect(error.message.length).toBeGreaterThan(0);

@@ -63,13 +63,13 @@ describe('MCP tool errors carry the API code and message', () => {
     return res.body.error;
   };
 
-  it('is an isError result whose structuredContent is {error:{code,message}} and whose text is the same JSON', async () => {
+  it('is an isError result whose text is {error:{code,message}} and that has no structuredContent', async () => {
     const outcome = await callTool(bed.client, 'service_get_content', { id: '00000000-0000-4000-8000-000000000000' });
     expect(outcome.isError).toBe(true);
-    expect(outcome.structuredContent).toEqual({
+    expect(outcome.textJson).toEqual({
       error: { code: 'not_found', message: expect.any(String), docs_url: 'http://127.0.0.1:3000/docs/errors' },
     });
-    expect(outcome.textJson).toEqual(outcome.structuredContent);
+    expect(outcome.structuredContent).toBeUndefined();
   });
 
   it('answers not_found on every id tool for an unknown id, like REST', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineOperation } from '../operation.ts';
+import { AccountResource } from './schemas.ts';
 import { aiCreditsUsedIn, postsPublishedIn, usagePeriod } from './usage.ts';
 import { isActiveStatus } from './workspaces.ts';
 
@@ -8,6 +9,7 @@ export const getAccount = defineOperation({
   name: 'getAccount',
   buckets: ['read'],
   input: z.object({}),
+  output: AccountResource,
   planChecks: false,
   run(ctx) {
     const { workspace, db } = ctx;

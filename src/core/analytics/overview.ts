@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { preparedStatements } from '../../../db/client.ts';
 import { publishAttempts, publishRuns } from '../../../db/schema/index.ts';
 import { defineOperation } from '../operation.ts';
+import { AnalyticsOverviewResource } from './schemas.ts';
 
 export const DEFAULT_DAYS = 30;
 export const MAX_DAYS = 365;
@@ -107,6 +108,7 @@ export const getAnalyticsOverview = defineOperation({
   name: 'getAnalyticsOverview',
   buckets: ['read'],
   input: AnalyticsOverviewInput,
+  output: AnalyticsOverviewResource,
   run({ db, workspace, clock }, input): AnalyticsOverview {
     // Silently capped at the plan's analytics_history_days (no error); today is always shown.
     const days = Math.max(1, Math.min(input.days, workspace.features.analytics_history_days));

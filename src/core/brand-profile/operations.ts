@@ -4,7 +4,12 @@ import { preparedStatements, type Db } from '../../../db/client.ts';
 import { brandProfiles, workspaces } from '../../../db/schema/index.ts';
 import { notFound, ServiceError, validationError } from '../errors.ts';
 import { defineOperation } from '../operation.ts';
-import { GetBrandProfileInput, UpdateBrandProfileInput, type BrandProfileChanges } from './schemas.ts';
+import {
+  BrandProfileResource as BrandProfileResourceSchema,
+  GetBrandProfileInput,
+  UpdateBrandProfileInput,
+  type BrandProfileChanges,
+} from './schemas.ts';
 import {
   defaultBrandProfileRow,
   toBrandProfileResource,
@@ -86,6 +91,7 @@ export const getBrandProfile = defineOperation({
   name: 'getBrandProfile',
   buckets: ['read'],
   input: GetBrandProfileInput,
+  output: BrandProfileResourceSchema,
   run({ db, workspace }): BrandProfileResource {
     return brandProfileOf(db, workspace.id);
   },
@@ -100,6 +106,13 @@ export const updateBrandProfile = defineOperation({
   name: 'updateBrandProfile',
   buckets: ['write'],
   input: UpdateBrandProfileInput,
+  output: BrandProfileResourceSchema,
+  errors: {
+    no_updates: 'the call carries no recognised field',
+    invalid_body:
+      'a value of the wrong type or format, such as a tone that is not a whole number, a website_url that is not http(s) or a colour that is not #rgb or #rrggbb; details.fieldErrors names the fields',
+    unprocessable_entity: 'a value over a length, count or range limit; details.fieldErrors names the fields',
+  },
   invalidInput: brandProfileInputError,
   run(ctx, input): BrandProfileResource {
     const changes = columnsOf(input);

@@ -6,9 +6,15 @@ import { notFound, ServiceError } from '../errors.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
-import { afterCursor, toPage } from '../pagination.ts';
+import { afterCursor, deletedResource, listEnvelope, toPage } from '../pagination.ts';
 import { scheduleGeneration } from './generation.ts';
-import { CampaignIdInput, CreateCampaignInput, ListCampaignsInput, UpdateCampaignInput } from './schemas.ts';
+import {
+  CampaignIdInput,
+  CampaignResource as CampaignResourceSchema,
+  CreateCampaignInput,
+  ListCampaignsInput,
+  UpdateCampaignInput,
+} from './schemas.ts';
 import { toCampaignResource, type CampaignResource, type CampaignRow } from './serialize.ts';
 
 /** Fetch-or-throw, always scoped to the workspace: another workspace's campaign is simply not found. */
@@ -31,7 +37,8 @@ export const listCampaigns = defineOperation({
   name: 'listCampaigns',
   buckets: ['read'],
   input: ListCampaignsInput,
-  run({ db, workspace }, input) {
+  output: listEnvelope(CampaignResourceSchema),
+  run({ db, workspace, answerBudget }, input) {
     const rows = db
       .select()
       .from(campaigns)
@@ -41,7 +48,7 @@ export const listCampaigns = defineOperation({
       .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
       .limit(input.limit + 1)
       .all();
-    return toPage(rows, input.limit, (r) => ({ createdAt: r.createdAt, id: r.id }), toCampaignResource);
+    return toPage(rows, input.limit, (r) => ({ createdAt: r.createdAt, id: r.id }), toCampaignResource, answerBudget);
   },
 });
 
@@ -49,6 +56,7 @@ export const getCampaign = defineOperation({
   name: 'getCampaign',
   buckets: ['read'],
   input: CampaignIdInput,
+  output: CampaignResourceSchema,
   run({ db, workspace }, input) {
     return toCampaignResource(getCampaignInWorkspace(db, workspace.id, input.id));
   },
@@ -59,6 +67,7 @@ export const createCampaign = defineOperation({
   name: 'createCampaign',
   buckets: ['write'],
   input: CreateCampaignInput,
+  output: CampaignResourceSchema,
   run(ctx, input): CampaignResource {
     const now = ctx.clock.now();
     const row = ctx.db
@@ -92,6 +101,10 @@ export const updateCampaign = defineOperation({
   name: 'updateCampaign',
   buckets: ['write'],
   input: UpdateCampaignInput,
+  output: CampaignResourceSchema,
+  errors: {
+    no_updates: 'the call changes no field',
+  },
   run(ctx, input): CampaignResource {
     const { id, ...fields } = input;
     if (Object.values(fields).every((value) => value === undefined)) {
@@ -131,6 +144,7 @@ export const deleteCampaign = defineOperation({
   name: 'deleteCampaign',
   buckets: ['write'],
   input: CampaignIdInput,
+  output: deletedResource('campaign'),
   run(ctx, input) {
     const { db } = ctx;
     return writeTransaction(db, () => {
@@ -156,6 +170,11 @@ export const launchCampaign = defineOperation({
   // Launching generates and schedules posts: the issue puts it with publishing, not with edits.
   scope: 'publish',
   input: CampaignIdInput,
+  output: CampaignResourceSchema,
+  errors: {
+    invalid_state: 'the campaign is not draft or paused',
+    quota_exceeded: 'no AI credits left this month',
+  },
   run(ctx, input): CampaignResource {
     const { db } = ctx;
     const now = ctx.clock.now();

@@ -7,9 +7,10 @@ import { completeCampaignIfDone } from '../campaigns/completion.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
-import { afterCursor, toPage } from '../pagination.ts';
+import { afterCursor, deletedResource, listEnvelope, toPage } from '../pagination.ts';
 import {
   ContentIdInput,
+  ContentResource,
   CreateContentInput,
   ListContentInput,
   PublishContentInput,
@@ -99,7 +100,8 @@ export const listContent = defineOperation({
   name: 'listContent',
   buckets: ['read'],
   input: ListContentInput,
-  run({ db, workspace }, input) {
+  output: listEnvelope(ContentResource),
+  run({ db, workspace, answerBudget }, input) {
     const filters: SQL[] = [
       eq(content.workspaceId, workspace.id),
       ...afterCursor(input.cursor, content.createdAt, content.id),
@@ -113,7 +115,7 @@ export const listContent = defineOperation({
       .orderBy(desc(content.createdAt), desc(content.id))
       .limit(input.limit + 1)
       .all();
-    return toPage(rows, input.limit, (r) => ({ createdAt: r.createdAt, id: r.id }), toContentResource);
+    return toPage(rows, input.limit, (r) => ({ createdAt: r.createdAt, id: r.id }), toContentResource, answerBudget);
   },
 });
 
@@ -121,6 +123,7 @@ export const getContent = defineOperation({
   name: 'getContent',
   buckets: ['read'],
   input: ContentIdInput,
+  output: ContentResource,
   run({ db, workspace }, input) {
     return toContentResource(getContentInWorkspace(db, workspace.id, input.id));
   },
@@ -130,6 +133,7 @@ export const createContent = defineOperation({
   name: 'createContent',
   buckets: ['write'],
   input: CreateContentInput,
+  output: ContentResource,
   run(ctx, input) {
     if (input.status === 'scheduled' && !input.scheduled_for) {
       throw fieldError('scheduled_for', 'Status scheduled needs a scheduled_for date-time.');
@@ -178,6 +182,11 @@ export const updateContent = defineOperation({
   name: 'updateContent',
   buckets: ['write'],
   input: UpdateContentInput,
+  output: ContentResource,
+  errors: {
+    no_updates: 'the call changes no field',
+    invalid_state: 'the item is archived or being published',
+  },
   run(ctx, input) {
     const { id, ...fields } = input;
     if (Object.values(fields).every((value) => value === undefined)) {
@@ -242,6 +251,10 @@ export const deleteContent = defineOperation({
   name: 'deleteContent',
   buckets: ['write'],
   input: ContentIdInput,
+  output: deletedResource('content'),
+  errors: {
+    invalid_state: 'the item is already archived, or is being published',
+  },
   run(ctx, input) {
     const { db } = ctx;
     const now = ctx.clock.now();
@@ -263,6 +276,12 @@ export const publishContent = defineOperation({
   name: 'publishContent',
   buckets: ['write', 'publish'],
   input: PublishContentInput,
+  output: ContentResource,
+  errors: {
+    no_target_platforms: 'the item has no target_platforms; set them with an update first',
+    quota_exceeded: "the plan's posts for this month are used up",
+    invalid_state: 'the item is archived or already being published',
+  },
   run(ctx, input) {
     const { db } = ctx;
     const now = ctx.clock.now();

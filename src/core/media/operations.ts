@@ -3,8 +3,8 @@ import type { Db } from '../../../db/client.ts';
 import { mediaAssets } from '../../../db/schema/index.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
-import { afterCursor, toPage } from '../pagination.ts';
-import { CreateMediaAssetInput, ListMediaInput } from './schemas.ts';
+import { afterCursor, listEnvelope, toPage } from '../pagination.ts';
+import { CreateMediaAssetInput, ListMediaInput, MediaAssetResource as MediaAssetResourceSchema } from './schemas.ts';
 import { toMediaAssetResource, type MediaAssetResource, type MediaAssetRow } from './serialize.ts';
 
 /**
@@ -15,6 +15,7 @@ export const createMediaAsset = defineOperation({
   name: 'createMediaAsset',
   buckets: ['write', 'media'],
   input: CreateMediaAssetInput,
+  output: MediaAssetResourceSchema,
   run(ctx, { upload, filename, tags }): MediaAssetResource {
     const row = ctx.db
       .insert(mediaAssets)
@@ -42,7 +43,8 @@ export const listMedia = defineOperation({
   name: 'listMedia',
   buckets: ['read'],
   input: ListMediaInput,
-  run({ db, workspace, config }, input) {
+  output: listEnvelope(MediaAssetResourceSchema),
+  run({ db, workspace, config, answerBudget }, input) {
     const rows = db
       .select()
       .from(mediaAssets)
@@ -61,6 +63,7 @@ export const listMedia = defineOperation({
       input.limit,
       (r) => ({ createdAt: r.createdAt, id: r.id }),
       (r) => toMediaAssetResource(r, config.publicBaseUrl),
+      answerBudget,
     );
   },
 });

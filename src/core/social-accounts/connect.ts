@@ -29,6 +29,7 @@ import {
   type ConsumedConnectState,
 } from './connect-states.ts';
 import { assertRoomForAnotherAccount } from './operations.ts';
+import { SocialAccountConnect } from './schemas.ts';
 import { toSocialAccountResource, type SocialAccountResource } from './serialize.ts';
 import { storeTokens, type TokenGrant } from './tokens.ts';
 
@@ -67,6 +68,11 @@ export const startAccountConnection = defineOperation({
   name: 'startAccountConnection',
   buckets: ['write'],
   input: ConnectRequest,
+  output: SocialAccountConnect,
+  errors: {
+    platform_not_configured: "the service's OAuth app for the platform is not configured",
+    quota_exceeded: "the plan's platforms_limit of active accounts is reached",
+  },
   run({ db, config, clock, workspace }, input) {
     const { platform } = input;
     const app = oauthApp(config, platform);

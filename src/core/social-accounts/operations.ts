@@ -8,7 +8,8 @@ import type { Runtime } from '../context.ts';
 import { ServiceError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
-import type { ListEnvelope } from '../pagination.ts';
+import { listEnvelope, type ListEnvelope } from '../pagination.ts';
+import { SocialAccountResource as SocialAccountResourceSchema } from './schemas.ts';
 import { toSocialAccountResource, type SocialAccountResource, type SocialAccountRow } from './serialize.ts';
 
 /**
@@ -19,6 +20,7 @@ export const listSocialAccounts = defineOperation({
   name: 'listSocialAccounts',
   buckets: ['read'],
   input: z.object({}),
+  output: listEnvelope(SocialAccountResourceSchema),
   run({ db, workspace, clock }): ListEnvelope<SocialAccountResource> {
     const rows = db
       .select()

@@ -2,8 +2,8 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { preparedStatements, type Db } from '../../../db/client.ts';
 import { templates, type ContentType } from '../../../db/schema/index.ts';
 import { defineOperation } from '../operation.ts';
-import { afterCursor, toPage } from '../pagination.ts';
-import { ListTemplatesInput } from './schemas.ts';
+import { afterCursor, listEnvelope, toPage } from '../pagination.ts';
+import { ListTemplatesInput, TemplateResource } from './schemas.ts';
 import { toTemplateResource } from './serialize.ts';
 
 /**
@@ -15,7 +15,11 @@ export const listTemplates = defineOperation({
   name: 'listTemplates',
   buckets: ['read'],
   input: ListTemplatesInput,
-  run({ db }, input) {
+  output: listEnvelope(TemplateResource),
+  errors: {
+    invalid_body: 'an unknown source_platform or content_type; an unknown niche just gives an empty list',
+  },
+  run({ db, answerBudget }, input) {
     const rows = db
       .select()
       .from(templates)
@@ -33,7 +37,7 @@ export const listTemplates = defineOperation({
       .orderBy(desc(templates.createdAt), desc(templates.id))
       .limit(input.limit + 1)
       .all();
-    return toPage(rows, input.limit, (r) => ({ createdAt: r.createdAt, id: r.id }), toTemplateResource);
+    return toPage(rows, input.limit, (r) => ({ createdAt: r.createdAt, id: r.id }), toTemplateResource, answerBudget);
   },
 });
 

@@ -6,7 +6,7 @@ import type { ServiceContext } from '../context.ts';
 import { fieldError, notFound, ServiceError } from '../errors.ts';
 import { prefixedId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
-import { afterCursor, toPage, type ListEnvelope } from '../pagination.ts';
+import { afterCursor, deletedResource, listEnvelope, toPage, type ListEnvelope } from '../pagination.ts';
 import { resumeDeliveries } from './delivery/claim.ts';
 import { newDeliveryId, recordDeliveryAttempt, toDeliveryResource } from './delivery-log.ts';
 import { envelopeBody, signedHeaders, type OutboxEvent } from './envelope.ts';
@@ -15,7 +15,11 @@ import {
   ListWebhookDeliveriesInput,
   ListWebhooksInput,
   UpdateWebhookInput,
+  WebhookDeliveryResource,
   WebhookIdInput,
+  WebhookResource as WebhookResourceSchema,
+  WebhookTestResult,
+  WebhookWithSecret,
 } from './schemas.ts';
 import { decryptSecret, encryptSecret } from '../secrets.ts';
 import { toWebhookResource, type WebhookResource, type WebhookRow } from './serialize.ts';
@@ -77,6 +81,7 @@ export const listWebhooks = defineOperation({
   name: 'listWebhooks',
   buckets: ['read'],
   input: ListWebhooksInput,
+  output: listEnvelope(WebhookResourceSchema),
   run({ db, workspace }): ListEnvelope<WebhookResource> {
     const rows = db
       .select()
@@ -92,6 +97,7 @@ export const getWebhook = defineOperation({
   name: 'getWebhook',
   buckets: ['read'],
   input: WebhookIdInput,
+  output: WebhookResourceSchema,
   run({ db, workspace }, input) {
     return toWebhookResource(getWebhookInWorkspace(db, workspace.id, input.id));
   },
@@ -106,6 +112,10 @@ export const createWebhook = defineOperation({
   name: 'createWebhook',
   buckets: ['write'],
   input: CreateWebhookInput,
+  output: WebhookWithSecret,
+  errors: {
+    quota_exceeded: 'the workspace has as many webhooks as its plan allows',
+  },
   async run(ctx, input): Promise<WebhookResource> {
     const { db } = ctx;
     assertRoomForAnother(db, ctx.workspace.id);
@@ -147,6 +157,10 @@ export const updateWebhook = defineOperation({
   name: 'updateWebhook',
   buckets: ['write'],
   input: UpdateWebhookInput,
+  output: WebhookResourceSchema,
+  errors: {
+    no_updates: 'the call changes no field',
+  },
   async run(ctx, input): Promise<WebhookResource> {
     const { id, ...fields } = input;
     if (Object.values(fields).every((value) => value === undefined)) {
@@ -192,6 +206,7 @@ export const deleteWebhook = defineOperation({
   name: 'deleteWebhook',
   buckets: ['write'],
   input: WebhookIdInput,
+  output: deletedResource('webhook'),
   run({ db, workspace }, input) {
     const row = getWebhookInWorkspace(db, workspace.id, input.id);
     db.delete(webhooks).where(eq(webhooks.id, row.id)).run();
@@ -207,6 +222,7 @@ export const rotateWebhookSecret = defineOperation({
   name: 'rotateWebhookSecret',
   buckets: ['write'],
   input: WebhookIdInput,
+  output: WebhookWithSecret,
   run(ctx, input) {
     const { db } = ctx;
     const row = getWebhookInWorkspace(db, ctx.workspace.id, input.id);
@@ -230,6 +246,7 @@ export const testWebhook = defineOperation({
   name: 'testWebhook',
   buckets: ['write'],
   input: WebhookIdInput,
+  output: WebhookTestResult,
   async run(ctx, input): Promise<TestDeliveryResult> {
     const { db } = ctx;
     const row = getWebhookInWorkspace(db, ctx.workspace.id, input.id);
@@ -279,7 +296,8 @@ export const listWebhookDeliveries = defineOperation({
   name: 'listWebhookDeliveries',
   buckets: ['read'],
   input: ListWebhookDeliveriesInput,
-  run({ db, workspace }, input) {
+  output: listEnvelope(WebhookDeliveryResource),
+  run({ db, workspace, answerBudget }, input) {
     const webhook = getWebhookInWorkspace(db, workspace.id, input.id);
     const rows = db
       .select()
@@ -293,6 +311,6 @@ export const listWebhookDeliveries = defineOperation({
       .orderBy(desc(webhookDeliveries.deliveredAt), desc(webhookDeliveries.id))
       .limit(input.limit + 1)
       .all();
-    return toPage(rows, input.limit, (r) => ({ createdAt: r.deliveredAt, id: r.id }), toDeliveryResource);
+    return toPage(rows, input.limit, (r) => ({ createdAt: r.deliveredAt, id: r.id }), toDeliveryResource, answerBudget);
   },
 });

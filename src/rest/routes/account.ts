@@ -1,6 +1,5 @@
 import type { Router } from 'express';
 import { getAccount } from '../../core/accounts/get-account.ts';
-import { AccountResource } from '../../core/accounts/schemas.ts';
 import type { Runtime } from '../../core/context.ts';
 import { operationEndpoint, routerFor } from '../endpoints.ts';
 
@@ -13,7 +12,6 @@ export const accountEndpoints = [
       "The plan, its features and this month's usage. Answers even when the plan has no API access or is inactive.",
     operation: getAccount,
     input: 'query',
-    response: AccountResource,
   }),
 ];
 

@@ -1,6 +1,5 @@
 import type { Router } from 'express';
 import { getAnalyticsOverview } from '../../core/analytics/overview.ts';
-import { AnalyticsOverviewResource } from '../../core/analytics/schemas.ts';
 import type { Runtime } from '../../core/context.ts';
 import { operationEndpoint, routerFor } from '../endpoints.ts';
 
@@ -13,7 +12,6 @@ export const analyticsEndpoints = [
       "Published and failed totals, per platform and per UTC day; days is capped at the plan's analytics_history_days.",
     operation: getAnalyticsOverview,
     input: 'query',
-    response: AnalyticsOverviewResource,
   }),
 ];
 

@@ -1,6 +1,5 @@
 import type { Router } from 'express';
 import { getBrandProfile, updateBrandProfile } from '../../core/brand-profile/operations.ts';
-import { BrandProfileResource } from '../../core/brand-profile/schemas.ts';
 import type { Runtime } from '../../core/context.ts';
 import { operationEndpoint, routerFor } from '../endpoints.ts';
 
@@ -16,7 +15,6 @@ export const brandProfileEndpoints = ['/brand-profile', '/brand_profile'].flatMa
     description: 'Both field sets; unset strings are null, lists [], tones 5.',
     operation: getBrandProfile,
     input: 'query',
-    response: BrandProfileResource,
   }),
   operationEndpoint({
     method: 'patch',
@@ -26,8 +24,6 @@ export const brandProfileEndpoints = ['/brand-profile', '/brand_profile'].flatMa
       'Any subset of both field sets. A wrong type is 400 invalid_body; a length, count or range breach is 422 unprocessable_entity.',
     operation: updateBrandProfile,
     input: 'body',
-    response: BrandProfileResource,
-    errors: ['no_updates', 'unprocessable_entity'],
   }),
 ]);
 

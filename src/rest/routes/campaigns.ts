@@ -7,9 +7,7 @@ import {
   listCampaigns,
   updateCampaign,
 } from '../../core/campaigns/operations.ts';
-import { CampaignResource } from '../../core/campaigns/schemas.ts';
 import type { Runtime } from '../../core/context.ts';
-import { deletedResource, listEnvelope } from '../../core/pagination.ts';
 import { operationEndpoint, routerFor } from '../endpoints.ts';
 
 export const campaignEndpoints = [
@@ -20,7 +18,6 @@ export const campaignEndpoints = [
     description: 'Newest first; no status filter (filter client-side).',
     operation: listCampaigns,
     input: 'query',
-    response: listEnvelope(CampaignResource),
   }),
   operationEndpoint({
     method: 'post',
@@ -31,7 +28,6 @@ export const campaignEndpoints = [
     operation: createCampaign,
     input: 'body',
     status: 201,
-    response: CampaignResource,
   }),
   operationEndpoint({
     method: 'get',
@@ -39,7 +35,6 @@ export const campaignEndpoints = [
     summary: 'Get a campaign',
     operation: getCampaign,
     input: 'path',
-    response: CampaignResource,
   }),
   operationEndpoint({
     method: 'patch',
@@ -48,8 +43,6 @@ export const campaignEndpoints = [
     description: 'A status is set as given, without the launch check, and starts no generation.',
     operation: updateCampaign,
     input: 'body',
-    response: CampaignResource,
-    errors: ['no_updates'],
   }),
   operationEndpoint({
     method: 'delete',
@@ -58,7 +51,6 @@ export const campaignEndpoints = [
     description: 'The items it generated stay, with campaign_id cleared; no webhook fires.',
     operation: deleteCampaign,
     input: 'path',
-    response: deletedResource('campaign'),
   }),
   operationEndpoint({
     method: 'post',
@@ -71,8 +63,6 @@ export const campaignEndpoints = [
     operation: launchCampaign,
     input: 'path',
     status: 202,
-    response: CampaignResource,
-    errors: ['invalid_state', 'quota_exceeded'],
   }),
 ];
 

@@ -8,8 +8,6 @@ import {
   publishContent,
   updateContent,
 } from '../../core/content/operations.ts';
-import { ContentResource } from '../../core/content/schemas.ts';
-import { deletedResource, listEnvelope } from '../../core/pagination.ts';
 import { operationEndpoint, routerFor } from '../endpoints.ts';
 
 export const contentEndpoints = [
@@ -20,7 +18,6 @@ export const contentEndpoints = [
     description: 'Newest first; archived items only when status=archived is asked for.',
     operation: listContent,
     input: 'query',
-    response: listEnvelope(ContentResource),
   }),
   operationEndpoint({
     method: 'post',
@@ -30,7 +27,6 @@ export const contentEndpoints = [
     operation: createContent,
     input: 'body',
     status: 201,
-    response: ContentResource,
   }),
   operationEndpoint({
     method: 'get',
@@ -39,7 +35,6 @@ export const contentEndpoints = [
     description: 'Archived items are still returned.',
     operation: getContent,
     input: 'path',
-    response: ContentResource,
   }),
   operationEndpoint({
     method: 'patch',
@@ -49,8 +44,6 @@ export const contentEndpoints = [
       'Send only what changes; status also accepts rejected. Emits content.updated (and content.approved when status is approved).',
     operation: updateContent,
     input: 'body',
-    response: ContentResource,
-    errors: ['no_updates', 'invalid_state'],
   }),
   operationEndpoint({
     method: 'delete',
@@ -59,8 +52,6 @@ export const contentEndpoints = [
     description: 'Archiving is final: the item drops from lists and no restore call exists. Emits content.deleted.',
     operation: deleteContent,
     input: 'path',
-    response: deletedResource('content'),
-    errors: ['invalid_state'],
   }),
   operationEndpoint({
     method: 'post',
@@ -72,8 +63,6 @@ export const contentEndpoints = [
     operation: publishContent,
     input: 'body',
     status: 202,
-    response: ContentResource,
-    errors: ['invalid_state', 'no_target_platforms', 'quota_exceeded'],
   }),
 ];
 

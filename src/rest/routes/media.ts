@@ -4,10 +4,9 @@ import type { Runtime } from '../../core/context.ts';
 import { ServiceError, fieldError } from '../../core/errors.ts';
 import { createMediaAsset, findAssetByStorageKey, listMedia } from '../../core/media/operations.ts';
 import { receiveUpload, type StoredFile } from '../../core/media/receive.ts';
-import { MAX_TAG_LENGTH, MAX_TAGS, MediaAssetResource } from '../../core/media/schemas.ts';
+import { MAX_TAG_LENGTH, MAX_TAGS } from '../../core/media/schemas.ts';
 import { extensionOf } from '../../core/media/serialize.ts';
 import { STORAGE_KEY, mediaStoreFor, type MediaStore } from '../../core/media/store.ts';
-import { listEnvelope } from '../../core/pagination.ts';
 import { operationEndpoint, publicEndpoint, routerFor } from '../endpoints.ts';
 
 /** What the multipart reader found, for the operation's input (keyed by request, never by body). */
@@ -40,7 +39,6 @@ const uploadEndpoint = (path: string) =>
     operation: createMediaAsset,
     input: 'body',
     status: 201,
-    response: MediaAssetResource,
     upload: {
       reader: (runtime) => receiveMultipart(runtime, mediaStoreFor(runtime.config.media.dir)),
       input: uploadInput,
@@ -81,7 +79,6 @@ export const mediaEndpoints = [
     description: 'Newest first, optionally of one asset_type.',
     operation: listMedia,
     input: 'query',
-    response: listEnvelope(MediaAssetResource),
   }),
   publicEndpoint({
     method: 'get',

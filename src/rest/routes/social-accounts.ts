@@ -1,9 +1,7 @@
 import type { Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
-import { listEnvelope } from '../../core/pagination.ts';
 import { startAccountConnection } from '../../core/social-accounts/connect.ts';
 import { listSocialAccounts } from '../../core/social-accounts/operations.ts';
-import { SocialAccountConnect, SocialAccountResource } from '../../core/social-accounts/schemas.ts';
 import { operationEndpoint, routerFor } from '../endpoints.ts';
 
 export const socialAccountEndpoints = [
@@ -14,7 +12,6 @@ export const socialAccountEndpoints = [
     description: 'The full set in one page, active and inactive.',
     operation: listSocialAccounts,
     input: 'query',
-    response: listEnvelope(SocialAccountResource),
   }),
   operationEndpoint({
     method: 'post',
@@ -27,8 +24,6 @@ export const socialAccountEndpoints = [
     operation: startAccountConnection,
     input: 'body',
     status: 201,
-    response: SocialAccountConnect,
-    errors: ['platform_not_configured', 'quota_exceeded'],
   }),
 ];
 

@@ -1,8 +1,6 @@
 import type { Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
-import { listEnvelope } from '../../core/pagination.ts';
 import { listTemplates } from '../../core/templates/operations.ts';
-import { TemplateResource } from '../../core/templates/schemas.ts';
 import { operationEndpoint, routerFor } from '../endpoints.ts';
 
 export const templateEndpoints = [
@@ -13,7 +11,6 @@ export const templateEndpoints = [
     description: 'The shared, read-only templates library, newest first.',
     operation: listTemplates,
     input: 'query',
-    response: listEnvelope(TemplateResource),
   }),
 ];
 

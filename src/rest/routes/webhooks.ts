@@ -1,6 +1,5 @@
 import type { Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
-import { deletedResource, listEnvelope } from '../../core/pagination.ts';
 import {
   createWebhook,
   deleteWebhook,
@@ -11,12 +10,6 @@ import {
   testWebhook,
   updateWebhook,
 } from '../../core/webhooks/operations.ts';
-import {
-  WebhookDeliveryResource,
-  WebhookResource,
-  WebhookTestResult,
-  WebhookWithSecret,
-} from '../../core/webhooks/schemas.ts';
 import { operationEndpoint, routerFor } from '../endpoints.ts';
 
 export const webhookEndpoints = [
@@ -27,7 +20,6 @@ export const webhookEndpoints = [
     description: 'Not paginated: the full set in one page (has_more false); limit and cursor are ignored.',
     operation: listWebhooks,
     input: 'query',
-    response: listEnvelope(WebhookResource),
   }),
   operationEndpoint({
     method: 'post',
@@ -38,8 +30,6 @@ export const webhookEndpoints = [
     operation: createWebhook,
     input: 'body',
     status: 201,
-    response: WebhookWithSecret,
-    errors: ['quota_exceeded'],
   }),
   operationEndpoint({
     method: 'get',
@@ -48,7 +38,6 @@ export const webhookEndpoints = [
     description: 'signing_secret is null.',
     operation: getWebhook,
     input: 'path',
-    response: WebhookResource,
   }),
   operationEndpoint({
     method: 'patch',
@@ -58,8 +47,6 @@ export const webhookEndpoints = [
       'is_enabled true resumes an auto-disabled webhook (clears auto_disabled_at); queued deliveries resume oldest first.',
     operation: updateWebhook,
     input: 'body',
-    response: WebhookResource,
-    errors: ['no_updates'],
   }),
   operationEndpoint({
     method: 'delete',
@@ -68,7 +55,6 @@ export const webhookEndpoints = [
     description: 'Its queued deliveries and its delivery log go with it.',
     operation: deleteWebhook,
     input: 'path',
-    response: deletedResource('webhook'),
   }),
   operationEndpoint({
     method: 'post',
@@ -77,7 +63,6 @@ export const webhookEndpoints = [
     description: 'The new secret replaces the old at once; the answer carries it, this once.',
     operation: rotateWebhookSecret,
     input: 'path',
-    response: WebhookWithSecret,
   }),
   operationEndpoint({
     method: 'post',
@@ -86,7 +71,6 @@ export const webhookEndpoints = [
     description: 'One synchronous, signed webhook.test delivery (also while disabled), logged, never retried.',
     operation: testWebhook,
     input: 'path',
-    response: WebhookTestResult,
   }),
   operationEndpoint({
     method: 'get',
@@ -95,7 +79,6 @@ export const webhookEndpoints = [
     description: 'The delivery log, one row per attempt, most recent first.',
     operation: listWebhookDeliveries,
     input: 'query',
-    response: listEnvelope(WebhookDeliveryResource),
   }),
 ];
 
