@@ -96,12 +96,32 @@ describe('the MCP Inspector CLI drives both transports', () => {
             expect(tools[i].title, declared.name).toBe(declared.title);
             expect(tools[i].annotations, declared.name).toEqual({ title: declared.title, ...declared.annotations });
             expect(tools[i].inputSchema.type, declared.name).toBe('object');
+            expect(tools[i].outputSchema?.type, declared.name).toBe('object');
           });
           // Spot checks against the spec's classes, independent of the descriptors read above.
           const annotationsOf = (name: string) => tools.find((tool: any) => tool.name === name).annotations;
           expect(annotationsOf('service_list_content')).toMatchObject({ readOnlyHint: true, destructiveHint: false });
           expect(annotationsOf('service_delete_content')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
           expect(annotationsOf('service_publish_content')).toMatchObject({ readOnlyHint: false, openWorldHint: true });
+        },
+        SLOW,
+      );
+
+      it(
+        'prints a failing call as isError with the code in its text, and no structuredContent to fail the schema',
+        async () => {
+          const result: InspectedCall = await inspect(target(), [
+            '--method',
+            'tools/call',
+            '--tool-name',
+            'service_get_content',
+            '--tool-arg',
+            'id=00000000-0000-4000-8000-000000000000',
+          ]);
+          expect(result.isError).toBe(true);
+          expect(result.structuredContent).toBeUndefined();
+          expect(result.content).toHaveLength(1);
+          expect(JSON.parse(result.content[0].text).error).toMatchObject({ code: 'not_found' });
         },
         SLOW,
       );
