@@ -109,6 +109,23 @@ export function outputSchemaOf(schema: z.ZodType): Tool['outputSchema'] {
 }
 
 /**
+ * The text of a success: its JSON, like structuredContent. Lists are cut to fit (toPage's budget);
+ * any other answer fits unless an item was stored with extreme values (a content item's per-platform
+ * overrides, each with 20 very long media URLs): such an answer keeps its whole JSON in
+ * structuredContent, and its text says so instead of passing the limit.
+ */
+function resultText(result: unknown): string {
+  const text = JSON.stringify(result);
+  if (text.length < MAX_TOOL_TEXT_CHARS) return text;
+  return JSON.stringify({
+    notice:
+      `This answer is ${text.length} characters of JSON, over the ${MAX_TOOL_TEXT_CHARS} a tool's text holds; ` +
+      'structuredContent holds it whole, and the REST API answers it too.',
+    characters: text.length,
+  });
+}
+
+/**
  * The one server factory, used by stdio, streamable HTTP and tests. The SDK's low-level Server is
  * used on purpose: McpServer validates arguments itself and reports failures as plain text, while
  * the spec wants every failure, invalid arguments included, to carry the API's code and details.
@@ -141,7 +158,7 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools }: 
       const ctx = { ...contextFor(runtime, workspace, 'mcp'), answerBudget: MAX_TOOL_TEXT_CHARS - 1 };
       const result = await executeOperation(ctx, operation, request.params.arguments ?? {}, onRateLimit);
       const structuredContent = result as Record<string, unknown>;
-      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent };
+      return { content: [{ type: 'text', text: resultText(result) }], structuredContent };
     } catch (error) {
       return toToolError(error, runtime.config.docsUrl, runtime.log);
     }

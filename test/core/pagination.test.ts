@@ -101,5 +101,31 @@ describe('core pagination', () => {
       });
       expect(toPage([], 4, at, out)).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
     });
+
+    describe('with a character budget', () => {
+      // Items of 1,000 characters of JSON each (a 998-character string and its quotes).
+      const big = (r: { id: string }) => r.id.padEnd(998, '.');
+
+      it('ends the page before the first item past the budget, with a cursor after the last item kept', () => {
+        const page = toPage(rows, 3, at, big, 2_500);
+        expect(page.data.map((item) => item.slice(0, 3))).toEqual(['id0', 'id1']);
+        expect(page.has_more).toBe(true);
+        expect(decodeCursor(page.next_cursor)).toEqual({ createdAt: rows[1].createdAt, id: 'id1' });
+        expect(JSON.stringify(page).length).toBeLessThanOrEqual(2_500);
+      });
+
+      it('changes nothing when the page fits, and always keeps one item so paging moves on', () => {
+        expect(toPage(rows, 4, at, big, 10_000)).toEqual(toPage(rows, 4, at, big));
+        const single = toPage(rows, 4, at, big, 10);
+        expect(single.data).toHaveLength(1);
+        expect(decodeCursor(single.next_cursor)).toEqual({ createdAt: rows[0].createdAt, id: 'id0' });
+      });
+
+      it('cut on the last row of the set: has_more stays true until that row is listed', () => {
+        const page = toPage(rows.slice(0, 2), 4, at, big, 1_500);
+        expect(page.data).toHaveLength(1);
+        expect(page.has_more).toBe(true);
+      });
+    });
   });
 });
