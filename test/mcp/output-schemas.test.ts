@@ -16,7 +16,7 @@ const env = { ENCRYPTION_KEY: Buffer.alloc(32, 5).toString('base64') };
 /** Draft 2020-12, strict, with the formats zod writes (date-time, uuid, uri, email). */
 function schemaValidator() {
   const ajv = new Ajv2020({ strict: true, allErrors: true });
-  addFormats(ajv);
+  addFormats.default(ajv);
   return ajv;
 }
 
@@ -100,7 +100,7 @@ describe('MCP outputSchema', () => {
 describe('a failing call through the SDK client (1.32)', () => {
   const bed = useMcpTestbed();
 
-  const textOf = (result: { content: unknown }) => (result.content as Array<{ type: string; text: string }>)[0].text;
+  const textOf = (result: Record<string, unknown>) => (result.content as Array<{ type: string; text: string }>)[0].text;
 
   it('resolves with isError, no structuredContent and the code in the text, once the client holds the output schemas', async () => {
     const { tools } = await bed.client.listTools();
