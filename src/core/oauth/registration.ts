@@ -11,7 +11,7 @@ export const REGISTRATIONS_PER_HOUR = 20;
 const HOUR_MS = 60 * 60 * 1000;
 
 const MAX_REDIRECT_URIS = 10;
-const MAX_URI_LENGTH = 2000;
+export const MAX_URI_LENGTH = 2000;
 const MAX_CLIENT_NAME_LENGTH = 200;
 
 const CLIENT_ID_PREFIX = 'npc_';
@@ -75,7 +75,7 @@ function checkSubset(body: Record<string, unknown>, field: string, supported: re
   }
 }
 
-interface ClientMetadata {
+export interface ClientMetadata {
   clientName: string | undefined;
   redirectUris: string[];
   method: OAuthClientAuthMethod;
@@ -86,7 +86,7 @@ interface ClientMetadata {
  * auth method defaults to client_secret_basic, RFC 7591's default: a public client (Claude, ChatGPT,
  * an editor) says `none`.
  */
-function readClientMetadata(body: unknown): ClientMetadata {
+export function readClientMetadata(body: unknown): ClientMetadata {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalidMetadata('The body must be a JSON object of client metadata.');
   }
@@ -117,7 +117,7 @@ function readClientMetadata(body: unknown): ClientMetadata {
  * Refuses a registration past the address's hourly allowance. Counted from the clients table itself,
  * over the last hour: exact across processes, and only a stored client (the thing worth bounding) counts.
  */
-function checkRegistrationAllowance(runtime: Runtime, address: string, now: Date): void {
+export function checkRegistrationAllowance(runtime: Runtime, address: string, now: Date): void {
   const since = new Date(now.getTime() - HOUR_MS);
   const inWindow = and(eq(oauthClients.registeredFrom, address), gt(oauthClients.createdAt, since));
   const made = runtime.db.select({ n: count() }).from(oauthClients).where(inWindow).get()!.n;
