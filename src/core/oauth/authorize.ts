@@ -57,7 +57,9 @@ async function clientFor(
   address: string,
 ): Promise<OAuthClient | AuthorizationRefusal> {
   if (!isMetadataDocumentClientId(clientId)) {
-    return findClient(runtime, clientId) ?? { kind: 'page', message: 'The client is not registered with this service.' };
+    return (
+      findClient(runtime, clientId) ?? { kind: 'page', message: 'The client is not registered with this service.' }
+    );
   }
   try {
     return await resolveMetadataDocumentClient(runtime, clientId, address);
