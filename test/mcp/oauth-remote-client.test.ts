@@ -273,6 +273,23 @@ describe('a remote assistant connecting by URL with the SDK OAuth client (real s
     expect(elsewhere.page).toContain('redirect_uri');
   });
 
+  it("takes a native client's loopback redirect on any port, as Claude Code's document lists it without one", async () => {
+    const url = documents.serve(
+      '/native.json',
+      JSON.stringify({
+        client_id: `${documents.origin}/native.json`,
+        client_name: 'Native Assistant',
+        redirect_uris: ['http://localhost/callback', 'http://127.0.0.1/callback'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      }),
+    );
+    expect((await authorizePage(url, 'http://127.0.0.1:52163/callback')).status).toBe(200);
+    expect((await authorizePage(url, 'http://localhost:8080/callback')).status).toBe(200);
+    expect((await authorizePage(url, 'http://127.0.0.1:52163/elsewhere')).status).toBe(400);
+  });
+
   it('refuses, on a page and without redirecting, a document that is not the client it claims or is too large', async () => {
     const cases: Array<[string, string, RegExp]> = [
       [

@@ -9,6 +9,7 @@ import { derivedKey } from '../secrets.ts';
 import { ClientMetadataError, isMetadataDocumentClientId, resolveMetadataDocumentClient } from './client-metadata.ts';
 import { findClient, issueAuthorizationCode, parseScope, type OAuthClient } from './grants.ts';
 import { acceptedResources, type OAuthScope } from './metadata.ts';
+import { isClientRedirectUri } from './registration.ts';
 
 /** The fields of an authorization request, as the query (GET) or the consent form's hidden fields (POST) carry them. */
 export const AUTHORIZATION_FIELDS = [
@@ -84,7 +85,7 @@ export async function checkAuthorizationRequest(
   if ('kind' in client) return client;
   const redirectUri = params.redirect_uri;
   if (!redirectUri) return { kind: 'page', message: 'The request has no redirect_uri.' };
-  if (!client.redirectUris.includes(redirectUri)) {
+  if (!isClientRedirectUri(client.redirectUris, redirectUri)) {
     return { kind: 'page', message: 'The redirect_uri is not one this client registered.' };
   }
   const state = params.state ?? '';

@@ -20,6 +20,30 @@ const CLIENT_SECRET_PREFIX = 'np_ocs_';
 /** Loopback hosts, as URL.hostname spells them: the only hosts a plain-http redirect may go to (RFC 8252). */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
+/**
+ * Whether `requested` is one of the client's redirect URIs. Exact, except that a plain-http loopback URI
+ * matches on any port (RFC 8252 section 7.3, OAuth 2.1 section 8.4.2): a native client such as Claude
+ * Code listens on a port it is given at run time, and its metadata document lists `http://127.0.0.1/callback`.
+ */
+export function isClientRedirectUri(registered: readonly string[], requested: string): boolean {
+  if (registered.includes(requested)) return true;
+  let url: URL;
+  try {
+    url = new URL(requested);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname)) return false;
+  url.port = '';
+  const withoutPort = url.toString();
+  return registered.some((uri) => {
+    const candidate = new URL(uri);
+    if (candidate.protocol !== 'http:') return false;
+    candidate.port = '';
+    return candidate.toString() === withoutPort;
+  });
+}
+
 /** A refusal in RFC 7591's terms (section 3.2.2): the door answers it 400 as `{error, error_description}`. */
 export class ClientRegistrationError extends Error {
   constructor(

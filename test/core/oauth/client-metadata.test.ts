@@ -4,6 +4,7 @@ import {
   MAX_METADATA_FRESHNESS_MS,
   metadataFreshnessMs,
 } from '../../../src/core/oauth/client-metadata.ts';
+import { isClientRedirectUri } from '../../../src/core/oauth/registration.ts';
 
 describe('how long a client metadata document is used (Cache-Control)', () => {
   it('takes max-age, capped at 24 hours', () => {
@@ -25,5 +26,27 @@ describe('how long a client metadata document is used (Cache-Control)', () => {
     expect(metadataFreshnessMs('public')).toBe(DEFAULT_METADATA_FRESHNESS_MS);
     expect(metadataFreshnessMs('max-age=soon')).toBe(DEFAULT_METADATA_FRESHNESS_MS);
     expect(DEFAULT_METADATA_FRESHNESS_MS).toBe(60 * 60 * 1000);
+  });
+});
+
+describe('which redirect URIs a client may use', () => {
+  const registered = ['http://127.0.0.1/callback', 'http://localhost/callback', 'https://app.example/cb'];
+
+  it('matches exactly, and a loopback http URI on any port (a native client picks its port at run time)', () => {
+    expect(isClientRedirectUri(registered, 'http://127.0.0.1/callback')).toBe(true);
+    expect(isClientRedirectUri(registered, 'http://127.0.0.1:52163/callback')).toBe(true);
+    expect(isClientRedirectUri(registered, 'http://localhost:8080/callback')).toBe(true);
+    expect(isClientRedirectUri(['http://[::1]:4000/cb'], 'http://[::1]:4999/cb')).toBe(true);
+    expect(isClientRedirectUri(registered, 'https://app.example/cb')).toBe(true);
+  });
+
+  it('refuses another path, query, host or scheme, and any port change on https', () => {
+    expect(isClientRedirectUri(registered, 'http://127.0.0.1:52163/other')).toBe(false);
+    expect(isClientRedirectUri(registered, 'http://127.0.0.1:52163/callback?next=x')).toBe(false);
+    expect(isClientRedirectUri(registered, 'http://[::1]:52163/callback')).toBe(false);
+    expect(isClientRedirectUri(registered, 'https://127.0.0.1:52163/callback')).toBe(false);
+    expect(isClientRedirectUri(registered, 'https://app.example:8443/cb')).toBe(false);
+    expect(isClientRedirectUri(registered, 'http://app.example/cb')).toBe(false);
+    expect(isClientRedirectUri(registered, 'not a url')).toBe(false);
   });
 });
