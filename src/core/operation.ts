@@ -12,7 +12,7 @@ import { consumeRateLimit } from './rate-limits.ts';
  * the doors need to treat it alike: the rate-limit buckets it takes from and its input schema
  * (REST validates bodies and queries with it; MCP advertises it as the tool's inputSchema).
  */
-export interface Operation<Input extends z.ZodObject = z.ZodObject, Output = unknown> {
+export interface Operation<Input extends z.ZodObject = z.ZodObject, Output = unknown, Preview = unknown> {
   name: string;
   buckets: readonly Bucket[];
   /** The OAuth scope it needs, where its buckets do not say it (see requiredScope in oauth/scopes.ts). */
@@ -29,11 +29,30 @@ export interface Operation<Input extends z.ZodObject = z.ZodObject, Output = unk
    * so its writes must go through `inNextCommit` themselves.
    */
   run(ctx: ServiceContext, input: z.output<Input>): Output;
+  /**
+   * What answers the same input with `dry_run: true` (the publish preview): run instead of this one,
+   * with its own buckets, so a dry run takes nothing this operation's buckets would (see operationFor).
+   */
+  dryRun?: Operation<Input, Preview>;
 }
 
-export const defineOperation = <Input extends z.ZodObject, Output>(
-  operation: Operation<Input, Output>,
-): Operation<Input, Output> => operation;
+export const defineOperation = <Input extends z.ZodObject, Output, Preview = never>(
+  operation: Operation<Input, Output, Preview>,
+): Operation<Input, Output, Preview> => operation;
+
+/**
+ * The operation that answers `raw`: the dry run's, when the operation has one and the input asks for
+ * it with `dry_run: true` exactly (the schema refuses any other non-boolean value), else the operation.
+ * Read from the raw input, before validation, because the buckets are taken before the input is parsed.
+ */
+export function operationFor<Input extends z.ZodObject, Output, Preview>(
+  operation: Operation<Input, Output, Preview>,
+  raw: unknown,
+): Operation<Input, Output> | Operation<Input, Preview> {
+  const asksDryRun =
+    typeof raw === 'object' && raw !== null && !Array.isArray(raw) && (raw as { dry_run?: unknown }).dry_run === true;
+  return asksDryRun && operation.dryRun ? operation.dryRun : operation;
+}
 
 /**
  * No input field needs more than a few levels of nesting; refusing deeper input up front keeps
@@ -58,16 +77,17 @@ export function assertInputDepth(raw: unknown): void {
   }
 }
 
-/** Validates raw input (a body, a query, tool arguments) and runs the operation on it. */
-export function runOperation<Input extends z.ZodObject, Output>(
-  operation: Operation<Input, Output>,
+/** Validates raw input (a body, a query, tool arguments) and runs the operation on it (or its dry run: operationFor). */
+export function runOperation<Input extends z.ZodObject, Output, Preview = never>(
+  operation: Operation<Input, Output, Preview>,
   ctx: ServiceContext,
   raw: unknown,
-): Output {
+): Output | Preview {
   assertInputDepth(raw);
-  const parsed = operation.input.safeParse(raw ?? {});
-  if (!parsed.success) throw (operation.invalidInput ?? validationError)(parsed.error);
-  return operation.run(ctx, parsed.data);
+  const chosen = operationFor(operation, raw);
+  const parsed = chosen.input.safeParse(raw ?? {});
+  if (!parsed.success) throw (chosen.invalidInput ?? validationError)(parsed.error);
+  return chosen.run(ctx, parsed.data);
 }
 
 /**
@@ -77,17 +97,19 @@ export function runOperation<Input extends z.ZodObject, Output>(
  * counts; only a 429 consumes nothing). A read takes, then reads. `onRateLimit` hears the bucket
  * state, so a door can report it whether the operation succeeds or fails.
  */
-export function executeOperation<Input extends z.ZodObject, Output>(
+export function executeOperation<Input extends z.ZodObject, Output, Preview = never>(
   ctx: ServiceContext,
-  operation: Operation<Input, Output>,
+  operation: Operation<Input, Output, Preview>,
   raw: unknown,
   onRateLimit?: (state: RateLimitState) => void,
-): Promise<Awaited<Output>> {
+): Promise<Awaited<Output | Preview>> {
+  // A dry run takes from its own buckets (a publish preview from `read`, never `publish`).
+  const { buckets } = operationFor(operation, raw);
   const take = () => {
-    const state = consumeRateLimit(ctx, ctx.workspace.id, operation.buckets);
+    const state = consumeRateLimit(ctx, ctx.workspace.id, buckets);
     onRateLimit?.(state);
   };
-  const readsOnly = operation.buckets.every((bucket) => bucket === 'read');
+  const readsOnly = buckets.every((bucket) => bucket === 'read');
   // An async operation's promise is adopted: the request settles when it does.
   return inNextCommit(ctx.db, () => {
     if (readsOnly) {
@@ -97,7 +119,7 @@ export function executeOperation<Input extends z.ZodObject, Output>(
     try {
       // better-sqlite3 refuses a transaction function that returns a promise, so an async
       // operation's promise is carried out of the savepoint (which holds its part before the first await).
-      let result!: Output;
+      let result!: Output | Preview;
       savepoint(ctx.db, () => {
         take();
         result = runOperation(operation, ctx, raw);
@@ -107,5 +129,5 @@ export function executeOperation<Input extends z.ZodObject, Output>(
       if (!(error instanceof RateLimitError)) take();
       throw error;
     }
-  }) as Promise<Awaited<Output>>;
+  }) as Promise<Awaited<Output | Preview>>;
 }
