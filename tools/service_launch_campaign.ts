@@ -13,4 +13,5 @@ export default defineTool({
     'quota_exceeded (no AI credits left this month).',
   operation: launchCampaign,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  idempotencyKey: true,
 });

@@ -14,4 +14,5 @@ export default defineTool({
     'invalid_state.',
   operation: publishContent,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  idempotencyKey: true,
 });

@@ -1,5 +1,6 @@
 import { and, eq, lt } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { writeTransaction } from '../../db/client.ts';
 import { idempotencyKeys } from '../../db/schema/index.ts';
 import type { Runtime } from './context.ts';
@@ -14,6 +15,31 @@ const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** A first request that never finished (its process died) stops blocking the key after this. */
 const ABANDONED_AFTER_MS = 2 * 60 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/** The `idempotency_key` argument of a creating tool, as its inputSchema advertises it. */
+export const IdempotencyKeyArgument = z
+  .string()
+  .min(1)
+  .max(MAX_IDEMPOTENCY_KEY_LENGTH)
+  .describe(
+    'Optional. A unique value (a UUID) for this call: a retry with the same key and the same arguments within 24 hours ' +
+      'answers the first result again instead of doing it twice; the same key with other arguments fails with ' +
+      'idempotency_key_reused, and while the first call still runs with idempotency_conflict. Shared with the REST ' +
+      'Idempotency-Key header.',
+  );
+
+/** The tool argument read: a key, none, or an invalid_body naming the argument. */
+export function idempotencyKeyArgument(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const parsed = IdempotencyKeyArgument.safeParse(value);
+  if (!parsed.success) {
+    throw fieldError(
+      'idempotency_key',
+      `idempotency_key must be a string of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
+    );
+  }
+  return parsed.data;
+}
 
 /**
  * An answer as stored: a result, or the error envelope `{ error: { code, … } }`. REST stores its
@@ -55,7 +81,9 @@ function canonicalJson(value: unknown): string {
 }
 
 const fingerprintOf = (call: IdempotentCall): string =>
-  createHash('sha256').update(`${call.operation}\n${canonicalJson(call.input)}`).digest('hex');
+  createHash('sha256')
+    .update(`${call.operation}\n${canonicalJson(call.input)}`)
+    .digest('hex');
 
 const keyOf = (request: { workspaceId: string; key: string }) =>
   and(eq(idempotencyKeys.workspaceId, request.workspaceId), eq(idempotencyKeys.key, request.key));

@@ -65,7 +65,8 @@ export function handle(
   fingerprinted: InputSource = input,
 ): Handlers {
   /** The buckets a request of this route counts on: its dry run's, once the input asked for one. */
-  const bucketsOf = (res: Response): readonly Bucket[] => (res.locals.buckets as Bucket[] | undefined) ?? operation.buckets;
+  const bucketsOf = (res: Response): readonly Bucket[] =>
+    (res.locals.buckets as Bucket[] | undefined) ?? operation.buckets;
   const gate: RequestHandler = (req, res, next) => {
     const credential = authenticateCredential(runtime, req.get('authorization'), {
       planChecks: operation.planChecks ?? true,
@@ -81,8 +82,7 @@ export function handle(
     setRateLimitHeaders(res, state);
   };
   /** Counts a request the operation did not run for (a replay, a bad body) and reports the buckets. */
-  const countRequest = (res: Response) =>
-    report(res)(consumeRateLimit(runtime, workspaceOf(res).id, bucketsOf(res)));
+  const countRequest = (res: Response) => report(res)(consumeRateLimit(runtime, workspaceOf(res).id, bucketsOf(res)));
   const run: RequestHandler = async (req, res) => {
     const ctx = contextFor(runtime, workspaceOf(res), 'rest');
     const raw = input(req);
