@@ -41,17 +41,18 @@ export const defineOperation = <Input extends z.ZodObject, Output, Preview = nev
 ): Operation<Input, Output, Preview> => operation;
 
 /**
- * The operation that answers `raw`: the dry run's, when the operation has one and the input asks for
- * it with `dry_run: true` exactly (the schema refuses any other non-boolean value), else the operation.
- * Read from the raw input, before validation, because the buckets are taken before the input is parsed.
+ * The operation that answers `raw`: the dry run's, when the operation has one and the input carries
+ * `dry_run` other than false, else the operation itself. Read from the raw input, before validation,
+ * because the buckets are taken first; a malformed dry_run (`"yes"`) is thus refused as a dry run,
+ * never counted as the real call.
  */
 export function operationFor<Input extends z.ZodObject, Output, Preview>(
   operation: Operation<Input, Output, Preview>,
   raw: unknown,
 ): Operation<Input, Output> | Operation<Input, Preview> {
-  const asksDryRun =
-    typeof raw === 'object' && raw !== null && !Array.isArray(raw) && (raw as { dry_run?: unknown }).dry_run === true;
-  return asksDryRun && operation.dryRun ? operation.dryRun : operation;
+  if (!operation.dryRun || typeof raw !== 'object' || raw === null || Array.isArray(raw)) return operation;
+  const { dry_run: dryRun } = raw as { dry_run?: unknown };
+  return dryRun === undefined || dryRun === false ? operation : operation.dryRun;
 }
 
 /**

@@ -40,6 +40,8 @@ export interface OperationEndpoint extends EndpointBase {
   response: z.ZodType;
   /** Codes the operation itself can answer, beyond those every route of its kind gives (see openapi.ts). */
   errors: readonly ErrorCode[];
+  /** The 200 body of a dry run (`dry_run: true`), for an operation that has one (operation.dryRun). */
+  dryRunResponse?: z.ZodType;
   /** A body read otherwise than as JSON (the multipart upload): its reader, the input it yields, its document. */
   upload?: { reader: (runtime: Runtime) => RequestHandler; input: InputSource; requestBody: Record<string, unknown> };
 }

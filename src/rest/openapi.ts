@@ -270,6 +270,13 @@ function operationObject(endpoint: OperationEndpoint, fullPath: string, writer: 
         headers: successHeaders,
         content: { 'application/json': { schema: writer.write(endpoint.response, 'output') } },
       },
+      ...(endpoint.dryRunResponse && {
+        200: {
+          description: 'A dry run (dry_run true): what the call would do, with nothing changed.',
+          headers: successHeaders,
+          content: { 'application/json': { schema: writer.write(endpoint.dryRunResponse, 'output') } },
+        },
+      }),
       ...errorResponses(endpoint, writer),
     },
   };

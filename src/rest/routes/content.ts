@@ -8,7 +8,7 @@ import {
   publishContent,
   updateContent,
 } from '../../core/content/operations.ts';
-import { ContentResource } from '../../core/content/schemas.ts';
+import { ContentResource, PublishPreview } from '../../core/content/schemas.ts';
 import { deletedResource, listEnvelope } from '../../core/pagination.ts';
 import { operationEndpoint, routerFor } from '../endpoints.ts';
 
@@ -68,11 +68,13 @@ export const contentEndpoints = [
     summary: 'Queue a content item for publishing',
     description:
       'Asynchronous: the answer is the item as queued (publish_queued true); the outcome arrives by polling the item or by webhook. ' +
-      'A future scheduled_for schedules it instead.',
+      'A future scheduled_for schedules it instead. With dry_run true it changes nothing and answers 200 with a ' +
+      'publish_preview: per target platform, whether publishing would be refused now and why (rate-limit bucket: read).',
     operation: publishContent,
     input: 'body',
     status: 202,
     response: ContentResource,
+    dryRunResponse: PublishPreview,
     errors: ['invalid_state', 'no_target_platforms', 'quota_exceeded'],
   }),
 ];
