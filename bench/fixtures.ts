@@ -2,6 +2,7 @@
  * The workspace, key and content item the REST and stdio benchmarks read, created the way an
  * operator would: the admin CLI on the run's DATA_DIR, then one POST to the running service.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { childEnv, runChild } from './lib.ts';
@@ -64,4 +65,58 @@ export async function createItem(
   const file = join(fixture.dataDir, 'bench-item.json');
   writeFileSync(file, text);
   return { id, body: JSON.parse(text) as Record<string, unknown>, file };
+}
+
+/**
+ * An OAuth access token for the fixture's workspace, got the way a remote assistant gets one: register
+ * a public client, open the consent page, approve it with the key, exchange the code (PKCE S256).
+ */
+export async function oauthAccessToken(baseUrl: string, fixture: Fixture): Promise<string> {
+  const redirectUri = 'http://127.0.0.1:9/callback';
+  const registered = await fetch(`${baseUrl}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'bench', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none' }),
+  });
+  if (registered.status !== 201) throw new Error(`POST /oauth/register answered ${registered.status}`);
+  const { client_id: clientId } = (await registered.json()) as { client_id: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const request = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'bench',
+  });
+  const page = await (await fetch(`${baseUrl}/oauth/authorize?${request}`)).text();
+  const formToken = /name="form_token" value="([^"]+)"/.exec(page)?.[1];
+  if (!formToken) throw new Error('the consent page carries no form_token');
+  const consent = await fetch(`${baseUrl}/oauth/authorize`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      ...Object.fromEntries(request),
+      form_token: formToken,
+      api_key: fixture.apiKey,
+      decision: 'approve',
+    }),
+  });
+  const code = new URL(consent.headers.get('location') ?? 'http://invalid/').searchParams.get('code');
+  if (!code) throw new Error(`the consent answered ${consent.status} without a code`);
+  const tokens = await fetch(`${baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+    }),
+  });
+  if (tokens.status !== 200) throw new Error(`POST /oauth/token answered ${tokens.status}: ${await tokens.text()}`);
+  return ((await tokens.json()) as { access_token: string }).access_token;
 }

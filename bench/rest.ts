@@ -1,6 +1,7 @@
 /**
  * REST throughput: the service's GET /api/v1/content/{id} and POST /api/v1/content against a bare
- * Express 5 app answering the same routes with objects of the same shape and size. Both servers are
+ * Express 5 app answering the same routes with objects of the same shape and size. The GET also runs
+ * with an OAuth access token instead of the API key, to show what the token lookup costs. Both servers are
  * child processes; autocannon drives them from this process with the same connection count.
  */
 import { CREATE_BODY, type Fixture } from './fixtures.ts';
@@ -37,6 +38,7 @@ export async function benchRest(
   baseline: HttpChild,
   fixture: Fixture,
   itemId: string,
+  accessToken: string,
   settings: RestSettings,
 ): Promise<Row[]> {
   const auth = { authorization: `Bearer ${fixture.apiKey}` };
@@ -50,14 +52,23 @@ export async function benchRest(
   console.log(
     `\n== REST GET /api/v1/content/{id}: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s each in ${settings.rounds} alternating rounds ==`,
   );
-  const [getBase, getSvc] = await compareLoad(
+  const token = { authorization: `Bearer ${accessToken}` };
+  const itemUrl = `${service.url}/api/v1/content/${itemId}`;
+  const [getBase, getSvc, getToken] = await compareLoad(
     [
       { label: 'bare GET', options: { ...common, url: `${baseline.url}/api/v1/content/${itemId}`, headers: auth } },
-      { label: 'service GET', options: { ...common, url: `${service.url}/api/v1/content/${itemId}`, headers: auth } },
+      { label: 'service GET', options: { ...common, url: itemUrl, headers: auth } },
+      { label: 'service GET, OAuth token', options: { ...common, url: itemUrl, headers: token } },
     ],
     settings.rounds,
   );
-  console.log(table(HEADER, [line('bare Express', getBase), line('service', getSvc)]));
+  console.log(
+    table(HEADER, [
+      line('bare Express', getBase),
+      line('service', getSvc),
+      line('service, OAuth access token', getToken),
+    ]),
+  );
   rows.push({
     name: 'REST GET /content/{id}',
     unit: 'req/s',
@@ -65,6 +76,14 @@ export async function benchRest(
     limit: getBase.requestsPerSecond,
     ratio: getSvc.requestsPerSecond / getBase.requestsPerSecond,
     target: { op: '>=', value: 0.5 },
+  });
+  // The same read with an OAuth access token instead of the API key: what the token lookup costs.
+  rows.push({
+    name: 'REST GET, OAuth token vs API key',
+    unit: 'req/s',
+    project: getToken.requestsPerSecond,
+    limit: getSvc.requestsPerSecond,
+    ratio: getToken.requestsPerSecond / getSvc.requestsPerSecond,
   });
 
   const body = JSON.stringify(CREATE_BODY);

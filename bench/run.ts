@@ -3,7 +3,8 @@
  * [--calls N] [--sizes 10000,1000000] [--in-flight N] [--rounds N] [--lag-items N] [--spread-seconds N]
  * [--throughput-items N] [--strict]`. With no names it runs them all.
  *
- *   rest   GET /api/v1/content/{id} and POST /api/v1/content: service vs a bare Express 5 app
+ *   rest   GET /api/v1/content/{id} and POST /api/v1/content: service vs a bare Express 5 app (and
+ *          the GET with an OAuth access token vs with the API key)
  *   list   listContent page latency at 10k and 1M items in one workspace (in process)
  *   stdio  service_get_content over stdio MCP: service vs a minimal SDK server
  *   publishing  lag from scheduled_for to publishing, and fan-out items/s vs a raw claim+update loop
@@ -25,7 +26,7 @@
 import { availableParallelism, cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { createItem, createWorkspaceViaCli } from './fixtures.ts';
+import { createItem, createWorkspaceViaCli, oauthAccessToken } from './fixtures.ts';
 import { benchGeneration } from './generation.ts';
 import { benchList } from './list.ts';
 import { benchLive } from './live.ts';
@@ -155,7 +156,7 @@ async function main(): Promise<number> {
         servers.push(baseline);
         console.log(`bare Express at ${baseline.url}`);
         rows.push(
-          ...(await benchRest(service, baseline, fixture, item.id, {
+          ...(await benchRest(service, baseline, fixture, item.id, await oauthAccessToken(service.url, fixture), {
             connections: positiveNumber('connections', values.connections),
             warmupSeconds,
             seconds,

@@ -5,22 +5,31 @@ export const OAUTH_CLIENT_AUTH_METHODS = ['none', 'client_secret_basic', 'client
 export type OAuthClientAuthMethod = (typeof OAUTH_CLIENT_AUTH_METHODS)[number];
 
 /**
- * OAuth clients registered by dynamic client registration (RFC 7591): the assistants that will ask a
- * person for access to /mcp. Not tied to a workspace: a client exists before anyone consents to it.
+ * OAuth clients: the assistants that will ask a person for access to /mcp. Registered by dynamic
+ * client registration (RFC 7591), or known by a Client ID Metadata Document fetched from the https
+ * URL that is their client_id. Not tied to a workspace: a client exists before anyone consents to it.
  */
 export const oauthClients = sqliteTable(
   'oauth_clients',
   {
-    /** `npc_` + random base62; what the client sends as client_id. */
+    /** What the client sends as client_id: `npc_` + random base62, or its metadata document's https URL. */
     id: text('id').primaryKey(),
     clientName: text('client_name'),
     redirectUris: text('redirect_uris', { mode: 'json' }).$type<string[]>().notNull(),
     tokenEndpointAuthMethod: text('token_endpoint_auth_method', { enum: OAUTH_CLIENT_AUTH_METHODS }).notNull(),
     /** SHA-256 hex of the client secret; null for public clients (method `none`). The secret itself is never stored. */
     secretHash: text('secret_hash'),
-    /** The IP address the registration came from: registrations are limited per address and hour. */
+    /**
+     * The IP address the registration came from (for a metadata-document client, the first authorization
+     * request that fetched it): new clients are limited per address and hour.
+     */
     registeredFrom: text('registered_from').notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    /**
+     * Metadata-document clients only: until when the fetched document may be used without fetching it
+     * again (its Cache-Control, at most 24 hours). Null for registered clients.
+     */
+    metadataExpiresAt: integer('metadata_expires_at', { mode: 'timestamp_ms' }),
   },
   (t) => [index('oauth_clients_registered_from_idx').on(t.registeredFrom, t.createdAt)],
 );

@@ -190,7 +190,9 @@ describe('OAuth authorization code flow for /mcp', () => {
       ['redirect_uri', 'https://evil.example/callback'],
       ['redirect_uri', null],
       ['client_id', 'npc_unknown'],
-      ['client_id', 'https://client.example/metadata.json'],
+      // A metadata document on a private address: the SSRF guard refuses it before anything is dialled.
+      ['client_id', 'https://127.0.0.1:9/metadata.json'],
+      ['client_id', 'http://127.0.0.1:9/metadata.json'],
     ];
     for (const [name, value] of variants) {
       const url = new URL(authorizationUrl);

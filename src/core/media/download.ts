@@ -1,8 +1,9 @@
 /**
- * Downloads a media file a post links to from elsewhere, for a live connector that must upload its
- * bytes. The URL is the user's, so it goes through the webhook SSRF guard: the address actually
- * dialled must be public (unless `allowPrivateUrls`, the same escape webhooks have), every redirect is
- * judged again, and no more than `maxBytes` is read.
+ * Fetches a file named by a URL someone else chose: a media file a post links to (for a live connector
+ * that must upload its bytes), or an OAuth client's metadata document. The URL is not ours, so it goes
+ * through the webhook SSRF guard: the address actually dialled must be public (unless
+ * `allowPrivateUrls`, the same escape webhooks have), every redirect is judged again, and no more than
+ * `maxBytes` is read.
  *
  * node:http is imported here although the core otherwise knows no transport (eslint.config.js), for
  * the reason the webhook transport gives: this is an outbound client to a third party, and the guard
@@ -20,9 +21,30 @@ export interface DownloadOptions {
   allowPrivateUrls: boolean;
 }
 
-const MAX_REDIRECTS = 3;
+export interface PublicGetOptions extends DownloadOptions {
+  /** What the URL is, as messages name it. */
+  label: string;
+  /** The Accept header sent. */
+  accept: string;
+  /** Redirects followed (each judged by the guard again); 0 refuses any redirect. */
+  maxRedirects: number;
+  /** The setting that bounds the size, named in the too-large message when there is one. */
+  sizeSetting?: string;
+}
 
-/** Why a download failed, in a sentence for the post's publish result. */
+export interface PublicFile {
+  body: Buffer;
+  headers: http.IncomingHttpHeaders;
+}
+
+const MEDIA: Omit<PublicGetOptions, keyof DownloadOptions> = {
+  label: 'media URL',
+  accept: 'image/*, video/*',
+  maxRedirects: 3,
+  sizeSetting: 'MEDIA_MAX_BYTES',
+};
+
+/** Why a download failed, in a sentence for the post's publish result or the person's page. */
 export class DownloadError extends Error {
   constructor(message: string) {
     super(message);
@@ -30,38 +52,49 @@ export class DownloadError extends Error {
   }
 }
 
-/** The body of `url` (following up to 3 redirects), or a DownloadError saying why not. */
+/** The body of media file `url` (following up to 3 redirects), or a DownloadError saying why not. */
 export async function downloadPublicFile(url: string, options: DownloadOptions): Promise<Buffer> {
+  return (await getPublicFile(url, { ...options, ...MEDIA })).body;
+}
+
+/** The body and headers of `url`'s 200 answer, or a DownloadError saying why not. */
+export async function getPublicFile(url: string, options: PublicGetOptions): Promise<PublicFile> {
   let current = url;
   for (let redirects = 0; ; redirects++) {
     const answer = await getOnce(current, options);
-    if (answer.kind === 'body') return answer.body;
-    if (redirects === MAX_REDIRECTS)
-      throw new DownloadError(`media URL ${url} redirects more than ${MAX_REDIRECTS} times`);
+    if (answer.kind === 'body') return answer.file;
+    if (redirects === options.maxRedirects) {
+      throw new DownloadError(
+        options.maxRedirects === 0
+          ? `${options.label} ${url} answered a redirect, which is not followed`
+          : `${options.label} ${url} redirects more than ${options.maxRedirects} times`,
+      );
+    }
     current = new URL(answer.location, current).toString();
   }
 }
 
-type Answer = { kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string };
+type Answer = { kind: 'body'; file: PublicFile } | { kind: 'redirect'; location: string };
 
-function getOnce(url: string, options: DownloadOptions): Promise<Answer> {
+function getOnce(url: string, options: PublicGetOptions): Promise<Answer> {
+  const { label } = options;
   const parsed = parseWebhookUrl(url);
-  if (typeof parsed === 'string') return Promise.reject(new DownloadError(`media URL ${url}: ${parsed}`));
+  if (typeof parsed === 'string') return Promise.reject(new DownloadError(`${label} ${url}: ${parsed}`));
   const host = hostOf(parsed);
   const guarded = !options.allowPrivateUrls;
   // Node dials an IP literal without calling `lookup`, so the guard judges literals here.
   if (guarded && net.isIP(host) !== 0) {
     const range = blockedRange(host);
-    if (range !== null) return Promise.reject(refused(url, new BlockedAddressError(host, range)));
+    if (range !== null) return Promise.reject(refused(label, url, new BlockedAddressError(host, range)));
   }
   return new Promise<Answer>((resolve, reject) => {
     const request = (parsed.protocol === 'https:' ? https : http).get(parsed, {
       timeout: options.timeoutMs,
-      headers: { 'user-agent': 'content-publishing-service-media/0.1', accept: 'image/*, video/*' },
+      headers: { 'user-agent': 'content-publishing-service/0.1', accept: options.accept },
       ...(guarded ? { lookup: guardedLookup } : {}),
     });
     const deadline = setTimeout(
-      () => fail(new DownloadError(`media URL ${url} did not answer within ${options.timeoutMs} ms`)),
+      () => fail(new DownloadError(`${label} ${url} did not answer within ${options.timeoutMs} ms`)),
       options.timeoutMs,
     );
     const fail = (error: Error) => {
@@ -72,9 +105,9 @@ function getOnce(url: string, options: DownloadOptions): Promise<Answer> {
     request.on('error', (error) =>
       fail(
         error instanceof BlockedAddressError
-          ? refused(url, error)
+          ? refused(label, url, error)
           : new DownloadError(
-              `media URL ${url} could not be fetched (${(error as NodeJS.ErrnoException).code ?? error.message})`,
+              `${label} ${url} could not be fetched (${(error as NodeJS.ErrnoException).code ?? error.message})`,
             ),
       ),
     );
@@ -87,30 +120,30 @@ function getOnce(url: string, options: DownloadOptions): Promise<Answer> {
       }
       if (status !== 200) {
         response.resume();
-        return fail(new DownloadError(`media URL ${url} answered HTTP ${status}`));
+        return fail(new DownloadError(`${label} ${url} answered HTTP ${status}`));
       }
       const declared = Number(response.headers['content-length'] ?? 0);
-      if (declared > options.maxBytes) return fail(tooLarge(url, options.maxBytes));
+      if (declared > options.maxBytes) return fail(tooLarge(url, options));
       const chunks: Buffer[] = [];
       let received = 0;
       response.on('data', (chunk: Buffer) => {
         received += chunk.length;
-        if (received > options.maxBytes) return fail(tooLarge(url, options.maxBytes));
+        if (received > options.maxBytes) return fail(tooLarge(url, options));
         chunks.push(chunk);
       });
       response.on('end', () => {
         clearTimeout(deadline);
-        resolve({ kind: 'body', body: Buffer.concat(chunks) });
+        resolve({ kind: 'body', file: { body: Buffer.concat(chunks), headers: response.headers } });
       });
       response.on('error', fail);
     });
   });
 }
 
-const refused = (url: string, error: BlockedAddressError) =>
+const refused = (label: string, url: string, error: BlockedAddressError) =>
   new DownloadError(
-    `media URL ${url} was refused: it reaches ${error.address}, a ${error.range} address; media must be on a public host`,
+    `${label} ${url} was refused: it reaches ${error.address}, a ${error.range} address; it must be on a public host`,
   );
 
-const tooLarge = (url: string, maxBytes: number) =>
-  new DownloadError(`media URL ${url} is larger than ${maxBytes} bytes (MEDIA_MAX_BYTES)`);
+const tooLarge = (url: string, { label, maxBytes, sizeSetting }: PublicGetOptions) =>
+  new DownloadError(`${label} ${url} is larger than ${maxBytes} bytes${sizeSetting ? ` (${sizeSetting})` : ''}`);

@@ -6,8 +6,10 @@ import { authenticate } from '../accounts/api-keys.ts';
 import type { Runtime } from '../context.ts';
 import { RateLimitError, ServiceError } from '../errors.ts';
 import { derivedKey } from '../secrets.ts';
+import { ClientMetadataError, isMetadataDocumentClientId, resolveMetadataDocumentClient } from './client-metadata.ts';
 import { findClient, issueAuthorizationCode, parseScope, type OAuthClient } from './grants.ts';
 import { acceptedResources, type OAuthScope } from './metadata.ts';
+import { isClientRedirectUri } from './registration.ts';
 
 /** The fields of an authorization request, as the query (GET) or the consent form's hidden fields (POST) carry them. */
 export const AUTHORIZATION_FIELDS = [
@@ -49,25 +51,41 @@ export function redirectLocation(runtime: Runtime, redirectUri: string, answer: 
   return url.toString();
 }
 
-/** Checks an authorization request in the order that decides where a refusal may go. */
-export function checkAuthorizationRequest(
+/** The client a client_id names: a registered one, or one described by its metadata document. */
+async function clientFor(
+  runtime: Runtime,
+  clientId: string,
+  address: string,
+): Promise<OAuthClient | AuthorizationRefusal> {
+  if (!isMetadataDocumentClientId(clientId)) {
+    return (
+      findClient(runtime, clientId) ?? { kind: 'page', message: 'The client is not registered with this service.' }
+    );
+  }
+  try {
+    return await resolveMetadataDocumentClient(runtime, clientId, address);
+  } catch (error) {
+    if (error instanceof ClientMetadataError) return { kind: 'page', message: error.message };
+    throw error;
+  }
+}
+
+/**
+ * Checks an authorization request in the order that decides where a refusal may go. `address` is the
+ * person's: a client first met by its metadata document counts against that address's allowance.
+ */
+export async function checkAuthorizationRequest(
   runtime: Runtime,
   params: AuthorizationParams,
-): AuthorizationRequest | AuthorizationRefusal {
+  address: string,
+): Promise<AuthorizationRequest | AuthorizationRefusal> {
   const clientId = params.client_id;
   if (!clientId) return { kind: 'page', message: 'The request names no client (client_id is missing).' };
-  if (/^https:\/\//i.test(clientId)) {
-    return {
-      kind: 'page',
-      message:
-        'This service does not accept Client ID Metadata Documents yet: register the client first (POST /oauth/register).',
-    };
-  }
-  const client = findClient(runtime, clientId);
-  if (!client) return { kind: 'page', message: 'The client is not registered with this service.' };
+  const client = await clientFor(runtime, clientId, address);
+  if ('kind' in client) return client;
   const redirectUri = params.redirect_uri;
   if (!redirectUri) return { kind: 'page', message: 'The request has no redirect_uri.' };
-  if (!client.redirectUris.includes(redirectUri)) {
+  if (!isClientRedirectUri(client.redirectUris, redirectUri)) {
     return { kind: 'page', message: 'The redirect_uri is not one this client registered.' };
   }
   const state = params.state ?? '';

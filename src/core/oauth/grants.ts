@@ -45,6 +45,8 @@ export interface OAuthClient {
   redirectUris: string[];
   tokenEndpointAuthMethod: 'none' | 'client_secret_basic' | 'client_secret_post';
   secretHash: string | null;
+  /** Set for a metadata-document client: until when its fetched document is fresh. */
+  metadataExpiresAt: Date | null;
 }
 
 export function findClient(runtime: Runtime, clientId: string): OAuthClient | undefined {

@@ -11,7 +11,7 @@ export const REGISTRATIONS_PER_HOUR = 20;
 const HOUR_MS = 60 * 60 * 1000;
 
 const MAX_REDIRECT_URIS = 10;
-const MAX_URI_LENGTH = 2000;
+export const MAX_URI_LENGTH = 2000;
 const MAX_CLIENT_NAME_LENGTH = 200;
 
 const CLIENT_ID_PREFIX = 'npc_';
@@ -19,6 +19,30 @@ const CLIENT_SECRET_PREFIX = 'np_ocs_';
 
 /** Loopback hosts, as URL.hostname spells them: the only hosts a plain-http redirect may go to (RFC 8252). */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * Whether `requested` is one of the client's redirect URIs. Exact, except that a plain-http loopback URI
+ * matches on any port (RFC 8252 section 7.3, OAuth 2.1 section 8.4.2): a native client such as Claude
+ * Code listens on a port it is given at run time, and its metadata document lists `http://127.0.0.1/callback`.
+ */
+export function isClientRedirectUri(registered: readonly string[], requested: string): boolean {
+  if (registered.includes(requested)) return true;
+  let url: URL;
+  try {
+    url = new URL(requested);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname)) return false;
+  url.port = '';
+  const withoutPort = url.toString();
+  return registered.some((uri) => {
+    const candidate = new URL(uri);
+    if (candidate.protocol !== 'http:') return false;
+    candidate.port = '';
+    return candidate.toString() === withoutPort;
+  });
+}
 
 /** A refusal in RFC 7591's terms (section 3.2.2): the door answers it 400 as `{error, error_description}`. */
 export class ClientRegistrationError extends Error {
@@ -75,7 +99,7 @@ function checkSubset(body: Record<string, unknown>, field: string, supported: re
   }
 }
 
-interface ClientMetadata {
+export interface ClientMetadata {
   clientName: string | undefined;
   redirectUris: string[];
   method: OAuthClientAuthMethod;
@@ -86,7 +110,7 @@ interface ClientMetadata {
  * auth method defaults to client_secret_basic, RFC 7591's default: a public client (Claude, ChatGPT,
  * an editor) says `none`.
  */
-function readClientMetadata(body: unknown): ClientMetadata {
+export function readClientMetadata(body: unknown): ClientMetadata {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalidMetadata('The body must be a JSON object of client metadata.');
   }
@@ -117,7 +141,7 @@ function readClientMetadata(body: unknown): ClientMetadata {
  * Refuses a registration past the address's hourly allowance. Counted from the clients table itself,
  * over the last hour: exact across processes, and only a stored client (the thing worth bounding) counts.
  */
-function checkRegistrationAllowance(runtime: Runtime, address: string, now: Date): void {
+export function checkRegistrationAllowance(runtime: Runtime, address: string, now: Date): void {
   const since = new Date(now.getTime() - HOUR_MS);
   const inWindow = and(eq(oauthClients.registeredFrom, address), gt(oauthClients.createdAt, since));
   const made = runtime.db.select({ n: count() }).from(oauthClients).where(inWindow).get()!.n;

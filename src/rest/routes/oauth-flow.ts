@@ -72,9 +72,17 @@ function showConsent(runtime: Runtime, res: Response, request: AuthorizationRequ
   );
 }
 
+/** Without a proxy in front (no trust proxy setting), the address is the peer's own. */
+const addressOf = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
 /** Checks the request; answers a refusal (page or redirect) itself and says whether to go on. */
-function checkedRequest(runtime: Runtime, res: Response, params: AuthorizationParams): AuthorizationRequest | null {
-  const checked = checkAuthorizationRequest(runtime, params);
+async function checkedRequest(
+  runtime: Runtime,
+  req: Request,
+  res: Response,
+  params: AuthorizationParams,
+): Promise<AuthorizationRequest | null> {
+  const checked = await checkAuthorizationRequest(runtime, params, addressOf(req));
   if (!('kind' in checked)) return checked;
   if (checked.kind === 'redirect') {
     res.redirect(302, checked.location);
@@ -87,14 +95,14 @@ function checkedRequest(runtime: Runtime, res: Response, params: AuthorizationPa
 
 const showAuthorization =
   (runtime: Runtime): RequestHandler =>
-  (req, res) => {
-    const request = checkedRequest(runtime, res, pickParams(req.query as Record<string, unknown>));
+  async (req, res) => {
+    const request = await checkedRequest(runtime, req, res, pickParams(req.query as Record<string, unknown>));
     if (request) showConsent(runtime, res, request);
   };
 
 const answerConsent =
   (runtime: Runtime): RequestHandler =>
-  (req, res) => {
+  async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const params = pickParams(body);
     // The form token first: fields that are not the ones the page showed never reach a redirect.
@@ -105,7 +113,7 @@ const answerConsent =
         .send(messagePage('This form cannot be used', 'Go back to your assistant and start the connection again.'));
       return;
     }
-    const request = checkedRequest(runtime, res, params);
+    const request = await checkedRequest(runtime, req, res, params);
     if (!request) return;
     const decision = fieldOf(body, 'decision');
     if (decision === 'deny') {
@@ -113,9 +121,7 @@ const answerConsent =
       return res.redirect(302, redirectLocation(runtime, request.redirectUri, answer));
     }
     if (decision !== 'approve') return showConsent(runtime, res, request, 'Choose Allow or Deny.');
-    // Without a proxy in front (no trust proxy setting), the address is the peer's own.
-    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-    const outcome = approveAuthorization(runtime, request, fieldOf(body, 'api_key') ?? '', address);
+    const outcome = approveAuthorization(runtime, request, fieldOf(body, 'api_key') ?? '', addressOf(req));
     if ('keyRefused' in outcome) {
       res.status(400);
       return showConsent(runtime, res, request, outcome.keyRefused);
@@ -236,7 +242,9 @@ export const oauthFlowEndpoints = [
     description:
       'Checks the authorization request (response_type=code, client_id, redirect_uri, code_challenge with S256, ' +
       'state, optional scope and resource) and shows the consent page, where the person pastes their API key. ' +
-      'An unknown client or redirect_uri is shown as an error page; other errors go back to redirect_uri.',
+      'A client_id that is an https URL is fetched as the client metadata document. An unknown client or ' +
+      'redirect_uri is shown as an error page; other errors go back to redirect_uri. A client first met by its ' +
+      'document counts against the address registration allowance (429 past it).',
     parameters: AUTHORIZATION_FIELDS.map((name) => ({
       name,
       in: 'query' as const,
@@ -249,7 +257,7 @@ export const oauthFlowEndpoints = [
       302: redirectAnswer,
       400: { description: 'The client or redirect_uri cannot be trusted: an error page.', mediaType: 'text/html' },
     },
-    errors: [],
+    errors: ['rate_limit_exceeded'],
   }),
   publicEndpoint({
     method: 'post',

@@ -1,0 +1,1 @@
+ALTER TABLE `oauth_clients` ADD `metadata_expires_at` integer;
