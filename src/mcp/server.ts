@@ -141,7 +141,8 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools }: 
     } catch (error) {
       if (workspace && !counted && !(error instanceof RateLimitError)) {
         try {
-          report(consumeRateLimit(runtime, workspace.id, tool.operation.buckets));
+          const { buckets } = operationFor(tool.operation, argumentsOf(request.params.arguments));
+          report(consumeRateLimit(runtime, workspace.id, buckets));
         } catch (refused) {
           return toToolError(refused, runtime.config.docsUrl, runtime.log);
         }
