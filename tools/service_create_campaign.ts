@@ -13,4 +13,5 @@ export default defineTool({
     'campaign_length_days and is not recomputed by later updates. Targeting is per content item: a campaign has no platforms.',
   operation: createCampaign,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  idempotencyKey: true,
 });

@@ -13,4 +13,5 @@ export default defineTool({
     'must carry Z or an offset. Read the brand profile (service_get_brand_profile) first so the caption fits the brand.',
   operation: createContent,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  idempotencyKey: true,
 });

@@ -12,4 +12,5 @@ export default defineTool({
     'campaign; follow generated_posts with service_get_campaign.',
   operation: launchCampaign,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  idempotencyKey: true,
 });

@@ -10,7 +10,10 @@ export default defineTool({
     '(service_update_content status approved) and carry media_urls when its content_type needs media. Omitting ' +
     'scheduled_for publishes immediately (the next publishing run, within seconds); a future scheduled_for (ISO 8601 with ' +
     'offset) schedules it. The answer only confirms the queue (publish_queued true); poll service_get_content for ' +
-    'status published or the per-platform errors in publish_results.',
+    'status published or the per-platform errors in publish_results. dry_run true changes nothing and answers a ' +
+    'publish_preview instead: ready, and per target platform the account and the problems that would refuse it; ' +
+    'check it before publishing.',
   operation: publishContent,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  idempotencyKey: true,
 });

@@ -20,6 +20,11 @@ export interface ToolDescriptor {
   description: string;
   operation: Operation;
   annotations: ToolAnnotations;
+  /**
+   * A creating tool: it takes an optional `idempotency_key` argument with the semantics of REST's
+   * Idempotency-Key header (the MCP door adds the argument; the rule is in core/idempotency.ts).
+   */
+  idempotencyKey?: true;
 }
 
 /**

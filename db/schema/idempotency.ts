@@ -9,7 +9,7 @@ export const idempotencyKeys = sqliteTable(
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     key: text('key').notNull(),
-    /** SHA-256 of method, path and body: the same key with another request is refused. */
+    /** SHA-256 of the operation name and its canonical input: the same key with another call is refused. */
     fingerprint: text('fingerprint').notNull(),
     /** Null while the first request is still running. */
     responseStatus: integer('response_status'),

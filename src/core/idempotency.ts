@@ -1,33 +1,88 @@
 import { and, eq, lt } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { writeTransaction } from '../../db/client.ts';
 import { idempotencyKeys } from '../../db/schema/index.ts';
 import type { Runtime } from './context.ts';
 import { fieldError, ServiceError } from './errors.ts';
 import { assertInputDepth } from './operation.ts';
 
-/** Idempotency-Key: the same key and body within 24 hours replays the stored answer. */
+/**
+ * Idempotency-Key (a REST header, or a creating tool's idempotency_key argument): the same key and
+ * the same call within 24 hours replays the stored answer, whichever door made either.
+ */
 const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** A first request that never finished (its process died) stops blocking the key after this. */
 const ABANDONED_AFTER_MS = 2 * 60 * 1000;
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
+/** The `idempotency_key` argument of a creating tool, as its inputSchema advertises it. */
+export const IdempotencyKeyArgument = z
+  .string()
+  .min(1)
+  .max(MAX_IDEMPOTENCY_KEY_LENGTH)
+  .describe(
+    'Optional. A unique value (a UUID) for this call: a retry with the same key and the same arguments within 24 hours ' +
+      'answers the first result again instead of doing it twice; the same key with other arguments fails with ' +
+      'idempotency_key_reused, and while the first call still runs with idempotency_conflict. Shared with the REST ' +
+      'Idempotency-Key header.',
+  );
+
+/** The tool argument read: a key, none, or an invalid_body naming the argument. */
+export function idempotencyKeyArgument(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const parsed = IdempotencyKeyArgument.safeParse(value);
+  if (!parsed.success) {
+    throw fieldError(
+      'idempotency_key',
+      `idempotency_key must be a string of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
+    );
+  }
+  return parsed.data;
+}
+
+/**
+ * An answer as stored: a result, or the error envelope `{ error: { code, … } }`. REST stores its
+ * status; a tool call, having none, stores TOOL_CALL_STATUS. Neither door replays the stored status
+ * as such: REST answers a result with the route's status and an error with its code's, so an answer
+ * replays alike through both doors.
+ */
 export interface StoredResponse {
   status: number;
   body: unknown;
 }
 
-export interface IdempotentRequest {
+export const TOOL_CALL_STATUS = { result: 200, error: 400 } as const;
+
+/** Whether a stored answer is an error (its body the error envelope). */
+export const isStoredError = (response: StoredResponse): boolean => response.status >= 400;
+
+/**
+ * One keyed call, as either door sees it: the operation and its whole input (a REST body with the
+ * path's ids, or a tool's arguments without the key). The fingerprint is taken over these, so the
+ * same call made over REST and then as a tool replays.
+ */
+export interface IdempotentCall {
   workspaceId: string;
   key: string;
-  method: string;
-  path: string;
-  body: unknown;
+  /** How the caller sent the key, for the message of a bad one: the header or the tool argument. */
+  keyField: 'Idempotency-Key' | 'idempotency_key';
+  operation: string;
+  input: unknown;
 }
 
-const fingerprintOf = (request: IdempotentRequest): string =>
+/** JSON with every object's keys sorted: the same input, whatever order a client wrote its fields in. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value ?? null, (_key, child: unknown) =>
+    typeof child === 'object' && child !== null && !Array.isArray(child)
+      ? Object.fromEntries(Object.entries(child).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : child,
+  );
+}
+
+const fingerprintOf = (call: IdempotentCall): string =>
   createHash('sha256')
-    .update(`${request.method} ${request.path}\n${JSON.stringify(request.body ?? null)}`)
+    .update(`${call.operation}\n${canonicalJson(call.input)}`)
     .digest('hex');
 
 const keyOf = (request: { workspaceId: string; key: string }) =>
@@ -38,15 +93,13 @@ const keyOf = (request: { workspaceId: string; key: string }) =>
  * idempotency_conflict while the first request is still running, and idempotency_key_reused when
  * the key came with another request.
  */
-export function claimIdempotencyKey(runtime: Runtime, request: IdempotentRequest): StoredResponse | null {
+export function claimIdempotencyKey(runtime: Runtime, request: IdempotentCall): StoredResponse | null {
   if (request.key.length === 0 || request.key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    throw fieldError(
-      'Idempotency-Key',
-      `The Idempotency-Key header must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
-    );
+    const what = request.keyField === 'Idempotency-Key' ? 'The Idempotency-Key header' : 'idempotency_key';
+    throw fieldError(request.keyField, `${what} must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`);
   }
-  // Before the fingerprint, which walks the whole body.
-  assertInputDepth(request.body);
+  // Before the fingerprint, which walks the whole input.
+  assertInputDepth(request.input);
   const now = runtime.clock.now();
   const fingerprint = fingerprintOf(request);
   const { db } = runtime;
@@ -97,6 +150,36 @@ export function storeIdempotentResponse(
 /** Frees the key when the answer is not worth replaying (a 5xx or a 429): a retry should run anew. */
 export function releaseIdempotencyKey(runtime: Runtime, request: { workspaceId: string; key: string }): void {
   runtime.db.delete(idempotencyKeys).where(keyOf(request)).run();
+}
+
+/**
+ * Runs a keyed call once: the first call with a key runs `run` and its answer is stored; a repeat of
+ * the same call replays it (`replayed: true`, nothing run). Client errors are stored and replayed too
+ * (the same call would fail the same way; `failed` shapes them as the door answers them); a 5xx or a
+ * 429 frees the key so a retry runs anew. Errors are rethrown after they are stored.
+ */
+export async function runIdempotently(
+  runtime: Runtime,
+  call: IdempotentCall,
+  run: () => Promise<StoredResponse>,
+  failed: (error: ServiceError) => StoredResponse,
+): Promise<{ replayed: boolean; response: StoredResponse }> {
+  const scope = { workspaceId: call.workspaceId, key: call.key };
+  const replay = claimIdempotencyKey(runtime, call);
+  if (replay) return { replayed: true, response: replay };
+  let response: StoredResponse;
+  try {
+    response = await run();
+  } catch (error) {
+    if (!(error instanceof ServiceError) || error.code === 'internal' || error.code === 'rate_limit_exceeded') {
+      releaseIdempotencyKey(runtime, scope);
+      throw error;
+    }
+    storeIdempotentResponse(runtime, scope, failed(error));
+    throw error;
+  }
+  storeIdempotentResponse(runtime, scope, response);
+  return { replayed: false, response };
 }
 
 /** Drops stored answers past the replay window; called by the maintenance job. */

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { savepoint } from '../../db/client.ts';
 import { inNextCommit } from './batch.ts';
 import type { Bucket } from './config.ts';
@@ -21,7 +21,7 @@ export type OperationErrors = Partial<Record<ErrorCode, string>>;
  * (REST validates bodies and queries with it; MCP advertises it as the tool's inputSchema), its
  * output schema (the REST success body, the tool's outputSchema) and the errors it can answer.
  */
-export interface Operation<Input extends z.ZodObject = z.ZodObject, Output = unknown> {
+export interface Operation<Input extends z.ZodObject = z.ZodObject, Output = unknown, Preview = unknown> {
   name: string;
   buckets: readonly Bucket[];
   /** The OAuth scope it needs, where its buckets do not say it (see requiredScope in oauth/scopes.ts). */
@@ -42,6 +42,11 @@ export interface Operation<Input extends z.ZodObject = z.ZodObject, Output = unk
    * so its writes must go through `inNextCommit` themselves.
    */
   run(ctx: ServiceContext, input: z.output<Input>): Output;
+  /**
+   * What answers the same input with `dry_run: true` (the publish preview): run instead of this one,
+   * with its own buckets, so a dry run takes nothing this operation's buckets would (see operationFor).
+   */
+  dryRun?: Operation<Input, Preview>;
 }
 
 /**
@@ -49,19 +54,38 @@ export interface Operation<Input extends z.ZodObject = z.ZodObject, Output = unk
  * serializer adds or retypes without the schema does not compile; a documented field it leaves out
  * fails the response checks of the REST tests and the outputSchema checks of the MCP tests.
  */
-export const defineOperation = <Input extends z.ZodObject, Output, OutputSchema extends z.ZodType>(
-  operation: Omit<Operation<Input, Output>, 'output' | 'errors'> & {
+export const defineOperation = <Input extends z.ZodObject, Output, OutputSchema extends z.ZodType, Preview = never>(
+  operation: Omit<Operation<Input, Output, Preview>, 'output' | 'errors'> & {
     output: OutputSchema &
       ([z.output<OutputSchema>] extends [Awaited<Output>]
         ? unknown
         : 'the output schema does not describe what the operation returns');
     errors?: OperationErrors;
   },
-): Operation<Input, Output> => ({ ...operation, errors: operation.errors ?? {} });
+): Operation<Input, Output, Preview> => ({ ...operation, errors: operation.errors ?? {} });
 
 /** The codes of `errors`, in their order. */
 export const operationErrorCodes = (operation: Pick<Operation, 'errors'>): ErrorCode[] =>
   Object.keys(operation.errors) as ErrorCode[];
+
+/** Everything a success can answer: the output, or with a dry run either it or the dry run's output. */
+export const answerSchema = (operation: Operation): z.ZodType =>
+  operation.dryRun ? z.union([operation.output, operation.dryRun.output]) : operation.output;
+
+/**
+ * The operation that answers `raw`: the dry run's, when the operation has one and the input carries
+ * `dry_run` other than false, else the operation itself. Read from the raw input, before validation,
+ * because the buckets are taken first; a malformed dry_run (`"yes"`) is thus refused as a dry run,
+ * never counted as the real call.
+ */
+export function operationFor<Input extends z.ZodObject, Output, Preview>(
+  operation: Operation<Input, Output, Preview>,
+  raw: unknown,
+): Operation<Input, Output> | Operation<Input, Preview> {
+  if (!operation.dryRun || typeof raw !== 'object' || raw === null || Array.isArray(raw)) return operation;
+  const { dry_run: dryRun } = raw as { dry_run?: unknown };
+  return dryRun === undefined || dryRun === false ? operation : operation.dryRun;
+}
 
 /**
  * No input field needs more than a few levels of nesting; refusing deeper input up front keeps
@@ -86,16 +110,17 @@ export function assertInputDepth(raw: unknown): void {
   }
 }
 
-/** Validates raw input (a body, a query, tool arguments) and runs the operation on it. */
-export function runOperation<Input extends z.ZodObject, Output>(
-  operation: Operation<Input, Output>,
+/** Validates raw input (a body, a query, tool arguments) and runs the operation on it (or its dry run: operationFor). */
+export function runOperation<Input extends z.ZodObject, Output, Preview = never>(
+  operation: Operation<Input, Output, Preview>,
   ctx: ServiceContext,
   raw: unknown,
-): Output {
+): Output | Preview {
   assertInputDepth(raw);
-  const parsed = operation.input.safeParse(raw ?? {});
-  if (!parsed.success) throw (operation.invalidInput ?? validationError)(parsed.error);
-  return operation.run(ctx, parsed.data);
+  const chosen = operationFor(operation, raw);
+  const parsed = chosen.input.safeParse(raw ?? {});
+  if (!parsed.success) throw (chosen.invalidInput ?? validationError)(parsed.error);
+  return chosen.run(ctx, parsed.data);
 }
 
 /**
@@ -105,17 +130,19 @@ export function runOperation<Input extends z.ZodObject, Output>(
  * counts; only a 429 consumes nothing). A read takes, then reads. `onRateLimit` hears the bucket
  * state, so a door can report it whether the operation succeeds or fails.
  */
-export function executeOperation<Input extends z.ZodObject, Output>(
+export function executeOperation<Input extends z.ZodObject, Output, Preview = never>(
   ctx: ServiceContext,
-  operation: Operation<Input, Output>,
+  operation: Operation<Input, Output, Preview>,
   raw: unknown,
   onRateLimit?: (state: RateLimitState) => void,
-): Promise<Awaited<Output>> {
+): Promise<Awaited<Output | Preview>> {
+  // A dry run takes from its own buckets (a publish preview from `read`, never `publish`).
+  const { buckets } = operationFor(operation, raw);
   const take = () => {
-    const state = consumeRateLimit(ctx, ctx.workspace.id, operation.buckets);
+    const state = consumeRateLimit(ctx, ctx.workspace.id, buckets);
     onRateLimit?.(state);
   };
-  const readsOnly = operation.buckets.every((bucket) => bucket === 'read');
+  const readsOnly = buckets.every((bucket) => bucket === 'read');
   // An async operation's promise is adopted: the request settles when it does.
   return inNextCommit(ctx.db, () => {
     if (readsOnly) {
@@ -125,7 +152,7 @@ export function executeOperation<Input extends z.ZodObject, Output>(
     try {
       // better-sqlite3 refuses a transaction function that returns a promise, so an async
       // operation's promise is carried out of the savepoint (which holds its part before the first await).
-      let result!: Output;
+      let result!: Output | Preview;
       savepoint(ctx.db, () => {
         take();
         result = runOperation(operation, ctx, raw);
@@ -135,5 +162,5 @@ export function executeOperation<Input extends z.ZodObject, Output>(
       if (!(error instanceof RateLimitError)) take();
       throw error;
     }
-  }) as Promise<Awaited<Output>>;
+  }) as Promise<Awaited<Output | Preview>>;
 }

@@ -9,19 +9,31 @@ import type { Logger } from '../core/log.ts';
  * an error, so an error object there would turn every failure into a client-side validation error.
  */
 export function toToolError(error: unknown, docsUrl: string, log: Logger): CallToolResult {
-  let body: Record<string, unknown>;
   if (error instanceof RateLimitError) {
-    body = { code: error.code, message: error.message, retry_after: error.retryAfter, docs_url: docsUrl };
-  } else if (error instanceof ServiceError) {
-    body = {
+    return toolErrorResult({
+      error: { code: error.code, message: error.message, retry_after: error.retryAfter, docs_url: docsUrl },
+    });
+  }
+  if (error instanceof ServiceError) return toolErrorResult(errorEnvelope(error, docsUrl));
+  log.error({ err: error }, 'Unexpected error in a tool call');
+  return toolErrorResult({
+    error: { code: 'internal', message: 'An unexpected error occurred; retry after a short delay.', docs_url: docsUrl },
+  });
+}
+
+/** A ServiceError as the API's envelope, `{ error: { code, message, docs_url, details? } }`: what an idempotency key stores. */
+export function errorEnvelope(error: ServiceError, docsUrl: string): { error: Record<string, unknown> } {
+  return {
+    error: {
       code: error.code,
       message: error.message,
       docs_url: docsUrl,
       ...(error.details ? { details: error.details } : {}),
-    };
-  } else {
-    log.error({ err: error }, 'Unexpected error in a tool call');
-    body = { code: 'internal', message: 'An unexpected error occurred; retry after a short delay.', docs_url: docsUrl };
-  }
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: body }) }] };
+    },
+  };
+}
+
+/** The tool result of an error envelope: a fresh failure, or one replayed for an idempotency key. */
+export function toolErrorResult(envelope: unknown): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }] };
 }

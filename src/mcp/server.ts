@@ -13,9 +13,18 @@ import { TOOLS, type ToolDescriptor } from '../../tools/index.ts';
 import { authenticate } from '../core/accounts/api-keys.ts';
 import type { Config } from '../core/config.ts';
 import { contextFor, type Runtime } from '../core/context.ts';
-import type { RateLimitState } from '../core/errors.ts';
-import { executeOperation } from '../core/operation.ts';
-import { toToolError } from './errors.ts';
+import type { Workspace } from '../core/accounts/workspaces.ts';
+import { RateLimitError, type RateLimitState } from '../core/errors.ts';
+import {
+  IdempotencyKeyArgument,
+  idempotencyKeyArgument,
+  isStoredError,
+  runIdempotently,
+  TOOL_CALL_STATUS,
+} from '../core/idempotency.ts';
+import { answerSchema, executeOperation, operationFor } from '../core/operation.ts';
+import { consumeRateLimit } from '../core/rate-limits.ts';
+import { errorEnvelope, toolErrorResult, toToolError } from './errors.ts';
 
 /** What initialize answers as serverInfo: the constant part; websiteUrl is the deployment's PUBLIC_BASE_URL. */
 export const SERVER_INFO = {
@@ -70,12 +79,20 @@ const AnyCallToolRequest = CallToolRequestSchema.extend({ params: z.unknown() })
 function describeTool(tool: ToolDescriptor): Tool {
   let description = descriptions.get(tool);
   if (!description) {
+    const inputSchema = z.toJSONSchema(tool.operation.input, {
+      io: 'input',
+      unrepresentable: 'any',
+    }) as Tool['inputSchema'];
+    if (tool.idempotencyKey) {
+      const { $schema: _dialect, ...keySchema } = z.toJSONSchema(IdempotencyKeyArgument);
+      inputSchema.properties = { ...inputSchema.properties, idempotency_key: keySchema };
+    }
     description = {
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: z.toJSONSchema(tool.operation.input, { io: 'input', unrepresentable: 'any' }) as Tool['inputSchema'],
-      outputSchema: outputSchemaOf(tool.operation.output),
+      inputSchema,
+      outputSchema: outputSchemaOf(answerSchema(tool.operation)),
       annotations: { title: tool.title, ...tool.annotations },
     };
     descriptions.set(tool, description);
@@ -125,6 +142,15 @@ function resultText(result: unknown): string {
   });
 }
 
+const toolResult = (result: unknown): CallToolResult => ({
+  content: [{ type: 'text', text: resultText(result) }],
+  structuredContent: result as Record<string, unknown>,
+});
+
+/** The arguments as fields; anything else is left for the operation's schema to refuse. */
+const argumentsOf = (args: unknown): Record<string, unknown> =>
+  typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+
 /**
  * The one server factory, used by stdio, streamable HTTP and tests. The SDK's low-level Server is
  * used on purpose: McpServer validates arguments itself and reports failures as plain text, while
@@ -151,15 +177,40 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools }: 
     // The protocol's answer to a tool that is not listed (MCP spec, Tools, Error handling): a JSON-RPC
     // error -32602, the same for a name that never existed and one this process does not expose.
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}.`);
+    // A request the operation did not run for (a replay, a refused key) still counts, as over REST.
+    let counted = false;
+    const report = (state: RateLimitState) => {
+      counted = true;
+      onRateLimit?.(state);
+    };
+    let workspace: Workspace | undefined;
     try {
       const { operation } = tool;
-      const workspace = authenticate(runtime, authorization, { planChecks: operation.planChecks ?? true });
+      workspace = authenticate(runtime, authorization, { planChecks: operation.planChecks ?? true });
       // A list answers as many items as fit the text limit (the result's text is the JSON of its data).
       const ctx = { ...contextFor(runtime, workspace, 'mcp'), answerBudget: MAX_TOOL_TEXT_CHARS - 1 };
-      const result = await executeOperation(ctx, operation, request.params.arguments ?? {}, onRateLimit);
-      const structuredContent = result as Record<string, unknown>;
-      return { content: [{ type: 'text', text: resultText(result) }], structuredContent };
+      const { idempotency_key: rawKey, ...input } = argumentsOf(request.params.arguments);
+      const key = tool.idempotencyKey ? idempotencyKeyArgument(rawKey) : undefined;
+      const execute = () =>
+        executeOperation(ctx, operation, tool.idempotencyKey ? input : (request.params.arguments ?? {}), report);
+      if (key === undefined) return toolResult(await execute());
+      const { replayed, response } = await runIdempotently(
+        runtime,
+        { workspaceId: workspace.id, key, keyField: 'idempotency_key', operation: operation.name, input },
+        async () => ({ status: TOOL_CALL_STATUS.result, body: await execute() }),
+        (error) => ({ status: TOOL_CALL_STATUS.error, body: errorEnvelope(error, runtime.config.docsUrl) }),
+      );
+      if (replayed) report(consumeRateLimit(runtime, workspace.id, operationFor(operation, input).buckets));
+      return isStoredError(response) ? toolErrorResult(response.body) : toolResult(response.body);
     } catch (error) {
+      if (workspace && !counted && !(error instanceof RateLimitError)) {
+        try {
+          const { buckets } = operationFor(tool.operation, argumentsOf(request.params.arguments));
+          report(consumeRateLimit(runtime, workspace.id, buckets));
+        } catch (refused) {
+          return toToolError(refused, runtime.config.docsUrl, runtime.log);
+        }
+      }
       return toToolError(error, runtime.config.docsUrl, runtime.log);
     }
   });

@@ -94,7 +94,8 @@ const INPUT_SOURCES: Record<InputFrom, InputSource> = {
 function handlersOf(runtime: Runtime, endpoint: Endpoint): Handlers {
   if (endpoint.kind === 'public') return endpoint.handlers(runtime);
   const { operation, status, upload } = endpoint;
-  if (upload) return handle(runtime, operation, upload.input, status, [upload.reader(runtime)]);
+  // An upload compares its file by hash (the multipart reader leaves it in req.body), not the stored file it yields.
+  if (upload) return handle(runtime, operation, upload.input, status, [upload.reader(runtime)], (req) => req.body);
   return handle(runtime, operation, INPUT_SOURCES[endpoint.input], status);
 }
 

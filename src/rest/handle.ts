@@ -8,17 +8,13 @@ import express, {
 import { authenticateCredential } from '../core/accounts/api-keys.ts';
 import type { Workspace } from '../core/accounts/workspaces.ts';
 import { contextFor, type Runtime } from '../core/context.ts';
-import { RateLimitError, ServiceError, type RateLimitState } from '../core/errors.ts';
-import {
-  claimIdempotencyKey,
-  releaseIdempotencyKey,
-  storeIdempotentResponse,
-  type StoredResponse,
-} from '../core/idempotency.ts';
+import { RateLimitError, ServiceError, type ErrorCode, type RateLimitState } from '../core/errors.ts';
+import type { Bucket } from '../core/config.ts';
+import { isStoredError, runIdempotently, type StoredResponse } from '../core/idempotency.ts';
 import { assertScope } from '../core/oauth/scopes.ts';
-import { executeOperation, type Operation } from '../core/operation.ts';
+import { executeOperation, operationFor, type Operation } from '../core/operation.ts';
 import { consumeRateLimit } from '../core/rate-limits.ts';
-import { errorResponse, setRateLimitHeaders } from './errors.ts';
+import { ERROR_STATUS, errorResponse, setRateLimitHeaders } from './errors.ts';
 import { recordRoutePattern } from './request-context.ts';
 
 /** Where a route finds its operation's input: the query for reads, the body for writes, plus path ids. */
@@ -65,7 +61,12 @@ export function handle(
   input: InputSource,
   status = 200,
   readBody: RequestHandler[] = [requireJsonBody, express.json({ limit: runtime.config.bodyLimitBytes })],
+  /** What an Idempotency-Key compares: the operation's input, unless the route reads its body otherwise (an upload). */
+  fingerprinted: InputSource = input,
 ): Handlers {
+  /** The buckets a request of this route counts on: its dry run's, once the input asked for one. */
+  const bucketsOf = (res: Response): readonly Bucket[] =>
+    (res.locals.buckets as Bucket[] | undefined) ?? operation.buckets;
   const gate: RequestHandler = (req, res, next) => {
     const credential = authenticateCredential(runtime, req.get('authorization'), {
       planChecks: operation.planChecks ?? true,
@@ -81,25 +82,38 @@ export function handle(
     setRateLimitHeaders(res, state);
   };
   /** Counts a request the operation did not run for (a replay, a bad body) and reports the buckets. */
-  const countRequest = (res: Response) =>
-    report(res)(consumeRateLimit(runtime, workspaceOf(res).id, operation.buckets));
+  const countRequest = (res: Response) => report(res)(consumeRateLimit(runtime, workspaceOf(res).id, bucketsOf(res)));
   const run: RequestHandler = async (req, res) => {
     const ctx = contextFor(runtime, workspaceOf(res), 'rest');
-    const execute = () => executeOperation(ctx, operation, input(req), report(res));
+    const raw = input(req);
+    // A dry run (the publish preview) changes nothing: it answers 200 and counts on its own buckets.
+    const chosen = operationFor(operation, raw);
+    res.locals.buckets = chosen.buckets;
+    const answerStatus = chosen === operation ? status : 200;
+    const execute = () => executeOperation(ctx, operation, raw, report(res));
     const idempotencyKey = req.method === 'POST' ? req.get('idempotency-key') : undefined;
     if (idempotencyKey === undefined) {
-      res.status(status).json(await execute());
+      res.status(answerStatus).json(await execute());
       return;
     }
-    // A replay runs nothing, but it is a request like any other: it counts and reports the buckets.
-    await runIdempotently(
+    const { replayed, response } = await runIdempotently(
       runtime,
-      req,
-      res,
-      idempotencyKey,
-      async () => ({ status, body: await execute() }),
-      () => countRequest(res),
+      {
+        workspaceId: workspaceOf(res).id,
+        key: idempotencyKey,
+        keyField: 'Idempotency-Key',
+        operation: operation.name,
+        input: fingerprinted(req),
+      },
+      async () => ({ status: answerStatus, body: await execute() }),
+      (error) => errorResponse(error, runtime.config.docsUrl),
     );
+    if (replayed) {
+      // A replay runs nothing, but it is a request like any other: it counts and reports the buckets.
+      countRequest(res);
+      res.setHeader('Idempotent-Replayed', 'true');
+    }
+    res.status(replayStatus(response, answerStatus)).json(response.body);
   };
   const countFailedRequest: ErrorRequestHandler = (error, _req, res, next) => {
     const authenticated = res.locals.workspace !== undefined;
@@ -116,45 +130,13 @@ export function handle(
 }
 
 /**
- * Idempotency-Key on any POST, kept 24 hours: the first request with a key runs and its answer is stored; a repeat
- * with the same body replays it with `Idempotent-Replayed: true`. Client errors are replayed too
- * (the same request would fail the same way); a 5xx or a 429 frees the key so a retry runs anew.
+ * The status of a stored answer, whichever door stored it (a tool call stores no HTTP status): an
+ * error's is its code's, a result's the route's.
  */
-async function runIdempotently(
-  runtime: Runtime,
-  req: Request,
-  res: Response,
-  key: string,
-  work: () => Promise<StoredResponse>,
-  countReplay: () => void,
-): Promise<void> {
-  const scope = { workspaceId: workspaceOf(res).id, key };
-  const replay = claimIdempotencyKey(runtime, {
-    ...scope,
-    method: req.method,
-    path: req.baseUrl + req.path,
-    body: req.body,
-  });
-  if (replay) {
-    countReplay();
-    res.setHeader('Idempotent-Replayed', 'true');
-    res.status(replay.status).json(replay.body);
-    return;
-  }
-  let answer: StoredResponse;
-  try {
-    answer = await work();
-  } catch (error) {
-    if (!(error instanceof ServiceError) || error.code === 'internal' || error.code === 'rate_limit_exceeded') {
-      releaseIdempotencyKey(runtime, scope);
-      throw error;
-    }
-    const { status, body } = errorResponse(error, runtime.config.docsUrl);
-    storeIdempotentResponse(runtime, scope, { status, body });
-    throw error;
-  }
-  storeIdempotentResponse(runtime, scope, answer);
-  res.status(answer.status).json(answer.body);
+function replayStatus(response: StoredResponse, successStatus: number): number {
+  if (!isStoredError(response)) return successStatus;
+  const code = (response.body as { error?: { code?: unknown } } | null)?.error?.code;
+  return typeof code === 'string' && code in ERROR_STATUS ? ERROR_STATUS[code as ErrorCode] : response.status;
 }
 
 export type Method = 'get' | 'post' | 'patch' | 'delete';

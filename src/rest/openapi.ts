@@ -271,6 +271,13 @@ function operationObject(endpoint: OperationEndpoint, fullPath: string, writer: 
         headers: successHeaders,
         content: { 'application/json': { schema: writer.write(endpoint.operation.output, 'output') } },
       },
+      ...(endpoint.operation.dryRun && {
+        200: {
+          description: 'A dry run (dry_run true): what the call would do, with nothing changed.',
+          headers: successHeaders,
+          content: { 'application/json': { schema: writer.write(endpoint.operation.dryRun.output, 'output') } },
+        },
+      }),
       ...errorResponses(endpoint, writer),
     },
   };

@@ -33,7 +33,8 @@ export function publish(
   id: string,
   body: Record<string, unknown> = {},
 ): ContentResource {
-  return runOperation(publishContent, contextFor(runtime, workspace, 'rest'), { id, ...body });
+  // A real publish: callers never pass dry_run here (a preview is not a content item).
+  return runOperation(publishContent, contextFor(runtime, workspace, 'rest'), { id, ...body }) as ContentResource;
 }
 
 export function update(

@@ -27,9 +27,9 @@ describe('maintenance', () => {
     const request = (key: string) => ({
       workspaceId: ws.workspace.id,
       key,
-      method: 'POST',
-      path: '/api/v1/content',
-      body: { caption: key },
+      keyField: 'Idempotency-Key' as const,
+      operation: 'createContent',
+      input: { caption: key },
     });
     claimIdempotencyKey(runtime, request('old'));
     storeIdempotentResponse(runtime, request('old'), { status: 201, body: {} });

@@ -53,16 +53,16 @@ const EXPECTED_ARGUMENTS: Record<string, { properties: string[]; required: strin
   service_list_media: { properties: ['limit', 'cursor', 'asset_type'], required: [] },
   service_list_content: { properties: ['status', 'content_type', 'limit', 'cursor'], required: [] },
   service_get_content: { properties: ['id'], required: ['id'] },
-  service_create_content: { properties: CONTENT_FIELDS, required: ['caption'] },
+  service_create_content: { properties: [...CONTENT_FIELDS, 'idempotency_key'], required: ['caption'] },
   service_update_content: { properties: ['id', ...CONTENT_FIELDS], required: ['id'] },
   service_delete_content: { properties: ['id'], required: ['id'] },
-  service_publish_content: { properties: ['id', 'scheduled_for'], required: ['id'] },
+  service_publish_content: { properties: ['id', 'scheduled_for', 'dry_run', 'idempotency_key'], required: ['id'] },
   service_list_campaigns: { properties: ['limit', 'cursor'], required: [] },
   service_get_campaign: { properties: ['id'], required: ['id'] },
-  service_create_campaign: { properties: CAMPAIGN_FIELDS, required: ['name'] },
+  service_create_campaign: { properties: [...CAMPAIGN_FIELDS, 'idempotency_key'], required: ['name'] },
   service_update_campaign: { properties: ['id', ...CAMPAIGN_FIELDS, 'status'], required: ['id'] },
   service_delete_campaign: { properties: ['id'], required: ['id'] },
-  service_launch_campaign: { properties: ['id'], required: ['id'] },
+  service_launch_campaign: { properties: ['id', 'idempotency_key'], required: ['id'] },
   service_get_analytics: { properties: ['days'], required: [] },
   service_list_webhooks: { properties: [], required: [] },
   service_list_templates: { properties: ['niche', 'source_platform', 'content_type', 'limit', 'cursor'], required: [] },
@@ -141,6 +141,21 @@ describe('MCP tools/list', () => {
       expect(Object.keys(schema.properties ?? {}).sort(), name).toEqual([...expected.properties].sort());
       expect([...(schema.required ?? [])].sort(), name).toEqual([...expected.required].sort());
     }
+  });
+
+  it('offers idempotency_key on exactly the four creating tools', () => {
+    const keyed = tools.filter((tool) => 'idempotency_key' in (tool.inputSchema.properties ?? {})).map((t) => t.name);
+    expect(keyed.sort()).toEqual(
+      [
+        'service_create_campaign',
+        'service_create_content',
+        'service_launch_campaign',
+        'service_publish_content',
+      ].sort(),
+    );
+    const key = byName('service_create_content').inputSchema.properties!.idempotency_key as Record<string, unknown>;
+    expect(key).toMatchObject({ type: 'string', minLength: 1, maxLength: 255 });
+    expect(key.description).toMatch(/Idempotency-Key/);
   });
 
   it('advertises the spec limits and enums in the schemas', () => {

@@ -40,9 +40,9 @@ describe('Idempotency-Key on POST', () => {
     claimIdempotencyKey(bed.runtime, {
       workspaceId: bed.ws.workspace.id,
       key: 'k-3',
-      method: 'POST',
-      path: '/api/v1/content',
-      body: { caption: 'x' },
+      keyField: 'Idempotency-Key',
+      operation: 'createContent',
+      input: { caption: 'x' },
     });
     const conflict = await post('k-3', { caption: 'x' });
     expect(conflict.status).toBe(409);

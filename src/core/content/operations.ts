@@ -5,9 +5,13 @@ import { postsPublishedIn, usagePeriod } from '../accounts/usage.ts';
 import { fieldError, notFound, ServiceError } from '../errors.ts';
 import { completeCampaignIfDone } from '../campaigns/completion.ts';
 import { recordEvent } from '../events/record-event.ts';
+import type { ServiceContext } from '../context.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 import { afterCursor, deletedResource, listEnvelope, toPage } from '../pagination.ts';
+import { connectorsFor } from '../publishing/connectors/index.ts';
+import { checkPlatform } from '../publishing/readiness.ts';
+import { platformAccountsOf } from '../social-accounts/operations.ts';
 import {
   ContentIdInput,
   ContentResource,
@@ -15,6 +19,7 @@ import {
   ListContentInput,
   PublishContentInput,
   UpdateContentInput,
+  PublishPreview,
 } from './schemas.ts';
 import { contentStub, toContentResource, type ContentRow } from './serialize.ts';
 
@@ -272,35 +277,82 @@ export const deleteContent = defineOperation({
   },
 });
 
+/**
+ * What the publish request itself refuses, before anything is queued: the item's state, its
+ * platforms and the month's quota. A dry run refuses the same way (docs/decisions.md, Publish preview).
+ */
+function assertPublishable(ctx: ServiceContext, row: ContentRow, now: Date): void {
+  assertChangeable(row, 'published');
+  if (row.targetPlatforms.length === 0) {
+    throw new ServiceError(
+      'no_target_platforms',
+      'The item has no target_platforms; set them with an update before publishing.',
+    );
+  }
+  const quota = ctx.workspace.features.posts_per_month;
+  if (postsPublishedIn(ctx.db, ctx.workspace.id, usagePeriod(now)) >= quota) {
+    throw new ServiceError(
+      'quota_exceeded',
+      `The plan's ${quota} posts for this month are used up; GET /api/v1/me shows usage.`,
+    );
+  }
+}
+
+/**
+ * The publish preview (a publish with dry_run): the request's own checks, then every target
+ * platform as the publishing run would judge it now (checkPlatform). Reads only, from the `read`
+ * bucket: no status, no updated_at, no event, no publish token.
+ */
+/** What publishing refuses for the item itself, before any platform: a dry run refuses it the same way. */
+const PUBLISH_ERRORS = {
+  no_target_platforms: 'the item has no target_platforms; set them with an update first',
+  quota_exceeded: "the plan's posts for this month are used up",
+  invalid_state: 'the item is archived or already being published',
+} as const;
+
+export const previewPublish = defineOperation({
+  name: 'previewPublish',
+  buckets: ['read'],
+  input: PublishContentInput,
+  output: PublishPreview,
+  errors: PUBLISH_ERRORS,
+  run(ctx, input): PublishPreview {
+    const row = getContentInWorkspace(ctx.db, ctx.workspace.id, input.id);
+    assertPublishable(ctx, row, ctx.clock.now());
+    const connectors = connectorsFor(ctx);
+    const accountFor = platformAccountsOf(ctx.db, ctx.workspace.id);
+    const platforms = row.targetPlatforms.map((platform) => {
+      const check = checkPlatform(connectors, accountFor, row, platform);
+      const account = check.lookup && check.lookup.state !== 'none' ? check.lookup.account : null;
+      return {
+        platform,
+        account: account && { id: account.id, username: account.username, mode: account.mode, status: account.status },
+        ready: check.problems.length === 0,
+        problems: check.problems,
+      };
+    });
+    return {
+      object: 'publish_preview',
+      content_id: row.id,
+      ready: platforms.every((platform) => platform.ready),
+      platforms,
+    };
+  },
+});
+
 export const publishContent = defineOperation({
   name: 'publishContent',
   buckets: ['write', 'publish'],
   input: PublishContentInput,
   output: ContentResource,
-  errors: {
-    no_target_platforms: 'the item has no target_platforms; set them with an update first',
-    quota_exceeded: "the plan's posts for this month are used up",
-    invalid_state: 'the item is archived or already being published',
-  },
+  errors: PUBLISH_ERRORS,
+  dryRun: previewPublish,
   run(ctx, input) {
     const { db } = ctx;
     const now = ctx.clock.now();
     const published = writeTransaction(db, () => {
       const row = getContentInWorkspace(db, ctx.workspace.id, input.id);
-      assertChangeable(row, 'published');
-      if (row.targetPlatforms.length === 0) {
-        throw new ServiceError(
-          'no_target_platforms',
-          'The item has no target_platforms; set them with an update before publishing.',
-        );
-      }
-      const quota = ctx.workspace.features.posts_per_month;
-      if (postsPublishedIn(db, ctx.workspace.id, usagePeriod(now)) >= quota) {
-        throw new ServiceError(
-          'quota_exceeded',
-          `The plan's ${quota} posts for this month are used up; GET /api/v1/me shows usage.`,
-        );
-      }
+      assertPublishable(ctx, row, now);
       const at = input.scheduled_for ?? null;
       const next = db
         .update(content)

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { CONTENT_STATUSES, CONTENT_TYPES } from '../../../db/schema/index.ts';
+import {
+  CONTENT_STATUSES,
+  CONTENT_TYPES,
+  SOCIAL_ACCOUNT_MODES,
+  SOCIAL_ACCOUNT_STATUSES,
+} from '../../../db/schema/index.ts';
 import { dateTimeInput, dateTimeOutput } from '../dates.ts';
 import { paginationInput } from '../pagination.ts';
 
@@ -131,7 +136,41 @@ export const PublishContentInput = z.object({
     .nullable()
     .optional()
     .describe('Future time to publish at (ISO 8601 with offset); omit to publish in the next run, within seconds.'),
+  dry_run: z
+    .boolean()
+    .optional()
+    .describe(
+      'true: change nothing and answer a publish_preview instead, saying per target platform whether the item would ' +
+        'go out now and why not (the checks publishing runs: account, platform rules, media).',
+    ),
 });
+
+/** A target platform as the publish preview judges it. */
+const PlatformPreview = z.object({
+  platform: z.string(),
+  account: z
+    .object({
+      id: z.uuid(),
+      username: z.string(),
+      mode: z.enum(SOCIAL_ACCOUNT_MODES),
+      status: z.enum(SOCIAL_ACCOUNT_STATUSES),
+    })
+    .nullable()
+    .describe('The account the post would go out as (the active one, else the latest connected); null when none.'),
+  ready: z.boolean().describe('True exactly when problems is empty.'),
+  problems: z.array(z.string()).describe('Why publishing would be refused on this platform now.'),
+});
+
+/** The answer to a publish with dry_run: what publishing would make of the item now, changing nothing. */
+export const PublishPreview = z
+  .object({
+    object: z.literal('publish_preview'),
+    content_id: z.uuid(),
+    ready: z.boolean().describe('True exactly when every target platform is ready.'),
+    platforms: z.array(PlatformPreview).describe("One entry per target platform, in the item's order."),
+  })
+  .meta({ id: 'PublishPreview' });
+export type PublishPreview = z.output<typeof PublishPreview>;
 
 export const ListContentInput = z.object({
   status: z

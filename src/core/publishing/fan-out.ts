@@ -1,12 +1,13 @@
 import { preparedStatements, savepoint, type Db } from '../../../db/client.ts';
-import { content, PLATFORMS } from '../../../db/schema/index.ts';
+import { content } from '../../../db/schema/index.ts';
 import { inNextCommit } from '../batch.ts';
 import type { ContentRow } from '../content/serialize.ts';
 import type { Runtime } from '../context.ts';
-import { platformAccountsOf, unavailableAccountReason } from '../social-accounts/operations.ts';
+import { platformAccountsOf } from '../social-accounts/operations.ts';
 import type { SocialAccountRow } from '../social-accounts/serialize.ts';
 import { HELD_UNDER_LEASE, type Claim } from './claim.ts';
 import type { Connectors, PlatformConnector, PlatformPost, PublishOutcome, PublishTarget } from './connector.ts';
+import { checkPlatform, refusalOf } from './readiness.ts';
 import { attemptsOf, finishRun, recordAttempt, settleAttempt, UNKNOWN_OUTCOME, type AttemptRow } from './finish.ts';
 import { closeCheckpoint, hasCheckpoint, openCheckpoint } from './live/live-connector.ts';
 import { composePost } from './post.ts';
@@ -66,20 +67,13 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
     for (const platform of item.targetPlatforms) {
       if (tried.has(platform)) continue;
       const attempt = { runId: claim.runId, workspaceId: item.workspaceId, contentId: item.id, platform, at: now };
-      const connector = connectors.get(platform);
-      if (!connector) {
-        const error = `Unknown platform "${platform}": the known platform ids are ${PLATFORMS.join(', ')}.`;
-        recordAttempt(db, { ...attempt, socialAccountId: null, status: 'rejected', error });
+      const check = checkPlatform(connectors, accountFor, item, platform);
+      const socialAccountId = check.lookup && check.lookup.state !== 'none' ? check.lookup.account.id : null;
+      if (check.problems.length > 0 || !check.connector || check.lookup.state !== 'active') {
+        recordAttempt(db, { ...attempt, socialAccountId, status: 'rejected', error: refusalOf(check) });
         continue;
       }
-      const lookup = accountFor(platform);
-      const socialAccountId = lookup.state === 'none' ? null : lookup.account.id;
-      const post = composePost(item, connector.platform);
-      const refusal = unavailableAccountReason(platform, lookup) ?? validate(connector, post);
-      if (refusal || lookup.state !== 'active') {
-        recordAttempt(db, { ...attempt, socialAccountId, status: 'rejected', error: refusal });
-        continue;
-      }
+      const { connector, post, lookup } = check;
       const attemptId = recordAttempt(db, { ...attempt, socialAccountId, status: 'pending', error: null });
       if (lookup.account.mode === 'live') openCheckpoint(db, attemptId, now);
       calls.push({ attemptId, connector, post, target: targetOf(lookup.account, attemptId) });
@@ -185,15 +179,6 @@ function settleLeftovers(db: Db, claim: Claim, now: Date): { tried: Set<string>;
     else settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
   }
   return { tried, resumable };
-}
-
-/** A connector's rules, where a throw is a refusal with its message rather than a failed run. */
-function validate(connector: PlatformConnector, post: PlatformPost): string | null {
-  try {
-    return connector.validate(post);
-  } catch (error) {
-    return `${connector.platform}: the post could not be checked (${error instanceof Error ? error.message : String(error)})`;
-  }
 }
 
 /** The platform's answer, or null when none came in time (`timeoutMs`, when given) or the call failed without one. */

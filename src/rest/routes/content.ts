@@ -59,7 +59,8 @@ export const contentEndpoints = [
     summary: 'Queue a content item for publishing',
     description:
       'Asynchronous: the answer is the item as queued (publish_queued true); the outcome arrives by polling the item or by webhook. ' +
-      'A future scheduled_for schedules it instead.',
+      'A future scheduled_for schedules it instead. With dry_run true it changes nothing and answers 200 with a ' +
+      'publish_preview: per target platform, whether publishing would be refused now and why (rate-limit bucket: read).',
     operation: publishContent,
     input: 'body',
     status: 202,

@@ -1,0 +1,51 @@
+import { PLATFORMS } from '../../../db/schema/index.ts';
+import { unavailableAccountReason, type PlatformAccountLookup } from '../social-accounts/operations.ts';
+import type { Connectors, PlatformConnector, PlatformPost } from './connector.ts';
+import { composePost, type PostSource } from './post.ts';
+
+/**
+ * What one target platform makes of an item before any call: the connector, the account the post
+ * would go out as, the post as composed for it, and every reason it would be refused now. The one
+ * judgement both the publishing run (which records a refusal as a rejected attempt) and the publish
+ * preview (which lists the problems) make, so the preview can never promise what the run refuses.
+ */
+export type PlatformCheck =
+  | { platform: string; connector: null; lookup: null; post: null; problems: string[] }
+  | {
+      platform: string;
+      connector: PlatformConnector;
+      lookup: PlatformAccountLookup;
+      post: PlatformPost;
+      problems: string[];
+    };
+
+export function checkPlatform(
+  connectors: Connectors,
+  accountFor: (platform: string) => PlatformAccountLookup,
+  item: PostSource,
+  platform: string,
+): PlatformCheck {
+  const connector = connectors.get(platform);
+  if (!connector) {
+    const problem = `Unknown platform "${platform}": the known platform ids are ${PLATFORMS.join(', ')}.`;
+    return { platform, connector: null, lookup: null, post: null, problems: [problem] };
+  }
+  const lookup = accountFor(platform);
+  const post = composePost(item, connector.platform);
+  const problems = [unavailableAccountReason(platform, lookup), validate(connector, post)].filter(
+    (problem): problem is string => problem !== null,
+  );
+  return { platform, connector, lookup, post, problems };
+}
+
+/** A refused check's problems as one attempt error. */
+export const refusalOf = (check: PlatformCheck): string => check.problems.join(' ');
+
+/** A connector's rules, where a throw is a refusal with its message rather than a failed run. */
+function validate(connector: PlatformConnector, post: PlatformPost): string | null {
+  try {
+    return connector.validate(post);
+  } catch (error) {
+    return `${connector.platform}: the post could not be checked (${error instanceof Error ? error.message : String(error)})`;
+  }
+}

@@ -1,0 +1,147 @@
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { campaigns, content, events, idempotencyKeys } from '../../db/schema/index.ts';
+import { claimIdempotencyKey } from '../../src/core/idempotency.ts';
+import { makeContent } from '../helpers/factories.ts';
+import { call } from '../helpers/http.ts';
+import { useMcpTestbed } from '../helpers/mcp.ts';
+import { connectAccounts } from '../helpers/publishing.ts';
+import { callTool, toolError, toolResult } from '../helpers/tool-calls.ts';
+
+describe('idempotency_key on the creating tools', () => {
+  const bed = useMcpTestbed();
+
+  const rest = (path: string, body: unknown, key: string) =>
+    call(bed.server, 'POST', path, { headers: { ...bed.ws.headers, 'idempotency-key': key }, body });
+  const contentRows = () => bed.runtime.db.select().from(content).all();
+  const createdEvents = () =>
+    bed.runtime.db.select().from(events).where(eq(events.type, 'content.created')).all().length;
+
+  it('two service_create_content calls with one key give one item, the same id', async () => {
+    const args = { caption: 'Launch day', idempotency_key: 'create-1' };
+    const first = await toolResult(bed.client, 'service_create_content', args);
+    const again = await toolResult(bed.client, 'service_create_content', args);
+    expect(again).toEqual(first);
+    expect(contentRows().map((row) => row.id)).toEqual([first.id]);
+    expect(createdEvents()).toBe(1);
+    // The key is not part of the item.
+    expect(first).not.toHaveProperty('idempotency_key');
+  });
+
+  it('the same key with other arguments is idempotency_key_reused, and creates nothing', async () => {
+    await toolResult(bed.client, 'service_create_content', { caption: 'First', idempotency_key: 'create-2' });
+    await toolError(
+      bed.client,
+      'service_create_content',
+      { caption: 'Second', idempotency_key: 'create-2' },
+      'idempotency_key_reused',
+    );
+    expect(contentRows()).toHaveLength(1);
+  });
+
+  it('a key first used over REST replays over MCP: same id, no second item', async () => {
+    const created = await rest('/api/v1/content', { caption: 'From REST', hashtags: ['a'] }, 'shared-1');
+    expect(created.status).toBe(201);
+    // Another field order: the same call.
+    const replayed = await toolResult(bed.client, 'service_create_content', {
+      hashtags: ['a'],
+      idempotency_key: 'shared-1',
+      caption: 'From REST',
+    });
+    expect(replayed).toEqual(created.body);
+    expect(contentRows()).toHaveLength(1);
+    expect(createdEvents()).toBe(1);
+  });
+
+  it('a key first used over MCP replays over REST with the route status, path ids included', async () => {
+    connectAccounts(bed.runtime, bed.ws.workspace, ['twitter']);
+    const item = makeContent(bed.runtime, bed.ws.workspace, {
+      content_type: 'text_only',
+      target_platforms: ['twitter'],
+    });
+    const queued = await toolResult(bed.client, 'service_publish_content', { id: item.id, idempotency_key: 'pub-1' });
+    const replayed = await rest(`/api/v1/content/${item.id}/publish`, {}, 'pub-1');
+    expect(replayed.status).toBe(202);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body).toEqual(queued);
+    expect(bed.runtime.db.select().from(events).where(eq(events.type, 'content.approved')).all()).toHaveLength(1);
+
+    // The same key for another item is another call.
+    const other = makeContent(bed.runtime, bed.ws.workspace, {
+      content_type: 'text_only',
+      target_platforms: ['twitter'],
+    });
+    const reused = await rest(`/api/v1/content/${other.id}/publish`, {}, 'pub-1');
+    expect(reused.status).toBe(422);
+    expect(reused.body.error.code).toBe('idempotency_key_reused');
+  });
+
+  it('replays a client error through both doors, each with its own shape', async () => {
+    const failed = await toolError(
+      bed.client,
+      'service_create_content',
+      { caption: '', idempotency_key: 'bad-1' },
+      'invalid_body',
+    );
+    const again = await toolError(
+      bed.client,
+      'service_create_content',
+      { caption: '', idempotency_key: 'bad-1' },
+      'invalid_body',
+    );
+    expect(again).toEqual(failed);
+    const overRest = await rest('/api/v1/content', { caption: '' }, 'bad-1');
+    expect(overRest.status).toBe(400);
+    expect(overRest.headers.get('idempotent-replayed')).toBe('true');
+    expect(overRest.body).toEqual({ error: failed });
+  });
+
+  it('answers idempotency_conflict while the first call runs', async () => {
+    claimIdempotencyKey(bed.runtime, {
+      workspaceId: bed.ws.workspace.id,
+      key: 'busy-1',
+      keyField: 'idempotency_key',
+      operation: 'createContent',
+      input: { caption: 'x' },
+    });
+    await toolError(
+      bed.client,
+      'service_create_content',
+      { caption: 'x', idempotency_key: 'busy-1' },
+      'idempotency_conflict',
+    );
+    expect(contentRows()).toHaveLength(0);
+  });
+
+  it('refuses a key that is no string of 1 to 255 characters, naming the argument', async () => {
+    for (const key of ['', 'k'.repeat(256), 42]) {
+      const error = await toolError(
+        bed.client,
+        'service_create_content',
+        { caption: 'x', idempotency_key: key },
+        'invalid_body',
+      );
+      expect(error.details.fieldErrors.idempotency_key).toBeDefined();
+    }
+    expect(contentRows()).toHaveLength(0);
+  });
+
+  it('keys service_create_campaign and service_launch_campaign too', async () => {
+    const args = { name: 'Spring', idempotency_key: 'camp-1' };
+    const first = await toolResult(bed.client, 'service_create_campaign', args);
+    expect(await toolResult(bed.client, 'service_create_campaign', args)).toEqual(first);
+    expect(bed.runtime.db.select().from(campaigns).all()).toHaveLength(1);
+    const launch = await callTool(bed.client, 'service_launch_campaign', { id: first.id, idempotency_key: 'launch-1' });
+    const relaunch = await callTool(bed.client, 'service_launch_campaign', {
+      id: first.id,
+      idempotency_key: 'launch-1',
+    });
+    expect(relaunch).toEqual(launch);
+  });
+
+  it('a tool without the flag ignores an idempotency_key argument, as any unknown argument', async () => {
+    const item = makeContent(bed.runtime, bed.ws.workspace);
+    await toolResult(bed.client, 'service_update_content', { id: item.id, caption: 'New', idempotency_key: 'u-1' });
+    expect(bed.runtime.db.select().from(idempotencyKeys).all()).toHaveLength(0);
+  });
+});
