@@ -158,6 +158,22 @@ export class ServiceError extends Error {
   }
 }
 
+/**
+ * A ServiceError as the API's error envelope, `{ error: { code, message, docs_url, details? } }`: what
+ * REST answers, what a tool's error text carries, and what an idempotency key stores, so an error
+ * replays alike through either door.
+ */
+export function errorEnvelope(error: ServiceError, docsUrl: string): { error: Record<string, unknown> } {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      docs_url: docsUrl,
+      ...(error.details ? { details: error.details } : {}),
+    },
+  };
+}
+
 export interface RateLimitState {
   limit: number;
   remaining: number;

@@ -3,9 +3,10 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { writeTransaction } from '../../db/client.ts';
 import { idempotencyKeys } from '../../db/schema/index.ts';
-import type { Runtime } from './context.ts';
-import { fieldError, ServiceError } from './errors.ts';
-import { assertInputDepth } from './operation.ts';
+import type { Runtime, ServiceContext } from './context.ts';
+import { fieldError, ServiceError, type RateLimitState } from './errors.ts';
+import { assertInputDepth, executeOperation, operationFor, type Operation } from './operation.ts';
+import { consumeRateLimit } from './rate-limits.ts';
 
 /**
  * Idempotency-Key (a REST header, or a creating tool's idempotency_key argument): the same key and
@@ -28,17 +29,19 @@ export const IdempotencyKeyArgument = z
       'Idempotency-Key header.',
   );
 
-/** The tool argument read: a key, none, or an invalid_body naming the argument. */
+/**
+ * The tool argument read: a key, none (absent or null, as agents send optional fields), or an
+ * invalid_body naming the argument. Its length is checked with the header's, when the key is claimed.
+ */
 export function idempotencyKeyArgument(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  const parsed = IdempotencyKeyArgument.safeParse(value);
-  if (!parsed.success) {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') {
     throw fieldError(
       'idempotency_key',
       `idempotency_key must be a string of 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`,
     );
   }
-  return parsed.data;
+  return value;
 }
 
 /**
@@ -112,13 +115,13 @@ export function claimIdempotencyKey(runtime: Runtime, request: IdempotentCall): 
       if (existing.fingerprint !== fingerprint) {
         throw new ServiceError(
           'idempotency_key_reused',
-          'This Idempotency-Key was used with a different request; use a new key.',
+          `This ${request.keyField} was used with a different request; use a new key.`,
         );
       }
       if (!finished) {
         throw new ServiceError(
           'idempotency_conflict',
-          'A request with this Idempotency-Key is still in progress; retry shortly.',
+          `A request with this ${request.keyField} is still in progress; retry shortly.`,
         );
       }
       return { status: existing.responseStatus!, body: existing.responseBody };
@@ -180,6 +183,37 @@ export async function runIdempotently(
   }
   storeIdempotentResponse(runtime, scope, response);
   return { replayed: false, response };
+}
+
+/** A call's idempotency key as a door received it, and the input its fingerprint is taken over. */
+export interface CallKey {
+  key: string;
+  keyField: IdempotentCall['keyField'];
+  input: unknown;
+}
+
+/**
+ * How every door runs an operation for a call that may carry an idempotency key: without one, or
+ * for a dry run, it simply runs (a dry run changes nothing, so there is nothing to protect, and a
+ * second preview must see the item as it is then); with one, it runs once (runIdempotently), and a
+ * replay, which runs nothing, still counts on the buckets of the operation the call chose. `answer`
+ * says how the door stores a success (its status) and a client error.
+ */
+export async function executeCall(
+  ctx: ServiceContext,
+  operation: Operation,
+  raw: unknown,
+  key: CallKey | undefined,
+  onRateLimit: (state: RateLimitState) => void,
+  answer: { status: number; failed: (error: ServiceError) => StoredResponse },
+): Promise<{ replayed: boolean; response: StoredResponse }> {
+  const chosen = operationFor(operation, raw);
+  const run = async () => ({ status: answer.status, body: await executeOperation(ctx, operation, raw, onRateLimit) });
+  if (key === undefined || chosen !== operation) return { replayed: false, response: await run() };
+  const call = { workspaceId: ctx.workspace.id, key: key.key, keyField: key.keyField, operation: operation.name };
+  const outcome = await runIdempotently(ctx, { ...call, input: key.input }, run, answer.failed);
+  if (outcome.replayed) onRateLimit(consumeRateLimit(ctx, ctx.workspace.id, chosen.buckets));
+  return outcome;
 }
 
 /** Drops stored answers past the replay window; called by the maintenance job. */

@@ -74,7 +74,7 @@ export const answerSchema = (operation: Operation): z.ZodType =>
 
 /**
  * The operation that answers `raw`: the dry run's, when the operation has one and the input carries
- * `dry_run` other than false, else the operation itself. Read from the raw input, before validation,
+ * `dry_run` other than false or null, else the operation itself. Read from the raw input, before validation,
  * because the buckets are taken first; a malformed dry_run (`"yes"`) is thus refused as a dry run,
  * never counted as the real call.
  */
@@ -84,7 +84,7 @@ export function operationFor<Input extends z.ZodObject, Output, Preview>(
 ): Operation<Input, Output> | Operation<Input, Preview> {
   if (!operation.dryRun || typeof raw !== 'object' || raw === null || Array.isArray(raw)) return operation;
   const { dry_run: dryRun } = raw as { dry_run?: unknown };
-  return dryRun === undefined || dryRun === false ? operation : operation.dryRun;
+  return dryRun === undefined || dryRun === null || dryRun === false ? operation : operation.dryRun;
 }
 
 /**

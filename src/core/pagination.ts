@@ -97,9 +97,11 @@ export function toPage<Row, Out>(
   let chars = ENVELOPE_CHARS;
   for (const row of rows.slice(0, limit)) {
     const item = serialize(row);
-    // The item and the comma before it.
-    chars += JSON.stringify(item).length + 1;
-    if (chars > budget && data.length > 0) break;
+    if (budget !== Infinity) {
+      // The item and the comma before it.
+      chars += JSON.stringify(item).length + 1;
+      if (chars > budget && data.length > 0) break;
+    }
     data.push(item);
   }
   const hasMore = rows.length > data.length;

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { RateLimitError, ServiceError } from '../core/errors.ts';
+import { errorEnvelope, RateLimitError, ServiceError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 
 /**
@@ -19,18 +19,6 @@ export function toToolError(error: unknown, docsUrl: string, log: Logger): CallT
   return toolErrorResult({
     error: { code: 'internal', message: 'An unexpected error occurred; retry after a short delay.', docs_url: docsUrl },
   });
-}
-
-/** A ServiceError as the API's envelope, `{ error: { code, message, docs_url, details? } }`: what an idempotency key stores. */
-export function errorEnvelope(error: ServiceError, docsUrl: string): { error: Record<string, unknown> } {
-  return {
-    error: {
-      code: error.code,
-      message: error.message,
-      docs_url: docsUrl,
-      ...(error.details ? { details: error.details } : {}),
-    },
-  };
 }
 
 /** The tool result of an error envelope: a fresh failure, or one replayed for an idempotency key. */

@@ -14,17 +14,17 @@ import { authenticate } from '../core/accounts/api-keys.ts';
 import type { Config } from '../core/config.ts';
 import { contextFor, type Runtime } from '../core/context.ts';
 import type { Workspace } from '../core/accounts/workspaces.ts';
-import { RateLimitError, type RateLimitState } from '../core/errors.ts';
+import { errorEnvelope, RateLimitError, type RateLimitState } from '../core/errors.ts';
 import {
+  executeCall,
   IdempotencyKeyArgument,
   idempotencyKeyArgument,
   isStoredError,
-  runIdempotently,
   TOOL_CALL_STATUS,
 } from '../core/idempotency.ts';
-import { answerSchema, executeOperation, operationFor } from '../core/operation.ts';
+import { answerSchema, operationFor } from '../core/operation.ts';
 import { consumeRateLimit } from '../core/rate-limits.ts';
-import { errorEnvelope, toolErrorResult, toToolError } from './errors.ts';
+import { toolErrorResult, toToolError } from './errors.ts';
 
 /** What initialize answers as serverInfo: the constant part; websiteUrl is the deployment's PUBLIC_BASE_URL. */
 export const SERVER_INFO = {
@@ -129,17 +129,27 @@ export function outputSchemaOf(schema: z.ZodType): Tool['outputSchema'] {
  * The text of a success: its JSON, like structuredContent. Lists are cut to fit (toPage's budget);
  * any other answer fits unless an item was stored with extreme values (a content item's per-platform
  * overrides, each with 20 very long media URLs): such an answer keeps its whole JSON in
- * structuredContent, and its text says so instead of passing the limit.
+ * structuredContent, and its text says so instead of passing the limit. A list page holding such an
+ * item (toPage keeps one item per page) keeps its envelope and cursor in the text, so paging goes on,
+ * with that item reduced to its id.
  */
 function resultText(result: unknown): string {
   const text = JSON.stringify(result);
   if (text.length < MAX_TOOL_TEXT_CHARS) return text;
-  return JSON.stringify({
-    notice:
-      `This answer is ${text.length} characters of JSON, over the ${MAX_TOOL_TEXT_CHARS} a tool's text holds; ` +
-      'structuredContent holds it whole, and the REST API answers it too.',
-    characters: text.length,
-  });
+  const notice = (characters: number) =>
+    `This answer is ${characters} characters of JSON, over the ${MAX_TOOL_TEXT_CHARS} a tool's text holds; ` +
+    'structuredContent holds it whole, and the REST API answers it too.';
+  const page = result as { object?: unknown; data?: unknown };
+  if (page.object === 'list' && Array.isArray(page.data)) {
+    const data = page.data.map((item: { id?: unknown; object?: unknown }) => {
+      const characters = JSON.stringify(item).length;
+      if (characters < MAX_TOOL_TEXT_CHARS / 2) return item;
+      return { id: item.id, object: item.object, omitted: notice(characters), characters };
+    });
+    const cut = JSON.stringify({ ...page, data });
+    if (cut.length < MAX_TOOL_TEXT_CHARS) return cut;
+  }
+  return JSON.stringify({ notice: notice(text.length), characters: text.length });
 }
 
 const toolResult = (result: unknown): CallToolResult => ({
@@ -191,16 +201,18 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools }: 
       const ctx = { ...contextFor(runtime, workspace, 'mcp'), answerBudget: MAX_TOOL_TEXT_CHARS - 1 };
       const { idempotency_key: rawKey, ...input } = argumentsOf(request.params.arguments);
       const key = tool.idempotencyKey ? idempotencyKeyArgument(rawKey) : undefined;
-      const execute = () =>
-        executeOperation(ctx, operation, tool.idempotencyKey ? input : (request.params.arguments ?? {}), report);
-      if (key === undefined) return toolResult(await execute());
-      const { replayed, response } = await runIdempotently(
-        runtime,
-        { workspaceId: workspace.id, key, keyField: 'idempotency_key', operation: operation.name, input },
-        async () => ({ status: TOOL_CALL_STATUS.result, body: await execute() }),
-        (error) => ({ status: TOOL_CALL_STATUS.error, body: errorEnvelope(error, runtime.config.docsUrl) }),
+      const raw = tool.idempotencyKey ? input : (request.params.arguments ?? {});
+      const { response } = await executeCall(
+        ctx,
+        operation,
+        raw,
+        key === undefined ? undefined : { key, keyField: 'idempotency_key', input },
+        report,
+        {
+          status: TOOL_CALL_STATUS.result,
+          failed: (error) => ({ status: TOOL_CALL_STATUS.error, body: errorEnvelope(error, runtime.config.docsUrl) }),
+        },
       );
-      if (replayed) report(consumeRateLimit(runtime, workspace.id, operationFor(operation, input).buckets));
       return isStoredError(response) ? toolErrorResult(response.body) : toolResult(response.body);
     } catch (error) {
       if (workspace && !counted && !(error instanceof RateLimitError)) {

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Response } from 'express';
-import { RateLimitError, ServiceError, type ErrorCode, type RateLimitState } from '../core/errors.ts';
+import { errorEnvelope, RateLimitError, ServiceError, type ErrorCode, type RateLimitState } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 
 /**
@@ -62,9 +62,7 @@ export function errorResponse(error: ServiceError, docsUrl: string): ErrorRespon
       body: { object: 'error', type: 'rate_limit_exceeded', message: error.message, retry_after: error.retryAfter },
     };
   }
-  const envelope: Record<string, unknown> = { code: error.code, message: error.message, docs_url: docsUrl };
-  if (error.details) envelope.details = error.details;
-  return { status, headers: {}, body: { error: envelope } };
+  return { status, headers: {}, body: errorEnvelope(error, docsUrl) };
 }
 
 export function sendError(res: Response, error: ServiceError, docsUrl: string): void {

@@ -10,9 +10,9 @@ import type { Workspace } from '../core/accounts/workspaces.ts';
 import { contextFor, type Runtime } from '../core/context.ts';
 import { RateLimitError, ServiceError, type ErrorCode, type RateLimitState } from '../core/errors.ts';
 import type { Bucket } from '../core/config.ts';
-import { isStoredError, runIdempotently, type StoredResponse } from '../core/idempotency.ts';
+import { executeCall, isStoredError, type StoredResponse } from '../core/idempotency.ts';
 import { assertScope } from '../core/oauth/scopes.ts';
-import { executeOperation, operationFor, type Operation } from '../core/operation.ts';
+import { operationFor, type Operation } from '../core/operation.ts';
 import { consumeRateLimit } from '../core/rate-limits.ts';
 import { ERROR_STATUS, errorResponse, setRateLimitHeaders } from './errors.ts';
 import { recordRoutePattern } from './request-context.ts';
@@ -90,29 +90,16 @@ export function handle(
     const chosen = operationFor(operation, raw);
     res.locals.buckets = chosen.buckets;
     const answerStatus = chosen === operation ? status : 200;
-    const execute = () => executeOperation(ctx, operation, raw, report(res));
-    const idempotencyKey = req.method === 'POST' ? req.get('idempotency-key') : undefined;
-    if (idempotencyKey === undefined) {
-      res.status(answerStatus).json(await execute());
-      return;
-    }
-    const { replayed, response } = await runIdempotently(
-      runtime,
-      {
-        workspaceId: workspaceOf(res).id,
-        key: idempotencyKey,
-        keyField: 'Idempotency-Key',
-        operation: operation.name,
-        input: fingerprinted(req),
-      },
-      async () => ({ status: answerStatus, body: await execute() }),
-      (error) => errorResponse(error, runtime.config.docsUrl),
+    const key = req.method === 'POST' ? req.get('idempotency-key') : undefined;
+    const { replayed, response } = await executeCall(
+      ctx,
+      operation,
+      raw,
+      key === undefined ? undefined : { key, keyField: 'Idempotency-Key', input: fingerprinted(req) },
+      report(res),
+      { status: answerStatus, failed: (error) => errorResponse(error, runtime.config.docsUrl) },
     );
-    if (replayed) {
-      // A replay runs nothing, but it is a request like any other: it counts and reports the buckets.
-      countRequest(res);
-      res.setHeader('Idempotent-Replayed', 'true');
-    }
+    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
     res.status(replayStatus(response, answerStatus)).json(response.body);
   };
   const countFailedRequest: ErrorRequestHandler = (error, _req, res, next) => {

@@ -85,5 +85,33 @@ describe('MCP answers that are not lists', () => {
     expect(text.length).toBeLessThan(100_000);
     expect(JSON.parse(text).notice).toMatch(/structuredContent holds it whole/);
     expect(result.structuredContent).toEqual(created.body);
+
+    // Listed among ordinary items, it gets a page of its own whose text keeps the cursor and the
+    // item's id, so a client reading only the text still pages past it to every other item.
+    // One second apart, so the newest-first order is known.
+    const itemAt = (offsetMs: number) => {
+      bed.runtime.clock.advance(offsetMs);
+      return makeContent(bed.runtime, bed.ws.workspace, { caption: captionFor(2) }).id;
+    };
+    const newer = [1000, 1000, 1000].map(itemAt);
+    const older = [-5000, 1000].map(itemAt);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 10; pages += 1) {
+      const listed = await bed.client.callTool({
+        name: 'service_list_content',
+        arguments: { limit: 100, ...(cursor ? { cursor } : {}) },
+      });
+      const pageText = (listed.content as Array<{ text: string }>)[0].text;
+      expect(pageText.length).toBeLessThan(100_000);
+      const page = JSON.parse(pageText);
+      for (const item of page.data) {
+        seen.push(item.id);
+        if (item.id === created.body.id) expect(item.omitted).toMatch(/structuredContent holds it whole/);
+      }
+      if (!page.has_more) break;
+      cursor = page.next_cursor;
+    }
+    expect(seen).toEqual([...newer.reverse(), created.body.id, ...older.reverse()]);
   });
 });

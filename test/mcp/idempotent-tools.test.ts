@@ -139,6 +139,41 @@ describe('idempotency_key on the creating tools', () => {
     expect(relaunch).toEqual(launch);
   });
 
+  it('takes a null idempotency_key as none, as agents send optional fields', async () => {
+    await toolResult(bed.client, 'service_create_content', { caption: 'One', idempotency_key: null });
+    await toolResult(bed.client, 'service_create_content', { caption: 'One', idempotency_key: null });
+    expect(contentRows()).toHaveLength(2);
+    expect(bed.runtime.db.select().from(idempotencyKeys).all()).toHaveLength(0);
+  });
+
+  it('does not store a dry run under its key: a later preview sees the item anew, and the real publish takes the key', async () => {
+    const item = makeContent(bed.runtime, bed.ws.workspace, {
+      content_type: 'text_only',
+      target_platforms: ['twitter'],
+    });
+    const args = { id: item.id, dry_run: true, idempotency_key: 'preview-1' };
+    const before = await toolResult(bed.client, 'service_publish_content', args);
+    expect(before.ready).toBe(false);
+    connectAccounts(bed.runtime, bed.ws.workspace, ['twitter']);
+    const after = await toolResult(bed.client, 'service_publish_content', args);
+    expect(after.ready).toBe(true);
+    expect(bed.runtime.db.select().from(idempotencyKeys).all()).toHaveLength(0);
+    const queued = await toolResult(bed.client, 'service_publish_content', {
+      id: item.id,
+      idempotency_key: 'preview-1',
+    });
+    expect(queued.publish_queued).toBe(true);
+    const replayed = await rest(`/api/v1/content/${item.id}/publish`, {}, 'preview-1');
+    expect(replayed.status).toBe(202);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    // dry_run null is no dry run: the real call, queued (202).
+    const other = makeContent(bed.runtime, bed.ws.workspace, {
+      content_type: 'text_only',
+      target_platforms: ['twitter'],
+    });
+    expect((await rest(`/api/v1/content/${other.id}/publish`, { dry_run: null }, 'null-dry-run')).status).toBe(202);
+  });
+
   it('a tool without the flag ignores an idempotency_key argument, as any unknown argument', async () => {
     const item = makeContent(bed.runtime, bed.ws.workspace);
     await toolResult(bed.client, 'service_update_content', { id: item.id, caption: 'New', idempotency_key: 'u-1' });

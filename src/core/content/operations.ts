@@ -298,17 +298,18 @@ function assertPublishable(ctx: ServiceContext, row: ContentRow, now: Date): voi
   }
 }
 
-/**
- * The publish preview (a publish with dry_run): the request's own checks, then every target
- * platform as the publishing run would judge it now (checkPlatform). Reads only, from the `read`
- * bucket: no status, no updated_at, no event, no publish token.
- */
 /** What publishing refuses for the item itself, before any platform: a dry run refuses it the same way. */
 const PUBLISH_ERRORS = {
   no_target_platforms: 'the item has no target_platforms; set them with an update first',
   quota_exceeded: "the plan's posts for this month are used up",
   invalid_state: 'the item is archived or already being published',
 } as const;
+
+/**
+ * The publish preview (a publish with dry_run): the request's own checks, then every target
+ * platform as the publishing run would judge it now (checkPlatform). Reads only, from the `read`
+ * bucket: no status, no updated_at, no event, no publish token.
+ */
 
 export const previewPublish = defineOperation({
   name: 'previewPublish',

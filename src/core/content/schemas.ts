@@ -138,6 +138,7 @@ export const PublishContentInput = z.object({
     .describe('Future time to publish at (ISO 8601 with offset); omit to publish in the next run, within seconds.'),
   dry_run: z
     .boolean()
+    .nullable()
     .optional()
     .describe(
       'true: change nothing and answer a publish_preview instead, saying per target platform whether the item would ' +
