@@ -38,3 +38,15 @@ export function issueTestToken(
   });
   return { accessToken: tokens.access_token, clientId: registered.client_id };
 }
+
+/** The hidden fields of a consent page, as a browser would post them back (the page escapes &, ", '). */
+export const consentFormFields = (page: string): Record<string, string> =>
+  Object.fromEntries(
+    [...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map(([, name, value]) => [
+      name,
+      value
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/&amp;/g, '&'),
+    ]),
+  );

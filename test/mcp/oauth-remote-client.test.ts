@@ -24,6 +24,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
+import { consentFormFields } from '../helpers/oauth-tokens.ts';
 
 const TLS_DIR = join(ROOT, 'test/fixtures/tls');
 const CERT = join(TLS_DIR, 'loopback-cert.pem');
@@ -110,17 +111,6 @@ class AssistantProvider implements OAuthClientProvider {
   }
 }
 
-const hiddenFields = (page: string): Record<string, string> =>
-  Object.fromEntries(
-    [...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map(([, name, value]) => [
-      name,
-      value
-        .replace(/&quot;/g, '"')
-        .replace(/&#39;/g, "'")
-        .replace(/&amp;/g, '&'),
-    ]),
-  );
-
 describe('a remote assistant connecting by URL with the SDK OAuth client (real server)', () => {
   let server: RunningProcess;
   let documents: DocumentHost;
@@ -158,7 +148,7 @@ describe('a remote assistant connecting by URL with the SDK OAuth client (real s
       method: 'POST',
       redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ ...hiddenFields(page), api_key: apiKey, decision: 'approve' }),
+      body: new URLSearchParams({ ...consentFormFields(page), api_key: apiKey, decision: 'approve' }),
     });
     expect(approval.status).toBe(302);
     const back = new URL(approval.headers.get('location')!);

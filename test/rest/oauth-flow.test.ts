@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { ACCESS_TOKEN_LIFETIME_MS, issueAuthorizationCode } from '../../src/core/oauth/grants.ts';
 import { call, readReply, useRestTestbed, type RestTestbed } from '../helpers/http.ts';
 import { BASE_URL, baseEnv } from '../helpers/rest-expect.ts';
+import { consentFormFields } from '../helpers/oauth-tokens.ts';
 
 const REDIRECT = 'http://127.0.0.1:4999/callback';
 
@@ -20,17 +21,6 @@ const fetchVia =
   (bed: RestTestbed) =>
   (url: string | URL, init?: RequestInit): Promise<Response> =>
     bed.server.request(String(url).replace(BASE_URL, ''), init);
-
-const hiddenFields = (page: string): Record<string, string> =>
-  Object.fromEntries(
-    [...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map(([, name, value]) => [
-      name,
-      value
-        .replace(/&amp;/g, '&')
-        .replace(/&quot;/g, '"')
-        .replace(/&#39;/g, "'"),
-    ]),
-  );
 
 async function openConsent(bed: RestTestbed, authorizationUrl: URL) {
   const res = await bed.server.request(authorizationUrl.pathname + authorizationUrl.search, { redirect: 'manual' });
@@ -88,7 +78,7 @@ async function authorize(bed: RestTestbed, { metadata, client }: Setup, resource
   });
   const { res, page } = await openConsent(bed, authorizationUrl);
   expect(res.status).toBe(200);
-  const answer = await postConsent(bed, { ...hiddenFields(page), api_key: bed.ws.apiKey, decision: 'approve' });
+  const answer = await postConsent(bed, { ...consentFormFields(page), api_key: bed.ws.apiKey, decision: 'approve' });
   expect(answer.status).toBe(302);
   const location = new URL(answer.headers.get('location')!);
   expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
@@ -231,7 +221,7 @@ describe('OAuth authorization code flow for /mcp', () => {
       redirectUrl: REDIRECT,
       state: 'st',
     });
-    const fields = hiddenFields((await openConsent(bed, authorizationUrl)).page);
+    const fields = consentFormFields((await openConsent(bed, authorizationUrl)).page);
     const denied = await postConsent(bed, { ...fields, decision: 'deny' });
     expect(denied.status).toBe(302);
     const location = new URL(denied.headers.get('location')!);
@@ -257,7 +247,7 @@ describe('OAuth authorization code flow for /mcp', () => {
       redirectUrl: REDIRECT,
       state: 'st',
     });
-    const fields = hiddenFields((await openConsent(bed, authorizationUrl)).page);
+    const fields = consentFormFields((await openConsent(bed, authorizationUrl)).page);
     for (let attempt = 1; attempt <= 10; attempt++) {
       const wrong = await postConsent(bed, { ...fields, api_key: `np_live_wrong${attempt}`, decision: 'approve' });
       expect(wrong.status, `attempt ${attempt}`).toBe(400);
