@@ -7,7 +7,7 @@ import { ServiceError } from '../errors.ts';
 import { newId, randomBase62, toBase62 } from '../ids.ts';
 import { acceptedResources, OAUTH_SCOPES, type OAuthScope } from '../oauth/metadata.ts';
 import { resolveAccessToken } from '../oauth/grants.ts';
-import { findWorkspace, isActiveStatus, toWorkspace, type Workspace } from './workspaces.ts';
+import { isActiveStatus, toWorkspace, type Workspace } from './workspaces.ts';
 
 /**
  * Key format: `np_live_` + 32 random base62 characters + a 6-character
@@ -89,9 +89,7 @@ function tokenCredential(runtime: Runtime, token: string): Credential {
   if (grant.resource !== null && !acceptedResources(runtime.config).includes(grant.resource)) {
     throw new ServiceError('invalid_key', 'The access token was issued for another resource.');
   }
-  const workspace = findWorkspace(runtime.db, grant.workspaceId);
-  if (!workspace) throw new ServiceError('invalid_key', 'The access token is unknown or has been revoked.');
-  return { workspace, scopes: grant.scopes, oauthClientId: grant.clientId };
+  return { workspace: grant.workspace, scopes: grant.scopes, oauthClientId: grant.clientId };
 }
 
 /** authenticate(), with what the credential may do: the request context keeps the scopes. */
