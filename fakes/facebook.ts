@@ -453,8 +453,8 @@ export async function startFakeFacebook(options: FakeFacebookOptions = {}): Prom
     log,
     faults,
     notFound,
-    ...(options.port !== undefined && { port: options.port }),
-    ...(options.host !== undefined && { host: options.host }),
+    port: options.port,
+    host: options.host,
   });
   baseUrl = server.url;
   let videoServer: RunningFakeServer | undefined;

@@ -412,8 +412,8 @@ export async function startFakeInstagram(options: FakeInstagramOptions = {}): Pr
     log,
     faults,
     notFound: (request) => noSuchObject(request.path.split('/').filter(Boolean).join('/'), 'get'),
-    ...(options.port !== undefined && { port: options.port }),
-    ...(options.host !== undefined && { host: options.host }),
+    port: options.port,
+    host: options.host,
   });
 
   return {

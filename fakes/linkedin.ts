@@ -372,8 +372,8 @@ export async function startFakeLinkedIn(options: FakeLinkedInOptions = {}): Prom
     log,
     faults,
     notFound: () => notFound(),
-    ...(options.port !== undefined && { port: options.port }),
-    ...(options.host !== undefined && { host: options.host }),
+    port: options.port,
+    host: options.host,
   });
   baseUrl = server.url;
 

@@ -400,8 +400,8 @@ export async function startFakeTikTok(options: FakeTikTokOptions = {}): Promise<
     log,
     faults,
     notFound: () => notFound(),
-    ...(options.port !== undefined && { port: options.port }),
-    ...(options.host !== undefined && { host: options.host }),
+    port: options.port,
+    host: options.host,
   });
   baseUrl = server.url;
 

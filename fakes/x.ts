@@ -417,8 +417,8 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
     log,
     faults,
     notFound: () => problem(404, 'Not Found Error', 'Not Found'),
-    ...(options.port !== undefined && { port: options.port }),
-    ...(options.host !== undefined && { host: options.host }),
+    port: options.port,
+    host: options.host,
   });
 
   function windowHeaders(route: XRoute): Record<string, string> {

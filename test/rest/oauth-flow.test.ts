@@ -66,6 +66,17 @@ async function registered(bed: RestTestbed, method = 'none'): Promise<Setup> {
   return { metadata, client };
 }
 
+/** The authorization URL the SDK builds for the registered client, with `state` and no scope or resource. */
+async function authorizationUrlFor({ metadata, client }: Setup, state: string): Promise<URL> {
+  const { authorizationUrl } = await startAuthorization(BASE_URL, {
+    metadata,
+    clientInformation: client,
+    redirectUrl: REDIRECT,
+    state,
+  });
+  return authorizationUrl;
+}
+
 /** Authorize through the consent page with the workspace's key; answers the code and the verifier. */
 async function authorize(bed: RestTestbed, { metadata, client }: Setup, resource = `${BASE_URL}/mcp`) {
   const { authorizationUrl, codeVerifier } = await startAuthorization(BASE_URL, {
@@ -153,12 +164,7 @@ describe('OAuth authorization code flow for /mcp', () => {
 
   it('sends the consent page unframeable, naming the client, the return host and the scopes', async () => {
     const setup = await registered(bed);
-    const { authorizationUrl } = await startAuthorization(BASE_URL, {
-      metadata: setup.metadata,
-      clientInformation: setup.client,
-      redirectUrl: REDIRECT,
-      state: 's',
-    });
+    const authorizationUrl = await authorizationUrlFor(setup, 's');
     const { res, page } = await openConsent(bed, authorizationUrl);
     expect(res.headers.get('x-frame-options')).toBe('DENY');
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
@@ -170,12 +176,7 @@ describe('OAuth authorization code flow for /mcp', () => {
 
   it('answers a wrong or missing redirect_uri, or an unknown client, with an error page and no redirect', async () => {
     const setup = await registered(bed);
-    const { authorizationUrl } = await startAuthorization(BASE_URL, {
-      metadata: setup.metadata,
-      clientInformation: setup.client,
-      redirectUrl: REDIRECT,
-      state: 's',
-    });
+    const authorizationUrl = await authorizationUrlFor(setup, 's');
     const variants: Array<[string, string | null]> = [
       ['redirect_uri', 'https://evil.example/callback'],
       ['redirect_uri', null],
@@ -197,12 +198,7 @@ describe('OAuth authorization code flow for /mcp', () => {
 
   it('redirects other request errors back with error, state and iss', async () => {
     const setup = await registered(bed);
-    const { authorizationUrl } = await startAuthorization(BASE_URL, {
-      metadata: setup.metadata,
-      clientInformation: setup.client,
-      redirectUrl: REDIRECT,
-      state: 'st',
-    });
+    const authorizationUrl = await authorizationUrlFor(setup, 'st');
     const url = new URL(authorizationUrl);
     url.searchParams.set('resource', 'https://other.example/mcp');
     const { res } = await openConsent(bed, url);
@@ -215,12 +211,7 @@ describe('OAuth authorization code flow for /mcp', () => {
 
   it('redirects a denial with access_denied, shows the page again for a wrong key, and refuses a forged form', async () => {
     const setup = await registered(bed);
-    const { authorizationUrl } = await startAuthorization(BASE_URL, {
-      metadata: setup.metadata,
-      clientInformation: setup.client,
-      redirectUrl: REDIRECT,
-      state: 'st',
-    });
+    const authorizationUrl = await authorizationUrlFor(setup, 'st');
     const fields = consentFormFields((await openConsent(bed, authorizationUrl)).page);
     const denied = await postConsent(bed, { ...fields, decision: 'deny' });
     expect(denied.status).toBe(302);
@@ -241,12 +232,7 @@ describe('OAuth authorization code flow for /mcp', () => {
 
   it('answers 429 after ten wrong keys in a minute from one address, and takes keys again a minute later', async () => {
     const setup = await registered(bed);
-    const { authorizationUrl } = await startAuthorization(BASE_URL, {
-      metadata: setup.metadata,
-      clientInformation: setup.client,
-      redirectUrl: REDIRECT,
-      state: 'st',
-    });
+    const authorizationUrl = await authorizationUrlFor(setup, 'st');
     const fields = consentFormFields((await openConsent(bed, authorizationUrl)).page);
     for (let attempt = 1; attempt <= 10; attempt++) {
       const wrong = await postConsent(bed, { ...fields, api_key: `np_live_wrong${attempt}`, decision: 'approve' });
