@@ -170,10 +170,15 @@ export const oauthConnectStates = sqliteTable(
     codeVerifierEncrypted: text('code_verifier_encrypted'),
     returnUrl: text('return_url'),
     /**
-     * Set when one login gave several accounts to choose from (Facebook Pages): their profiles and
-     * tokens, encrypted, until the picker form posts back with this same state.
+     * Set once the platform answered: the accounts its login offered (one, or several Facebook Pages),
+     * profiles and tokens encrypted, until the confirmation form posts back with this same state.
      */
     choicesEncrypted: text('choices_encrypted'),
+    /**
+     * SHA-256 of the confirmation token the browser that brought the code holds (a cookie, echoed by
+     * the confirmation form), set with `choices_encrypted`: only that browser can confirm or reload.
+     */
+    confirmationHash: text('confirmation_hash'),
     expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },

@@ -21,6 +21,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Browser origins allowed to call /mcp besides the service's own. */
   mcpAllowedOrigins: string[];
+  /** Origins an account connection may send the person back to besides the service's own (exact origins). */
+  connectReturnOrigins: string[];
   /**
    * Which tools MCP lists and serves, on both transports: only the read tools when `readOnly`
    * (SERVICE_READ_ONLY or `--read-only`), only the named ones when `names` is set (SERVICE_TOOLS);
@@ -131,11 +133,18 @@ const EnvSchema = z.object({
   RATE_LIMIT_MEDIA: positiveInt(20),
   BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
+  CONNECT_RETURN_ORIGINS: z
+    .string()
+    .default('')
+    .refine(
+      (list) => commaList(list).every(isOrigin),
+      'expected origins, comma-separated, each scheme://host[:port] with no path, for example https://app.example.com',
+    ),
   SERVICE_READ_ONLY: z.enum(['true', 'false']).default('false'),
   SERVICE_TOOLS: z
     .string()
     .refine(
-      (list) => toolNames(list).length > 0,
+      (list) => commaList(list).length > 0,
       'expected tool names, comma-separated, for example service_list_content,service_get_content',
     )
     .optional(),
@@ -206,12 +215,21 @@ const EnvSchema = z.object({
   ...Object.fromEntries(PLATFORMS.map((p) => [appSecretVariable(p), z.string().min(1).optional()])),
 });
 
-/** SERVICE_TOOLS split into names; blanks around commas are forgiven. */
-function toolNames(list: string): string[] {
-  return list
+/** The entries of a comma-separated variable, blanks around commas ignored. */
+const commaList = (list: string): string[] =>
+  list
     .split(',')
-    .map((name) => name.trim())
+    .map((entry) => entry.trim())
     .filter(Boolean);
+
+/** An http(s) origin written as the URL parser would write it back: no path, query, credentials or trailing slash. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return /^https?:$/.test(url.protocol) && url.origin === value;
+  } catch {
+    return false;
+  }
 }
 
 function appSecretVariable(platform: Platform): string {
@@ -252,12 +270,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       media: e.RATE_LIMIT_MEDIA,
     },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
-    mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS.split(',')
-      .map((o) => o.trim())
-      .filter(Boolean),
+    mcpAllowedOrigins: commaList(e.MCP_ALLOWED_ORIGINS),
+    connectReturnOrigins: commaList(e.CONNECT_RETURN_ORIGINS),
     mcpTools: {
       readOnly: e.SERVICE_READ_ONLY === 'true',
-      names: e.SERVICE_TOOLS === undefined ? null : toolNames(e.SERVICE_TOOLS),
+      names: e.SERVICE_TOOLS === undefined ? null : commaList(e.SERVICE_TOOLS),
     },
     runSchedulers: e.RUN_SCHEDULERS === 'true',
     schedulerPollSeconds: e.SCHEDULER_POLL_SECONDS,

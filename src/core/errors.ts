@@ -97,6 +97,12 @@ export const ERROR_CATALOGUE = {
     action:
       'Ask the operator to set the variables the message names (X_CLIENT_ID and X_CLIENT_SECRET, or LINKEDIN_CLIENT_ID and LINKEDIN_CLIENT_SECRET) and restart the service.',
   },
+  invalid_return_url: {
+    meaning:
+      "An account connection's return_url is not on the service's own origin nor on one the operator allowed (CONNECT_RETURN_ORIGINS).",
+    action:
+      "Give a return_url on the service's origin, or ask the operator to add your origin to CONNECT_RETURN_ORIGINS.",
+  },
   idempotency_key_reused: {
     meaning: 'The Idempotency-Key was used before with another body.',
     action: 'Use a new key for a new request; reuse a key only to repeat the very same request.',

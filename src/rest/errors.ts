@@ -28,6 +28,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   no_target_platforms: 422,
   unprocessable_entity: 422,
   platform_not_configured: 422,
+  invalid_return_url: 422,
   idempotency_key_reused: 422,
   rate_limit_exceeded: 429,
   internal: 500,

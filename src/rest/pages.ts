@@ -14,33 +14,45 @@ export function messagePage(title: string, message: string): string {
 }
 
 /**
- * The chooser shown when one login manages several accounts: a checkbox per account and the state in
- * a hidden field, posted back to `action`. Everything shown is escaped here.
+ * The question a connection ends on: "Connect @name to workspace W?", with one account, or a checkbox
+ * per account when one login manages several. The state and the browser's confirmation token travel
+ * in hidden fields, posted back to `action` with the person's decision. Everything shown is escaped here.
  */
-export function choicePage(page: {
-  title: string;
-  intro: string;
+export function confirmationPage(page: {
+  platformName: string;
+  workspaceName: string;
   action: string;
-  state: string;
+  fields: { state: string; confirmation: string };
   choices: { id: string; name: string }[];
 }): string {
-  const boxes = page.choices
-    .map(
-      (choice) =>
-        `<li><label><input type="checkbox" name="account" value="${escapeHtml(choice.id)}"> ${escapeHtml(choice.name)}</label></li>`,
-    )
-    .join('\n');
+  const workspace = `<strong>${escapeHtml(page.workspaceName)}</strong>`;
+  const single = page.choices.length === 1 ? page.choices[0]! : null;
+  const title = single
+    ? `Connect ${single.name} to workspace ${page.workspaceName}?`
+    : `Choose the ${page.platformName} accounts to connect to workspace ${page.workspaceName}`;
+  const question = single
+    ? `<h1>Connect ${escapeHtml(single.name)} to workspace ${workspace}?</h1>
+<p>You signed in to ${escapeHtml(page.platformName)} as ${escapeHtml(single.name)}. Connecting lets the workspace publish as this account. If you did not start this connection, choose Cancel.</p>
+<input type="hidden" name="account" value="${escapeHtml(single.id)}">`
+    : `<h1>Choose the ${escapeHtml(page.platformName)} accounts to connect to workspace ${workspace}</h1>
+<p>Your ${escapeHtml(page.platformName)} login manages several accounts. Connecting lets the workspace publish as each one you choose. If you did not start this connection, choose Cancel.</p>
+<fieldset><legend>Accounts</legend><ul>
+${page.choices
+  .map(
+    (choice) =>
+      `<li><label><input type="checkbox" name="account" value="${escapeHtml(choice.id)}"> ${escapeHtml(choice.name)}</label></li>`,
+  )
+  .join('\n')}
+</ul></fieldset>`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(page.title)}</title></head>
-<body><h1>${escapeHtml(page.title)}</h1>
-<p>${escapeHtml(page.intro)}</p>
-<form method="post" action="${escapeHtml(page.action)}">
-<input type="hidden" name="state" value="${escapeHtml(page.state)}">
-<ul>
-${boxes}
-</ul>
-<button type="submit">Connect</button>
+<title>${escapeHtml(title)}</title></head>
+<body><form method="post" action="${escapeHtml(page.action)}">
+${question}
+<input type="hidden" name="state" value="${escapeHtml(page.fields.state)}">
+<input type="hidden" name="confirmation" value="${escapeHtml(page.fields.confirmation)}">
+<button type="submit" name="decision" value="connect">Connect</button>
+<button type="submit" name="decision" value="cancel">Cancel</button>
 </form></body></html>`;
 }
 

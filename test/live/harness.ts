@@ -12,6 +12,7 @@ import { startFakeInstagram, type FakeInstagram } from '../../fakes/instagram.ts
 import { startFakeLinkedIn, type FakeLinkedIn } from '../../fakes/linkedin.ts';
 import { startFakeTikTok, type FakeTikTok } from '../../fakes/tiktok.ts';
 import { startFakeX, type FakeX } from '../../fakes/x.ts';
+import { confirmationPageOf, confirmationRequest } from '../helpers/connect-confirmation.ts';
 import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
 
 const KEY_LINE = /API key \(shown once[^\n]*?(np_live_[0-9A-Za-z]+)/;
@@ -156,12 +157,31 @@ export async function consentCallback(
 }
 
 /**
- * Connects one account the way a person does (see `consentCallback`); the callback connects it at
- * once. Answers the account resource it added.
+ * Posts the confirmation page the callback answered, from the browser that got it (its cookie), with
+ * the accounts ticked (a one-account page carries its own); answers the outcome, its body read and kept.
+ */
+export async function confirmInBrowser(
+  world: LiveWorld,
+  callback: { status: number; headers: Headers; page: string },
+  accounts: string[] = [],
+): Promise<{ status: number; headers: Headers; page: string }> {
+  const [path, init] = confirmationRequest(confirmationPageOf({ ...callback, body: callback.page }), { accounts });
+  const answer = await fetch(world.url + path, init);
+  const page = await answer.text();
+  world.bodies.push(page);
+  return { status: answer.status, headers: answer.headers, page };
+}
+
+/**
+ * Connects one account the way a person does (see `consentCallback`), confirming it on the page the
+ * callback answers. Answers the account resource it added.
  */
 export async function connectThroughConsent(world: LiveWorld, platform: LivePlatform): Promise<any> {
   const before = new Set((await liveAccounts(world, platform)).map((account) => account.id));
-  const callback = await consentCallback(world, platform);
+  const asked = await consentCallback(world, platform);
+  expect(asked.status, asked.page).toBe(200);
+  expect(await liveAccounts(world, platform)).toHaveLength(before.size);
+  const callback = await confirmInBrowser(world, asked);
   expect(callback.status, callback.page).toBe(200);
   expect(callback.page).toMatch(/Connected \S.* to /);
   const added = (await liveAccounts(world, platform)).filter((account) => !before.has(account.id));

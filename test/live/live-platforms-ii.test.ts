@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.ts';
 import { isoMedia, jpeg, png, webp } from '../fixtures/media/files.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
+import { confirmationPageOf } from '../helpers/connect-confirmation.ts';
 import {
+  confirmInBrowser,
   connectThroughConsent,
   consentCallback,
   FACEBOOK_MULTI_PAGE_USER,
@@ -70,24 +72,14 @@ describe('live publishing II: Facebook Pages, Instagram and TikTok through the r
       expect(chooser.status, chooser.page).toBe(200);
       expect(chooser.headers.get('content-type')).toMatch(/text\/html/);
       expect(chooser.headers.get('x-frame-options')).toBe('DENY');
-      const state = /name="state" value="([^"]+)"/.exec(chooser.page)?.[1];
-      expect(state).toBeDefined();
-      const offered = [...chooser.page.matchAll(/name="account" value="([^"]+)"/g)].map((match) => match[1]);
+      const offered = confirmationPageOf({ ...chooser, body: chooser.page }).checkboxes;
       expect(offered.sort()).toEqual(agencyPages.map((page) => page.id).sort());
       // Nothing is connected until the person has chosen.
       expect(await liveAccounts(world, 'facebook')).toEqual([]);
 
       const chosen = [agencyPages[0]!.id, agencyPages[2]!.id];
-      const form = new URLSearchParams([['state', state!], ...chosen.map((id): [string, string] => ['account', id])]);
-      const answer = await fetch(`${world.url}/callbacks/facebook/oauth`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: form,
-        redirect: 'manual',
-      });
-      const page = await answer.text();
-      world.bodies.push(page);
-      expect(answer.status, page).toBe(200);
+      const { status, page } = await confirmInBrowser(world, chooser, chosen);
+      expect(status, page).toBe(200);
       expect(page).toContain(agencyPages[0]!.name);
       expect(page).toContain(agencyPages[2]!.name);
       expect(page).toMatch(/Connected \S.* to /);
@@ -96,16 +88,8 @@ describe('live publishing II: Facebook Pages, Instagram and TikTok through the r
       expect(accounts.map((account) => account.platform_user_id).sort()).toEqual([...chosen].sort());
       for (const account of accounts)
         expect(account).toMatchObject({ mode: 'live', status: 'active', is_active: true });
-      // The same state cannot connect anything a second time.
-      const replay = await fetch(`${world.url}/callbacks/facebook/oauth`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams([
-          ['state', state!],
-          ['account', agencyPages[1]!.id],
-        ]),
-      });
-      world.bodies.push(await replay.text());
+      // The same form cannot connect anything a second time.
+      const replay = await confirmInBrowser(world, chooser, [agencyPages[1]!.id]);
       expect(replay.status).toBe(400);
       expect(await liveAccounts(world, 'facebook')).toHaveLength(2);
 
@@ -149,7 +133,7 @@ describe('live publishing II: Facebook Pages, Instagram and TikTok through the r
   );
 
   it(
-    'Facebook: a login with a single Page connects it at once, without the chooser',
+    'Facebook: a login with a single Page asks to connect it, without the chooser',
     async () => {
       world.facebook.script.loginAs(FACEBOOK_SINGLE_PAGE_USER);
       const account = await connectThroughConsent(world, 'facebook');

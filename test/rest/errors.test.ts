@@ -365,6 +365,7 @@ describe('REST errors', () => {
       ['range_not_satisfiable', 416],
       ['no_target_platforms', 422],
       ['unprocessable_entity', 422],
+      ['invalid_return_url', 422],
       ['idempotency_key_reused', 422],
       ['rate_limit_exceeded', 429],
       ['internal', 500],

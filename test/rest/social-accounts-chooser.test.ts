@@ -1,12 +1,14 @@
 /**
  * One login that manages several accounts (Facebook Pages): the callback answers a chooser page, and
- * its form posts back the chosen accounts with the same single-use state. Over HTTP, with the fake
+ * its form posts back the chosen accounts with the same single-use state and the browser's
+ * confirmation token. Over HTTP, with the fake
  * Facebook as the platform.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { oauthConnectStates, socialAccounts } from '../../db/schema/index.ts';
 import { fakePlatformEnvironment } from '../../fakes/environment.ts';
 import { startFakeFacebook, type FakeFacebook } from '../../fakes/facebook.ts';
+import { confirmationPageOf, confirmationRequest, type ConfirmationPage } from '../helpers/connect-confirmation.ts';
 import { call, readReply, useRestTestbed } from '../helpers/http.ts';
 import { BASE_URL, baseEnv, eventsOf } from '../helpers/rest-expect.ts';
 
@@ -29,7 +31,7 @@ describe('choosing the accounts one login manages', () => {
 
   const rows = () => bed.runtime.db.select().from(socialAccounts).all();
 
-  /** Connect, the fake's consent, the callback: answers the chooser page and its state. */
+  /** Connect, the fake's consent, the callback: answers the chooser page as its browser holds it. */
   async function chooser(body: Record<string, unknown> = {}) {
     facebook.script.loginAs(agency().id);
     const started = await call(bed.server, 'POST', '/api/v1/social-accounts/connect', {
@@ -40,47 +42,36 @@ describe('choosing the accounts one login manages', () => {
     const consent = await fetch(started.body.authorize_url, { redirect: 'manual' });
     const back = new URL(consent.headers.get('location')!);
     expect(back.origin).toBe(BASE_URL);
-    const page = await readReply(await bed.server.request(back.pathname + back.search, { redirect: 'manual' }));
-    const state = /name="state" value="([^"]+)"/.exec(page.body as string)?.[1];
+    const reply = await readReply(await bed.server.request(back.pathname + back.search, { redirect: 'manual' }));
+    const page = confirmationPageOf(reply);
     return {
+      reply,
       page,
-      state: state!,
-      reload: () => bed.server.request(back.pathname + back.search, { redirect: 'manual' }),
+      reload: (cookie = page.cookie) =>
+        bed.server.request(back.pathname + back.search, { redirect: 'manual', headers: { cookie } }).then(readReply),
     };
   }
 
-  const choose = (form: URLSearchParams) =>
-    bed.server
-      .request('/callbacks/facebook/oauth', {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: form.toString(),
-        redirect: 'manual',
-      })
-      .then(readReply);
+  /** The chooser's form, posted from its browser with `accounts` ticked (and any field overridden). */
+  const choose = (page: ConfirmationPage, accounts: string[], fields: Record<string, string> = {}) =>
+    bed.server.request(...confirmationRequest(page, { accounts, fields })).then(readReply);
 
-  it('answers a chooser listing every Page, framed by nobody, and stores nothing yet', async () => {
-    const { page, state } = await chooser();
-    expect(page.status).toBe(200);
-    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(page.headers.get('x-frame-options')).toBe('DENY');
-    for (const listed of agency().pages) {
-      expect(page.body).toContain(`value="${listed.id}"`);
-      expect(page.body).toContain(listed.name);
-    }
-    expect(state).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  it('answers a chooser listing every Page for the workspace, framed by nobody, and stores nothing yet', async () => {
+    const { reply, page } = await chooser();
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(reply.headers.get('x-frame-options')).toBe('DENY');
+    expect(reply.body).toContain(`to connect to workspace <strong>${bed.ws.workspace.name}</strong>`);
+    expect(page.checkboxes).toEqual(agency().pages.map((listed) => listed.id));
+    for (const listed of agency().pages) expect(reply.body).toContain(listed.name);
+    expect(page.fields.state).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(rows()).toEqual([]);
   });
 
   it('connects exactly the Pages chosen, one live account each, with their Page tokens, and spends the state', async () => {
-    const { state } = await chooser();
+    const { page } = await chooser();
     const [first, , third] = agency().pages;
-    const form = new URLSearchParams([
-      ['state', state],
-      ['account', first!.id],
-      ['account', third!.id],
-    ]);
-    const answer = await choose(form);
+    const answer = await choose(page, [first!.id, third!.id]);
     expect(answer.status).toBe(200);
     expect(answer.body).toContain(`Connected ${first!.name}, ${third!.name} to`);
     expect(
@@ -92,72 +83,39 @@ describe('choosing the accounts one login manages', () => {
       [third!.id, 'live', 'active'],
     ]);
     expect(eventsOf(bed.runtime).filter((event) => event.type === 'social_account.connected')).toHaveLength(2);
-    expect((await choose(form)).status).toBe(400);
+    expect((await choose(page, [first!.id, third!.id])).status).toBe(400);
     expect(rows()).toHaveLength(2);
   });
 
-  it('shows the chooser again on a reload, still good for the post that follows', async () => {
-    const { state, reload } = await chooser();
-    const again = await readReply(await reload());
-    expect(again.status).toBe(200);
-    expect(again.body).toContain(`name="state" value="${state}"`);
-    const answer = await choose(
-      new URLSearchParams([
-        ['state', state],
-        ['account', agency().pages[1]!.id],
-      ]),
-    );
+  it('shows the chooser again on a reload in the same browser, and that page is good for the post that follows', async () => {
+    const { page, reload } = await chooser();
+    const again = await reload();
+    const reloaded = confirmationPageOf(again);
+    expect(reloaded.fields.state).toBe(page.fields.state);
+    const answer = await choose(reloaded, [agency().pages[1]!.id]);
     expect(answer.status).toBe(200);
     expect(rows()).toHaveLength(1);
   });
 
   it('refuses a Page the login did not offer, or none, and lets the choice be made again', async () => {
-    const { state } = await chooser();
+    const { page } = await chooser();
     const offered = agency().pages[0]!.id;
-    for (const form of [
-      new URLSearchParams([['state', state]]),
-      new URLSearchParams([
-        ['state', state],
-        ['account', facebook.users[0]!.pages[0]!.id],
-      ]),
-      new URLSearchParams([
-        ['state', state],
-        ['account', offered],
-        ['account', '999999999999999'],
-      ]),
-    ]) {
-      const refused = await choose(form);
+    for (const accounts of [[], [facebook.users[0]!.pages[0]!.id], [offered, '999999999999999']]) {
+      const refused = await choose(page, accounts);
       expect(refused.status).toBe(400);
       expect(rows()).toEqual([]);
     }
-    expect(
-      (
-        await choose(
-          new URLSearchParams([
-            ['state', state],
-            ['account', offered],
-          ]),
-        )
-      ).status,
-    ).toBe(200);
+    expect((await choose(page, [offered])).status).toBe(200);
     expect(rows()).toHaveLength(1);
   });
 
   it('a forged state is refused, and the return URL gets one social_account_id per Page', async () => {
-    expect(
-      (
-        await choose(
-          new URLSearchParams([
-            ['state', 'forged'],
-            ['account', '1'],
-          ]),
-        )
-      ).status,
-    ).toBe(400);
-    const { state } = await chooser({ return_url: 'https://app.example.com/done' });
+    const { page } = await chooser({ return_url: `${BASE_URL}/done` });
+    expect((await choose(page, ['1'], { state: 'forged' })).status).toBe(400);
     const pages = agency().pages.slice(0, 2);
     const answer = await choose(
-      new URLSearchParams([['state', state], ...pages.map((page): [string, string] => ['account', page.id])]),
+      page,
+      pages.map((one) => one.id),
     );
     expect(answer.status).toBe(303);
     const location = new URL(answer.headers.get('location')!);
@@ -170,16 +128,22 @@ describe('choosing the accounts one login manages', () => {
     expect(bed.runtime.db.select().from(oauthConnectStates).all()).toEqual([]);
   });
 
-  it('a login with one Page connects it directly, without a chooser', async () => {
+  it('a login with one Page asks to connect that Page, without a chooser', async () => {
     const started = await call(bed.server, 'POST', '/api/v1/social-accounts/connect', {
       headers: bed.ws.headers,
       body: { platform: 'facebook' },
     });
     const consent = await fetch(started.body.authorize_url, { redirect: 'manual' });
     const back = new URL(consent.headers.get('location')!);
-    const answer = await readReply(await bed.server.request(back.pathname + back.search, { redirect: 'manual' }));
+    const asked = await readReply(await bed.server.request(back.pathname + back.search, { redirect: 'manual' }));
+    const only = facebook.users[0]!.pages[0]!;
+    expect(asked.body).toContain(`Connect ${only.name} to workspace`);
+    const page = confirmationPageOf(asked);
+    expect(page.checkboxes).toEqual([]);
+    expect(page.fields.account).toBe(only.id);
+    const answer = await readReply(await bed.server.request(...confirmationRequest(page)));
     expect(answer.status).toBe(200);
-    expect(answer.body).toContain(`Connected ${facebook.users[0]!.pages[0]!.name} to`);
-    expect(rows().map((row) => row.platformUserId)).toEqual([facebook.users[0]!.pages[0]!.id]);
+    expect(answer.body).toContain(`Connected ${only.name} to`);
+    expect(rows().map((row) => row.platformUserId)).toEqual([only.id]);
   });
 });

@@ -9,6 +9,7 @@ import { connectSocialAccount } from '../../src/core/social-accounts/operations.
 import { readTokens } from '../../src/core/social-accounts/tokens.ts';
 import { runMaintenance } from '../../src/jobs/maintenance.ts';
 import { makeWorkspace } from '../helpers/factories.ts';
+import { confirmationPageOf, confirmationRequest, type ConfirmationPage } from '../helpers/connect-confirmation.ts';
 import { call, readReply, startTestServer, useRestTestbed } from '../helpers/http.ts';
 import { BASE_URL, baseEnv, eventsOf, expectError } from '../helpers/rest-expect.ts';
 import { testRuntime } from '../helpers/runtime.ts';
@@ -55,14 +56,25 @@ describe('connecting accounts over OAuth', () => {
     return location.pathname + location.search;
   }
 
-  const callback = async (pathAndQuery: string) =>
-    readReply(await bed.server.request(pathAndQuery, { redirect: 'manual' }));
+  const callback = async (pathAndQuery: string, init: RequestInit = {}) =>
+    readReply(await bed.server.request(pathAndQuery, { redirect: 'manual', ...init }));
+
+  /** The confirmation page's form posted back from the browser that got it (see confirmationRequest). */
+  const confirm = (page: ConfirmationPage, options: Parameters<typeof confirmationRequest>[1] = {}) =>
+    callback(...confirmationRequest(page, options));
+
+  /** The callback, then, when it asks, the confirmation that browser posts: both answers. */
+  async function finish(back: string, options: Parameters<typeof confirmationRequest>[1] = {}) {
+    const page = await callback(back);
+    const asked = page.status === 200 && page.headers.getSetCookie().length > 0;
+    return { page, answer: asked ? await confirm(confirmationPageOf(page), options) : page };
+  }
 
   async function connectThrough(platform: string, body: Record<string, unknown> = {}) {
     const started = await connect({ platform, ...body });
     expect(started.status).toBe(201);
     const back = await consent(started.body.authorize_url);
-    return { started, back, answer: await callback(back) };
+    return { started, back, ...(await finish(back)) };
   }
 
   const rows = () => bed.runtime.db.select().from(socialAccounts).all();
@@ -128,11 +140,19 @@ describe('connecting accounts over OAuth', () => {
       // The state is stored only as its hash.
       expect(JSON.stringify(bed.runtime.db.select().from(oauthConnectStates).all())).not.toContain(query.state);
 
-      const answer = await callback(await consent(started.body.authorize_url));
+      // The callback asks first, naming the account and the workspace, and stores nothing yet.
+      const asked = await callback(await consent(started.body.authorize_url));
+      expect(asked.status).toBe(200);
+      for (const reply of [asked]) {
+        expect(reply.headers.get('content-type')).toMatch(/^text\/html; charset=utf-8/);
+        expect(reply.headers.get('cache-control')).toBe('no-store');
+        expect(reply.headers.get('referrer-policy')).toBe('no-referrer');
+      }
+      expect(asked.body).toContain(`Connect ${p.handle} to workspace <strong>${bed.ws.workspace.name}</strong>?`);
+      expectNothingStored();
+      const answer = await confirm(confirmationPageOf(asked));
       expect(answer.status).toBe(200);
-      expect(answer.headers.get('content-type')).toMatch(/^text\/html; charset=utf-8/);
       expect(answer.headers.get('cache-control')).toBe('no-store');
-      expect(answer.headers.get('referrer-policy')).toBe('no-referrer');
       expect(answer.body).toContain(`Connected ${p.handle} to ${bed.ws.workspace.name}; you can close this tab.`);
 
       const tokenCall = p.fake().log.last('token')!;
@@ -163,7 +183,12 @@ describe('connecting accounts over OAuth', () => {
         refreshToken: p.hasRefreshToken ? issued.refresh_token : null,
       });
       // No answer of the flow carries a token or the client secret.
-      for (const text of [JSON.stringify(started.body), String(answer.body), JSON.stringify(list.body)]) {
+      for (const text of [
+        JSON.stringify(started.body),
+        String(asked.body),
+        String(answer.body),
+        JSON.stringify(list.body),
+      ]) {
         expect(text).not.toContain(issued.access_token);
         if (issued.refresh_token) expect(text).not.toContain(issued.refresh_token);
         expect(text).not.toContain(p.fake().clientSecret);
@@ -201,11 +226,11 @@ describe('connecting accounts over OAuth', () => {
       ]);
     });
 
-    it('with a return_url, the callback answers 303 to it with social_account_id and platform added', async () => {
-      const { answer } = await connectThrough(p.platform, { return_url: 'https://app.example.com/done?tab=accounts' });
+    it('with a return_url, the confirmation answers 303 to it with social_account_id and platform added', async () => {
+      const { answer } = await connectThrough(p.platform, { return_url: `${BASE_URL}/done?tab=accounts` });
       expect(answer.status).toBe(303);
       const location = new URL(answer.headers.get('location')!);
-      expect(`${location.origin}${location.pathname}`).toBe('https://app.example.com/done');
+      expect(`${location.origin}${location.pathname}`).toBe(`${BASE_URL}/done`);
       expect(Object.fromEntries(location.searchParams)).toEqual({
         tab: 'accounts',
         social_account_id: rows()[0]!.id,
@@ -222,7 +247,7 @@ describe('connecting accounts over OAuth', () => {
       expect(answer.status).toBe(200);
       expect(answer.body).toContain('was cancelled');
 
-      const redirected = await connectThrough(p.platform, { return_url: 'https://app.example.com/done' });
+      const redirected = await connectThrough(p.platform, { return_url: `${BASE_URL}/done` });
       expect(redirected.answer.status).toBe(303);
       const location = new URL(redirected.answer.headers.get('location')!);
       expect(Object.fromEntries(location.searchParams)).toEqual({ error: 'access_denied', platform: p.platform });
@@ -258,10 +283,10 @@ describe('connecting accounts over OAuth', () => {
     });
 
     it('a reused state answers 400 and changes nothing', async () => {
-      const { back, answer } = await connectThrough('twitter');
+      const { back, page, answer } = await connectThrough('twitter');
       expect(answer.status).toBe(200);
       const before = rows();
-      const replay = await callback(back);
+      const replay = await callback(back, { headers: { cookie: confirmationPageOf(page).cookie } });
       expect(replay.status).toBe(400);
       expect(rows()).toEqual(before);
       expect(connectedEvents()).toHaveLength(1);
@@ -303,10 +328,107 @@ describe('connecting accounts over OAuth', () => {
     it('names are HTML-escaped on the page', async () => {
       const ws = makeWorkspace(bed.runtime, { name: '<script>alert(1)</script> & Co' });
       const started = await connect({ platform: 'twitter' }, ws.headers);
-      const answer = await callback(await consent(started.body.authorize_url));
+      const { page, answer } = await finish(await consent(started.body.authorize_url));
       expect(answer.status).toBe(200);
-      expect(answer.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co');
-      expect(answer.body).not.toContain('<script>');
+      for (const reply of [page, answer]) {
+        expect(reply.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co');
+        expect(reply.body).not.toContain('<script>');
+      }
+    });
+  });
+
+  describe('the confirmation', () => {
+    it('Cancel stores nothing, spends the state, and answers the cancelled page', async () => {
+      const started = await connect({ platform: 'twitter' });
+      const page = confirmationPageOf(await callback(await consent(started.body.authorize_url)));
+      const cancelled = await confirm(page, { decision: 'cancel' });
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body).toContain('was cancelled');
+      expectNothingStored();
+      expect((await confirm(page)).status).toBe(400);
+      expectNothingStored();
+    });
+
+    it('Cancel with a return_url answers 303 with error=access_denied', async () => {
+      const { answer } = await connectThrough('linkedin', { return_url: `${BASE_URL}/done` });
+      expect(answer.status).toBe(303);
+      const started = await connect({ platform: 'linkedin', return_url: `${BASE_URL}/done` });
+      const page = confirmationPageOf(await callback(await consent(started.body.authorize_url)));
+      const cancelled = await confirm(page, { decision: 'cancel' });
+      expect(cancelled.status).toBe(303);
+      expect(Object.fromEntries(new URL(cancelled.headers.get('location')!).searchParams)).toEqual({
+        error: 'access_denied',
+        platform: 'linkedin',
+      });
+      expect(rows()).toHaveLength(1);
+    });
+
+    it('cannot be replayed: the second post of the same form answers 400 and changes nothing', async () => {
+      const started = await connect({ platform: 'twitter' });
+      const page = confirmationPageOf(await callback(await consent(started.body.authorize_url)));
+      expect((await confirm(page)).status).toBe(200);
+      const before = rows();
+      const replay = await confirm(page);
+      expect(replay.status).toBe(400);
+      expect(rows()).toEqual(before);
+      expect(connectedEvents()).toHaveLength(1);
+    });
+
+    it('a form posted without the browser cookie, with another cookie, or with a forged token is refused; the real one still works', async () => {
+      const started = await connect({ platform: 'twitter' });
+      const back = await consent(started.body.authorize_url);
+      const page = confirmationPageOf(await callback(back));
+      const forgedToken = 'A'.repeat(43);
+      for (const refused of [
+        await confirm(page, { cookie: null }),
+        await confirm(page, { cookie: `connect_confirmation=${forgedToken}` }),
+        await confirm(page, { fields: { confirmation: forgedToken } }),
+        await confirm(page, { fields: { confirmation: forgedToken }, cookie: `connect_confirmation=${forgedToken}` }),
+      ]) {
+        expect(refused.status).toBe(400);
+        expect(refused.body).toContain('browser');
+      }
+      expectNothingStored();
+      // Whoever made the link knows the state, but a reload without the browser's cookie shows nothing.
+      const reloadElsewhere = await callback(back);
+      expect(reloadElsewhere.status).toBe(400);
+      expect(reloadElsewhere.body).not.toContain('name="confirmation"');
+      expect((await confirm(page)).status).toBe(200);
+      expect(rows()).toHaveLength(1);
+    });
+
+    it('a reload in the same browser shows the page again with a fresh token; the old form stops working', async () => {
+      const started = await connect({ platform: 'twitter' });
+      const back = await consent(started.body.authorize_url);
+      const first = confirmationPageOf(await callback(back));
+      const reloaded = confirmationPageOf(await callback(back, { headers: { cookie: first.cookie } }));
+      expect(reloaded.fields.confirmation).not.toBe(first.fields.confirmation);
+      expect((await confirm(first)).status).toBe(400);
+      expectNothingStored();
+      expect((await confirm(reloaded)).status).toBe(200);
+      expect(rows()).toHaveLength(1);
+    });
+
+    it('expires with the state', async () => {
+      const started = await connect({ platform: 'twitter' });
+      const page = confirmationPageOf(await callback(await consent(started.body.authorize_url)));
+      bed.runtime.clock.advance(15 * 60 * 1000);
+      const late = await confirm(page);
+      expect(late.status).toBe(400);
+      expect(late.body).toContain('expired');
+      expectNothingStored();
+    });
+
+    it('sets its cookie HttpOnly, SameSite=Lax, on the callback path alone, until the state expires', async () => {
+      const started = await connect({ platform: 'twitter' });
+      const asked = await callback(await consent(started.body.authorize_url));
+      const [cookie] = asked.headers.getSetCookie();
+      expect(cookie).toMatch(/^connect_confirmation=[\w-]{43}; /);
+      expect(cookie).toContain('Path=/callbacks/twitter/oauth');
+      expect(cookie).toContain('HttpOnly');
+      expect(cookie).toContain('SameSite=Lax');
+      expect(cookie).toContain(`Expires=${new Date(started.body.expires_at).toUTCString()}`);
+      expect(asked.headers.get('x-frame-options')).toBe('DENY');
     });
   });
 
@@ -329,6 +451,25 @@ describe('connecting accounts over OAuth', () => {
         });
       }
       expect(bed.runtime.db.select().from(oauthConnectStates).all()).toEqual([]);
+    });
+
+    it("return_url must be on the service's origin: another site, or credentials before the host, answer 422 invalid_return_url", async () => {
+      const base = new URL(BASE_URL);
+      for (const returnUrl of [
+        'https://evil.example/steal',
+        `http://${base.host}@evil.example/`,
+        `${base.protocol}//user:pass@${base.host}/done`,
+        `https://${base.hostname}:${Number(base.port) + 1}/done`,
+        `${BASE_URL}.evil.example/done`,
+      ]) {
+        const res = await connect({ platform: 'twitter', return_url: returnUrl });
+        expectError(res, 422, 'invalid_return_url');
+        expect(res.body.error.message).toContain(base.origin);
+      }
+      expect(bed.runtime.db.select().from(oauthConnectStates).all()).toEqual([]);
+      expect((await connect({ platform: 'twitter', return_url: `${BASE_URL}/settings?tab=accounts` })).status).toBe(
+        201,
+      );
     });
 
     it('platform_not_configured (422) names the variables when the credentials are unset', async () => {
@@ -378,7 +519,7 @@ describe('connecting accounts over OAuth', () => {
       const started = await connect({ platform: 'twitter' }, ws.headers);
       expect(started.status).toBe(201);
       sandbox('three');
-      const answer = await callback(await consent(started.body.authorize_url));
+      const { answer } = await finish(await consent(started.body.authorize_url));
       expect(answer.status).toBe(403);
       expect(answer.body).toContain('platforms_limit');
       expect(rows().filter((row) => row.mode === 'live')).toEqual([]);
@@ -390,10 +531,10 @@ describe('connecting accounts over OAuth', () => {
       sandbox('one');
       sandbox('two');
       const first = await connect({ platform: 'twitter' }, ws.headers);
-      expect((await callback(await consent(first.body.authorize_url))).status).toBe(200);
+      expect((await finish(await consent(first.body.authorize_url))).answer.status).toBe(200);
       const again = await connect({ platform: 'twitter' }, ws.headers);
       expect(again.status).toBe(201);
-      expect((await callback(await consent(again.body.authorize_url))).status).toBe(200);
+      expect((await finish(await consent(again.body.authorize_url))).answer.status).toBe(200);
       expect(rows().filter((row) => row.workspaceId === ws.workspace.id)).toHaveLength(3);
     });
   });
@@ -436,7 +577,7 @@ describe('connecting accounts over OAuth', () => {
         '--platform',
         'linkedin',
         '--return-url',
-        'https://app.example.com/done',
+        `${BASE_URL}/done`,
         '--json',
       ]);
       expect(code).toBe(0);
@@ -445,7 +586,7 @@ describe('connecting accounts over OAuth', () => {
     }
     const printed = JSON.parse(out.at(-1)!);
     expect(Object.keys(printed)).toEqual(['authorize_url']);
-    const answer = await callback(await consent(printed.authorize_url));
+    const { answer } = await finish(await consent(printed.authorize_url));
     expect(answer.status).toBe(303);
     expect(rows()).toEqual([
       expect.objectContaining({ workspaceId: bed.ws.workspace.id, platform: 'linkedin', mode: 'live' }),

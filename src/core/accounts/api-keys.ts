@@ -125,6 +125,19 @@ export function authenticate(
   if (/^Bearer\s+np_oat_/i.test(authorization ?? '')) {
     return authenticateCredential(runtime, authorization, { planChecks }).workspace;
   }
+  return authenticateApiKey(runtime, authorization, { planChecks });
+}
+
+/**
+ * authenticate() for workspace API keys alone: an OAuth token, refresh token or code is refused like an
+ * unknown key. What proves control of a workspace (the consent page) must not accept a credential that
+ * was itself derived from a narrower grant.
+ */
+export function authenticateApiKey(
+  runtime: Runtime,
+  authorization: string | undefined,
+  { planChecks }: { planChecks: boolean } = { planChecks: true },
+): Workspace {
   const key = bearerKey(authorization);
   if (!key) {
     throw new ServiceError('missing_key', `Send "Authorization: Bearer <API key>"; keys begin with ${API_KEY_PREFIX}.`);

@@ -2,13 +2,13 @@ import { and, asc, eq, gt, lte } from 'drizzle-orm';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { writeTransaction } from '../../../db/client.ts';
 import { oauthConsentFailures } from '../../../db/schema/index.ts';
-import { authenticate } from '../accounts/api-keys.ts';
+import { authenticateApiKey } from '../accounts/api-keys.ts';
 import type { Runtime } from '../context.ts';
 import { RateLimitError, ServiceError } from '../errors.ts';
 import { derivedKey } from '../secrets.ts';
 import { ClientMetadataError, isMetadataDocumentClientId, resolveMetadataDocumentClient } from './client-metadata.ts';
 import { findClient, issueAuthorizationCode, parseScope, type OAuthClient } from './grants.ts';
-import { acceptedResources, type OAuthScope } from './metadata.ts';
+import { acceptedResources, mcpResourceUrl, type OAuthScope } from './metadata.ts';
 import { isClientRedirectUri } from './registration.ts';
 
 /** The fields of an authorization request, as the query (GET) or the consent form's hidden fields (POST) carry them. */
@@ -32,7 +32,7 @@ export interface AuthorizationRequest {
   state: string;
   codeChallenge: string;
   scopes: OAuthScope[];
-  resource: string | null;
+  resource: string;
 }
 
 /**
@@ -107,8 +107,10 @@ export async function checkAuthorizationRequest(
   if (params.code_challenge_method !== 'S256') return refuse('invalid_request', 'code_challenge_method must be S256.');
   const scopes = parseScope(params.scope);
   if (!scopes) return refuse('invalid_scope', 'scope may only list read, write and publish.');
-  const resource = params.resource || null;
-  if (resource !== null && !acceptedResources(runtime.config).includes(resource)) {
+  // A request that names no resource is for this instance's /mcp: the grant is bound to it all the
+  // same, so its tokens fail on another instance sharing the database (RFC 8707 section 2).
+  const resource = params.resource || mcpResourceUrl(runtime.config);
+  if (!acceptedResources(runtime.config).includes(resource)) {
     return refuse('invalid_target', `resource must be ${acceptedResources(runtime.config).join(' or ')}.`);
   }
   return { client, params, redirectUri, state, codeChallenge: params.code_challenge, scopes, resource };
@@ -165,8 +167,10 @@ function recordFailedKey(runtime: Runtime, address: string): void {
 }
 
 /**
- * The person's approval: the API key proves they control a workspace, the grant goes to it. Answers
- * the redirect carrying the code, or the reason the key was refused (shown on the page again).
+ * The person's approval: the API key proves they control a workspace, the grant goes to it. Only a
+ * workspace API key counts: an access token, refresh token or code would let a narrow grant mint a
+ * wider one. Answers the redirect carrying the code, or the reason the key was refused (shown on the
+ * page again).
  */
 export function approveAuthorization(
   runtime: Runtime,
@@ -177,7 +181,7 @@ export function approveAuthorization(
   checkFailedKeyAllowance(runtime, address);
   let workspaceId: string;
   try {
-    workspaceId = authenticate(runtime, `Bearer ${apiKey.trim()}`, { planChecks: false }).id;
+    workspaceId = authenticateApiKey(runtime, `Bearer ${apiKey.trim()}`, { planChecks: false }).id;
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
     recordFailedKey(runtime, address);

@@ -6,7 +6,7 @@ import { toWorkspace, type Workspace } from '../accounts/workspaces.ts';
 import type { Runtime } from '../context.ts';
 import { newId, randomBase62 } from '../ids.ts';
 import { hashClientSecret } from './registration.ts';
-import { OAUTH_SCOPES, type OAuthScope } from './metadata.ts';
+import { mcpResourceUrl, OAUTH_SCOPES, type OAuthScope } from './metadata.ts';
 
 export const ACCESS_TOKEN_PREFIX = 'np_oat_';
 export const REFRESH_TOKEN_PREFIX = 'np_ort_';
@@ -268,7 +268,8 @@ export function refreshTokens(
       clientId: row.clientId,
       workspaceId: row.workspaceId,
       scope,
-      resource: row.resource,
+      // Grants from before every grant named its resource are bound at their next refresh.
+      resource: row.resource ?? mcpResourceUrl(runtime.config),
     });
   });
   if (outcome instanceof OAuthError) throw outcome;

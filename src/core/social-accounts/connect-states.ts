@@ -4,7 +4,7 @@
  * connection), bound to the workspace that asked, holding the PKCE verifier encrypted. A state is
  * good for 15 minutes and once: the callback deletes the row as it reads it.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { eq, lte } from 'drizzle-orm';
 import { oauthConnectStates, type Platform } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
@@ -64,8 +64,10 @@ export interface ConsumedConnectState {
   codeVerifier: string | null;
   returnUrl: string | null;
   expiresAt: Date;
-  /** The accounts a login offered to choose from (JSON, decrypted), when the state was parked for a choice. */
+  /** The accounts a login offered (JSON, decrypted), when the state was parked for confirmation. */
   choices: string | null;
+  /** SHA-256 of the confirmation token of the browser that brought the code, with `choices`. */
+  confirmationHash: string | null;
 }
 
 export type ConsumeResult = { ok: true; pending: ConsumedConnectState } | { ok: false; reason: 'unknown' | 'expired' };
@@ -95,21 +97,34 @@ export function consumeConnectState(runtime: StateRuntime, platform: string, sta
       returnUrl: row.returnUrl,
       expiresAt: row.expiresAt,
       choices: row.choicesEncrypted === null ? null : decryptSecret(runtime.config, row.choicesEncrypted),
+      confirmationHash: row.confirmationHash,
     },
   };
 }
 
 /**
  * Puts a consumed state back, holding the accounts its login offered (encrypted: they carry tokens),
- * until the chooser's form posts back with the same state. It keeps its first expiry: the whole
- * connection, choice included, is good for 15 minutes.
+ * until the confirmation form posts back with the same state. It keeps its first expiry: the whole
+ * connection, confirmation included, is good for 15 minutes. Answers a fresh confirmation token, which
+ * binds the parked state to the browser it is given to (any earlier token stops working).
  */
 export function parkConnectState(
   runtime: StateRuntime,
   state: string,
   pending: ConsumedConnectState,
   choices: string,
-): void {
+): string {
+  const confirmation = randomBytes(STATE_BYTES).toString('base64url');
+  storeParked(runtime, state, { ...pending, choices, confirmationHash: stateHash(confirmation) });
+  return confirmation;
+}
+
+/** Puts a parked state back exactly as it was taken: a refused confirmation spends nothing. */
+export function restoreConnectState(runtime: StateRuntime, state: string, pending: ConsumedConnectState): void {
+  storeParked(runtime, state, pending);
+}
+
+function storeParked(runtime: StateRuntime, state: string, pending: ConsumedConnectState): void {
   runtime.db
     .insert(oauthConnectStates)
     .values({
@@ -118,11 +133,18 @@ export function parkConnectState(
       platform: pending.platform,
       codeVerifierEncrypted: null,
       returnUrl: pending.returnUrl,
-      choicesEncrypted: encryptSecret(runtime.config, choices),
+      choicesEncrypted: pending.choices === null ? null : encryptSecret(runtime.config, pending.choices),
+      confirmationHash: pending.confirmationHash,
       expiresAt: pending.expiresAt,
       createdAt: runtime.clock.now(),
     })
     .run();
+}
+
+/** Whether `token` is the confirmation token the parked state was bound to (compared by hash, in constant time). */
+export function confirmationMatches(pending: ConsumedConnectState, token: unknown): boolean {
+  if (pending.confirmationHash === null || typeof token !== 'string' || token.length > MAX_STATE_LENGTH) return false;
+  return timingSafeEqual(Buffer.from(stateHash(token)), Buffer.from(pending.confirmationHash));
 }
 
 /** Maintenance: removes the states nobody came back with. Answers how many went. */

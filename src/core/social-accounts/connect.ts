@@ -1,8 +1,9 @@
 /**
  * Connecting a live account over OAuth 2.0 (authorization code): the API hands out the platform's
  * consent URL with a single-use state bound to the workspace (connect-states.ts), and the platform
- * sends the user back to the callback, which trades the code for tokens, reads the profile and stores
- * the account. Every failure leaves nothing behind: no account row, no tokens, no event.
+ * sends the user back to the callback, which trades the code for tokens and reads the profile; the
+ * person then confirms, in that same browser, which workspace gets the account, and only then is it
+ * stored. Every failure leaves nothing behind: no account row, no tokens, no event.
  */
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
@@ -23,9 +24,11 @@ import {
 } from '../publishing/live/platform-client.ts';
 import { LIVE_PLATFORMS, oauthApp, oauthProvider } from '../publishing/live/providers.ts';
 import {
+  confirmationMatches,
   consumeConnectState,
   createConnectState,
   parkConnectState,
+  restoreConnectState,
   type ConsumedConnectState,
 } from './connect-states.ts';
 import { assertRoomForAnotherAccount } from './operations.ts';
@@ -53,10 +56,27 @@ export const ConnectRequest = z.object({
     .max(2000, 'return_url is longer than 2000 characters.')
     .optional()
     .describe(
-      'Where the callback sends the user afterwards (303), with social_account_id and platform added to the query ' +
-        '(or error=access_denied when the user cancelled). Without it, the callback answers a small HTML page.',
+      "Where the callback sends the user afterwards (303), on the service's own origin or one the operator allowed, " +
+        'with social_account_id and platform added to the query (or error=access_denied when the user cancelled). ' +
+        'Without it, the callback answers a small HTML page.',
     ),
 });
+
+/**
+ * A return_url must lead back to the service or to an origin the operator named: anything else would
+ * make the callback a redirect to anywhere under the service's name. Credentials in the URL
+ * (`https://service@evil.example/`) are refused outright, whatever the origin.
+ */
+function assertAllowedReturnUrl(config: Runtime['config'], returnUrl: string): void {
+  const url = new URL(returnUrl);
+  const allowed = [new URL(config.publicBaseUrl).origin, ...config.connectReturnOrigins];
+  if (url.username === '' && url.password === '' && allowed.includes(url.origin)) return;
+  throw new ServiceError(
+    'invalid_return_url',
+    `return_url must be on ${allowed.join(' or ')}, without user name or password; ` +
+      'the operator can allow more origins with CONNECT_RETURN_ORIGINS.',
+  );
+}
 
 /**
  * POST /social-accounts/connect: the consent URL for one live platform. Refused when the platform's
@@ -70,11 +90,13 @@ export const startAccountConnection = defineOperation({
   input: ConnectRequest,
   output: SocialAccountConnect,
   errors: {
+    invalid_return_url: "return_url is not on the service's origin nor on one in CONNECT_RETURN_ORIGINS",
     platform_not_configured: "the service's OAuth app for the platform is not configured",
     quota_exceeded: "the plan's platforms_limit of active accounts is reached",
   },
   run({ db, config, clock, workspace }, input) {
     const { platform } = input;
+    if (input.return_url !== undefined) assertAllowedReturnUrl(config, input.return_url);
     const app = oauthApp(config, platform);
     const provider = oauthProvider(config, clock, platform);
     if (!app || !provider) {
@@ -119,16 +141,29 @@ export interface AccountChoice {
   name: string;
 }
 
-/** What the callback came to; the door renders it (a page, or a 303 to the return URL). */
+/**
+ * What the callback came to; the door renders it (a page, or a 303 to the return URL). `confirm`: the
+ * accounts the login offered, waiting for the person to confirm them in this browser; the door gives
+ * the browser `confirmation` (a cookie) and the form echoes it with the state.
+ */
 export type ConnectionOutcome =
   | { outcome: 'connected'; accounts: SocialAccountResource[]; workspaceName: string; returnUrl: string | null }
-  | { outcome: 'choose'; platform: Platform; state: string; choices: AccountChoice[]; workspaceName: string }
+  | {
+      outcome: 'confirm';
+      platform: Platform;
+      state: string;
+      confirmation: string;
+      expiresAt: Date;
+      choices: AccountChoice[];
+      workspaceName: string;
+    }
   | { outcome: 'cancelled'; platform: Platform; returnUrl: string | null }
   | { outcome: 'refused'; reason: ConnectionRefusal; message: string };
 
 /**
  * - `unknown_platform`: no live client answers at this callback;
- * - `invalid_state`: the state is missing, unknown, expired or already used, or the code is missing;
+ * - `invalid_state`: the state is missing, unknown, expired or already used, or the code is missing, or
+ *   the confirmation came from another browser than the one that brought the code;
  * - `invalid_choice`: the chooser's form named no account, or one the login did not offer;
  * - `quota_exceeded`: the account would pass the workspace's platforms_limit;
  * - `platform_failed`: the platform refused the authorization or the code, or could not be reached.
@@ -147,24 +182,45 @@ const refused = (reason: ConnectionRefusal, message: string): ConnectionOutcome 
 
 const queryValue = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
+/** How an account is named to a person: X handles with their @, others by display name. */
+export const accountHandle = (
+  platform: Platform,
+  profile: { username: string; displayName?: string | null },
+): string => (platform === 'twitter' ? `@${profile.username}` : (profile.displayName ?? profile.username));
+
+const otherBrowser = (): ConnectionOutcome =>
+  refused(
+    'invalid_state',
+    'This confirmation belongs to the browser that came back from the platform: finish it there, or start the connection again.',
+  );
+
 /**
- * GET /callbacks/{platform}/oauth: finishes a connection. The state is consumed first (whatever
- * follows, it cannot be used again); then the code is exchanged, the profile read, and the account
- * upserted with its tokens and its `social_account.connected` event in one transaction.
+ * GET /callbacks/{platform}/oauth: the platform sent the person back. The state is consumed first
+ * (whatever follows, it cannot be used again); then the code is exchanged and the profiles read, and
+ * the accounts offered wait for the person's confirmation (`completeConfirmation`): whoever made the
+ * connect link is not necessarily whoever consented, so nothing is stored until the person who did
+ * says which workspace gets the account. `browserConfirmation` is the token the door gave this
+ * browser with an earlier confirmation page, if any.
  */
 export async function completeConnection(
   runtime: Runtime,
   platform: string,
   query: Record<string, unknown>,
+  browserConfirmation?: string,
 ): Promise<ConnectionOutcome> {
   const provider = oauthProvider(runtime.config, runtime.clock, platform);
   if (!provider) return refused('unknown_platform', `No OAuth connection is served for platform "${platform}".`);
   const consumed = consumeConnectState(runtime, platform, query.state);
   if (!consumed.ok) return invalidState(consumed.reason);
   const { pending } = consumed;
-  // The chooser's page loaded again: it shows the same choices (the code is spent).
+  const state = query.state as string;
+  // The confirmation page loaded again (the code is spent): only in the browser it was given to.
   if (pending.choices !== null) {
-    return offerChoices(runtime, provider.platform, query.state as string, pending, pending.choices);
+    if (!confirmationMatches(pending, browserConfirmation)) {
+      restoreConnectState(runtime, state, pending);
+      return otherBrowser();
+    }
+    return offerConfirmation(runtime, provider.platform, state, pending, pending.choices);
   }
 
   const error = queryValue(query.error);
@@ -205,29 +261,40 @@ export async function completeConnection(
   if (offered.length === 0) {
     return refused('platform_failed', `The ${name} login gave access to no account that can be connected.`);
   }
-  if (offered.length > 1) {
-    return offerChoices(runtime, provider.platform, query.state as string, pending, serializeChoices(offered));
-  }
-  return connectAccounts(runtime, provider, pending, offered);
+  return offerConfirmation(runtime, provider.platform, state, pending, serializeChoices(offered));
 }
 
 /**
- * POST /callbacks/{platform}/oauth: the chooser's form came back with the accounts to connect (ids
- * among those the login offered) and the same state, which is spent here.
+ * POST /callbacks/{platform}/oauth: the confirmation form came back with the same state, the
+ * confirmation token (which must also be this browser's, `browserConfirmation`: a form posted from
+ * anywhere else is refused), and either `decision=cancel` or the accounts to connect (ids among those
+ * the login offered). The state is spent here, unless the form is refused as it stands.
  */
-export function completeChoice(runtime: Runtime, platform: string, form: Record<string, unknown>): ConnectionOutcome {
+export function completeConfirmation(
+  runtime: Runtime,
+  platform: string,
+  form: Record<string, unknown>,
+  browserConfirmation: string | undefined,
+): ConnectionOutcome {
   const provider = oauthProvider(runtime.config, runtime.clock, platform);
   if (!provider) return refused('unknown_platform', `No OAuth connection is served for platform "${platform}".`);
   const consumed = consumeConnectState(runtime, platform, form.state);
   if (!consumed.ok) return invalidState(consumed.reason);
   const { pending } = consumed;
+  const state = form.state as string;
   if (pending.choices === null) return invalidState('unknown');
+  if (form.confirmation !== browserConfirmation || !confirmationMatches(pending, browserConfirmation)) {
+    restoreConnectState(runtime, state, pending);
+    return otherBrowser();
+  }
+  if (form.decision === 'cancel')
+    return { outcome: 'cancelled', platform: provider.platform, returnUrl: pending.returnUrl };
   const offered = parseChoices(pending.choices);
   const picked = [form.account].flat().filter((id): id is string => typeof id === 'string');
   const chosen = offered.filter((account) => picked.includes(account.profile.platformUserId));
   if (chosen.length === 0 || chosen.length !== new Set(picked).size) {
-    // Nothing was stored, and the choice may be made again.
-    parkConnectState(runtime, form.state as string, pending, pending.choices);
+    // Nothing was stored, and the same page may be sent again with a choice.
+    restoreConnectState(runtime, state, pending);
     return refused('invalid_choice', 'Choose at least one of the accounts listed, then connect again.');
   }
   return connectAccounts(runtime, provider, pending, chosen);
@@ -243,10 +310,10 @@ function invalidState(reason: 'unknown' | 'expired'): ConnectionOutcome {
 }
 
 /**
- * Parks the state with the accounts offered (again, on a reload of the chooser: consuming it spent it)
- * and answers the chooser.
+ * Parks the state with the accounts offered (again, on a reload of the confirmation page: consuming
+ * it spent it) under a fresh confirmation token, and answers the confirmation page's contents.
  */
-function offerChoices(
+function offerConfirmation(
   runtime: Runtime,
   platform: Platform,
   state: string,
@@ -255,12 +322,20 @@ function offerChoices(
 ): ConnectionOutcome {
   const workspace = findWorkspace(runtime.db, pending.workspaceId);
   if (!workspace) return refused('invalid_state', 'The workspace this connection was started for no longer exists.');
-  parkConnectState(runtime, state, pending, offered);
+  const confirmation = parkConnectState(runtime, state, pending, offered);
   const choices = parseChoices(offered).map(({ profile }) => ({
     id: profile.platformUserId,
-    name: profile.displayName ?? profile.username,
+    name: accountHandle(platform, profile),
   }));
-  return { outcome: 'choose', platform, state, choices, workspaceName: workspace.name };
+  return {
+    outcome: 'confirm',
+    platform,
+    state,
+    confirmation,
+    expiresAt: pending.expiresAt,
+    choices,
+    workspaceName: workspace.name,
+  };
 }
 
 /** Connects every account given, all or none: one transaction, so the quota is judged on the whole set. */

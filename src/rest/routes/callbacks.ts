@@ -1,3 +1,4 @@
+import cookieParser from 'cookie-parser';
 import express, { type ErrorRequestHandler, type RequestHandler, type Response, type Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
 import { PLATFORM_NAMES } from '../../core/publishing/live/clients.ts';
@@ -7,11 +8,16 @@ import {
   handlePlatformCallback,
   type CallbackKind,
 } from '../../core/social-accounts/deauthorization.ts';
-import { completeChoice, completeConnection, type ConnectionOutcome } from '../../core/social-accounts/connect.ts';
+import {
+  accountHandle,
+  completeConfirmation,
+  completeConnection,
+  type ConnectionOutcome,
+} from '../../core/social-accounts/connect.ts';
 import { DataDeletionAnswer, DataDeletionStatus, DeauthorizeAnswer } from '../../core/social-accounts/schemas.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
 import { requireBodyType } from '../handle.ts';
-import { choicePage, messagePage } from '../pages.ts';
+import { confirmationPage, messagePage } from '../pages.ts';
 
 /** Platforms post form-encoded bodies; anything else would parse to nothing and read as "missing". */
 const requireFormBody = requireBodyType(
@@ -91,12 +97,21 @@ function withQuery(returnUrl: string, params: Record<string, string>): string {
   return url.toString();
 }
 
+/** The cookie that binds a confirmation page to the browser it was shown in. */
+const CONFIRMATION_COOKIE = 'connect_confirmation';
+
+/** The confirmation token this browser holds for the platform's callback, if any. */
+const browserConfirmation = (cookies: unknown): string | undefined => {
+  const value = (cookies as Record<string, unknown> | undefined)?.[CONFIRMATION_COOKIE];
+  return typeof value === 'string' ? value : undefined;
+};
+
 /**
  * How a callback outcome is answered: a 303 to the return URL when the connection had one (on
  * success or cancellation), else a small page. Never cached, and never sent on as a Referer: the
  * callback's URL carried a code and a state.
  */
-function sendOutcome(res: Response, outcome: ConnectionOutcome): void {
+function sendOutcome(runtime: Runtime, res: Response, outcome: ConnectionOutcome): void {
   res.set({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
   const page = (status: number, title: string, message: string) =>
     void res.status(status).type('html').send(messagePage(title, message));
@@ -111,28 +126,35 @@ function sendOutcome(res: Response, outcome: ConnectionOutcome): void {
         for (const account of accounts) url.searchParams.append('social_account_id', account.id);
         return res.redirect(303, url.toString());
       }
-      const handles = accounts.map((account) =>
-        account.platform === 'twitter' ? `@${account.username}` : account.username,
-      );
+      const handles = accounts.map((account) => accountHandle(account.platform, { username: account.username }));
       return page(
         200,
         'Account connected',
         `Connected ${handles.join(', ')} to ${workspaceName}; you can close this tab.`,
       );
     }
-    case 'choose': {
-      // The form carries the state back; the page must not be framed (a click-jacked choice would connect).
+    case 'confirm': {
+      // The page must not be framed (a click-jacked confirmation would connect). The cookie is the
+      // browser's half of the confirmation: Lax keeps it off posts from other sites, and the path off
+      // every other route.
       res.set({ 'X-Frame-Options': 'DENY', 'Content-Security-Policy': "frame-ancestors 'none'" });
-      const name = PLATFORM_NAMES[outcome.platform];
+      const action = `/callbacks/${outcome.platform}/oauth`;
+      res.cookie(CONFIRMATION_COOKIE, outcome.confirmation, {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: runtime.config.publicBaseUrl.startsWith('https:'),
+        path: action,
+        expires: outcome.expiresAt,
+      });
       return void res
         .status(200)
         .type('html')
         .send(
-          choicePage({
-            title: `Choose the ${name} accounts to connect`,
-            intro: `Your ${name} login manages several accounts. Choose the ones to connect to ${outcome.workspaceName}.`,
-            action: `/callbacks/${outcome.platform}/oauth`,
-            state: outcome.state,
+          confirmationPage({
+            platformName: PLATFORM_NAMES[outcome.platform],
+            workspaceName: outcome.workspaceName,
+            action,
+            fields: { state: outcome.state, confirmation: outcome.confirmation },
             choices: outcome.choices,
           }),
         );
@@ -164,17 +186,24 @@ export const callbackEndpoints = [
   publicEndpoint({
     method: 'get',
     path: '/callbacks/:platform/oauth',
-    summary: 'OAuth callback: finish connecting a live account',
+    summary: 'OAuth callback: ask the person to confirm the account',
     description:
       'Where the platform sends the user after the consent page opened from POST /api/v1/social-accounts/connect. ' +
-      'Exchanges the code, reads the profile, connects the account (a reconnect keeps its id) and emits ' +
-      'social_account.connected. Answers a page for a person, or a 303 to the return_url given at connect. ' +
-      'On any failure nothing is stored.',
+      'Exchanges the code and reads the profile, then answers a confirmation page naming the account and the ' +
+      'workspace ("Connect @name to workspace W?"), with a cookie that binds it to this browser; nothing is stored ' +
+      'until the page posts back. Reloading the page works in the same browser only. On any failure nothing is stored.',
     handlers: (runtime) => [
+      cookieParser(),
       (async (req, res) => {
         sendOutcome(
+          runtime,
           res,
-          await completeConnection(runtime, req.params.platform as string, req.query as Record<string, unknown>),
+          await completeConnection(
+            runtime,
+            req.params.platform as string,
+            req.query as Record<string, unknown>,
+            browserConfirmation(req.cookies),
+          ),
         );
       }) satisfies RequestHandler,
     ],
@@ -202,14 +231,15 @@ export const callbackEndpoints = [
     ],
     responses: {
       200: htmlPage(
-        'The account is connected ("Connected @handle to <workspace>"), the user cancelled, or (one login, several accounts) a page to choose the accounts to connect.',
+        'The confirmation page (with "Connect" and "Cancel"; one login managing several accounts gets a checkbox per account), or the user cancelled at the platform.',
       ),
       303: {
         description:
-          'To the return_url given at connect: with social_account_id and platform added on success, with error=access_denied (and platform) when the user cancelled.',
+          'To the return_url given at connect, with error=access_denied (and platform), when the user cancelled at the platform.',
       },
-      400: htmlPage('The state is missing, unknown, expired or already used, or no code came.'),
-      403: htmlPage("Connecting the account would pass the workspace's platforms_limit."),
+      400: htmlPage(
+        'The state is missing, unknown, expired or already used, no code came, or the page was reloaded in another browser.',
+      ),
       404: htmlPage('The platform has no OAuth connection.'),
       502: htmlPage('The platform refused the authorization or the code, or could not be reached.'),
     },
@@ -218,29 +248,52 @@ export const callbackEndpoints = [
   publicEndpoint({
     method: 'post',
     path: '/callbacks/:platform/oauth',
-    summary: 'OAuth callback: connect the accounts chosen',
+    summary: 'OAuth callback: connect the accounts confirmed, or cancel',
     description:
-      'Where the chooser page posts when one login manages several accounts (Facebook Pages): connects each account ' +
-      'chosen, one social account each, with the state the page carried (the same single-use state, within its 15 minutes).',
+      'Where the confirmation page posts: with decision=connect, connects each account given (a reconnect keeps its id), ' +
+      'one social account each, and emits social_account.connected; with decision=cancel, stores nothing. The form ' +
+      'carries the single-use state and the confirmation token, which must match the cookie the page set: a form ' +
+      'posted from another browser or site is refused and changes nothing.',
     handlers: (runtime) => [
       requireBodyType('application/x-www-form-urlencoded', 'Post the chooser form, form-encoded.'),
       express.urlencoded({ extended: false, limit: runtime.config.bodyLimitBytes }),
       formParserErrors,
+      cookieParser(),
       ((req, res) => {
         const body = (req.body ?? {}) as Record<string, unknown>;
-        sendOutcome(res, completeChoice(runtime, req.params.platform as string, body));
+        sendOutcome(
+          runtime,
+          res,
+          completeConfirmation(runtime, req.params.platform as string, body, browserConfirmation(req.cookies)),
+        );
       }) satisfies RequestHandler,
     ],
-    parameters: [{ name: 'platform', in: 'path', description: 'facebook.', schema: { type: 'string' } }],
+    parameters: [
+      {
+        name: 'platform',
+        in: 'path',
+        description: 'The platform id, as in the callback the page came from.',
+        schema: { type: 'string' },
+      },
+    ],
     requestBody: {
       required: true,
       content: {
         'application/x-www-form-urlencoded': {
           schema: {
             type: 'object',
-            required: ['state', 'account'],
+            required: ['state', 'confirmation'],
             properties: {
-              state: { type: 'string', description: 'The state the chooser page carried.' },
+              state: { type: 'string', description: 'The state the confirmation page carried.' },
+              confirmation: {
+                type: 'string',
+                description: 'The confirmation token the page carried; it must match the connect_confirmation cookie.',
+              },
+              decision: {
+                type: 'string',
+                enum: ['connect', 'cancel'],
+                description: 'Connect (the default) or cancel.',
+              },
               account: {
                 type: 'array',
                 items: { type: 'string' },
@@ -252,9 +305,16 @@ export const callbackEndpoints = [
       },
     },
     responses: {
-      200: htmlPage('The accounts are connected.'),
-      303: { description: 'To the return_url given at connect, with one social_account_id per account and platform.' },
-      400: htmlPage('The state is missing, unknown, expired or used, or no listed account was chosen.'),
+      200: htmlPage(
+        'The accounts are connected ("Connected @handle to <workspace>"), or the connection was cancelled.',
+      ),
+      303: {
+        description:
+          'To the return_url given at connect: with one social_account_id per account and platform on success, with error=access_denied (and platform) on cancel.',
+      },
+      400: htmlPage(
+        'The state is missing, unknown, expired or used, the confirmation does not match this browser, or no listed account was chosen.',
+      ),
       403: htmlPage("Connecting the accounts would pass the workspace's platforms_limit."),
       404: htmlPage('The platform has no OAuth connection.'),
     },

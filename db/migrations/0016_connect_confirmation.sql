@@ -1,0 +1,1 @@
+ALTER TABLE `oauth_connect_states` ADD `confirmation_hash` text;
