@@ -13,6 +13,12 @@ export const idempotencyKeys = sqliteTable(
     fingerprint: text('fingerprint').notNull(),
     /** Null while the first request is still running. */
     responseStatus: integer('response_status'),
+    /**
+     * The answer's JSON, encrypted like webhook secrets: an answer can carry a secret shown once (a
+     * webhook's signing secret, a connect URL's state). Null while the first request is still running.
+     */
+    responseBodyEncrypted: text('response_body_encrypted'),
+    /** Answers stored in clear before bodies were encrypted; replayed until pruned (24 hours), never written. */
     responseBody: text('response_body', { mode: 'json' }).$type<unknown>(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },

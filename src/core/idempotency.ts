@@ -7,6 +7,7 @@ import type { Runtime, ServiceContext } from './context.ts';
 import { fieldError, ServiceError, type RateLimitState } from './errors.ts';
 import { assertInputDepth, executeOperation, operationFor, type Operation } from './operation.ts';
 import { consumeRateLimit } from './rate-limits.ts';
+import { decryptSecret, encryptSecret } from './secrets.ts';
 
 /**
  * Idempotency-Key (a REST header, or a creating tool's idempotency_key argument): the same key and
@@ -124,20 +125,24 @@ export function claimIdempotencyKey(runtime: Runtime, request: IdempotentCall): 
           `A request with this ${request.keyField} is still in progress; retry shortly.`,
         );
       }
-      return { status: existing.responseStatus!, body: existing.responseBody };
+      const body =
+        existing.responseBodyEncrypted === null
+          ? existing.responseBody
+          : JSON.parse(decryptSecret(runtime.config, existing.responseBodyEncrypted));
+      return { status: existing.responseStatus!, body };
     }
     db.insert(idempotencyKeys)
       .values({ workspaceId: request.workspaceId, key: request.key, fingerprint, createdAt: now })
       .onConflictDoUpdate({
         target: [idempotencyKeys.workspaceId, idempotencyKeys.key],
-        set: { fingerprint, createdAt: now, responseStatus: null, responseBody: null },
+        set: { fingerprint, createdAt: now, responseStatus: null, responseBodyEncrypted: null, responseBody: null },
       })
       .run();
     return null;
   });
 }
 
-/** Stores the answer to replay for the claimed key. */
+/** Stores the answer to replay for the claimed key, its body encrypted (it may hold a secret shown once). */
 export function storeIdempotentResponse(
   runtime: Runtime,
   request: { workspaceId: string; key: string },
@@ -145,7 +150,10 @@ export function storeIdempotentResponse(
 ): void {
   runtime.db
     .update(idempotencyKeys)
-    .set({ responseStatus: response.status, responseBody: response.body })
+    .set({
+      responseStatus: response.status,
+      responseBodyEncrypted: encryptSecret(runtime.config, JSON.stringify(response.body ?? null)),
+    })
     .where(keyOf(request))
     .run();
 }

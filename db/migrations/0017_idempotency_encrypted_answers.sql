@@ -1,0 +1,1 @@
+ALTER TABLE `idempotency_keys` ADD `response_body_encrypted` text;
