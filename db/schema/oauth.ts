@@ -113,3 +113,23 @@ export const oauthConsentFailures = sqliteTable(
   },
   (t) => [index('oauth_consent_failures_failed_at_idx').on(t.failedAt)],
 );
+
+/**
+ * Client ID Metadata Document fetches, success or not, by document and by the address whose
+ * authorization request caused them: both are bounded, so the service cannot be made to fetch a URL,
+ * or many URLs, without limit. Rows older than the hour are deleted as new ones come.
+ */
+export const oauthMetadataFetches = sqliteTable(
+  'oauth_metadata_fetches',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    documentUrl: text('document_url').notNull(),
+    address: text('address').notNull(),
+    fetchedAt: integer('fetched_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [
+    index('oauth_metadata_fetches_document_idx').on(t.documentUrl, t.fetchedAt),
+    index('oauth_metadata_fetches_address_idx').on(t.address, t.fetchedAt),
+    index('oauth_metadata_fetches_fetched_at_idx').on(t.fetchedAt),
+  ],
+);

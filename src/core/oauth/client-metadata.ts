@@ -1,5 +1,8 @@
-import { oauthClients } from '../../../db/schema/index.ts';
+import { and, asc, eq, gt, lte } from 'drizzle-orm';
+import { writeTransaction } from '../../../db/client.ts';
+import { oauthClients, oauthMetadataFetches } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
+import { RateLimitError } from '../errors.ts';
 import { DownloadError, getPublicFile } from '../media/download.ts';
 import { findClient, type OAuthClient } from './grants.ts';
 import {
@@ -22,6 +25,20 @@ export const MAX_METADATA_DOCUMENT_BYTES = 5 * 1024;
 export const MAX_METADATA_FRESHNESS_MS = 24 * 60 * 60 * 1000;
 /** How long a document that says nothing about caching is used. */
 export const DEFAULT_METADATA_FRESHNESS_MS = 60 * 60 * 1000;
+/**
+ * The shortest a fetched document is used, whatever its Cache-Control says (no-store included): the
+ * authorize page and its consent post must see the same client, and a request must not be able to
+ * make the service fetch on every call.
+ */
+export const MIN_METADATA_FRESHNESS_MS = 60 * 1000;
+/**
+ * Outbound document fetches, success or not, allowed in a sliding window: per document whoever asks
+ * (one URL cannot be hammered through the service), and per requesting address whatever the document.
+ * A document kept its minute fetches at most ten times in the window, so its own use never meets the cap.
+ */
+export const METADATA_FETCH_WINDOW_MS = 10 * 60 * 1000;
+export const METADATA_FETCHES_PER_DOCUMENT = 10;
+export const METADATA_FETCHES_PER_ADDRESS = 20;
 const FETCH_TIMEOUT_MS = 5_000;
 
 /** Why a metadata-document client cannot be used: shown to the person, never redirected. */
@@ -98,9 +115,42 @@ function parseDocument(clientId: string, body: Buffer) {
 }
 
 /**
+ * Counts a fetch about to be made, or refuses it (429) when the document or the address has used its
+ * window. Checked and counted in one write transaction, so processes sharing the database share the
+ * count; a fetch that then fails still counts.
+ */
+function countMetadataFetch(runtime: Runtime, documentUrl: string, address: string): void {
+  const now = runtime.clock.now();
+  const since = new Date(now.getTime() - METADATA_FETCH_WINDOW_MS);
+  writeTransaction(runtime.db, () => {
+    runtime.db.delete(oauthMetadataFetches).where(lte(oauthMetadataFetches.fetchedAt, since)).run();
+    for (const [column, value, limit] of [
+      [oauthMetadataFetches.documentUrl, documentUrl, METADATA_FETCHES_PER_DOCUMENT],
+      [oauthMetadataFetches.address, address, METADATA_FETCHES_PER_ADDRESS],
+    ] as const) {
+      const recent = runtime.db
+        .select({ fetchedAt: oauthMetadataFetches.fetchedAt })
+        .from(oauthMetadataFetches)
+        .where(and(eq(column, value), gt(oauthMetadataFetches.fetchedAt, since)))
+        .orderBy(asc(oauthMetadataFetches.fetchedAt))
+        .all();
+      if (recent.length < limit) continue;
+      const freedAt = recent[0]!.fetchedAt.getTime() + METADATA_FETCH_WINDOW_MS;
+      throw new RateLimitError(
+        { limit, remaining: 0, reset: Math.ceil(freedAt / 1000) },
+        Math.max(1, Math.ceil((freedAt - now.getTime()) / 1000)),
+        'client metadata document fetch',
+      );
+    }
+    runtime.db.insert(oauthMetadataFetches).values({ documentUrl, address, fetchedAt: now }).run();
+  });
+}
+
+/**
  * The client a metadata-document client_id names: its stored row while fresh, else the document
- * fetched again and stored. A new client counts against the address's registration allowance, as a
- * registration would. Throws ClientMetadataError (for the person's page) or RateLimitError.
+ * fetched again and stored (for its Cache-Control's time, at least a minute). A new client counts
+ * against the address's registration allowance, as a registration would, and every fetch against the
+ * fetch allowances. Throws ClientMetadataError (for the person's page) or RateLimitError.
  */
 export async function resolveMetadataDocumentClient(
   runtime: Runtime,
@@ -111,6 +161,7 @@ export async function resolveMetadataDocumentClient(
   const stored = findClient(runtime, clientId);
   if (stored?.metadataExpiresAt && stored.metadataExpiresAt > runtime.clock.now()) return stored;
   if (!stored) checkRegistrationAllowance(runtime, address, runtime.clock.now());
+  countMetadataFetch(runtime, clientId, address);
 
   let file;
   try {
@@ -130,7 +181,7 @@ export async function resolveMetadataDocumentClient(
   const metadata = parseDocument(clientId, file.body);
   const now = runtime.clock.now();
   const cacheControl = file.headers['cache-control'];
-  const expiresAt = new Date(now.getTime() + metadataFreshnessMs(cacheControl));
+  const expiresAt = new Date(now.getTime() + Math.max(MIN_METADATA_FRESHNESS_MS, metadataFreshnessMs(cacheControl)));
   const values = {
     clientName: metadata.clientName ?? null,
     redirectUris: metadata.redirectUris,
