@@ -212,3 +212,17 @@ export const dataDeletionRequests = sqliteTable('data_deletion_requests', {
   accountsRemoved: integer('accounts_removed').notNull(),
   completedAt: integer('completed_at', { mode: 'timestamp_ms' }).notNull(),
 });
+
+/**
+ * The platform callbacks' signed requests already handled, by the SHA-256 of their signature, until
+ * their issued_at falls out of the window a request is accepted in: a second use is refused.
+ */
+export const handledSignedRequests = sqliteTable(
+  'handled_signed_requests',
+  {
+    signatureHash: text('signature_hash').primaryKey(),
+    /** Past this, the request's issued_at is too old to be accepted anyway, and the row goes. */
+    forgetAt: integer('forget_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('handled_signed_requests_forget_at_idx').on(t.forgetAt)],
+);

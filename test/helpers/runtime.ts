@@ -5,6 +5,8 @@ import type { Runtime } from '../../src/core/context.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
 
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+/** Where a test runtime's clock starts unless told otherwise. */
+export const TEST_START = '2026-03-10T12:00:30.000Z';
 
 export interface TestRuntime extends Runtime {
   clock: ManualClock;
@@ -17,7 +19,7 @@ export interface TestRuntime extends Runtime {
 export function testRuntime(
   options: { env?: Record<string, string>; start?: string; file?: string } = {},
 ): TestRuntime {
-  const clock = new ManualClock(options.start ?? '2026-03-10T12:00:30.000Z');
+  const clock = new ManualClock(options.start ?? TEST_START);
   // A fixed key, so no test writes a generated key file into the repository's data directory.
   // Warnings and errors only: an access line per request would bury the test output.
   const config = loadConfig({

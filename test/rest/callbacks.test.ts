@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { dataDeletionRequests, socialAccounts } from '../../db/schema/index.ts';
 import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
@@ -6,18 +5,14 @@ import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
 import { call, startTestServer, useRestTestbed } from '../helpers/http.ts';
 import { BASE_URL, baseEnv, eventsOf, expectError } from '../helpers/rest-expect.ts';
 import { testRuntime } from '../helpers/runtime.ts';
+import { signedRequest } from '../helpers/signed-request.ts';
 
 const SECRET = 'fb-secret-for-tests';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 const b64url = (text: string) => Buffer.from(text).toString('base64url');
-const hmac = (data: string, secret = SECRET) => createHmac('sha256', secret).update(data).digest('base64url');
 
-/** Meta's signed_request: base64url(HMAC-SHA256 over the encoded payload) "." base64url(JSON payload). */
-function sign(payload: unknown, secret = SECRET): string {
-  const body = b64url(JSON.stringify(payload));
-  return `${hmac(body, secret)}.${body}`;
-}
+const sign = (payload: unknown, secret = SECRET): string => signedRequest(payload, secret);
 
 /**
  * The platform operators' deauthorize and data-deletion callbacks: form-encoded
@@ -92,6 +87,33 @@ describe('REST platform callbacks', () => {
       status: 'disconnected',
       is_active: false,
     });
+  });
+
+  it('refuses a stale issued_at and a replayed request with 400; neither changes an account', async () => {
+    const { inA, inB } = connectShared();
+    const before = rows();
+    const stale = await deauthorize(sign({ algorithm: 'HMAC-SHA256', issued_at: 1_000_000_000, user_id: '10001' }));
+    expectError(stale, 400, 'invalid_body', { details: true });
+    expect(stale.body.error.message).toMatch(/issued at 2001/);
+    expectNothingChanged(before);
+
+    const genuine = sign({ algorithm: 'HMAC-SHA256', user_id: '10001' });
+    expect((await deauthorize(genuine)).status).toBe(200);
+    // The person connects again; the same request, sent again, must not disconnect them again.
+    bed.runtime.db.update(socialAccounts).set({ status: 'active' }).run();
+    const reconnected = rows();
+    const eventsBefore = eventsOf(bed.runtime).length;
+    for (const replay of [await deauthorize(genuine), await dataDeletion(genuine)]) {
+      expectError(replay, 400, 'invalid_body', { details: true });
+      expect(replay.body.error.message).toMatch(/already handled/);
+    }
+    expect(rows()).toEqual(reconnected);
+    expect(activeById()).toMatchObject({ [inA.id]: true, [inB.id]: true });
+    expect(eventsOf(bed.runtime)).toHaveLength(eventsBefore);
+    // Once the window has passed, the request is forgotten, and refused as stale instead.
+    bed.runtime.clock.advance(11 * 60 * 1000);
+    expect((await deauthorize(genuine)).body.error.message).toMatch(/more than 10 minutes from now/);
+    expect(rows()).toEqual(reconnected);
   });
 
   it('data-deletion removes the rows in both workspaces, one event each, and answers a working status URL', async () => {

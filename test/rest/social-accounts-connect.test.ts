@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { oauthConnectStates, socialAccounts } from '../../db/schema/index.ts';
 import { startFakeLinkedIn, type FakeLinkedIn } from '../../fakes/linkedin.ts';
@@ -13,6 +12,7 @@ import { confirmationPageOf, confirmationRequest, type ConfirmationPage } from '
 import { call, readReply, startTestServer, useRestTestbed } from '../helpers/http.ts';
 import { BASE_URL, baseEnv, eventsOf, expectError } from '../helpers/rest-expect.ts';
 import { testRuntime } from '../helpers/runtime.ts';
+import { signedRequest } from '../helpers/signed-request.ts';
 
 const X_APP_SECRET = 'x-app-secret-for-deauthorize-tests';
 
@@ -550,13 +550,11 @@ describe('connecting accounts over OAuth', () => {
 
   it("the platform's deauthorize callback disconnects a live account", async () => {
     await connectThrough('twitter');
-    const payload = Buffer.from(JSON.stringify({ algorithm: 'HMAC-SHA256', user_id: x.users[0]!.id })).toString(
-      'base64url',
-    );
-    const signature = createHmac('sha256', X_APP_SECRET).update(payload).digest('base64url');
     const res = await call(bed.server, 'POST', '/callbacks/twitter/deauthorize', {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      rawBody: new URLSearchParams({ signed_request: `${signature}.${payload}` }).toString(),
+      rawBody: new URLSearchParams({
+        signed_request: signedRequest({ algorithm: 'HMAC-SHA256', user_id: x.users[0]!.id }, X_APP_SECRET),
+      }).toString(),
     });
     expect(res.status).toBe(200);
     expect(rows()).toEqual([expect.objectContaining({ mode: 'live', status: 'disconnected', isActive: false })]);

@@ -1,7 +1,13 @@
-import { and, eq } from 'drizzle-orm';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { and, eq, lte } from 'drizzle-orm';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { writeTransaction, type Db } from '../../../db/client.ts';
-import { dataDeletionRequests, PLATFORMS, socialAccounts, type Platform } from '../../../db/schema/index.ts';
+import {
+  dataDeletionRequests,
+  handledSignedRequests,
+  PLATFORMS,
+  socialAccounts,
+  type Platform,
+} from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
 import { fieldError, ServiceError } from '../errors.ts';
 import { recordEvent } from '../events/record-event.ts';
@@ -44,6 +50,18 @@ export interface DataDeletionStatus {
 
 const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 const SIGNATURE_BYTES = 32;
+/**
+ * How far a signed request's issued_at may be from the clock, either way. A request handled within
+ * it is remembered as long as it could still be accepted, so neither callback takes it twice.
+ */
+export const SIGNED_REQUEST_WINDOW_MS = 10 * 60 * 1000;
+
+/** A verified signed request: who it names, when it was issued, and its signature (what a replay repeats). */
+export interface SignedRequest {
+  userId: string;
+  issuedAt: Date;
+  signature: Buffer;
+}
 
 const invalid = (message: string) => fieldError('signed_request', message);
 
@@ -63,10 +81,11 @@ function appSecretFor(runtime: Runtime, platform: string): { platform: Platform;
 }
 
 /**
- * Verifies a signed request and returns the platform user id it names. The signature is checked
- * before the payload is even decoded, so nothing an unsigned sender writes is ever parsed.
+ * Verifies a signed request: its signature first, so nothing an unsigned sender writes is ever
+ * parsed; then its payload, whose issued_at must be within the window of `now` (an old request,
+ * even a genuine one, is refused: it could be a replay).
  */
-export function verifySignedRequest(signedRequest: unknown, secret: string): { userId: string } {
+export function verifySignedRequest(signedRequest: unknown, secret: string, now: Date): SignedRequest {
   if (typeof signedRequest !== 'string' || signedRequest === '') {
     throw invalid('signed_request is required: send it form-encoded (application/x-www-form-urlencoded).');
   }
@@ -91,14 +110,46 @@ export function verifySignedRequest(signedRequest: unknown, secret: string): { u
   if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
     throw invalid('signed_request payload is not a JSON object.');
   }
-  const { algorithm, user_id: userId } = payload as { algorithm?: unknown; user_id?: unknown };
+  const fields = payload as { algorithm?: unknown; user_id?: unknown; issued_at?: unknown };
+  const { algorithm } = fields;
   if (algorithm !== undefined && (typeof algorithm !== 'string' || algorithm.toUpperCase() !== 'HMAC-SHA256')) {
     throw invalid(`signed_request algorithm ${JSON.stringify(algorithm)} is not supported; expected HMAC-SHA256.`);
   }
+  const userId = userIdOf(fields.user_id);
+  if (typeof fields.issued_at !== 'number' || !Number.isSafeInteger(fields.issued_at)) {
+    throw invalid('signed_request payload has no valid issued_at (Unix seconds).');
+  }
+  const issuedAt = new Date(fields.issued_at * 1000);
+  if (Math.abs(issuedAt.getTime() - now.getTime()) > SIGNED_REQUEST_WINDOW_MS) {
+    throw invalid(
+      `signed_request was issued at ${issuedAt.toISOString()}, more than ${SIGNED_REQUEST_WINDOW_MS / 60_000} minutes from now; it is refused as a possible replay.`,
+    );
+  }
+  return { userId, issuedAt, signature };
+}
+
+function userIdOf(userId: unknown): string {
   // Platform ids can pass 2^53, where a JSON number has already lost digits: only safe integers pass as numbers.
-  if (typeof userId === 'string' && /^\S{1,100}$/.test(userId)) return { userId };
-  if (typeof userId === 'number' && Number.isSafeInteger(userId) && userId > 0) return { userId: String(userId) };
+  if (typeof userId === 'string' && /^\S{1,100}$/.test(userId)) return userId;
+  if (typeof userId === 'number' && Number.isSafeInteger(userId) && userId > 0) return String(userId);
   throw invalid('signed_request payload has no valid user_id.');
+}
+
+/**
+ * Remembers a signed request as handled, or refuses it when it already was (at either callback).
+ * Called inside the transaction that acts on it, so a refused replay changes nothing, and two copies
+ * racing cannot both pass. Requests too old to be accepted again are forgotten as new ones come.
+ */
+function claimSignedRequest(db: Db, request: SignedRequest, now: Date): void {
+  db.delete(handledSignedRequests).where(lte(handledSignedRequests.forgetAt, now)).run();
+  const signatureHash = createHash('sha256').update(request.signature).digest('hex');
+  const forgetAt = new Date(request.issuedAt.getTime() + SIGNED_REQUEST_WINDOW_MS);
+  const claimed = db
+    .insert(handledSignedRequests)
+    .values({ signatureHash, forgetAt })
+    .onConflictDoNothing()
+    .run().changes;
+  if (claimed === 0) throw invalid('signed_request was already handled; a platform sends each request once.');
 }
 
 function matchingAccounts(db: Db, platform: Platform, platformUserId: string): SocialAccountRow[] {
@@ -134,7 +185,7 @@ function recordDisconnections(
 }
 
 /**
- * Runs a deauthorize or data-deletion callback. A bad request changes nothing. `deauthorize` marks
+ * Runs a deauthorize or data-deletion callback. A bad request, a stale one or a replay changes nothing. `deauthorize` marks
  * every active matching account `disconnected`, in every workspace; `data-deletion` removes every matching
  * row, active or not. The changes and their events commit together.
  */
@@ -155,11 +206,12 @@ export function handlePlatformCallback(
   callback: PlatformCallback,
 ): DeauthorizeAnswer | DataDeletionAnswer {
   const { platform, secret } = appSecretFor(runtime, callback.platform);
-  const { userId } = verifySignedRequest(callback.signedRequest, secret);
   const { db } = runtime;
   const now = runtime.clock.now();
+  const request = verifySignedRequest(callback.signedRequest, secret, now);
   return writeTransaction(db, () => {
-    const rows = matchingAccounts(db, platform, userId);
+    claimSignedRequest(db, request, now);
+    const rows = matchingAccounts(db, platform, request.userId);
     if (callback.kind === 'deauthorize') {
       const active = rows.filter((row) => row.isActive);
       for (const row of active)

@@ -20,15 +20,13 @@ import {
 } from '../../../src/core/social-accounts/operations.ts';
 import { makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { eventsOf } from '../../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { TEST_START, testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { signedRequest } from '../../helpers/signed-request.ts';
 
 const SECRET = 'facebook-app-secret';
 
-/** Meta's signed_request, built independently of the code under test. */
-function sign(payload: unknown, secret = SECRET): string {
-  const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-  return `${createHmac('sha256', secret).update(body).digest('base64url')}.${body}`;
-}
+const sign = (payload: unknown, secret = SECRET): string => signedRequest(payload, secret);
+const NOW = new Date(TEST_START);
 
 /** Runs `work` and returns the ServiceError it throws (failing when it throws none or another kind). */
 function serviceError(work: () => unknown): ServiceError {
@@ -227,11 +225,23 @@ describe('social accounts: connect, disconnect, lookup', () => {
 
 describe('verifySignedRequest (Meta format)', () => {
   it('accepts a good signature and returns user_id, with or without algorithm (any case)', () => {
-    expect(verifySignedRequest(sign({ user_id: '123' }), SECRET)).toEqual({ userId: '123' });
-    expect(verifySignedRequest(sign({ user_id: '123', algorithm: 'hmac-sha256', issued_at: 1 }), SECRET)).toEqual({
+    const issuedAt = NOW.getTime() / 1000 - 5;
+    expect(verifySignedRequest(sign({ user_id: '123', issued_at: issuedAt }), SECRET, NOW)).toMatchObject({
       userId: '123',
+      issuedAt: new Date(issuedAt * 1000),
     });
-    expect(verifySignedRequest(sign({ user_id: 123, algorithm: 'HMAC-SHA256' }), SECRET)).toEqual({ userId: '123' });
+    expect(verifySignedRequest(sign({ user_id: '123', algorithm: 'hmac-sha256' }), SECRET, NOW).userId).toBe('123');
+    expect(verifySignedRequest(sign({ user_id: 123, algorithm: 'HMAC-SHA256' }), SECRET, NOW).userId).toBe('123');
+  });
+
+  it('takes an issued_at up to ten minutes off the clock either way, and no further', () => {
+    const at = (offsetSeconds: number) => sign({ user_id: '1', issued_at: NOW.getTime() / 1000 + offsetSeconds });
+    for (const fresh of [-600, 600, 0]) expect(verifySignedRequest(at(fresh), SECRET, NOW).userId).toBe('1');
+    for (const stale of [-601, 601]) {
+      const error = serviceError(() => verifySignedRequest(at(stale), SECRET, NOW));
+      expect(error.code).toBe('invalid_body');
+      expect(error.message).toMatch(/more than 10 minutes from now/);
+    }
   });
 
   it.each([
@@ -254,8 +264,11 @@ describe('verifySignedRequest (Meta format)', () => {
       /user_id/,
     ],
     ['a non-object payload', sign(['user_id']), /object/],
+    ['no issued_at', sign({ user_id: '1', issued_at: undefined }), /issued_at/],
+    ['a text issued_at', sign({ user_id: '1', issued_at: String(Date.parse(TEST_START) / 1000) }), /issued_at/],
+    ['an issued_at in 2001', sign({ user_id: '1', issued_at: 1_000_000_000 }), /issued at 2001-09-09T01:46:40\.000Z/],
   ])('refuses %s with invalid_body on signed_request', (_name, value, message) => {
-    const error = serviceError(() => verifySignedRequest(value, SECRET));
+    const error = serviceError(() => verifySignedRequest(value, SECRET, NOW));
     expect(error.code).toBe('invalid_body');
     expect(error.message).toMatch(message);
     expect(Object.keys(error.details!.fieldErrors)).toEqual(['signed_request']);
@@ -264,7 +277,7 @@ describe('verifySignedRequest (Meta format)', () => {
   it('refuses a payload altered after signing', () => {
     const [signature] = sign({ user_id: '1' }).split('.');
     const forged = `${signature}.${Buffer.from(JSON.stringify({ user_id: '2' })).toString('base64url')}`;
-    expect(serviceError(() => verifySignedRequest(forged, SECRET)).message).toMatch(/signature/);
+    expect(serviceError(() => verifySignedRequest(forged, SECRET, NOW)).message).toMatch(/signature/);
   });
 });
 
