@@ -472,6 +472,36 @@ describe('connecting accounts over OAuth', () => {
       );
     });
 
+    it('CONNECT_RETURN_ORIGINS lets return_url lead to the origins it lists, exactly; a value that is no origin stops start-up', async () => {
+      const runtime = testRuntime({
+        env: { ...env, CONNECT_RETURN_ORIGINS: 'https://app.example.com, http://127.0.0.1:5173' },
+      });
+      const server = await startTestServer(runtime);
+      try {
+        const ws = makeWorkspace(runtime);
+        const connectTo = (returnUrl: string) =>
+          call(server, 'POST', '/api/v1/social-accounts/connect', {
+            headers: ws.headers,
+            body: { platform: 'twitter', return_url: returnUrl },
+          });
+        for (const allowed of ['https://app.example.com/done?tab=1', 'http://127.0.0.1:5173/', `${BASE_URL}/x`]) {
+          expect((await connectTo(allowed)).status, allowed).toBe(201);
+        }
+        for (const refused of [
+          'https://app.example.com:8443/done',
+          'http://app.example.com/done',
+          'https://evil.example/',
+        ]) {
+          expectError(await connectTo(refused), 422, 'invalid_return_url');
+        }
+      } finally {
+        await server.close();
+      }
+      for (const bad of ['https://app.example.com/path', 'app.example.com', 'ftp://files.example.com']) {
+        expect(() => testRuntime({ env: { CONNECT_RETURN_ORIGINS: bad } })).toThrow(/CONNECT_RETURN_ORIGINS/);
+      }
+    });
+
     it('platform_not_configured (422) names the variables when the credentials are unset', async () => {
       const runtime = testRuntime({ env: baseEnv });
       const server = await startTestServer(runtime);
