@@ -1,5 +1,4 @@
 import { asc, eq } from 'drizzle-orm';
-import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -18,6 +17,7 @@ import { makeContent, makeWebhook, makeWorkspace, type TestWorkspace } from '../
 import { connectAccounts, publish, update } from '../../helpers/publishing.ts';
 import { runMaintenance } from '../../../src/jobs/maintenance.ts';
 import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { signedRequest } from '../../helpers/signed-request.ts';
 import { tempDataDir } from '../../helpers/subprocess.ts';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../../helpers/webhook-receiver.ts';
 import { drain } from '../../../src/jobs/drain.ts';
@@ -126,14 +126,14 @@ describe('webhook delivery', () => {
     runOperation(deleteContent, ctx(), { id: bad.id });
     const account = platformAccountsOf(runtime.db, ws.workspace.id)('facebook');
     if (account.state === 'none') throw new Error('facebook account missing');
-    const payload = Buffer.from(
-      JSON.stringify({ algorithm: 'HMAC-SHA256', user_id: account.account.platformUserId }),
-    ).toString('base64url');
-    const signature = createHmac('sha256', 'fb-secret').update(payload).digest('base64url');
     handlePlatformCallback(runtime, {
       platform: 'facebook',
       kind: 'deauthorize',
-      signedRequest: `${signature}.${payload}`,
+      signedRequest: signedRequest(
+        { algorithm: 'HMAC-SHA256', user_id: account.account.platformUserId },
+        'fb-secret',
+        runtime.clock.now(),
+      ),
     });
 
     await drain(runtime, webhookDeliveryJob(runtime));
