@@ -163,6 +163,8 @@ export interface FakeX {
     unavailable(route: XRoute, count: number): void;
     /** The next `count` calls to `route` are logged and never answered, as a hung platform. */
     stall(route: XRoute, count?: number): void;
+    /** The next call to `route` is logged and held without an answer, then handled as usual once `release` is called. */
+    hold(route: XRoute): { release(): void };
     /** The next `count` post creations store the post, then close the socket without an answer. */
     dropAfterStore(count?: number): void;
     /** How media finalized from now on is processed. */
@@ -457,6 +459,11 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
         );
       },
       stall: (route, count = 1) => faults.stallNext(route, count),
+      hold: (route) => {
+        let release!: () => void;
+        faults.holdNext(route, new Promise<void>((resolve) => (release = resolve)));
+        return { release };
+      },
       unavailable: (route, count) => faults.failNext(route, count, serviceUnavailable),
       dropAfterStore: (count = 1) => faults.dropAfterStore('tweets.create', count),
       mediaProcessing: (script) => {

@@ -93,6 +93,7 @@ export class FaultScript {
   private readonly replies = new Map<string, Array<() => Reply>>();
   private readonly drops = new Map<string, number>();
   private readonly stalls = new Map<string, number>();
+  private readonly holds = new Map<string, Array<Promise<void>>>();
 
   failNext(route: string, count: number, reply: () => Reply): void {
     const queue = this.replies.get(route) ?? [];
@@ -107,6 +108,21 @@ export class FaultScript {
   /** The next `count` calls to `route` are logged and never answered: a platform that hangs mid-step. */
   stallNext(route: string, count: number): void {
     this.stalls.set(route, (this.stalls.get(route) ?? 0) + count);
+  }
+
+  /**
+   * The next call to `route` is logged, then held without an answer until `released` resolves, and
+   * handled as usual after: a platform slow to answer (its status stays null while held).
+   */
+  holdNext(route: string, released: Promise<void>): void {
+    const queue = this.holds.get(route) ?? [];
+    queue.push(released);
+    this.holds.set(route, queue);
+  }
+
+  /** What this call must wait for before it is handled, consumed; undefined when it goes at once. */
+  takeHold(route: string): Promise<void> | undefined {
+    return this.holds.get(route)?.shift();
   }
 
   /** Whether this call must hang, consumed. */
@@ -134,6 +150,7 @@ export class FaultScript {
     this.replies.clear();
     this.drops.clear();
     this.stalls.clear();
+    this.holds.clear();
   }
 }
 
@@ -245,6 +262,8 @@ async function handle(options: FakeServerOptions, req: IncomingMessage, res: Ser
   options.log.entries.push(entry);
   // Held open with no answer until the client gives up or the fake closes (its status stays null).
   if (name !== null && options.faults.takeStall(name)) return;
+  const held = name === null ? undefined : options.faults.takeHold(name);
+  if (held) await held;
 
   const reply =
     matched && name !== null

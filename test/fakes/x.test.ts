@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startFakeX, type FakeX } from '../../fakes/x.ts';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
@@ -351,6 +351,17 @@ describe('fake X: posts', () => {
     expect(x.log.calls('tweets.create')).toEqual([expect.objectContaining({ status: null, dropped: false })]);
     expect(x.posts).toEqual([]);
     expect((await postTweet(token, { text: 'answered' })).status).toBe(201);
+  });
+
+  it('holds a call without an answer until released, then handles it as usual', async () => {
+    const held = x.script.hold('tweets.create');
+    const answer = postTweet(token, { text: 'slow answer' });
+    await vi.waitFor(() => expect(x.log.calls('tweets.create')).toEqual([expect.objectContaining({ status: null })]));
+    expect(x.posts).toEqual([]);
+    held.release();
+    expect((await answer).status).toBe(201);
+    expect(x.posts.map((post) => post.text)).toEqual(['slow answer']);
+    expect(x.log.creates()).toHaveLength(1);
   });
 
   it('stores the post, then drops the connection without an answer', async () => {

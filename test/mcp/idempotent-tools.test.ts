@@ -2,11 +2,14 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { campaigns, content, events, idempotencyKeys } from '../../db/schema/index.ts';
 import { claimIdempotencyKey } from '../../src/core/idempotency.ts';
-import { makeContent } from '../helpers/factories.ts';
+import { makeContent, makeWorkspace } from '../helpers/factories.ts';
 import { call } from '../helpers/http.ts';
-import { useMcpTestbed } from '../helpers/mcp.ts';
+import { connectMcp, useMcpTestbed } from '../helpers/mcp.ts';
 import { connectAccounts } from '../helpers/publishing.ts';
 import { callTool, toolError, toolResult } from '../helpers/tool-calls.ts';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
 
 describe('idempotency_key on the creating tools', () => {
   const bed = useMcpTestbed();
@@ -94,6 +97,63 @@ describe('idempotency_key on the creating tools', () => {
     expect(overRest.status).toBe(400);
     expect(overRest.headers.get('idempotent-replayed')).toBe('true');
     expect(overRest.body).toEqual({ error: failed });
+  });
+
+  it('replays a call repeated late within the 24 hours (at 23h59m), and runs it anew from 24 hours on', async () => {
+    const args = { caption: 'Late retry', idempotency_key: 'late-1' };
+    const first = await toolResult(bed.client, 'service_create_content', args);
+    bed.runtime.clock.advance(HOUR * 24 - MINUTE);
+    expect(await toolResult(bed.client, 'service_create_content', args)).toEqual(first);
+    bed.runtime.clock.advance(MINUTE - 1);
+    expect(await toolResult(bed.client, 'service_create_content', args)).toEqual(first);
+    expect(contentRows().map((row) => row.id)).toEqual([first.id]);
+
+    bed.runtime.clock.advance(1);
+    const anew = await toolResult(bed.client, 'service_create_content', args);
+    expect(anew.id).not.toBe(first.id);
+    expect(contentRows()).toHaveLength(2);
+    expect(createdEvents()).toBe(2);
+    // The key now stands for the second call, for another 24 hours.
+    bed.runtime.clock.advance(HOUR);
+    expect(await toolResult(bed.client, 'service_create_content', args)).toEqual(anew);
+  });
+
+  it('scopes a key to the workspace: the same key and arguments in another workspace are another call', async () => {
+    const other = makeWorkspace(bed.runtime, { name: 'Other' });
+    const otherClient = await connectMcp(bed.runtime, other.apiKey);
+    try {
+      const args = { caption: 'Same words', idempotency_key: 'shared-key' };
+      const mine = await toolResult(bed.client, 'service_create_content', args);
+      const theirs = await toolResult(otherClient, 'service_create_content', args);
+      expect(theirs.id).not.toBe(mine.id);
+      const rows = contentRows();
+      expect(rows.find((row) => row.id === mine.id)?.workspaceId).toBe(bed.ws.workspace.id);
+      expect(rows.find((row) => row.id === theirs.id)?.workspaceId).toBe(other.workspace.id);
+      // Each workspace replays its own answer.
+      expect(await toolResult(otherClient, 'service_create_content', args)).toEqual(theirs);
+      expect(await toolResult(bed.client, 'service_create_content', args)).toEqual(mine);
+      expect(contentRows()).toHaveLength(2);
+      // The key's other arguments are refused where it was used; a key used only in one workspace is free in the other.
+      await toolError(
+        otherClient,
+        'service_create_content',
+        { caption: 'Other words', idempotency_key: 'shared-key' },
+        'idempotency_key_reused',
+      );
+      const fresh = await toolResult(otherClient, 'service_create_content', {
+        caption: 'Other words',
+        idempotency_key: 'only-theirs',
+      });
+      expect(
+        await toolResult(bed.client, 'service_create_content', {
+          caption: 'Other words',
+          idempotency_key: 'only-theirs',
+        }),
+      ).not.toEqual(fresh);
+      expect(contentRows()).toHaveLength(4);
+    } finally {
+      await otherClient.close();
+    }
   });
 
   it('answers idempotency_conflict while the first call runs', async () => {

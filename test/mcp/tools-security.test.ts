@@ -11,6 +11,7 @@ import { toolError, toolResult } from '../helpers/tool-calls.ts';
 describe('MCP tools: cross-workspace isolation', () => {
   let runtime: TestRuntime;
   let a: TestWorkspace;
+  let b: TestWorkspace;
   let clientA: Client;
   let clientB: Client;
   let itemA: ContentResource;
@@ -20,7 +21,7 @@ describe('MCP tools: cross-workspace isolation', () => {
   beforeEach(async () => {
     runtime = testRuntime();
     a = makeWorkspace(runtime);
-    const b = makeWorkspace(runtime);
+    b = makeWorkspace(runtime, { name: 'Workspace B', plan: 'business' });
     clientA = await connectMcp(runtime, a.apiKey);
     clientB = await connectMcp(runtime, b.apiKey);
     itemA = makeContent(runtime, a.workspace, {
@@ -55,25 +56,30 @@ describe('MCP tools: cross-workspace isolation', () => {
     expect(eventCountOfA()).toBe(before);
   });
 
-  it("never lists A's items to B, whatever the filter", async () => {
+  it("never lists A's items to B, whatever the filter: each page holds exactly B's matching items", async () => {
+    // Each filter matches items of both workspaces, so no page passes by being empty.
     const archivedA = makeContent(runtime, a.workspace, { caption: 'A archived' });
     await toolResult(clientA, 'service_delete_content', { id: archivedA.id });
-    const filters: Array<Record<string, unknown>> = [
-      {},
-      { status: 'approved' },
-      { status: 'archived' },
-      { content_type: 'single_image' },
-      { limit: 100 },
+    makeContent(runtime, a.workspace, { caption: 'A carousel', content_type: 'carousel' });
+    makeContent(runtime, b.workspace, { caption: 'B approved', status: 'approved' });
+    makeContent(runtime, b.workspace, { caption: 'B carousel', content_type: 'carousel' });
+    const archivedB = makeContent(runtime, b.workspace, { caption: 'B archived' });
+    await toolResult(clientB, 'service_delete_content', { id: archivedB.id });
+    const filters: Array<[Record<string, unknown>, string[]]> = [
+      [{}, ['B approved', 'B carousel', 'B own item']],
+      [{ status: 'approved' }, ['B approved']],
+      [{ status: 'archived' }, ['B archived']],
+      [{ content_type: 'carousel' }, ['B carousel']],
+      [{ limit: 100 }, ['B approved', 'B carousel', 'B own item']],
     ];
-    for (const filter of filters) {
+    for (const [filter, expected] of filters) {
       const page = await toolResult(clientB, 'service_list_content', filter);
-      const captions = page.data.map((c: { caption: string }) => c.caption);
-      expect(captions, JSON.stringify(filter)).not.toContain('Secret plan of A');
-      expect(captions, JSON.stringify(filter)).not.toContain('A archived');
+      const captions = page.data.map((c: { caption: string }) => c.caption).sort();
+      expect(captions, JSON.stringify(filter)).toEqual(expected);
+      // A has items matching the same filter: B's page leaves them out, not merely finds none.
+      const pageA = await toolResult(clientA, 'service_list_content', filter);
+      expect(pageA.data.length, JSON.stringify(filter)).toBeGreaterThan(0);
     }
-    expect((await toolResult(clientB, 'service_list_content')).data.map((c: { caption: string }) => c.caption)).toEqual(
-      ['B own item'],
-    );
   });
 
   it("does not let a cursor made from A's item leak A's items to B", async () => {
@@ -89,6 +95,12 @@ describe('MCP tools: cross-workspace isolation', () => {
 
   it("reports B's own account, never A's", async () => {
     const account = await toolResult(clientB, 'service_get_account');
+    expect(account).toMatchObject({
+      workspace_id: b.workspace.id,
+      org_id: b.workspace.orgId,
+      name: 'Workspace B',
+      plan: 'business',
+    });
     expect(account.org_id).not.toBe(a.workspace.orgId);
     expect(account.workspace_id).not.toBe(a.workspace.id);
   });

@@ -1,10 +1,13 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { content, events } from '../../db/schema/index.ts';
+import { content, events, publishRuns } from '../../db/schema/index.ts';
 import { claimIdempotencyKey } from '../../src/core/idempotency.ts';
+import { drain } from '../../src/jobs/drain.ts';
+import { publishingJob } from '../../src/jobs/publish-run.ts';
 import { makeContent, makeWorkspace } from '../helpers/factories.ts';
 import { call, useRestTestbed } from '../helpers/http.ts';
-import { baseEnv, expectError } from '../helpers/rest-expect.ts';
+import { connectAccounts, sandboxPostsFor } from '../helpers/publishing.ts';
+import { baseEnv, contentRow, expectError } from '../helpers/rest-expect.ts';
 
 describe('Idempotency-Key on POST', () => {
   const bed = useRestTestbed({ env: baseEnv });
@@ -101,10 +104,24 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('replays a publish without queueing it twice', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+    const { runtime } = bed;
+    connectAccounts(runtime, bed.ws.workspace, ['twitter']);
+    const item = makeContent(runtime, bed.ws.workspace, { content_type: 'text_only', target_platforms: ['twitter'] });
     const path = `/api/v1/content/${item.id}/publish`;
-    expect((await post('pub', {}, path)).status).toBe(202);
-    expect((await post('pub', {}, path)).headers.get('idempotent-replayed')).toBe('true');
-    expect(bed.runtime.db.select().from(events).where(eq(events.type, 'content.approved')).all()).toHaveLength(1);
+    const first = await post('pub', {}, path);
+    expect(first.status).toBe(202);
+    const run = () => drain(runtime, publishingJob(runtime));
+    expect(await run()).toEqual(['published']);
+
+    // Replayed after the run published it: the publish run again would queue the published item anew.
+    const replayed = await post('pub', {}, path);
+    expect(replayed.status).toBe(202);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body).toEqual(first.body);
+    expect(contentRow(runtime, item.id)).toMatchObject({ status: 'published', publishQueued: false });
+    expect(await run()).toEqual([]);
+    expect(runtime.db.select().from(publishRuns).where(eq(publishRuns.contentId, item.id)).all()).toHaveLength(1);
+    expect(sandboxPostsFor(runtime, item.id)).toHaveLength(1);
+    expect(runtime.db.select().from(events).where(eq(events.type, 'content.approved')).all()).toHaveLength(1);
   });
 });

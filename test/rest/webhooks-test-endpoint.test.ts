@@ -3,6 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries, webhookJobs } from '../../db/schema/index.ts';
 import { newDeliveryId, recordDeliveryAttempt } from '../../src/core/webhooks/delivery-log.ts';
 import { TEST_EVENT_MESSAGE } from '../../src/core/webhooks/operations.ts';
+import { drain } from '../../src/jobs/drain.ts';
+import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery.ts';
 import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, eventsOf, expectError } from '../helpers/rest-expect.ts';
 import { refusedUrl, startReceiver, type ReceivedRequest, type Receiver } from '../helpers/webhook-receiver.ts';
@@ -259,5 +261,55 @@ describe('REST webhook test deliveries and the delivery log', () => {
       expect(dropped.data.map((d: any) => d.id)).toEqual(expected.slice(0, 2));
       expect((await walk(webhook.id, 100)).ids).toEqual(expected);
     });
+  });
+});
+
+/**
+ * The retry ladder as configured (`WEBHOOK_RETRY_DELAYS`), seen through the REST door: an event
+ * created by POST /content to a failing receiver, its attempts read back from the delivery log.
+ */
+describe('REST webhook delivery log: a configured retry ladder', () => {
+  const LADDER_SECONDS = [45, 300, 7200];
+  let receiver: Receiver;
+  const bed = useRestTestbed({ env: { ...env, WEBHOOK_RETRY_DELAYS: LADDER_SECONDS.join(',') } });
+  beforeEach(async () => {
+    receiver = await startReceiver();
+  });
+  afterEach(async () => {
+    await receiver.close();
+  });
+
+  const send = (method: string, path: string, body?: unknown) =>
+    call(bed.server, method, path, { headers: bed.ws.headers, body });
+  const deliver = () => drain(bed.runtime, webhookDeliveryJob(bed.runtime));
+
+  it('retries each delay after the attempt before, no sooner, then logs the last attempt failed and stops', async () => {
+    receiver.respondWith({ status: 503, body: 'busy' });
+    const hook = await send('POST', '/api/v1/webhooks', { url: `${receiver.url}/hook`, events: ['content.created'] });
+    expect(hook.status).toBe(201);
+    expect((await send('POST', '/api/v1/content', { caption: 'Retried' })).status).toBe(201);
+
+    const attemptedAt = [bed.runtime.clock.now().toISOString()];
+    expect(await deliver()).toEqual(['retry']);
+    for (const [index, seconds] of LADDER_SECONDS.entries()) {
+      bed.runtime.clock.advance(seconds * 1000 - 1);
+      expect(await deliver(), `before retry ${index + 1}`).toEqual([]);
+      bed.runtime.clock.advance(1);
+      attemptedAt.push(bed.runtime.clock.now().toISOString());
+      expect(await deliver(), `retry ${index + 1}`).toEqual([index === LADDER_SECONDS.length - 1 ? 'dead' : 'retry']);
+    }
+    bed.runtime.clock.advance(24 * 3_600_000);
+    expect(await deliver()).toEqual([]);
+    expect(receiver.requests).toHaveLength(LADDER_SECONDS.length + 1);
+
+    const log = await send('GET', `/api/v1/webhooks/${hook.body.id}/deliveries`);
+    expect(log.status).toBe(200);
+    // Newest first: the last attempt failed, every one before it waits for the next.
+    expect(log.body.data.map((d: any) => [d.event_type, d.attempt, d.status, d.status_code, d.delivered_at])).toEqual(
+      attemptedAt
+        .map((at, i) => ['content.created', i + 1, i === LADDER_SECONDS.length ? 'failed' : 'pending_retry', 503, at])
+        .reverse(),
+    );
+    expect(new Set(log.body.data.map((d: any) => d.event_id)).size).toBe(1);
   });
 });

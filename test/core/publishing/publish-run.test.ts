@@ -5,7 +5,7 @@ import { contextFor } from '../../../src/core/context.ts';
 import { RateLimitError } from '../../../src/core/errors.ts';
 import { executeOperation } from '../../../src/core/operation.ts';
 import { consumeRateLimit } from '../../../src/core/rate-limits.ts';
-import { claimDuePublishes } from '../../../src/core/publishing/claim.ts';
+import { claimDuePublishes, renewLeases } from '../../../src/core/publishing/claim.ts';
 import { connectorsFor } from '../../../src/core/publishing/connectors/index.ts';
 import { abandonRun, fanOut } from '../../../src/core/publishing/fan-out.ts';
 import { UNKNOWN_OUTCOME } from '../../../src/core/publishing/finish.ts';
@@ -461,6 +461,47 @@ describe('publishing run', () => {
       expect(contentRow(runtime, post.id)).toEqual(settled);
       expect(attemptsFor(runtime, post.id)[0]!.status).toBe('unknown');
       expect(eventsOfType('content.publish_failed')).toHaveLength(1);
+      expect(eventsOfType('content.published')).toHaveLength(0);
+    });
+
+    it('a lease token that no longer matches extends nothing, and its holder stops without finishing the item', async () => {
+      connectAccounts(runtime, ws.workspace, ['twitter']);
+      const post = item({ target_platforms: ['twitter'] });
+      publish(runtime, ws.workspace, post.id);
+      let answer!: () => void;
+      const slow = connectorsWith(runtime, {
+        twitter: {
+          publish: () =>
+            new Promise(
+              (resolve) => (answer = () => resolve({ status: 'published', platformPostId: 'late', url: null })),
+            ),
+        },
+      });
+      const [stale] = claimDuePublishes(runtime, 10).claims;
+      const late = fanOut(runtime, slow, stale!);
+      await vi.waitFor(() => expect(attemptsFor(runtime, post.id).map((a) => a.status)).toEqual(['pending']));
+      // The holder stalls past its lease; another run takes the item over under a new token.
+      runtime.clock.advance(runtime.config.publishing.leaseSeconds * 1000);
+      const [current] = claimDuePublishes(runtime, 10).claims;
+      expect(current).toMatchObject({ contentId: post.id, runId: stale!.runId });
+      expect(current!.leaseToken).not.toBe(stale!.leaseToken);
+      const taken = contentRow(runtime, post.id)!;
+
+      runtime.clock.advance(1000);
+      expect(renewLeases(runtime, [stale!])).toBe(0);
+      expect(contentRow(runtime, post.id)).toEqual(taken);
+      // The same renewal under the current token does extend it, by a lease from now.
+      expect(renewLeases(runtime, [stale!, current!])).toBe(1);
+      expect(contentRow(runtime, post.id)).toMatchObject({
+        leaseToken: current!.leaseToken,
+        leaseExpiresAt: new Date(runtime.clock.now().getTime() + runtime.config.publishing.leaseSeconds * 1000),
+      });
+
+      // The old holder's answer comes: it records nothing and does not finish the item.
+      answer();
+      expect(await late).toBe('lease_lost');
+      expect(contentRow(runtime, post.id)).toMatchObject({ status: 'publishing', leaseToken: current!.leaseToken });
+      expect(attemptsFor(runtime, post.id).map((a) => a.status)).toEqual(['pending']);
       expect(eventsOfType('content.published')).toHaveLength(0);
     });
 

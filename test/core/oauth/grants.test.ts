@@ -1,0 +1,136 @@
+/**
+ * The token grants at the core (src/core/oauth/grants.ts), below the HTTP token endpoint that
+ * oauth-flow.test.ts drives: the PKCE verifier check and refresh-token rotation with reuse detection.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { oauthTokens } from '../../../db/schema/index.ts';
+import {
+  exchangeAuthorizationCode,
+  findClient,
+  issueAuthorizationCode,
+  OAuthError,
+  refreshTokens,
+  resolveAccessToken,
+  type OAuthClient,
+} from '../../../src/core/oauth/grants.ts';
+import { registerClient } from '../../../src/core/oauth/registration.ts';
+import { makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
+import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+
+const REDIRECT = 'http://127.0.0.1:4999/callback';
+const REVOKED = { refused: 'The access token is unknown or has been revoked.', expired: false };
+
+/** A verifier and its S256 challenge (RFC 7636 section 4.2). */
+function pkcePair() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** Calls `grant` and answers the OAuthError it throws (failing when it throws none). */
+function refusal(grant: () => unknown): OAuthError {
+  try {
+    grant();
+  } catch (error) {
+    if (error instanceof OAuthError) return error;
+    throw error;
+  }
+  throw new Error('expected the grant to be refused');
+}
+
+describe('OAuth grants at the core', () => {
+  let runtime: TestRuntime;
+  let ws: TestWorkspace;
+  let client: OAuthClient;
+
+  beforeEach(() => {
+    runtime = testRuntime();
+    ws = makeWorkspace(runtime);
+    const registered = registerClient(
+      runtime,
+      { client_name: 'Grant test', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
+      '127.0.0.1',
+    );
+    client = findClient(runtime, registered.client_id)!;
+  });
+
+  const codeFor = (challenge: string) =>
+    issueAuthorizationCode(runtime, {
+      clientId: client.id,
+      workspaceId: ws.workspace.id,
+      redirectUri: REDIRECT,
+      codeChallenge: challenge,
+      scopes: ['read', 'write'],
+      resource: null,
+    });
+  const exchange = (code: string, codeVerifier: string) =>
+    exchangeAuthorizationCode(runtime, client, { code, codeVerifier, redirectUri: REDIRECT });
+  const tokenRows = () => runtime.db.select().from(oauthTokens).all();
+
+  describe('PKCE', () => {
+    it('issues tokens only for the verifier whose S256 digest is the challenge', () => {
+      const { verifier, challenge } = pkcePair();
+      const tokens = exchange(codeFor(challenge), verifier);
+      expect(tokens).toMatchObject({ token_type: 'Bearer', scope: 'read write' });
+      expect(resolveAccessToken(runtime, tokens.access_token)).toMatchObject({
+        workspace: { id: ws.workspace.id },
+        clientId: client.id,
+      });
+    });
+
+    it('refuses another verifier, and the challenge itself sent as the verifier (no plain method), issuing nothing', () => {
+      const { verifier, challenge } = pkcePair();
+      for (const wrong of [
+        pkcePair().verifier,
+        challenge,
+        `${verifier.slice(0, -1)}${verifier.endsWith('A') ? 'B' : 'A'}`,
+      ]) {
+        const refused = refusal(() => exchange(codeFor(challenge), wrong));
+        expect(refused.error).toBe('invalid_grant');
+        expect(refused.message).toBe('code_verifier does not match the challenge.');
+      }
+      expect(tokenRows()).toHaveLength(0);
+    });
+
+    it('spends the code on a wrong verifier: the right one afterwards is refused too', () => {
+      const { verifier, challenge } = pkcePair();
+      const code = codeFor(challenge);
+      expect(refusal(() => exchange(code, pkcePair().verifier)).error).toBe('invalid_grant');
+      expect(refusal(() => exchange(code, verifier)).error).toBe('invalid_grant');
+      expect(tokenRows()).toHaveLength(0);
+    });
+  });
+
+  describe('refresh tokens', () => {
+    it('rotate on every use; a spent one sent again is refused and revokes every token of the grant', () => {
+      const { verifier, challenge } = pkcePair();
+      const first = exchange(codeFor(challenge), verifier);
+      const second = refreshTokens(runtime, client, { refreshToken: first.refresh_token });
+      expect(second.refresh_token).not.toBe(first.refresh_token);
+      expect(resolveAccessToken(runtime, second.access_token)).toMatchObject({ clientId: client.id });
+
+      const reused = refusal(() => refreshTokens(runtime, client, { refreshToken: first.refresh_token }));
+      expect(reused.error).toBe('invalid_grant');
+      // Two parties held the spent token: neither keeps anything of the grant.
+      expect(refusal(() => refreshTokens(runtime, client, { refreshToken: second.refresh_token })).error).toBe(
+        'invalid_grant',
+      );
+      for (const token of [first.access_token, second.access_token])
+        expect(resolveAccessToken(runtime, token)).toEqual(REVOKED);
+      expect(tokenRows().every((row) => row.revokedAt !== null)).toBe(true);
+    });
+
+    it('a reuse revokes only its own grant: another grant of the same client and workspace goes on', () => {
+      const a = pkcePair();
+      const b = pkcePair();
+      const mine = exchange(codeFor(a.challenge), a.verifier);
+      const other = exchange(codeFor(b.challenge), b.verifier);
+      refreshTokens(runtime, client, { refreshToken: mine.refresh_token });
+      expect(refusal(() => refreshTokens(runtime, client, { refreshToken: mine.refresh_token })).error).toBe(
+        'invalid_grant',
+      );
+      expect(resolveAccessToken(runtime, other.access_token)).toMatchObject({ clientId: client.id });
+      expect(refreshTokens(runtime, client, { refreshToken: other.refresh_token }).scope).toBe('read write');
+    });
+  });
+});
