@@ -434,12 +434,10 @@ describe('publishing run', () => {
       expect(sandboxPostsFor(runtime, post.id)).toHaveLength(1);
     });
 
-    it('after a reclaim, the old holder finishing late writes nothing', async () => {
-      connectAccounts(runtime, ws.workspace, ['twitter']);
-      const post = item({ target_platforms: ['twitter'] });
-      publish(runtime, ws.workspace, post.id);
+    /** Connectors whose X publish waits, as a call outlasting its lease would, until `answer()` is called. */
+    function stalledTwitter() {
       let answer!: () => void;
-      const slow = connectorsWith(runtime, {
+      const connectors = connectorsWith(runtime, {
         twitter: {
           publish: () =>
             new Promise(
@@ -447,6 +445,14 @@ describe('publishing run', () => {
             ),
         },
       });
+      return { connectors, answer: () => answer() };
+    }
+
+    it('after a reclaim, the old holder finishing late writes nothing', async () => {
+      connectAccounts(runtime, ws.workspace, ['twitter']);
+      const post = item({ target_platforms: ['twitter'] });
+      publish(runtime, ws.workspace, post.id);
+      const { connectors: slow, answer } = stalledTwitter();
       const [claim] = claimDuePublishes(runtime, 10).claims;
       const late = fanOut(runtime, slow, claim!);
       await vi.waitFor(() => expect(attemptsFor(runtime, post.id).map((a) => a.status)).toEqual(['pending']));
@@ -468,15 +474,7 @@ describe('publishing run', () => {
       connectAccounts(runtime, ws.workspace, ['twitter']);
       const post = item({ target_platforms: ['twitter'] });
       publish(runtime, ws.workspace, post.id);
-      let answer!: () => void;
-      const slow = connectorsWith(runtime, {
-        twitter: {
-          publish: () =>
-            new Promise(
-              (resolve) => (answer = () => resolve({ status: 'published', platformPostId: 'late', url: null })),
-            ),
-        },
-      });
+      const { connectors: slow, answer } = stalledTwitter();
       const [stale] = claimDuePublishes(runtime, 10).claims;
       const late = fanOut(runtime, slow, stale!);
       await vi.waitFor(() => expect(attemptsFor(runtime, post.id).map((a) => a.status)).toEqual(['pending']));
