@@ -5,7 +5,7 @@ import type { Runtime } from '../../core/context.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { insufficientScopeChallenge, mcpChallenge, type OAuthScope } from '../../core/oauth/metadata.ts';
 import { requiredScope, scopeAllows } from '../../core/oauth/scopes.ts';
-import { serveMcpRequest } from '../../mcp/http.ts';
+import { mcpRequestServer } from '../../mcp/http.ts';
 import { connectionTools, exposedTools, parseToolNames, unknownToolNames } from '../../mcp/tool-selection.ts';
 import { sendError, setRateLimitHeaders } from '../errors.ts';
 
@@ -39,15 +39,18 @@ function credentialScopes(runtime: Runtime, req: Request, res: Response): readon
   }
 }
 
-/** The names of the tools a JSON-RPC message (or batch) calls; a body that is no JSON calls none. */
-function calledToolNames(rawBody: unknown): string[] {
-  if (!Buffer.isBuffer(rawBody)) return [];
-  let parsed: unknown;
+/** The JSON of a body read as bytes; `invalid` when it is no JSON, undefined when no JSON body was read. */
+function parseBody(rawBody: unknown): { json: unknown } | 'invalid' | undefined {
+  if (!Buffer.isBuffer(rawBody)) return undefined;
   try {
-    parsed = JSON.parse(rawBody.toString('utf8'));
+    return { json: JSON.parse(rawBody.toString('utf8')) as unknown };
   } catch {
-    return []; // the transport answers the parse error in JSON-RPC terms
+    return 'invalid';
   }
+}
+
+/** The names of the tools a JSON-RPC message (or batch) calls. */
+function calledToolNames(parsed: unknown): string[] {
   const messages: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
   return messages.flatMap((message) => {
     if (typeof message !== 'object' || message === null) return [];
@@ -66,8 +69,9 @@ export function mcpRoutes(runtime: Runtime): Router {
   const router = Router();
   const processTools = exposedTools(runtime.config.mcpTools);
   const { docsUrl } = runtime.config;
-  // Read here (after the gate), not by the transport, to see which tools a message calls before it runs; the buffer is
-  // handed back to the transport as `rawBody`, which its request adapter reads instead of the stream.
+  const serveMcp = mcpRequestServer(runtime);
+  // Read here (after the gate), not by the transport, to see which tools a message calls before it runs; the parsed
+  // body is handed to the SDK, which then reads nothing from the stream.
   const readBody = express.raw({ type: 'application/json', limit: runtime.config.bodyLimitBytes });
   /** Origin, credential and the connection's headers: all checked before the body is read, as on REST. */
   const gate: RequestHandler = (req, res, next) => {
@@ -95,7 +99,15 @@ export function mcpRoutes(runtime: Runtime): Router {
   const serve: RequestHandler = async (req, res) => {
     const scopes = res.locals.scopes as readonly OAuthScope[];
     const selected = res.locals.selectedTools as readonly ToolDescriptor[];
-    const forbidden = forbiddenCall(selected, scopes, calledToolNames(req.body));
+    const body = parseBody(req.body);
+    if (body === 'invalid') {
+      // JSON-RPC's own answer to a body that is no JSON (a request without id: id null).
+      res
+        .status(400)
+        .json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON.' }, id: null });
+      return;
+    }
+    const forbidden = forbiddenCall(selected, scopes, body === undefined ? [] : calledToolNames(body.json));
     if (forbidden) {
       const needed = requiredScope(forbidden.operation);
       res.setHeader('WWW-Authenticate', insufficientScopeChallenge(runtime.config, needed));
@@ -104,9 +116,12 @@ export function mcpRoutes(runtime: Runtime): Router {
         `${forbidden.name} needs the ${needed} scope, which this token does not carry; authorize again asking for it.`,
       );
     }
-    if (Buffer.isBuffer(req.body)) (req as Request & { rawBody?: Buffer }).rawBody = req.body;
     const tools = selected.filter((tool) => scopeAllows(scopes, tool.operation));
-    await serveMcpRequest(runtime, req, res, tools, (state) => setRateLimitHeaders(res, state));
+    await serveMcp(req, res, body?.json, {
+      authorization: req.get('authorization'),
+      tools,
+      onRateLimit: (state) => setRateLimitHeaders(res, state),
+    });
   };
   const refuseMethod: RequestHandler = (_req, res) => {
     res.setHeader('Allow', 'POST');
