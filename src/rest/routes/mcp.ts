@@ -1,3 +1,4 @@
+import { hostHeaderValidation } from '@modelcontextprotocol/express';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { TOOLS, type ToolDescriptor } from '../../../tools/index.ts';
 import { authenticateCredential } from '../../core/accounts/api-keys.ts';
@@ -9,14 +10,32 @@ import { mcpRequestServer } from '../../mcp/http.ts';
 import { connectionTools, exposedTools, parseToolNames, unknownToolNames } from '../../mcp/tool-selection.ts';
 import { sendError, setRateLimitHeaders } from '../errors.ts';
 
+/** The hostnames of this machine's loopback interface, as URL.hostname spells them. */
+const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * The service's own origins: PUBLIC_BASE_URL's, and when that is a loopback URL the same scheme and
+ * port under each loopback spelling (a browser client on http://localhost:3000 calls a service whose
+ * base is http://127.0.0.1:3000; it is the same machine and the same port, which a rebinding page
+ * cannot be).
+ */
+export function ownOrigins(publicBaseUrl: string): string[] {
+  const base = new URL(publicBaseUrl);
+  if (!LOOPBACK_HOSTNAMES.includes(base.hostname)) return [base.origin];
+  return LOOPBACK_HOSTNAMES.map((hostname) => {
+    const url = new URL(base.origin);
+    url.hostname = hostname;
+    return url.origin;
+  });
+}
+
 /**
  * Browsers send Origin; a page on another site must not drive the tools with a key it holds
  * (DNS rebinding). Non-browser clients send no Origin and pass.
  */
-function originAllowed(req: Request, runtime: Runtime): boolean {
+function originAllowed(req: Request, allowed: readonly string[]): boolean {
   const origin = req.get('origin');
   if (!origin) return true;
-  const allowed = [new URL(runtime.config.publicBaseUrl).origin, ...runtime.config.mcpAllowedOrigins];
   return allowed.includes(origin);
 }
 
@@ -69,13 +88,20 @@ export function mcpRoutes(runtime: Runtime): Router {
   const router = Router();
   const processTools = exposedTools(runtime.config.mcpTools);
   const { docsUrl } = runtime.config;
+  const allowedOrigins = [...ownOrigins(runtime.config.publicBaseUrl), ...runtime.config.mcpAllowedOrigins];
+  // A service whose base is a loopback URL runs on this machine for this machine: a request naming any
+  // other host reached it through a name rebound to 127.0.0.1, and is refused before anything else.
+  const loopbackOnly = LOOPBACK_HOSTNAMES.includes(new URL(runtime.config.publicBaseUrl).hostname);
+  const hostCheck: RequestHandler = loopbackOnly
+    ? hostHeaderValidation(LOOPBACK_HOSTNAMES)
+    : (_req, _res, next) => next();
   const serveMcp = mcpRequestServer(runtime);
   // Read here (after the gate), not by the transport, to see which tools a message calls before it runs; the parsed
   // body is handed to the SDK, which then reads nothing from the stream.
   const readBody = express.raw({ type: 'application/json', limit: runtime.config.bodyLimitBytes });
   /** Origin, credential and the connection's headers: all checked before the body is read, as on REST. */
   const gate: RequestHandler = (req, res, next) => {
-    if (!originAllowed(req, runtime)) {
+    if (!originAllowed(req, allowedOrigins)) {
       return sendError(
         res,
         new ServiceError('origin_not_allowed', `Origin ${req.get('origin')} may not call /mcp.`),
@@ -135,7 +161,7 @@ export function mcpRoutes(runtime: Runtime): Router {
     );
   };
   for (const path of ['/mcp', '/mcp/readonly']) {
-    router.post(path, gate, readBody, serve);
+    router.post(path, hostCheck, gate, readBody, serve);
     router.all(path, refuseMethod);
   }
   return router;
