@@ -23,6 +23,7 @@ import {
 import { answerSchema, operationFor } from '../core/operation.ts';
 import { consumeRateLimit } from '../core/rate-limits.ts';
 import { toolErrorResult, toToolError } from './errors.ts';
+import { leanInputSchema, leanOutputSchema } from './lean-schema.ts';
 
 /**
  * What initialize answers as serverInfo (and 2026-07-28 answers in every result's
@@ -51,7 +52,10 @@ const INSTRUCTIONS =
   'profile, list social accounts, list media, create content, update its status to approved, then publish. A failed ' +
   "call answers isError with {error:{code,message}} as its text (a tool's description names the codes it answers " +
   'itself; an unknown id is not_found); only code internal is worth retrying blind, and rate_limit_exceeded carries ' +
-  'retry_after. Lists may return fewer items than limit, to keep an answer short: follow next_cursor while has_more.';
+  'retry_after. Lists may return fewer items than limit, to keep an answer short: follow next_cursor while has_more. ' +
+  'A creating tool takes an optional idempotency_key: a retry with the same key and arguments within 24 hours answers ' +
+  'the first result instead of acting twice; other arguments fail with idempotency_key_reused, and a retry while the ' +
+  'first call still runs with idempotency_conflict.';
 /** Said when SERVICE_READ_ONLY or SERVICE_TOOLS hides tools, so the flow above is not taken for a promise. */
 const SUBSET_NOTE =
   ' This server exposes only some of the tools (tools/list names them): steps of the flow without their tool are not available here.';
@@ -83,23 +87,21 @@ export const LIST_CACHE_HINT = { ttlMs: 300_000, cacheScope: 'private' } as cons
 function describeTool(tool: ToolDescriptor): Tool {
   let description = descriptions.get(tool);
   if (!description) {
-    const inputSchema = z.toJSONSchema(tool.operation.input, {
-      io: 'input',
-      unrepresentable: 'any',
-    }) as Tool['inputSchema'];
+    const input = z.toJSONSchema(tool.operation.input, { io: 'input', unrepresentable: 'any' }) as Json;
     if (tool.idempotencyKey) {
       const { $schema: _dialect, ...keySchema } = z.toJSONSchema(IdempotencyKeyArgument) as Json;
-      inputSchema.properties = {
-        ...inputSchema.properties,
-        idempotency_key: keySchema as NonNullable<Tool['inputSchema']['properties']>[string],
-      };
+      input.properties = { ...(input.properties as Json), idempotency_key: keySchema };
     }
+    const inputSchema = leanInputSchema(input);
     description = {
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema,
-      outputSchema: outputSchemaOf(answerSchema(tool.operation)),
+      inputSchema: inputSchema as Tool['inputSchema'],
+      outputSchema: leanOutputSchema(
+        outputSchemaOf(answerSchema(tool.operation)) as Json,
+        inputSchema,
+      ) as Tool['outputSchema'],
       annotations: { title: tool.title, ...tool.annotations },
     };
     descriptions.set(tool, description);

@@ -95,7 +95,11 @@ describe('MCP outputSchema', () => {
     const item = makeContent(bed.runtime, bed.ws.workspace);
     expect(validate(JSON.parse(JSON.stringify(item)))).toBe(true);
     expect(validate({ ...item, status: 'lost' })).toBe(false);
-    expect(validate({ ...item, surprise: true })).toBe(false);
+    expect(validate({ ...item, caption: 42 })).toBe(false);
+    expect(validate({ ...item, published_at: 0 })).toBe(false);
+    expect(validate({ ...item, publish_results: [{ success: 'yes' }] })).toBe(false);
+    // Open objects (see src/mcp/lean-schema.ts): a field added later does not break a client holding an older listing.
+    expect(validate({ ...item, added_later: true })).toBe(true);
   });
 });
 
@@ -124,7 +128,7 @@ describe('a failing call through the SDK client (2.4)', () => {
     }
   });
 
-  it('would make SDK 1.x clients throw an output-validation error if an error carried {error} as structuredContent (the shape before)', async () => {
+  it('would make SDK 1.x clients throw an output-validation error if an error carried an error object as structuredContent', async () => {
     // A stand-in server with the real service_get_content listing, answering errors the old way. SDK v2's
     // client no longer checks an error's structuredContent; 2025-11-25 clients on SDK 1.x still do.
     const { tools } = await bed.client.listTools();
@@ -132,7 +136,8 @@ describe('a failing call through the SDK client (2.4)', () => {
     const server = new ServerV1({ name: 'old-shape', version: '0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
     server.setRequestHandler(CallToolRequestSchema, () => {
-      const body = { error: { code: 'not_found', message: 'No content item with this id.' } };
+      // An error object that breaks the schema (object is "content" in every success).
+      const body = { object: 'error', error: { code: 'not_found', message: 'No content item with this id.' } };
       return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
     });
     const [clientTransport, serverTransport] = InMemoryTransportV1.createLinkedPair();

@@ -85,6 +85,7 @@ describe('revision 2026-07-28 over HTTP, without initialize', () => {
     expect(list.body.result.tools.map((tool: { name: string }) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
     expect(list.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
     expect(list.body.result.ttlMs).toBeGreaterThan(0);
+    expect(JSON.stringify(list.body.result).length).toBeLessThanOrEqual(45_000);
 
     const create = modernRequest(3, 'tools/call', {
       name: 'service_create_content',
