@@ -5,6 +5,8 @@
  *
  *   rest   GET /api/v1/content/{id} and POST /api/v1/content: service vs a bare Express 5 app (and
  *          the GET with an OAuth access token vs with the API key)
+ *   mcp    tools/call service_get_content over HTTP as 2026-07-28 requests vs GET /api/v1/content/{id}
+ *          on the same server, same connections, median of at least 3 interleaved rounds
  *   list   listContent page latency at 10k and 1M items in one workspace (in process)
  *   stdio  service_get_content over stdio MCP: service vs a minimal SDK server
  *   publishing  lag from scheduled_for to publishing, and fan-out items/s vs a raw claim+update loop
@@ -31,6 +33,7 @@ import { benchGeneration } from './generation.ts';
 import { benchList } from './list.ts';
 import { benchLive } from './live.ts';
 import { benchLiveInstagram } from './live-instagram.ts';
+import { benchMcp } from './mcp.ts';
 import { benchMedia } from './media.ts';
 import { benchPublishing } from './publishing.ts';
 import { benchWebhooks } from './webhooks.ts';
@@ -49,7 +52,18 @@ import { benchRest, startBaseline } from './rest.ts';
 import { benchSoak } from './soak.ts';
 import { benchStdio } from './stdio.ts';
 
-const GROUPS = ['rest', 'list', 'stdio', 'publishing', 'live', 'instagram', 'webhooks', 'generation', 'media'] as const;
+const GROUPS = [
+  'rest',
+  'mcp',
+  'list',
+  'stdio',
+  'publishing',
+  'live',
+  'instagram',
+  'webhooks',
+  'generation',
+  'media',
+] as const;
 /** Groups run only when named: the soak takes ten minutes. */
 const NAMED_ONLY_GROUPS = ['soak'] as const;
 type Group = (typeof GROUPS)[number] | (typeof NAMED_ONLY_GROUPS)[number];
@@ -104,7 +118,7 @@ function revision(): string {
 async function main(): Promise<number> {
   if (values.help) {
     console.log(
-      'Usage: npm run bench -- [rest] [list] [stdio] [publishing] [--seconds 10] [--warmup 3] [--connections 10] [--stdio-seconds 5] ' +
+      'Usage: npm run bench -- [rest] [mcp] [list] [stdio] [publishing] [--seconds 10] [--warmup 3] [--connections 10] [--stdio-seconds 5] ' +
         '[--in-flight 8] [--rounds 2] [--calls 3000] [--sizes 10000,1000000] [--lag-items 10000] [--spread-seconds 10] [--workspaces 100] ' +
         '[--throughput-items 5000] [--live-items 2000] [--instagram-items 1000] [--webhook-events 5000] [--webhook-rate 200] [--webhook-seconds 5] [--media-mb 50] [--strict]\n' +
         '       npm run bench -- soak [--soak-minutes 10] [--soak-warmup-seconds 420]   (the soak runs only when named)',
@@ -133,7 +147,7 @@ async function main(): Promise<number> {
   );
 
   const rows: Row[] = [];
-  if (selected.has('rest') || selected.has('stdio')) {
+  if (selected.has('rest') || selected.has('mcp') || selected.has('stdio')) {
     const data = tempDir('service');
     const servers: HttpChild[] = [];
     try {
@@ -157,6 +171,16 @@ async function main(): Promise<number> {
         console.log(`bare Express at ${baseline.url}`);
         rows.push(
           ...(await benchRest(service, baseline, fixture, item.id, await oauthAccessToken(service.url, fixture), {
+            connections: positiveNumber('connections', values.connections),
+            warmupSeconds,
+            seconds,
+            rounds,
+          })),
+        );
+      }
+      if (selected.has('mcp')) {
+        rows.push(
+          ...(await benchMcp(service, fixture, item.id, {
             connections: positiveNumber('connections', values.connections),
             warmupSeconds,
             seconds,

@@ -3,8 +3,8 @@
  * StdioClientTransport to `main.ts mcp`, against the same client talking to a minimal SDK server
  * whose one tool returns an object of the same shape and size. Sequential calls, then N in flight.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Fixture } from './fixtures.ts';
 import { budget, childEnv, fmt, percentile, RAISED_LIMITS, REPO_ROOT, table, type Row } from './lib.ts';
 

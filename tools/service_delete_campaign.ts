@@ -5,10 +5,9 @@ export default defineTool({
   name: 'service_delete_campaign',
   title: 'Delete a campaign',
   description:
-    'Deletes a campaign for good (DELETE /api/v1/campaigns/{id}) and stops its generation. The content items it ' +
-    'generated stay, with campaign_id cleared. No webhook event fires. To keep the campaign but stop it, use ' +
-    'service_update_campaign with status paused or archived instead. Ask the user before deleting. Answers ' +
-    '{id, object:"campaign", deleted:true}.',
+    'Deletes a campaign for good and stops its generation; the items it generated stay, with campaign_id ' +
+    'cleared. To keep it, set status paused or archived with service_update_campaign instead. Ask the ' +
+    'user first.',
   operation: deleteCampaign,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
 });

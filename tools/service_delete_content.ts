@@ -5,9 +5,8 @@ export default defineTool({
   name: 'service_delete_content',
   title: 'Delete (archive) a content item',
   description:
-    'Archives a content item (DELETE /api/v1/content/{id}): it leaves every list and can never be restored or changed ' +
-    'again. If the item may be wanted back, use service_update_content with status rejected instead. Ask the user before ' +
-    'deleting. Answers {id, object:"content", deleted:true}.',
+    'Archives a content item: it leaves every list and can never be restored or changed. To keep it for ' +
+    'later, set status rejected with service_update_content instead. Ask the user first.',
   operation: deleteContent,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
 });

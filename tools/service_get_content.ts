@@ -5,9 +5,9 @@ export default defineTool({
   name: 'service_get_content',
   title: 'Get a content item',
   description:
-    'Returns one content item by id (GET /api/v1/content/{id}), with its status, scheduled_for, published_at, ' +
-    'publish_queued and publish_results (the latest per-platform outcome). Poll it after service_publish_content to ' +
-    'learn whether the post went out: status becomes published, or returns to approved with an error per platform.',
+    'Returns one content item. Poll it after service_publish_content: status becomes published, or goes ' +
+    'back to approved with an error per platform in publish_results (publish_queued is true while it ' +
+    'waits).',
   operation: getContent,
   annotations: READ_ONLY,
 });

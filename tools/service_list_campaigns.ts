@@ -5,11 +5,7 @@ export default defineTool({
   name: 'service_list_campaigns',
   title: 'List campaigns',
   description:
-    "Lists the workspace's campaigns, newest first (GET /api/v1/campaigns): name, status (draft, active, paused, " +
-    'completed, archived), content_mix, posts_per_day, campaign_length_days, start_date, total_posts and generated_posts. ' +
-    'There is no status filter: filter the pages yourself. Returns {object:"list", data, has_more, next_cursor}; while ' +
-    'has_more is true, call again with cursor=next_cursor. Use it to find campaign ids for service_get_campaign, ' +
-    'service_update_campaign, service_launch_campaign and service_delete_campaign.',
+    'Lists the campaigns, newest first, with no status filter. Use it to find ids for the other campaign ' + 'tools.',
   operation: listCampaigns,
   annotations: READ_ONLY,
 });

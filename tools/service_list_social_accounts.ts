@@ -5,14 +5,9 @@ export default defineTool({
   name: 'service_list_social_accounts',
   title: 'List connected social accounts',
   description:
-    'Lists every social account connected to the workspace, active and inactive (GET /api/v1/social-accounts): platform ' +
-    '(twitter, linkedin, instagram, facebook or tiktok), username, display_name, mode (sandbox or live), status (active, ' +
-    'needs_reconnect or disconnected), is_active (true exactly when status is active), scopes, token_expires_at, ' +
-    'reconnect_by, profile_url, connected_at. Call it before creating or publishing content: target_platforms must name ' +
-    'platform ids that have an account with is_active true, or publishing to that platform fails. An account that is ' +
-    'needs_reconnect or disconnected must be reconnected in the dashboard; no tool can connect one. A reconnect_by date ' +
-    'means the account must be reconnected by then to keep publishing. Takes no arguments; returns {object:"list", data, ' +
-    'has_more:false} with the whole set in one page, newest first.',
+    'Lists the connected social accounts, active or not, in one page. Call it before creating or ' +
+    'publishing: target_platforms need an account with is_active true. needs_reconnect or disconnected ' +
+    'accounts must be reconnected in the dashboard (no tool can), and by reconnect_by to keep publishing.',
   operation: listSocialAccounts,
   annotations: READ_ONLY,
 });

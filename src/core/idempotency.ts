@@ -23,12 +23,7 @@ export const IdempotencyKeyArgument = z
   .string()
   .min(1)
   .max(MAX_IDEMPOTENCY_KEY_LENGTH)
-  .describe(
-    'Optional. A unique value (a UUID) for this call: a retry with the same key and the same arguments within 24 hours ' +
-      'answers the first result again instead of doing it twice; the same key with other arguments fails with ' +
-      'idempotency_key_reused, and while the first call still runs with idempotency_conflict. Shared with the REST ' +
-      'Idempotency-Key header.',
-  );
+  .describe("Optional: a UUID that makes a retry safe, as REST's Idempotency-Key (see the server's instructions).");
 
 /**
  * The tool argument read: a key, none (absent or null, as agents send optional fields), or an

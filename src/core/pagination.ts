@@ -63,7 +63,7 @@ export const paginationInput = {
     .unknown()
     .optional()
     .transform(parseLimit)
-    .meta({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'Page size, 1 to 100; default 25.' }),
+    .meta({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, description: 'Page size; default 25.' }),
   cursor: z
     .unknown()
     .optional()

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { errorEnvelope, RateLimitError, ServiceError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 

@@ -1,13 +1,11 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
   type CallToolResult,
   type Implementation,
   type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { TOOLS, type ToolDescriptor } from '../../tools/index.ts';
 import { authenticate } from '../core/accounts/api-keys.ts';
@@ -25,8 +23,13 @@ import {
 import { answerSchema, operationFor } from '../core/operation.ts';
 import { consumeRateLimit } from '../core/rate-limits.ts';
 import { toolErrorResult, toToolError } from './errors.ts';
+import { leanInputSchema, leanOutputSchema } from './lean-schema.ts';
 
-/** What initialize answers as serverInfo: the constant part; websiteUrl is the deployment's PUBLIC_BASE_URL. */
+/**
+ * What initialize answers as serverInfo (and 2026-07-28 answers in every result's
+ * `_meta['io.modelcontextprotocol/serverInfo']`, server/discover's included): the constant part;
+ * websiteUrl is the deployment's PUBLIC_BASE_URL.
+ */
 export const SERVER_INFO = {
   name: 'content-publishing-service',
   title: 'Content Publishing Service',
@@ -49,7 +52,10 @@ const INSTRUCTIONS =
   'profile, list social accounts, list media, create content, update its status to approved, then publish. A failed ' +
   "call answers isError with {error:{code,message}} as its text (a tool's description names the codes it answers " +
   'itself; an unknown id is not_found); only code internal is worth retrying blind, and rate_limit_exceeded carries ' +
-  'retry_after. Lists may return fewer items than limit, to keep an answer short: follow next_cursor while has_more.';
+  'retry_after. Lists may return fewer items than limit, to keep an answer short: follow next_cursor while has_more. ' +
+  'A creating tool takes an optional idempotency_key: a retry with the same key and arguments within 24 hours answers ' +
+  'the first result instead of acting twice; other arguments fail with idempotency_key_reused, and a retry while the ' +
+  'first call still runs with idempotency_conflict.';
 /** Said when SERVICE_READ_ONLY or SERVICE_TOOLS hides tools, so the flow above is not taken for a promise. */
 const SUBSET_NOTE =
   ' This server exposes only some of the tools (tools/list names them): steps of the flow without their tool are not available here.';
@@ -71,28 +77,31 @@ export interface McpServerOptions {
 const descriptions = new WeakMap<ToolDescriptor, Tool>();
 
 /**
- * tools/call with any params: the SDK answers a request its schema refuses (arguments that are no
- * object) with -32603, an internal error; checked in the handler instead, it is -32602, invalid params.
+ * How long a client may keep tools/list and server/discover (revision 2026-07-28). Never public:
+ * the list depends on the credential's scopes, on `X-MCP-Tools` and on `/mcp/readonly`. Five
+ * minutes: a deployment changes its tools only with a restart, and a revoked scope still stops a
+ * call at once (every call is authorized again), so a stale list costs at most a refused call.
  */
-const AnyCallToolRequest = CallToolRequestSchema.extend({ params: z.unknown() });
+export const LIST_CACHE_HINT = { ttlMs: 300_000, cacheScope: 'private' } as const;
 
 function describeTool(tool: ToolDescriptor): Tool {
   let description = descriptions.get(tool);
   if (!description) {
-    const inputSchema = z.toJSONSchema(tool.operation.input, {
-      io: 'input',
-      unrepresentable: 'any',
-    }) as Tool['inputSchema'];
+    const input = z.toJSONSchema(tool.operation.input, { io: 'input', unrepresentable: 'any' }) as Json;
     if (tool.idempotencyKey) {
-      const { $schema: _dialect, ...keySchema } = z.toJSONSchema(IdempotencyKeyArgument);
-      inputSchema.properties = { ...inputSchema.properties, idempotency_key: keySchema };
+      const { $schema: _dialect, ...keySchema } = z.toJSONSchema(IdempotencyKeyArgument) as Json;
+      input.properties = { ...(input.properties as Json), idempotency_key: keySchema };
     }
+    const inputSchema = leanInputSchema(input);
     description = {
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema,
-      outputSchema: outputSchemaOf(answerSchema(tool.operation)),
+      inputSchema: inputSchema as Tool['inputSchema'],
+      outputSchema: leanOutputSchema(
+        outputSchemaOf(answerSchema(tool.operation)) as Json,
+        inputSchema,
+      ) as Tool['outputSchema'],
       annotations: { title: tool.title, ...tool.annotations },
     };
     descriptions.set(tool, description);
@@ -170,23 +179,18 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools }: 
   const server = new Server(serverInfoFor(runtime.config), {
     capabilities: { tools: {} },
     instructions: tools.length < TOOLS.length ? INSTRUCTIONS + SUBSET_NOTE : INSTRUCTIONS,
+    cacheHints: { 'tools/list': LIST_CACHE_HINT, 'server/discover': LIST_CACHE_HINT },
   });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const listing = tools.map(describeTool);
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
-  server.setRequestHandler(AnyCallToolRequest, async (raw): Promise<CallToolResult> => {
-    const parsed = CallToolRequestSchema.safeParse(raw);
-    if (!parsed.success)
-      throw new McpError(
-        ErrorCode.InvalidParams,
-        `Invalid tools/call params: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}.`,
-      );
-    const request = parsed.data;
+  server.setRequestHandler('tools/list', () => ({ tools: listing }));
+  server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name as ToolDescriptor['name']);
     // The protocol's answer to a tool that is not listed (MCP spec, Tools, Error handling): a JSON-RPC
-    // error -32602, the same for a name that never existed and one this process does not expose.
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}.`);
+    // error -32602, the same for a name that never existed and one this process does not expose. The
+    // message carries no "MCP error" prefix: clients add it themselves.
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool ${request.params.name}.`);
     // A request the operation did not run for (a replay, a refused key) still counts, as over REST.
     let counted = false;
     const report = (state: RateLimitState) => {

@@ -16,7 +16,7 @@ describe('import direction', () => {
     expect(
       await restrictedIn(
         'src/core/probe.ts',
-        "import { Server } from '@modelcontextprotocol/sdk/server/index.js';\nexport default Server;\n",
+        "import { Server } from '@modelcontextprotocol/server';\nexport default Server;\n",
       ),
     ).toBe(1);
     expect(

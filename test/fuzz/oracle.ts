@@ -1,5 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
 import fc from 'fast-check';
 import net from 'node:net';
 import { ERROR_CODES } from '../../src/core/errors.ts';
@@ -162,10 +161,10 @@ export function toolErrorBody(result: NonNullable<ToolOutcome['result']>): { err
 
 export async function callToolRaw(client: Client, call: FuzzToolCall): Promise<ToolOutcome> {
   try {
-    const result = await client.request(
-      { method: 'tools/call', params: { name: call.tool, arguments: call.args as Record<string, unknown> } },
-      CallToolResultSchema,
-    );
+    const result = await client.request({
+      method: 'tools/call',
+      params: { name: call.tool, arguments: call.args as Record<string, unknown> },
+    });
     return { result };
   } catch (error) {
     return { protocolError: error as { code?: unknown; message?: unknown } };

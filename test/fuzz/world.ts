@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { revokeApiKey } from '../../src/core/accounts/api-keys.ts';
 import { updateBrandProfile } from '../../src/core/brand-profile/operations.ts';
 import { createCampaign, launchCampaign, updateCampaign } from '../../src/core/campaigns/operations.ts';

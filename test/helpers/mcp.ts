@@ -1,12 +1,16 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterEach, beforeEach } from 'vitest';
 import type { Runtime } from '../../src/core/context.ts';
 import { createMcpServer } from '../../src/mcp/server.ts';
 import { exposedTools } from '../../src/mcp/tool-selection.ts';
 import { useRestTestbed, type RestTestbed, type TestbedOptions } from './http.ts';
 
-/** An SDK client connected to the real server factory over the in-memory transport, with the tools the runtime's configuration selects. */
+/**
+ * An SDK v2 client connected to the real server factory over the in-memory transport (which speaks the
+ * 2025 era: the 2026-07-28 revision is tested over HTTP and stdio),
+ * with the tools the runtime's configuration selects.
+ */
 export async function connectMcp(runtime: Runtime, apiKey: string | undefined): Promise<Client> {
   const server = createMcpServer({
     runtime,

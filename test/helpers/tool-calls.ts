@@ -1,5 +1,18 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect } from 'vitest';
+
+/**
+ * What the helpers need of a client: callTool. Both the SDK v2 client and the SDK 1.x client (the
+ * tests that prove a 2025-11-25 client still works) fit.
+ */
+export interface Client {
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<object>;
+}
+
+interface CallToolResult {
+  content?: unknown;
+  isError?: boolean;
+  structuredContent?: unknown;
+}
 
 export interface ToolOutcome {
   isError: boolean;
@@ -15,7 +28,7 @@ export interface ToolOutcome {
  * tool's outputSchema, which describes a success).
  */
 export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolOutcome> {
-  const result = await client.callTool({ name, arguments: args });
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
   const content = result.content as Array<{ type: string; text: string }>;
   expect(content).toHaveLength(1);
   expect(content[0].type).toBe('text');

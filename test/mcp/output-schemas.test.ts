@@ -1,7 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
+// SDK 1.x, for the control case below: its client checks structuredContent even on an error.
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport as InMemoryTransportV1 } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Server as ServerV1 } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { default as addFormats } from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
@@ -93,11 +95,15 @@ describe('MCP outputSchema', () => {
     const item = makeContent(bed.runtime, bed.ws.workspace);
     expect(validate(JSON.parse(JSON.stringify(item)))).toBe(true);
     expect(validate({ ...item, status: 'lost' })).toBe(false);
-    expect(validate({ ...item, surprise: true })).toBe(false);
+    expect(validate({ ...item, caption: 42 })).toBe(false);
+    expect(validate({ ...item, published_at: 0 })).toBe(false);
+    expect(validate({ ...item, publish_results: [{ success: 'yes' }] })).toBe(false);
+    // Open objects (see src/mcp/lean-schema.ts): a field added later does not break a client holding an older listing.
+    expect(validate({ ...item, added_later: true })).toBe(true);
   });
 });
 
-describe('a failing call through the SDK client (1.32)', () => {
+describe('a failing call through the SDK client (2.4)', () => {
   const bed = useMcpTestbed();
 
   const textOf = (result: Record<string, unknown>) => (result.content as Array<{ type: string; text: string }>)[0].text;
@@ -122,19 +128,21 @@ describe('a failing call through the SDK client (1.32)', () => {
     }
   });
 
-  it('would throw an output-validation error if an error carried {error} as structuredContent (the shape before)', async () => {
-    // A stand-in server with the real service_get_content listing, answering errors the old way.
+  it('would make SDK 1.x clients throw an output-validation error if an error carried an error object as structuredContent', async () => {
+    // A stand-in server with the real service_get_content listing, answering errors the old way. SDK v2's
+    // client no longer checks an error's structuredContent; 2025-11-25 clients on SDK 1.x still do.
     const { tools } = await bed.client.listTools();
     const listing = tools.filter((tool) => tool.name === 'service_get_content');
-    const server = new Server({ name: 'old-shape', version: '0' }, { capabilities: { tools: {} } });
+    const server = new ServerV1({ name: 'old-shape', version: '0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
     server.setRequestHandler(CallToolRequestSchema, () => {
-      const body = { error: { code: 'not_found', message: 'No content item with this id.' } };
+      // An error object that breaks the schema (object is "content" in every success).
+      const body = { object: 'error', error: { code: 'not_found', message: 'No content item with this id.' } };
       return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
     });
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    const [clientTransport, serverTransport] = InMemoryTransportV1.createLinkedPair();
     await server.connect(serverTransport);
-    const client = new Client({ name: 'control', version: '0' });
+    const client = new ClientV1({ name: 'control', version: '0' });
     await client.connect(clientTransport);
     try {
       await client.listTools();

@@ -1,4 +1,4 @@
-import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../src/core/accounts/api-keys.ts';
 import { makeContent, makeKey, makeWorkspace } from '../helpers/factories.ts';
@@ -147,16 +147,13 @@ describe('MCP tool errors carry the API code and message', () => {
   it('answers a tools/call whose arguments are no object with invalid params (-32602), not an internal error', async () => {
     for (const args of [null, 'caption', 42, ['x']]) {
       const error = await bed.client
-        .request(
-          { method: 'tools/call', params: { name: 'service_create_content', arguments: args as never } },
-          CallToolResultSchema,
-        )
+        .request({ method: 'tools/call', params: { name: 'service_create_content', arguments: args as never } })
         .then(
           () => undefined,
-          (e: unknown) => e as McpError,
+          (e: unknown) => e as ProtocolError,
         );
-      expect(error).toBeInstanceOf(McpError);
-      expect(error!.code).toBe(ErrorCode.InvalidParams);
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect(error!.code).toBe(ProtocolErrorCode.InvalidParams);
       expect(error!.message).toMatch(/arguments/);
     }
     expect(await toolResult(bed.client, 'service_create_content', { caption: 'Still fine' })).toMatchObject({

@@ -1,7 +1,8 @@
+import { ProtocolErrorCode as ErrorCode } from '@modelcontextprotocol/client';
+// The HTTP and stdio cases use SDK 1.x's client: a 2025-11-25 client must keep working.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorkspace } from '../../src/core/accounts/workspaces.ts';
 import { loadConfig } from '../../src/core/config.ts';
@@ -13,7 +14,7 @@ import { startTestServer } from '../helpers/http.ts';
 import { connectMcp } from '../helpers/mcp.ts';
 import { testRuntime } from '../helpers/runtime.ts';
 import { childEnv, ENTRY_ARGS, ROOT, runEntry, startEntry, tempDataDir } from '../helpers/subprocess.ts';
-import { toolResult } from '../helpers/tool-calls.ts';
+import { toolResult, type Client as ToolClient } from '../helpers/tool-calls.ts';
 
 const SLOW = 60_000;
 
@@ -35,16 +36,30 @@ const READ_TOOLS = [
 const selection = (env: Record<string, string>) => loadConfig(env).mcpTools;
 const names = (tools: ReadonlyArray<{ name: string }>) => tools.map((tool) => tool.name);
 
-/** Calls a tool and returns the protocol error it must raise (a rejected request, not an isError result). */
-async function protocolError(client: Client, name: string, args: Record<string, unknown> = {}): Promise<McpError> {
+interface ProtocolErrorLike {
+  code: number;
+  message: string;
+}
+
+/**
+ * Calls a tool and returns the protocol error it must raise (a rejected request, not an isError
+ * result): SDK 1.x's McpError or SDK v2's ProtocolError, whose message says "MCP error" at most once.
+ */
+async function protocolError(
+  client: Pick<Client, 'callTool'> | ToolClient,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<ProtocolErrorLike> {
   const error: unknown = await client.callTool({ name, arguments: args }).then(
     (result) => {
       throw new Error(`expected a protocol error, got a result: ${JSON.stringify(result)}`);
     },
     (rejection: unknown) => rejection,
   );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
+  expect(error).toMatchObject({ code: expect.any(Number), message: expect.any(String) });
+  const { message } = error as ProtocolErrorLike;
+  expect(message.split('MCP error').length - 1, message).toBeLessThanOrEqual(1);
+  return error as ProtocolErrorLike;
 }
 
 describe('MCP tool selection: SERVICE_READ_ONLY and SERVICE_TOOLS', () => {

@@ -1,5 +1,5 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import type { Tool } from '@modelcontextprotocol/client';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { makeWorkspace } from '../helpers/factories.ts';
 import { connectMcp } from '../helpers/mcp.ts';
@@ -158,8 +158,22 @@ describe('MCP tools/list', () => {
     expect(key.description).toMatch(/Idempotency-Key/);
   });
 
+  /** A tool's input properties, a `$ref` into its `$defs` (a shape that repeats) replaced by what it names. */
+  const argumentsOf = (name: string): Record<string, any> => {
+    const { properties, $defs } = byName(name).inputSchema as {
+      properties: Record<string, any>;
+      $defs?: Record<string, any>;
+    };
+    return Object.fromEntries(
+      Object.entries(properties).map(([key, schema]) => {
+        const ref = typeof schema.$ref === 'string' ? /^#\/\$defs\/(.+)$/.exec(schema.$ref) : null;
+        return [key, ref ? $defs![ref[1]] : schema];
+      }),
+    );
+  };
+
   it('advertises the spec limits and enums in the schemas', () => {
-    const create = byName('service_create_content').inputSchema.properties as Record<string, any>;
+    const create = argumentsOf('service_create_content');
     expect(create.caption).toMatchObject({ type: 'string', minLength: 1, maxLength: 4000 });
     expect(create.hashtags).toMatchObject({ type: 'array', maxItems: 50 });
     expect(create.media_urls).toMatchObject({ type: 'array', maxItems: 20 });
@@ -177,9 +191,9 @@ describe('MCP tools/list', () => {
       ].sort(),
     );
     expect(create.status.enum.sort()).toEqual(['approved', 'draft', 'pending_review', 'scheduled']);
-    const update = byName('service_update_content').inputSchema.properties as Record<string, any>;
+    const update = argumentsOf('service_update_content');
     expect(update.status.enum.sort()).toEqual(['approved', 'draft', 'pending_review', 'rejected', 'scheduled']);
-    const list = byName('service_list_content').inputSchema.properties as Record<string, any>;
+    const list = argumentsOf('service_list_content');
     expect(list.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
     expect(list.cursor).toMatchObject({ type: 'string' });
     expect(list.content_type.enum).toHaveLength(8);

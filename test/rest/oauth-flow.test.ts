@@ -196,6 +196,23 @@ describe('OAuth authorization code flow for /mcp', () => {
     }
   });
 
+  it("gives every authorization response, success or error, an iss equal to the metadata's issuer (RFC 9207)", async () => {
+    const metadata = await call(bed.server, 'GET', '/.well-known/oauth-authorization-server');
+    expect(metadata.body.authorization_response_iss_parameter_supported).toBe(true);
+    const { issuer } = metadata.body;
+    const setup = await registered(bed);
+    const fields = consentFormFields((await openConsent(bed, await authorizationUrlFor(setup, 'ok'))).page);
+    const approved = await postConsent(bed, { ...fields, api_key: bed.ws.apiKey, decision: 'approve' });
+    expect(new URL(approved.headers.get('location')!).searchParams.get('code')).toBeTruthy();
+    const refused = new URL(await authorizationUrlFor(setup, 'bad'));
+    refused.searchParams.set('resource', 'https://other.example/mcp');
+    const error = (await openConsent(bed, refused)).res;
+    expect(new URL(error.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
+    for (const answer of [approved, error]) {
+      expect(new URL(answer.headers.get('location')!).searchParams.get('iss')).toBe(issuer);
+    }
+  });
+
   it('redirects other request errors back with error, state and iss', async () => {
     const setup = await registered(bed);
     const authorizationUrl = await authorizationUrlFor(setup, 'st');

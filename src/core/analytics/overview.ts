@@ -31,9 +31,7 @@ export const AnalyticsOverviewInput = z.object({
       type: 'integer',
       minimum: 1,
       maximum: MAX_DAYS,
-      description:
-        `How many UTC calendar days to cover, today included: 1 to ${MAX_DAYS}, default ${DEFAULT_DAYS}. ` +
-        "Silently capped at the plan's analytics_history_days; the response says the days used.",
+      description: `How many UTC calendar days to cover, today included; default ${DEFAULT_DAYS}.`,
     }),
 });
 

@@ -109,9 +109,8 @@ export const updateBrandProfile = defineOperation({
   output: BrandProfileResourceSchema,
   errors: {
     no_updates: 'the call carries no recognised field',
-    invalid_body:
-      'a value of the wrong type or format, such as a tone that is not a whole number, a website_url that is not http(s) or a colour that is not #rgb or #rrggbb; details.fieldErrors names the fields',
-    unprocessable_entity: 'a value over a length, count or range limit; details.fieldErrors names the fields',
+    invalid_body: 'a value of the wrong type or format; details.fieldErrors names the fields',
+    unprocessable_entity: 'a value over a length, count or range limit',
   },
   invalidInput: brandProfileInputError,
   run(ctx, input): BrandProfileResource {

@@ -16,7 +16,7 @@ const text = (max: number, what: string) =>
     .string({ error: `${what} is a string, or null to clear it.` })
     .max(max, `At most ${max} characters.`)
     .nullable()
-    .describe(`${what}: at most ${max} characters; null clears it.`);
+    .describe(`${what}.`);
 
 /** A list of short strings; send [] to clear it. */
 const list = (maxItems: number, maxItemLength: number, what: string) =>
@@ -28,16 +28,14 @@ const list = (maxItems: number, maxItemLength: number, what: string) =>
       },
     )
     .max(maxItems, `At most ${maxItems} items.`)
-    .describe(
-      `${what}: at most ${maxItems} items of at most ${maxItemLength} characters each; the list replaces the stored one, [] clears it.`,
-    );
+    .describe(`${what}.`);
 
 const tone = (scale: string) =>
   z
     .int({ error: 'A tone is a whole number from 0 to 10.' })
     .min(0, 'A tone is at least 0.')
     .max(10, 'A tone is at most 10.')
-    .describe(`${scale}, a whole number; ${DEFAULT_TONE} until set.`);
+    .describe(`${scale}; ${DEFAULT_TONE} until set.`);
 
 /**
  * A colour as CSS hex, `#rgb` or `#rrggbb`, stored as sent. The contract gives no format; hex is what
@@ -48,7 +46,7 @@ const color = (which: string) =>
     .string({ error: `${which} is a hex colour string, or null to clear it.` })
     .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'Use a hex colour, #rgb or #rrggbb, such as #1a73e8.')
     .nullable()
-    .describe(`${which}: a hex colour, #rgb or #rrggbb (such as #1a73e8); null clears it.`);
+    .describe(`${which}.`);
 
 /**
  * Both field sets of the brand profile, with their limits, every field optional: a PATCH (and
@@ -69,7 +67,7 @@ export const UpdateBrandProfileInput = z.object({
     .min(1, 'At least 1 character.')
     .max(160, 'At most 160 characters.')
     .optional()
-    .describe('The brand name, 1 to 160 characters; it cannot be cleared once set.'),
+    .describe('The brand name; it cannot be cleared once set.'),
   industry: text(80, 'Industry').optional(),
   target_audience: text(500, 'Target audience').optional(),
   company_description: text(2000, 'What the company does').optional(),
@@ -81,9 +79,7 @@ export const UpdateBrandProfileInput = z.object({
     .max(MAX_WEBSITE_URL_LENGTH, `At most ${MAX_WEBSITE_URL_LENGTH} characters.`)
     .nullable()
     .optional()
-    .describe(
-      `The brand website: an absolute http(s) URL of at most ${MAX_WEBSITE_URL_LENGTH} characters; null clears it.`,
-    ),
+    .describe('The brand website, an absolute http(s) URL.'),
   tone_formality: tone('Formality from 0 (casual) to 10 (formal)').optional(),
   tone_humor: tone('Humour from 0 (serious) to 10 (playful)').optional(),
   tone_energy: tone('Energy from 0 (calm) to 10 (high energy)').optional(),

@@ -31,15 +31,15 @@ const contentMix = z
   .transform((mix) => mix as ContentMix)
   .describe(
     `Content type weights keyed by engine name (${CONTENT_MIX_KEYS.join(', ')}), such as {"carousel": 2, "ugc": 1}; ` +
-      'normalised, no fixed sum. Empty means every post is a single image.',
+      '{} means single images only.',
   );
 
 /** The fields create and PATCH share, with their limits. */
 const campaignFields = {
-  name: z.string().trim().min(1).max(160).describe('The campaign name, 1 to 160 characters.'),
+  name: z.string().trim().min(1).max(160).describe('The campaign name.'),
   description: z.string().max(1000).nullable().describe('Up to 1000 characters.'),
-  posts_per_day: z.int().min(1).max(50).describe('Posts per day, 1 to 50; default 3.'),
-  campaign_length_days: z.int().min(1).max(365).describe('Length in days, 1 to 365; default 7.'),
+  posts_per_day: z.int().min(1).max(50).describe('Posts per day; default 3.'),
+  campaign_length_days: z.int().min(1).max(365).describe('Length in days; default 7.'),
   start_date: dateTimeInput.describe(
     'ISO 8601 date-time with an offset; default tomorrow (the next UTC midnight). Launching sets it to now.',
   ),
@@ -55,7 +55,7 @@ export const CreateCampaignInput = z.object({
   content_mix: campaignFields.content_mix.default({}),
 });
 
-const campaignId = z.string().min(1).describe('The campaign id (UUID).');
+const campaignId = z.string().min(1).describe('The campaign id.');
 
 export const CampaignIdInput = z.object({ id: campaignId });
 

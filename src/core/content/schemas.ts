@@ -35,15 +35,12 @@ const hashtag = z
       .max(MAX_HASHTAG_LENGTH)
       .regex(/^\S+$/, 'A hashtag has no whitespace.'),
   );
-const hashtags = z
-  .array(hashtag)
-  .max(MAX_HASHTAGS)
-  .describe(`Hashtags without the leading #, at most ${MAX_HASHTAGS}.`);
+const hashtags = z.array(hashtag).max(MAX_HASHTAGS).describe('Hashtags without the leading #.');
 
 const mediaUrls = z
   .array(z.url({ protocol: /^https?$/, error: 'Media must be an absolute http(s) URL.' }))
   .max(20)
-  .describe('Absolute http(s) URLs of the media, in order, at most 20. Media is attached by URL.');
+  .describe('Absolute http(s) URLs of the media, in order: media is attached by URL.');
 
 const captionText = z.string().min(1).max(MAX_CAPTION_LENGTH);
 
@@ -69,7 +66,7 @@ const targetPlatforms = z
   .array(platformId)
   .max(10)
   .refine((ids) => new Set(ids).size === ids.length, 'Each platform may appear once.')
-  .describe('Platform ids to publish to, at most 10; each needs a connected account at publish time.');
+  .describe('Platform ids; each needs a connected account at publish time.');
 
 /** The fields create and PATCH share, with their limits. */
 const contentFields = {
@@ -109,7 +106,7 @@ export const CreateContentInput = z.object({
   status: z.enum(CREATE_STATUSES).default('draft').describe('Initial status; scheduled needs scheduled_for.'),
 });
 
-const contentId = z.string().min(1).describe('The content item id (UUID).');
+const contentId = z.string().min(1).describe('The content item id.');
 
 export const UpdateContentInput = z.object({
   id: contentId,
@@ -141,8 +138,8 @@ export const PublishContentInput = z.object({
     .nullable()
     .optional()
     .describe(
-      'true: change nothing and answer a publish_preview instead, saying per target platform whether the item would ' +
-        'go out now and why not (the checks publishing runs: account, platform rules, media).',
+      'true: change nothing and answer a publish_preview: per target platform, whether the item would go out now ' +
+        'and what would refuse it (account, platform rules, media).',
     ),
 });
 

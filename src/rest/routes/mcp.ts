@@ -1,3 +1,4 @@
+import { hostHeaderValidation } from '@modelcontextprotocol/express';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { TOOLS, type ToolDescriptor } from '../../../tools/index.ts';
 import { authenticateCredential } from '../../core/accounts/api-keys.ts';
@@ -5,18 +6,36 @@ import type { Runtime } from '../../core/context.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { insufficientScopeChallenge, mcpChallenge, type OAuthScope } from '../../core/oauth/metadata.ts';
 import { requiredScope, scopeAllows } from '../../core/oauth/scopes.ts';
-import { serveMcpRequest } from '../../mcp/http.ts';
+import { mcpRequestServer } from '../../mcp/http.ts';
 import { connectionTools, exposedTools, parseToolNames, unknownToolNames } from '../../mcp/tool-selection.ts';
 import { sendError, setRateLimitHeaders } from '../errors.ts';
+
+/** The hostnames of this machine's loopback interface, as URL.hostname spells them. */
+const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * The service's own origins: PUBLIC_BASE_URL's, and when that is a loopback URL the same scheme and
+ * port under each loopback spelling (a browser client on http://localhost:3000 calls a service whose
+ * base is http://127.0.0.1:3000; it is the same machine and the same port, which a rebinding page
+ * cannot be).
+ */
+export function ownOrigins(publicBaseUrl: string): string[] {
+  const base = new URL(publicBaseUrl);
+  if (!LOOPBACK_HOSTNAMES.includes(base.hostname)) return [base.origin];
+  return LOOPBACK_HOSTNAMES.map((hostname) => {
+    const url = new URL(base.origin);
+    url.hostname = hostname;
+    return url.origin;
+  });
+}
 
 /**
  * Browsers send Origin; a page on another site must not drive the tools with a key it holds
  * (DNS rebinding). Non-browser clients send no Origin and pass.
  */
-function originAllowed(req: Request, runtime: Runtime): boolean {
+function originAllowed(req: Request, allowed: readonly string[]): boolean {
   const origin = req.get('origin');
   if (!origin) return true;
-  const allowed = [new URL(runtime.config.publicBaseUrl).origin, ...runtime.config.mcpAllowedOrigins];
   return allowed.includes(origin);
 }
 
@@ -39,15 +58,18 @@ function credentialScopes(runtime: Runtime, req: Request, res: Response): readon
   }
 }
 
-/** The names of the tools a JSON-RPC message (or batch) calls; a body that is no JSON calls none. */
-function calledToolNames(rawBody: unknown): string[] {
-  if (!Buffer.isBuffer(rawBody)) return [];
-  let parsed: unknown;
+/** The JSON of a body read as bytes; `invalid` when it is no JSON, undefined when no JSON body was read. */
+function parseBody(rawBody: unknown): { json: unknown } | 'invalid' | undefined {
+  if (!Buffer.isBuffer(rawBody)) return undefined;
   try {
-    parsed = JSON.parse(rawBody.toString('utf8'));
+    return { json: JSON.parse(rawBody.toString('utf8')) as unknown };
   } catch {
-    return []; // the transport answers the parse error in JSON-RPC terms
+    return 'invalid';
   }
+}
+
+/** The names of the tools a JSON-RPC message (or batch) calls. */
+function calledToolNames(parsed: unknown): string[] {
   const messages: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
   return messages.flatMap((message) => {
     if (typeof message !== 'object' || message === null) return [];
@@ -66,12 +88,20 @@ export function mcpRoutes(runtime: Runtime): Router {
   const router = Router();
   const processTools = exposedTools(runtime.config.mcpTools);
   const { docsUrl } = runtime.config;
-  // Read here (after the gate), not by the transport, to see which tools a message calls before it runs; the buffer is
-  // handed back to the transport as `rawBody`, which its request adapter reads instead of the stream.
+  const allowedOrigins = [...ownOrigins(runtime.config.publicBaseUrl), ...runtime.config.mcpAllowedOrigins];
+  // A service whose base is a loopback URL runs on this machine for this machine: a request naming any
+  // other host reached it through a name rebound to 127.0.0.1, and is refused before anything else.
+  const loopbackOnly = LOOPBACK_HOSTNAMES.includes(new URL(runtime.config.publicBaseUrl).hostname);
+  const hostCheck: RequestHandler = loopbackOnly
+    ? hostHeaderValidation(LOOPBACK_HOSTNAMES)
+    : (_req, _res, next) => next();
+  const serveMcp = mcpRequestServer(runtime);
+  // Read here (after the gate), not by the transport, to see which tools a message calls before it runs; the parsed
+  // body is handed to the SDK, which then reads nothing from the stream.
   const readBody = express.raw({ type: 'application/json', limit: runtime.config.bodyLimitBytes });
   /** Origin, credential and the connection's headers: all checked before the body is read, as on REST. */
   const gate: RequestHandler = (req, res, next) => {
-    if (!originAllowed(req, runtime)) {
+    if (!originAllowed(req, allowedOrigins)) {
       return sendError(
         res,
         new ServiceError('origin_not_allowed', `Origin ${req.get('origin')} may not call /mcp.`),
@@ -95,7 +125,15 @@ export function mcpRoutes(runtime: Runtime): Router {
   const serve: RequestHandler = async (req, res) => {
     const scopes = res.locals.scopes as readonly OAuthScope[];
     const selected = res.locals.selectedTools as readonly ToolDescriptor[];
-    const forbidden = forbiddenCall(selected, scopes, calledToolNames(req.body));
+    const body = parseBody(req.body);
+    if (body === 'invalid') {
+      // JSON-RPC's own answer to a body that is no JSON (a request without id: id null).
+      res
+        .status(400)
+        .json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON.' }, id: null });
+      return;
+    }
+    const forbidden = forbiddenCall(selected, scopes, body === undefined ? [] : calledToolNames(body.json));
     if (forbidden) {
       const needed = requiredScope(forbidden.operation);
       res.setHeader('WWW-Authenticate', insufficientScopeChallenge(runtime.config, needed));
@@ -104,9 +142,12 @@ export function mcpRoutes(runtime: Runtime): Router {
         `${forbidden.name} needs the ${needed} scope, which this token does not carry; authorize again asking for it.`,
       );
     }
-    if (Buffer.isBuffer(req.body)) (req as Request & { rawBody?: Buffer }).rawBody = req.body;
     const tools = selected.filter((tool) => scopeAllows(scopes, tool.operation));
-    await serveMcpRequest(runtime, req, res, tools, (state) => setRateLimitHeaders(res, state));
+    await serveMcp(req, res, body?.json, {
+      authorization: req.get('authorization'),
+      tools,
+      onRateLimit: (state) => setRateLimitHeaders(res, state),
+    });
   };
   const refuseMethod: RequestHandler = (_req, res) => {
     res.setHeader('Allow', 'POST');
@@ -120,7 +161,7 @@ export function mcpRoutes(runtime: Runtime): Router {
     );
   };
   for (const path of ['/mcp', '/mcp/readonly']) {
-    router.post(path, gate, readBody, serve);
+    router.post(path, hostCheck, gate, readBody, serve);
     router.all(path, refuseMethod);
   }
   return router;
