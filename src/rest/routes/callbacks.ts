@@ -1,7 +1,7 @@
 import cookieParser from 'cookie-parser';
 import express, { type ErrorRequestHandler, type RequestHandler, type Response, type Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
-import { PLATFORM_NAMES } from '../../core/publishing/live/clients.ts';
+import { PLATFORM_NAMES } from '../../core/platforms/registry.ts';
 import { ServiceError } from '../../core/errors.ts';
 import {
   getDataDeletionRequest,
