@@ -1,4 +1,5 @@
 import { listSocialAccounts } from '../src/core/social-accounts/operations.ts';
+import { platformIdList } from '../src/core/platforms/registry.ts';
 import { defineTool, READ_ONLY } from './tool.ts';
 
 export default defineTool({
@@ -6,7 +7,7 @@ export default defineTool({
   title: 'List connected social accounts',
   description:
     'Lists every social account connected to the workspace, active and inactive (GET /api/v1/social-accounts): platform ' +
-    '(twitter, linkedin, instagram, facebook or tiktok), username, display_name, mode (sandbox or live), status (active, ' +
+    `(${platformIdList()}), username, display_name, mode (sandbox or live), status (active, ` +
     'needs_reconnect or disconnected), is_active (true exactly when status is active), scopes, token_expires_at, ' +
     'reconnect_by, profile_url, connected_at. Call it before creating or publishing content: target_platforms must name ' +
     'platform ids that have an account with is_active true, or publishing to that platform fails. An account that is ' +

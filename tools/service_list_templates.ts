@@ -1,4 +1,5 @@
 import { listTemplates } from '../src/core/templates/operations.ts';
+import { PLATFORMS } from '../src/core/platforms/registry.ts';
 import { defineTool, READ_ONLY } from './tool.ts';
 
 export default defineTool({
@@ -11,8 +12,8 @@ export default defineTool({
     "saves, engagement_rate) and niches. When drafting, pick templates matching the brand's niche and target platform, " +
     "follow the structure (open with a hook like the template's, then the body, end with its kind of call to action) in " +
     "the brand's own voice and topics, and use example_caption only as a model of length and rhythm, never copy it. " +
-    'Filters: niche (exact, such as fitness, food, saas, real-estate), source_platform (twitter, linkedin, instagram, ' +
-    'facebook, tiktok), content_type. Returns {object:"list", data, has_more, next_cursor}; while has_more is true, call ' +
+    `Filters: niche (exact, such as fitness, food, saas, real-estate), source_platform (${PLATFORMS.join(', ')}), ` +
+    'content_type. Returns {object:"list", data, has_more, next_cursor}; while has_more is true, call ' +
     'again with cursor=next_cursor and the same filters.',
   operation: listTemplates,
   annotations: READ_ONLY,

@@ -50,6 +50,10 @@ export const OAUTH_PLATFORMS = PLATFORMS.filter((platform) => platformEntry(plat
   ...Platform[],
 ];
 
+/** Platform ids for a sentence: `twitter, linkedin, … or tiktok` (with `and` where all are meant). */
+export const platformIdList = (ids: readonly string[] = PLATFORMS, last: 'or' | 'and' = 'or'): string =>
+  ids.length < 2 ? ids.join('') : `${ids.slice(0, -1).join(', ')} ${last} ${ids.at(-1)}`;
+
 /** Whether `id` is a platform whose accounts connect over OAuth (its callback routes exist). */
 export const isOAuthPlatform = (id: string): id is Platform => (OAUTH_PLATFORMS as readonly string[]).includes(id);
 
