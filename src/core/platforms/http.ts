@@ -38,13 +38,19 @@ export async function jsonBody(response: Response): Promise<unknown> {
 }
 
 /**
- * The moment a rate limit resets: `x-rate-limit-reset` (epoch seconds, X), else `Retry-After`
- * (seconds or an HTTP date). Undefined when the platform said nothing.
+ * The one reading of when a platform lets a client call again: `x-rate-limit-reset` (epoch seconds,
+ * X), else `Retry-After`. Undefined when the platform said nothing; the framework then waits 5 s,
+ * doubling per refusal (live-connector.ts), the same for every platform.
  */
 export function rateLimitReset(headers: Headers, now: Date): Date | undefined {
   const reset = headers.get('x-rate-limit-reset');
   if (reset && /^\d+$/.test(reset)) return new Date(Number(reset) * 1000);
-  const retryAfter = headers.get('retry-after');
+  return retryAfterAt(headers, now);
+}
+
+/** `Retry-After` as a moment: seconds after `now`, or an HTTP date. Undefined when absent or unreadable. */
+export function retryAfterAt(headers: Headers, now: Date): Date | undefined {
+  const retryAfter = headers.get('retry-after')?.trim();
   if (!retryAfter) return undefined;
   if (/^\d+$/.test(retryAfter)) return new Date(now.getTime() + Number(retryAfter) * 1000);
   const at = Date.parse(retryAfter);

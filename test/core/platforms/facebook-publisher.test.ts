@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeFacebook, type FakeFacebook } from '../../../fakes/facebook.ts';
 import { facebookError } from '../../../src/core/platforms/facebook/errors.ts';
 import { facebookPublisher, type FacebookCheckpoint } from '../../../src/core/platforms/facebook/publisher.ts';
-import { readUsage } from '../../../src/core/platforms/facebook/usage.ts';
+import { readUsage } from '../../../src/core/platforms/meta/usage.ts';
 import { PlatformError, type MediaRef } from '../../../src/core/platforms/platform-client.ts';
 import { isoMedia, jpeg, png } from '../../fixtures/media/files.ts';
 import { testSession, type TestSession, type TestSessionOptions } from '../../helpers/live-session.ts';

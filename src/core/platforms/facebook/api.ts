@@ -5,8 +5,9 @@
  */
 import { jsonBody, platformRequest } from '../http.ts';
 import { PlatformError, type LiveSession } from '../platform-client.ts';
-import { facebookError, withoutSecret, type FacebookCallContext } from './errors.ts';
-import type { UsageGovernor } from './usage.ts';
+import { facebookError, type FacebookCallContext } from './errors.ts';
+import type { UsageGovernor } from '../meta/usage.ts';
+import { withoutSecrets } from '../redaction.ts';
 
 /** Where the Graph API lives, its video host, and the version the service speaks. */
 export interface FacebookApp {
@@ -78,7 +79,7 @@ export class FacebookGraph {
           const object = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {};
           return { status: response.status, body: object as Record<string, unknown> };
         } catch (error) {
-          throw withoutSecret(error, accessToken);
+          throw withoutSecrets(error, accessToken);
         }
       },
       { create: call.create ?? false },

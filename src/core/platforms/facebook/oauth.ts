@@ -17,7 +17,8 @@ import {
   type OAuthApp,
   type OAuthProvider,
 } from '../platform-client.ts';
-import { describeGraphError, facebookError, graphErrorBody, withoutSecret } from './errors.ts';
+import { describeGraphError, facebookError, graphErrorBody } from './errors.ts';
+import { withoutSecrets } from '../redaction.ts';
 
 /** Listing the Pages, posting on them and reading the posts back, and posting videos. */
 export const FACEBOOK_SCOPES = [
@@ -113,7 +114,7 @@ export function facebookOAuth(app: FacebookOAuthApp, timeoutMs: number, clock: C
     );
     if (response.ok) return response;
     const failure = facebookError(response, await jsonBody(response), 'read', subject, clock.now());
-    throw withoutSecret(failure, accessToken);
+    throw withoutSecrets(failure, accessToken);
   };
 
   const grantedPermissions = async (accessToken: string): Promise<{ granted: string[]; declined: string[] }> => {

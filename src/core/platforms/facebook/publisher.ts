@@ -21,21 +21,14 @@ import {
 } from '../platform-client.ts';
 import { answerId, FacebookGraph, type FacebookApp } from './api.ts';
 import { findLostPost, postPermalink, uploadUnpublishedPhotos, waitForVideo, type CreatedPost } from './steps.ts';
-import { UsageGovernor } from './usage.ts';
+import { UsageGovernor } from '../meta/usage.ts';
+import { FACEBOOK_CHECKPOINT, type FacebookCheckpoint } from './checkpoint.ts';
+
+export type { FacebookCheckpoint } from './checkpoint.ts';
 
 export interface FacebookPublisherOptions {
   /** The clock the usage pauses and the reconcile window are judged by. */
   now?: () => Date;
-}
-
-/** What the publisher keeps in the attempt's checkpoint. */
-export interface FacebookCheckpoint {
-  /** Unpublished photo ids of a multi-photo post, by the post's media index. */
-  photos?: string[];
-  /** Saved just before the create call: which kind (what `reconcile` looks for), and when. */
-  sending?: { kind: CreatedPost['kind']; at: string };
-  /** Saved as soon as the create call answers. */
-  created?: CreatedPost;
 }
 
 type Plan =
@@ -73,13 +66,13 @@ export function facebookPublisher(app: FacebookApp, options: FacebookPublisherOp
       refuseLocalMedia(session, plan, hosts);
       const text = session.post.text;
       const page = encodeURIComponent(session.account.platformUserId);
-      const saved = session.checkpoint.data as FacebookCheckpoint;
+      const saved: FacebookCheckpoint = FACEBOOK_CHECKPOINT.read(session.checkpoint.data);
 
       const create = async (
         kind: CreatedPost['kind'],
         call: { label: string; path: string; form: Record<string, string>; host?: 'video'; subject: string },
       ): Promise<CreatedPost> => {
-        await session.checkpoint.save({ sending: { kind, at: now().toISOString() } } satisfies FacebookCheckpoint);
+        await FACEBOOK_CHECKPOINT.save(session.checkpoint, { sending: { kind, at: now().toISOString() } });
         const answer = await graph.call({
           ...call,
           method: 'POST',
@@ -89,7 +82,7 @@ export function facebookPublisher(app: FacebookApp, options: FacebookPublisherOp
         const id = answerId(answer, 'id', call.subject, 'unknown_outcome');
         const postId = typeof answer.body.post_id === 'string' ? answer.body.post_id : undefined;
         const created: CreatedPost = { kind, id, ...(postId && { postId }) };
-        await session.checkpoint.save({ created } satisfies FacebookCheckpoint);
+        await FACEBOOK_CHECKPOINT.save(session.checkpoint, { created });
         return created;
       };
 
@@ -146,14 +139,14 @@ export function facebookPublisher(app: FacebookApp, options: FacebookPublisherOp
 
     async reconcile(session) {
       const graph = graphFor(session);
-      const saved = session.checkpoint.data as FacebookCheckpoint;
+      const saved: FacebookCheckpoint = FACEBOOK_CHECKPOINT.read(session.checkpoint.data);
       if (saved.created) return finish(graph, session, saved.created);
       if (!saved.sending) return null;
       // The framework's mark is the moment the call went; the publisher's own is the fallback.
       const sentAt = session.createSentAt ?? new Date(saved.sending.at);
       const found = await findLostPost(graph, session, saved.sending.kind, sentAt);
       if (!found) return null;
-      await session.checkpoint.save({ created: found } satisfies FacebookCheckpoint);
+      await FACEBOOK_CHECKPOINT.save(session.checkpoint, { created: found });
       return finish(graph, session, found);
     },
   };

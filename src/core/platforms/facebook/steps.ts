@@ -5,10 +5,11 @@
  */
 import { PlatformError, type LiveSession, type MediaRef } from '../platform-client.ts';
 import { answerId, type FacebookGraph } from './api.ts';
+import { FACEBOOK_CHECKPOINT, type CreatedPostKind } from './checkpoint.ts';
 
 /** What the create call made: the post (`feed`, `album`), the photo and its post, or the video. */
 export interface CreatedPost {
-  kind: 'feed' | 'photo' | 'album' | 'video';
+  kind: CreatedPostKind;
   /** The post id (`{page}_{post}`), or the photo's or video's id. */
   id: string;
   /** The post showing a single photo. */
@@ -47,7 +48,7 @@ export async function uploadUnpublishedPhotos(
       form: { url: ref.url, published: 'false' },
     });
     ids[index] = answerId(answer, 'id', subject, 'transient');
-    await session.checkpoint.save({ photos: [...ids] });
+    await FACEBOOK_CHECKPOINT.save(session.checkpoint, { photos: [...ids] });
   }
   return ids;
 }

@@ -3,11 +3,19 @@
  * FINISHED. Every container id is saved in the checkpoint the moment Instagram answers it, so a
  * process killed mid-way resumes polling the same containers and never makes a second set.
  */
+import { z } from 'zod';
 import { PlatformError, type LiveSession, type MediaRef } from '../platform-client.ts';
-import { ContainerExpired } from './errors.ts';
+import {
+  awaitContainer,
+  ContainerExpired,
+  containerIdOf as metaContainerIdOf,
+  isContainerStatus,
+  type ContainerStatus,
+} from '../meta/containers.ts';
 import { graphCall, type InstagramCall } from './request.ts';
+import { checkpointCodec } from '../checkpoint.ts';
 
-export type ContainerStatus = 'IN_PROGRESS' | 'FINISHED' | 'ERROR' | 'EXPIRED' | 'PUBLISHED';
+export type { ContainerStatus } from '../meta/containers.ts';
 
 /** What the Instagram publisher keeps in the attempt's checkpoint. */
 export interface InstagramCheckpoint {
@@ -89,10 +97,10 @@ export class Containers {
       params: { fields: 'status_code,status' },
     });
     const code = answer.status_code;
-    if (typeof code !== 'string' || !CONTAINER_STATUSES.has(code)) {
+    if (!isContainerStatus(code)) {
       throw new PlatformError('transient', `Instagram answered the container status read without a known status_code.`);
     }
-    return { code: code as ContainerStatus, text: typeof answer.status === 'string' ? answer.status : null };
+    return { code, text: typeof answer.status === 'string' ? answer.status : null };
   }
 
   private async make(media: MediaRef[], caption: string): Promise<string> {
@@ -143,34 +151,10 @@ export class Containers {
   }
 
   /** Polls until FINISHED (or PUBLISHED); ERROR is `media_invalid` with Instagram's status, EXPIRED `ContainerExpired`. */
-  async awaitFinished(id: string, subject: string): Promise<'FINISHED' | 'PUBLISHED'> {
-    let waited = 0;
-    for (let poll = 0; ; poll++) {
-      const { code, text } = await this.status(id);
-      if (code === 'FINISHED' || code === 'PUBLISHED') return code;
-      if (code === 'ERROR') {
-        throw new PlatformError(
-          'media_invalid',
-          `Instagram could not process ${subject} (status ERROR${text ? `: "${text}"` : ''}). Check that the file meets Instagram's specifications and that its URL is publicly reachable.`,
-        );
-      }
-      if (code === 'EXPIRED') {
-        throw new ContainerExpired(
-          'media_invalid',
-          `Instagram's container for ${subject} expired before it was published (status EXPIRED).`,
-        );
-      }
-      const delays = this.settings.pollDelaysMs;
-      const ms = delays[Math.min(poll, delays.length - 1)]!;
-      if (waited + ms > this.settings.maxProcessingMs) {
-        throw new PlatformError(
-          'transient',
-          `Instagram was still processing ${subject} after ${Math.round(waited / 1000)} s (status IN_PROGRESS); publish again later to continue with the same container.`,
-        );
-      }
-      await this.session.wait(ms);
-      waited += ms;
-    }
+  awaitFinished(id: string, subject: string): Promise<'FINISHED' | 'PUBLISHED'> {
+    const { pollDelaysMs, maxProcessingMs } = this.settings;
+    const polling = { platformName: 'Instagram', readStatus: () => this.status(id), session: this.session };
+    return awaitContainer({ ...polling, pollDelaysMs, maxProcessingMs }, subject);
   }
 
   send(call: Omit<InstagramCall, 'create'> & { create?: boolean }) {
@@ -178,29 +162,22 @@ export class Containers {
   }
 }
 
-const CONTAINER_STATUSES = new Set<string>(['IN_PROGRESS', 'FINISHED', 'ERROR', 'EXPIRED', 'PUBLISHED']);
+const containerIdOf = (answer: Record<string, unknown>, subject: string) =>
+  metaContainerIdOf('Instagram', answer, subject);
 
-function containerIdOf(answer: Record<string, unknown>, subject: string): string {
-  const id = typeof answer.id === 'number' ? String(answer.id) : answer.id;
-  if (typeof id !== 'string' || !id) {
-    throw new PlatformError('transient', `Instagram answered the container for ${subject} without an id.`);
-  }
-  return id;
-}
+/** The checkpoint's fields, each read back through its schema (checkpoint.ts). */
+const INSTAGRAM_CHECKPOINT = checkpointCodec({
+  containerId: z.string().min(1),
+  containerCreatedAt: z.number(),
+  // A child not made (or unreadable) is null: it is made again, the others are kept.
+  children: z
+    .array(z.unknown())
+    .transform((children) => children.map((child) => (typeof child === 'string' && child ? child : null))),
+  recreated: z.literal(true),
+  mediaId: z.string().min(1),
+});
 
-/** The checkpoint as the publisher wrote it; anything malformed counts as not done. */
+/** The checkpoint as the publisher wrote it; a field that does not read counts as not done. */
 export function readCheckpoint(data: Readonly<Record<string, unknown>>): InstagramCheckpoint {
-  const text = (value: unknown) => (typeof value === 'string' && value ? value : undefined);
-  const children = Array.isArray(data.children)
-    ? data.children.map((child) => (typeof child === 'string' && child ? child : null))
-    : undefined;
-  const containerId = text(data.containerId);
-  const mediaId = text(data.mediaId);
-  return {
-    ...(containerId && { containerId }),
-    ...(typeof data.containerCreatedAt === 'number' && { containerCreatedAt: data.containerCreatedAt }),
-    ...(children && { children }),
-    ...(data.recreated === true && { recreated: true }),
-    ...(mediaId && { mediaId }),
-  };
+  return INSTAGRAM_CHECKPOINT.read(data);
 }

@@ -5,26 +5,18 @@
  * publishing subcodes (2207xxx) say what happened to the media. Each message quotes the codes and
  * Instagram's own words, then says what to do.
  */
+import { graphErrorBody, metaErrorFamily, regainAccessAt, trimSentence, type GraphErrorBody } from '../meta/errors.ts';
+import { ContainerExpired } from '../meta/containers.ts';
 import { PlatformError, type PlatformErrorKind } from '../platform-client.ts';
 
 /** Which kind of call was refused: the same code means a bad file, a bad post, or a failed look-up. */
 export type InstagramCallContext = 'container' | 'publish' | 'read';
 
-interface GraphErrorBody {
-  message?: unknown;
-  type?: unknown;
-  code?: unknown;
-  error_subcode?: unknown;
-  error_user_title?: unknown;
-  error_user_msg?: unknown;
-  is_transient?: unknown;
-}
-
 /** Meta could not download the media (2207052) or took too long (2207003): nothing was made. */
 const FETCH_FAILURES = new Set([2207052, 2207003]);
 /** Refusals of the file itself: size, format, aspect ratio, video spec, unknown media type. */
 const MEDIA_SUBCODES = new Set([2207004, 2207005, 2207009, 2207023, 2207026]);
-const THROTTLING_CODES = new Set([4, 17, 32, 613]);
+// Token, permission, throttle and outage codes are Meta's (meta/errors.ts); these are Instagram's own.
 
 /**
  * Media publish answered 9007: the container is not FINISHED yet; poll again, then publish. Not
@@ -33,8 +25,8 @@ const THROTTLING_CODES = new Set([4, 17, 32, 613]);
  */
 export class ContainerNotReady extends PlatformError {}
 
-/** The container was not published within 24 h (2207020, or status EXPIRED): make a new one. */
-export class ContainerExpired extends PlatformError {}
+/** The container was not published within 24 h (2207020, or status EXPIRED): Meta's, shared with Threads. */
+export { ContainerExpired } from '../meta/containers.ts';
 
 /** The PlatformError for a non-2xx Graph answer. `subject` names what was sent ("the post", "media 2 of 3"). */
 export function instagramAnswerError(
@@ -45,17 +37,17 @@ export function instagramAnswerError(
   now: Date = new Date(),
 ): PlatformError {
   const { status } = response;
-  const error = graphErrorOf(body);
-  const code = typeof error.code === 'number' ? error.code : undefined;
-  const subcode = typeof error.error_subcode === 'number' ? error.error_subcode : undefined;
-  const said = describe(status, error, code, subcode);
+  const error = graphErrorBody(body) ?? {};
+  const { code, subcode } = error;
+  const family = metaErrorFamily(status, error);
+  const said = describe(status, error);
   const fail = (kind: PlatformErrorKind, advice: string, extra: { retryAt?: Date } = {}) =>
     new PlatformError(kind, `Instagram answered ${said} to ${subject}. ${advice}`, { status, ...extra });
 
-  if (code === 190 || mentionsInvalidSession(error)) {
+  if (family === 'reauth') {
     return fail('reauth_required', 'Instagram no longer accepts the access token; reconnect the Instagram account.');
   }
-  if (code === 10 || (code !== undefined && code >= 200 && code <= 299)) {
+  if (family === 'permission') {
     return fail(
       'reauth_required',
       'The app lacks a permission it needs (instagram_business_content_publish); reconnect the Instagram account and grant it.',
@@ -85,7 +77,7 @@ export function instagramAnswerError(
       },
     );
   }
-  if (status === 429 || (code !== undefined && THROTTLING_CODES.has(code))) {
+  if (family === 'throttle') {
     const retryAt = regainAccessAt(response.headers, now);
     const when = retryAt ? `after ${retryAt.toISOString()}` : 'later';
     return fail(
@@ -102,7 +94,7 @@ export function instagramAnswerError(
       'Instagram could not download the media from its URL; it must be publicly reachable. Nothing was published, so it can be retried.',
     );
   }
-  if (status >= 500 || error.is_transient === true || code === 1 || code === 2) {
+  if (family === 'transient') {
     return fail('transient', 'Instagram is having trouble; the call can be retried.');
   }
   if (subcode === 2207001) {
@@ -168,63 +160,14 @@ export function instagramTokenError(
   );
 }
 
-function graphErrorOf(body: unknown): GraphErrorBody {
-  const error = (body as { error?: unknown } | null)?.error;
-  return typeof error === 'object' && error !== null ? (error as GraphErrorBody) : {};
-}
-
 /** `400 (code 9004, subcode 2207052) "Media download has failed.": The media could not be fetched…` */
-function describe(status: number, error: GraphErrorBody, code?: number, subcode?: number): string {
+function describe(status: number, error: GraphErrorBody): string {
+  const { code, subcode } = error;
   const codes = [code !== undefined && `code ${code}`, subcode !== undefined && `subcode ${subcode}`].filter(Boolean);
-  const title = typeof error.error_user_title === 'string' ? error.error_user_title : undefined;
-  const detail = [error.error_user_msg, error.message].find((part): part is string => typeof part === 'string');
+  const title = error.userTitle;
+  const detail = error.userMessage ?? error.message;
   let said = `${status}${codes.length ? ` (${codes.join(', ')})` : ''}`;
   if (title) said += ` "${title}"`;
   if (detail && detail !== title) said += `: ${trimSentence(detail)}`;
   return said;
-}
-
-function mentionsInvalidSession(error: GraphErrorBody): boolean {
-  const text = [error.message, error.type]
-    .filter((part) => typeof part === 'string')
-    .join(' ')
-    .toLowerCase();
-  return text.includes('revoked_access_token') || text.includes('session has been invalidated');
-}
-
-/**
- * When Meta lets the app call again: `X-Business-Use-Case-Usage` names `estimated_time_to_regain_access`
- * in minutes per account; else `Retry-After`. Undefined when neither says.
- */
-export function regainAccessAt(headers: Headers, now: Date): Date | undefined {
-  const usage = headers.get('x-business-use-case-usage');
-  if (usage) {
-    try {
-      const parsed = JSON.parse(usage) as Record<string, Array<{ estimated_time_to_regain_access?: unknown }>>;
-      const minutes = Object.values(parsed)
-        .flat()
-        .map((entry) => entry.estimated_time_to_regain_access)
-        .filter((value): value is number => typeof value === 'number' && value > 0);
-      if (minutes.length) return new Date(now.getTime() + Math.max(...minutes) * 60_000);
-    } catch {
-      // A malformed header says nothing; fall through to Retry-After.
-    }
-  }
-  const retryAfter = headers.get('retry-after');
-  if (retryAfter && /^\d+$/.test(retryAfter)) return new Date(now.getTime() + Number(retryAfter) * 1000);
-  return undefined;
-}
-
-function trimSentence(text: string): string {
-  const trimmed = text.trim().replace(/\.$/, '');
-  return trimmed.length > 300 ? `${trimmed.slice(0, 297)}...` : trimmed;
-}
-
-/** The same error with every occurrence of `secret` masked: Instagram's words are quoted, and must never carry a token. */
-export function withoutSecret<E extends PlatformError>(error: E, secret: string): E | PlatformError {
-  if (!secret || !error.message.includes(secret)) return error;
-  const masked = error.message.replaceAll(secret, '[redacted]');
-  if (error instanceof ContainerNotReady) return new ContainerNotReady(error.kind, masked, error.details);
-  if (error instanceof ContainerExpired) return new ContainerExpired(error.kind, masked, error.details);
-  return new PlatformError(error.kind, masked, error.details);
 }

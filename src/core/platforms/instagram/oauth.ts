@@ -10,7 +10,8 @@ import type { TokenGrant } from '../platform-client.ts';
 import { jsonBody, platformRequest } from '../http.ts';
 import { parseScopes, profileBody } from '../oauth-answers.ts';
 import { PlatformError, type OAuthApp, type OAuthProvider } from '../platform-client.ts';
-import { instagramAnswerError, instagramTokenError, withoutSecret } from './errors.ts';
+import { instagramAnswerError, instagramTokenError } from './errors.ts';
+import { withoutSecrets } from '../redaction.ts';
 
 /** Reading the account (basic) and publishing to it. */
 export const INSTAGRAM_SCOPES = ['instagram_business_basic', 'instagram_business_content_publish'] as const;
@@ -34,9 +35,7 @@ export function instagramOAuth(hosts: InstagramHosts, timeoutMs: number, clock: 
     const response = await platformRequest(NAME, url, { headers: { accept: 'application/json' } }, timeoutMs);
     const body = await jsonBody(response);
     if (!response.ok) {
-      let error = instagramTokenError(step, response, body, clock.now());
-      for (const secret of secrets) error = withoutSecret(error, secret);
-      throw error;
+      throw withoutSecrets(instagramTokenError(step, response, body, clock.now()), ...secrets);
     }
     return longLivedGrant(body, step, response.status, clock.now());
   };
@@ -76,7 +75,7 @@ export function instagramOAuth(hosts: InstagramHosts, timeoutMs: number, clock: 
       );
       const body = await jsonBody(response);
       if (!response.ok)
-        throw withoutSecret(instagramTokenError('code exchange', response, body, clock.now()), app.clientSecret);
+        throw withoutSecrets(instagramTokenError('code exchange', response, body, clock.now()), app.clientSecret);
       const shortLived = shortLivedAnswer(body);
       if (!shortLived) {
         throw new PlatformError(
@@ -113,7 +112,7 @@ export function instagramOAuth(hosts: InstagramHosts, timeoutMs: number, clock: 
       );
       if (!response.ok) {
         const error = instagramAnswerError(response, await jsonBody(response), 'read', 'the profile read', clock.now());
-        throw withoutSecret(error, accessToken);
+        throw withoutSecrets(error, accessToken);
       }
       const body = await profileBody(NAME, response);
       // `user_id` is the professional account's id, the one the publishing paths take; `id` is app-scoped.

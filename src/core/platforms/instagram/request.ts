@@ -5,7 +5,8 @@
  */
 import { jsonBody, platformRequest } from '../http.ts';
 import { PlatformError, type LiveSession } from '../platform-client.ts';
-import { instagramAnswerError, withoutSecret, type InstagramCallContext } from './errors.ts';
+import { instagramAnswerError, type InstagramCallContext } from './errors.ts';
+import { withoutSecrets } from '../redaction.ts';
 
 export interface InstagramCall {
   /** The session's label, named like the fake's routes (`media.create`, `media.publish`). */
@@ -63,7 +64,7 @@ export async function graphRequest(
   );
   const body = await jsonBody(response);
   if (!response.ok) {
-    throw withoutSecret(instagramAnswerError(response, body, call.context, call.subject, now()), accessToken);
+    throw withoutSecrets(instagramAnswerError(response, body, call.context, call.subject, now()), accessToken);
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new PlatformError(

@@ -4,8 +4,9 @@
  * bytes to the upload URLs LinkedIn hands out.
  */
 import { jsonBody, platformRequest } from '../http.ts';
-import { PlatformError, type LiveSession } from '../platform-client.ts';
+import type { LiveSession } from '../platform-client.ts';
 import { linkedInError, type LinkedInCallSubject } from './errors.ts';
+import { withoutSecrets } from '../redaction.ts';
 
 /** Where the API lives and which monthly version of it the service speaks. */
 export interface LinkedInApp {
@@ -90,7 +91,7 @@ export class LinkedInApi {
       }
       return { headers: response.headers, body };
     } catch (error) {
-      throw withoutToken(error, accessToken);
+      throw withoutSecrets(error, accessToken);
     }
   }
 
@@ -103,10 +104,4 @@ export class LinkedInApi {
       return false;
     }
   }
-}
-
-/** Belt and braces: LinkedIn's messages never echo a token, but if one ever did it stops here. */
-function withoutToken(error: unknown, accessToken: string): unknown {
-  if (!(error instanceof PlatformError) || accessToken === '' || !error.message.includes(accessToken)) return error;
-  return new PlatformError(error.kind, error.message.replaceAll(accessToken, '[token]'), error.details);
 }

@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import { PlatformError, type LiveSession, type MediaFile } from '../platform-client.ts';
 import type { LinkedInApi } from './api.ts';
+import { checkpointCodec } from '../checkpoint.ts';
 
 /** LinkedIn's multiImage takes 2 to 20 images; a post takes one video, alone. */
 export const MAX_LINKEDIN_IMAGES = 20;
@@ -37,6 +38,9 @@ const VideoUpload = z.object({
   available: z.boolean().optional(),
 });
 type VideoUpload = z.infer<typeof VideoUpload>;
+
+/** The checkpoint's fields, each read back through its schema (checkpoint.ts). */
+const LINKEDIN_CHECKPOINT = checkpointCodec({ imageUrns: ImageUrns, videoUpload: VideoUpload });
 
 const InitializedImage = z.object({ value: z.object({ uploadUrl: z.string(), image: z.string() }) });
 const InitializedVideo = z.object({
@@ -85,8 +89,8 @@ async function uploadImages(
   owner: string,
   images: MediaFile[],
 ): Promise<string[]> {
-  const saved = ImageUrns.safeParse(session.checkpoint.data.imageUrns);
-  const urns: Array<string | null> = images.map((_, index) => (saved.success ? (saved.data[index] ?? null) : null));
+  const saved = LINKEDIN_CHECKPOINT.read(session.checkpoint.data).imageUrns;
+  const urns: Array<string | null> = images.map((_, index) => saved?.[index] ?? null);
   for (const [index, image] of images.entries()) {
     if (urns[index]) continue;
     const initialized = await api.rest('images.initializeUpload', {
@@ -173,9 +177,9 @@ async function uploadVideo(api: LinkedInApi, session: LiveSession, owner: string
 
 /** The saved upload session of this very file, or undefined when there is none to resume. */
 function resumableVideo(session: LiveSession, video: MediaFile): VideoUpload | undefined {
-  const saved = VideoUpload.safeParse(session.checkpoint.data.videoUpload);
-  if (!saved.success || saved.data.fileSizeBytes !== video.bytes.length) return undefined;
-  return saved.data;
+  const saved = LINKEDIN_CHECKPOINT.read(session.checkpoint.data).videoUpload;
+  if (!saved || saved.fileSizeBytes !== video.bytes.length) return undefined;
+  return saved;
 }
 
 /** The video's processing status as LinkedIn reports it now. */

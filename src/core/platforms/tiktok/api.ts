@@ -7,7 +7,8 @@
 import { platformRequest } from '../http.ts';
 import type { LiveSession } from '../platform-client.ts';
 import { PlatformError } from '../platform-client.ts';
-import { readErrorBody, tiktokError, withoutSecret, type TikTokCallSubject } from './errors.ts';
+import { readErrorBody, tiktokError, type TikTokCallSubject } from './errors.ts';
+import { withoutSecrets } from '../redaction.ts';
 
 export const TIKTOK = 'TikTok';
 
@@ -77,7 +78,7 @@ export async function tiktokJson(
     }
     throw tiktokError(response, body, call.subject, now());
   } catch (error) {
-    throw withoutSecret(error, accessToken);
+    throw withoutSecrets(error, accessToken);
   }
 }
 

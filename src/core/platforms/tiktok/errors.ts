@@ -99,8 +99,8 @@ export function tiktokError(
 
   if (REAUTH_CODES.has(code)) return fail('reauth_required', 'Reconnect the TikTok account.');
   if (code === 'rate_limit_exceeded' || status === 429) {
-    // TikTok's limits are per minute and it names no reset: the window's end is the best guess.
-    const retryAt = rateLimitReset(response.headers, now) ?? new Date(now.getTime() + 60_000);
+    // TikTok names no reset: without a Retry-After, the framework's shared backoff (5 s, doubling) applies.
+    const retryAt = rateLimitReset(response.headers, now);
     return fail('rate_limited', ADVICE.rate_limit_exceeded, retryAt);
   }
   if (code.startsWith('spam_risk') || REJECTED_CODES.has(code)) return fail('content_rejected', ADVICE[code]);
@@ -115,10 +115,4 @@ export function tiktokError(
 /** The kind a `fail_reason` of a FAILED publish maps to: a media problem, or a refusal of the post. */
 export function failReasonKind(reason: string): PlatformErrorKind {
   return MEDIA_CODES.has(reason) ? 'media_invalid' : 'content_rejected';
-}
-
-/** The same error with `secret` masked: TikTok's messages are quoted and must never carry a token. */
-export function withoutSecret(error: unknown, secret: string): unknown {
-  if (!(error instanceof PlatformError) || secret === '' || !error.message.includes(secret)) return error;
-  return new PlatformError(error.kind, error.message.replaceAll(secret, '[redacted]'), error.details);
 }

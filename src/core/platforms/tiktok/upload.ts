@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { PlatformError, type LiveSession, type MediaFile } from '../platform-client.ts';
 import type { TikTokApi } from './api.ts';
+import { checkpointCodec } from '../checkpoint.ts';
 
 const MB = 1024 * 1024;
 export const MIN_CHUNK_BYTES = 5 * MB;
@@ -65,14 +66,16 @@ export const TikTokCheckpoint = z.object({
 export type TikTokCheckpoint = z.infer<typeof TikTokCheckpoint>;
 type UploadState = NonNullable<TikTokCheckpoint['upload']>;
 
+/** The publisher's whole state, under one key (it is saved and read as one). */
+const TIKTOK_CHECKPOINT = checkpointCodec({ tiktok: TikTokCheckpoint });
+
 /** The checkpoint as the publisher wrote it, or undefined (nothing created yet, or unreadable). */
 export function readCheckpoint(data: Readonly<Record<string, unknown>>): TikTokCheckpoint | undefined {
-  const parsed = TikTokCheckpoint.safeParse(data.tiktok);
-  return parsed.success ? parsed.data : undefined;
+  return TIKTOK_CHECKPOINT.read(data).tiktok;
 }
 
 export function saveCheckpoint(session: LiveSession, state: TikTokCheckpoint): Promise<void> {
-  return session.checkpoint.save({ tiktok: state });
+  return TIKTOK_CHECKPOINT.save(session.checkpoint, { tiktok: state });
 }
 
 /**

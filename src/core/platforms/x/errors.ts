@@ -112,9 +112,3 @@ function trimSentence(text: string): string {
   const trimmed = text.trim().replace(/\.$/, '');
   return trimmed.length > 300 ? `${trimmed.slice(0, 297)}...` : trimmed;
 }
-
-/** The same error with every occurrence of `secret` masked: X's text is quoted, and must never carry a token. */
-export function withoutSecret(error: PlatformError, secret: string): PlatformError {
-  if (!secret || !error.message.includes(secret)) return error;
-  return new PlatformError(error.kind, error.message.replaceAll(secret, '[redacted]'), error.details);
-}

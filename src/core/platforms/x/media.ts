@@ -3,8 +3,10 @@
  * checkpoint records each finished file and the open upload's next segment, so a process killed
  * mid-video continues the same upload session instead of initializing a second one.
  */
+import { z } from 'zod';
 import { PlatformError, type LiveSession, type MediaFile } from '../platform-client.ts';
 import { answerData, xCall, type XCall } from './request.ts';
+import { checkpointCodec } from '../checkpoint.ts';
 
 /** X takes segments up to 5 MB; 4 MiB leaves room for the multipart framing. */
 export const DEFAULT_SEGMENT_BYTES = 4 * 1024 * 1024;
@@ -235,32 +237,34 @@ function isLostUpload(error: unknown): boolean {
   );
 }
 
+const UPLOADED_MEDIA = z.object({ id: z.string(), expiresAt: z.number() });
+const OPEN_UPLOAD = z.object({
+  file: z.number().int(),
+  id: z.string(),
+  totalBytes: z.number().int(),
+  segmentBytes: z.number().int().positive(),
+  nextSegment: z.number().int(),
+  finalized: z.boolean(),
+  expiresAt: z.number(),
+});
+
+/** The checkpoint's fields, each read back through its schema (checkpoint.ts). */
+const X_CHECKPOINT = checkpointCodec({
+  // Files are uploaded in order: the done ones are those before the first entry that does not read.
+  media: z.array(z.unknown()).transform((entries) => {
+    const done: UploadedMedia[] = [];
+    for (const entry of entries) {
+      const parsed = UPLOADED_MEDIA.safeParse(entry);
+      if (!parsed.success) break;
+      done.push(parsed.data);
+    }
+    return done;
+  }),
+  upload: OPEN_UPLOAD,
+});
+
 /** The checkpoint as the publisher wrote it; anything malformed counts as not done. */
 export function readCheckpoint(data: Readonly<Record<string, unknown>>): XMediaCheckpoint {
-  const media = Array.isArray(data.media) ? data.media : [];
-  const done: UploadedMedia[] = [];
-  for (const entry of media) {
-    if (!isUploaded(entry)) break;
-    done.push({ id: entry.id, expiresAt: entry.expiresAt });
-  }
-  return { media: done, upload: isOpenUpload(data.upload) ? data.upload : null };
-}
-
-function isUploaded(value: unknown): value is UploadedMedia {
-  const entry = value as Partial<UploadedMedia> | null;
-  return typeof entry?.id === 'string' && typeof entry.expiresAt === 'number';
-}
-
-function isOpenUpload(value: unknown): value is OpenUpload {
-  const upload = value as Partial<OpenUpload> | null;
-  return (
-    typeof upload?.id === 'string' &&
-    Number.isInteger(upload.file) &&
-    Number.isInteger(upload.totalBytes) &&
-    Number.isInteger(upload.segmentBytes) &&
-    (upload.segmentBytes ?? 0) > 0 &&
-    Number.isInteger(upload.nextSegment) &&
-    typeof upload.finalized === 'boolean' &&
-    typeof upload.expiresAt === 'number'
-  );
+  const saved = X_CHECKPOINT.read(data);
+  return { media: saved.media ?? [], upload: saved.upload ?? null };
 }

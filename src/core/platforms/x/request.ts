@@ -4,7 +4,8 @@
  */
 import { jsonBody, platformRequest } from '../http.ts';
 import { PlatformError, type LiveSession } from '../platform-client.ts';
-import { withoutSecret, xAnswerError, type XCallContext } from './errors.ts';
+import { xAnswerError, type XCallContext } from './errors.ts';
+import { withoutSecrets } from '../redaction.ts';
 
 export interface XCall {
   /** The session's label for the call, named like X's routes (`tweets.create`, `media.append`). */
@@ -46,7 +47,7 @@ export function xCall(session: LiveSession, call: XCall, now: () => Date): Promi
       );
       const answer = await jsonBody(response);
       if (response.ok) return { status: response.status, body: answer };
-      throw withoutSecret(xAnswerError(response, answer, call.context, call.subject, now()), accessToken);
+      throw withoutSecrets(xAnswerError(response, answer, call.context, call.subject, now()), accessToken);
     },
     { create: call.create ?? false },
   );

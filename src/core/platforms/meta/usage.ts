@@ -46,12 +46,6 @@ export function readUsage(headers: Headers): UsageReading {
   return reading;
 }
 
-/** When a throttled app or Page may call again, from `estimated_time_to_regain_access`. */
-export function usageRegainAt(headers: Headers, now: Date): Date | undefined {
-  const minutes = readUsage(headers).regainMinutes;
-  return minutes ? new Date(now.getTime() + minutes * 60_000) : undefined;
-}
-
 /**
  * The pace of one publisher's calls, for the app and per Page: an answer at 90 % or more holds the
  * next call back until Meta's estimate (or a fixed pause) has passed. Kept across publishes, since
