@@ -1,6 +1,6 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { CONTENT_TYPES } from './content.ts';
-import { PLATFORMS } from './publishing.ts';
+import type { Platform } from './publishing.ts';
 
 export interface TemplateStructure {
   hook: string;
@@ -24,7 +24,7 @@ export const templates = sqliteTable(
     id: text('id').primaryKey(),
     name: text('name').notNull(),
     description: text('description').notNull(),
-    sourcePlatform: text('source_platform', { enum: PLATFORMS }).notNull(),
+    sourcePlatform: text('source_platform').$type<Platform>().notNull(),
     contentType: text('content_type', { enum: CONTENT_TYPES }).notNull(),
     structure: text('structure', { mode: 'json' }).$type<TemplateStructure>().notNull(),
     exampleCaption: text('example_caption').notNull(),

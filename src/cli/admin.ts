@@ -12,6 +12,7 @@ import { runOperation } from '../core/operation.ts';
 import { startAccountConnection } from '../core/social-accounts/connect.ts';
 import { connectSocialAccount, disconnectSocialAccount } from '../core/social-accounts/operations.ts';
 import { importTemplates } from '../core/templates/seed.ts';
+import { OAUTH_PLATFORMS, PLATFORMS } from '../core/platforms/registry.ts';
 import { backupDatabase } from './backup.ts';
 
 /** The dashboard's stand-in: account administration from the shell, with --json for scripts. */
@@ -23,10 +24,10 @@ Commands:
   revoke-key --key-id K
   set-plan --workspace W [--plan P] [--status S]
   list-workspaces
-  connect-account --workspace W --platform twitter|linkedin|instagram|facebook|tiktok --username U
+  connect-account --workspace W --platform ${PLATFORMS.join('|')} --username U
                   [--platform-user-id ID] [--display-name D]
   disconnect-account --id A
-  connect-url --workspace W --platform twitter|linkedin [--return-url U]
+  connect-url --workspace W --platform ${OAUTH_PLATFORMS.join('|')} [--return-url U]
                                   the platform's consent URL for a person to open: connects a live
                                   account over OAuth (works once, for 15 minutes)
   import-templates <file.json>    add or update shared templates from a JSON array of entries

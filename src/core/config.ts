@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { PLATFORMS, type Platform } from '../../db/schema/index.ts';
+import { type Platform } from '../../db/schema/index.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
-import { DEFAULT_LOG_RETENTION_DAYS, DEFAULT_RETRY_DELAYS_SECONDS } from './webhooks/delivery/policy.ts';
+import { PLATFORM_REGISTRY, PLATFORMS, type PlatformConfigs } from './platforms/registry.ts';
+import { DEFAULT_LOG_RETENTION_DAYS, DEFAULT_RETRY_DELAYS_SECONDS } from './webhooks/delivery/defaults.ts';
 
 export type Bucket = 'read' | 'write' | 'publish' | 'media';
 
@@ -88,34 +89,14 @@ export interface Config {
   };
 }
 
-/** One platform's registered OAuth app; null credentials mean the platform cannot be connected live. */
-export interface LivePlatformApp {
-  clientId: string | null;
-  clientSecret: string | null;
-  /** Where the user consents (and, for LinkedIn, where tokens are issued). */
-  authBaseUrl: string;
-  apiBaseUrl: string;
-  /** The variables that hold the credentials, named in `platform_not_configured`. */
-  credentialVariables: [string, string];
-}
-
-export interface LiveConfig {
+/**
+ * The live connectors: each platform's OAuth app and hosts (injected, so tests point them at fakes),
+ * one block per platform as its registry entry reads it.
+ */
+export type LiveConfig = PlatformConfigs & {
   /** How long a publish keeps retrying a rate-limited or briefly unavailable platform within its run. */
   retryWindowSeconds: number;
-  twitter: LivePlatformApp;
-  linkedin: LivePlatformApp & { version: string };
-  /** `apiBaseUrl` is the Graph API host; videos go to their own host. */
-  facebook: LivePlatformApp & { graphVideoBaseUrl: string; graphVersion: string };
-  /** `apiBaseUrl` is graph.instagram.com; the code is exchanged at `tokenBaseUrl`. */
-  instagram: LivePlatformApp & { tokenBaseUrl: string };
-  tiktok: LivePlatformApp;
-}
-
-/** The Graph API version (`vNN.0`) for Facebook; Meta serves each for about two years. */
-export const DEFAULT_FACEBOOK_GRAPH_VERSION = 'v24.0';
-
-/** The LinkedIn API version (YYYYMM) sent in `LinkedIn-Version`; LinkedIn serves each one for a year. */
-export const DEFAULT_LINKEDIN_VERSION = '202610';
+};
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -184,35 +165,16 @@ const EnvSchema = z.object({
   MEDIA_DIR: z.string().min(1).optional(),
   MEDIA_MAX_BYTES: positiveInt(100 * 1024 * 1024),
   PLATFORM_RETRY_WINDOW_SECONDS: z.coerce.number().int().min(0).default(900),
-  X_CLIENT_ID: z.string().min(1).optional(),
-  X_CLIENT_SECRET: z.string().min(1).optional(),
-  X_AUTH_BASE_URL: z.url().default('https://x.com'),
-  X_API_BASE_URL: z.url().default('https://api.x.com'),
-  LINKEDIN_CLIENT_ID: z.string().min(1).optional(),
-  LINKEDIN_CLIENT_SECRET: z.string().min(1).optional(),
-  LINKEDIN_AUTH_BASE_URL: z.url().default('https://www.linkedin.com'),
-  LINKEDIN_API_BASE_URL: z.url().default('https://api.linkedin.com'),
-  FACEBOOK_APP_ID: z.string().min(1).optional(),
-  FACEBOOK_AUTH_BASE_URL: z.url().default('https://www.facebook.com'),
-  FACEBOOK_GRAPH_BASE_URL: z.url().default('https://graph.facebook.com'),
-  FACEBOOK_GRAPH_VIDEO_BASE_URL: z.url().default('https://graph-video.facebook.com'),
-  FACEBOOK_GRAPH_VERSION: z
-    .string()
-    .regex(/^v\d+\.0$/, 'expected a Graph API version such as v24.0')
-    .default(DEFAULT_FACEBOOK_GRAPH_VERSION),
-  INSTAGRAM_APP_ID: z.string().min(1).optional(),
-  INSTAGRAM_AUTH_BASE_URL: z.url().default('https://www.instagram.com'),
-  INSTAGRAM_TOKEN_BASE_URL: z.url().default('https://api.instagram.com'),
-  INSTAGRAM_GRAPH_BASE_URL: z.url().default('https://graph.instagram.com'),
-  TIKTOK_CLIENT_KEY: z.string().min(1).optional(),
-  TIKTOK_CLIENT_SECRET: z.string().min(1).optional(),
-  TIKTOK_AUTH_BASE_URL: z.url().default('https://www.tiktok.com'),
-  TIKTOK_API_BASE_URL: z.url().default('https://open.tiktokapis.com'),
-  LINKEDIN_VERSION: z
-    .string()
-    .regex(/^\d{6}$/, 'expected a version as YYYYMM, for example 202610')
-    .default(DEFAULT_LINKEDIN_VERSION),
+});
+
+/**
+ * Every platform's own variables, as its registry entry declares them, and each platform's
+ * `<PLATFORM>_APP_SECRET`, which signs its deauthorization callbacks (an entry that also declares its
+ * own, as its OAuth app's secret, gives it the same rule).
+ */
+const PlatformEnvSchema = z.object({
   ...Object.fromEntries(PLATFORMS.map((p) => [appSecretVariable(p), z.string().min(1).optional()])),
+  ...(Object.assign({}, ...PLATFORM_REGISTRY.map((entry) => entry.variables)) as z.ZodRawShape),
 });
 
 /** The entries of a comma-separated variable, blanks around commas ignored. */
@@ -236,21 +198,18 @@ function appSecretVariable(platform: Platform): string {
   return `${platform.toUpperCase()}_APP_SECRET`;
 }
 
-const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, '');
-
-/** A variable the schema declares by a computed name (the `<PLATFORM>_APP_SECRET` family). */
-const stringVariable = (e: Record<string, unknown>, name: string): string | null =>
-  typeof e[name] === 'string' ? (e[name] as string) : null;
-
 /** Reads configuration from an environment map; a bad value stops start-up with a clear message. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const blanksRemoved = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = EnvSchema.safeParse(blanksRemoved);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+  const platformsParsed = PlatformEnvSchema.safeParse(blanksRemoved);
+  if (!parsed.success || !platformsParsed.success) {
+    const issues = [...(parsed.error?.issues ?? []), ...(platformsParsed.error?.issues ?? [])];
+    const problems = issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
+  const platformEnv = platformsParsed.data;
   const publicBaseUrl = (
     e.PUBLIC_BASE_URL ?? `http://${e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST}:${e.PORT}`
   ).replace(/\/+$/, '');
@@ -309,50 +268,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     media: { dir: e.MEDIA_DIR ?? join(e.DATA_DIR, 'media'), maxBytes: e.MEDIA_MAX_BYTES },
     live: {
       retryWindowSeconds: e.PLATFORM_RETRY_WINDOW_SECONDS,
-      twitter: {
-        clientId: e.X_CLIENT_ID ?? null,
-        clientSecret: e.X_CLIENT_SECRET ?? null,
-        authBaseUrl: withoutTrailingSlash(e.X_AUTH_BASE_URL),
-        apiBaseUrl: withoutTrailingSlash(e.X_API_BASE_URL),
-        credentialVariables: ['X_CLIENT_ID', 'X_CLIENT_SECRET'],
-      },
-      linkedin: {
-        clientId: e.LINKEDIN_CLIENT_ID ?? null,
-        clientSecret: e.LINKEDIN_CLIENT_SECRET ?? null,
-        authBaseUrl: withoutTrailingSlash(e.LINKEDIN_AUTH_BASE_URL),
-        apiBaseUrl: withoutTrailingSlash(e.LINKEDIN_API_BASE_URL),
-        credentialVariables: ['LINKEDIN_CLIENT_ID', 'LINKEDIN_CLIENT_SECRET'],
-        version: e.LINKEDIN_VERSION,
-      },
-      facebook: {
-        clientId: e.FACEBOOK_APP_ID ?? null,
-        // The same secret verifies Facebook's deauthorization callbacks (appSecrets).
-        clientSecret: stringVariable(e, 'FACEBOOK_APP_SECRET'),
-        authBaseUrl: withoutTrailingSlash(e.FACEBOOK_AUTH_BASE_URL),
-        apiBaseUrl: withoutTrailingSlash(e.FACEBOOK_GRAPH_BASE_URL),
-        graphVideoBaseUrl: withoutTrailingSlash(e.FACEBOOK_GRAPH_VIDEO_BASE_URL),
-        graphVersion: e.FACEBOOK_GRAPH_VERSION,
-        credentialVariables: ['FACEBOOK_APP_ID', 'FACEBOOK_APP_SECRET'],
-      },
-      instagram: {
-        clientId: e.INSTAGRAM_APP_ID ?? null,
-        clientSecret: stringVariable(e, 'INSTAGRAM_APP_SECRET'),
-        authBaseUrl: withoutTrailingSlash(e.INSTAGRAM_AUTH_BASE_URL),
-        tokenBaseUrl: withoutTrailingSlash(e.INSTAGRAM_TOKEN_BASE_URL),
-        apiBaseUrl: withoutTrailingSlash(e.INSTAGRAM_GRAPH_BASE_URL),
-        credentialVariables: ['INSTAGRAM_APP_ID', 'INSTAGRAM_APP_SECRET'],
-      },
-      tiktok: {
-        clientId: e.TIKTOK_CLIENT_KEY ?? null,
-        clientSecret: e.TIKTOK_CLIENT_SECRET ?? null,
-        authBaseUrl: withoutTrailingSlash(e.TIKTOK_AUTH_BASE_URL),
-        apiBaseUrl: withoutTrailingSlash(e.TIKTOK_API_BASE_URL),
-        credentialVariables: ['TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET'],
-      },
+      ...(Object.fromEntries(
+        PLATFORM_REGISTRY.map((entry) => [entry.id, entry.readConfig(platformEnv)]),
+      ) as PlatformConfigs),
     },
     appSecrets: Object.fromEntries(
       PLATFORMS.flatMap((p) => {
-        const secret = (e as Record<string, unknown>)[appSecretVariable(p)];
+        const secret = platformEnv[appSecretVariable(p)];
         return typeof secret === 'string' ? [[p, secret]] : [];
       }),
     ),

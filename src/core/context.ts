@@ -3,7 +3,7 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import type { Outcomes } from './outcomes.ts';
-import type { Workspace } from './accounts/workspaces.ts';
+import type { Workspace } from './accounts/workspace.ts';
 import type { Job, Wakeups } from './wakeups.ts';
 
 /** What every process shares: the database, the clock, the configuration and the logger. */

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { PLATFORMS } from '../../db/schema/index.ts';
+import { PLATFORMS } from '../core/platforms/registry.ts';
 import type { Runtime } from '../core/context.ts';
 import { ServiceError } from '../core/errors.ts';
 import { publishQueueStats } from '../core/publishing/claim.ts';

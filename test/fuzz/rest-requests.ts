@@ -5,8 +5,8 @@ import {
   CONTENT_MIX_KEYS,
   CONTENT_STATUSES,
   CONTENT_TYPES,
-  PLATFORMS,
 } from '../../db/schema/index.ts';
+import { PLATFORMS } from '../../src/core/platforms/registry.ts';
 import { getAccount } from '../../src/core/accounts/get-account.ts';
 import { getAnalyticsOverview } from '../../src/core/analytics/overview.ts';
 import { getBrandProfile, updateBrandProfile } from '../../src/core/brand-profile/operations.ts';

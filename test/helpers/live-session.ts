@@ -5,7 +5,7 @@
  */
 import type { ContentType, Platform } from '../../db/schema/index.ts';
 import { postText } from '../../src/core/publishing/post.ts';
-import type { LiveSession, MediaFile, MediaRef } from '../../src/core/publishing/live/platform-client.ts';
+import type { LiveSession, MediaFile, MediaRef } from '../../src/core/platforms/platform-client.ts';
 
 export interface TestSessionOptions {
   platform: Platform;

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { content, events, rateLimitWindows } from '../../db/schema/index.ts';
-import { xWeightedLength } from '../../src/core/publishing/platform-rules.ts';
+import { xWeightedLength } from '../../src/core/platforms/rules.ts';
 import { makeContent, makeWorkspace } from '../helpers/factories.ts';
 import { call } from '../helpers/http.ts';
 import { useMcpTestbed } from '../helpers/mcp.ts';

@@ -437,7 +437,7 @@ describe('connecting accounts over OAuth', () => {
       const res = await connect({ platform: 'myspace' });
       expectError(res, 400, 'invalid_body', { details: true });
       expect(res.body.error.details.fieldErrors.platform[0]).toContain(
-        'twitter, linkedin, facebook, instagram, tiktok',
+        'twitter, linkedin, instagram, facebook, tiktok',
       );
       const unconfigured = await connect({ platform: 'instagram' });
       expectError(unconfigured, 422, 'platform_not_configured');

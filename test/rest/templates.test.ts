@@ -3,7 +3,7 @@ import { openDatabase, type Db } from '../../db/client.ts';
 import { templates } from '../../db/schema/index.ts';
 import seedFile from '../../db/seed/templates.json' with { type: 'json' };
 import { ServiceError } from '../../src/core/errors.ts';
-import { textViolations } from '../../src/core/publishing/platform-rules.ts';
+import { textViolations } from '../../src/core/platforms/rules.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
 import { importTemplates, seedTemplates } from '../../src/core/templates/seed.ts';
 import { makeWorkspace } from '../helpers/factories.ts';

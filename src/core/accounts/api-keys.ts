@@ -7,7 +7,7 @@ import { ServiceError } from '../errors.ts';
 import { newId, randomBase62, toBase62 } from '../ids.ts';
 import { acceptedResources, OAUTH_SCOPES, type OAuthScope } from '../oauth/metadata.ts';
 import { resolveAccessToken } from '../oauth/grants.ts';
-import { isActiveStatus, toWorkspace, type Workspace } from './workspaces.ts';
+import { isActiveStatus, toWorkspace, type Workspace } from './workspace.ts';
 
 /**
  * Key format: `np_live_` + 32 random base62 characters + a 6-character

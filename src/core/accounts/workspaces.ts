@@ -1,56 +1,18 @@
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
-import { PLAN_NAMES, type PlanName } from '../../../db/plans.ts';
+import { PLAN_NAMES } from '../../../db/plans.ts';
 import { apiKeys, plans, workspaces } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
 import { ServiceError, validationError } from '../errors.ts';
 import { newId, prefixedId } from '../ids.ts';
 import { issueApiKey } from './api-keys.ts';
+import { PLAN_STATUSES, toWorkspace, type Workspace } from './workspace.ts';
 
-export const PLAN_STATUSES = ['active', 'trialing', 'past_due', 'canceled'] as const;
-export type PlanStatus = (typeof PLAN_STATUSES)[number];
-
-export interface PlanFeatures {
-  posts_per_month: number;
-  platforms_limit: number;
-  api_access: boolean;
-  monthly_ai_credits: number;
-  analytics_history_days: number;
-}
-
-export interface Workspace {
-  id: string;
-  orgId: string;
-  name: string;
-  plan: PlanName;
-  planStatus: PlanStatus;
-  features: PlanFeatures;
-  createdAt: Date;
-}
-
-export const isActiveStatus = (status: PlanStatus): boolean => status === 'active' || status === 'trialing';
-
-type WorkspaceRow = typeof workspaces.$inferSelect;
-type PlanRow = typeof plans.$inferSelect;
-
-export function toWorkspace(row: WorkspaceRow, plan: PlanRow): Workspace {
-  return {
-    id: row.id,
-    orgId: row.orgId,
-    name: row.name,
-    plan: row.plan as PlanName,
-    planStatus: row.planStatus,
-    features: {
-      posts_per_month: plan.postsPerMonth,
-      platforms_limit: plan.platformsLimit,
-      api_access: plan.apiAccess,
-      monthly_ai_credits: plan.monthlyAiCredits,
-      analytics_history_days: plan.analyticsHistoryDays,
-    },
-    createdAt: row.createdAt,
-  };
-}
+// The record itself lives apart (workspace.ts), so the modules this one uses can read it without
+// importing this one back.
+export { isActiveStatus, PLAN_STATUSES, toWorkspace } from './workspace.ts';
+export type { PlanFeatures, PlanStatus, Workspace } from './workspace.ts';
 
 export function findWorkspace(db: Db, id: string): Workspace | undefined {
   const row = statements(db).workspaceWithPlan.get({ id });

@@ -1,6 +1,7 @@
-import { PLATFORMS, type ContentType } from '../../../db/schema/index.ts';
+import { type ContentType } from '../../../db/schema/index.ts';
+import { PLATFORMS } from '../platforms/registry.ts';
 import { MAX_CAPTION_LENGTH, MAX_HASHTAG_LENGTH, MAX_TOPIC_LENGTH } from '../content/schemas.ts';
-import { PLATFORM_RULES, textViolations, xWeightBounds } from '../publishing/platform-rules.ts';
+import { PLATFORM_RULES, textViolations, xWeightBounds } from '../platforms/rules.ts';
 import { postText } from '../publishing/post.ts';
 import { phraseMatch, type PhraseMatch } from '../text.ts';
 

@@ -5,6 +5,7 @@ import {
   SOCIAL_ACCOUNT_MODES,
   SOCIAL_ACCOUNT_STATUSES,
 } from '../../../db/schema/index.ts';
+import { PLATFORMS } from '../platforms/registry.ts';
 import { dateTimeInput, dateTimeOutput } from '../dates.ts';
 import { paginationInput } from '../pagination.ts';
 
@@ -14,10 +15,7 @@ export const UPDATE_STATUSES = [...CREATE_STATUSES, 'rejected'] as const;
 
 export const platformId = z
   .string()
-  .regex(
-    /^[a-z][a-z0-9_]{0,31}$/,
-    'Platform ids are lowercase, for example twitter, linkedin, instagram, facebook, tiktok.',
-  );
+  .regex(/^[a-z][a-z0-9_]{0,31}$/, `Platform ids are lowercase, for example ${PLATFORMS.join(', ')}.`);
 
 /** A content item's limits, which every writer of items (a client, a generator) keeps to. */
 export const MAX_CAPTION_LENGTH = 4000;

@@ -13,7 +13,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import { BlockedAddressError, blockedRange, guardedLookup, hostOf, parseWebhookUrl } from '../webhooks/ssrf.ts';
+import { BlockedAddressError, blockedRange, guardedLookup, hostOf, parseOutboundUrl } from '../net/outbound-url.ts';
 
 export interface DownloadOptions {
   maxBytes: number;
@@ -78,7 +78,7 @@ type Answer = { kind: 'body'; file: PublicFile } | { kind: 'redirect'; location:
 
 function getOnce(url: string, options: PublicGetOptions): Promise<Answer> {
   const { label } = options;
-  const parsed = parseWebhookUrl(url);
+  const parsed = parseOutboundUrl(url);
   if (typeof parsed === 'string') return Promise.reject(new DownloadError(`${label} ${url}: ${parsed}`));
   const host = hostOf(parsed);
   const guarded = !options.allowPrivateUrls;

@@ -2,7 +2,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { preparedStatements, writeTransaction } from '../../../db/client.ts';
 import { oauthAuthorizationCodes, oauthClients, oauthTokens, plans, workspaces } from '../../../db/schema/index.ts';
-import { toWorkspace, type Workspace } from '../accounts/workspaces.ts';
+import { toWorkspace, type Workspace } from '../accounts/workspace.ts';
 import type { Runtime } from '../context.ts';
 import { newId, randomBase62 } from '../ids.ts';
 import { hashClientSecret } from './registration.ts';

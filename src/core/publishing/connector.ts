@@ -1,17 +1,8 @@
-import type { ContentType, Platform, SocialAccountMode } from '../../../db/schema/index.ts';
+import type { Platform, SocialAccountMode } from '../../../db/schema/index.ts';
+import type { PlatformPost } from '../platforms/platform-client.ts';
 
-/** What one platform is asked to post: the item with that platform's overrides applied. */
-export interface PlatformPost {
-  platform: Platform;
-  contentType: ContentType;
-  caption: string;
-  hashtags: string[];
-  mediaUrls: string[];
-  /** The text as posted: the caption, then the hashtags as `#tag` words. */
-  text: string;
-  /** TikTok's `platform_specific.tiktok.privacy_level`, when the item sets one. */
-  privacyLevel?: string;
-}
+/** What one platform is asked to post: defined with the platform clients, which receive it. */
+export type { PlatformPost } from '../platforms/platform-client.ts';
 
 /** Who the post goes out as, and the service's reference for the attempt (a platform's client id). */
 export interface PublishTarget {

@@ -9,7 +9,7 @@ import { HELD_UNDER_LEASE, type Claim } from './claim.ts';
 import type { Connectors, PlatformConnector, PlatformPost, PublishOutcome, PublishTarget } from './connector.ts';
 import { checkPlatform, refusalOf } from './readiness.ts';
 import { attemptsOf, finishRun, recordAttempt, settleAttempt, UNKNOWN_OUTCOME, type AttemptRow } from './finish.ts';
-import { closeCheckpoint, hasCheckpoint, openCheckpoint } from './live/live-connector.ts';
+import { closeCheckpoint, hasCheckpoint, openCheckpoint } from './live-connector.ts';
 import { composePost } from './post.ts';
 
 interface PlatformCall {

@@ -1,4 +1,4 @@
-import { PLATFORMS } from '../../../db/schema/index.ts';
+import { PLATFORMS } from '../platforms/registry.ts';
 import { unavailableAccountReason, type PlatformAccountLookup } from '../social-accounts/operations.ts';
 import type { Connectors, PlatformConnector, PlatformPost } from './connector.ts';
 import { composePost, type PostSource } from './post.ts';

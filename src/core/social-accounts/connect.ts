@@ -15,14 +15,20 @@ import { ServiceError } from '../errors.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
-import { PLATFORM_NAMES } from '../publishing/live/clients.ts';
 import {
   PlatformError,
   type ConnectableAccount,
   type LiveProfile,
   type OAuthProvider,
-} from '../publishing/live/platform-client.ts';
-import { LIVE_PLATFORMS, oauthApp, oauthProvider } from '../publishing/live/providers.ts';
+} from '../platforms/platform-client.ts';
+import {
+  accountHandle,
+  isOAuthPlatform,
+  OAUTH_PLATFORMS,
+  oauthApp,
+  oauthProvider,
+  PLATFORM_NAMES,
+} from '../platforms/registry.ts';
 import {
   confirmationMatches,
   consumeConnectState,
@@ -36,7 +42,7 @@ import { SocialAccountConnect } from './schemas.ts';
 import { toSocialAccountResource, type SocialAccountResource } from './serialize.ts';
 import { storeTokens, type TokenGrant } from './tokens.ts';
 
-const LIVE_LIST = LIVE_PLATFORMS.join(', ');
+const LIVE_LIST = OAUTH_PLATFORMS.join(', ');
 
 const unknownPlatformMessage = (input: unknown): string =>
   `Unknown platform "${String(input)}"; the platforms that can be connected over OAuth are ${LIVE_LIST}.`;
@@ -46,7 +52,7 @@ export const ConnectRequest = z.object({
     .string({ error: `Give a platform id: one of ${LIVE_LIST}.` })
     .trim()
     .toLowerCase()
-    .pipe(z.enum(LIVE_PLATFORMS, { error: (issue) => unknownPlatformMessage(issue.input) }))
+    .pipe(z.enum(OAUTH_PLATFORMS, { error: (issue) => unknownPlatformMessage(issue.input) }))
     .describe('The platform to connect an account of.'),
   return_url: z
     .url({
@@ -182,11 +188,8 @@ const refused = (reason: ConnectionRefusal, message: string): ConnectionOutcome 
 
 const queryValue = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-/** How an account is named to a person: X handles with their @, others by display name. */
-export const accountHandle = (
-  platform: Platform,
-  profile: { username: string; displayName?: string | null },
-): string => (platform === 'twitter' ? `@${profile.username}` : (profile.displayName ?? profile.username));
+/** How an account is named to a person (its platform's registry entry says how). */
+export { accountHandle };
 
 const otherBrowser = (): ConnectionOutcome =>
   refused(
@@ -208,8 +211,10 @@ export async function completeConnection(
   query: Record<string, unknown>,
   browserConfirmation?: string,
 ): Promise<ConnectionOutcome> {
+  if (!isOAuthPlatform(platform)) {
+    return refused('unknown_platform', `No OAuth connection is served for platform "${platform}".`);
+  }
   const provider = oauthProvider(runtime.config, runtime.clock, platform);
-  if (!provider) return refused('unknown_platform', `No OAuth connection is served for platform "${platform}".`);
   const consumed = consumeConnectState(runtime, platform, query.state);
   if (!consumed.ok) return invalidState(consumed.reason);
   const { pending } = consumed;
@@ -276,8 +281,10 @@ export function completeConfirmation(
   form: Record<string, unknown>,
   browserConfirmation: string | undefined,
 ): ConnectionOutcome {
+  if (!isOAuthPlatform(platform)) {
+    return refused('unknown_platform', `No OAuth connection is served for platform "${platform}".`);
+  }
   const provider = oauthProvider(runtime.config, runtime.clock, platform);
-  if (!provider) return refused('unknown_platform', `No OAuth connection is served for platform "${platform}".`);
   const consumed = consumeConnectState(runtime, platform, form.state);
   if (!consumed.ok) return invalidState(consumed.reason);
   const { pending } = consumed;

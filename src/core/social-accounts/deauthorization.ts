@@ -4,10 +4,10 @@ import { writeTransaction, type Db } from '../../../db/client.ts';
 import {
   dataDeletionRequests,
   handledSignedRequests,
-  PLATFORMS,
   socialAccounts,
   type Platform,
 } from '../../../db/schema/index.ts';
+import { PLATFORMS } from '../platforms/registry.ts';
 import type { Runtime } from '../context.ts';
 import { fieldError, ServiceError } from '../errors.ts';
 import { recordEvent } from '../events/record-event.ts';

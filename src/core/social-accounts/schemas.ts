@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { PLATFORMS, SOCIAL_ACCOUNT_MODES, SOCIAL_ACCOUNT_STATUSES } from '../../../db/schema/index.ts';
+import { SOCIAL_ACCOUNT_MODES, SOCIAL_ACCOUNT_STATUSES } from '../../../db/schema/index.ts';
+import { PLATFORMS } from '../platforms/registry.ts';
 import { dateTimeOutput } from '../dates.ts';
-import { LIVE_PLATFORMS } from '../publishing/live/providers.ts';
+import { OAUTH_PLATFORMS } from '../platforms/registry.ts';
 
 /** The social account resource. */
 export const SocialAccountResource = z
@@ -47,7 +48,7 @@ export const SocialAccountResource = z
 export const SocialAccountConnect = z
   .object({
     object: z.literal('social_account_connect'),
-    platform: z.enum(LIVE_PLATFORMS),
+    platform: z.enum(OAUTH_PLATFORMS),
     authorize_url: z
       .url()
       .describe(

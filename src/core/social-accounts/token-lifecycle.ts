@@ -5,15 +5,11 @@
  */
 import { and, eq, gt, isNotNull, isNull, lte, or } from 'drizzle-orm';
 import { writeTransaction } from '../../../db/client.ts';
-import { PLATFORMS, socialAccounts, type Platform } from '../../../db/schema/index.ts';
+import { socialAccounts, type Platform } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
 import { recordEvent } from '../events/record-event.ts';
-import {
-  PlatformError,
-  type OAuthApp,
-  type OAuthProvider,
-  type TokenRenewal,
-} from '../publishing/live/platform-client.ts';
+import { PlatformError, type OAuthApp, type OAuthProvider, type TokenRenewal } from '../platforms/platform-client.ts';
+import { oauthApp, oauthProvider, PLATFORM_NAMES, PLATFORMS } from '../platforms/registry.ts';
 import { readTokens, releaseRefreshLease, storeTokens, takeRefreshLease, type PlatformTokens } from './tokens.ts';
 
 /** A publish refreshes a token that expires within this. */
@@ -46,6 +42,16 @@ export interface TokenSource {
   app: OAuthApp | null;
   /** The variables that hold the app's credentials, named when they are missing. */
   credentialVariables: readonly [string, string];
+}
+
+/** What refreshing a live account's token takes, from its platform's registry entry. */
+export function tokenSourceFor(runtime: Pick<Runtime, 'config' | 'clock'>, platform: Platform): TokenSource {
+  return {
+    platformName: PLATFORM_NAMES[platform],
+    provider: oauthProvider(runtime.config, runtime.clock, platform),
+    app: oauthApp(runtime.config, platform),
+    credentialVariables: runtime.config.live[platform].credentialVariables,
+  };
 }
 
 export interface LiveAccountRef {

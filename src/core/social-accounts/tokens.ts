@@ -4,6 +4,7 @@ import type { Db } from '../../../db/client.ts';
 import { socialAccounts } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
 import { decryptSecret, encryptSecret } from '../secrets.ts';
+import type { TokenGrant } from '../platforms/platform-client.ts';
 
 /**
  * A live account's OAuth tokens, encrypted at rest with the key that encrypts webhook signing secrets
@@ -20,16 +21,8 @@ export interface PlatformTokens {
   issuedAt: Date | null;
 }
 
-/** What a token endpoint answered: a code exchange or a refresh. */
-export interface TokenGrant {
-  accessToken: string;
-  /** Absent, null or empty: the platform did not rotate it, so the stored one stays. */
-  refreshToken?: string | null;
-  expiresAt: Date | null;
-  refreshTokenExpiresAt?: Date | null;
-  /** The scopes granted, when the platform says. */
-  scopes?: string[];
-}
+/** What a token endpoint answered: defined with the platform clients, which read it. */
+export type { TokenGrant } from '../platforms/platform-client.ts';
 
 type TokenRuntime = Pick<Runtime, 'db' | 'config'>;
 type StoringRuntime = TokenRuntime & Pick<Runtime, 'clock'>;

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { CONTENT_TYPES, PLATFORMS } from '../../../db/schema/index.ts';
+import { CONTENT_TYPES } from '../../../db/schema/index.ts';
+import { PLATFORMS } from '../platforms/registry.ts';
 import { dateTimeInput, dateTimeOutput } from '../dates.ts';
 import { paginationInput } from '../pagination.ts';
-import { textViolations } from '../publishing/platform-rules.ts';
+import { textViolations } from '../platforms/rules.ts';
 
 /** A niche is a lowercase slug such as `fitness` or `real-estate`; matching is exact, after lowercasing. */
 export const NICHE_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;

@@ -12,22 +12,14 @@ import { StringDecoder } from 'node:string_decoder';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import type { AttemptResult } from './attempt-result.ts';
 import { boundedMemo } from './bounded-memo.ts';
-import { BlockedAddressError, blockedRange, guardedLookup, hostOf, parseWebhookUrl } from './ssrf.ts';
+import { BlockedAddressError, blockedRange, guardedLookup, hostOf, parseOutboundUrl } from '../net/outbound-url.ts';
 
 export { signWebhook, newSigningSecret } from './signing.ts';
-export { checkWebhookUrl } from './ssrf.ts';
+export { checkWebhookUrl } from '../net/outbound-url.ts';
 export { isDelivered } from './delivery/policy.ts';
-
-/** What one attempt got back. `statusCode` 0 means no HTTP response came (refused, reset, timed out, blocked). */
-export interface AttemptResult {
-  statusCode: number;
-  /** The first 8,192 bytes of the response body as text (null when no response came). */
-  responseBody: string | null;
-  durationMs: number;
-  /** Why no response came, for the log (`timeout after 10000 ms`, `connection refused`, `blocked address 127.0.0.1`). */
-  error: string | null;
-}
+export type { AttemptResult } from './attempt-result.ts';
 
 export interface SendOptions {
   timeoutMs: number;
@@ -84,7 +76,7 @@ const parsedTargets = boundedMemo<Target | string>(10_000);
 const targetOf = (url: string): Target | string => parsedTargets(url, parseTarget);
 
 function parseTarget(url: string): Target | string {
-  const parsed = parseWebhookUrl(url);
+  const parsed = parseOutboundUrl(url);
   if (typeof parsed === 'string') return parsed;
   const host = hostOf(parsed);
   return {

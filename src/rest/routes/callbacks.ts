@@ -1,7 +1,7 @@
 import cookieParser from 'cookie-parser';
 import express, { type ErrorRequestHandler, type RequestHandler, type Response, type Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
-import { PLATFORM_NAMES } from '../../core/publishing/live/clients.ts';
+import { OAUTH_PLATFORMS, PLATFORM_NAMES, PLATFORMS, platformIdList } from '../../core/platforms/registry.ts';
 import { ServiceError } from '../../core/errors.ts';
 import {
   getDataDeletionRequest,
@@ -59,7 +59,7 @@ const platformParameter = {
   in: 'path' as const,
   description:
     'The platform id, such as facebook; only platforms with an app secret configured (<PLATFORM>_APP_SECRET) have callbacks.',
-  schema: { type: 'string' },
+  schema: { type: 'string', enum: [...PLATFORMS] },
 };
 
 const signedRequestBody = {
@@ -211,8 +211,8 @@ export const callbackEndpoints = [
       {
         name: 'platform',
         in: 'path',
-        description: 'The platform id: twitter, linkedin, facebook, instagram or tiktok.',
-        schema: { type: 'string' },
+        description: `The platform id: ${platformIdList(OAUTH_PLATFORMS)}.`,
+        schema: { type: 'string', enum: [...OAUTH_PLATFORMS] },
       },
       {
         name: 'code',
@@ -273,7 +273,7 @@ export const callbackEndpoints = [
         name: 'platform',
         in: 'path',
         description: 'The platform id, as in the callback the page came from.',
-        schema: { type: 'string' },
+        schema: { type: 'string', enum: [...OAUTH_PLATFORMS] },
       },
     ],
     requestBody: {

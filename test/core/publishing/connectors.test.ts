@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PLATFORMS, sandboxPosts, type ContentType, type Platform } from '../../../db/schema/index.ts';
+import { sandboxPosts, type ContentType, type Platform } from '../../../db/schema/index.ts';
+import { PLATFORMS } from '../../../src/core/platforms/registry.ts';
 import type { PlatformPost, PublishTarget } from '../../../src/core/publishing/connector.ts';
 import { connectorsFor } from '../../../src/core/publishing/connectors/index.ts';
 import { sandboxConnector } from '../../../src/core/publishing/connectors/sandbox.ts';
-import { PLATFORM_RULES } from '../../../src/core/publishing/platform-rules.ts';
+import { PLATFORM_RULES } from '../../../src/core/platforms/rules.ts';
 import { composePost, type PostSource } from '../../../src/core/publishing/post.ts';
 import { testRuntime } from '../../helpers/runtime.ts';
 

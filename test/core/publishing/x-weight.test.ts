@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import twitterText from 'twitter-text';
 import { describe, expect, it } from 'vitest';
-import { xWeightBounds } from '../../../src/core/publishing/platform-rules.ts';
+import { xWeightBounds } from '../../../src/core/platforms/rules.ts';
 
 /** Pieces a post is made of, with the ones X treats specially: links, emoji, heavy and expanding characters. */
 const PIECES = [

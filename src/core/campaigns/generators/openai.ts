@@ -12,7 +12,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../config.ts';
-import { PLATFORM_RULES, X_LINK_WEIGHT } from '../../publishing/platform-rules.ts';
+import { PLATFORM_RULES, X_LINK_WEIGHT } from '../../platforms/rules.ts';
 import {
   draftProblems,
   MAX_GENERATED_HASHTAGS,

@@ -1,8 +1,9 @@
-import { PLATFORMS, type Platform } from '../../../../db/schema/index.ts';
+import { type Platform } from '../../../../db/schema/index.ts';
+import { PLATFORMS } from '../../platforms/registry.ts';
 import type { Runtime } from '../../context.ts';
 import type { Connectors, PlatformConnector } from '../connector.ts';
-import { liveConnectorsFor } from '../live/clients.ts';
-import type { LiveConnector } from '../live/live-connector.ts';
+import { liveConnectorsFor } from '../live-clients.ts';
+import type { LiveConnector } from '../live-connector.ts';
 import { sandboxConnector } from './sandbox.ts';
 
 /**

@@ -5,7 +5,7 @@ import { inNextCommit } from '../../batch.ts';
 import type { Runtime } from '../../context.ts';
 import { randomBase62 } from '../../ids.ts';
 import type { PlatformConnector, PlatformPost, PublishOutcome, PublishTarget } from '../connector.ts';
-import { PLATFORM_RULES, textViolations } from '../platform-rules.ts';
+import { PLATFORM_RULES, textViolations } from '../../platforms/rules.ts';
 import { contentTypeMediaError } from '../post.ts';
 
 /** Every reason `platform` would refuse `post`, or an empty list. */

@@ -1,17 +1,13 @@
 import type { Config } from '../../config.ts';
-import type { AttemptResult } from '../transport.ts';
+import type { AttemptResult } from '../attempt-result.ts';
+
+// The defaults configuration falls back to, kept apart so config.ts need not import the policy.
+export { DEFAULT_LOG_RETENTION_DAYS, DEFAULT_RETRY_DELAYS_SECONDS } from './defaults.ts';
 
 /**
  * The delivery policy in one place: when an attempt counts as delivered, when the next one is made,
  * when a subscription is disabled for failing, when a delivery is given up, and how long the log is kept.
  */
-
-/**
- * Seconds to wait before attempts 2 to 6 when `WEBHOOK_RETRY_DELAYS` does not say otherwise: six
- * attempts in all, the last about seven hours after the first. After the last one the delivery is
- * dead-lettered (its job `dead`, its log row `failed`).
- */
-export const DEFAULT_RETRY_DELAYS_SECONDS: readonly number[] = [30, 120, 600, 3_600, 21_600];
 
 /** A delivery still queued this long after its event is given up: logged `failed` with the body "expired". */
 export const EXPIRY_MS = 72 * 3_600_000;
@@ -21,9 +17,6 @@ export const EXPIRED_RESPONSE_BODY = 'expired';
 /** This many failed attempts (test deliveries aside) inside AUTO_DISABLE_WINDOW_MS disable the subscription. */
 export const AUTO_DISABLE_FAILURES = 5;
 export const AUTO_DISABLE_WINDOW_MS = 3_600_000;
-
-/** How long the delivery log and finished jobs are kept when `WEBHOOK_LOG_RETENTION_DAYS` is not set. */
-export const DEFAULT_LOG_RETENTION_DAYS = 30;
 
 /** A 2xx answer is delivered; anything else (a 3xx included, or no answer at all) failed. */
 export const isDelivered = (result: AttemptResult): boolean => result.statusCode >= 200 && result.statusCode < 300;

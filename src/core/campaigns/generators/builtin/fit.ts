@@ -1,5 +1,5 @@
 import { MAX_TOPIC_LENGTH } from '../../../content/schemas.ts';
-import { xWeightBounds, xWeightedLength } from '../../../publishing/platform-rules.ts';
+import { xWeightBounds, xWeightedLength } from '../../../platforms/rules.ts';
 import { postText } from '../../../publishing/post.ts';
 import type { Draft } from '../../generator.ts';
 import { capitalise, clip } from './brand-material.ts';

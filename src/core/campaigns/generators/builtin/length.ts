@@ -1,4 +1,4 @@
-import { PLATFORM_RULES, xWeightBounds, xWeightedLength } from '../../../publishing/platform-rules.ts';
+import { PLATFORM_RULES, xWeightBounds, xWeightedLength } from '../../../platforms/rules.ts';
 
 // Length: X's weighted count is the tightest limit of all platforms, and twitter-text's parser is
 // slow (tens of microseconds), so an upper bound decides most drafts and the parser only the rare

@@ -1,0 +1,107 @@
+import twitterText from 'twitter-text';
+import type { Platform } from '../../../db/schema/index.ts';
+import type { PlatformRules, TextMeasureName } from './platform-entry.ts';
+import { platformEntry, PLATFORMS } from './registry.ts';
+
+/**
+ * How posts are judged against each platform's published limits (written once, in its registry
+ * entry) and how each measures a post's text. The connectors judge posts by them, and campaign generation writes and checks drafts
+ * against them, so a generated post can go to any platform the workspace connects.
+ */
+
+/** What X counts every URL as, whatever its length: the length of its t.co short link. */
+export const X_LINK_WEIGHT = 23;
+
+/**
+ * How a platform measures a post's text. X weighs characters (most CJK and emoji count 2, every URL
+ * counts X_LINK_WEIGHT), so only twitter-text's own parser agrees with it. The others count Unicode
+ * code points (`[...text].length`), not UTF-16 units, so an emoji is one character as the user sees it.
+ */
+const TEXT_MEASURES: Record<TextMeasureName, { unit: string; measure: (text: string) => number }> = {
+  'x-weighted': { unit: 'weighted characters', measure: (text: string) => xWeightedLength(text) },
+  'code-points': { unit: 'characters', measure: (text: string) => [...text].length },
+};
+
+export type { PlatformRules } from './platform-entry.ts';
+
+/** Each platform's limits as the platform publishes them (docs/decisions.md, Publishing), from its registry entry; a connector accepts exactly what its platform would. */
+export const PLATFORM_RULES: Readonly<Record<Platform, PlatformRules>> = Object.fromEntries(
+  PLATFORMS.map((platform) => [platform, platformEntry(platform).rules]),
+) as Record<Platform, PlatformRules>;
+
+/** X's weighted length of `text`, by twitter-text's parser (tens of microseconds: see `xWeightBounds`). */
+export function xWeightedLength(text: string): number {
+  return twitterText.parseTweet(text).weightedLength;
+}
+
+/** The hashtags a platform reads in `text` (twitter-text's rules: `#` or `＃` before a word). */
+export function hashtagsIn(text: string): string[] {
+  return twitterText.extractHashtags(text);
+}
+
+/** Every reason `platform` would refuse a post's text (its length, its hashtags), or an empty list. */
+export function textViolations(platform: Platform, text: string): string[] {
+  const rules = PLATFORM_RULES[platform];
+  const problems: string[] = [];
+  const { unit, measure } = TEXT_MEASURES[rules.textMeasure];
+  const length = measure(text);
+  if (length > rules.maxText) problems.push(`text is ${length} ${unit}; the limit is ${rules.maxText}`);
+  if (rules.maxHashtags !== null) {
+    // The platform sees one caption: a #tag written in it counts the same as one from `hashtags`.
+    const hashtags = hashtagsIn(text).length;
+    if (hashtags > rules.maxHashtags) problems.push(`text has ${hashtags} hashtags; the limit is ${rules.maxHashtags}`);
+  }
+  return problems;
+}
+
+/*
+ * X's weighted length without twitter-text's parser (tens of microseconds a text): bounds cheap
+ * enough to run on every generated post, so the parser runs only on a text near the limit. Both the
+ * built-in generator (fitting a draft) and the draft check every generator's output goes through
+ * use them.
+ */
+
+/**
+ * Bounds on X's weighted length. Upper: ASCII weighs 1 and anything else 2 (X's most), an astral
+ * character (emoji) counts once, and every place a link could start ('.' or '://' before a name)
+ * may add a short link (X_LINK_WEIGHT). Lower: only ASCII characters outside anything that could
+ * hold a link, one each. The text must be NFC, as X normalises before counting.
+ */
+export function xWeightBounds(text: string): { upper: number; lower: number } {
+  let upper = 0;
+  let lower = 0;
+  let token = 0;
+  let linkish = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    // The second half of a surrogate pair: the pair is one character, already counted. A lone half
+    // (text from outside can carry one) counts like any other character.
+    if (code >= 0xdc00 && code <= 0xdfff && i > 0 && isHighSurrogate(text.charCodeAt(i - 1))) continue;
+    if (code === 0x20 || code === 0x0a) {
+      if (!linkish) lower += token;
+      token = 0;
+      linkish = false;
+      upper += 1;
+      lower += 1;
+      continue;
+    }
+    if (code < 0x80) {
+      upper += 1;
+      token += 1;
+    } else upper += 2;
+    if (code === 0x2e || code === 0x3002 || code === 0xff0e || code === 0xff61 || code === 0x3a) {
+      const next = text.charCodeAt(i + 1);
+      if (code === 0x3a ? next === 0x2f : isNameCharacter(next)) {
+        upper += X_LINK_WEIGHT;
+        linkish = true;
+      }
+    }
+  }
+  if (!linkish) lower += token;
+  return { upper, lower };
+}
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+
+const isNameCharacter = (code: number) =>
+  (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code >= 0x80;
