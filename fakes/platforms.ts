@@ -8,6 +8,7 @@ import type { Platform } from '../db/schema/index.ts';
 import { startFakeFacebook, type FakeFacebook } from './facebook.ts';
 import { startFakeInstagram, type FakeInstagram } from './instagram.ts';
 import { startFakeLinkedIn, type FakeLinkedIn } from './linkedin.ts';
+import { startFakeThreads, type FakeThreads } from './threads.ts';
 import { startFakeTikTok, type FakeTikTok } from './tiktok.ts';
 import { startFakeX, type FakeX } from './x.ts';
 
@@ -107,6 +108,25 @@ export const FAKE_PLATFORMS = {
       TIKTOK_API_BASE_URL: fake.url,
     }),
     describe: (fake) => `Fake TikTok on ${fake.url}`,
+  }),
+  threads: definedFake({
+    key: 'threads',
+    defaultPort: 4106,
+    // Containers stay IN_PROGRESS for a poll, as Threads' do for a moment.
+    startForDevelopment: (options) =>
+      startFakeThreads({
+        appId: '4106106106106106',
+        appSecret: 'dev-fake-threads-secret',
+        inProgressPolls: 1,
+        ...options,
+      }),
+    environment: (fake: FakeThreads) => ({
+      THREADS_APP_ID: fake.appId,
+      THREADS_APP_SECRET: fake.appSecret,
+      THREADS_AUTH_BASE_URL: fake.url,
+      THREADS_GRAPH_BASE_URL: fake.url,
+    }),
+    describe: (fake) => `Fake Threads on ${fake.url} (logs in as @${fake.users[0]!.username})`,
   }),
 } satisfies Record<Platform, unknown>;
 

@@ -7,8 +7,10 @@ afterEach(async () => {
 });
 
 describe('development mode', () => {
-  it('starts the five fakes and names the environment that points the connectors at them', async () => {
-    platforms = await startDevPlatforms({ ports: { x: 0, linkedin: 0, facebook: 0, instagram: 0, tiktok: 0 } });
+  it('starts the fakes and names the environment that points the connectors at them', async () => {
+    platforms = await startDevPlatforms({
+      ports: { x: 0, linkedin: 0, facebook: 0, instagram: 0, tiktok: 0, threads: 0 },
+    });
     const env = platforms.environment;
     expect(Object.keys(env)).toEqual([
       'X_CLIENT_ID',
@@ -34,6 +36,10 @@ describe('development mode', () => {
       'TIKTOK_CLIENT_SECRET',
       'TIKTOK_AUTH_BASE_URL',
       'TIKTOK_API_BASE_URL',
+      'THREADS_APP_ID',
+      'THREADS_APP_SECRET',
+      'THREADS_AUTH_BASE_URL',
+      'THREADS_GRAPH_BASE_URL',
     ]);
     expect(env.LINKEDIN_VERSION).toMatch(/^\d{6}$/);
     expect(formatEnvironment(env)).toContain(`X_API_BASE_URL=${platforms.x.url}\n`);

@@ -1,6 +1,6 @@
 /**
  * Black-box harness for live publishing: the real server (`serve`, a child process) with its
- * connectors pointed at the five fake platforms (in this process, on the wall clock), driven over
+ * connectors pointed at the fake platforms (in this process, on the wall clock), driven over
  * HTTP the way a user and a browser would. Every response body read through it is kept, so a test
  * can prove no token ever left the service.
  */
@@ -10,6 +10,7 @@ import { fakePlatformEnvironment } from '../../fakes/environment.ts';
 import { startFakeFacebook, type FakeFacebook } from '../../fakes/facebook.ts';
 import { startFakeInstagram, type FakeInstagram } from '../../fakes/instagram.ts';
 import { startFakeLinkedIn, type FakeLinkedIn } from '../../fakes/linkedin.ts';
+import { startFakeThreads, type FakeThreads } from '../../fakes/threads.ts';
 import { startFakeTikTok, type FakeTikTok } from '../../fakes/tiktok.ts';
 import { startFakeX, type FakeX } from '../../fakes/x.ts';
 import { confirmationPageOf, confirmationRequest } from '../helpers/connect-confirmation.ts';
@@ -17,7 +18,7 @@ import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subproc
 
 const KEY_LINE = /API key \(shown once[^\n]*?(np_live_[0-9A-Za-z]+)/;
 
-export type LivePlatform = 'twitter' | 'linkedin' | 'facebook' | 'instagram' | 'tiktok';
+export type LivePlatform = 'twitter' | 'linkedin' | 'facebook' | 'instagram' | 'tiktok' | 'threads';
 
 /** The fake Facebook's users (its defaults): one administers a single Page, the other several (the chooser). */
 export const FACEBOOK_SINGLE_PAGE_USER = '10200000000000001';
@@ -29,6 +30,7 @@ export interface LiveWorld {
   facebook: FakeFacebook;
   instagram: FakeInstagram;
   tiktok: FakeTikTok;
+  threads: FakeThreads;
   url: string;
   apiKey: string;
   server: RunningProcess;
@@ -65,6 +67,7 @@ export async function startLiveWorld(env: Record<string, string> = {}): Promise<
   const tiktok = await startFakeTikTok({
     publishProcessing: { advance: 'poll', steps: 1, outcome: 'PUBLISH_COMPLETE', publicIdAfter: 0 },
   });
+  const threads = await startFakeThreads();
   const data = tempDataDir('live');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -77,7 +80,7 @@ export async function startLiveWorld(env: Record<string, string> = {}): Promise<
     PUBLISH_LEASE_SECONDS: '2',
     SCHEDULER_POLL_SECONDS: '1',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-    ...fakePlatformEnvironment({ x, linkedin, facebook, instagram, tiktok }),
+    ...fakePlatformEnvironment({ x, linkedin, facebook, instagram, tiktok, threads }),
     ...env,
   };
   const logs: string[] = [];
@@ -97,6 +100,7 @@ export async function startLiveWorld(env: Record<string, string> = {}): Promise<
     facebook,
     instagram,
     tiktok,
+    threads,
     url,
     apiKey,
     get server() {
@@ -123,7 +127,7 @@ export async function startLiveWorld(env: Record<string, string> = {}): Promise<
     async close() {
       await server.stop();
       logs.push(server.stdout(), server.stderr());
-      await Promise.all([x, linkedin, facebook, instagram, tiktok].map((fake) => fake.close()));
+      await Promise.all([x, linkedin, facebook, instagram, tiktok, threads].map((fake) => fake.close()));
       data.remove();
     },
   };

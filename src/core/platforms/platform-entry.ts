@@ -9,7 +9,7 @@ import type { Clock } from '../clock.ts';
 import type { LivePublisher, OAuthProvider } from './platform-client.ts';
 
 /** How a platform counts the characters of a post's text (text-measures.ts). */
-export type TextMeasureName = 'x-weighted' | 'code-points';
+export type TextMeasureName = 'x-weighted' | 'code-points' | 'emoji-bytes';
 
 export interface PlatformRules {
   /** Longest text accepted, measured with `textMeasure`; the text includes the hashtags as posted. */
@@ -20,6 +20,8 @@ export interface PlatformRules {
   mediaRequired: boolean;
   /** Most hashtags the posted text may carry, inline ones included; null when the platform sets none. */
   maxHashtags: number | null;
+  /** Most links the text may carry; absent when the platform sets no limit. */
+  maxLinks?: number;
 }
 
 /** One platform's registered OAuth app and hosts, as configured; null credentials mean it cannot be connected live. */

@@ -13,11 +13,19 @@ import { instagramPlatform } from './instagram/platform.ts';
 import { linkedInPlatform } from './linkedin/platform.ts';
 import type { AnyPlatformEntry, PlatformEntry } from './platform-entry.ts';
 import type { LivePlatformClient, OAuthApp, OAuthProvider } from './platform-client.ts';
+import { threadsPlatform } from './threads/platform.ts';
 import { tiktokPlatform } from './tiktok/platform.ts';
 import { xPlatform } from './x/platform.ts';
 
 /** In the order lists name them (messages, the docs, the OpenAPI enums). */
-const ENTRIES = [xPlatform, linkedInPlatform, instagramPlatform, facebookPlatform, tiktokPlatform] as const;
+const ENTRIES = [
+  xPlatform,
+  linkedInPlatform,
+  instagramPlatform,
+  facebookPlatform,
+  tiktokPlatform,
+  threadsPlatform,
+] as const;
 
 type Entries = (typeof ENTRIES)[number];
 

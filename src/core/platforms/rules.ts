@@ -15,12 +15,32 @@ export const X_LINK_WEIGHT = 23;
 /**
  * How a platform measures a post's text. X weighs characters (most CJK and emoji count 2, every URL
  * counts X_LINK_WEIGHT), so only twitter-text's own parser agrees with it. The others count Unicode
- * code points (`[...text].length`), not UTF-16 units, so an emoji is one character as the user sees it.
+ * code points (`[...text].length`), not UTF-16 units, so an emoji is one character as the user sees it;
+ * Threads counts an emoji by its UTF-8 bytes.
  */
 const TEXT_MEASURES: Record<TextMeasureName, { unit: string; measure: (text: string) => number }> = {
   'x-weighted': { unit: 'weighted characters', measure: (text: string) => xWeightedLength(text) },
   'code-points': { unit: 'characters', measure: (text: string) => [...text].length },
+  'emoji-bytes': {
+    unit: 'characters (an emoji counts its UTF-8 bytes)',
+    measure: (text: string) => emojiBytesLength(text),
+  },
 };
+
+const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * Threads' length: characters as code points, except that an emoji (the whole grapheme: its
+ * modifiers, variation selectors and joiners with it) counts as many as its UTF-8 bytes.
+ */
+export function emojiBytesLength(text: string): number {
+  let length = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    length += EMOJI.test(segment) ? Buffer.byteLength(segment, 'utf8') : [...segment].length;
+  }
+  return length;
+}
 
 export type { PlatformRules } from './platform-entry.ts';
 
@@ -46,6 +66,10 @@ export function textViolations(platform: Platform, text: string): string[] {
   const { unit, measure } = TEXT_MEASURES[rules.textMeasure];
   const length = measure(text);
   if (length > rules.maxText) problems.push(`text is ${length} ${unit}; the limit is ${rules.maxText}`);
+  if (rules.maxLinks !== undefined) {
+    const links = twitterText.extractUrls(text).length;
+    if (links > rules.maxLinks) problems.push(`text has ${links} links; the limit is ${rules.maxLinks}`);
+  }
   if (rules.maxHashtags !== null) {
     // The platform sees one caption: a #tag written in it counts the same as one from `hashtags`.
     const hashtags = hashtagsIn(text).length;

@@ -42,10 +42,10 @@ describe('live OAuth providers', () => {
   }
 
   it('serves every platform, and an app only with both credentials', () => {
-    expect(OAUTH_PLATFORMS).toEqual(['twitter', 'linkedin', 'instagram', 'facebook', 'tiktok']);
+    expect(OAUTH_PLATFORMS).toEqual(['twitter', 'linkedin', 'instagram', 'facebook', 'tiktok', 'threads']);
     expect(oauthProvider(config, clock, 'nope')).toBeNull();
     expect(oauthApp(config, 'nope')).toBeNull();
-    for (const platform of ['instagram', 'facebook', 'tiktok']) {
+    for (const platform of ['instagram', 'facebook', 'tiktok', 'threads']) {
       expect(oauthProvider(config, clock, platform)?.platform).toBe(platform);
       // Not configured in this test: no credentials, no app.
       expect(oauthApp(config, platform)).toBeNull();

@@ -38,6 +38,14 @@ describe('sandbox connector rules', () => {
       instagram: { maxText: 2200, textMeasure: 'code-points', maxMedia: 10, mediaRequired: true, maxHashtags: 30 },
       facebook: { maxText: 63206, textMeasure: 'code-points', maxMedia: 10, mediaRequired: false, maxHashtags: null },
       tiktok: { maxText: 2200, textMeasure: 'code-points', maxMedia: 35, mediaRequired: true, maxHashtags: null },
+      threads: {
+        maxText: 500,
+        textMeasure: 'emoji-bytes',
+        maxMedia: 20,
+        mediaRequired: false,
+        maxHashtags: null,
+        maxLinks: 5,
+      },
     });
   });
 
@@ -54,6 +62,21 @@ describe('sandbox connector rules', () => {
     expect(validateOn(platform, item({ caption: 'a'.repeat(limit + 1) }))).toBe(
       `${platform}: text is ${limit + 1} ${unit}; the limit is ${limit}`,
     );
+  });
+
+  it('threads counts an emoji by its UTF-8 bytes, and refuses a sixth link', () => {
+    // 🚀 is 4 UTF-8 bytes, so 496 letters and one rocket are exactly 500; a second rocket is 504.
+    expect(validateOn('threads', item({ caption: `${'a'.repeat(496)}🚀` }))).toBeNull();
+    expect(validateOn('threads', item({ caption: `${'a'.repeat(496)}🚀🚀` }))).toBe(
+      'threads: text is 504 characters (an emoji counts its UTF-8 bytes); the limit is 500',
+    );
+    expect(validateOn('threads', item({ caption: `${'a'.repeat(500)}` }))).toBeNull();
+    expect(validateOn('threads', item({ caption: 'a'.repeat(501) }))).toBe(
+      'threads: text is 501 characters (an emoji counts its UTF-8 bytes); the limit is 500',
+    );
+    const links = (n: number) => Array.from({ length: n }, (_, i) => `https://example.com/${i}`).join(' ');
+    expect(validateOn('threads', item({ caption: links(5) }))).toBeNull();
+    expect(validateOn('threads', item({ caption: links(6) }))).toBe('threads: text has 6 links; the limit is 5');
   });
 
   it.each(textLimits)('%s counts the appended hashtags in the text length', (platform, limit) => {
