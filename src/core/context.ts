@@ -25,7 +25,7 @@ export interface Runtime {
   wake: (job: Job) => void;
 }
 
-export type Actor = 'rest' | 'mcp' | 'job' | 'cli';
+export type Actor = 'rest' | 'mcp' | 'web' | 'job' | 'cli';
 
 /** One request or job step: the runtime plus the workspace it is scoped to and who is acting. */
 export interface ServiceContext extends Runtime {

@@ -51,7 +51,10 @@ const EXPECTED_ARGUMENTS: Record<string, { properties: string[]; required: strin
   service_update_brand_profile: { properties: BRAND_PROFILE_FIELDS, required: [] },
   service_list_social_accounts: { properties: [], required: [] },
   service_list_media: { properties: ['limit', 'cursor', 'asset_type'], required: [] },
-  service_list_content: { properties: ['status', 'content_type', 'scheduled_from', 'scheduled_to', 'limit', 'cursor'], required: [] },
+  service_list_content: {
+    properties: ['status', 'content_type', 'scheduled_from', 'scheduled_to', 'limit', 'cursor'],
+    required: [],
+  },
   service_get_content: { properties: ['id'], required: ['id'] },
   service_create_content: { properties: [...CONTENT_FIELDS, 'idempotency_key'], required: ['caption'] },
   service_update_content: { properties: ['id', ...CONTENT_FIELDS, 'review_note'], required: ['id'] },
