@@ -19,6 +19,10 @@ export const workspaces = sqliteTable('workspaces', {
     .references(() => plans.name),
   planStatus: text('plan_status', { enum: ['active', 'trialing', 'past_due', 'canceled'] }).notNull(),
   createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  /** IANA time zone the dashboard shows times in (its calendar days, its "Scheduled for" field). */
+  timezone: text('timezone').notNull().default('UTC'),
+  /** When on, a person cannot approve an item they created. */
+  approverMustDiffer: integer('approver_must_differ', { mode: 'boolean' }).notNull().default(false),
 });
 
 export const apiKeys = sqliteTable(

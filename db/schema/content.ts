@@ -73,6 +73,11 @@ export const content = sqliteTable(
     publishRunId: text('publish_run_id'),
     leaseToken: text('lease_token'),
     leaseExpiresAt: integer('lease_expires_at', { mode: 'timestamp_ms' }),
+    /** Who created it: a person, an API key, an OAuth client (not bound to a person) or the service itself (a campaign). */
+    createdByType: text('created_by_type', { enum: ['user', 'api_key', 'oauth_client', 'service'] }),
+    createdById: text('created_by_id'),
+    /** Why it was last rejected; cleared when it is submitted or approved again. */
+    reviewNote: text('review_note'),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
@@ -80,6 +85,8 @@ export const content = sqliteTable(
     // Newest-first pages: (created_at, id) is the cursor pair, so every list query walks one of these.
     index('content_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id),
     index('content_workspace_status_created_idx').on(t.workspaceId, t.status, t.createdAt, t.id),
+    // The calendar and scheduled_from/scheduled_to: items by their time in a workspace.
+    index('content_workspace_scheduled_idx').on(t.workspaceId, t.scheduledFor),
     index('content_workspace_type_created_idx').on(t.workspaceId, t.contentType, t.createdAt, t.id),
     // Partial: only published items are counted against the monthly quota, and a new item adds no entry.
     index('content_workspace_published_idx')

@@ -9,3 +9,4 @@ export * from './brand-profiles.ts';
 export * from './media.ts';
 export * from './templates.ts';
 export * from './oauth.ts';
+export * from './people.ts';

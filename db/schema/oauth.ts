@@ -56,6 +56,8 @@ export const oauthAuthorizationCodes = sqliteTable(
     scope: text('scope').notNull(),
     /** The resource (RFC 8707) asked for at authorize time, or null when none was named. */
     resource: text('resource'),
+    /** The person who consented by signing in: the tokens act with their role. Null for an API-key consent. */
+    userId: text('user_id'),
     /** The token family the exchange started: a replayed code revokes it. */
     familyId: text('family_id').notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
@@ -87,6 +89,8 @@ export const oauthTokens = sqliteTable(
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     scope: text('scope').notNull(),
     resource: text('resource'),
+    /** The person the grant acts for (their role limits it), or null for a grant made with an API key. */
+    userId: text('user_id'),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
     lastUsedAt: integer('last_used_at', { mode: 'timestamp_ms' }),

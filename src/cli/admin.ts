@@ -14,6 +14,7 @@ import { connectSocialAccount, disconnectSocialAccount } from '../core/social-ac
 import { importTemplates } from '../core/templates/seed.ts';
 import { OAUTH_PLATFORMS, PLATFORMS } from '../core/platforms/registry.ts';
 import { backupDatabase } from './backup.ts';
+import { inviteUser, issuePasswordReset, linkUrl } from '../core/people/users.ts';
 
 /** The dashboard's stand-in: account administration from the shell, with --json for scripts. */
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
@@ -36,6 +37,11 @@ Commands:
                                   scopes and last use
   revoke-grant --workspace W --client C
                                   ends client C's access to the workspace at once (every token)
+  create-user --workspace W --email E --role viewer|editor|approver|admin
+                                  adds a person to the workspace and prints an invite link
+                                  (/app/invite?token=…, 7 days) on which they set their password; a
+                                  person already in it gets the new role
+  reset-password --email E        prints a new link on which the person sets a new password (7 days)
   backup --to FILE                an online, consistent copy of the database, taken while the service
                                   runs; FILE must not exist. Media files (MEDIA_DIR) and the encryption
                                   key (ENCRYPTION_KEY, or DATA_DIR/encryption.key) are not in it: keep them too`;
@@ -55,6 +61,8 @@ const OPTIONS = {
   id: { type: 'string' },
   client: { type: 'string' },
   to: { type: 'string' },
+  email: { type: 'string' },
+  role: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
@@ -63,7 +71,7 @@ type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositi
 
 function required(
   values: Values,
-  name: 'name' | 'workspace' | 'key-id' | 'platform' | 'username' | 'id' | 'to' | 'client',
+  name: 'name' | 'workspace' | 'key-id' | 'platform' | 'username' | 'id' | 'to' | 'client' | 'email' | 'role',
 ): string {
   const value = values[name];
   if (!value) throw fieldError(name, `--${name} is required.`);
@@ -116,6 +124,28 @@ async function run(
       return {
         json: { key_id: keyId, api_key: apiKey },
         text: `Created key ${keyId}.\nAPI key (shown once): ${apiKey}`,
+      };
+    }
+    case 'create-user': {
+      const invited = inviteUser(runtime, {
+        workspaceId: required(values, 'workspace'),
+        email: required(values, 'email'),
+        role: required(values, 'role'),
+      });
+      const link = invited.path && linkUrl(runtime, invited.path);
+      return {
+        json: { user_id: invited.userId, email: invited.email, role: invited.role, invite_url: link },
+        text: link
+          ? `Invited ${invited.email} as ${invited.role}.\nInvite link (valid 7 days, works once): ${link}`
+          : `${invited.email} is now ${invited.role}; they already have a password and can sign in.`,
+      };
+    }
+    case 'reset-password': {
+      const reset = issuePasswordReset(runtime, required(values, 'email'));
+      const link = linkUrl(runtime, reset.path);
+      return {
+        json: { user_id: reset.userId, reset_url: link },
+        text: `Password link (valid 7 days, works once; earlier links stop working): ${link}`,
       };
     }
     case 'revoke-key': {

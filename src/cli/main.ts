@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { startBackgroundCheckpoints, type Checkpointer } from '../../db/checkpointer.ts';
 import { ensureDefaultWorkspace } from '../core/accounts/workspaces.ts';
+import { issueSetupLink, linkUrl } from '../core/people/users.ts';
 import { loadConfig } from '../core/config.ts';
 import type { Runtime } from '../core/context.ts';
 import { createLogger } from '../core/log.ts';
@@ -94,15 +95,17 @@ async function serve(): Promise<void> {
   // Only once the port is ours: a start that cannot listen must leave the first start's key to the
   // next one, not print a key for a server that never ran.
   const created = ensureDefaultWorkspace(opened);
-  if (created) {
-    // Plain lines, not JSON: a person reads the key off the terminal on the first start (docs/operations.md).
-    console.log(`Created workspace "${created.workspace.name}" (${created.workspace.id}).`);
-    console.log(`API key (shown once, keep it safe): ${created.apiKey}`);
-  }
   const actualPort = (server.address() as AddressInfo).port;
   // PORT=0 picks a free port: the derived public URL (docs_url, the allowed /mcp origin) must name it.
   const config = actualPort === port ? opened.config : loadConfig({ ...process.env, PORT: String(actualPort) });
   const runtime: Runtime = { ...opened, config };
+  if (created) {
+    // Plain lines, not JSON: a person reads the key off the terminal on the first start (docs/operations.md).
+    console.log(`Created workspace "${created.workspace.name}" (${created.workspace.id}).`);
+    console.log(`API key (shown once, keep it safe): ${created.apiKey}`);
+    // The one way in for the first person: no open registration (works once, within 24 hours).
+    console.log(`Dashboard setup: ${linkUrl(runtime, issueSetupLink(runtime, created.workspace.id))}`);
+  }
   server.on('request', createApp(runtime, createMetrics(runtime, { processMetrics: true })));
   const schedulers = startSchedulers(runtime);
   // Before announcing it: whoever waits for the line may signal at once.

@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import type { Outcomes } from './outcomes.ts';
 import type { Workspace } from './accounts/workspace.ts';
+import { SERVICE_PRINCIPAL, type Principal } from './people/principal.ts';
 import type { Job, Wakeups } from './wakeups.ts';
 
 /** What every process shares: the database, the clock, the configuration and the logger. */
@@ -24,12 +25,17 @@ export interface Runtime {
   wake: (job: Job) => void;
 }
 
-export type Actor = 'rest' | 'mcp' | 'job' | 'cli';
+export type Actor = 'rest' | 'mcp' | 'web' | 'job' | 'cli';
 
 /** One request or job step: the runtime plus the workspace it is scoped to and who is acting. */
 export interface ServiceContext extends Runtime {
   workspace: Workspace;
   actor: Actor;
+  /**
+   * Who is acting: a person (their role limits what they may do), an API key or OAuth client not
+   * bound to a person (full access within its scopes), or the service itself (jobs, the CLI).
+   */
+  principal: Principal;
   /**
    * The most characters a list answer's JSON may take, for a door whose client caps what it reads
    * (MCP); a page that would pass it holds fewer items (toPage). Unset: no bound but `limit`.
@@ -37,8 +43,14 @@ export interface ServiceContext extends Runtime {
   answerBudget?: number;
 }
 
-export const contextFor = (runtime: Runtime, workspace: Workspace, actor: Actor): ServiceContext => ({
+export const contextFor = (
+  runtime: Runtime,
+  workspace: Workspace,
+  actor: Actor,
+  principal: Principal = SERVICE_PRINCIPAL,
+): ServiceContext => ({
   ...runtime,
   workspace,
   actor,
+  principal,
 });

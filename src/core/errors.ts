@@ -49,6 +49,15 @@ export const ERROR_CATALOGUE = {
     meaning: 'The OAuth access token lacks the scope this route or tool needs (read, write or publish).',
     action: 'Authorize the client again asking for the scope the message names; API keys carry every scope.',
   },
+  forbidden: {
+    meaning:
+      "The person's role in the workspace does not allow this action (a viewer writing, an editor approving, rejecting, scheduling or publishing, a non-admin changing settings), or they may not approve an item they created.",
+    action: 'Ask someone with the role the message names to do it, or an admin to change your role.',
+  },
+  invalid_request_origin: {
+    meaning: 'A dashboard form was sent without its CSRF token, or from a page of another origin.',
+    action: 'Reload the page and send the form again from the dashboard itself.',
+  },
   origin_not_allowed: {
     meaning: 'A browser Origin that is not allowed called /mcp.',
     action: 'Call /mcp from a server, or have the operator add the origin to MCP_ALLOWED_ORIGINS.',

@@ -4,6 +4,8 @@ import { inNextCommit } from './batch.ts';
 import type { Bucket } from './config.ts';
 import type { ServiceContext } from './context.ts';
 import type { OAuthScope } from './oauth/metadata.ts';
+import type { Role } from '../../db/schema/index.ts';
+import { assertRole } from './people/roles.ts';
 import { RateLimitError, ServiceError, validationError, type ErrorCode, type RateLimitState } from './errors.ts';
 import { consumeRateLimit } from './rate-limits.ts';
 
@@ -26,6 +28,8 @@ export interface Operation<Input extends z.ZodObject = z.ZodObject, Output = unk
   buckets: readonly Bucket[];
   /** The OAuth scope it needs, where its buckets do not say it (see requiredScope in oauth/scopes.ts). */
   scope?: OAuthScope;
+  /** The role a person needs, where its scope does not say it (see requiredRole in people/roles.ts). */
+  role?: Role;
   input: Input;
   /** What a success answers; defineOperation checks it against what `run` returns. */
   output: z.ZodType;
@@ -118,6 +122,8 @@ export function runOperation<Input extends z.ZodObject, Output, Preview = never>
 ): Output | Preview {
   assertInputDepth(raw);
   const chosen = operationFor(operation, raw);
+  // Every door runs operations here, so a person's role is checked once for all of them.
+  assertRole(ctx.principal, chosen);
   const parsed = chosen.input.safeParse(raw ?? {});
   if (!parsed.success) throw (chosen.invalidInput ?? validationError)(parsed.error);
   return chosen.run(ctx, parsed.data);

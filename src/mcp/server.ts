@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { TOOLS, type ToolDescriptor } from '../../tools/index.ts';
-import { authenticate } from '../core/accounts/api-keys.ts';
+import { authenticateCredential } from '../core/accounts/api-keys.ts';
 import type { Config } from '../core/config.ts';
 import { contextFor, type Runtime } from '../core/context.ts';
 import type { Workspace } from '../core/accounts/workspaces.ts';
@@ -200,9 +200,13 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools }: 
     let workspace: Workspace | undefined;
     try {
       const { operation } = tool;
-      workspace = authenticate(runtime, authorization, { planChecks: operation.planChecks ?? true });
+      const credential = authenticateCredential(runtime, authorization, { planChecks: operation.planChecks ?? true });
+      workspace = credential.workspace;
       // A list answers as many items as fit the text limit (the result's text is the JSON of its data).
-      const ctx = { ...contextFor(runtime, workspace, 'mcp'), answerBudget: MAX_TOOL_TEXT_CHARS - 1 };
+      const ctx = {
+        ...contextFor(runtime, workspace, 'mcp', credential.principal),
+        answerBudget: MAX_TOOL_TEXT_CHARS - 1,
+      };
       const { idempotency_key: rawKey, ...input } = argumentsOf(request.params.arguments);
       const key = tool.idempotencyKey ? idempotencyKeyArgument(rawKey) : undefined;
       const raw = tool.idempotencyKey ? input : (request.params.arguments ?? {});

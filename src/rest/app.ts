@@ -19,6 +19,7 @@ import { systemRoutes } from './routes/system.ts';
 import { mediaRoutes } from './routes/media.ts';
 import { templateRoutes } from './routes/templates.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
+import { webRoutes } from '../web/app.ts';
 
 /**
  * The HTTP face of the service: REST under /api/v1, MCP at /mcp (with its OAuth discovery and client
@@ -49,6 +50,8 @@ export function createApp(runtime: Runtime, metrics: ServiceMetrics = createMetr
   app.use(oauthRoutes(runtime));
   app.use(oauthFlowRoutes(runtime));
   app.use(openApiRoutes(runtime));
+  // The people's dashboard: its own door, beside the API (src/web).
+  app.use('/app', webRoutes(runtime));
   app.use((req) => {
     throw new ServiceError('not_found', `No route ${req.method} ${req.path}. The API lives under /api/v1.`);
   });

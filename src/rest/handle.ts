@@ -8,6 +8,7 @@ import express, {
 import { authenticateCredential } from '../core/accounts/api-keys.ts';
 import type { Workspace } from '../core/accounts/workspaces.ts';
 import { contextFor, type Runtime } from '../core/context.ts';
+import type { Principal } from '../core/people/principal.ts';
 import { RateLimitError, ServiceError, type ErrorCode, type RateLimitState } from '../core/errors.ts';
 import type { Bucket } from '../core/config.ts';
 import { executeCall, isStoredError, type StoredResponse } from '../core/idempotency.ts';
@@ -75,6 +76,7 @@ export function handle(
     // takes nothing from the buckets. An API key carries every scope, a token its own.
     assertScope(credential.scopes, operation);
     res.locals.workspace = credential.workspace;
+    res.locals.principal = credential.principal;
     next();
   };
   const report = (res: Response) => (state: RateLimitState) => {
@@ -84,7 +86,7 @@ export function handle(
   /** Counts a request the operation did not run for (a replay, a bad body) and reports the buckets. */
   const countRequest = (res: Response) => report(res)(consumeRateLimit(runtime, workspaceOf(res).id, bucketsOf(res)));
   const run: RequestHandler = async (req, res) => {
-    const ctx = contextFor(runtime, workspaceOf(res), 'rest');
+    const ctx = contextFor(runtime, workspaceOf(res), 'rest', res.locals.principal as Principal);
     const raw = input(req);
     // A dry run (the publish preview) changes nothing: it answers 200 and counts on its own buckets.
     const chosen = operationFor(operation, raw);

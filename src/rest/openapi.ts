@@ -1,3 +1,4 @@
+import { requiredRole } from '../core/people/roles.ts';
 import type { RequestHandler, Router } from 'express';
 import { z } from 'zod';
 import type { Config } from '../core/config.ts';
@@ -160,6 +161,8 @@ function errorCodesOf(endpoint: Endpoint): Set<ErrorCode> {
     'rate_limit_exceeded',
   ] as const)
     codes.add(code);
+  // A person's token answers 403 forbidden where their role may fall short: every route beyond reading.
+  if (requiredRole(endpoint.operation) !== 'viewer') codes.add('forbidden');
   if (endpoint.operation.planChecks !== false) {
     codes.add('payment_required');
     codes.add('plan_forbidden');

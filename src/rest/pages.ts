@@ -90,7 +90,13 @@ ${scopes}
 </ul>
 <form method="post" action="/oauth/authorize">
 ${hidden}
+<fieldset><legend>Sign in with your dashboard account</legend>
+<p><label>Email <input type="email" name="email" autocomplete="username"></label></p>
+<p><label>Password <input type="password" name="password" autocomplete="current-password"></label></p>
+</fieldset>
+<fieldset><legend>Or paste an API key</legend>
 <label>Your workspace's API key <input type="password" name="api_key" autocomplete="off"></label>
+</fieldset>
 <button type="submit" name="decision" value="approve">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </form></body></html>`;

@@ -30,6 +30,9 @@ describe('serve bootstrap (subprocess)', () => {
       const key = first.stdout().match(KEY_LINE)?.[1];
       expect(key, first.stdout()).toMatch(/^np_live_[0-9A-Za-z]{32,}$/);
       expect(first.stdout().split(key!).length - 1).toBe(1);
+      // Beside the key, the one way in for the first person: the setup link on the public URL.
+      const setup = first.stdout().match(/Dashboard setup: (\S+)/)?.[1];
+      expect(setup, first.stdout()).toMatch(new RegExp(`^${url}/app/setup\\?token=[A-Za-z0-9_-]{43}$`));
 
       const health = await fetch(`${url}/healthz`);
       expect(health.status).toBe(200);
@@ -43,7 +46,7 @@ describe('serve bootstrap (subprocess)', () => {
 
       const second = start();
       const [, secondUrl] = await second.waitForOutput(LISTENING, 45_000);
-      expect(second.stdout()).not.toMatch(/API key/);
+      expect(second.stdout()).not.toMatch(/API key|Dashboard setup/);
       expect(second.stdout()).not.toMatch(/np_live_/);
       const again = await fetch(`${secondUrl}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
       expect(again.status).toBe(200);

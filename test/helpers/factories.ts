@@ -19,6 +19,8 @@ import { png } from '../fixtures/media/files.ts';
 export interface TestWorkspace {
   workspace: Workspace;
   apiKey: string;
+  /** The id of its first API key (what created_by names for items the key creates). */
+  keyId: string;
   /** Ready-made request headers for this workspace. */
   headers: Record<string, string>;
 }
@@ -30,11 +32,16 @@ export function makeWorkspace(
   overrides: { name?: string; plan?: PlanName; status?: PlanStatus } = {},
 ): TestWorkspace {
   counter += 1;
-  const { workspace, apiKey } = createWorkspace(runtime, {
+  const { workspace, apiKey, keyId } = createWorkspace(runtime, {
     name: overrides.name ?? `Workspace ${counter}`,
     ...overrides,
   });
-  return { workspace, apiKey, headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' } };
+  return {
+    workspace,
+    apiKey,
+    keyId,
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+  };
 }
 
 export function makeKey(runtime: Runtime, workspaceId: string, expiresAt: Date | null = null) {

@@ -3,10 +3,10 @@ import { exchangeAuthorizationCode, findClient, issueAuthorizationCode } from '.
 import { registerClient } from '../../src/core/oauth/registration.ts';
 import type { Runtime } from '../../src/core/context.ts';
 
-const REDIRECT = 'http://127.0.0.1:4999/callback';
-const VERIFIER = 'a'.repeat(43);
+export const REDIRECT = 'http://127.0.0.1:4999/callback';
+export const VERIFIER = 'a'.repeat(43);
 /** base64url SHA-256 of VERIFIER. */
-const CHALLENGE = 'ZtNPunH49FD35FWYhT5Tv8I7vRKQJ8uxMaL0_9eHjNA';
+export const CHALLENGE = 'ZtNPunH49FD35FWYhT5Tv8I7vRKQJ8uxMaL0_9eHjNA';
 
 /**
  * An access token with the given scopes for a workspace, minted through the core steps the consent
@@ -17,6 +17,8 @@ export function issueTestToken(
   workspaceId: string,
   scopes: OAuthScope[],
   clientName = 'Scope test client',
+  /** The person the grant is bound to (their role limits it), as a dashboard sign-in on the consent page makes it. */
+  userId: string | null = null,
 ): { accessToken: string; clientId: string } {
   const registered = registerClient(
     runtime,
@@ -26,6 +28,7 @@ export function issueTestToken(
   const code = issueAuthorizationCode(runtime, {
     clientId: registered.client_id,
     workspaceId,
+    userId,
     redirectUri: REDIRECT,
     codeChallenge: CHALLENGE,
     scopes,

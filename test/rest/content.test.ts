@@ -34,6 +34,8 @@ describe('REST content: happy paths', () => {
       campaign_id: null,
       publish_queued: false,
       publish_results: [],
+      created_by: { type: 'api_key', id: bed.ws.keyId },
+      review_note: null,
       created_at: now,
       updated_at: now,
     });

@@ -8,6 +8,8 @@ import { newId, randomBase62, toBase62 } from '../ids.ts';
 import { acceptedResources, OAUTH_SCOPES, type OAuthScope } from '../oauth/metadata.ts';
 import { resolveAccessToken } from '../oauth/grants.ts';
 import { isActiveStatus, toWorkspace, type Workspace } from './workspace.ts';
+import { personPrincipal, type Principal } from '../people/principal.ts';
+import { membershipOf } from '../people/users.ts';
 
 /**
  * Key format: `np_live_` + 32 random base62 characters + a 6-character
@@ -75,6 +77,8 @@ export interface Credential {
   scopes: readonly OAuthScope[];
   /** The OAuth client acting, for a token; null for an API key. */
   oauthClientId: string | null;
+  /** Who acts: the key, the client, or the person the token's grant is bound to (with their role). */
+  principal: Principal;
 }
 
 /**
@@ -89,7 +93,26 @@ function tokenCredential(runtime: Runtime, token: string): Credential {
   if (grant.resource !== null && !acceptedResources(runtime.config).includes(grant.resource)) {
     throw new ServiceError('invalid_key', 'The access token was issued for another resource.');
   }
-  return { workspace: grant.workspace, scopes: grant.scopes, oauthClientId: grant.clientId };
+  if (grant.userId === null) {
+    const principal: Principal = {
+      type: 'oauth_client',
+      id: grant.clientId,
+      label: `OAuth client ${grant.clientId}`,
+      role: null,
+    };
+    return { workspace: grant.workspace, scopes: grant.scopes, oauthClientId: grant.clientId, principal };
+  }
+  // A grant made by a person acts with their role as it is now: a changed role applies at once, and a
+  // person no longer in the workspace leaves their tokens useless.
+  const member = membershipOf(runtime.db, grant.workspace.id, grant.userId);
+  if (!member)
+    throw new ServiceError('invalid_key', 'The person who authorized this token is no longer in the workspace.');
+  return {
+    workspace: grant.workspace,
+    scopes: grant.scopes,
+    oauthClientId: grant.clientId,
+    principal: personPrincipal(member.user, member.role),
+  };
 }
 
 /** authenticate(), with what the credential may do: the request context keeps the scopes. */
@@ -100,11 +123,8 @@ export function authenticateCredential(
 ): Credential {
   const token = /^Bearer\s+(np_oat_\S+)\s*$/i.exec(authorization ?? '')?.[1];
   if (token === undefined) {
-    return {
-      workspace: authenticate(runtime, authorization, { planChecks }),
-      scopes: OAUTH_SCOPES,
-      oauthClientId: null,
-    };
+    const { workspace, principal } = authenticateKey(runtime, authorization, { planChecks });
+    return { workspace, scopes: OAUTH_SCOPES, oauthClientId: null, principal };
   }
   const credential = tokenCredential(runtime, token);
   if (planChecks) checkPlan(credential.workspace);
@@ -138,6 +158,15 @@ export function authenticateApiKey(
   authorization: string | undefined,
   { planChecks }: { planChecks: boolean } = { planChecks: true },
 ): Workspace {
+  return authenticateKey(runtime, authorization, { planChecks }).workspace;
+}
+
+/** authenticateApiKey(), with the key as the principal (full access: a key has no role). */
+function authenticateKey(
+  runtime: Runtime,
+  authorization: string | undefined,
+  { planChecks }: { planChecks: boolean },
+): { workspace: Workspace; principal: Principal } {
   const key = bearerKey(authorization);
   if (!key) {
     throw new ServiceError('missing_key', `Send "Authorization: Bearer <API key>"; keys begin with ${API_KEY_PREFIX}.`);
@@ -151,7 +180,7 @@ export function authenticateApiKey(
   }
   const { workspace } = resolved;
   if (planChecks) checkPlan(workspace);
-  return workspace;
+  return { workspace, principal: { type: 'api_key', id: resolved.keyId, label: resolved.label, role: null } };
 }
 
 function checkPlan(workspace: Workspace): void {
@@ -170,6 +199,9 @@ function checkPlan(workspace: Workspace): void {
 }
 
 interface ResolvedKey {
+  keyId: string;
+  /** How the key appears in an item's history: its prefix and last four characters. */
+  label: string;
   workspace: Workspace;
   expiresAt: number | null;
   revoked: boolean;
@@ -201,6 +233,8 @@ function resolveKey(db: Db, key: string): ResolvedKey | undefined {
   const row = keyWithWorkspace.get({ keyHash });
   if (!row) return undefined;
   const resolved = {
+    keyId: row.key.id,
+    label: `API key ${row.key.displayPrefix}…${row.key.lastFour}`,
     workspace: toWorkspace(row.workspace, row.plan),
     expiresAt: row.key.expiresAt?.getTime() ?? null,
     revoked: row.key.revokedAt !== null,

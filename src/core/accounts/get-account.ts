@@ -1,6 +1,11 @@
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
+import { workspaces } from '../../../db/schema/index.ts';
+import type { ServiceContext } from '../context.ts';
+import { fieldError, ServiceError } from '../errors.ts';
 import { defineOperation } from '../operation.ts';
-import { AccountResource } from './schemas.ts';
+import { isTimeZone } from '../time-zones.ts';
+import { AccountResource, UpdateAccountInput } from './schemas.ts';
 import { aiCreditsUsedIn, postsPublishedIn, usagePeriod } from './usage.ts';
 import { isActiveStatus } from './workspaces.ts';
 
@@ -11,7 +16,11 @@ export const getAccount = defineOperation({
   input: z.object({}),
   output: AccountResource,
   planChecks: false,
-  run(ctx) {
+  run: (ctx) => accountOf(ctx),
+});
+
+function accountOf(ctx: ServiceContext) {
+  {
     const { workspace, db } = ctx;
     const period = usagePeriod(ctx.clock.now());
     return {
@@ -30,6 +39,38 @@ export const getAccount = defineOperation({
         period_start: period.start.toISOString(),
         period_end: period.end.toISOString(),
       },
+      timezone: workspace.timezone,
+      approver_must_differ: workspace.approverMustDiffer,
     };
+  }
+}
+
+/** PATCH /api/v1/me: the workspace's settings (an API key or an admin). */
+export const updateAccount = defineOperation({
+  name: 'updateAccount',
+  buckets: ['write'],
+  role: 'admin',
+  input: UpdateAccountInput,
+  output: AccountResource,
+  planChecks: false,
+  errors: { no_updates: 'the call changes no setting' },
+  run(ctx, input) {
+    if (input.timezone === undefined && input.approver_must_differ === undefined) {
+      throw new ServiceError('no_updates', 'Send timezone, approver_must_differ or both.');
+    }
+    if (input.timezone !== undefined && !isTimeZone(input.timezone)) {
+      throw fieldError(
+        'timezone',
+        `Unknown time zone "${input.timezone}": give an IANA name such as Europe/Paris or UTC.`,
+      );
+    }
+    ctx.db
+      .update(workspaces)
+      .set({ timezone: input.timezone, approverMustDiffer: input.approver_must_differ })
+      .where(eq(workspaces.id, ctx.workspace.id))
+      .run();
+    const timezone = input.timezone ?? ctx.workspace.timezone;
+    const approverMustDiffer = input.approver_must_differ ?? ctx.workspace.approverMustDiffer;
+    return accountOf({ ...ctx, workspace: { ...ctx.workspace, timezone, approverMustDiffer } });
   },
 });

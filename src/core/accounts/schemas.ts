@@ -3,6 +3,14 @@ import { PLAN_NAMES } from '../../../db/plans.ts';
 import { dateTimeOutput } from '../dates.ts';
 import { PLAN_STATUSES } from './workspaces.ts';
 
+export const UpdateAccountInput = z.object({
+  timezone: z.string().max(64).optional().describe('An IANA time zone name, such as Europe/Paris or America/New_York.'),
+  approver_must_differ: z
+    .boolean()
+    .optional()
+    .describe('Whether a person may approve only items someone else created.'),
+});
+
 /** GET /api/v1/me: the contract's account fields, plus workspace_id, name and usage of our own. */
 export const AccountResource = z
   .object({
@@ -29,5 +37,11 @@ export const AccountResource = z
         period_end: dateTimeOutput,
       })
       .describe('This UTC calendar month.'),
+    timezone: z
+      .string()
+      .describe("The workspace's IANA time zone, in which the dashboard shows times; UTC unless set."),
+    approver_must_differ: z
+      .boolean()
+      .describe('When true, a person cannot approve an item they created (API keys are not people).'),
   })
   .meta({ id: 'Account' });

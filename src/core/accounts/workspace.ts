@@ -25,6 +25,10 @@ export interface Workspace {
   planStatus: PlanStatus;
   features: PlanFeatures;
   createdAt: Date;
+  /** IANA time zone for people's pages (calendar days, local times); UTC unless set. */
+  timezone: string;
+  /** When true, a person cannot approve an item they created. */
+  approverMustDiffer: boolean;
 }
 
 export const isActiveStatus = (status: PlanStatus): boolean => status === 'active' || status === 'trialing';
@@ -47,5 +51,7 @@ export function toWorkspace(row: WorkspaceRow, plan: PlanRow): Workspace {
       analytics_history_days: plan.analyticsHistoryDays,
     },
     createdAt: row.createdAt,
+    timezone: row.timezone,
+    approverMustDiffer: row.approverMustDiffer,
   };
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, ne, sql, type SQL } from 'drizzle-orm';
 import { insertRow, preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
 import { content, type ContentStatus } from '../../../db/schema/index.ts';
 import { postsPublishedIn, usagePeriod } from '../accounts/usage.ts';
@@ -22,6 +22,8 @@ import {
   PublishPreview,
 } from './schemas.ts';
 import { contentStub, toContentResource, type ContentRow } from './serialize.ts';
+import { actionOf, recordContentHistory } from './history.ts';
+import { assertContentChange, assertMayApprove } from '../people/roles.ts';
 
 /** Fetch-or-throw, always scoped to the workspace: another workspace's item is simply not found. */
 export function getContentInWorkspace(db: Db, workspaceId: string, id: string): ContentRow {
@@ -40,9 +42,17 @@ const statements = preparedStatements((db) => ({
 
 /** Columns a new row may leave out: they start null (the publishing run's own are never set on insert). */
 type OptionalOnInsert =
-  'publishedAt' | 'campaignId' | 'campaignSlot' | 'publishRunId' | 'leaseToken' | 'leaseExpiresAt';
+  | 'publishedAt'
+  | 'campaignId'
+  | 'campaignSlot'
+  | 'publishRunId'
+  | 'leaseToken'
+  | 'leaseExpiresAt'
+  | 'createdByType'
+  | 'createdById'
+  | 'reviewNote';
 export type NewContentRow = Required<Omit<ContentRow, OptionalOnInsert>> &
-  Partial<Pick<ContentRow, 'publishedAt' | 'campaignId' | 'campaignSlot'>>;
+  Partial<Pick<ContentRow, 'publishedAt' | 'campaignId' | 'campaignSlot' | 'createdByType' | 'createdById'>>;
 
 /**
  * Inserts one content row and returns it as stored, without RETURNING: mapping every column back
@@ -81,6 +91,9 @@ export function storedContentRow(row: NewContentRow): ContentRow {
     publishRunId: null,
     leaseToken: null,
     leaseExpiresAt: null,
+    createdByType: row.createdByType ?? null,
+    createdById: row.createdById ?? null,
+    reviewNote: null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -113,6 +126,8 @@ export const listContent = defineOperation({
     ];
     filters.push(input.status ? eq(content.status, input.status) : ne(content.status, 'archived'));
     if (input.content_type) filters.push(eq(content.contentType, input.content_type));
+    if (input.scheduled_from) filters.push(gte(content.scheduledFor, input.scheduled_from));
+    if (input.scheduled_to) filters.push(lt(content.scheduledFor, input.scheduled_to));
     const rows = db
       .select()
       .from(content)
@@ -143,10 +158,13 @@ export const createContent = defineOperation({
     if (input.status === 'scheduled' && !input.scheduled_for) {
       throw fieldError('scheduled_for', 'Status scheduled needs a scheduled_for date-time.');
     }
+    assertContentChange(ctx.principal, { from: null, to: input.status, action: 'Creating' });
     const { db } = ctx;
     const now = ctx.clock.now();
     const created = writeTransaction(db, () => {
       const row = insertContentRow(db, {
+        createdByType: ctx.principal.type,
+        createdById: ctx.principal.id,
         id: newId(),
         workspaceId: ctx.workspace.id,
         caption: input.caption,
@@ -166,6 +184,15 @@ export const createContent = defineOperation({
       });
       const resource = toContentResource(row);
       recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.created', data: { content: resource }, at: now });
+      recordContentHistory(db, {
+        workspaceId: ctx.workspace.id,
+        contentId: row.id,
+        action: 'created',
+        from: null,
+        to: row.status,
+        by: ctx.principal,
+        at: now,
+      });
       return resource;
     });
     if (created.status === 'scheduled') ctx.wake('publishing');
@@ -193,11 +220,11 @@ export const updateContent = defineOperation({
     invalid_state: 'the item is archived or being published',
   },
   run(ctx, input) {
-    const { id, ...fields } = input;
-    if (Object.values(fields).every((value) => value === undefined)) {
+    const { id, review_note: reviewNote, ...fields } = input;
+    if (Object.values(fields).every((value) => value === undefined) && reviewNote === undefined) {
       throw new ServiceError(
         'no_updates',
-        'The body has no updatable field. Send at least one of caption, hashtags, content_type, target_platforms, media_urls, topic, platform_specific, aspect_ratio, scheduled_for, status.',
+        'The body has no updatable field. Send at least one of caption, hashtags, content_type, target_platforms, media_urls, topic, platform_specific, aspect_ratio, scheduled_for, status, review_note.',
       );
     }
     const { db } = ctx;
@@ -207,6 +234,11 @@ export const updateContent = defineOperation({
       assertChangeable(row, 'updated');
       const status = fields.status ?? row.status;
       const scheduledFor = fields.scheduled_for === undefined ? row.scheduledFor : fields.scheduled_for;
+      assertContentChange(ctx.principal, { from: row.status, to: status, action: 'Changing' });
+      if (fields.status === 'approved') assertMayApprove(ctx.principal, ctx.workspace, row);
+      if (reviewNote != null && status !== 'rejected') {
+        throw fieldError('review_note', 'A review_note is the reason for a rejection: send it with status rejected.');
+      }
       if (status === 'scheduled' && !scheduledFor) {
         throw fieldError(
           'scheduled_for',
@@ -227,6 +259,8 @@ export const updateContent = defineOperation({
           scheduledFor,
           status,
           publishQueued: fields.status ? queuedAfter(row, fields.status) : row.publishQueued,
+          // The reason stays with a rejected item; submitting or approving it again clears it.
+          reviewNote: status === 'rejected' ? (reviewNote === undefined ? row.reviewNote : reviewNote) : null,
           updatedAt: now,
         })
         .where(eq(content.id, row.id))
@@ -234,6 +268,17 @@ export const updateContent = defineOperation({
         .get();
       const resource = toContentResource(next);
       recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.updated', data: { content: resource }, at: now });
+      const timeMoved = (row.scheduledFor?.getTime() ?? null) !== (next.scheduledFor?.getTime() ?? null);
+      recordContentHistory(db, {
+        workspaceId: ctx.workspace.id,
+        contentId: row.id,
+        action: actionOf(row.status, next.status, timeMoved),
+        from: row.status,
+        to: next.status,
+        by: ctx.principal,
+        note: next.status === 'rejected' ? next.reviewNote : null,
+        at: now,
+      });
       // By contract a PATCH to approved emits the approved event, even when the item already was.
       if (fields.status === 'approved') {
         recordEvent(db, {
@@ -266,11 +311,21 @@ export const deleteContent = defineOperation({
     return writeTransaction(db, () => {
       const row = getContentInWorkspace(db, ctx.workspace.id, input.id);
       assertChangeable(row, 'deleted');
+      assertContentChange(ctx.principal, { from: row.status, to: 'archived', action: 'Archiving' });
       db.update(content)
         .set({ status: 'archived', publishQueued: false, updatedAt: now })
         .where(eq(content.id, row.id))
         .run();
       recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.deleted', data: { id: row.id }, at: now });
+      recordContentHistory(db, {
+        workspaceId: ctx.workspace.id,
+        contentId: row.id,
+        action: 'archived',
+        from: row.status,
+        to: 'archived',
+        by: ctx.principal,
+        at: now,
+      });
       completeCampaignIfDone(db, row.campaignId, now);
       return { id: row.id, object: 'content' as const, deleted: true as const };
     });
@@ -354,6 +409,7 @@ export const publishContent = defineOperation({
     const published = writeTransaction(db, () => {
       const row = getContentInWorkspace(db, ctx.workspace.id, input.id);
       assertPublishable(ctx, row, now);
+      assertMayApprove(ctx.principal, ctx.workspace, row);
       const at = input.scheduled_for ?? null;
       const next = db
         .update(content)
@@ -368,6 +424,15 @@ export const publishContent = defineOperation({
         .returning()
         .get();
       recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.approved', data: approvedEvent(next), at: now });
+      recordContentHistory(db, {
+        workspaceId: ctx.workspace.id,
+        contentId: row.id,
+        action: next.status === 'scheduled' ? 'scheduled' : 'queued for publishing',
+        from: row.status,
+        to: next.status,
+        by: ctx.principal,
+        at: now,
+      });
       return toContentResource(next);
     });
     ctx.wake('publishing');

@@ -121,6 +121,14 @@ export const UpdateContentInput = z.object({
     .enum(UPDATE_STATUSES)
     .optional()
     .describe('approved makes the item eligible to publish; rejected keeps it for later.'),
+  review_note: z
+    .string()
+    .trim()
+    .min(1)
+    .max(1000)
+    .nullable()
+    .optional()
+    .describe('The reason for a rejection; only with status rejected.'),
 });
 
 export const ContentIdInput = z.object({ id: contentId });
@@ -174,6 +182,8 @@ export const ListContentInput = z.object({
     .optional()
     .describe('Only items in this status; archived items appear only when asked for.'),
   content_type: z.enum(CONTENT_TYPES).optional(),
+  scheduled_from: dateTimeInput.optional().describe('Only items scheduled at or after this time.'),
+  scheduled_to: dateTimeInput.optional().describe('Only items scheduled before this time.'),
   ...paginationInput,
 });
 
@@ -223,6 +233,11 @@ export const ContentResource = z
       .describe('Set on items a campaign generated; cleared when the campaign is deleted.'),
     publish_queued: z.boolean().describe('True while the item waits for the publishing run.'),
     publish_results: z.array(PublishResult).describe('The latest outcome per target platform.'),
+    created_by: z
+      .object({ type: z.enum(['user', 'api_key', 'oauth_client', 'service']), id: z.string().nullable() })
+      .nullable()
+      .describe('Who created it: a person (user), an API key, an OAuth client or the service; null when not recorded.'),
+    review_note: z.string().nullable().describe('Why it was rejected, while it is rejected; null otherwise.'),
     created_at: dateTimeOutput,
     updated_at: dateTimeOutput,
   })

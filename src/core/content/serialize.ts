@@ -36,6 +36,8 @@ export function toContentResource(row: ContentRow): ContentResource {
       url: result.url ?? null,
       notice: result.notice ?? null,
     })),
+    created_by: row.createdByType === null ? null : { type: row.createdByType, id: row.createdById },
+    review_note: row.reviewNote,
     created_at: createdAt,
     updated_at: updatedAt,
   };

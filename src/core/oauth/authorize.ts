@@ -10,6 +10,9 @@ import { ClientMetadataError, isMetadataDocumentClientId, resolveMetadataDocumen
 import { findClient, issueAuthorizationCode, parseScope, type OAuthClient } from './grants.ts';
 import { acceptedResources, mcpResourceUrl, type OAuthScope } from './metadata.ts';
 import { isClientRedirectUri } from './registration.ts';
+import type { Role } from '../../../db/schema/index.ts';
+import { checkSignIn, SIGN_IN_REFUSED } from '../people/sessions.ts';
+import { membershipOf } from '../people/users.ts';
 
 /** The fields of an authorization request, as the query (GET) or the consent form's hidden fields (POST) carry them. */
 export const AUTHORIZATION_FIELDS = [
@@ -193,6 +196,43 @@ export function approveAuthorization(
     redirectUri: request.redirectUri,
     codeChallenge: request.codeChallenge,
     scopes: request.scopes,
+    resource: request.resource,
+  });
+  return { location: redirectLocation(runtime, request.redirectUri, { code, state: request.state }) };
+}
+
+/** The scopes a person's role lets a grant carry: a viewer's token only reads, an editor's cannot publish. */
+const ROLE_SCOPES: Record<Role, readonly OAuthScope[]> = {
+  viewer: ['read'],
+  editor: ['read', 'write'],
+  approver: ['read', 'write', 'publish'],
+  admin: ['read', 'write', 'publish'],
+};
+
+/**
+ * The person's approval by signing in with their dashboard account, instead of an API key. The grant
+ * is bound to the person: its scopes are cut to what their role allows, and its tokens act with their
+ * role as it stands at each request (an editor's token can create content but never approve it).
+ * Sign-in limits and the one refusal message are the dashboard's own (people/sessions.ts).
+ */
+export async function approveAuthorizationAsPerson(
+  runtime: Runtime,
+  request: AuthorizationRequest,
+  credentials: { email: string; password: string },
+  address: string,
+): Promise<{ location: string } | { keyRefused: string }> {
+  const outcome = await checkSignIn(runtime, { ...credentials, address });
+  if ('refused' in outcome) return { keyRefused: outcome.refused };
+  const member = membershipOf(runtime.db, outcome.workspaceId, outcome.userId);
+  if (!member) return { keyRefused: SIGN_IN_REFUSED };
+  const scopes = request.scopes.filter((scope) => ROLE_SCOPES[member.role].includes(scope));
+  const code = issueAuthorizationCode(runtime, {
+    clientId: request.client.id,
+    workspaceId: outcome.workspaceId,
+    userId: outcome.userId,
+    redirectUri: request.redirectUri,
+    codeChallenge: request.codeChallenge,
+    scopes: scopes.length > 0 ? scopes : ['read'],
     resource: request.resource,
   });
   return { location: redirectLocation(runtime, request.redirectUri, { code, state: request.state }) };

@@ -83,6 +83,8 @@ export function authenticateClient(runtime: Runtime, credentials: ClientCredenti
 export interface CodeGrant {
   clientId: string;
   workspaceId: string;
+  /** The person who consented by signing in; absent or null when an API key was given. */
+  userId?: string | null;
   redirectUri: string;
   codeChallenge: string;
   scopes: OAuthScope[];
@@ -99,6 +101,7 @@ export function issueAuthorizationCode(runtime: Runtime, grant: CodeGrant): stri
       codeHash: sha256Hex(code),
       clientId: grant.clientId,
       workspaceId: grant.workspaceId,
+      userId: grant.userId ?? null,
       redirectUri: grant.redirectUri,
       codeChallenge: grant.codeChallenge,
       scope: grant.scopes.join(' '),
@@ -124,6 +127,7 @@ interface Family {
   familyId: string;
   clientId: string;
   workspaceId: string;
+  userId: string | null;
   scope: string;
   resource: string | null;
 }
@@ -218,6 +222,7 @@ export function exchangeAuthorizationCode(
       familyId: row.familyId,
       clientId: row.clientId,
       workspaceId: row.workspaceId,
+      userId: row.userId,
       scope: row.scope,
       resource: row.resource,
     });
@@ -267,6 +272,7 @@ export function refreshTokens(
       familyId: row.familyId,
       clientId: row.clientId,
       workspaceId: row.workspaceId,
+      userId: row.userId,
       scope,
       // Grants from before every grant named its resource are bound at their next refresh.
       resource: row.resource ?? mcpResourceUrl(runtime.config),
@@ -296,6 +302,8 @@ export function revokeToken(runtime: Runtime, client: OAuthClient, token: string
 export interface AccessGrant {
   workspace: Workspace;
   clientId: string;
+  /** The person the grant acts for, or null (a grant made with an API key). */
+  userId: string | null;
   scopes: OAuthScope[];
   resource: string | null;
 }
@@ -322,6 +330,7 @@ export function resolveAccessToken(
   return {
     workspace: toWorkspace(found.workspace, found.plan),
     clientId: row.clientId,
+    userId: row.userId,
     scopes: parseScope(row.scope) ?? [],
     resource: row.resource,
   };

@@ -92,6 +92,8 @@ function assertAllowedReturnUrl(config: Runtime['config'], returnUrl: string): v
  */
 export const startAccountConnection = defineOperation({
   name: 'startAccountConnection',
+  // Webhooks and accounts are an admin's (the dashboard's roles); API keys keep full access.
+  role: 'admin',
   buckets: ['write'],
   input: ConnectRequest,
   output: SocialAccountConnect,

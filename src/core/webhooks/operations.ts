@@ -110,6 +110,8 @@ export const getWebhook = defineOperation({
  */
 export const createWebhook = defineOperation({
   name: 'createWebhook',
+  // Webhooks and accounts are an admin's (the dashboard's roles); API keys keep full access.
+  role: 'admin',
   buckets: ['write'],
   input: CreateWebhookInput,
   output: WebhookWithSecret,
@@ -155,6 +157,7 @@ export const createWebhook = defineOperation({
  */
 export const updateWebhook = defineOperation({
   name: 'updateWebhook',
+  role: 'admin',
   buckets: ['write'],
   input: UpdateWebhookInput,
   output: WebhookResourceSchema,
@@ -204,6 +207,7 @@ export const updateWebhook = defineOperation({
 /** DELETE /webhooks/{id}: the subscription, its queued deliveries and its log go with it (cascade). */
 export const deleteWebhook = defineOperation({
   name: 'deleteWebhook',
+  role: 'admin',
   buckets: ['write'],
   input: WebhookIdInput,
   output: deletedResource('webhook'),
@@ -220,6 +224,7 @@ export const deleteWebhook = defineOperation({
  */
 export const rotateWebhookSecret = defineOperation({
   name: 'rotateWebhookSecret',
+  role: 'admin',
   buckets: ['write'],
   input: WebhookIdInput,
   output: WebhookWithSecret,
@@ -244,6 +249,7 @@ export const rotateWebhookSecret = defineOperation({
  */
 export const testWebhook = defineOperation({
   name: 'testWebhook',
+  role: 'admin',
   buckets: ['write'],
   input: WebhookIdInput,
   output: WebhookTestResult,

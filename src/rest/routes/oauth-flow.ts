@@ -10,6 +10,7 @@ import type { Runtime } from '../../core/context.ts';
 import {
   AUTHORIZATION_FIELDS,
   approveAuthorization,
+  approveAuthorizationAsPerson,
   checkAuthorizationRequest,
   consentFormToken,
   consentFormTokenMatches,
@@ -121,7 +122,18 @@ const answerConsent =
       return res.redirect(302, redirectLocation(runtime, request.redirectUri, answer));
     }
     if (decision !== 'approve') return showConsent(runtime, res, request, 'Choose Allow or Deny.');
-    const outcome = approveAuthorization(runtime, request, fieldOf(body, 'api_key') ?? '', addressOf(req));
+    const apiKey = fieldOf(body, 'api_key') ?? '';
+    const email = fieldOf(body, 'email') ?? '';
+    // A key, when one is pasted; otherwise the dashboard account's email and password.
+    const outcome =
+      apiKey.trim() === '' && email.trim() !== ''
+        ? await approveAuthorizationAsPerson(
+            runtime,
+            request,
+            { email, password: fieldOf(body, 'password') ?? '' },
+            addressOf(req),
+          )
+        : approveAuthorization(runtime, request, apiKey, addressOf(req));
     if ('keyRefused' in outcome) {
       res.status(400);
       return showConsent(runtime, res, request, outcome.keyRefused);
@@ -265,10 +277,19 @@ export const oauthFlowEndpoints = [
     summary: 'Answer the OAuth consent page',
     description:
       'The consent form: the request fields, form_token, api_key and decision (approve or deny). Approve with a ' +
-      "valid key redirects with a code for the key's workspace; a wrong key shows the page again.",
+      "valid key redirects with a code for the key's workspace; a wrong key shows the page again. Without a key, " +
+      'email and password sign the person in with their dashboard account: the grant is bound to them, its scopes ' +
+      'cut to their role (viewer: read; editor: read and write), and its tokens act with their role.',
     handlers: (runtime) => [readForm, answerConsent(runtime)],
     requestBody: formBody(
-      { ...requestFields, form_token: stringField, api_key: stringField, decision: { enum: ['approve', 'deny'] } },
+      {
+        ...requestFields,
+        form_token: stringField,
+        api_key: stringField,
+        email: stringField,
+        password: stringField,
+        decision: { enum: ['approve', 'deny'] },
+      },
       ['client_id', 'redirect_uri', 'form_token', 'decision'],
     ),
     responses: {

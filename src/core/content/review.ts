@@ -1,0 +1,164 @@
+import { and, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import { CONTENT_STATUSES, content, type Platform } from '../../../db/schema/index.ts';
+import { PLATFORMS } from '../platforms/registry.ts';
+import type { ServiceContext } from '../context.ts';
+import { defineOperation } from '../operation.ts';
+import { afterCursor, encodeCursor, paginationInput } from '../pagination.ts';
+import { PLATFORM_RULES, xWeightedLength, hashtagsIn } from '../platforms/rules.ts';
+import { connectorsFor } from '../publishing/connectors/index.ts';
+import { composePost } from '../publishing/post.ts';
+import { checkPlatform } from '../publishing/readiness.ts';
+import { platformAccountsOf } from '../social-accounts/operations.ts';
+import { contentHistoryOf, type ContentHistoryEntry } from './history.ts';
+import { getContentInWorkspace } from './operations.ts';
+import type { ContentRow } from './serialize.ts';
+
+/**
+ * What people review: items with, per target platform, the post as that platform is sent it and
+ * every reason it would be refused now (the publishing run's own judgement, readiness.ts). The
+ * dashboard's pages read through these; the preview module turns the data into cards.
+ */
+
+/** One target platform's post as a preview shows it. */
+export interface PlatformPreviewData {
+  platform: string;
+  /** The text exactly as posted (caption, then the hashtags). */
+  text: string;
+  /** Its length as the platform counts it, the limit and the unit (X: weighted characters). */
+  length: number;
+  limit: number | null;
+  unit: string;
+  /** Where the platform cuts the text behind "…more" in a feed (code points), or null when it shows it all. */
+  foldAt: number | null;
+  hashtags: string[];
+  mediaUrls: string[];
+  /** Why publishing would be refused on this platform now; empty when it is ready. */
+  problems: string[];
+}
+
+/** Where LinkedIn and Instagram cut a post in the feed behind "…more" (characters). */
+export const FEED_FOLDS: Partial<Record<Platform, number>> = { linkedin: 210, instagram: 125 };
+
+export function previewsOf(ctx: ServiceContext, rows: readonly ContentRow[]): Map<string, PlatformPreviewData[]> {
+  const connectors = connectorsFor(ctx);
+  const accountFor = platformAccountsOf(ctx.db, ctx.workspace.id);
+  const previews = new Map<string, PlatformPreviewData[]>();
+  for (const row of rows) {
+    previews.set(
+      row.id,
+      row.targetPlatforms.map((platform) => {
+        const check = checkPlatform(connectors, accountFor, row, platform);
+        const known = (PLATFORMS as readonly string[]).includes(platform) ? (platform as Platform) : null;
+        const post = known ? composePost(row, known) : null;
+        const text = post?.text ?? row.caption;
+        const rules = known ? PLATFORM_RULES[known] : null;
+        const weighted = rules?.textMeasure === 'x-weighted';
+        return {
+          platform,
+          text,
+          length: weighted ? xWeightedLength(text) : [...text].length,
+          limit: rules?.maxText ?? null,
+          unit: weighted ? 'weighted characters' : 'characters',
+          foldAt: known ? (FEED_FOLDS[known] ?? null) : null,
+          hashtags: hashtagsIn(text),
+          mediaUrls: post?.mediaUrls ?? row.mediaUrls,
+          problems: check.problems,
+        };
+      }),
+    );
+  }
+  return previews;
+}
+
+export const BrowseContentInput = z.object({
+  status: z.enum(CONTENT_STATUSES).optional(),
+  campaign_id: z.string().max(100).optional(),
+  platform: z.string().max(32).optional(),
+  search: z.string().trim().max(200).optional(),
+  ...paginationInput,
+});
+
+export interface ReviewItem {
+  row: ContentRow;
+  previews: PlatformPreviewData[];
+}
+
+/**
+ * The dashboard's lists (the inbox, the content list): newest first, filtered by status, campaign,
+ * target platform and caption text, each item with its previews. A read: any role may.
+ */
+export const browseContent = defineOperation({
+  name: 'browseContent',
+  buckets: ['read'],
+  input: BrowseContentInput,
+  output: z.custom<{ items: ReviewItem[]; nextCursor: string | null }>(),
+  run(ctx, input) {
+    const filters: SQL[] = [
+      eq(content.workspaceId, ctx.workspace.id),
+      ...afterCursor(input.cursor, content.createdAt, content.id),
+    ];
+    filters.push(input.status ? eq(content.status, input.status) : ne(content.status, 'archived'));
+    if (input.campaign_id) filters.push(eq(content.campaignId, input.campaign_id));
+    if (input.platform) {
+      filters.push(sql`exists (select 1 from json_each(${content.targetPlatforms}) where value = ${input.platform})`);
+    }
+    if (input.search) filters.push(sql`instr(lower(${content.caption}), lower(${input.search})) > 0`);
+    const rows = ctx.db
+      .select()
+      .from(content)
+      .where(and(...filters))
+      .orderBy(desc(content.createdAt), desc(content.id))
+      .limit(input.limit + 1)
+      .all();
+    const page = rows.slice(0, input.limit);
+    const previews = previewsOf(ctx, page);
+    const last = page.at(-1);
+    return {
+      items: page.map((row) => ({ row, previews: previews.get(row.id)! })),
+      nextCursor: rows.length > input.limit && last ? cursorOf(last) : null,
+    };
+  },
+});
+
+const cursorOf = (row: ContentRow): string => encodeCursor({ createdAt: row.createdAt, id: row.id });
+
+/** One item for its page: the row, its previews and its history. Another workspace's item is not found. */
+export const reviewContent = defineOperation({
+  name: 'reviewContent',
+  buckets: ['read'],
+  input: z.object({ id: z.string().min(1) }),
+  output: z.custom<{ row: ContentRow; previews: PlatformPreviewData[]; history: ContentHistoryEntry[] }>(),
+  run(ctx, input) {
+    const row = getContentInWorkspace(ctx.db, ctx.workspace.id, input.id);
+    return {
+      row,
+      previews: previewsOf(ctx, [row]).get(row.id)!,
+      history: contentHistoryOf(ctx.db, ctx.workspace.id, row.id),
+    };
+  },
+});
+
+/** Scheduled and published items whose time falls in [from, to), soonest first: the calendar. */
+export const calendarContent = defineOperation({
+  name: 'calendarContent',
+  buckets: ['read'],
+  input: z.object({ from: z.date(), to: z.date() }),
+  output: z.custom<ContentRow[]>(),
+  run(ctx, input): ContentRow[] {
+    const at = sql`coalesce(${content.publishedAt}, ${content.scheduledFor})`;
+    return ctx.db
+      .select()
+      .from(content)
+      .where(
+        and(
+          eq(content.workspaceId, ctx.workspace.id),
+          sql`${content.status} in ('scheduled', 'published', 'publishing', 'approved')`,
+          sql`${at} >= ${input.from.getTime()} and ${at} < ${input.to.getTime()}`,
+        ),
+      )
+      .orderBy(at)
+      .limit(500)
+      .all();
+  },
+});

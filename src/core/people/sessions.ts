@@ -1,0 +1,156 @@
+import { and, asc, count, eq, gt, lte, or } from 'drizzle-orm';
+import { randomBytes } from 'node:crypto';
+import { writeTransaction } from '../../../db/client.ts';
+import { sessions, signInFailures } from '../../../db/schema/index.ts';
+import { findWorkspace, type Workspace } from '../accounts/workspaces.ts';
+import type { Runtime } from '../context.ts';
+import { RateLimitError } from '../errors.ts';
+import { passwordMatches } from './passwords.ts';
+import { personPrincipal, type Principal } from './principal.ts';
+import { findUserByEmail, membershipOf, normalizeEmail, sha256Hex, workspacesOf } from './users.ts';
+
+/** A session unused this long ends. */
+export const SESSION_IDLE_MS = 8 * 60 * 60 * 1000;
+/** A session ends this long after sign-in, however much it is used. */
+export const SESSION_ABSOLUTE_MS = 7 * 24 * 60 * 60 * 1000;
+/** Sign-in failures counted per address and per email within this window... */
+export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+/** ...and how many of them are allowed before further attempts answer 429. */
+export const SIGN_IN_FAILURES_ALLOWED = 10;
+
+/** One message for an unknown email and a wrong password: the page must not tell which. */
+export const SIGN_IN_REFUSED = 'That email and password do not match an account. Check them and try again.';
+
+/** A signed-in person, as every page request sees them. */
+export interface SignedIn {
+  user: { id: string; email: string };
+  workspace: Workspace;
+  principal: Principal;
+  /** The SHA-256 of the session token: what the CSRF token is bound to. */
+  sessionHash: string;
+}
+
+/**
+ * Starts a session for a person in a workspace and answers its token (for the cookie). `replacing`,
+ * the browser's previous session token if any, is ended: a sign-in always gets a new token.
+ */
+export function startSession(runtime: Runtime, userId: string, workspaceId: string, replacing?: string): string {
+  const token = randomBytes(32).toString('base64url');
+  const now = runtime.clock.now();
+  writeTransaction(runtime.db, () => {
+    if (replacing)
+      runtime.db
+        .delete(sessions)
+        .where(eq(sessions.tokenHash, sha256Hex(replacing)))
+        .run();
+    // Ended sessions are not kept: each sign-in sweeps the expired ones.
+    runtime.db
+      .delete(sessions)
+      .where(or(lte(sessions.expiresAt, now), lte(sessions.lastSeenAt, new Date(now.getTime() - SESSION_IDLE_MS))))
+      .run();
+    runtime.db
+      .insert(sessions)
+      .values({
+        tokenHash: sha256Hex(token),
+        userId,
+        workspaceId,
+        createdAt: now,
+        lastSeenAt: now,
+        expiresAt: new Date(now.getTime() + SESSION_ABSOLUTE_MS),
+      })
+      .run();
+  });
+  return token;
+}
+
+/**
+ * The person a session token belongs to, or null when it is unknown, ended, idle too long, past its
+ * absolute expiry, or its person is no longer in the workspace. Use is noted at most once a minute.
+ */
+export function resolveSession(runtime: Runtime, token: string | undefined): SignedIn | null {
+  if (!token || token.length > 100) return null;
+  const tokenHash = sha256Hex(token);
+  const row = runtime.db.select().from(sessions).where(eq(sessions.tokenHash, tokenHash)).get();
+  if (!row) return null;
+  const now = runtime.clock.now();
+  if (row.expiresAt <= now || now.getTime() - row.lastSeenAt.getTime() >= SESSION_IDLE_MS) {
+    runtime.db.delete(sessions).where(eq(sessions.tokenHash, tokenHash)).run();
+    return null;
+  }
+  const member = membershipOf(runtime.db, row.workspaceId, row.userId);
+  const workspace = findWorkspace(runtime.db, row.workspaceId);
+  if (!member || !workspace) return null;
+  if (now.getTime() - row.lastSeenAt.getTime() >= 60_000) {
+    runtime.db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.tokenHash, tokenHash)).run();
+  }
+  return { user: member.user, workspace, principal: personPrincipal(member.user, member.role), sessionHash: tokenHash };
+}
+
+/** Signs out: the session's row is deleted, so its cookie is worthless from now on. */
+export function endSession(runtime: Runtime, token: string | undefined): void {
+  if (!token) return;
+  runtime.db
+    .delete(sessions)
+    .where(eq(sessions.tokenHash, sha256Hex(token)))
+    .run();
+}
+
+/** Refuses an attempt once the address or the email has SIGN_IN_FAILURES_ALLOWED failures in the window. */
+function checkSignInAllowance(runtime: Runtime, address: string, email: string): void {
+  const now = runtime.clock.now();
+  const since = new Date(now.getTime() - SIGN_IN_WINDOW_MS);
+  for (const column of [signInFailures.address, signInFailures.email] as const) {
+    const value = column === signInFailures.address ? address : email;
+    const recent = runtime.db
+      .select({ n: count() })
+      .from(signInFailures)
+      .where(and(eq(column, value), gt(signInFailures.failedAt, since)))
+      .get()!.n;
+    if (recent < SIGN_IN_FAILURES_ALLOWED) continue;
+    const oldest = runtime.db
+      .select({ failedAt: signInFailures.failedAt })
+      .from(signInFailures)
+      .where(and(eq(column, value), gt(signInFailures.failedAt, since)))
+      .orderBy(asc(signInFailures.failedAt))
+      .limit(1)
+      .get()!;
+    const freedAt = oldest.failedAt.getTime() + SIGN_IN_WINDOW_MS;
+    throw new RateLimitError(
+      { limit: SIGN_IN_FAILURES_ALLOWED, remaining: 0, reset: Math.ceil(freedAt / 1000) },
+      Math.max(1, Math.ceil((freedAt - now.getTime()) / 1000)),
+      'sign-in',
+    );
+  }
+}
+
+function recordSignInFailure(runtime: Runtime, address: string, email: string): void {
+  const now = runtime.clock.now();
+  writeTransaction(runtime.db, () => {
+    runtime.db
+      .delete(signInFailures)
+      .where(lte(signInFailures.failedAt, new Date(now.getTime() - SIGN_IN_WINDOW_MS)))
+      .run();
+    runtime.db.insert(signInFailures).values({ address, email, failedAt: now }).run();
+  });
+}
+
+/**
+ * Checks an email and password. Past the allowance (per address and per email) it throws a
+ * RateLimitError before looking at the password. An unknown email, a wrong password and a person
+ * with no workspace are refused alike, in about the same time.
+ */
+export async function checkSignIn(
+  runtime: Runtime,
+  input: { email: string; password: string; address: string },
+): Promise<{ userId: string; workspaceId: string } | { refused: string }> {
+  const email = normalizeEmail(input.email).slice(0, 254);
+  checkSignInAllowance(runtime, input.address, email);
+  const user = email === '' ? undefined : findUserByEmail(runtime.db, email);
+  const matches = await passwordMatches(user?.passwordHash ?? null, input.password.slice(0, 1024));
+  const first = user && matches ? workspacesOf(runtime.db, user.id)[0] : undefined;
+  if (!user || !first) {
+    recordSignInFailure(runtime, input.address, email);
+    return { refused: SIGN_IN_REFUSED };
+  }
+  return { userId: user.id, workspaceId: first.workspaceId };
+}

@@ -1,0 +1,647 @@
+import cookieParser from 'cookie-parser';
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import helmet from 'helmet';
+import { Eta } from 'eta';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type ContentStatus } from '../../db/schema/index.ts';
+import { PLATFORMS } from '../core/platforms/registry.ts';
+import { updateAccount } from '../core/accounts/get-account.ts';
+import { listCampaigns } from '../core/campaigns/operations.ts';
+import { contextFor, type Runtime, type ServiceContext } from '../core/context.ts';
+import { updateContent } from '../core/content/operations.ts';
+import { browseContent, calendarContent, reviewContent, type ReviewItem } from '../core/content/review.ts';
+import type { ContentRow } from '../core/content/serialize.ts';
+import { RateLimitError, ServiceError } from '../core/errors.ts';
+import { executeOperation, type Operation } from '../core/operation.ts';
+import { roleIncludes } from '../core/people/roles.ts';
+import { checkSignIn, endSession, resolveSession, startSession, type SignedIn } from '../core/people/sessions.ts';
+import { openLink, usePasswordLink } from '../core/people/users.ts';
+import { derivedKey } from '../core/secrets.ts';
+import { dayKey, fromLocal, localParts, moveToDay, parseLocalInput, toLocalInput } from '../core/time-zones.ts';
+import { ERROR_STATUS } from '../rest/errors.ts';
+import { platformName, renderPreviewCard } from './preview/platform-preview.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+const HTMX_FILE = require.resolve('htmx.org/dist/htmx.min.js');
+const eta = new Eta({ views: join(here, 'views'), autoEscape: true, cache: true, autoTrim: false });
+
+const STATUS_LABELS: Record<ContentStatus, string> = {
+  draft: 'Draft',
+  pending_review: 'Waiting for review',
+  approved: 'Approved',
+  scheduled: 'Scheduled',
+  rejected: 'Rejected',
+  archived: 'Archived',
+  publishing: 'Publishing',
+  published: 'Published',
+};
+
+interface PageLocals {
+  signedIn?: SignedIn;
+  csrf: string;
+}
+
+const locals = (res: Response): PageLocals => res.locals as PageLocals;
+
+/**
+ * The people's door: server-rendered pages under /app, in the same process as the API. Pages call
+ * the core operations with the signed-in person as the principal, so their role is checked where it
+ * is for every door. Every state change is a plain form POST carrying a CSRF token, from the same origin.
+ */
+export function webRoutes(runtime: Runtime): Router {
+  const router = Router();
+  const secure = runtime.config.publicBaseUrl.startsWith('https:');
+  const sessionCookie = secure ? '__Host-np_session' : 'np_session';
+  const preCookie = secure ? '__Host-np_pre' : 'np_pre';
+  const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, secure, path: '/' };
+  const csrfKey = derivedKey(runtime.config, 'dashboard-csrf');
+  const csrfFor = (binding: string) => createHmac('sha256', csrfKey).update(binding).digest('base64url');
+  const allowedOrigins = (req: Request) => [
+    new URL(runtime.config.publicBaseUrl).origin,
+    `${req.protocol}://${req.get('host')}`,
+  ];
+
+  router.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          defaultSrc: ["'self'"],
+          scriptSrc: ["'self'"],
+          styleSrc: ["'self'"],
+          imgSrc: ["'self'", 'data:', 'https:', 'http:'],
+          formAction: ["'self'"],
+          frameAncestors: ["'none'"],
+          objectSrc: ["'none'"],
+          baseUri: ["'none'"],
+          upgradeInsecureRequests: secure ? [] : null,
+        },
+      },
+      strictTransportSecurity: secure,
+    }),
+  );
+  router.use((_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
+  router.get('/assets/htmx.min.js', (_req, res) =>
+    res.type('js').sendFile(HTMX_FILE, { headers: { 'Cache-Control': 'public, max-age=86400' } }),
+  );
+  router.get('/assets/app.js', (_req, res) => res.type('js').sendFile(join(here, 'assets', 'app.js')));
+  router.get('/assets/app.css', (_req, res) => res.type('css').sendFile(join(here, 'assets', 'app.css')));
+  router.use(cookieParser());
+  router.use(express.urlencoded({ extended: false, limit: '64kb' }));
+
+  // Who is signed in, and the CSRF token bound to their session (or, before sign-in, to a browser cookie).
+  router.use((req, res, next) => {
+    const signedIn = resolveSession(runtime, req.cookies?.[sessionCookie] as string | undefined) ?? undefined;
+    let binding: string;
+    if (signedIn) binding = `s:${signedIn.sessionHash}`;
+    else {
+      let pre = req.cookies?.[preCookie] as string | undefined;
+      if (!pre || !/^[A-Za-z0-9_-]{43}$/.test(pre)) {
+        pre = randomBytes(32).toString('base64url');
+        res.cookie(preCookie, pre, cookieOptions);
+      }
+      binding = `p:${pre}`;
+    }
+    res.locals.signedIn = signedIn;
+    res.locals.csrf = csrfFor(binding);
+    next();
+  });
+
+  // Every state change: a same-origin Origin and the form's CSRF token, or 403 and nothing happens.
+  router.use((req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return next();
+    const origin = req.get('origin') ?? (req.get('referer') ? safeOrigin(req.get('referer')!) : undefined);
+    const sent = (req.body as Record<string, unknown> | undefined)?._csrf ?? req.get('x-csrf-token');
+    const expected = Buffer.from(locals(res).csrf);
+    const given = Buffer.from(typeof sent === 'string' ? sent : '');
+    const tokenOk = given.length === expected.length && timingSafeEqual(given, expected);
+    if (!origin || !allowedOrigins(req).includes(origin) || !tokenOk) {
+      res.status(403);
+      return page(res, 'This form cannot be used', 'message', {
+        message: 'The form was not sent from this dashboard, or the page was too old. Reload the page and try again.',
+      });
+    }
+    next();
+  });
+
+  const page = (res: Response, title: string, view: string, data: Record<string, unknown>, nav?: string) => {
+    const { signedIn, csrf } = locals(res);
+    const body = eta.render(view, { ...data, csrf });
+    const me = signedIn && {
+      email: signedIn.user.email,
+      role: signedIn.principal.role,
+      workspace: signedIn.workspace.name,
+    };
+    res.type('html').send(eta.render('layout', { title, body, me, csrf, nav, notice: data.notice, error: data.error }));
+  };
+
+  /** Pages past sign-in: the person, or a redirect to sign in that comes back here. */
+  const signedIn = (req: Request, res: Response): SignedIn | null => {
+    const who = locals(res).signedIn;
+    if (who) return who;
+    res.redirect(303, `/app/login?next=${encodeURIComponent(req.originalUrl)}`);
+    return null;
+  };
+  const ctxOf = (who: SignedIn): ServiceContext => contextFor(runtime, who.workspace, 'web', who.principal);
+  const run = <T>(who: SignedIn, operation: Operation, input: unknown) =>
+    executeOperation(ctxOf(who), operation, input) as Promise<T>;
+
+  // --- sign-in, setup, invite, sign-out
+  const addressOf = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  const safeNext = (next: unknown) =>
+    typeof next === 'string' && /^\/app(\/|$|\?)/.test(next) && !next.startsWith('//') ? next : '/app/inbox';
+  const signInAndGo = (req: Request, res: Response, userId: string, workspaceId: string, next: string) => {
+    const token = startSession(runtime, userId, workspaceId, req.cookies?.[sessionCookie] as string | undefined);
+    res.cookie(sessionCookie, token, cookieOptions);
+    res.redirect(303, next);
+  };
+  const loginForm = (res: Response, extra: Record<string, unknown>) =>
+    page(res, 'Sign in', 'login', {
+      action: '/app/login',
+      askEmail: true,
+      passwordLabel: 'Password',
+      autocomplete: 'current-password',
+      submit: 'Sign in',
+      ...extra,
+    });
+
+  router.get('/login', (req, res) => loginForm(res, { next: safeNext(req.query.next) }));
+  router.post('/login', async (req, res) => {
+    const body = req.body as Record<string, string>;
+    const next = safeNext(body.next);
+    try {
+      const outcome = await checkSignIn(runtime, {
+        email: String(body.email ?? ''),
+        password: String(body.password ?? ''),
+        address: addressOf(req),
+      });
+      if ('refused' in outcome) {
+        res.status(401);
+        return loginForm(res, { next, email: body.email, error: outcome.refused });
+      }
+      signInAndGo(req, res, outcome.userId, outcome.workspaceId, next);
+    } catch (error) {
+      if (!(error instanceof RateLimitError)) throw error;
+      res.status(429).set('Retry-After', String(error.retryAfter));
+      loginForm(res, {
+        next,
+        email: body.email,
+        error: `Too many failed sign-ins. Try again in ${Math.ceil(error.retryAfter / 60)} minutes.`,
+      });
+    }
+  });
+  router.post('/logout', (req, res) => {
+    endSession(runtime, req.cookies?.[sessionCookie] as string | undefined);
+    res.clearCookie(sessionCookie, cookieOptions);
+    res.redirect(303, '/app/login');
+  });
+  for (const kind of ['setup', 'invite'] as const) {
+    const title = kind === 'setup' ? 'Set up the dashboard' : 'Choose your password';
+    router.get(`/${kind}`, (req, res) => {
+      const token = typeof req.query.token === 'string' ? req.query.token : '';
+      const link = openLink(runtime, token, kind);
+      if ('refused' in link) {
+        res.status(404);
+        return page(res, 'This link cannot be used', 'message', {
+          message: link.refused,
+          link: { href: '/app/login', text: 'Sign in' },
+        });
+      }
+      page(res, title, 'login', {
+        action: `/app/${kind}`,
+        askEmail: kind === 'setup',
+        email: link.email,
+        token,
+        passwordLabel: 'New password (at least 10 characters)',
+        autocomplete: 'new-password',
+        submit: kind === 'setup' ? 'Create the admin account' : 'Set password and sign in',
+      });
+    });
+    router.post(`/${kind}`, async (req, res) => {
+      const body = req.body as Record<string, string>;
+      const token = String(body.token ?? '');
+      try {
+        const used = await usePasswordLink(runtime, {
+          token,
+          kind,
+          email: body.email,
+          password: String(body.password ?? ''),
+        });
+        if ('refused' in used) {
+          res.status(400);
+          return page(res, title, 'login', {
+            action: `/app/${kind}`,
+            askEmail: kind === 'setup',
+            email: body.email,
+            token,
+            error: used.refused,
+            passwordLabel: 'New password (at least 10 characters)',
+            autocomplete: 'new-password',
+            submit: 'Try again',
+          });
+        }
+        signInAndGo(req, res, used.userId, used.workspaceId, '/app/inbox');
+      } catch (error) {
+        if (!(error instanceof ServiceError)) throw error;
+        res.status(400);
+        page(res, title, 'login', {
+          action: `/app/${kind}`,
+          askEmail: kind === 'setup',
+          email: body.email,
+          token,
+          error: error.details ? Object.values(error.details.fieldErrors).flat().join(' ') : error.message,
+          passwordLabel: 'New password (at least 10 characters)',
+          autocomplete: 'new-password',
+          submit: 'Try again',
+        });
+      }
+    });
+  }
+
+  router.get('/', (req, res) => {
+    if (signedIn(req, res)) res.redirect(303, '/app/inbox');
+  });
+
+  // --- lists
+  const fmt = (who: SignedIn, at: Date | null) =>
+    at
+      ? new Intl.DateTimeFormat('en-GB', {
+          timeZone: who.workspace.timezone,
+          dateStyle: 'medium',
+          timeStyle: 'short',
+        }).format(at)
+      : null;
+  const titleOf = (row: ContentRow) => {
+    const chars = [...row.caption.split('\n')[0]!];
+    return chars.length > 60 ? `${chars.slice(0, 60).join('')}…` : chars.join('');
+  };
+  const itemView = (who: SignedIn, { row, previews }: ReviewItem) => ({
+    id: row.id,
+    title: titleOf(row),
+    caption: row.caption,
+    status: row.status,
+    statusLabel: STATUS_LABELS[row.status],
+    created: fmt(who, row.createdAt),
+    scheduled: fmt(who, row.scheduledFor),
+    reviewNote: row.reviewNote,
+    cards: previews.map((p) => renderPreviewCard(p)).join(''),
+  });
+  const canReview = (who: SignedIn) => who.principal.role !== null && roleIncludes(who.principal.role, 'approver');
+  const queryString = (q: Record<string, unknown>) => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(q)) if (typeof v === 'string' && v !== '') params.set(k, v);
+    return params.toString();
+  };
+
+  const listPage =
+    (kind: 'inbox' | 'content'): RequestHandler =>
+    async (req, res) => {
+      const who = signedIn(req, res);
+      if (!who) return;
+      const q = req.query as Record<string, string | undefined>;
+      const status = kind === 'inbox' ? 'pending_review' : q.status || undefined;
+      const input = {
+        status,
+        campaign_id: q.campaign || undefined,
+        platform: q.platform || undefined,
+        search: q.search || undefined,
+        cursor: q.cursor,
+        limit: q.limit ?? '20',
+      };
+      const result = await run<{ items: ReviewItem[]; nextCursor: string | null }>(who, browseContent, input);
+      const campaigns = (await run<{ data: Array<{ id: string; name: string }> }>(who, listCampaigns, { limit: 100 }))
+        .data;
+      const path = `/app/${kind}`;
+      const back = `${path}${Object.keys(q).length ? `?${queryString(q)}` : ''}`;
+      const tabs =
+        kind === 'content'
+          ? `<nav aria-label="Status" class="tabs"><ul>${[
+              '',
+              'draft',
+              'pending_review',
+              'approved',
+              'scheduled',
+              'published',
+              'rejected',
+            ]
+              .map((s) => {
+                const label = s === '' ? 'All' : STATUS_LABELS[s as ContentStatus];
+                const current = (status ?? '') === s ? ' aria-current="page"' : '';
+                return `<li><a href="/app/content${s ? `?status=${s}` : ''}"${current}>${label}</a></li>`;
+              })
+              .join('')}</ul></nav>`
+          : '';
+      const body = eta.render('items', {
+        csrf: locals(res).csrf,
+        filters: true,
+        path,
+        status: kind === 'content' ? status : undefined,
+        showSearch: kind === 'content',
+        search: q.search,
+        campaign: q.campaign,
+        platform: q.platform,
+        campaigns,
+        platforms: PLATFORMS.map((id) => ({ id, name: platformName(id) })),
+        items: result.items.map((item) => itemView(who, item)),
+        canReview: canReview(who),
+        back,
+        empty: kind === 'inbox' ? 'Nothing is waiting for review.' : 'No content matches.',
+        next: result.nextCursor ? `${path}?${queryString({ ...q, cursor: result.nextCursor })}` : null,
+      });
+      page(
+        res,
+        kind === 'inbox' ? 'Approval inbox' : 'Content',
+        'message-raw',
+        { raw: tabs + body, notice: noticeOf(q.done) },
+        kind,
+      );
+    };
+  router.get('/inbox', listPage('inbox'));
+  router.get('/content', listPage('content'));
+
+  // --- actions
+  const backOf = (body: Record<string, unknown>, fallback: string) =>
+    typeof body.back === 'string' ? safeNext(body.back) : fallback;
+  const withDone = (url: string, done: string) => `${url}${url.includes('?') ? '&' : '?'}done=${done}`;
+  const act =
+    (handler: (who: SignedIn, req: Request) => Promise<string>): RequestHandler =>
+    async (req, res, next) => {
+      const who = signedIn(req, res);
+      if (!who) return;
+      try {
+        res.redirect(303, await handler(who, req));
+      } catch (error) {
+        if (!(error instanceof ServiceError) || error instanceof RateLimitError) return next(error);
+        res.status(ERROR_STATUS[error.code]);
+        page(res, error.code === 'not_found' ? 'Not found' : 'That did not work', 'message', {
+          message: error.details
+            ? [error.message, ...Object.values(error.details.fieldErrors).flat()].join(' ')
+            : error.message,
+          link: { href: '/app/inbox', text: 'Back to the inbox' },
+        });
+      }
+    };
+  router.post(
+    '/content/:id/approve',
+    act(async (who, req) => {
+      await run(who, updateContent, { id: req.params.id, status: 'approved' });
+      return withDone(backOf(req.body, '/app/inbox'), 'approved');
+    }),
+  );
+  router.post(
+    '/content/:id/reject',
+    act(async (who, req) => {
+      const reason = typeof req.body.reason === 'string' && req.body.reason.trim() !== '' ? req.body.reason : null;
+      await run(who, updateContent, { id: req.params.id, status: 'rejected', review_note: reason });
+      return withDone(backOf(req.body, '/app/inbox'), 'rejected');
+    }),
+  );
+  router.post(
+    '/bulk',
+    act(async (who, req) => {
+      const raw = req.body.ids;
+      const ids: string[] = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw])
+        .filter((id: unknown) => typeof id === 'string')
+        .slice(0, 100);
+      const action = req.body.action === 'reject' ? 'rejected' : req.body.action === 'approve' ? 'approved' : null;
+      if (!action) throw new ServiceError('invalid_body', 'Choose Approve selected or Reject selected.');
+      if (ids.length === 0) throw new ServiceError('invalid_body', 'Select at least one item first.');
+      const reason = typeof req.body.reason === 'string' && req.body.reason.trim() !== '' ? req.body.reason : null;
+      for (const id of ids) {
+        await run(who, updateContent, {
+          id,
+          status: action,
+          ...(action === 'rejected' ? { review_note: reason } : {}),
+        });
+      }
+      return withDone(backOf(req.body, '/app/inbox'), `${action}-${ids.length}`);
+    }),
+  );
+  router.post(
+    '/content/:id/reschedule',
+    act(async (who, req) => {
+      const local = parseLocalInput(String(req.body.scheduled_for ?? ''));
+      if (!local) throw new ServiceError('invalid_body', 'Give the date and time as shown, such as 2026-12-17T09:30.');
+      const at = fromLocal(local, who.workspace.timezone);
+      const { row } = await run<{ row: ContentRow }>(who, reviewContent, { id: req.params.id });
+      const status = row.status === 'approved' || row.status === 'scheduled' ? { status: 'scheduled' } : {};
+      await run(who, updateContent, { id: row.id, scheduled_for: at.toISOString(), ...status });
+      return withDone(`/app/content/${row.id}`, 'rescheduled');
+    }),
+  );
+  router.post(
+    '/content/:id/move',
+    act(async (who, req) => {
+      const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(String(req.body.day ?? ''));
+      if (!day) throw new ServiceError('invalid_body', 'Give the day as YYYY-MM-DD.');
+      const { row } = await run<{ row: ContentRow }>(who, reviewContent, { id: req.params.id });
+      if (row.status !== 'scheduled' || !row.scheduledFor) {
+        throw new ServiceError(
+          'invalid_state',
+          'Only scheduled items can be moved; published items stay where they went out.',
+        );
+      }
+      const at = moveToDay(
+        row.scheduledFor,
+        { year: +day[1]!, month: +day[2]!, day: +day[3]! },
+        who.workspace.timezone,
+      );
+      await run(who, updateContent, { id: row.id, scheduled_for: at.toISOString() });
+      return withDone(backOf(req.body, '/app/calendar'), 'rescheduled');
+    }),
+  );
+
+  // --- item page
+  router.get('/content/:id', async (req, res, next) => {
+    const who = signedIn(req, res);
+    if (!who) return;
+    let item: {
+      row: ContentRow;
+      previews: ReviewItem['previews'];
+      history: Array<{ action: string; by: string; note: string | null; at: Date }>;
+    };
+    try {
+      item = await run(who, reviewContent, { id: req.params.id });
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === 'not_found') {
+        res.status(404);
+        return page(res, 'Not found', 'message', {
+          message: 'There is no such item in this workspace.',
+          link: { href: '/app/inbox', text: 'Back to the inbox' },
+        });
+      }
+      return next(error);
+    }
+    const { row } = item;
+    const tz = who.workspace.timezone;
+    page(res, titleOf(row), 'item', {
+      timezone: tz,
+      item: {
+        ...itemView(who, { row, previews: item.previews }),
+        localInput: row.scheduledFor ? toLocalInput(row.scheduledFor, tz) : '',
+      },
+      actions: {
+        review: canReview(who) && row.status === 'pending_review',
+        reschedule: canReview(who) && ['approved', 'scheduled', 'pending_review', 'draft'].includes(row.status),
+      },
+      results: row.publishResults.map((r) => ({
+        name: platformName(r.platform),
+        outcome: r.success ? 'published' : `failed: ${r.error ?? 'unknown error'}`,
+        url: r.success && r.url && /^https?:\/\//.test(r.url) ? r.url : null,
+      })),
+      history: item.history.map((h) => ({ ...h, iso: h.at.toISOString(), when: fmt(who, h.at) })),
+      notice: noticeOf(req.query.done),
+    });
+  });
+
+  // --- calendar
+  router.get('/calendar', async (req, res) => {
+    const who = signedIn(req, res);
+    if (!who) return;
+    const tz = who.workspace.timezone;
+    const now = localParts(runtime.clock.now(), tz);
+    const asked = /^(\d{4})-(\d{2})$/.exec(String(req.query.month ?? ''));
+    const year = asked ? +asked[1]! : now.year;
+    const month = asked && +asked[2]! >= 1 && +asked[2]! <= 12 ? +asked[2]! : now.month;
+    const from = fromLocal({ year, month, day: 1, hour: 0, minute: 0 }, tz);
+    const nextMonth = month === 12 ? { year: year + 1, month: 1 } : { year, month: month + 1 };
+    const prevMonth = month === 1 ? { year: year - 1, month: 12 } : { year, month: month - 1 };
+    const to = fromLocal({ ...nextMonth, day: 1, hour: 0, minute: 0 }, tz);
+    const rows = await run<ContentRow[]>(who, calendarContent, { from, to });
+    const timeFmt = new Intl.DateTimeFormat('en-GB', {
+      timeZone: tz,
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    const entries = rows.map((row) => {
+      const at = row.publishedAt ?? row.scheduledFor!;
+      const p = localParts(at, tz);
+      return {
+        id: row.id,
+        title: titleOf(row),
+        status: row.status,
+        statusLabel: STATUS_LABELS[row.status],
+        iso: at.toISOString(),
+        when: fmt(who, at),
+        time: timeFmt.format(at),
+        key: dayKey(p),
+        movable: row.status === 'scheduled' && canReview(who),
+      };
+    });
+    const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
+    const firstWeekday = (new Date(Date.UTC(year, month - 1, 1)).getUTCDay() + 6) % 7;
+    const cells: Array<{ key: string; label: number; entries: typeof entries } | null> = Array.from(
+      { length: firstWeekday },
+      () => null,
+    );
+    for (let d = 1; d <= days; d++) {
+      const key = dayKey({ year, month, day: d });
+      cells.push({ key, label: d, entries: entries.filter((e) => e.key === key) });
+    }
+    while (cells.length % 7 !== 0) cells.push(null);
+    const weeks = Array.from({ length: cells.length / 7 }, (_, i) => cells.slice(i * 7, i * 7 + 7));
+    const ym = (m: { year: number; month: number }) => `${m.year}-${String(m.month).padStart(2, '0')}`;
+    page(
+      res,
+      'Calendar',
+      'calendar',
+      {
+        timezone: tz,
+        view: req.query.view === 'list' ? 'list' : 'month',
+        month: ym({ year, month }),
+        prev: ym(prevMonth),
+        next: ym(nextMonth),
+        monthLabel: new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', month: 'long', year: 'numeric' }).format(
+          new Date(Date.UTC(year, month - 1, 15)),
+        ),
+        weeks,
+        entries,
+        notice: noticeOf(req.query.done),
+      },
+      'calendar',
+    );
+  });
+
+  // --- settings (admin)
+  const zones = Intl.supportedValuesOf('timeZone');
+  router.get('/settings', (req, res) => {
+    const who = signedIn(req, res);
+    if (!who) return;
+    if (who.principal.role !== 'admin') {
+      res.status(403);
+      return page(res, 'Settings are for admins', 'message', {
+        message: 'Ask an admin of this workspace to change its settings.',
+      });
+    }
+    page(
+      res,
+      'Settings',
+      'settings',
+      {
+        timezone: who.workspace.timezone,
+        approverMustDiffer: who.workspace.approverMustDiffer,
+        zones,
+        notice: noticeOf(req.query.done),
+      },
+      'settings',
+    );
+  });
+  router.post(
+    '/settings',
+    act(async (who, req) => {
+      await run(who, updateAccount, {
+        timezone: String(req.body.timezone ?? '').trim(),
+        approver_must_differ: req.body.approver_must_differ === 'on',
+      });
+      return '/app/settings?done=saved';
+    }),
+  );
+
+  router.use((req, res) => {
+    res.status(404);
+    page(res, 'Not found', 'message', {
+      message: `There is no page at ${req.path}.`,
+      link: { href: '/app/inbox', text: 'Back to the inbox' },
+    });
+  });
+  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (error instanceof RateLimitError) {
+      res.status(429).set('Retry-After', String(error.retryAfter));
+      return page(res, 'Too many requests', 'message', { message: `Wait ${error.retryAfter} seconds and try again.` });
+    }
+    if (error instanceof ServiceError && error.code !== 'internal') {
+      res.status(ERROR_STATUS[error.code]);
+      return page(res, 'That did not work', 'message', { message: error.message });
+    }
+    next(error);
+  });
+  return router;
+}
+
+const NOTICES: Record<string, string> = {
+  approved: 'Approved.',
+  rejected: 'Rejected.',
+  rescheduled: 'Rescheduled.',
+  saved: 'Settings saved.',
+};
+function noticeOf(done: unknown): string | undefined {
+  if (typeof done !== 'string') return undefined;
+  const bulk = /^(approved|rejected)-(\d{1,3})$/.exec(done);
+  if (bulk) return `${bulk[1] === 'approved' ? 'Approved' : 'Rejected'} ${bulk[2]} item${bulk[2] === '1' ? '' : 's'}.`;
+  return NOTICES[done];
+}
+
+function safeOrigin(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}

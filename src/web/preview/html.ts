@@ -1,0 +1,29 @@
+/**
+ * A tagged template that escapes every interpolated value unless it is marked `raw` (or is itself
+ * the result of `html`): markup escapes by default, with no DOM and no server dependency.
+ */
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+export const escapeText = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** Marks markup as already safe; only for the output of `html` or fixed strings. */
+export const raw = (markup: string): SafeHtml => new SafeHtml(markup);
+
+function piece(value: unknown): string {
+  if (value instanceof SafeHtml) return value.value;
+  if (Array.isArray(value)) return value.map(piece).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeText(String(value));
+}
+
+export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+  let out = strings[0]!;
+  for (let i = 0; i < values.length; i++) out += piece(values[i]) + strings[i + 1]!;
+  return new SafeHtml(out);
+}

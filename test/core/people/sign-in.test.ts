@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { RateLimitError } from '../../../src/core/errors.ts';
+import {
+  checkSignIn,
+  endSession,
+  resolveSession,
+  SESSION_ABSOLUTE_MS,
+  SESSION_IDLE_MS,
+  SIGN_IN_REFUSED,
+  startSession,
+} from '../../../src/core/people/sessions.ts';
+import {
+  inviteUser,
+  issuePasswordReset,
+  issueSetupLink,
+  openLink,
+  usePasswordLink,
+} from '../../../src/core/people/users.ts';
+import { makeWorkspace } from '../../helpers/factories.ts';
+import { makePerson, TEST_PASSWORD } from '../../helpers/people.ts';
+import { testRuntime } from '../../helpers/runtime.ts';
+
+const tokenOf = (path: string) => new URL(path, 'http://x').searchParams.get('token')!;
+
+describe('people: links, passwords, sign-in and sessions', () => {
+  it('a setup link creates the first admin once, and only within 24 hours', async () => {
+    const runtime = testRuntime();
+    const { workspace } = makeWorkspace(runtime);
+    const token = tokenOf(issueSetupLink(runtime, workspace.id));
+    expect(openLink(runtime, token, 'setup')).toMatchObject({ kind: 'setup', email: null });
+    const used = await usePasswordLink(runtime, {
+      token,
+      kind: 'setup',
+      email: 'Boss@Example.com ',
+      password: TEST_PASSWORD,
+    });
+    expect(used).toEqual({ userId: expect.any(String), workspaceId: workspace.id });
+    const again = await usePasswordLink(runtime, {
+      token,
+      kind: 'setup',
+      email: 'other@example.com',
+      password: TEST_PASSWORD,
+    });
+    expect(again).toEqual({ refused: expect.stringContaining('already used') });
+    expect(
+      await checkSignIn(runtime, { email: 'boss@example.com', password: TEST_PASSWORD, address: '1.1.1.1' }),
+    ).toEqual(used);
+
+    const late = tokenOf(issueSetupLink(runtime, workspace.id));
+    runtime.clock.advance(24 * 60 * 60 * 1000);
+    expect(openLink(runtime, late, 'setup')).toHaveProperty('refused');
+  });
+
+  it('an invite link is not a setup link, and a too-short password is refused without spending it', async () => {
+    const runtime = testRuntime();
+    const { workspace } = makeWorkspace(runtime);
+    const invited = inviteUser(runtime, { workspaceId: workspace.id, email: 'ed@example.com', role: 'editor' });
+    const token = tokenOf(invited.path!);
+    expect(openLink(runtime, token, 'setup')).toHaveProperty('refused');
+    expect(await usePasswordLink(runtime, { token, kind: 'invite', password: 'short' })).toEqual({
+      refused: expect.stringContaining('at least 10'),
+    });
+    expect(openLink(runtime, token, 'invite')).toMatchObject({ kind: 'invite', email: 'ed@example.com' });
+    runtime.clock.advance(7 * 24 * 60 * 60 * 1000);
+    expect(openLink(runtime, token, 'invite')).toHaveProperty('refused');
+  });
+
+  it('refuses an unknown email and a wrong password with the same message, and the 11th failure with 429', async () => {
+    const runtime = testRuntime();
+    const { workspace } = makeWorkspace(runtime);
+    const person = await makePerson(runtime, workspace.id, 'viewer');
+    expect(await checkSignIn(runtime, { email: 'nobody@example.com', password: 'x', address: 'z' })).toEqual({
+      refused: SIGN_IN_REFUSED,
+    });
+    for (let i = 0; i < 10; i++) {
+      expect(await checkSignIn(runtime, { email: person.email, password: 'wrong password!', address: 'a' })).toEqual({
+        refused: SIGN_IN_REFUSED,
+      });
+    }
+    await expect(checkSignIn(runtime, { email: person.email, password: TEST_PASSWORD, address: 'a' })).rejects.toThrow(
+      RateLimitError,
+    );
+    // Per email too: another address gets no more tries at this email; and per address for others.
+    await expect(checkSignIn(runtime, { email: person.email, password: TEST_PASSWORD, address: 'b' })).rejects.toThrow(
+      RateLimitError,
+    );
+    expect(await checkSignIn(runtime, { email: 'nobody@example.com', password: 'x', address: 'b' })).toEqual({
+      refused: SIGN_IN_REFUSED,
+    });
+    runtime.clock.advance(15 * 60 * 1000);
+    expect(await checkSignIn(runtime, { email: person.email, password: TEST_PASSWORD, address: 'a' })).toMatchObject({
+      userId: person.userId,
+    });
+  });
+
+  it('a session ends at sign-out, after idle time, and at its absolute expiry', async () => {
+    const runtime = testRuntime();
+    const { workspace } = makeWorkspace(runtime);
+    const person = await makePerson(runtime, workspace.id, 'approver');
+    const token = startSession(runtime, person.userId, workspace.id);
+    expect(resolveSession(runtime, token)?.principal).toMatchObject({ type: 'user', role: 'approver' });
+    endSession(runtime, token);
+    expect(resolveSession(runtime, token)).toBeNull();
+
+    const idle = startSession(runtime, person.userId, workspace.id);
+    runtime.clock.advance(SESSION_IDLE_MS);
+    expect(resolveSession(runtime, idle)).toBeNull();
+
+    const busy = startSession(runtime, person.userId, workspace.id);
+    for (let spent = 0; spent < SESSION_ABSOLUTE_MS - SESSION_IDLE_MS / 2; spent += SESSION_IDLE_MS / 2) {
+      runtime.clock.advance(SESSION_IDLE_MS / 2);
+      expect(resolveSession(runtime, busy)).not.toBeNull();
+    }
+    runtime.clock.advance(SESSION_IDLE_MS / 2);
+    expect(resolveSession(runtime, busy)).toBeNull();
+  });
+
+  it('a new sign-in replaces the old session, and a reset link ends every session', async () => {
+    const runtime = testRuntime();
+    const { workspace } = makeWorkspace(runtime);
+    const person = await makePerson(runtime, workspace.id, 'editor');
+    const first = startSession(runtime, person.userId, workspace.id);
+    const second = startSession(runtime, person.userId, workspace.id, first);
+    expect(resolveSession(runtime, first)).toBeNull();
+    expect(resolveSession(runtime, second)).not.toBeNull();
+    const reset = issuePasswordReset(runtime, person.email);
+    const used = await usePasswordLink(runtime, {
+      token: tokenOf(reset.path),
+      kind: 'invite',
+      password: 'a new password here',
+    });
+    expect(used).toMatchObject({ userId: person.userId });
+    expect(resolveSession(runtime, second)).toBeNull();
+  });
+});

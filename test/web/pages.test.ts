@@ -1,0 +1,271 @@
+import { describe, expect, it } from 'vitest';
+import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
+import { issueSetupLink } from '../../src/core/people/users.ts';
+import { makeContent, makeWorkspace } from '../helpers/factories.ts';
+import { call, useRestTestbed, type RestTestbed } from '../helpers/http.ts';
+import { makePerson } from '../helpers/people.ts';
+
+/** A browser without JavaScript: a cookie jar, forms posted with the page's CSRF token and Origin. */
+class Browser {
+  cookies = new Map<string, string>();
+  constructor(
+    readonly bed: RestTestbed,
+    readonly origin = bed.server.url,
+  ) {}
+  private cookieHeader() {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+  private keep(res: Response) {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const [name, value] = pair!.split('=');
+      if (value === '' || /Expires=Thu, 01 Jan 1970/.test(line)) this.cookies.delete(name!);
+      else this.cookies.set(name!, value!);
+    }
+  }
+  async get(path: string) {
+    const res = await fetch(this.bed.server.url + path, {
+      redirect: 'manual',
+      headers: { cookie: this.cookieHeader() },
+    });
+    this.keep(res);
+    return { status: res.status, location: res.headers.get('location'), headers: res.headers, text: await res.text() };
+  }
+  async post(
+    path: string,
+    fields: Record<string, string | string[]>,
+    options: { origin?: string | null; csrf?: string | null } = {},
+  ) {
+    const body = new URLSearchParams();
+    for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) body.append(k, one);
+    if (options.csrf !== null) body.set('_csrf', options.csrf ?? this.csrf);
+    const headers: Record<string, string> = {
+      cookie: this.cookieHeader(),
+      'content-type': 'application/x-www-form-urlencoded',
+    };
+    if (options.origin !== null) headers.origin = options.origin ?? this.origin;
+    const res = await fetch(this.bed.server.url + path, {
+      method: 'POST',
+      redirect: 'manual',
+      headers,
+      body: body.toString(),
+    });
+    this.keep(res);
+    return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+  }
+  csrf = '';
+  async open(path: string) {
+    const page = await this.get(path);
+    this.csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? this.csrf;
+    return page;
+  }
+  async signIn(email: string, password: string) {
+    await this.open('/app/login');
+    const res = await this.post('/app/login', { email, password, next: '/app/inbox' });
+    expect(res.status, res.text).toBe(303);
+    await this.open('/app/inbox');
+  }
+}
+
+const itemOf = (bed: RestTestbed, id: string) =>
+  call(bed.server, 'GET', `/api/v1/content/${id}`, { headers: bed.ws.headers });
+
+describe('dashboard pages', () => {
+  const bed = useRestTestbed();
+
+  it('the setup link creates the admin once; /app then asks to sign in, and comes back after', async () => {
+    const link = issueSetupLink(bed.runtime, bed.ws.workspace.id);
+    const browser = new Browser(bed);
+    const form = await browser.open(link);
+    expect(form.status).toBe(200);
+    const token = new URL(link, 'http://x').searchParams.get('token')!;
+    const done = await browser.post('/app/setup', {
+      token,
+      email: 'admin@example.com',
+      password: 'the admin password',
+    });
+    expect(done.status).toBe(303);
+    expect((await browser.open('/app/inbox')).text).toContain('admin@example.com');
+    const again = new Browser(bed);
+    expect((await again.open(link)).status).toBe(404);
+    const anonymous = await again.get('/app/calendar?month=2026-12');
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.location).toBe('/app/login?next=%2Fapp%2Fcalendar%3Fmonth%3D2026-12');
+    await again.open('/app/login');
+    const back = await again.post('/app/login', {
+      email: 'admin@example.com',
+      password: 'the admin password',
+      next: '/app/calendar?month=2026-12',
+    });
+    expect(back.location).toBe('/app/calendar?month=2026-12');
+  });
+
+  it('sends helmet headers and a CSP whose script-src is self, without unsafe-inline or unsafe-eval', async () => {
+    const res = await new Browser(bed).get('/app/login');
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toMatch(/script-src 'self'(;|$)/);
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.text).toContain('<label for="email">Email</label>');
+    const htmx = await new Browser(bed).get('/app/assets/htmx.min.js');
+    expect(htmx.status).toBe(200);
+    expect(htmx.text).toContain('2.0.11');
+  });
+
+  it('a viewer sees no action buttons and a direct approve POST answers 403; an editor cannot approve; an approver can', async () => {
+    const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', caption: 'Please approve me' });
+    for (const role of ['viewer', 'editor'] as const) {
+      const person = await makePerson(bed.runtime, bed.ws.workspace.id, role);
+      const browser = new Browser(bed);
+      await browser.signIn(person.email, person.password);
+      const inbox = await browser.open('/app/inbox');
+      expect(inbox.text).toContain('Please approve me');
+      expect(inbox.text).not.toContain('>Approve</button>');
+      const refused = await browser.post(`/app/content/${item.id}/approve`, {});
+      expect(refused.status).toBe(403);
+      expect((await itemOf(bed, item.id)).body.status).toBe('pending_review');
+    }
+    const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
+    const browser = new Browser(bed);
+    await browser.signIn(approver.email, approver.password);
+    expect((await browser.open('/app/inbox')).text).toContain('>Approve</button>');
+    const done = await browser.post(`/app/content/${item.id}/approve`, { back: '/app/inbox' });
+    expect(done.status).toBe(303);
+    expect((await itemOf(bed, item.id)).body.status).toBe('approved');
+  });
+
+  it('approve sends exactly one content.approved event; reject keeps the reason; bulk approves both', async () => {
+    const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
+    const browser = new Browser(bed);
+    await browser.signIn(approver.email, approver.password);
+    const [a, b, c, d] = [1, 2, 3, 4].map((n) =>
+      makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', caption: `Item ${n}` }),
+    );
+    await browser.post(`/app/content/${a!.id}/approve`, {});
+    const events = bed.runtime.db.$client
+      .prepare("select data from events where type = 'content.approved'")
+      .all()
+      .map((r) => JSON.parse((r as { data: string }).data).content.id);
+    expect(events.filter((id: string) => id === a!.id)).toHaveLength(1);
+    await browser.post(`/app/content/${b!.id}/reject`, { reason: 'Off brand' });
+    expect((await itemOf(bed, b!.id)).body).toMatchObject({ status: 'rejected', review_note: 'Off brand' });
+    await browser.post('/app/bulk', { ids: [c!.id, d!.id], action: 'approve' });
+    expect((await itemOf(bed, c!.id)).body.status).toBe('approved');
+    expect((await itemOf(bed, d!.id)).body.status).toBe('approved');
+    const page = await browser.open(`/app/content/${b!.id}`);
+    expect(page.text).toContain('Off brand');
+    expect(page.text).toMatch(/rejected/);
+  });
+
+  it('refuses a POST without the CSRF token or with a foreign Origin with 403, changing nothing', async () => {
+    const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
+    const browser = new Browser(bed);
+    await browser.signIn(approver.email, approver.password);
+    const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
+    expect((await browser.post(`/app/content/${item.id}/approve`, {}, { csrf: null })).status).toBe(403);
+    expect((await browser.post(`/app/content/${item.id}/approve`, {}, { origin: 'https://evil.example' })).status).toBe(
+      403,
+    );
+    expect((await browser.post(`/app/content/${item.id}/approve`, {}, { origin: null })).status).toBe(403);
+    expect((await itemOf(bed, item.id)).body.status).toBe('pending_review');
+  });
+
+  it('answers 429 to the 11th bad password, and after sign-out the old cookie lands on sign-in', async () => {
+    const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'viewer');
+    const browser = new Browser(bed);
+    await browser.signIn(person.email, person.password);
+    const cookie = new Map(browser.cookies);
+    await browser.post('/app/logout', {});
+    const replay = new Browser(bed);
+    replay.cookies = cookie;
+    const after = await replay.get('/app/inbox');
+    expect(after.status).toBe(303);
+    expect(after.location).toMatch(/^\/app\/login/);
+
+    const guesser = new Browser(bed);
+    await guesser.open('/app/login');
+    for (let i = 0; i < 10; i++) {
+      const wrong = await guesser.post('/app/login', { email: person.email, password: `wrong ${i}` });
+      expect(wrong.status).toBe(401);
+      expect(wrong.text).toContain('That email and password do not match an account.');
+    }
+    expect((await guesser.post('/app/login', { email: person.email, password: person.password })).status).toBe(429);
+  });
+
+  it("another workspace's item answers 404", async () => {
+    const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'admin');
+    const browser = new Browser(bed);
+    await browser.signIn(person.email, person.password);
+    const other = makeWorkspace(bed.runtime);
+    const foreign = makeContent(bed.runtime, other.workspace, { status: 'pending_review' });
+    expect((await browser.get(`/app/content/${foreign.id}`)).status).toBe(404);
+    expect((await browser.post(`/app/content/${foreign.id}/approve`, {})).status).toBe(404);
+  });
+
+  it('a 297-weighted X caption shows the problem on its X card only', async () => {
+    for (const platform of ['twitter', 'linkedin'])
+      connectSocialAccount(bed.runtime, { workspaceId: bed.ws.workspace.id, platform, username: `acct_${platform}` });
+    const caption = `${'a'.repeat(290)} 日本語`; // 291 + 3×2 = 297 weighted
+    const item = makeContent(bed.runtime, bed.ws.workspace, {
+      status: 'pending_review',
+      caption,
+      content_type: 'text_only',
+      target_platforms: ['twitter', 'linkedin'],
+    });
+    const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'viewer');
+    const browser = new Browser(bed);
+    await browser.signIn(person.email, person.password);
+    const page = (await browser.open(`/app/content/${item.id}`)).text;
+    const card = (name: string) =>
+      new RegExp(`<article\\s+class="card[^"]*"\\s+aria-label="${name} preview"\\s*>([\\s\\S]*?)</article>`).exec(
+        page,
+      )?.[1] ?? '';
+    expect(card('X')).toContain('X: 297 of 280 characters');
+    expect(card('LinkedIn')).toContain('Ready for LinkedIn');
+    expect(card('LinkedIn')).not.toContain('problems');
+  });
+
+  it('calendar in America/New_York: 14:30Z is 15 December 09:30; moving to the 17th gives 2026-12-17T14:30:00Z', async () => {
+    await call(bed.server, 'PATCH', '/api/v1/me', { headers: bed.ws.headers, body: { timezone: 'America/New_York' } });
+    const item = makeContent(bed.runtime, bed.ws.workspace, {
+      status: 'scheduled',
+      scheduled_for: '2026-12-15T14:30:00Z',
+      caption: 'Winter post',
+    });
+    const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
+    const browser = new Browser(bed);
+    await browser.signIn(person.email, person.password);
+    const page = (await browser.open('/app/calendar?month=2026-12')).text;
+    expect(page).toContain('America/New_York');
+    expect(page).toMatch(
+      /data-day="2026-12-15"><span class="day">15<\/span>\s*<ul><li class="status-scheduled" draggable="true" data-id="[^"]+"><a [^>]+><time datetime="2026-12-15T14:30:00.000Z">09:30<\/time>/,
+    );
+    const moved = await browser.post(`/app/content/${item.id}/move`, { day: '2026-12-17' });
+    expect(moved.status).toBe(303);
+    expect((await itemOf(bed, item.id)).body.scheduled_for).toBe('2026-12-17T14:30:00.000Z');
+    const itemPage = (await browser.open(`/app/content/${item.id}`)).text;
+    expect(itemPage).toContain('value="2026-12-17T09:30"');
+    await browser.post(`/app/content/${item.id}/reschedule`, { scheduled_for: '2026-12-18T10:15' });
+    expect((await itemOf(bed, item.id)).body.scheduled_for).toBe('2026-12-18T15:15:00.000Z');
+    const bad = await browser.post(`/app/content/${item.id}/reschedule`, { scheduled_for: 'soon' });
+    expect(bad.status).toBe(400);
+  });
+
+  it('settings: an admin sets the time zone and approver-must-differ; an unknown zone is refused; others get 403', async () => {
+    const admin = await makePerson(bed.runtime, bed.ws.workspace.id, 'admin');
+    const browser = new Browser(bed);
+    await browser.signIn(admin.email, admin.password);
+    await browser.open('/app/settings');
+    expect((await browser.post('/app/settings', { timezone: 'Europe/Paris', approver_must_differ: 'on' })).status).toBe(
+      303,
+    );
+    const me = await call(bed.server, 'GET', '/api/v1/me', { headers: bed.ws.headers });
+    expect(me.body).toMatchObject({ timezone: 'Europe/Paris', approver_must_differ: true });
+    expect((await browser.post('/app/settings', { timezone: 'Nowhere/Land' })).status).toBe(400);
+    const editor = await makePerson(bed.runtime, bed.ws.workspace.id, 'editor');
+    const other = new Browser(bed);
+    await other.signIn(editor.email, editor.password);
+    expect((await other.get('/app/settings')).status).toBe(403);
+    expect((await other.post('/app/settings', { timezone: 'UTC' })).status).toBe(403);
+  });
+});
