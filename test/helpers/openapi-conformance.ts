@@ -14,8 +14,8 @@ export const document: Json = openApiDocument({
   docsUrl: 'http://conformance.test/docs/errors',
 });
 
-/** /mcp speaks MCP (its suites check it); /metrics is the operators' Prometheus text, not the API. */
-export const OUTSIDE_THE_DOCUMENT = /^\/(mcp|metrics)(\/|$)/;
+/** /mcp speaks MCP (its suites check it); /metrics is the operators' Prometheus text; /app is the people's HTML dashboard: not the API. */
+export const OUTSIDE_THE_DOCUMENT = /^\/(mcp|metrics|app)(\/|$)/;
 
 const COMPONENTS = 'https://conformance.test/components';
 const ajv = new Ajv2020({ strict: false, allErrors: true });

@@ -101,6 +101,8 @@ describe('the draft thread', () => {
           campaign_id: 'cmp_thread',
           publish_queued: false,
           publish_results: [],
+          created_by: null,
+          review_note: null,
           created_at: '2030-09-30T08:00:00.000Z',
           updated_at: '2030-09-30T08:00:00.000Z',
         },

@@ -170,7 +170,7 @@ describe('REST errors', () => {
       ['PUT', `/api/v1/content/${randomUUID()}`, ['DELETE', 'GET', 'HEAD', 'PATCH']],
       ['POST', `/api/v1/content/${randomUUID()}`, ['DELETE', 'GET', 'HEAD', 'PATCH']],
       ['GET', `/api/v1/content/${randomUUID()}/publish`, ['POST']],
-      ['DELETE', '/api/v1/me', ['GET', 'HEAD']],
+      ['DELETE', '/api/v1/me', ['GET', 'HEAD', 'PATCH']],
     ])('%s %s lists the allowed methods', async (method, path, allowed) => {
       const res = await send(method, path);
       expectError(res, 405, 'method_not_allowed');
