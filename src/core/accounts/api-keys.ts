@@ -9,7 +9,7 @@ import { acceptedResources, OAUTH_SCOPES, type OAuthScope } from '../oauth/metad
 import { resolveAccessToken } from '../oauth/grants.ts';
 import { isActiveStatus, toWorkspace, type Workspace } from './workspace.ts';
 import { personPrincipal, type Principal } from '../people/principal.ts';
-import { membershipOf } from '../people/users.ts';
+import { membershipOf } from '../people/memberships.ts';
 
 /**
  * Key format: `np_live_` + 32 random base62 characters + a 6-character

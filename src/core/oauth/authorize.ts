@@ -12,7 +12,7 @@ import { acceptedResources, mcpResourceUrl, type OAuthScope } from './metadata.t
 import { isClientRedirectUri } from './registration.ts';
 import type { Role } from '../../../db/schema/index.ts';
 import { checkSignIn, SIGN_IN_REFUSED } from '../people/sessions.ts';
-import { membershipOf } from '../people/users.ts';
+import { membershipOf } from '../people/memberships.ts';
 
 /** The fields of an authorization request, as the query (GET) or the consent form's hidden fields (POST) carry them. */
 export const AUTHORIZATION_FIELDS = [

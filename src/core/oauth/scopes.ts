@@ -1,6 +1,15 @@
 import { ServiceError } from '../errors.ts';
-import type { Operation } from '../operation.ts';
+import type { Bucket } from '../config.ts';
 import type { OAuthScope } from './metadata.ts';
+
+/**
+ * What an operation says about the access it needs: its own fields, typed here rather than taken
+ * from operation.ts, which asks these rules (an import back would make a circle).
+ */
+export interface OperationAccess {
+  buckets: readonly Bucket[];
+  scope?: OAuthScope;
+}
 
 /**
  * The one rule for which scope an operation needs, for REST routes and MCP tools alike: an explicit
@@ -8,18 +17,18 @@ import type { OAuthScope } from './metadata.ts';
  * bucket); otherwise its rate-limit buckets say it: the publish bucket needs `publish`, the write
  * bucket `write`, and anything else only reads.
  */
-export function requiredScope(operation: Pick<Operation, 'buckets' | 'scope'>): OAuthScope {
+export function requiredScope(operation: OperationAccess): OAuthScope {
   if (operation.scope) return operation.scope;
   if (operation.buckets.includes('publish')) return 'publish';
   if (operation.buckets.includes('write')) return 'write';
   return 'read';
 }
 
-export const scopeAllows = (scopes: readonly OAuthScope[], operation: Pick<Operation, 'buckets' | 'scope'>): boolean =>
+export const scopeAllows = (scopes: readonly OAuthScope[], operation: OperationAccess): boolean =>
   scopes.includes(requiredScope(operation));
 
 /** Refuses, with 403 insufficient_scope, a credential whose scopes do not cover the operation. */
-export function assertScope(scopes: readonly OAuthScope[], operation: Pick<Operation, 'buckets' | 'scope'>): void {
+export function assertScope(scopes: readonly OAuthScope[], operation: OperationAccess): void {
   const needed = requiredScope(operation);
   if (!scopes.includes(needed)) {
     throw new ServiceError(

@@ -1,7 +1,6 @@
 import { ROLES, type ContentStatus, type Role } from '../../../db/schema/index.ts';
 import { ServiceError } from '../errors.ts';
-import { requiredScope } from '../oauth/scopes.ts';
-import type { Operation } from '../operation.ts';
+import { requiredScope, type OperationAccess } from '../oauth/scopes.ts';
 import type { Principal } from './principal.ts';
 
 /**
@@ -9,7 +8,7 @@ import type { Principal } from './principal.ts';
  * explicit `role` on the operation wins (settings need an admin); otherwise its scope says it, as
  * for OAuth tokens: reading needs a viewer, writing an editor, publishing an approver.
  */
-export function requiredRole(operation: Pick<Operation, 'buckets' | 'scope' | 'role'>): Role {
+export function requiredRole(operation: OperationAccess & { role?: Role }): Role {
   if (operation.role) return operation.role;
   const scope = requiredScope(operation);
   return scope === 'publish' ? 'approver' : scope === 'write' ? 'editor' : 'viewer';
@@ -19,7 +18,7 @@ export function requiredRole(operation: Pick<Operation, 'buckets' | 'scope' | 'r
 export const roleIncludes = (role: Role, needed: Role): boolean => ROLES.indexOf(role) >= ROLES.indexOf(needed);
 
 /** True when the principal may run the operation: anyone not limited by a role, or a person whose role suffices. */
-export const roleAllows = (principal: Principal, operation: Pick<Operation, 'buckets' | 'scope' | 'role'>): boolean =>
+export const roleAllows = (principal: Principal, operation: OperationAccess & { role?: Role }): boolean =>
   principal.role === null || roleIncludes(principal.role, requiredRole(operation));
 
 const ROLE_WORDS: Record<Role, string> = {
@@ -37,7 +36,7 @@ function refuse(principal: Principal, needed: Role, what: string): never {
 }
 
 /** Refuses, with 403 forbidden, a person whose role does not cover the operation. */
-export function assertRole(principal: Principal, operation: Pick<Operation, 'buckets' | 'scope' | 'role'>): void {
+export function assertRole(principal: Principal, operation: OperationAccess & { role?: Role }): void {
   if (principal.role === null) return;
   const needed = requiredRole(operation);
   if (!roleIncludes(principal.role, needed)) refuse(principal, needed, 'This action');

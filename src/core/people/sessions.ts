@@ -7,7 +7,8 @@ import type { Runtime } from '../context.ts';
 import { RateLimitError } from '../errors.ts';
 import { passwordMatches } from './passwords.ts';
 import { personPrincipal, type Principal } from './principal.ts';
-import { findUserByEmail, membershipOf, normalizeEmail, sha256Hex, workspacesOf } from './users.ts';
+import { membershipOf } from './memberships.ts';
+import { findUserByEmail, normalizeEmail, sha256Hex, workspacesOf } from './users.ts';
 
 /** A session unused this long ends. */
 export const SESSION_IDLE_MS = 8 * 60 * 60 * 1000;

@@ -39,22 +39,6 @@ export function checkedRole(role: string | undefined): Role {
   return role as Role;
 }
 
-export interface Member {
-  user: { id: string; email: string };
-  role: Role;
-}
-
-/** A person's membership of a workspace, or undefined: another workspace's people are not found. */
-export function membershipOf(db: Db, workspaceId: string, userId: string): Member | undefined {
-  const row = db
-    .select({ id: users.id, email: users.email, role: memberships.role })
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)))
-    .get();
-  return row && { user: { id: row.id, email: row.email }, role: row.role };
-}
-
 /** The workspaces a person belongs to, oldest membership first (the first is where they land). */
 export function workspacesOf(db: Db, userId: string): Array<{ workspaceId: string; name: string; role: Role }> {
   return db
