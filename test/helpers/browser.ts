@@ -79,7 +79,9 @@ export const seriousAxeViolations = async (page: Page): Promise<AxeViolation[]> 
   const violations = await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run: (...args: unknown[]) => Promise<{ violations: unknown[] }> } })
       .axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } });
+    const result = await axe.run((globalThis as unknown as { document: unknown }).document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] },
+    });
     return result.violations as AxeViolation[];
   });
   return violations
