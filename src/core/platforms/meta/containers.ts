@@ -1,8 +1,8 @@
 /**
  * Meta's two-step publishing, shared by Instagram and Threads: a media container is made from URLs
  * Meta downloads itself, moves through IN_PROGRESS to FINISHED (or ERROR, or EXPIRED when not
- * published within 24 h), and only a FINISHED container can be published. This is the polling;
- * making and publishing containers, and what each platform keeps in its checkpoint, stay in its folder.
+ * published within 24 h), and only a FINISHED container can be published. This is the container's
+ * life and its polling; making and publishing containers is container-publisher.ts.
  */
 import { PlatformError, type LiveSession } from '../platform-client.ts';
 
@@ -14,6 +14,13 @@ export const isContainerStatus = (value: unknown): value is ContainerStatus =>
 
 /** The container was not published within 24 h (Instagram's 2207020, or status EXPIRED): make a new one. */
 export class ContainerExpired extends PlatformError {}
+
+/**
+ * The publish of a container that is not FINISHED yet: poll again, then publish. Not `transient`: the
+ * framework would call an unanswered create call an unknown outcome, while this one is a definite
+ * refusal that made nothing.
+ */
+export class ContainerNotReady extends PlatformError {}
 
 /** A create answer's container id (Meta sends it as a string, sometimes as a number). */
 export function containerIdOf(platformName: string, answer: Record<string, unknown>, subject: string): string {
