@@ -1,61 +1,11 @@
-import type { Reply } from './shared/http-fake.ts';
-
 /**
- * The Graph API's error envelope, as graph.instagram.com answers it: `code` says the family, the
- * content-publishing `error_subcode` (2207xxx) says what went wrong, and the `error_user_*` fields
- * carry the sentence Instagram shows its own users.
+ * The refusals graph.instagram.com answers in Meta's envelope (meta-graph.ts) with its own codes:
+ * the content-publishing `error_subcode` (2207xxx) says what went wrong, and the `error_user_*` fields
+ * carry the sentence Instagram shows its own users. api.instagram.com's token endpoint answers an
+ * older envelope of its own.
  */
-export function graphError(
-  status: number,
-  code: number,
-  message: string,
-  extra: { subcode?: number; type?: string; userTitle?: string; userMsg?: string; transient?: boolean } = {},
-): Reply {
-  return {
-    status,
-    json: {
-      error: {
-        message,
-        type: extra.type ?? 'OAuthException',
-        code,
-        ...(extra.subcode !== undefined && { error_subcode: extra.subcode }),
-        is_transient: extra.transient ?? false,
-        ...(extra.userTitle && { error_user_title: extra.userTitle }),
-        ...(extra.userMsg && { error_user_msg: extra.userMsg }),
-        fbtrace_id: `AfakeTrace${Math.random().toString(36).slice(2, 12)}`,
-      },
-    },
-  };
-}
-
-export const invalidToken = (): Reply => graphError(400, 190, 'Invalid OAuth access token - Cannot parse access token');
-
-export const expiredToken = (): Reply =>
-  graphError(400, 190, 'Error validating access token: Session has expired.', { subcode: 463 });
-
-export const revokedToken = (): Reply =>
-  graphError(
-    400,
-    190,
-    'Error validating access token: The session has been invalidated because the user changed their password or Facebook has changed the session for security reasons.',
-    {
-      subcode: 460,
-    },
-  );
-
-export const missingPermission = (permission: string): Reply =>
-  graphError(403, 10, `Application does not have permission for this action (${permission} is required).`);
-
-export const noSuchObject = (id: string, verb: 'get' | 'post'): Reply =>
-  graphError(
-    400,
-    100,
-    `Unsupported ${verb} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
-    { subcode: 33, type: 'GraphMethodException' },
-  );
-
-export const invalidParameter = (message: string, subcode?: number): Reply =>
-  graphError(400, 100, message, { ...(subcode !== undefined && { subcode }) });
+import type { Reply } from './shared/http-fake.ts';
+import { graphError } from './meta-graph.ts';
 
 /** The canned refusals tests can script on any route (`script.failNext`). */
 export const INSTAGRAM_ERRORS = {

@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import type { FakeClock } from './shared/clock.ts';
 import type { Reply } from './shared/http-fake.ts';
 import { numericId } from './shared/token-store.ts';
-import { INSTAGRAM_ERRORS, invalidParameter, noSuchObject, graphError } from './instagram-errors.ts';
+import { INSTAGRAM_ERRORS } from './instagram-errors.ts';
+import { graphError, invalidParameter, noSuchObject } from './meta-graph.ts';
 
 export type ContainerStatus = 'IN_PROGRESS' | 'FINISHED' | 'ERROR' | 'EXPIRED' | 'PUBLISHED';
 export type ContainerKind = 'IMAGE' | 'REELS' | 'VIDEO' | 'CAROUSEL';
