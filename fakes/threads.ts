@@ -11,26 +11,31 @@
 import { randomBytes } from 'node:crypto';
 import { createFakeClock, type FakeClock } from './shared/clock.ts';
 import {
-  bearerToken,
   FakeRouter,
   FaultScript,
-  isRedirectableUri,
   RequestLog,
   startFakeServer,
   type FakeRequest,
   type Reply,
 } from './shared/http-fake.ts';
-import { numericId, TokenStore } from './shared/token-store.ts';
+import { numericId } from './shared/token-store.ts';
+import {
+  fieldList,
+  graphError,
+  graphParams,
+  invalidParameter,
+  noSuchObject,
+  pickFields,
+  PublishingQuota,
+} from './meta-graph.ts';
+import { isReply, MetaLogin } from './meta-login.ts';
 
 export const THREADS_SCOPES = ['threads_basic', 'threads_content_publish'] as const;
-const SHORT_LIVED_SECS = 3_600;
-const LONG_LIVED_SECS = 60 * 86_400;
-const REFRESH_MIN_AGE_MS = 86_400_000;
+const PUBLISH_PERMISSION = 'threads_content_publish';
 const MAX_TEXT = 500;
 const MAX_LINKS = 5;
 const MIN_CAROUSEL = 2;
 const MAX_CAROUSEL = 20;
-const QUOTA_WINDOW_MS = 86_400_000;
 
 export interface FakeThreadsUser {
   id: string;
@@ -112,24 +117,8 @@ const DEFAULT_USERS: FakeThreadsUser[] = [
   { id: '26100000000000002', username: 'other.threader', name: 'Other Threader' },
 ];
 
-/** Meta's Graph error envelope. */
-function graphError(status: number, code: number, message: string, subcode?: number, type = 'OAuthException'): Reply {
-  return {
-    status,
-    json: {
-      error: {
-        message,
-        type,
-        code,
-        ...(subcode !== undefined && { error_subcode: subcode }),
-        fbtrace_id: `FakeTrace${randomBytes(6).toString('hex')}`,
-      },
-    },
-  };
-}
-const invalidParameter = (message: string, subcode?: number) => graphError(400, 100, message, subcode);
-const invalidToken = () => graphError(401, 190, 'Invalid OAuth access token - Cannot parse access token');
-const expiredToken = () => graphError(401, 190, 'Error validating access token: Session has expired.', 463);
+/** A container not FINISHED yet, published or made a carousel item: code 24, subcode 4279009. */
+const notReady = (message: string) => graphError(400, 24, message, { subcode: 4279009 });
 
 /** Threads' count: a character is one, an emoji (a whole grapheme) its UTF-8 bytes. */
 function threadsLength(text: string): number {
@@ -153,63 +142,26 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
   const appId = options.appId ?? numericId(16);
   const appSecret = options.appSecret ?? randomBytes(16).toString('hex');
   const users = options.users ?? DEFAULT_USERS;
-  const shortTokens = new TokenStore(clock, {
-    prefix: 'THfakeS',
-    accessTtlSecs: SHORT_LIVED_SECS,
+  const login = new MetaLogin(clock, {
+    tokenPrefix: 'THfake',
+    clientId: appId,
+    clientSecret: appSecret,
+    scopes: THREADS_SCOPES,
+    requiredScope: 'threads_basic',
+    grants: { exchange: 'th_exchange_token', refresh: 'th_refresh_token' },
     codeTtlSecs: 600,
-    rotateRefresh: false,
+    users,
+    idOf: (user) => user.id,
   });
-  const longTokens = new TokenStore(clock, {
-    prefix: 'THfakeL',
-    accessTtlSecs: LONG_LIVED_SECS,
-    codeTtlSecs: 600,
-    rotateRefresh: false,
-  });
-  const issuedAt = new Map<string, { at: number; userId: string }>();
-  const exchanged = new Set<string>();
-  const revokedUsers = new Set<string>();
   const containers: FakeThreadsContainer[] = [];
   const posts: FakeThreadsPost[] = [];
-  const phantom = new Map<string, number[]>();
+  const quota = new PublishingQuota(clock, options.quotaTotal ?? 250, (userId) =>
+    posts.filter((post) => post.ownerId === userId).map((post) => Date.parse(post.timestamp)),
+  );
   const mediaFetches: FakeThreads['mediaFetches'] = [];
-  const consent = { userId: users[0]!.id, deny: false };
   let inProgressPolls = options.inProgressPolls ?? 0;
 
-  const issueLong = (userId: string, scopes: string[]) => {
-    const issued = longTokens.issue({ userId, scopes }, false);
-    issuedAt.set(issued.accessToken, { at: clock.now(), userId });
-    return issued;
-  };
-
-  const authorize = (request: FakeRequest): Reply => {
-    const q = request.query;
-    // Threads shows an error page, not a redirect, when the app or its callback is wrong.
-    if (q.client_id !== appId) return { status: 400, text: 'Invalid app ID' };
-    if (!isRedirectableUri(q.redirect_uri)) return { status: 400, text: 'Invalid redirect_uri' };
-    if (q.response_type !== 'code') return { status: 400, text: 'response_type must be code' };
-    const scopes = (q.scope ?? '').split(',').filter(Boolean);
-    const unknown = scopes.filter((scope) => !(THREADS_SCOPES as readonly string[]).includes(scope));
-    if (unknown.length) return { status: 400, text: `Invalid scope: ${unknown.join(', ')}` };
-    if (!scopes.includes('threads_basic')) return { status: 400, text: 'Invalid scope: threads_basic is required' };
-    const target = new URL(q.redirect_uri);
-    if (consent.deny) {
-      target.searchParams.set('error', 'access_denied');
-      target.searchParams.set('error_reason', 'user_denied');
-      target.searchParams.set('error_description', 'Permissions error');
-    } else {
-      const code = shortTokens.issueCode({
-        userId: consent.userId,
-        scopes,
-        clientId: appId,
-        redirectUri: q.redirect_uri,
-      });
-      target.searchParams.set('code', code);
-    }
-    if (q.state) target.searchParams.set('state', q.state);
-    target.hash = '_';
-    return { status: 302, headers: { location: target.toString() } };
-  };
-
+  /** POST graph.threads.net/oauth/access_token: the code for a short-lived token, refusals in Graph's envelope. */
   const codeExchange = (request: FakeRequest): Reply => {
     const form =
       request.body.kind === 'form' ? request.body.fields : request.body.kind === 'none' ? request.query : undefined;
@@ -220,7 +172,7 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     if (form.client_id !== appId) return invalidParameter('Invalid client_id');
     if (form.client_secret !== appSecret) return graphError(400, 101, 'Error validating client secret.');
     if (form.grant_type !== 'authorization_code') return invalidParameter('Unsupported grant_type');
-    const redeemed = shortTokens.redeemCode(form.code!);
+    const redeemed = login.redeemCode(form.code!);
     if (!redeemed.ok) return invalidParameter('Invalid verification code format.', 36009);
     if (redeemed.code.redirectUri !== form.redirect_uri) {
       return invalidParameter(
@@ -228,66 +180,12 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
         36008,
       );
     }
-    const issued = shortTokens.issue({ userId: redeemed.code.userId, scopes: redeemed.code.scopes }, false);
+    const issued = login.issueShortLived(redeemed.code.userId, redeemed.code.scopes);
     return { status: 200, json: { access_token: issued.accessToken, user_id: Number(redeemed.code.userId) } };
   };
 
-  /** The token of a call: the `access_token` parameter (Threads' way) or a bearer header. */
-  const tokenOf = (request: FakeRequest) => request.query.access_token ?? bearerToken(request);
-
-  type Access = { user: FakeThreadsUser; scopes: string[]; token: string; longLived: boolean };
-  const authenticate = (request: FakeRequest): Access | Reply => {
-    const value = tokenOf(request);
-    const long = longTokens.check(value);
-    const access = long.ok || long.reason !== 'unknown' ? long : shortTokens.check(value);
-    if (!access.ok) return access.reason === 'expired' ? expiredToken() : invalidToken();
-    if (revokedUsers.has(access.userId)) {
-      return graphError(401, 190, 'Error validating access token: The user has not authorized application.', 458);
-    }
-    const user = users.find((candidate) => candidate.id === access.userId);
-    if (!user) return invalidToken();
-    return { user, scopes: access.scopes, token: value!, longLived: long.ok };
-  };
-  const isReply = (value: Access | Reply): value is Reply => 'status' in value || 'drop' in value;
-
-  const longTokenExchange = (request: FakeRequest): Reply => {
-    const q = request.query;
-    if (q.grant_type !== 'th_exchange_token') return invalidParameter('grant_type must be th_exchange_token');
-    if (q.client_secret !== appSecret) return graphError(400, 101, 'Error validating client secret.');
-    const access = authenticate(request);
-    if (isReply(access)) return access;
-    if (access.longLived) return invalidParameter('The access token is already long-lived.');
-    if (exchanged.has(access.token)) return invalidParameter('This access token has already been exchanged.');
-    exchanged.add(access.token);
-    const issued = issueLong(access.user.id, access.scopes);
-    return {
-      status: 200,
-      json: { access_token: issued.accessToken, token_type: 'bearer', expires_in: LONG_LIVED_SECS },
-    };
-  };
-
-  const refresh = (request: FakeRequest): Reply => {
-    if (request.query.grant_type !== 'th_refresh_token') return invalidParameter('grant_type must be th_refresh_token');
-    const access = authenticate(request);
-    if (isReply(access)) return access;
-    if (!access.longLived) return invalidParameter('Only a long-lived access token can be refreshed.');
-    if (clock.now() - (issuedAt.get(access.token)?.at ?? 0) < REFRESH_MIN_AGE_MS) {
-      return invalidParameter('The access token must be at least 24 hours old to be refreshed.');
-    }
-    const issued = issueLong(access.user.id, access.scopes);
-    return {
-      status: 200,
-      json: { access_token: issued.accessToken, token_type: 'bearer', expires_in: LONG_LIVED_SECS },
-    };
-  };
-
-  const fields = (request: FakeRequest, fallback: string[]) =>
-    request.query.fields ? request.query.fields.split(',').map((field) => field.trim()) : fallback;
-  const pick = (record: Record<string, unknown>, names: string[]) =>
-    Object.fromEntries(names.filter((name) => name in record).map((name) => [name, record[name]]));
-
   const me = (request: FakeRequest): Reply => {
-    const access = authenticate(request);
+    const access = login.authenticate(request);
     if (isReply(access)) return access;
     const { user } = access;
     const all = {
@@ -296,26 +194,8 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
       name: user.name,
       threads_profile_picture_url: `https://scontent.cdninstagram.invalid/${user.username}.jpg`,
     };
-    return { status: 200, json: pick(all, fields(request, ['id'])) };
+    return { status: 200, json: pickFields(all, fieldList(request, ['id'])) };
   };
-
-  /** A call on `/{user-id}/…`: the token's own user, with the publishing permission when it publishes. */
-  const asOwner =
-    (handler: (request: FakeRequest, user: FakeThreadsUser) => Reply | Promise<Reply>, publishing: boolean) =>
-    async (request: FakeRequest): Promise<Reply> => {
-      const access = authenticate(request);
-      if (isReply(access)) return access;
-      if (request.params.userId !== access.user.id && request.params.userId !== 'me') {
-        return invalidParameter(
-          `Unsupported request: object with ID '${request.params.userId}' cannot be accessed`,
-          33,
-        );
-      }
-      if (publishing && !access.scopes.includes('threads_content_publish')) {
-        return graphError(403, 10, 'Application does not have permission for this action (threads_content_publish)');
-      }
-      return handler(request, access.user);
-    };
 
   /** Threads downloads the media itself: a URL it cannot fetch makes no container. */
   const download = async (url: string): Promise<boolean> => {
@@ -347,7 +227,7 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
 
   /** POST /{user-id}/threads: one container (parameters in the query, as Threads documents, or a form). */
   const createContainer = async (request: FakeRequest, user: FakeThreadsUser): Promise<Reply> => {
-    const p = { ...request.query, ...(request.body.kind === 'form' ? request.body.fields : {}) };
+    const p = graphParams(request);
     const mediaType = p.media_type;
     if (mediaType !== 'TEXT' && mediaType !== 'IMAGE' && mediaType !== 'VIDEO' && mediaType !== 'CAROUSEL') {
       return invalidParameter('media_type must be TEXT, IMAGE, VIDEO or CAROUSEL');
@@ -372,7 +252,7 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
         const child = containers.find((candidate) => candidate.id === id && candidate.ownerId === user.id);
         if (!child || !child.isCarouselItem)
           return invalidParameter(`Child ${id} is not a carousel item of this user.`);
-        if (child.status !== 'FINISHED') return graphError(400, 24, `Child ${id} is not ready.`, 4279009);
+        if (child.status !== 'FINISHED') return notReady(`Child ${id} is not ready.`);
       }
       return newContainer(user.id, { mediaType, text, mediaUrl: null, children, isCarouselItem: false });
     }
@@ -385,7 +265,7 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
 
   /** GET /{id}: a container's status (each read moves an IN_PROGRESS one along), or a post's fields. */
   const readObject = (request: FakeRequest): Reply => {
-    const access = authenticate(request);
+    const access = login.authenticate(request);
     if (isReply(access)) return access;
     const container = containers.find((candidate) => candidate.id === request.params.id);
     if (container && container.ownerId === access.user.id) {
@@ -394,12 +274,12 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
         if (container.pollsLeft < 0) container.status = 'FINISHED';
       }
       const all = { id: container.id, status: container.status, error_message: null };
-      return { status: 200, json: pick(all, fields(request, ['id'])) };
+      return { status: 200, json: pickFields(all, fieldList(request, ['id'])) };
     }
     const post = posts.find((candidate) => candidate.id === request.params.id);
     if (post && post.ownerId === access.user.id)
-      return { status: 200, json: pick(postFields(post), fields(request, ['id'])) };
-    return invalidParameter(`Unsupported get request. Object with ID '${request.params.id}' does not exist`, 33);
+      return { status: 200, json: pickFields(postFields(post), fieldList(request, ['id'])) };
+    return noSuchObject(request.params.id!, 'get');
   };
 
   const postFields = (post: FakeThreadsPost): Record<string, unknown> => ({
@@ -411,21 +291,14 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     timestamp: post.timestamp,
   });
 
-  const usage = (userId: string) => {
-    const since = clock.now() - QUOTA_WINDOW_MS;
-    const real = posts.filter((post) => post.ownerId === userId && Date.parse(post.timestamp) > since).length;
-    return real + (phantom.get(userId) ?? []).filter((at) => at > since).length;
-  };
-
   const publish = (request: FakeRequest, user: FakeThreadsUser): Reply => {
-    const creationId =
-      request.query.creation_id ?? (request.body.kind === 'form' ? request.body.fields.creation_id : undefined);
+    const creationId = graphParams(request).creation_id;
     if (!creationId) return invalidParameter('The parameter creation_id is required.');
     const container = containers.find((candidate) => candidate.id === creationId && candidate.ownerId === user.id);
     if (!container || container.isCarouselItem) return invalidParameter(`Invalid creation_id ${creationId}.`, 4279001);
     if (container.status === 'PUBLISHED') return invalidParameter('The container was already published.', 4279002);
-    if (container.status !== 'FINISHED') return graphError(400, 24, 'The media is not ready to be published.', 4279009);
-    if (usage(user.id) >= (options.quotaTotal ?? 250)) {
+    if (container.status !== 'FINISHED') return notReady('The media is not ready to be published.');
+    if (quota.isUsedUp(user.id)) {
       return invalidParameter('The publishing limit for the last 24 hours is reached.', 2207042);
     }
     container.status = 'PUBLISHED';
@@ -450,13 +323,7 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     return { status: 200, json: { id }, createdPost: true };
   };
 
-  const publishingLimit = (request: FakeRequest, user: FakeThreadsUser): Reply => {
-    const entry = {
-      quota_usage: usage(user.id),
-      config: { quota_total: options.quotaTotal ?? 250, quota_duration: 86_400 },
-    };
-    return { status: 200, json: { data: [pick(entry, fields(request, ['quota_usage']))] } };
-  };
+  const publishingLimit = (request: FakeRequest, user: FakeThreadsUser): Reply => quota.answer(request, user.id);
 
   const listPosts = (request: FakeRequest, user: FakeThreadsUser): Reply => {
     const limit = Math.min(Number(request.query.limit ?? 25) || 25, 100);
@@ -464,19 +331,22 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
       .filter((post) => post.ownerId === user.id)
       .reverse()
       .slice(0, limit);
-    return { status: 200, json: { data: mine.map((post) => pick(postFields(post), fields(request, ['id']))) } };
+    return {
+      status: 200,
+      json: { data: mine.map((post) => pickFields(postFields(post), fieldList(request, ['id']))) },
+    };
   };
 
   const router = new FakeRouter()
-    .add('GET', '/oauth/authorize', 'oauth.authorize', authorize)
+    .add('GET', '/oauth/authorize', 'oauth.authorize', login.authorize)
     .add('POST', '/oauth/access_token', 'oauth.token', codeExchange)
-    .add('GET', '/access_token', 'oauth.exchange', longTokenExchange)
-    .add('GET', '/refresh_access_token', 'oauth.refresh', refresh)
+    .add('GET', '/access_token', 'oauth.exchange', login.exchange)
+    .add('GET', '/refresh_access_token', 'oauth.refresh', login.refresh)
     .add('GET', '/me', 'me', me)
-    .add('GET', '/:userId/threads_publishing_limit', 'threads.publishing_limit', asOwner(publishingLimit, false))
-    .add('POST', '/:userId/threads_publish', 'threads.publish', asOwner(publish, true))
-    .add('POST', '/:userId/threads', 'threads.create', asOwner(createContainer, true))
-    .add('GET', '/:userId/threads', 'threads.list', asOwner(listPosts, false))
+    .add('GET', '/:userId/threads_publishing_limit', 'threads.publishing_limit', login.asOwner(publishingLimit, null))
+    .add('POST', '/:userId/threads_publish', 'threads.publish', login.asOwner(publish, PUBLISH_PERMISSION))
+    .add('POST', '/:userId/threads', 'threads.create', login.asOwner(createContainer, PUBLISH_PERMISSION))
+    .add('GET', '/:userId/threads', 'threads.list', login.asOwner(listPosts, null))
     .add(
       'GET',
       '/:id',
@@ -506,32 +376,24 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     mediaFetches,
     script: {
       loginAs: (userId) => {
-        consent.userId = userId;
+        if (!users.some((user) => user.id === userId)) throw new Error(`No fake Threads user ${userId}`);
+        login.consent.userId = userId;
       },
       denyConsent: (deny = true) => {
-        consent.deny = deny;
+        login.consent.deny = deny;
       },
-      revoke: (userId) => {
-        revokedUsers.add(userId);
-      },
+      revoke: (userId) => login.revoke(userId),
       inProgressPolls: (polls) => {
         inProgressPolls = polls;
       },
       rateLimit: (route, count = 1) =>
-        faults.failNext(route, count, () =>
-          graphError(429, 4, 'Application request limit reached', undefined, 'OAuthException'),
-        ),
+        faults.failNext(route, count, () => graphError(429, 4, 'Application request limit reached')),
       unavailable: (route, count = 1) =>
-        faults.failNext(route, count, () => ({
-          status: 500,
-          json: { error: { message: 'An unknown error occurred', code: 1, is_transient: true } },
-        })),
+        faults.failNext(route, count, () => graphError(500, 1, 'An unknown error occurred', { transient: true })),
       dropAfterStore: (count = 1) => faults.dropAfterStore('threads.publish', count),
-      usedQuota: (userId, count) => {
-        phantom.set(userId, [...(phantom.get(userId) ?? []), ...Array.from({ length: count }, () => clock.now())]);
-      },
+      usedQuota: (userId, count) => quota.script(userId, { used: count }),
     },
-    issueTokens: (userId) => ({ accessToken: issueLong(userId, [...THREADS_SCOPES]).accessToken }),
+    issueTokens: (userId) => ({ accessToken: login.issueLongLived(userId, [...THREADS_SCOPES]).accessToken }),
     close: () => server.close(),
   };
 }
