@@ -139,6 +139,7 @@ export async function startFakeInstagram(options: FakeInstagramOptions = {}): Pr
   const clientSecret = options.clientSecret ?? randomBytes(16).toString('hex');
   const users = options.users ?? DEFAULT_USERS;
   const login = new MetaLogin(clock, {
+    name: 'Instagram',
     tokenPrefix: 'IGfake',
     clientId,
     clientSecret,
@@ -257,11 +258,9 @@ export async function startFakeInstagram(options: FakeInstagramOptions = {}): Pr
     return noSuchObject(id, 'get');
   };
 
-  const router = new FakeRouter()
-    .add('GET', '/oauth/authorize', 'authorize', login.authorize)
+  const router = login
+    .addRoutes(new FakeRouter(), { authorize: 'authorize', exchange: 'token.exchange', refresh: 'token.refresh' })
     .add('POST', '/oauth/access_token', 'token', token)
-    .add('GET', '/access_token', 'token.exchange', login.exchange)
-    .add('GET', '/refresh_access_token', 'token.refresh', login.refresh)
     .add('GET', '/me', 'me', me)
     .add('GET', '/:userId/content_publishing_limit', 'publishing_limit', login.asOwner(publishingLimit, null))
     .add('POST', '/:userId/media', 'media.create', login.asOwner(createContainer, PUBLISH_PERMISSION))
@@ -294,14 +293,7 @@ export async function startFakeInstagram(options: FakeInstagramOptions = {}): Pr
     containers: store.containers,
     media: store.media,
     script: {
-      loginAs: (userId) => {
-        if (!users.some((user) => user.userId === userId)) throw new Error(`No fake Instagram user ${userId}`);
-        login.consent.userId = userId;
-      },
-      denyConsent: (deny = true) => {
-        login.consent.deny = deny;
-      },
-      revoke: (userId) => login.revoke(userId),
+      ...login.script,
       rateLimit: (route, count, { regainMinutes = 5 } = {}) =>
         faults.failNext(route, count, () => ({
           ...INSTAGRAM_ERRORS.throttled(),

@@ -7,7 +7,7 @@
  * The code exchange itself differs (host and envelope), so each fake answers it with `redeemCode`.
  */
 import type { FakeClock } from './shared/clock.ts';
-import { bearerToken, isRedirectableUri, type FakeRequest, type Reply } from './shared/http-fake.ts';
+import { bearerToken, isRedirectableUri, type FakeRequest, type FakeRouter, type Reply } from './shared/http-fake.ts';
 import { TokenStore, type CodeOutcome, type IssuedTokens } from './shared/token-store.ts';
 import {
   expiredToken,
@@ -25,6 +25,8 @@ const LONG_LIVED_SECS = 60 * 86_400;
 const REFRESH_MIN_AGE_MS = 24 * 3600 * 1000;
 
 export interface MetaLoginOptions<User> {
+  /** The platform's name, for the fake's own errors: `Instagram`, `Threads`. */
+  name: string;
   /** Starts every token, so a token of one fake is never taken for another's: `IGfake`, `THfake`. */
   tokenPrefix: string;
   clientId: string;
@@ -107,6 +109,34 @@ export class MetaLogin<User> {
     return { status: 302, headers: { location: target.toString() } };
   };
 
+  /** The consent page and the long-lived token endpoints on `router`, under the fake's own route labels. */
+  addRoutes(router: FakeRouter, labels: { authorize: string; exchange: string; refresh: string }): FakeRouter {
+    return router
+      .add('GET', '/oauth/authorize', labels.authorize, this.authorize)
+      .add('GET', '/access_token', labels.exchange, this.exchange)
+      .add('GET', '/refresh_access_token', labels.refresh, this.refresh);
+  }
+
+  /** What a test scripts about the login. */
+  readonly script = {
+    /** The next consent logs in `userId`. */
+    loginAs: (userId: string): void => {
+      if (!this.options.users.some((user) => this.options.idOf(user) === userId)) {
+        throw new Error(`No fake ${this.options.name} user ${userId}`);
+      }
+      this.consent.userId = userId;
+    },
+    /** The user cancels: the redirect carries `error=access_denied&error_reason=user_denied`. */
+    denyConsent: (deny = true): void => {
+      this.consent.deny = deny;
+    },
+    /** The user removes the app: every token of theirs answers 190 (subcode 460) from then on. */
+    revoke: (userId: string): void => {
+      this.shortTokens.revokeUser(userId);
+      this.longTokens.revokeUser(userId);
+    },
+  };
+
   /** Spends a code at the code exchange (its checks and envelope are the fake's own). */
   redeemCode(code: string): CodeOutcome {
     return this.shortTokens.redeemCode(code);
@@ -121,12 +151,6 @@ export class MetaLogin<User> {
     const issued = this.longTokens.issue({ userId, scopes }, false);
     this.issuedAt.set(issued.accessToken, this.clock.now());
     return issued;
-  }
-
-  /** The user removes the app: every token of theirs answers 190 (subcode 460) from then on. */
-  revoke(userId: string): void {
-    this.shortTokens.revokeUser(userId);
-    this.longTokens.revokeUser(userId);
   }
 
   /** The caller behind a Graph call's token (the Authorization header or the `access_token` parameter). */

@@ -143,6 +143,7 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
   const appSecret = options.appSecret ?? randomBytes(16).toString('hex');
   const users = options.users ?? DEFAULT_USERS;
   const login = new MetaLogin(clock, {
+    name: 'Threads',
     tokenPrefix: 'THfake',
     clientId: appId,
     clientSecret: appSecret,
@@ -337,11 +338,9 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     };
   };
 
-  const router = new FakeRouter()
-    .add('GET', '/oauth/authorize', 'oauth.authorize', login.authorize)
+  const router = login
+    .addRoutes(new FakeRouter(), { authorize: 'oauth.authorize', exchange: 'oauth.exchange', refresh: 'oauth.refresh' })
     .add('POST', '/oauth/access_token', 'oauth.token', codeExchange)
-    .add('GET', '/access_token', 'oauth.exchange', login.exchange)
-    .add('GET', '/refresh_access_token', 'oauth.refresh', login.refresh)
     .add('GET', '/me', 'me', me)
     .add('GET', '/:userId/threads_publishing_limit', 'threads.publishing_limit', login.asOwner(publishingLimit, null))
     .add('POST', '/:userId/threads_publish', 'threads.publish', login.asOwner(publish, PUBLISH_PERMISSION))
@@ -375,14 +374,7 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     posts,
     mediaFetches,
     script: {
-      loginAs: (userId) => {
-        if (!users.some((user) => user.id === userId)) throw new Error(`No fake Threads user ${userId}`);
-        login.consent.userId = userId;
-      },
-      denyConsent: (deny = true) => {
-        login.consent.deny = deny;
-      },
-      revoke: (userId) => login.revoke(userId),
+      ...login.script,
       inProgressPolls: (polls) => {
         inProgressPolls = polls;
       },

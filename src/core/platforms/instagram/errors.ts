@@ -4,11 +4,15 @@
  * ready), the content publishing subcodes (2207xxx) that say what happened to the media, the
  * publish permission's name, and api.instagram.com's older envelope on the code exchange.
  */
-import { graphTokenRefusal, type ContainerApiRefusals } from '../meta/errors.ts';
+import { graphTokenRefusal } from '../meta/errors.ts';
+import type { GraphApi } from '../meta/graph-call.ts';
 import { PlatformError } from '../platform-client.ts';
 
-export const INSTAGRAM_REFUSALS: ContainerApiRefusals = {
+const CREDENTIALS = 'INSTAGRAM_APP_ID and INSTAGRAM_APP_SECRET';
+
+const INSTAGRAM_REFUSALS: GraphApi['refusals'] = {
   name: 'Instagram',
+  credentials: CREDENTIALS,
   publishPermission: 'instagram_business_content_publish',
   isNotReady: (error) => error.code === 9007,
   expiredSubcodes: new Set([2207020]),
@@ -20,7 +24,8 @@ export const INSTAGRAM_REFUSALS: ContainerApiRefusals = {
   mediaSubcodes: new Set([2207004, 2207005, 2207009, 2207023, 2207026]),
 };
 
-const CREDENTIALS = 'INSTAGRAM_APP_ID and INSTAGRAM_APP_SECRET';
+/** graph.instagram.com takes the token as a bearer header. */
+export const INSTAGRAM_GRAPH: GraphApi = { platform: 'instagram', tokenIn: 'header', refusals: INSTAGRAM_REFUSALS };
 
 /**
  * What api.instagram.com's token endpoint or the Graph token exchanges answered on failure:
@@ -35,7 +40,7 @@ export function instagramTokenError(
 ): PlatformError {
   const record = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   if (typeof record.error === 'object' && record.error !== null) {
-    return graphTokenRefusal(INSTAGRAM_REFUSALS, step, response, body, now, CREDENTIALS);
+    return graphTokenRefusal(INSTAGRAM_REFUSALS, step, response, body, now);
   }
   // api.instagram.com answers `{error_type, code, error_message}`.
   const message = typeof record.error_message === 'string' ? record.error_message.slice(0, 300) : undefined;

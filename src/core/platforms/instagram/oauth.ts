@@ -7,17 +7,16 @@
 import type { Clock } from '../../clock.ts';
 import { metaLoginOAuth, type MetaLogin, type MetaLoginHosts } from '../meta/login.ts';
 import type { OAuthProvider } from '../platform-client.ts';
-import { INSTAGRAM_REFUSALS, instagramTokenError } from './errors.ts';
+import { INSTAGRAM_GRAPH, instagramTokenError } from './errors.ts';
 
 /** Reading the account (basic) and publishing to it. */
 export const INSTAGRAM_SCOPES = ['instagram_business_basic', 'instagram_business_content_publish'] as const;
 
 const INSTAGRAM_LOGIN: MetaLogin = {
-  platform: 'instagram',
-  refusals: INSTAGRAM_REFUSALS,
-  tokenIn: 'header',
+  graph: INSTAGRAM_GRAPH,
   scopes: INSTAGRAM_SCOPES,
   grants: { exchange: 'ig_exchange_token', refresh: 'ig_refresh_token' },
+  // The code is exchanged at api.instagram.com, which answers refusals in an envelope of its own.
   tokenRefusal: instagramTokenError,
   profile: {
     // `user_id` is the professional account's id, the one the publishing paths take; `id` is app-scoped.

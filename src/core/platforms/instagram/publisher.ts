@@ -6,14 +6,12 @@
  */
 import { containerPublisher, type ContainerApi, type ContainerPublisherOptions } from '../meta/container-publisher.ts';
 import type { LivePublisher } from '../platform-client.ts';
-import { INSTAGRAM_REFUSALS } from './errors.ts';
+import { INSTAGRAM_GRAPH } from './errors.ts';
 
 export const MAX_CAROUSEL = 10;
 
 const INSTAGRAM_API: ContainerApi = {
-  platform: 'instagram',
-  tokenIn: 'header',
-  refusals: INSTAGRAM_REFUSALS,
+  graph: INSTAGRAM_GRAPH,
   edges: { create: 'media', publish: 'media_publish', publishingLimit: 'content_publishing_limit', list: 'media' },
   labels: {
     create: 'media.create',

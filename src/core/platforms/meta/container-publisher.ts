@@ -21,7 +21,6 @@ import {
   type MediaRef,
 } from '../platform-client.ts';
 import { publicMediaRefusal } from '../public-media.ts';
-import type { Platform } from '../../../../db/schema/index.ts';
 import {
   awaitContainer,
   ContainerExpired,
@@ -30,14 +29,18 @@ import {
   isContainerStatus,
   type ContainerStatus,
 } from './containers.ts';
-import { graphCall, graphRequest, type GraphCall, type GraphHost, type GraphObject } from './graph-call.ts';
-import { possessive, type ContainerApiRefusals } from './errors.ts';
+import { possessive } from './errors.ts';
+import {
+  graphCall,
+  graphRequest,
+  type GraphApi,
+  type GraphCall,
+  type GraphHost,
+  type GraphObject,
+} from './graph-call.ts';
 
 export interface ContainerApi {
-  platform: Platform;
-  /** Where the token goes on this API's Graph host (graph-call.ts). */
-  tokenIn: GraphHost['tokenIn'];
-  refusals: ContainerApiRefusals;
+  graph: GraphApi;
   /** The edges under `/{user-id}/`. */
   edges: { create: string; publish: string; publishingLimit: string; list: string };
   /** The session's label of each call, named like the fake's routes. */
@@ -98,21 +101,17 @@ export function containerPublisher(
   app: { apiBaseUrl: string },
   options: ContainerPublisherOptions = {},
 ): LivePublisher {
-  const host: GraphHost = {
-    apiBaseUrl: app.apiBaseUrl.replace(/\/+$/, ''),
-    tokenIn: api.tokenIn,
-    refusals: api.refusals,
-  };
+  const host: GraphHost = { ...api.graph, apiBaseUrl: app.apiBaseUrl.replace(/\/+$/, '') };
   const now = options.now ?? (() => new Date());
   const polling = {
     delaysMs: options.pollDelaysMs ?? api.polling.delaysMs,
     maxProcessingMs: options.maxProcessingMs ?? api.polling.maxProcessingMs,
   };
   const containersFor = (session: LiveSession) => new Containers(session, api, host, polling, now);
-  const { name } = api.refusals;
+  const { name } = api.graph.refusals;
 
   return {
-    platform: api.platform,
+    platform: api.graph.platform,
 
     async publish(session: LiveSession): Promise<LivePost> {
       const containers = containersFor(session);
@@ -206,7 +205,7 @@ const permalinkRead = (mediaId: string): Omit<GraphCall, 'label'> => ({
  * PUBLIC_BASE_URL to download it.
  */
 function refuseUnpostable(api: ContainerApi, media: MediaRef[], publicBaseUrl: string, apiBaseUrl: string): void {
-  const { name } = api.refusals;
+  const { name } = api.graph.refusals;
   if (media.length === 0 && !api.textOnly) {
     throw new PlatformError(
       'content_rejected',
@@ -241,7 +240,7 @@ class Containers {
     private readonly polling: { delaysMs: readonly number[]; maxProcessingMs: number },
     private readonly now: () => Date,
   ) {
-    this.name = api.refusals.name;
+    this.name = api.graph.refusals.name;
   }
 
   get saved(): ContainerCheckpoint {

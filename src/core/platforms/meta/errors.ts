@@ -131,6 +131,8 @@ const FETCH_FAILURE_SUBCODES = new Set([2207052, 2207003]);
 /** What one container API says in codes of its own, beside Meta's families and shared subcodes. */
 export interface ContainerApiRefusals {
   name: string;
+  /** The app's credential variables, named when a token endpoint refuses them. */
+  credentials: string;
   /** The permission publishing needs, named when the token lacks it. */
   publishPermission: string;
   /** The publish of a container that is not FINISHED yet (Instagram's code 9007, Threads' subcode 4279009). */
@@ -229,7 +231,7 @@ const LOOK_UP_ADVICE = 'The look-up can be tried again.';
  * renewal), sorted like any call first. What no family names (OAuthException, code 100) cannot be
  * retried: the code or token is spent, or the app's credentials are wrong. A refused code is the
  * person's to redo (connect again), unless Graph says the client secret is wrong (code 101); that,
- * and a refused exchange or renewal, is the operator's: `credentials` names the variables to check.
+ * and a refused exchange or renewal, is the operator's: the message names the variables to check.
  */
 export function graphTokenRefusal(
   api: ContainerApiRefusals,
@@ -237,7 +239,6 @@ export function graphTokenRefusal(
   response: { status: number; headers: Headers },
   body: unknown,
   now: Date,
-  credentials: string,
 ): PlatformError {
   const error = containerApiError(api, response, body, 'read', `the ${step}`, now);
   if (error.kind !== 'transient' || response.status >= 500) return error;
@@ -249,5 +250,5 @@ export function graphTokenRefusal(
       { status: response.status },
     );
   }
-  return new PlatformError('content_rejected', `${said} Check ${credentials}.`, { status: response.status });
+  return new PlatformError('content_rejected', `${said} Check ${api.credentials}.`, { status: response.status });
 }

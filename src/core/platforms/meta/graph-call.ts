@@ -3,13 +3,15 @@
  * session: the framework supplies the token and decides on retries; this sends the request and turns
  * a non-2xx answer into the PlatformError of its kind, the token masked out of it.
  */
+import type { Platform } from '../../../../db/schema/index.ts';
 import { jsonBody, platformRequest } from '../http.ts';
 import { PlatformError, type LiveSession } from '../platform-client.ts';
 import { withoutSecrets } from '../redaction.ts';
 import { containerApiError, type ContainerApiRefusals, type ContainerCallContext } from './errors.ts';
 
-export interface GraphHost {
-  apiBaseUrl: string;
+/** Which container API a Graph host serves: its platform, where it takes the token, how it words refusals. */
+export interface GraphApi {
+  platform: Platform;
   /**
    * Where the token goes. `header`: a bearer header (so it never sits in a URL), a GET's parameters
    * in the query and a POST's as a form (Instagram). `query`: the `access_token` parameter with every
@@ -18,6 +20,8 @@ export interface GraphHost {
   tokenIn: 'header' | 'query';
   refusals: ContainerApiRefusals;
 }
+
+export type GraphHost = GraphApi & { apiBaseUrl: string };
 
 export interface GraphCall {
   /** The session's label, named like the fake's routes (`media.create`, `threads.publish`). */

@@ -16,22 +16,18 @@ import {
   type TokenGrant,
 } from '../platform-client.ts';
 import { withoutSecrets } from '../redaction.ts';
-import type { Platform } from '../../../../db/schema/index.ts';
-import type { ContainerApiRefusals } from './errors.ts';
-import { graphRequest, type GraphHost } from './graph-call.ts';
+import { graphTokenRefusal } from './errors.ts';
+import { graphRequest, type GraphApi } from './graph-call.ts';
 
 const DAY_MS = 24 * 3_600_000;
 
 export interface MetaLogin {
-  platform: Platform;
-  refusals: ContainerApiRefusals;
-  /** Where the token goes on the Graph host (graph-call.ts). */
-  tokenIn: GraphHost['tokenIn'];
+  graph: GraphApi;
   scopes: readonly string[];
   /** The `grant_type` of the trade for a 60-day token, and of its renewal. */
   grants: { exchange: string; refresh: string };
-  /** A token endpoint's refusal as a PlatformError (its envelope is the host's: Graph's, or Instagram's older one). */
-  tokenRefusal(step: string, response: { status: number; headers: Headers }, body: unknown, now: Date): PlatformError;
+  /** A token endpoint's refusal as a PlatformError, where not only Graph's envelope comes back (graphTokenRefusal). */
+  tokenRefusal?(step: string, response: { status: number; headers: Headers }, body: unknown, now: Date): PlatformError;
   profile: {
     /** The fields `/me` is asked for; the first is the account's id, the one the publishing paths take. */
     fields: readonly [string, ...string[]];
@@ -54,14 +50,18 @@ export function metaLoginOAuth(
   timeoutMs: number,
   clock: Clock = systemClock,
 ): OAuthProvider {
-  const { name } = login.refusals;
+  const { name } = login.graph.refusals;
+  const tokenRefusal =
+    login.tokenRefusal ??
+    ((step: string, response: Response, body: unknown, now: Date) =>
+      graphTokenRefusal(login.graph.refusals, step, response, body, now));
 
   /** A token endpoint's answer; a refusal leaves with none of `secrets` in it. */
   const tokenCall = async (step: string, url: string, init: RequestInit, secrets: string[]) => {
     const headers = { accept: 'application/json', ...init.headers };
     const response = await platformRequest(name, url, { ...init, headers }, timeoutMs);
     const body = await jsonBody(response);
-    if (!response.ok) throw withoutSecrets(login.tokenRefusal(step, response, body, clock.now()), ...secrets);
+    if (!response.ok) throw withoutSecrets(tokenRefusal(step, response, body, clock.now()), ...secrets);
     return { status: response.status, body };
   };
 
@@ -73,7 +73,7 @@ export function metaLoginOAuth(
   };
 
   return {
-    platform: login.platform,
+    platform: login.graph.platform,
     scopes: login.scopes,
     pkce: false,
     renewal: { by: 'access_token', minAgeMs: DAY_MS, withinMs: 7 * DAY_MS },
@@ -128,10 +128,9 @@ export function metaLoginOAuth(
       );
     },
     async profile(accessToken): Promise<LiveProfile> {
-      const host: GraphHost = { apiBaseUrl: hosts.apiBaseUrl, tokenIn: login.tokenIn, refusals: login.refusals };
       const [idField] = login.profile.fields;
       const body = await graphRequest(
-        host,
+        { ...login.graph, apiBaseUrl: hosts.apiBaseUrl },
         {
           context: 'read',
           subject: 'the profile read',

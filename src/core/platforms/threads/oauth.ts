@@ -6,17 +6,14 @@
 import type { Clock } from '../../clock.ts';
 import { metaLoginOAuth, type MetaLogin } from '../meta/login.ts';
 import type { OAuthProvider } from '../platform-client.ts';
-import { THREADS_REFUSALS, threadsTokenError } from './errors.ts';
+import { THREADS_GRAPH } from './errors.ts';
 
 export const THREADS_SCOPES = ['threads_basic', 'threads_content_publish'] as const;
 
 const THREADS_LOGIN: MetaLogin = {
-  platform: 'threads',
-  refusals: THREADS_REFUSALS,
-  tokenIn: 'query',
+  graph: THREADS_GRAPH,
   scopes: THREADS_SCOPES,
   grants: { exchange: 'th_exchange_token', refresh: 'th_refresh_token' },
-  tokenRefusal: threadsTokenError,
   profile: {
     fields: ['id', 'username', 'name', 'threads_profile_picture_url'],
     url: (username) => `https://www.threads.net/@${encodeURIComponent(username)}`,

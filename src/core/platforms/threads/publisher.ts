@@ -5,14 +5,12 @@
  */
 import { containerPublisher, type ContainerApi, type ContainerPublisherOptions } from '../meta/container-publisher.ts';
 import type { LivePublisher } from '../platform-client.ts';
-import { THREADS_REFUSALS } from './errors.ts';
+import { THREADS_GRAPH } from './errors.ts';
 
 export const MAX_CAROUSEL = 20;
 
 const THREADS_API: ContainerApi = {
-  platform: 'threads',
-  tokenIn: 'query',
-  refusals: THREADS_REFUSALS,
+  graph: THREADS_GRAPH,
   edges: {
     create: 'threads',
     publish: 'threads_publish',
