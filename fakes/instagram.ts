@@ -20,6 +20,7 @@ import {
 import { numericId, type IssuedTokens } from './shared/token-store.ts';
 import { fieldList, graphParams, invalidParameter, noSuchObject, pickFields, PublishingQuota } from './meta-graph.ts';
 import { INSTAGRAM_ERRORS, tokenEndpointError, type InstagramErrorName } from './instagram-errors.ts';
+import { FakeContainerApi } from './meta-containers.ts';
 import { MetaLogin, isReply } from './meta-login.ts';
 import {
   DEFAULT_CONTAINER_PROCESSING,
@@ -54,8 +55,6 @@ export type InstagramRoute =
   | 'media.list'
   | 'container.status'
   | 'media.get';
-
-const PUBLISH_PERMISSION = 'instagram_business_content_publish';
 
 export const INSTAGRAM_SCOPES = [
   'instagram_business_basic',
@@ -201,77 +200,48 @@ export async function startFakeInstagram(options: FakeInstagramOptions = {}): Pr
     return { status: 200, json: pickFields(all, fieldList(request, ['id'])) };
   };
 
-  const publishingLimit = (request: FakeRequest, user: FakeInstagramUser): Reply => quota.answer(request, user.userId);
-
-  const createContainer = (request: FakeRequest, user: FakeInstagramUser): Promise<Reply> =>
-    store.create({ ownerId: user.userId, params: graphParams(request) });
-
-  const publish = (request: FakeRequest, user: FakeInstagramUser): Reply => {
-    const creationId = graphParams(request).creation_id;
-    if (!creationId) return invalidParameter('The parameter creation_id is required.');
-    const container = store.containers.get(creationId);
-    if (!container || container.ownerId !== user.userId) return noSuchObject(creationId, 'post');
-    if (container.isCarouselItem) {
-      return invalidParameter('A carousel item cannot be published on its own; publish its carousel container.');
-    }
-    switch (store.status(container)) {
-      case 'IN_PROGRESS':
-        return INSTAGRAM_ERRORS.notReady();
-      case 'EXPIRED':
-        return INSTAGRAM_ERRORS.expired();
-      case 'ERROR':
-        return invalidParameter('The media container failed processing and cannot be published.', 2207032);
-      case 'PUBLISHED':
-        return invalidParameter('The media container has already been published.', 2207006);
-      case 'FINISHED':
-        break;
-    }
-    if (quota.isUsedUp(user.userId)) return INSTAGRAM_ERRORS.quota();
-    const media = store.publish(container);
-    if (faults.takeDrop('media.publish')) return { drop: true, createdPost: true };
-    return { status: 200, json: { id: media.id }, createdPost: true };
-  };
-
-  const listMedia = (request: FakeRequest, user: FakeInstagramUser): Reply => {
-    const limit = request.query.limit === undefined ? 25 : Number(request.query.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) return invalidParameter('Param limit must be 1 to 100.');
-    const fields = fieldList(request, ['id']);
-    const data = store.media
-      .filter((media) => media.ownerId === user.userId)
-      .reverse()
-      .slice(0, limit)
-      .map((media) => mediaFields(media, fields));
-    return { status: 200, json: { data } };
-  };
-
-  /** GET /{id}: a container's status, or a published media's fields. */
-  const readObject = (request: FakeRequest): Reply => {
-    const access = login.authenticate(request);
-    if (isReply(access)) return access;
-    const id = request.params.id!;
-    const container = store.containers.get(id);
-    if (container && container.ownerId === access.user.userId) return store.read(container, fieldList(request, ['id']));
-    const media = store.media.find((candidate) => candidate.id === id);
-    if (media && media.ownerId === access.user.userId) {
-      return { status: 200, json: mediaFields(media, fieldList(request, ['id'])) };
-    }
-    return noSuchObject(id, 'get');
-  };
+  const containerApi = new FakeContainerApi(login, (user) => user.userId, quota, faults, {
+    edges: { create: 'media', publish: 'media_publish', publishingLimit: 'content_publishing_limit', list: 'media' },
+    labels: {
+      create: 'media.create',
+      publish: 'media.publish',
+      publishingLimit: 'publishing_limit',
+      list: 'media.list',
+      get: 'media.get',
+    },
+    publishPermission: 'instagram_business_content_publish',
+    create: (request, user) => store.create({ ownerId: user.userId, params: graphParams(request) }),
+    container: (id) => store.containers.get(id),
+    status: (container) => store.status(container),
+    readStatus: (container, fields) => store.read(container, fields),
+    publish: (container) => store.publish(container),
+    posts: () => store.media,
+    postFields: mediaFields,
+    refusals: {
+      unknownContainer: (id) => noSuchObject(id, 'post'),
+      carouselItem: () =>
+        invalidParameter('A carousel item cannot be published on its own; publish its carousel container.'),
+      notPublishable: (status) => {
+        switch (status) {
+          case 'IN_PROGRESS':
+            return INSTAGRAM_ERRORS.notReady();
+          case 'EXPIRED':
+            return INSTAGRAM_ERRORS.expired();
+          case 'ERROR':
+            return invalidParameter('The media container failed processing and cannot be published.', 2207032);
+          case 'PUBLISHED':
+            return invalidParameter('The media container has already been published.', 2207006);
+        }
+      },
+      quotaReached: INSTAGRAM_ERRORS.quota,
+    },
+  });
 
   const router = login
     .addRoutes(new FakeRouter(), { authorize: 'authorize', exchange: 'token.exchange', refresh: 'token.refresh' })
     .add('POST', '/oauth/access_token', 'token', token)
-    .add('GET', '/me', 'me', me)
-    .add('GET', '/:userId/content_publishing_limit', 'publishing_limit', login.asOwner(publishingLimit, null))
-    .add('POST', '/:userId/media', 'media.create', login.asOwner(createContainer, PUBLISH_PERMISSION))
-    .add('GET', '/:userId/media', 'media.list', login.asOwner(listMedia, null))
-    .add('POST', '/:userId/media_publish', 'media.publish', login.asOwner(publish, PUBLISH_PERMISSION))
-    .add(
-      'GET',
-      '/:id',
-      (request) => (store.containers.has(request.params.id!) ? 'container.status' : 'media.get'),
-      readObject,
-    );
+    .add('GET', '/me', 'me', me);
+  containerApi.addRoutes(router);
 
   const server = await startFakeServer({
     router,
@@ -326,8 +296,9 @@ export async function startFakeInstagram(options: FakeInstagramOptions = {}): Pr
   };
 }
 
-function mediaFields(media: InstagramMedia, fields: string[]): Record<string, unknown> {
-  const all: Record<string, unknown> = {
+/** A published media's fields as Graph names them (timestamps read `2026-06-15T09:00:00+0000`). */
+function mediaFields(media: InstagramMedia): Record<string, unknown> {
+  return {
     id: media.id,
     caption: media.caption,
     media_type: media.mediaType,
@@ -335,5 +306,4 @@ function mediaFields(media: InstagramMedia, fields: string[]): Record<string, un
     permalink: media.permalink,
     timestamp: new Date(media.timestamp).toISOString().replace(/\.\d{3}Z$/, '+0000'),
   };
-  return Object.fromEntries(['id', ...fields].filter((f) => f in all).map((f) => [f, all[f]]));
 }
