@@ -19,19 +19,11 @@ import {
   type Reply,
 } from './shared/http-fake.ts';
 import { numericId } from './shared/token-store.ts';
-import {
-  fieldList,
-  graphError,
-  graphParams,
-  invalidParameter,
-  noSuchObject,
-  pickFields,
-  PublishingQuota,
-} from './meta-graph.ts';
+import { fieldList, graphError, graphParams, invalidParameter, pickFields, PublishingQuota } from './meta-graph.ts';
+import { FakeContainerApi } from './meta-containers.ts';
 import { isReply, MetaLogin } from './meta-login.ts';
 
 export const THREADS_SCOPES = ['threads_basic', 'threads_content_publish'] as const;
-const PUBLISH_PERMISSION = 'threads_content_publish';
 const MAX_TEXT = 500;
 const MAX_LINKS = 5;
 const MIN_CAROUSEL = 2;
@@ -264,94 +256,84 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     return newContainer(user.id, { mediaType, text, mediaUrl: url, children: [], isCarouselItem });
   };
 
-  /** GET /{id}: a container's status (each read moves an IN_PROGRESS one along), or a post's fields. */
-  const readObject = (request: FakeRequest): Reply => {
-    const access = login.authenticate(request);
-    if (isReply(access)) return access;
-    const container = containers.find((candidate) => candidate.id === request.params.id);
-    if (container && container.ownerId === access.user.id) {
-      if (container.status === 'IN_PROGRESS') {
-        container.pollsLeft -= 1;
-        if (container.pollsLeft < 0) container.status = 'FINISHED';
-      }
-      const all = { id: container.id, status: container.status, error_message: null };
-      return { status: 200, json: pickFields(all, fieldList(request, ['id'])) };
+  /** A status read moves an IN_PROGRESS container along: FINISHED after its scripted reads. */
+  const readStatus = (container: FakeThreadsContainer, fields: string[]): Reply => {
+    if (container.status === 'IN_PROGRESS') {
+      container.pollsLeft -= 1;
+      if (container.pollsLeft < 0) container.status = 'FINISHED';
     }
-    const post = posts.find((candidate) => candidate.id === request.params.id);
-    if (post && post.ownerId === access.user.id)
-      return { status: 200, json: pickFields(postFields(post), fieldList(request, ['id'])) };
-    return noSuchObject(request.params.id!, 'get');
+    const all = { id: container.id, status: container.status, error_message: null };
+    return { status: 200, json: pickFields(all, fields) };
   };
 
-  const postFields = (post: FakeThreadsPost): Record<string, unknown> => ({
-    id: post.id,
-    media_type:
-      post.mediaType === 'CAROUSEL' ? 'CAROUSEL_ALBUM' : post.mediaType === 'TEXT' ? 'TEXT_POST' : post.mediaType,
-    text: post.text,
-    permalink: post.permalink,
-    timestamp: post.timestamp,
-  });
-
-  const publish = (request: FakeRequest, user: FakeThreadsUser): Reply => {
-    const creationId = graphParams(request).creation_id;
-    if (!creationId) return invalidParameter('The parameter creation_id is required.');
-    const container = containers.find((candidate) => candidate.id === creationId && candidate.ownerId === user.id);
-    if (!container || container.isCarouselItem) return invalidParameter(`Invalid creation_id ${creationId}.`, 4279001);
-    if (container.status === 'PUBLISHED') return invalidParameter('The container was already published.', 4279002);
-    if (container.status !== 'FINISHED') return notReady('The media is not ready to be published.');
-    if (quota.isUsedUp(user.id)) {
-      return invalidParameter('The publishing limit for the last 24 hours is reached.', 2207042);
-    }
+  const publish = (container: FakeThreadsContainer): FakeThreadsPost => {
+    const owner = users.find((user) => user.id === container.ownerId)!;
     container.status = 'PUBLISHED';
-    const id = numericId(17);
     const mediaUrls =
       container.mediaType === 'CAROUSEL'
         ? container.children.map((child) => containers.find((c) => c.id === child)!.mediaUrl!)
         : container.mediaUrl
           ? [container.mediaUrl]
           : [];
-    posts.push({
-      id,
-      ownerId: user.id,
+    const post: FakeThreadsPost = {
+      id: numericId(17),
+      ownerId: owner.id,
       containerId: container.id,
       mediaType: container.mediaType,
       text: container.text,
       mediaUrls,
-      permalink: `https://www.threads.net/@${user.username}/post/${randomBytes(8).toString('base64url')}`,
+      permalink: `https://www.threads.net/@${owner.username}/post/${randomBytes(8).toString('base64url')}`,
       timestamp: new Date(clock.now()).toISOString(),
-    });
-    if (faults.takeDrop('threads.publish')) return { drop: true, createdPost: true };
-    return { status: 200, json: { id }, createdPost: true };
-  };
-
-  const publishingLimit = (request: FakeRequest, user: FakeThreadsUser): Reply => quota.answer(request, user.id);
-
-  const listPosts = (request: FakeRequest, user: FakeThreadsUser): Reply => {
-    const limit = Math.min(Number(request.query.limit ?? 25) || 25, 100);
-    const mine = posts
-      .filter((post) => post.ownerId === user.id)
-      .reverse()
-      .slice(0, limit);
-    return {
-      status: 200,
-      json: { data: mine.map((post) => pickFields(postFields(post), fieldList(request, ['id']))) },
     };
+    posts.push(post);
+    return post;
   };
+
+  const containerApi = new FakeContainerApi(login, (user) => user.id, quota, faults, {
+    edges: {
+      create: 'threads',
+      publish: 'threads_publish',
+      publishingLimit: 'threads_publishing_limit',
+      list: 'threads',
+    },
+    labels: {
+      create: 'threads.create',
+      publish: 'threads.publish',
+      publishingLimit: 'threads.publishing_limit',
+      list: 'threads.list',
+      get: 'threads.get',
+    },
+    publishPermission: 'threads_content_publish',
+    create: createContainer,
+    container: (id) => containers.find((candidate) => candidate.id === id),
+    status: (container) => container.status,
+    readStatus,
+    publish,
+    posts: () => posts,
+    postFields: (post) => ({
+      id: post.id,
+      media_type:
+        post.mediaType === 'CAROUSEL' ? 'CAROUSEL_ALBUM' : post.mediaType === 'TEXT' ? 'TEXT_POST' : post.mediaType,
+      text: post.text,
+      permalink: post.permalink,
+      timestamp: post.timestamp,
+    }),
+    refusals: {
+      unknownContainer: (id) => invalidParameter(`Invalid creation_id ${id}.`, 4279001),
+      carouselItem: (id) => invalidParameter(`Invalid creation_id ${id}.`, 4279001),
+      notPublishable: (status) =>
+        status === 'PUBLISHED'
+          ? invalidParameter('The container was already published.', 4279002)
+          : notReady('The media is not ready to be published.'),
+      quotaReached: () => invalidParameter('The publishing limit for the last 24 hours is reached.', 2207042),
+    },
+  });
 
   const router = login
     .addRoutes(new FakeRouter(), { authorize: 'oauth.authorize', exchange: 'oauth.exchange', refresh: 'oauth.refresh' })
     .add('POST', '/oauth/access_token', 'oauth.token', codeExchange)
-    .add('GET', '/me', 'me', me)
-    .add('GET', '/:userId/threads_publishing_limit', 'threads.publishing_limit', login.asOwner(publishingLimit, null))
-    .add('POST', '/:userId/threads_publish', 'threads.publish', login.asOwner(publish, PUBLISH_PERMISSION))
-    .add('POST', '/:userId/threads', 'threads.create', login.asOwner(createContainer, PUBLISH_PERMISSION))
-    .add('GET', '/:userId/threads', 'threads.list', login.asOwner(listPosts, null))
-    .add(
-      'GET',
-      '/:id',
-      (request) => (containers.some((c) => c.id === request.params.id) ? 'container.status' : 'threads.get'),
-      readObject,
-    );
+    .add('GET', '/me', 'me', me);
+  containerApi.addRoutes(router);
 
   const server = await startFakeServer({
     router,
