@@ -9,18 +9,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createFakeClock, type FakeClock } from './shared/clock.ts';
-import {
-  FakeRouter,
-  FaultScript,
-  RequestLog,
-  startFakeServer,
-  type FakeRequest,
-  type Reply,
-} from './shared/http-fake.ts';
+import { FaultScript, RequestLog, type FakeRequest, type Reply } from './shared/http-fake.ts';
 import { numericId, type IssuedTokens } from './shared/token-store.ts';
 import { fieldList, graphParams, invalidParameter, noSuchObject, pickFields, PublishingQuota } from './meta-graph.ts';
 import { INSTAGRAM_ERRORS, tokenEndpointError, type InstagramErrorName } from './instagram-errors.ts';
-import { FakeContainerApi } from './meta-containers.ts';
+import { FakeContainerApi, startMetaServer } from './meta-containers.ts';
 import { MetaLogin, isReply } from './meta-login.ts';
 import {
   DEFAULT_CONTAINER_PROCESSING,
@@ -201,14 +194,13 @@ export async function startFakeInstagram(options: FakeInstagramOptions = {}): Pr
   };
 
   const containerApi = new FakeContainerApi(login, (user) => user.userId, quota, faults, {
-    edges: { create: 'media', publish: 'media_publish', publishingLimit: 'content_publishing_limit', list: 'media' },
-    labels: {
-      create: 'media.create',
-      publish: 'media.publish',
-      publishingLimit: 'publishing_limit',
-      list: 'media.list',
-      get: 'media.get',
+    routes: {
+      publishingLimit: { edge: 'content_publishing_limit', label: 'publishing_limit' },
+      create: { edge: 'media', label: 'media.create' },
+      publish: { edge: 'media_publish', label: 'media.publish' },
+      list: { edge: 'media', label: 'media.list' },
     },
+    postReadLabel: 'media.get',
     publishPermission: 'instagram_business_content_publish',
     create: (request, user) => store.create({ ownerId: user.userId, params: graphParams(request) }),
     container: (id) => store.containers.get(id),
@@ -237,18 +229,15 @@ export async function startFakeInstagram(options: FakeInstagramOptions = {}): Pr
     },
   });
 
-  const router = login
-    .addRoutes(new FakeRouter(), { authorize: 'authorize', exchange: 'token.exchange', refresh: 'token.refresh' })
-    .add('POST', '/oauth/access_token', 'token', token)
-    .add('GET', '/me', 'me', me);
-  containerApi.addRoutes(router);
-
-  const server = await startFakeServer({
-    router,
+  const server = await startMetaServer({
+    login,
+    loginLabels: { authorize: 'authorize', exchange: 'token.exchange', refresh: 'token.refresh' },
+    codeExchange: { label: 'token', handler: token },
+    me,
+    containerApi,
     clock,
     log,
     faults,
-    notFound: (request) => noSuchObject(request.path.split('/').filter(Boolean).join('/'), 'get'),
     port: options.port,
     host: options.host,
   });

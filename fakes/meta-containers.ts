@@ -5,7 +5,17 @@
  * posts are listed newest first. What a container is, how it moves on, and each refusal's codes are
  * the fake's own (`ContainerApiParts`).
  */
-import type { FaultScript, FakeRequest, FakeRouter, Reply } from './shared/http-fake.ts';
+import type { FakeClock } from './shared/clock.ts';
+import {
+  FakeRouter,
+  startFakeServer,
+  type FakeRequest,
+  type FaultScript,
+  type Handler,
+  type Reply,
+  type RequestLog,
+  type RunningFakeServer,
+} from './shared/http-fake.ts';
 import {
   fieldList,
   graphParams,
@@ -23,10 +33,16 @@ interface Owned {
   ownerId: string;
 }
 
+/** A route: its edge under `/{user-id}/`, and its label in the request log. */
+interface EdgeRoute {
+  edge: string;
+  label: string;
+}
+
 export interface ContainerApiParts<User, Container extends Owned & { isCarouselItem: boolean }, Post extends Owned> {
-  /** The edges under `/{user-id}/`, and the route label of each call. */
-  edges: { create: string; publish: string; publishingLimit: string; list: string };
-  labels: { create: string; publish: string; publishingLimit: string; list: string; get: string };
+  routes: { create: EdgeRoute; publish: EdgeRoute; publishingLimit: EdgeRoute; list: EdgeRoute };
+  /** The label of a post read on `/{id}` (a container's is `container.status`). */
+  postReadLabel: string;
   publishPermission: string;
   /** Checks a create call's parameters, downloads its media and makes the container (or refuses). */
   create(request: FakeRequest, user: User): Reply | Promise<Reply>;
@@ -60,19 +76,19 @@ export class FakeContainerApi<User, Container extends Owned & { isCarouselItem: 
 
   /** The container API's routes on `router`; add them after `/me`, since `/{id}` takes any other path. */
   addRoutes(router: FakeRouter): FakeRouter {
-    const { edges, labels, publishPermission } = this.parts;
-    const asOwner = this.login.asOwner.bind(this.login);
-    return router
-      .add('GET', `/:userId/${edges.publishingLimit}`, labels.publishingLimit, asOwner(this.publishingLimit, null))
-      .add('POST', `/:userId/${edges.publish}`, labels.publish, asOwner(this.publish, publishPermission))
-      .add('POST', `/:userId/${edges.create}`, labels.create, asOwner(this.parts.create, publishPermission))
-      .add('GET', `/:userId/${edges.list}`, labels.list, asOwner(this.list, null))
-      .add(
-        'GET',
-        '/:id',
-        (request) => (this.parts.container(request.params.id!) ? 'container.status' : labels.get),
-        this.readObject,
-      );
+    const { routes, publishPermission } = this.parts;
+    const onUser = (method: string, { edge, label }: EdgeRoute, handler: Handler) =>
+      router.add(method, `/:userId/${edge}`, label, handler);
+    onUser('GET', routes.publishingLimit, this.login.asOwner(this.publishingLimit, null));
+    onUser('POST', routes.publish, this.login.asOwner(this.publish, publishPermission));
+    onUser('POST', routes.create, this.login.asOwner(this.parts.create, publishPermission));
+    onUser('GET', routes.list, this.login.asOwner(this.list, null));
+    return router.add(
+      'GET',
+      '/:id',
+      (request) => (this.parts.container(request.params.id!) ? 'container.status' : this.parts.postReadLabel),
+      this.readObject,
+    );
   }
 
   private readonly publishingLimit = (request: FakeRequest, user: User): Reply =>
@@ -89,7 +105,7 @@ export class FakeContainerApi<User, Container extends Owned & { isCarouselItem: 
     if (status !== 'FINISHED') return refusals.notPublishable(status);
     if (this.quota.isUsedUp(this.idOf(user))) return refusals.quotaReached();
     const post = this.parts.publish(container);
-    if (this.faults.takeDrop(this.parts.labels.publish)) return { drop: true, createdPost: true };
+    if (this.faults.takeDrop(this.parts.routes.publish.label)) return { drop: true, createdPost: true };
     return { status: 200, json: { id: post.id }, createdPost: true };
   };
 
@@ -120,4 +136,38 @@ export class FakeContainerApi<User, Container extends Owned & { isCarouselItem: 
       return { status: 200, json: pickFields(this.parts.postFields(post), ['id', ...fields]) };
     return noSuchObject(id, 'get');
   };
+}
+
+export interface MetaServerParts<User> {
+  login: MetaLogin<User>;
+  /** The labels of the login's routes in the request log. */
+  loginLabels: { authorize: string; exchange: string; refresh: string };
+  /** POST /oauth/access_token (host and envelope are the platform's own). */
+  codeExchange: { label: string; handler: Handler };
+  /** GET /me. */
+  me: Handler;
+  containerApi: { addRoutes(router: FakeRouter): FakeRouter };
+  clock: FakeClock;
+  log: RequestLog;
+  faults: FaultScript;
+  port?: number;
+  host?: string;
+}
+
+/** One origin serving the consent page, the token endpoints and the Graph calls, as the fakes do. */
+export function startMetaServer<User>(parts: MetaServerParts<User>): Promise<RunningFakeServer> {
+  const router = parts.login
+    .addRoutes(new FakeRouter(), parts.loginLabels)
+    .add('POST', '/oauth/access_token', parts.codeExchange.label, parts.codeExchange.handler)
+    .add('GET', '/me', 'me', parts.me);
+  const { clock, log, faults, port, host } = parts;
+  return startFakeServer({
+    router: parts.containerApi.addRoutes(router),
+    clock,
+    log,
+    faults,
+    notFound: (request) => noSuchObject(request.path.split('/').filter(Boolean).join('/'), 'get'),
+    port,
+    host,
+  });
 }

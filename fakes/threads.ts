@@ -10,17 +10,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createFakeClock, type FakeClock } from './shared/clock.ts';
-import {
-  FakeRouter,
-  FaultScript,
-  RequestLog,
-  startFakeServer,
-  type FakeRequest,
-  type Reply,
-} from './shared/http-fake.ts';
+import { FaultScript, RequestLog, type FakeRequest, type Reply } from './shared/http-fake.ts';
 import { numericId } from './shared/token-store.ts';
 import { fieldList, graphError, graphParams, invalidParameter, pickFields, PublishingQuota } from './meta-graph.ts';
-import { FakeContainerApi } from './meta-containers.ts';
+import { FakeContainerApi, startMetaServer } from './meta-containers.ts';
 import { isReply, MetaLogin } from './meta-login.ts';
 
 export const THREADS_SCOPES = ['threads_basic', 'threads_content_publish'] as const;
@@ -290,19 +283,13 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
   };
 
   const containerApi = new FakeContainerApi(login, (user) => user.id, quota, faults, {
-    edges: {
-      create: 'threads',
-      publish: 'threads_publish',
-      publishingLimit: 'threads_publishing_limit',
-      list: 'threads',
+    routes: {
+      publishingLimit: { edge: 'threads_publishing_limit', label: 'threads.publishing_limit' },
+      create: { edge: 'threads', label: 'threads.create' },
+      publish: { edge: 'threads_publish', label: 'threads.publish' },
+      list: { edge: 'threads', label: 'threads.list' },
     },
-    labels: {
-      create: 'threads.create',
-      publish: 'threads.publish',
-      publishingLimit: 'threads.publishing_limit',
-      list: 'threads.list',
-      get: 'threads.get',
-    },
+    postReadLabel: 'threads.get',
     publishPermission: 'threads_content_publish',
     create: createContainer,
     container: (id) => containers.find((candidate) => candidate.id === id),
@@ -329,18 +316,15 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     },
   });
 
-  const router = login
-    .addRoutes(new FakeRouter(), { authorize: 'oauth.authorize', exchange: 'oauth.exchange', refresh: 'oauth.refresh' })
-    .add('POST', '/oauth/access_token', 'oauth.token', codeExchange)
-    .add('GET', '/me', 'me', me);
-  containerApi.addRoutes(router);
-
-  const server = await startFakeServer({
-    router,
+  const server = await startMetaServer({
+    login,
+    loginLabels: { authorize: 'oauth.authorize', exchange: 'oauth.exchange', refresh: 'oauth.refresh' },
+    codeExchange: { label: 'oauth.token', handler: codeExchange },
+    me,
+    containerApi,
     clock,
     log,
     faults,
-    notFound: () => invalidParameter('Unknown path components'),
     port: options.port,
     host: options.host,
   });
