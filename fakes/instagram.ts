@@ -137,6 +137,8 @@ export async function startFakeInstagram(options: FakeInstagramOptions = {}): Pr
     clientSecret,
     scopes: INSTAGRAM_SCOPES,
     requiredScope: 'instagram_business_basic',
+    publishScope: 'instagram_business_content_publish',
+    routeLabels: { authorize: 'authorize', exchange: 'token.exchange', refresh: 'token.refresh' },
     redirectUris: options.redirectUris,
     grants: { exchange: 'ig_exchange_token', refresh: 'ig_refresh_token' },
     codeTtlSecs: 3600,
@@ -193,15 +195,7 @@ export async function startFakeInstagram(options: FakeInstagramOptions = {}): Pr
     return { status: 200, json: pickFields(all, fieldList(request, ['id'])) };
   };
 
-  const containerApi = new FakeContainerApi(login, (user) => user.userId, quota, faults, {
-    routes: {
-      publishingLimit: { edge: 'content_publishing_limit', label: 'publishing_limit' },
-      create: { edge: 'media', label: 'media.create' },
-      publish: { edge: 'media_publish', label: 'media.publish' },
-      list: { edge: 'media', label: 'media.list' },
-    },
-    postReadLabel: 'media.get',
-    publishPermission: 'instagram_business_content_publish',
+  const containerApi = new FakeContainerApi(login, quota, faults, {
     create: (request, user) => store.create({ ownerId: user.userId, params: graphParams(request) }),
     container: (id) => store.containers.get(id),
     status: (container) => store.status(container),
@@ -227,20 +221,15 @@ export async function startFakeInstagram(options: FakeInstagramOptions = {}): Pr
       },
       quotaReached: INSTAGRAM_ERRORS.quota,
     },
+    routes: {
+      posts: { edge: 'media', create: 'media.create', list: 'media.list', read: 'media.get' },
+      publish: { edge: 'media_publish', label: 'media.publish' },
+      publishingLimit: { edge: 'content_publishing_limit', label: 'publishing_limit' },
+    },
   });
 
-  const server = await startMetaServer({
-    login,
-    loginLabels: { authorize: 'authorize', exchange: 'token.exchange', refresh: 'token.refresh' },
-    codeExchange: { label: 'token', handler: token },
-    me,
-    containerApi,
-    clock,
-    log,
-    faults,
-    port: options.port,
-    host: options.host,
-  });
+  const codeExchange = { label: 'token', handler: token };
+  const server = await startMetaServer({ clock, log, faults }, { login, codeExchange, me, containerApi }, options);
 
   return {
     url: server.url,

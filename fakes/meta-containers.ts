@@ -40,10 +40,6 @@ interface EdgeRoute {
 }
 
 export interface ContainerApiParts<User, Container extends Owned & { isCarouselItem: boolean }, Post extends Owned> {
-  routes: { create: EdgeRoute; publish: EdgeRoute; publishingLimit: EdgeRoute; list: EdgeRoute };
-  /** The label of a post read on `/{id}` (a container's is `container.status`). */
-  postReadLabel: string;
-  publishPermission: string;
   /** Checks a create call's parameters, downloads its media and makes the container (or refuses). */
   create(request: FakeRequest, user: User): Reply | Promise<Reply>;
   container(id: string): Container | undefined;
@@ -63,32 +59,44 @@ export interface ContainerApiParts<User, Container extends Owned & { isCarouselI
     notPublishable(status: Exclude<FakeContainerStatus, 'FINISHED'>): Reply;
     quotaReached(): Reply;
   };
+  routes: {
+    /**
+     * The edge a container is made on (POST) and the account's posts are listed from (GET), with
+     * their labels, and the label of one post read on `/{id}` (a container's is `container.status`).
+     */
+    posts: { edge: string; create: string; list: string; read: string };
+    publish: EdgeRoute;
+    publishingLimit: EdgeRoute;
+  };
 }
 
 export class FakeContainerApi<User, Container extends Owned & { isCarouselItem: boolean }, Post extends Owned> {
+  private readonly idOf: (user: User) => string;
+
   constructor(
     private readonly login: MetaLogin<User>,
-    private readonly idOf: (user: User) => string,
     private readonly quota: PublishingQuota,
     private readonly faults: FaultScript,
     private readonly parts: ContainerApiParts<User, Container, Post>,
-  ) {}
+  ) {
+    this.idOf = login.options.idOf;
+  }
 
   /** The container API's routes on `router`; add them after `/me`, since `/{id}` takes any other path. */
   addRoutes(router: FakeRouter): FakeRouter {
-    const { routes, publishPermission } = this.parts;
-    const onUser = (method: string, { edge, label }: EdgeRoute, handler: Handler) =>
-      router.add(method, `/:userId/${edge}`, label, handler);
-    onUser('GET', routes.publishingLimit, this.login.asOwner(this.publishingLimit, null));
-    onUser('POST', routes.publish, this.login.asOwner(this.publish, publishPermission));
-    onUser('POST', routes.create, this.login.asOwner(this.parts.create, publishPermission));
-    onUser('GET', routes.list, this.login.asOwner(this.list, null));
-    return router.add(
-      'GET',
-      '/:id',
-      (request) => (this.parts.container(request.params.id!) ? 'container.status' : this.parts.postReadLabel),
-      this.readObject,
-    );
+    const { publishingLimit, publish, posts } = this.parts.routes;
+    const asOwner = this.login.asOwner.bind(this.login);
+    return router
+      .add('GET', `/:userId/${publishingLimit.edge}`, publishingLimit.label, asOwner(this.publishingLimit, false))
+      .add('POST', `/:userId/${publish.edge}`, publish.label, asOwner(this.publish, true))
+      .add('POST', `/:userId/${posts.edge}`, posts.create, asOwner(this.parts.create, true))
+      .add('GET', `/:userId/${posts.edge}`, posts.list, asOwner(this.list, false))
+      .add(
+        'GET',
+        '/:id',
+        (request) => (this.parts.container(request.params.id!) ? 'container.status' : posts.read),
+        this.readObject,
+      );
   }
 
   private readonly publishingLimit = (request: FakeRequest, user: User): Reply =>
@@ -140,27 +148,23 @@ export class FakeContainerApi<User, Container extends Owned & { isCarouselItem: 
 
 export interface MetaServerParts<User> {
   login: MetaLogin<User>;
-  /** The labels of the login's routes in the request log. */
-  loginLabels: { authorize: string; exchange: string; refresh: string };
   /** POST /oauth/access_token (host and envelope are the platform's own). */
   codeExchange: { label: string; handler: Handler };
   /** GET /me. */
   me: Handler;
   containerApi: { addRoutes(router: FakeRouter): FakeRouter };
-  clock: FakeClock;
-  log: RequestLog;
-  faults: FaultScript;
-  port?: number;
-  host?: string;
 }
 
 /** One origin serving the consent page, the token endpoints and the Graph calls, as the fakes do. */
-export function startMetaServer<User>(parts: MetaServerParts<User>): Promise<RunningFakeServer> {
+export function startMetaServer<User>(
+  { clock, log, faults }: { clock: FakeClock; log: RequestLog; faults: FaultScript },
+  parts: MetaServerParts<User>,
+  { port, host }: { port?: number; host?: string },
+): Promise<RunningFakeServer> {
   const router = parts.login
-    .addRoutes(new FakeRouter(), parts.loginLabels)
+    .addRoutes(new FakeRouter())
     .add('POST', '/oauth/access_token', parts.codeExchange.label, parts.codeExchange.handler)
     .add('GET', '/me', 'me', parts.me);
-  const { clock, log, faults, port, host } = parts;
   return startFakeServer({
     router: parts.containerApi.addRoutes(router),
     clock,

@@ -31,9 +31,12 @@ export interface MetaLoginOptions<User> {
   tokenPrefix: string;
   clientId: string;
   clientSecret: string;
-  /** Every scope the consent page knows, and the one it requires. */
+  /** Every scope the consent page knows, the one it requires, and the one publishing needs. */
   scopes: readonly string[];
   requiredScope: string;
+  publishScope: string;
+  /** The labels of the login's routes in the request log. */
+  routeLabels: { authorize: string; exchange: string; refresh: string };
   /** Registered redirect URLs; when empty, any absolute http(s) URL is accepted. */
   redirectUris?: string[];
   /** The `grant_type` of the trade for a 60-day token, and of its renewal. */
@@ -62,7 +65,7 @@ export class MetaLogin<User> {
 
   constructor(
     private readonly clock: FakeClock,
-    private readonly options: MetaLoginOptions<User>,
+    readonly options: MetaLoginOptions<User>,
   ) {
     this.consent = { userId: options.idOf(options.users[0]!), deny: false };
     const store = (kind: string, accessTtlSecs: number) =>
@@ -109,8 +112,9 @@ export class MetaLogin<User> {
     return { status: 302, headers: { location: target.toString() } };
   };
 
-  /** The consent page and the long-lived token endpoints on `router`, under the fake's own route labels. */
-  addRoutes(router: FakeRouter, labels: { authorize: string; exchange: string; refresh: string }): FakeRouter {
+  /** The consent page and the long-lived token endpoints on `router`. */
+  addRoutes(router: FakeRouter): FakeRouter {
+    const labels = this.options.routeLabels;
     return router
       .add('GET', '/oauth/authorize', labels.authorize, this.authorize)
       .add('GET', '/access_token', labels.exchange, this.exchange)
@@ -199,12 +203,13 @@ export class MetaLogin<User> {
 
   /**
    * A handler for `/{user-id}/…` (route parameter `userId`): only the token's own account (or `me`),
-   * and, when `permission` is named, only with it granted.
+   * and, for a call that publishes, only with the publish scope granted.
    */
   asOwner(
     handler: (request: FakeRequest, user: User) => Reply | Promise<Reply>,
-    permission: string | null,
+    publishes: boolean,
   ): (request: FakeRequest) => Reply | Promise<Reply> {
+    const permission = publishes ? this.options.publishScope : null;
     return (request) => {
       const access = this.authenticate(request);
       if (isReply(access)) return access;

@@ -134,6 +134,8 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     clientSecret: appSecret,
     scopes: THREADS_SCOPES,
     requiredScope: 'threads_basic',
+    publishScope: 'threads_content_publish',
+    routeLabels: { authorize: 'oauth.authorize', exchange: 'oauth.exchange', refresh: 'oauth.refresh' },
     grants: { exchange: 'th_exchange_token', refresh: 'th_refresh_token' },
     codeTtlSecs: 600,
     users,
@@ -148,7 +150,7 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
   let inProgressPolls = options.inProgressPolls ?? 0;
 
   /** POST graph.threads.net/oauth/access_token: the code for a short-lived token, refusals in Graph's envelope. */
-  const codeExchange = (request: FakeRequest): Reply => {
+  const token = (request: FakeRequest): Reply => {
     const form =
       request.body.kind === 'form' ? request.body.fields : request.body.kind === 'none' ? request.query : undefined;
     if (!form) return invalidParameter('The body must be form-encoded.');
@@ -282,15 +284,7 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     return post;
   };
 
-  const containerApi = new FakeContainerApi(login, (user) => user.id, quota, faults, {
-    routes: {
-      publishingLimit: { edge: 'threads_publishing_limit', label: 'threads.publishing_limit' },
-      create: { edge: 'threads', label: 'threads.create' },
-      publish: { edge: 'threads_publish', label: 'threads.publish' },
-      list: { edge: 'threads', label: 'threads.list' },
-    },
-    postReadLabel: 'threads.get',
-    publishPermission: 'threads_content_publish',
+  const containerApi = new FakeContainerApi(login, quota, faults, {
     create: createContainer,
     container: (id) => containers.find((candidate) => candidate.id === id),
     status: (container) => container.status,
@@ -314,20 +308,15 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
           : notReady('The media is not ready to be published.'),
       quotaReached: () => invalidParameter('The publishing limit for the last 24 hours is reached.', 2207042),
     },
+    routes: {
+      posts: { edge: 'threads', create: 'threads.create', list: 'threads.list', read: 'threads.get' },
+      publish: { edge: 'threads_publish', label: 'threads.publish' },
+      publishingLimit: { edge: 'threads_publishing_limit', label: 'threads.publishing_limit' },
+    },
   });
 
-  const server = await startMetaServer({
-    login,
-    loginLabels: { authorize: 'oauth.authorize', exchange: 'oauth.exchange', refresh: 'oauth.refresh' },
-    codeExchange: { label: 'oauth.token', handler: codeExchange },
-    me,
-    containerApi,
-    clock,
-    log,
-    faults,
-    port: options.port,
-    host: options.host,
-  });
+  const codeExchange = { label: 'oauth.token', handler: token };
+  const server = await startMetaServer({ clock, log, faults }, { login, codeExchange, me, containerApi }, options);
 
   return {
     url: server.url,
