@@ -13,7 +13,7 @@ import { FaultScript, RequestLog, type FakeRequest, type Reply } from './shared/
 import { numericId, type IssuedTokens } from './shared/token-store.ts';
 import { fieldList, graphParams, invalidParameter, noSuchObject, pickFields, PublishingQuota } from './meta-graph.ts';
 import { INSTAGRAM_ERRORS, tokenEndpointError, type InstagramErrorName } from './instagram-errors.ts';
-import { FakeContainerApi, startMetaServer } from './meta-containers.ts';
+import { FakeContainerApi, startMetaServer, type ContainerRoutes } from './meta-containers.ts';
 import { MetaLogin, isReply } from './meta-login.ts';
 import {
   DEFAULT_CONTAINER_PROCESSING,
@@ -48,6 +48,12 @@ export type InstagramRoute =
   | 'media.list'
   | 'container.status'
   | 'media.get';
+
+const INSTAGRAM_ROUTES: ContainerRoutes = {
+  posts: { edge: 'media', create: 'media.create', list: 'media.list', read: 'media.get' },
+  publish: { edge: 'media_publish', label: 'media.publish' },
+  publishingLimit: { edge: 'content_publishing_limit', label: 'publishing_limit' },
+};
 
 export const INSTAGRAM_SCOPES = [
   'instagram_business_basic',
@@ -195,7 +201,7 @@ export async function startFakeInstagram(options: FakeInstagramOptions = {}): Pr
     return { status: 200, json: pickFields(all, fieldList(request, ['id'])) };
   };
 
-  const containerApi = new FakeContainerApi(login, quota, faults, {
+  const containerApi = new FakeContainerApi(login, quota, faults, INSTAGRAM_ROUTES, {
     create: (request, user) => store.create({ ownerId: user.userId, params: graphParams(request) }),
     container: (id) => store.containers.get(id),
     status: (container) => store.status(container),
@@ -220,11 +226,6 @@ export async function startFakeInstagram(options: FakeInstagramOptions = {}): Pr
         }
       },
       quotaReached: INSTAGRAM_ERRORS.quota,
-    },
-    routes: {
-      posts: { edge: 'media', create: 'media.create', list: 'media.list', read: 'media.get' },
-      publish: { edge: 'media_publish', label: 'media.publish' },
-      publishingLimit: { edge: 'content_publishing_limit', label: 'publishing_limit' },
     },
   });
 

@@ -39,6 +39,17 @@ interface EdgeRoute {
   label: string;
 }
 
+/** Where a container API's calls go and how the request log labels them. */
+export interface ContainerRoutes {
+  /**
+   * The edge a container is made on (POST) and the account's posts are listed from (GET), with
+   * their labels, and the label of one post read on `/{id}` (a container's is `container.status`).
+   */
+  posts: { edge: string; create: string; list: string; read: string };
+  publish: EdgeRoute;
+  publishingLimit: EdgeRoute;
+}
+
 export interface ContainerApiParts<User, Container extends Owned & { isCarouselItem: boolean }, Post extends Owned> {
   /** Checks a create call's parameters, downloads its media and makes the container (or refuses). */
   create(request: FakeRequest, user: User): Reply | Promise<Reply>;
@@ -59,15 +70,6 @@ export interface ContainerApiParts<User, Container extends Owned & { isCarouselI
     notPublishable(status: Exclude<FakeContainerStatus, 'FINISHED'>): Reply;
     quotaReached(): Reply;
   };
-  routes: {
-    /**
-     * The edge a container is made on (POST) and the account's posts are listed from (GET), with
-     * their labels, and the label of one post read on `/{id}` (a container's is `container.status`).
-     */
-    posts: { edge: string; create: string; list: string; read: string };
-    publish: EdgeRoute;
-    publishingLimit: EdgeRoute;
-  };
 }
 
 export class FakeContainerApi<User, Container extends Owned & { isCarouselItem: boolean }, Post extends Owned> {
@@ -77,6 +79,7 @@ export class FakeContainerApi<User, Container extends Owned & { isCarouselItem: 
     private readonly login: MetaLogin<User>,
     private readonly quota: PublishingQuota,
     private readonly faults: FaultScript,
+    private readonly routes: ContainerRoutes,
     private readonly parts: ContainerApiParts<User, Container, Post>,
   ) {
     this.idOf = login.options.idOf;
@@ -84,7 +87,7 @@ export class FakeContainerApi<User, Container extends Owned & { isCarouselItem: 
 
   /** The container API's routes on `router`; add them after `/me`, since `/{id}` takes any other path. */
   addRoutes(router: FakeRouter): FakeRouter {
-    const { publishingLimit, publish, posts } = this.parts.routes;
+    const { publishingLimit, publish, posts } = this.routes;
     const asOwner = this.login.asOwner.bind(this.login);
     return router
       .add('GET', `/:userId/${publishingLimit.edge}`, publishingLimit.label, asOwner(this.publishingLimit, false))
@@ -113,7 +116,7 @@ export class FakeContainerApi<User, Container extends Owned & { isCarouselItem: 
     if (status !== 'FINISHED') return refusals.notPublishable(status);
     if (this.quota.isUsedUp(this.idOf(user))) return refusals.quotaReached();
     const post = this.parts.publish(container);
-    if (this.faults.takeDrop(this.parts.routes.publish.label)) return { drop: true, createdPost: true };
+    if (this.faults.takeDrop(this.routes.publish.label)) return { drop: true, createdPost: true };
     return { status: 200, json: { id: post.id }, createdPost: true };
   };
 

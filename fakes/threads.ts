@@ -13,8 +13,14 @@ import { createFakeClock, type FakeClock } from './shared/clock.ts';
 import { FaultScript, RequestLog, type FakeRequest, type Reply } from './shared/http-fake.ts';
 import { numericId } from './shared/token-store.ts';
 import { fieldList, graphError, graphParams, invalidParameter, pickFields, PublishingQuota } from './meta-graph.ts';
-import { FakeContainerApi, startMetaServer } from './meta-containers.ts';
+import { FakeContainerApi, startMetaServer, type ContainerRoutes } from './meta-containers.ts';
 import { isReply, MetaLogin } from './meta-login.ts';
+
+const THREADS_ROUTES: ContainerRoutes = {
+  posts: { edge: 'threads', create: 'threads.create', list: 'threads.list', read: 'threads.get' },
+  publish: { edge: 'threads_publish', label: 'threads.publish' },
+  publishingLimit: { edge: 'threads_publishing_limit', label: 'threads.publishing_limit' },
+};
 
 export const THREADS_SCOPES = ['threads_basic', 'threads_content_publish'] as const;
 const MAX_TEXT = 500;
@@ -284,7 +290,7 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
     return post;
   };
 
-  const containerApi = new FakeContainerApi(login, quota, faults, {
+  const containerApi = new FakeContainerApi(login, quota, faults, THREADS_ROUTES, {
     create: createContainer,
     container: (id) => containers.find((candidate) => candidate.id === id),
     status: (container) => container.status,
@@ -307,11 +313,6 @@ export async function startFakeThreads(options: FakeThreadsOptions = {}): Promis
           ? invalidParameter('The container was already published.', 4279002)
           : notReady('The media is not ready to be published.'),
       quotaReached: () => invalidParameter('The publishing limit for the last 24 hours is reached.', 2207042),
-    },
-    routes: {
-      posts: { edge: 'threads', create: 'threads.create', list: 'threads.list', read: 'threads.get' },
-      publish: { edge: 'threads_publish', label: 'threads.publish' },
-      publishingLimit: { edge: 'threads_publishing_limit', label: 'threads.publishing_limit' },
     },
   });
 
