@@ -1,38 +1,15 @@
 /**
- * The Graph API's error envelope, `{"error":{"message","type","code","error_subcode","fbtrace_id"}}`,
- * with the codes the fake answers. Graph sends most errors as HTTP 400 whatever their cause (an
- * expired token, a throttle, a bad parameter); only the code says which, so a client must read it.
+ * The codes the fake Facebook answers in the Graph API's error envelope (meta-graph.ts),
+ * `{"error":{"message","type","code","error_subcode","fbtrace_id"}}`. Graph sends most errors as HTTP
+ * 400 whatever their cause (an expired token, a throttle, a bad parameter); only the code says which,
+ * so a client must read it.
  */
-import { randomBytes } from 'node:crypto';
 import type { Reply } from './shared/http-fake.ts';
-
-export interface GraphErrorExtra {
-  type?: string;
-  subcode?: number;
-  isTransient?: boolean;
-  headers?: Record<string, string>;
-}
-
-export function graphError(status: number, code: number, message: string, extra: GraphErrorExtra = {}): Reply {
-  return {
-    status,
-    ...(extra.headers && { headers: extra.headers }),
-    json: {
-      error: {
-        message,
-        type: extra.type ?? 'OAuthException',
-        code,
-        ...(extra.subcode !== undefined && { error_subcode: extra.subcode }),
-        ...(extra.isTransient !== undefined && { is_transient: extra.isTransient }),
-        fbtrace_id: randomBytes(8).toString('base64url'),
-      },
-    },
-  };
-}
+import { graphError } from './meta-graph.ts';
 
 export const missingToken = (): Reply => graphError(400, 104, 'An access token is required to request this resource.');
 
-export const invalidToken = (): Reply => graphError(400, 190, 'Invalid OAuth access token - Cannot parse access token');
+export { invalidToken } from './meta-graph.ts';
 
 export const expiredToken = (at: number): Reply =>
   graphError(
@@ -89,7 +66,7 @@ export const unsupportedVideo = (): Reply =>
 
 /** An outage: Graph's code 2 with `is_transient`, as a 500. */
 export const serviceUnavailable = (): Reply =>
-  graphError(500, 2, 'An unexpected error has occurred. Please retry your request later.', { isTransient: true });
+  graphError(500, 2, 'An unexpected error has occurred. Please retry your request later.', { transient: true });
 
 export type ThrottleCode = 4 | 17 | 32 | 613 | 80001;
 
@@ -103,7 +80,7 @@ const THROTTLE_MESSAGES: Record<ThrottleCode, string> = {
 };
 
 export const throttled = (code: ThrottleCode, headers: Record<string, string>): Reply =>
-  graphError(400, code, THROTTLE_MESSAGES[code], { headers, isTransient: true });
+  graphError(400, code, THROTTLE_MESSAGES[code], { headers, transient: true });
 
 /** The token endpoint's refusals, in the same envelope. */
 export const oauthRefusal = (message: string, code = 100, subcode?: number): Reply =>

@@ -1,5 +1,5 @@
 /**
- * What Meta's Graph hosts share, for the fakes of Instagram and Threads: the error envelope
+ * What Meta's Graph hosts share, for the fakes of Facebook, Instagram and Threads: the error envelope
  * (`code` says the family, `error_subcode` what went wrong, the `error_user_*` fields the sentence the
  * platform shows its own users), the refusals every Graph host answers the same way, how a call's
  * parameters and `fields` are read, and the rolling 24-hour publishing quota.
@@ -13,11 +13,14 @@ export interface GraphErrorExtra {
   userTitle?: string;
   userMsg?: string;
   transient?: boolean;
+  /** Sent with the refusal (the usage headers of a throttle). */
+  headers?: Record<string, string>;
 }
 
 export function graphError(status: number, code: number, message: string, extra: GraphErrorExtra = {}): Reply {
   return {
     status,
+    ...(extra.headers && { headers: extra.headers }),
     json: {
       error: {
         message,
