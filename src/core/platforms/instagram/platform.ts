@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { definePlatform, withoutTrailingSlash } from '../platform-entry.ts';
 import { instagramOAuth } from './oauth.ts';
-import { instagramPublisher } from './publisher.ts';
+import { instagramPublisher, MAX_CAROUSEL } from './publisher.ts';
 
 /** Instagram professional accounts, with Instagram Login. */
 export const instagramPlatform = definePlatform({
   id: 'instagram',
   name: 'Instagram',
-  rules: { maxText: 2_200, textMeasure: 'code-points', maxMedia: 10, mediaRequired: true, maxHashtags: 30 },
+  rules: { maxText: 2_200, textMeasure: 'code-points', maxMedia: MAX_CAROUSEL, mediaRequired: true, maxHashtags: 30 },
   variables: {
     INSTAGRAM_APP_ID: z.string().min(1).optional(),
     INSTAGRAM_APP_SECRET: z.string().min(1).optional(),

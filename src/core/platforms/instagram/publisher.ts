@@ -32,11 +32,9 @@ const INSTAGRAM_API: ContainerApi = {
   polling: { delaysMs: [1_000, 2_000, 3_000, 5_000, 10_000, 15_000, 30_000], maxProcessingMs: 10 * 60_000 },
 };
 
-export type InstagramPublisherOptions = ContainerPublisherOptions;
-
 export function instagramPublisher(
   app: { apiBaseUrl: string },
-  options: InstagramPublisherOptions = {},
+  options: ContainerPublisherOptions = {},
 ): LivePublisher {
   return containerPublisher(INSTAGRAM_API, app, options);
 }

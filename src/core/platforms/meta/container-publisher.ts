@@ -89,12 +89,8 @@ const CONTAINER_CHECKPOINT = checkpointCodec({
   mediaId: z.string().min(1),
 });
 
-export type ContainerCheckpoint = ReturnType<typeof CONTAINER_CHECKPOINT.read>;
-
 /** The checkpoint as the publisher wrote it; a field that does not read counts as not done. */
-export function readContainerCheckpoint(data: Readonly<Record<string, unknown>>): ContainerCheckpoint {
-  return CONTAINER_CHECKPOINT.read(data);
-}
+type ContainerCheckpoint = ReturnType<typeof CONTAINER_CHECKPOINT.read>;
 
 export function containerPublisher(
   api: ContainerApi,

@@ -34,8 +34,6 @@ const THREADS_API: ContainerApi = {
   polling: { delaysMs: [1_000, 2_000, 5_000, 10_000, 30_000, 60_000], maxProcessingMs: 5 * 60_000 },
 };
 
-export type ThreadsPublisherOptions = ContainerPublisherOptions;
-
-export function threadsPublisher(app: { apiBaseUrl: string }, options: ThreadsPublisherOptions = {}): LivePublisher {
+export function threadsPublisher(app: { apiBaseUrl: string }, options: ContainerPublisherOptions = {}): LivePublisher {
   return containerPublisher(THREADS_API, app, options);
 }
