@@ -8,6 +8,7 @@
 import type { z } from 'zod';
 import type { Platform } from '../../../db/schema/index.ts';
 import type { Clock } from '../clock.ts';
+import { blueskyPlatform } from './bluesky/platform.ts';
 import { facebookPlatform } from './facebook/platform.ts';
 import { instagramPlatform } from './instagram/platform.ts';
 import { linkedInPlatform } from './linkedin/platform.ts';
@@ -25,6 +26,7 @@ const ENTRIES = [
   facebookPlatform,
   tiktokPlatform,
   threadsPlatform,
+  blueskyPlatform,
 ] as const;
 
 type Entries = (typeof ENTRIES)[number];

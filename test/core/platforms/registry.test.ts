@@ -130,5 +130,10 @@ describe('the platform registry', () => {
     expect(problemsOf(x, { ...around, fakes: around.fakes.filter((id) => id !== 'twitter') })).toEqual([
       'no fake in fakes/platforms.ts',
     ]);
+    // So is Bluesky, the platform that connects with credentials.
+    const bluesky = PLATFORM_REGISTRY.find((entry) => entry.id === 'bluesky')!;
+    expect(problemsOf(bluesky, { ...around, fakes: around.fakes.filter((id) => id !== 'bluesky') })).toEqual([
+      'no fake in fakes/platforms.ts',
+    ]);
   });
 });
