@@ -68,6 +68,12 @@ export function hashtagsIn(text: string): string[] {
   return twitterText.extractHashtags(text);
 }
 
+/** `text`'s length as `platform` counts it, with the unit that count is in. */
+export function measuredText(platform: Platform, text: string): { length: number; unit: string } {
+  const { unit, measure } = TEXT_MEASURES[PLATFORM_RULES[platform].textMeasure];
+  return { length: measure(text), unit };
+}
+
 /** Every reason `platform` would refuse a post's text (its length, its hashtags), or an empty list. */
 export function textViolations(platform: Platform, text: string): string[] {
   const rules = PLATFORM_RULES[platform];
