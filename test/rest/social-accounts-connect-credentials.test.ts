@@ -3,6 +3,7 @@ import { idempotencyKeys, socialAccounts } from '../../db/schema/index.ts';
 import { startFakeBluesky, type FakeBluesky } from '../../fakes/bluesky.ts';
 import { fakePlatformEnvironment } from '../../fakes/environment.ts';
 import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
+import { refreshExpiringTokens, tokenSourceFor } from '../../src/core/social-accounts/token-lifecycle.ts';
 import { readTokens } from '../../src/core/social-accounts/tokens.ts';
 import { makeWorkspace } from '../helpers/factories.ts';
 import { call, useRestTestbed } from '../helpers/http.ts';
@@ -17,8 +18,11 @@ describe('connecting accounts with credentials', () => {
   const env: Record<string, string> = { ...baseEnv };
   const bed = useRestTestbed({ env });
 
+  // The fake runs on the service's test clock, so moving it moves the sessions' expiry on both sides.
+  const now = () => (bed.runtime ? bed.runtime.clock.now().getTime() : Date.now());
+
   beforeAll(async () => {
-    bluesky = await startFakeBluesky();
+    bluesky = await startFakeBluesky({ now });
     Object.assign(env, fakePlatformEnvironment({ bluesky }));
   });
   afterAll(async () => {
@@ -44,7 +48,7 @@ describe('connecting accounts with credentials', () => {
     expect(tokens.accessToken.split('.')).toHaveLength(3);
     expect(tokens.refreshToken).not.toBeNull();
     // Two hours, as the session's JWT says.
-    expect(tokens.expiresAt!.getTime() - Date.now()).toBeGreaterThan(119 * 60_000);
+    expect(tokens.expiresAt!.getTime() - now()).toBe(2 * 3_600_000);
     expect(eventsOf(bed.runtime, bed.ws.workspace.id).map((event) => event.type)).toContain('social_account.connected');
     expect(JSON.stringify(rows())).not.toContain(account().appPassword);
   });
@@ -103,5 +107,31 @@ describe('connecting accounts with credentials', () => {
     const listed = await call(bed.server, 'GET', '/api/v1/social-accounts', { headers: other.headers });
     expect(listed.status).toBe(200);
     expect(listed.body.data).toEqual([]);
+  });
+
+  it('the maintenance pass renews a session about to expire with refreshSession alone: no app, no sign-in', async () => {
+    const connected = await connect(credentials());
+    expect(connected.status).toBe(201);
+    const before = readTokens(bed.runtime, connected.body.id)!;
+    const signInsBefore = signIns();
+    bed.runtime.clock.advance(90 * 60_000);
+    const renew = () => refreshExpiringTokens(bed.runtime, (platform) => tokenSourceFor(bed.runtime, platform));
+    expect(await renew()).toEqual({ refreshed: 1, failed: 0 });
+    const after = readTokens(bed.runtime, connected.body.id)!;
+    expect(after.accessToken).not.toBe(before.accessToken);
+    expect(after.refreshToken).not.toBe(before.refreshToken);
+    expect(after.expiresAt!.getTime() - now()).toBe(2 * 3_600_000);
+    expect(bluesky.log.calls('refreshSession').filter((entry) => entry.status === 200)).toHaveLength(1);
+    expect(signIns()).toBe(signInsBefore);
+    // A refused renewal: needs_reconnect, and exactly one social_account.disconnected event, even when tried twice.
+    bed.runtime.clock.advance(90 * 60_000);
+    bluesky.script.refuseRefresh();
+    expect(await renew()).toEqual({ refreshed: 0, failed: 1 });
+    expect(await renew()).toEqual({ refreshed: 0, failed: 0 });
+    expect(rows().find((row) => row.id === connected.body.id)).toMatchObject({ status: 'needs_reconnect' });
+    const disconnected = eventsOf(bed.runtime, bed.ws.workspace.id).filter(
+      (event) => event.type === 'social_account.disconnected',
+    );
+    expect(disconnected).toHaveLength(1);
   });
 });
