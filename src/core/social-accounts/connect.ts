@@ -14,7 +14,7 @@ import { savepoint, writeTransaction } from '../../../db/client.ts';
 import { socialAccounts, type Platform } from '../../../db/schema/index.ts';
 import { findWorkspace } from '../accounts/workspaces.ts';
 import { inNextCommit } from '../batch.ts';
-import type { Runtime } from '../context.ts';
+import type { Runtime, ServiceContext } from '../context.ts';
 import { ServiceError } from '../errors.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
@@ -47,7 +47,7 @@ import {
   type ConsumedConnectState,
 } from './connect-states.ts';
 import { assertRoomForAnotherAccount } from './operations.ts';
-import { SocialAccountConnected } from './schemas.ts';
+import { SocialAccountConnected, type SocialAccountConnect as ConsentUrlSchema } from './schemas.ts';
 import { toSocialAccountResource, type SocialAccountResource } from './serialize.ts';
 import { storeTokens, type TokenGrant } from './tokens.ts';
 
@@ -203,12 +203,7 @@ export const startAccountConnection = defineOperation({
 });
 
 /** The consent URL answer of an OAuth platform. */
-interface SocialAccountConnect {
-  object: 'social_account_connect';
-  platform: Platform;
-  authorize_url: string;
-  expires_at: string;
-}
+type SocialAccountConnect = z.output<typeof ConsentUrlSchema>;
 
 function hasActiveAccountOn(db: Runtime['db'], workspaceId: string, platform: Platform): boolean {
   const found = db
@@ -233,7 +228,7 @@ function hasActiveAccountOn(db: Runtime['db'], workspaceId: string, platform: Pl
  * credentials_refused and stores nothing.
  */
 async function connectWithCredentials(
-  ctx: Parameters<typeof startAccountConnection.run>[0],
+  ctx: ServiceContext,
   platform: Platform,
   input: z.output<typeof ConnectRequest>,
 ): Promise<SocialAccountResource> {
