@@ -1,5 +1,6 @@
 /**
- * Live publishing to X: text posts to the fake X (in a process of its own), 64 at a time.
+ * Live publishing to X and to Bluesky: text posts to each platform's fake (in a process of its own),
+ * 64 at a time.
  *
  *   service  items queued at once for one live X account, published by the real publishing run with
  *            the real X client: items/s from queued to finished (claim, pending attempt and
@@ -7,8 +8,14 @@
  *   raw      the same create calls (POST /2/tweets with the bearer token) from 64 concurrent loops of
  *            `fetch`, nothing else: what the platform allows at that concurrency.
  *
+ *
+ * For Bluesky the same, with com.atproto.repo.createRecord (an app.bsky.feed.post at a fresh TID,
+ * with the session's access token) as the raw create call; the service signs in never, holding the
+ * session as a connected account does.
+ *
  * Rounds alternate service and raw on the same fake, so both see the same machine load.
  */
+import { newTid } from '../src/core/platforms/bluesky/tid.ts';
 import { compareInterleaved, fakeInfo, liveServiceRound } from './live-round.ts';
 import { childEnv, fmt, startHttpChild, type Row } from './lib.ts';
 
@@ -76,7 +83,83 @@ async function rawRound(fake: FakeXInfo, settings: LiveSettings): Promise<number
   return settings.items / ((performance.now() - t0) / 1000);
 }
 
+interface FakeBlueskyInfo {
+  url: string;
+  account: { did: string; handle: string };
+  service: { accessToken: string; expiresIn: number };
+  raw: { accessToken: string };
+}
+
+function blueskyServiceRound(fake: FakeBlueskyInfo, settings: LiveSettings): Promise<number> {
+  return liveServiceRound({
+    label: 'live-bluesky',
+    platform: 'bluesky',
+    env: { BLUESKY_SERVICE_URL: fake.url },
+    concurrency: settings.concurrency,
+    items: settings.items,
+    account: {
+      platformUserId: fake.account.did,
+      username: fake.account.handle,
+      scopes: [],
+      accessToken: fake.service.accessToken,
+      expiresInSecs: fake.service.expiresIn,
+    },
+    post: () => ({ caption: uniqueText('service'), contentType: 'text_only', mediaUrls: [] }),
+    urlPrefix: `https://bsky.app/profile/${fake.account.handle}/post/`,
+  });
+}
+
+/** The limit for Bluesky: createRecord calls alone, from `concurrency` loops of fetch. */
+async function blueskyRawRound(fake: FakeBlueskyInfo, settings: LiveSettings): Promise<number> {
+  let next = 0;
+  const loop = async () => {
+    while (next < settings.items) {
+      next += 1;
+      const response = await fetch(`${fake.url}/xrpc/com.atproto.repo.createRecord`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${fake.raw.accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          repo: fake.account.did,
+          collection: 'app.bsky.feed.post',
+          rkey: newTid(new Date()),
+          record: { $type: 'app.bsky.feed.post', text: uniqueText('raw'), createdAt: new Date().toISOString() },
+        }),
+      });
+      const body = (await response.json()) as { uri?: string };
+      if (response.status !== 200 || !body.uri) throw new Error(`raw createRecord answered ${response.status}`);
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: settings.concurrency }, loop));
+  return settings.items / ((performance.now() - t0) / 1000);
+}
+
 export async function benchLive(settings: LiveSettings): Promise<Row[]> {
+  return [...(await benchLiveX(settings)), ...(await benchLiveBluesky(settings))];
+}
+
+async function benchLiveBluesky(settings: LiveSettings): Promise<Row[]> {
+  console.log(
+    `\n== Live publishing to the fake Bluesky: ${fmt(settings.items)} text posts, ${settings.concurrency} at a time, ${settings.rounds} interleaved rounds ==`,
+  );
+  const child = await startHttpChild('fake Bluesky', 'bench/fake-bluesky-child.ts', [], childEnv({}));
+  try {
+    const fake = fakeInfo<FakeBlueskyInfo>(child);
+    return [
+      await compareInterleaved({
+        name: `live publish to fake Bluesky, ${settings.concurrency} at a time`,
+        rawUnit: 'creates/s',
+        rounds: settings.rounds,
+        service: () => blueskyServiceRound(fake, settings),
+        raw: () => blueskyRawRound(fake, settings),
+      }),
+    ];
+  } finally {
+    await child.stop();
+  }
+}
+
+async function benchLiveX(settings: LiveSettings): Promise<Row[]> {
   console.log(
     `\n== Live publishing to the fake X: ${fmt(settings.items)} text posts, ${settings.concurrency} at a time, ${settings.rounds} interleaved rounds ==`,
   );

@@ -11,7 +11,8 @@
  *   stdio  service_get_content over stdio MCP: service vs a minimal SDK server
  *   publishing  lag from scheduled_for to publishing, and fan-out items/s vs a raw claim+update loop
  *   webhooks    deliveries/s vs a raw HTTP POST loop, and event-to-first-attempt latency
- *   live   text posts to the fake X, 64 at a time: publishing-run items/s vs raw create calls (--live-items N)
+ *   live   text posts to the fake X and the fake Bluesky, 64 at a time: publishing-run items/s vs raw
+ *          create calls (--live-items N)
  *   instagram  image posts to the fake Instagram, 64 at a time: publishing-run items/s vs raw container,
  *          status and publish calls (--instagram-items N)
  *   generation  time to generate a 50/day x 365-day campaign vs a raw insert of the same rows

@@ -5,6 +5,7 @@
  * it again at run time, so a platform cannot be added without its fake.
  */
 import type { Platform } from '../db/schema/index.ts';
+import { startFakeBluesky, type FakeBluesky } from './bluesky.ts';
 import { startFakeFacebook, type FakeFacebook } from './facebook.ts';
 import { startFakeInstagram, type FakeInstagram } from './instagram.ts';
 import { startFakeLinkedIn, type FakeLinkedIn } from './linkedin.ts';
@@ -127,6 +128,16 @@ export const FAKE_PLATFORMS = {
       THREADS_GRAPH_BASE_URL: fake.url,
     }),
     describe: (fake) => `Fake Threads on ${fake.url} (logs in as @${fake.users[0]!.username})`,
+  }),
+  bluesky: definedFake({
+    key: 'bluesky',
+    defaultPort: 4107,
+    startForDevelopment: (options) => startFakeBluesky(options),
+    environment: (fake: FakeBluesky) => ({ BLUESKY_SERVICE_URL: fake.url }),
+    describe: (fake) => {
+      const [account] = fake.accounts;
+      return `Fake Bluesky on ${fake.url} (connect ${account!.handle} with app password ${account!.appPassword})`;
+    },
   }),
 } satisfies Record<Platform, unknown>;
 

@@ -12,7 +12,7 @@ import { runOperation } from '../core/operation.ts';
 import { startAccountConnection } from '../core/social-accounts/connect.ts';
 import { connectSocialAccount, disconnectSocialAccount } from '../core/social-accounts/operations.ts';
 import { importTemplates } from '../core/templates/seed.ts';
-import { OAUTH_PLATFORMS, PLATFORMS } from '../core/platforms/registry.ts';
+import { isCredentialsPlatform, OAUTH_PLATFORMS, PLATFORMS } from '../core/platforms/registry.ts';
 import { backupDatabase } from './backup.ts';
 import { inviteUser, issuePasswordReset, linkUrl } from '../core/people/users.ts';
 
@@ -199,10 +199,22 @@ async function run(
     }
     case 'connect-url': {
       const workspace = getWorkspace(runtime.db, required(values, 'workspace'));
+      const platform = required(values, 'platform');
+      if (isCredentialsPlatform(platform)) {
+        throw fieldError(
+          'platform',
+          `${platform} connects with an identifier and an app password, not a consent URL: ` +
+            'POST /api/v1/social-accounts/connect with platform, identifier and app_password.',
+        );
+      }
       const started = runOperation(startAccountConnection, contextFor(runtime, workspace, 'cli'), {
-        platform: required(values, 'platform'),
+        platform,
         ...(values['return-url'] !== undefined && { return_url: values['return-url'] }),
       });
+      // An OAuth platform (credentials ones were sent away above) answers the consent URL, synchronously.
+      if (started instanceof Promise || started.object !== 'social_account_connect') {
+        throw new ServiceError('internal', 'connect-url answered no consent URL.');
+      }
       return {
         json: { authorize_url: started.authorize_url },
         text: `Open this URL to connect a ${started.platform} account (it works once, until ${started.expires_at}):\n${started.authorize_url}`,

@@ -106,6 +106,17 @@ export const ERROR_CATALOGUE = {
     action:
       'Ask the operator to set the variables the message names (X_CLIENT_ID and X_CLIENT_SECRET, or LINKEDIN_CLIENT_ID and LINKEDIN_CLIENT_SECRET) and restart the service.',
   },
+  credentials_refused: {
+    meaning:
+      'A platform that connects with credentials refused the sign-in: the identifier or app password is wrong, or the app password was revoked. Nothing was stored.',
+    action:
+      "Check the identifier (the account's handle or e-mail) and create a new app password in the platform's settings, then connect again.",
+  },
+  platform_unavailable: {
+    meaning:
+      'The platform could not be reached, answered with a server error, or asked to slow down while connecting an account.',
+    action: 'Nothing was stored. Retry after a short delay; the message says what the platform answered.',
+  },
   invalid_return_url: {
     meaning:
       "An account connection's return_url is not on the service's own origin nor on one the operator allowed (CONNECT_RETURN_ORIGINS).",

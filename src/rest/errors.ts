@@ -31,9 +31,11 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   unprocessable_entity: 422,
   platform_not_configured: 422,
   invalid_return_url: 422,
+  credentials_refused: 422,
   idempotency_key_reused: 422,
   rate_limit_exceeded: 429,
   internal: 500,
+  platform_unavailable: 502,
 };
 
 export function setRateLimitHeaders(res: Response, state: RateLimitState): void {

@@ -9,7 +9,7 @@ afterEach(async () => {
 describe('development mode', () => {
   it('starts the fakes and names the environment that points the connectors at them', async () => {
     platforms = await startDevPlatforms({
-      ports: { x: 0, linkedin: 0, facebook: 0, instagram: 0, tiktok: 0, threads: 0 },
+      ports: { x: 0, linkedin: 0, facebook: 0, instagram: 0, tiktok: 0, threads: 0, bluesky: 0 },
     });
     const env = platforms.environment;
     expect(Object.keys(env)).toEqual([
@@ -40,6 +40,7 @@ describe('development mode', () => {
       'THREADS_APP_SECRET',
       'THREADS_AUTH_BASE_URL',
       'THREADS_GRAPH_BASE_URL',
+      'BLUESKY_SERVICE_URL',
     ]);
     expect(env.LINKEDIN_VERSION).toMatch(/^\d{6}$/);
     expect(formatEnvironment(env)).toContain(`X_API_BASE_URL=${platforms.x.url}\n`);

@@ -6,6 +6,7 @@
  */
 import { createServer, type AddressInfo } from 'node:net';
 import { expect } from 'vitest';
+import { startFakeBluesky, type FakeBluesky } from '../../fakes/bluesky.ts';
 import { fakePlatformEnvironment } from '../../fakes/environment.ts';
 import { startFakeFacebook, type FakeFacebook } from '../../fakes/facebook.ts';
 import { startFakeInstagram, type FakeInstagram } from '../../fakes/instagram.ts';
@@ -18,7 +19,7 @@ import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subproc
 
 const KEY_LINE = /API key \(shown once[^\n]*?(np_live_[0-9A-Za-z]+)/;
 
-export type LivePlatform = 'twitter' | 'linkedin' | 'facebook' | 'instagram' | 'tiktok' | 'threads';
+export type LivePlatform = 'twitter' | 'linkedin' | 'facebook' | 'instagram' | 'tiktok' | 'threads' | 'bluesky';
 
 /** The fake Facebook's users (its defaults): one administers a single Page, the other several (the chooser). */
 export const FACEBOOK_SINGLE_PAGE_USER = '10200000000000001';
@@ -31,7 +32,10 @@ export interface LiveWorld {
   instagram: FakeInstagram;
   tiktok: FakeTikTok;
   threads: FakeThreads;
+  bluesky: FakeBluesky;
   url: string;
+  /** The server's DATA_DIR (its database file and WAL sit here). */
+  dataDir: string;
   apiKey: string;
   server: RunningProcess;
   /** Every response body the harness read, for the no-secrets check. */
@@ -68,6 +72,7 @@ export async function startLiveWorld(env: Record<string, string> = {}): Promise<
     publishProcessing: { advance: 'poll', steps: 1, outcome: 'PUBLISH_COMPLETE', publicIdAfter: 0 },
   });
   const threads = await startFakeThreads();
+  const bluesky = await startFakeBluesky();
   const data = tempDataDir('live');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -80,7 +85,7 @@ export async function startLiveWorld(env: Record<string, string> = {}): Promise<
     PUBLISH_LEASE_SECONDS: '2',
     SCHEDULER_POLL_SECONDS: '1',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-    ...fakePlatformEnvironment({ x, linkedin, facebook, instagram, tiktok, threads }),
+    ...fakePlatformEnvironment({ x, linkedin, facebook, instagram, tiktok, threads, bluesky }),
     ...env,
   };
   const logs: string[] = [];
@@ -101,7 +106,9 @@ export async function startLiveWorld(env: Record<string, string> = {}): Promise<
     instagram,
     tiktok,
     threads,
+    bluesky,
     url,
+    dataDir: data.dir,
     apiKey,
     get server() {
       return server;
@@ -127,7 +134,7 @@ export async function startLiveWorld(env: Record<string, string> = {}): Promise<
     async close() {
       await server.stop();
       logs.push(server.stdout(), server.stderr());
-      await Promise.all([x, linkedin, facebook, instagram, tiktok, threads].map((fake) => fake.close()));
+      await Promise.all([x, linkedin, facebook, instagram, tiktok, threads, bluesky].map((fake) => fake.close()));
       data.remove();
     },
   };

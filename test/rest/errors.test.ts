@@ -366,9 +366,11 @@ describe('REST errors', () => {
       ['no_target_platforms', 422],
       ['unprocessable_entity', 422],
       ['invalid_return_url', 422],
+      ['credentials_refused', 422],
       ['idempotency_key_reused', 422],
       ['rate_limit_exceeded', 429],
       ['internal', 500],
+      ['platform_unavailable', 502],
     ];
 
     it('is served without a key and lists every code with its status', async () => {

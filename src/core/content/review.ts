@@ -5,7 +5,7 @@ import { PLATFORMS } from '../platforms/registry.ts';
 import type { ServiceContext } from '../context.ts';
 import { defineOperation } from '../operation.ts';
 import { afterCursor, encodeCursor, paginationInput } from '../pagination.ts';
-import { PLATFORM_RULES, xWeightedLength, hashtagsIn } from '../platforms/rules.ts';
+import { PLATFORM_RULES, hashtagsIn, measuredText } from '../platforms/rules.ts';
 import { connectorsFor } from '../publishing/connectors/index.ts';
 import { composePost } from '../publishing/post.ts';
 import { checkPlatform } from '../publishing/readiness.ts';
@@ -53,13 +53,14 @@ export function previewsOf(ctx: ServiceContext, rows: readonly ContentRow[]): Ma
         const post = known ? composePost(row, known) : null;
         const text = post?.text ?? row.caption;
         const rules = known ? PLATFORM_RULES[known] : null;
-        const weighted = rules?.textMeasure === 'x-weighted';
+        // Measured as the platform counts (X's weights, Threads' emoji bytes, Bluesky's graphemes).
+        const measured = known ? measuredText(known, text) : { length: [...text].length, unit: 'characters' };
         return {
           platform,
           text,
-          length: weighted ? xWeightedLength(text) : [...text].length,
+          length: measured.length,
           limit: rules?.maxText ?? null,
-          unit: weighted ? 'weighted characters' : 'characters',
+          unit: measured.unit,
           foldAt: known ? (FEED_FOLDS[known] ?? null) : null,
           hashtags: hashtagsIn(text),
           mediaUrls: post?.mediaUrls ?? row.mediaUrls,

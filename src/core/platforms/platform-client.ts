@@ -214,7 +214,38 @@ export interface LivePublisher {
   lateUrl?(request: LateUrlRequest): Promise<string | null>;
 }
 
+/** What a platform that connects with credentials (`connect: 'credentials'`) is signed in with. */
+export interface SignInRequest {
+  /** The account's handle, e-mail or other login name, as the platform takes it. */
+  identifier: string;
+  /** The (app) password: used for this one sign-in, never kept. */
+  secret: string;
+  /** The account's own server, when it is not the platform's configured one. */
+  serviceUrl?: string;
+}
+
+/**
+ * The sessions of a platform whose accounts connect with credentials rather than through an OAuth
+ * consent page (Bluesky's app passwords): no OAuth app is registered, so nothing here takes one. The
+ * service signs in once, keeps only the session's tokens, and renews them with the refresh token.
+ * Every method throws `PlatformError`.
+ */
+export interface CredentialsProvider {
+  platform: Platform;
+  /**
+   * Signs in once and answers the account with its session tokens. Refused credentials are
+   * `reauth_required`, with a message the user can act on; a 5xx or network error is `transient`.
+   */
+  signIn(request: SignInRequest): Promise<ConnectableAccount>;
+  /** Renews the session with its refresh token; refused (revoked, expired) is `reauth_required`. */
+  refresh(refreshToken: string): Promise<TokenGrant>;
+}
+
+/** A platform's client: its connect steps (by its connect kind) and its publisher. */
 export interface LivePlatformClient {
-  oauth: OAuthProvider;
+  /** The OAuth steps, for a platform that connects over OAuth. */
+  oauth?: OAuthProvider;
+  /** The sessions, for a platform that connects with credentials. */
+  sessions?: CredentialsProvider;
   publisher: LivePublisher;
 }

@@ -8,11 +8,12 @@
 import type { z } from 'zod';
 import type { Platform } from '../../../db/schema/index.ts';
 import type { Clock } from '../clock.ts';
+import { blueskyPlatform } from './bluesky/platform.ts';
 import { facebookPlatform } from './facebook/platform.ts';
 import { instagramPlatform } from './instagram/platform.ts';
 import { linkedInPlatform } from './linkedin/platform.ts';
-import type { AnyPlatformEntry, PlatformEntry } from './platform-entry.ts';
-import type { LivePlatformClient, OAuthApp, OAuthProvider } from './platform-client.ts';
+import type { AnyPlatformEntry, LivePlatformApp, PlatformEntry } from './platform-entry.ts';
+import type { CredentialsProvider, LivePlatformClient, OAuthApp, OAuthProvider } from './platform-client.ts';
 import { threadsPlatform } from './threads/platform.ts';
 import { tiktokPlatform } from './tiktok/platform.ts';
 import { xPlatform } from './x/platform.ts';
@@ -25,6 +26,7 @@ const ENTRIES = [
   facebookPlatform,
   tiktokPlatform,
   threadsPlatform,
+  blueskyPlatform,
 ] as const;
 
 type Entries = (typeof ENTRIES)[number];
@@ -58,12 +60,21 @@ export const OAUTH_PLATFORMS = PLATFORMS.filter((platform) => platformEntry(plat
   ...Platform[],
 ];
 
+/** The platforms whose accounts connect with an identifier and an app password (no consent page). */
+export const CREDENTIALS_PLATFORMS = PLATFORMS.filter(
+  (platform) => platformEntry(platform).connect === 'credentials',
+) as readonly Platform[];
+
 /** Platform ids for a sentence: `twitter, linkedin, … or tiktok` (with `and` where all are meant). */
 export const platformIdList = (ids: readonly string[] = PLATFORMS, last: 'or' | 'and' = 'or'): string =>
   ids.length < 2 ? ids.join('') : `${ids.slice(0, -1).join(', ')} ${last} ${ids.at(-1)}`;
 
 /** Whether `id` is a platform whose accounts connect over OAuth (its callback routes exist). */
 export const isOAuthPlatform = (id: string): id is Platform => (OAUTH_PLATFORMS as readonly string[]).includes(id);
+
+/** Whether `id` is a platform whose accounts connect with credentials. */
+export const isCredentialsPlatform = (id: string): id is Platform =>
+  (CREDENTIALS_PLATFORMS as readonly string[]).includes(id);
 
 /** How an account is named to a person: as its platform's entry says, else by display name, else username. */
 export const accountHandle = (platform: Platform, profile: { username: string; displayName?: string | null }): string =>
@@ -81,13 +92,31 @@ export interface PlatformsConfig {
   live: PlatformConfigs;
 }
 
+const optionsOf = (config: PlatformsConfig, clock: Clock) => ({
+  timeoutMs: config.publishing.platformTimeoutSeconds * 1000,
+  clock,
+});
+
 /** The platform's OAuth steps, against its configured hosts; null for an id that connects otherwise or is unknown. */
-export function oauthProvider(config: PlatformsConfig, clock: Clock, platform: Platform): OAuthProvider;
+export function oauthProvider(config: PlatformsConfig, clock: Clock, platform: Platform): OAuthProvider | null;
 export function oauthProvider(config: PlatformsConfig, clock: Clock, platform: string): OAuthProvider | null;
 export function oauthProvider(config: PlatformsConfig, clock: Clock, platform: string): OAuthProvider | null {
+  if (!isPlatform(platform)) return null;
+  const entry = platformEntry(platform);
+  return entry.connect === 'oauth' ? entry.oauth(config.live[platform], optionsOf(config, clock)) : null;
+}
+
+/** The sessions of a platform that connects with credentials; null for any other id. */
+export function sessionsProvider(config: PlatformsConfig, clock: Clock, platform: string): CredentialsProvider | null {
+  if (!isPlatform(platform)) return null;
+  const entry = platformEntry(platform);
+  return entry.connect === 'credentials' ? entry.sessions(config.live[platform], optionsOf(config, clock)) : null;
+}
+
+/** An OAuth platform's configured app (credentials, variables); null for a platform that connects otherwise. */
+export function oauthAppConfig(config: PlatformsConfig, platform: string): LivePlatformApp | null {
   if (!isOAuthPlatform(platform)) return null;
-  const timeoutMs = config.publishing.platformTimeoutSeconds * 1000;
-  return platformEntry(platform).oauth(config.live[platform], { timeoutMs, clock });
+  return config.live[platform] as LivePlatformApp;
 }
 
 /**
@@ -95,18 +124,22 @@ export function oauthProvider(config: PlatformsConfig, clock: Clock, platform: s
  * id or secret is unset.
  */
 export function oauthApp(config: PlatformsConfig, platform: string): OAuthApp | null {
-  if (!isOAuthPlatform(platform)) return null;
-  const { clientId, clientSecret } = config.live[platform];
-  if (!clientId || !clientSecret) return null;
-  return { clientId, clientSecret, redirectUri: `${config.publicBaseUrl}/callbacks/${platform}/oauth` };
+  const app = oauthAppConfig(config, platform);
+  if (!app?.clientId || !app.clientSecret) return null;
+  return {
+    clientId: app.clientId,
+    clientSecret: app.clientSecret,
+    redirectUri: `${config.publicBaseUrl}/callbacks/${platform}/oauth`,
+  };
 }
 
-/** The platform's client (OAuth steps and publisher) against its configured hosts. */
+/** The platform's client (its connect steps and publisher) against its configured hosts. */
 export function liveClient(config: PlatformsConfig, clock: Clock, platform: Platform): LivePlatformClient {
-  const options = { timeoutMs: config.publishing.platformTimeoutSeconds * 1000, clock };
   const entry = platformEntry(platform);
-  return {
-    oauth: entry.oauth(config.live[platform], options),
-    publisher: entry.publisher(config.live[platform], options),
-  };
+  const platformConfig = config.live[platform];
+  const options = optionsOf(config, clock);
+  const publisher = entry.publisher(platformConfig, options);
+  return entry.connect === 'oauth'
+    ? { oauth: entry.oauth(platformConfig, options), publisher }
+    : { sessions: entry.sessions(platformConfig, options), publisher };
 }

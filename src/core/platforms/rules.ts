@@ -25,10 +25,19 @@ const TEXT_MEASURES: Record<TextMeasureName, { unit: string; measure: (text: str
     unit: 'characters (an emoji counts its UTF-8 bytes)',
     measure: (text: string) => emojiBytesLength(text),
   },
+  graphemes: { unit: 'characters', measure: (text: string) => graphemeLength(text) },
 };
 
 const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * Characters as a reader sees them (grapheme clusters): an emoji with its modifiers and joiners, or a
+ * letter with its combining marks, is one. Bluesky counts this way.
+ */
+export function graphemeLength(text: string): number {
+  return [...graphemes.segment(text)].length;
+}
 
 /**
  * Threads' length: characters as code points, except that an emoji (the whole grapheme: its
@@ -59,6 +68,12 @@ export function hashtagsIn(text: string): string[] {
   return twitterText.extractHashtags(text);
 }
 
+/** `text`'s length as `platform` counts it, with the unit that count is in. */
+export function measuredText(platform: Platform, text: string): { length: number; unit: string } {
+  const { unit, measure } = TEXT_MEASURES[PLATFORM_RULES[platform].textMeasure];
+  return { length: measure(text), unit };
+}
+
 /** Every reason `platform` would refuse a post's text (its length, its hashtags), or an empty list. */
 export function textViolations(platform: Platform, text: string): string[] {
   const rules = PLATFORM_RULES[platform];
@@ -66,6 +81,10 @@ export function textViolations(platform: Platform, text: string): string[] {
   const { unit, measure } = TEXT_MEASURES[rules.textMeasure];
   const length = measure(text);
   if (length > rules.maxText) problems.push(`text is ${length} ${unit}; the limit is ${rules.maxText}`);
+  if (rules.maxTextBytes !== undefined) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > rules.maxTextBytes) problems.push(`text is ${bytes} UTF-8 bytes; the limit is ${rules.maxTextBytes}`);
+  }
   if (rules.maxLinks !== undefined) {
     const links = twitterText.extractUrls(text).length;
     if (links > rules.maxLinks) problems.push(`text has ${links} links; the limit is ${rules.maxLinks}`);

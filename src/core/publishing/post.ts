@@ -55,3 +55,22 @@ export function contentTypeMediaError(post: Pick<PlatformPost, 'contentType' | '
   if (has >= needed) return null;
   return `content type ${post.contentType} needs at least ${needed} media_urls; this post has ${has}`;
 }
+
+/**
+ * The post's media URLs that name a video file by their path's ending: the media library's URLs end
+ * in the extension of the type sniffed at upload (media/serialize.ts), so this judges them before any
+ * download; the publish judges the bytes again.
+ */
+export function videoMediaUrls(post: Pick<PlatformPost, 'mediaUrls'>): string[] {
+  return post.mediaUrls.filter((url) => {
+    let path: string;
+    try {
+      path = new URL(url).pathname;
+    } catch {
+      return false;
+    }
+    return VIDEO_PATH.test(path);
+  });
+}
+
+const VIDEO_PATH = /\.(mp4|m4v|mov|webm)$/i;

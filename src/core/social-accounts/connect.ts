@@ -1,16 +1,20 @@
 /**
- * Connecting a live account over OAuth 2.0 (authorization code): the API hands out the platform's
+ * Connecting a live account. Over OAuth 2.0 (authorization code): the API hands out the platform's
  * consent URL with a single-use state bound to the workspace (connect-states.ts), and the platform
  * sends the user back to the callback, which trades the code for tokens and reads the profile; the
  * person then confirms, in that same browser, which workspace gets the account, and only then is it
- * stored. Every failure leaves nothing behind: no account row, no tokens, no event.
+ * stored. With credentials (platforms whose entry says `connect: 'credentials'`): the same request
+ * carries an identifier and an app password, the service signs in once, forgets the password and
+ * stores the account with the session's tokens. Every failure leaves nothing behind: no account row,
+ * no tokens, no event.
  */
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { writeTransaction } from '../../../db/client.ts';
+import { savepoint, writeTransaction } from '../../../db/client.ts';
 import { socialAccounts, type Platform } from '../../../db/schema/index.ts';
 import { findWorkspace } from '../accounts/workspaces.ts';
-import type { Runtime } from '../context.ts';
+import { inNextCommit } from '../batch.ts';
+import type { Runtime, ServiceContext } from '../context.ts';
 import { ServiceError } from '../errors.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
@@ -23,11 +27,16 @@ import {
 } from '../platforms/platform-client.ts';
 import {
   accountHandle,
+  CREDENTIALS_PLATFORMS,
+  isCredentialsPlatform,
   isOAuthPlatform,
-  OAUTH_PLATFORMS,
   oauthApp,
+  oauthAppConfig,
   oauthProvider,
   PLATFORM_NAMES,
+  platformIdList,
+  PLATFORMS,
+  sessionsProvider,
 } from '../platforms/registry.ts';
 import {
   confirmationMatches,
@@ -38,35 +47,91 @@ import {
   type ConsumedConnectState,
 } from './connect-states.ts';
 import { assertRoomForAnotherAccount } from './operations.ts';
-import { SocialAccountConnect } from './schemas.ts';
+import { SocialAccountConnected, type SocialAccountConnect as ConsentUrlSchema } from './schemas.ts';
 import { toSocialAccountResource, type SocialAccountResource } from './serialize.ts';
 import { storeTokens, type TokenGrant } from './tokens.ts';
 
-const LIVE_LIST = OAUTH_PLATFORMS.join(', ');
+const LIVE_LIST = PLATFORMS.join(', ');
 
 const unknownPlatformMessage = (input: unknown): string =>
-  `Unknown platform "${String(input)}"; the platforms that can be connected over OAuth are ${LIVE_LIST}.`;
+  `Unknown platform "${String(input)}"; the platforms that can be connected are ${LIVE_LIST}.`;
 
-export const ConnectRequest = z.object({
-  platform: z
-    .string({ error: `Give a platform id: one of ${LIVE_LIST}.` })
-    .trim()
-    .toLowerCase()
-    .pipe(z.enum(OAUTH_PLATFORMS, { error: (issue) => unknownPlatformMessage(issue.input) }))
-    .describe('The platform to connect an account of.'),
-  return_url: z
-    .url({
-      protocol: /^https?$/,
-      error: 'return_url must be an absolute http or https URL, such as https://app.example.com/settings.',
-    })
-    .max(2000, 'return_url is longer than 2000 characters.')
-    .optional()
-    .describe(
-      "Where the callback sends the user afterwards (303), on the service's own origin or one the operator allowed, " +
-        'with social_account_id and platform added to the query (or error=access_denied when the user cancelled). ' +
-        'Without it, the callback answers a small HTML page.',
-    ),
-});
+/** The request's fields that only a platform connecting with credentials takes. */
+const CREDENTIAL_FIELDS = ['identifier', 'app_password', 'service'] as const;
+
+export const ConnectRequest = z
+  .object({
+    platform: z
+      .string({ error: `Give a platform id: one of ${LIVE_LIST}.` })
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(PLATFORMS, { error: (issue) => unknownPlatformMessage(issue.input) }))
+      .describe('The platform to connect an account of.'),
+    return_url: z
+      .url({
+        protocol: /^https?$/,
+        error: 'return_url must be an absolute http or https URL, such as https://app.example.com/settings.',
+      })
+      .max(2000, 'return_url is longer than 2000 characters.')
+      .optional()
+      .describe(
+        "OAuth platforms: where the callback sends the user afterwards (303), on the service's own origin or one the operator allowed, " +
+          'with social_account_id and platform added to the query (or error=access_denied when the user cancelled). ' +
+          'Without it, the callback answers a small HTML page.',
+      ),
+    identifier: z
+      .string()
+      .trim()
+      .min(1, 'identifier must not be empty.')
+      .max(320, 'identifier is longer than 320 characters.')
+      .optional()
+      .describe("Platforms that connect with credentials: the account's handle or e-mail."),
+    app_password: z
+      .string()
+      .min(1, 'app_password must not be empty.')
+      .max(256, 'app_password is longer than 256 characters.')
+      .optional()
+      .describe(
+        "Platforms that connect with credentials: an app password made in the platform's settings. Used once to sign in, never stored.",
+      ),
+    service: z
+      .url({ protocol: /^https?$/, error: 'service must be an absolute http or https URL.' })
+      .max(2000, 'service is longer than 2000 characters.')
+      .optional()
+      .describe(
+        "Platforms that connect with credentials: the account's server; only the service's configured one is accepted.",
+      ),
+  })
+  .superRefine((input, ctx) => {
+    if (isCredentialsPlatform(input.platform)) {
+      for (const field of ['identifier', 'app_password'] as const) {
+        if (input[field] === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [field],
+            message: `${PLATFORM_NAMES[input.platform]} connects with credentials: give identifier and app_password.`,
+          });
+        }
+      }
+      if (input.return_url !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['return_url'],
+          message: `${PLATFORM_NAMES[input.platform]} connects without a consent page, so there is nothing to return from: leave return_url out.`,
+        });
+      }
+      return;
+    }
+    for (const field of CREDENTIAL_FIELDS) {
+      if (input[field] !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `${PLATFORM_NAMES[input.platform]} connects over OAuth: ${field} is only for ${platformIdList(CREDENTIALS_PLATFORMS)}.`,
+        });
+      }
+    }
+  });
 
 /**
  * A return_url must lead back to the service or to an origin the operator named: anything else would
@@ -85,10 +150,11 @@ function assertAllowedReturnUrl(config: Runtime['config'], returnUrl: string): v
 }
 
 /**
- * POST /social-accounts/connect: the consent URL for one live platform. Refused when the platform's
+ * POST /social-accounts/connect. For an OAuth platform: the consent URL. Refused when the platform's
  * app is not configured (platform_not_configured, naming the variables), and when the workspace is at
  * its platforms_limit, unless it has an active account on that platform that this could be a
- * reconnect of (the callback checks again, knowing the account).
+ * reconnect of (the callback checks again, knowing the account). For a platform that connects with
+ * credentials: signs in and answers the connected account (see connectWithCredentials).
  */
 export const startAccountConnection = defineOperation({
   name: 'startAccountConnection',
@@ -96,37 +162,30 @@ export const startAccountConnection = defineOperation({
   role: 'admin',
   buckets: ['write'],
   input: ConnectRequest,
-  output: SocialAccountConnect,
+  output: SocialAccountConnected,
   errors: {
     invalid_return_url: "return_url is not on the service's origin nor on one in CONNECT_RETURN_ORIGINS",
     platform_not_configured: "the service's OAuth app for the platform is not configured",
+    credentials_refused: 'the platform refused the identifier and app password',
+    platform_unavailable: 'the platform could not be reached or failed while signing in',
     quota_exceeded: "the plan's platforms_limit of active accounts is reached",
   },
-  run({ db, config, clock, workspace }, input) {
+  run(ctx, input): SocialAccountConnect | Promise<SocialAccountResource> {
+    const { db, config, clock, workspace } = ctx;
     const { platform } = input;
+    if (isCredentialsPlatform(platform)) return connectWithCredentials(ctx, platform, input);
     if (input.return_url !== undefined) assertAllowedReturnUrl(config, input.return_url);
     const app = oauthApp(config, platform);
     const provider = oauthProvider(config, clock, platform);
     if (!app || !provider) {
-      const [idVariable, secretVariable] = config.live[platform].credentialVariables;
+      const [idVariable, secretVariable] = oauthAppConfig(config, platform)!.credentialVariables;
       throw new ServiceError(
         'platform_not_configured',
         `${platform} accounts cannot be connected: the service's ${platform} app is not configured. ` +
           `The operator must set ${idVariable} and ${secretVariable}.`,
       );
     }
-    const hasActiveOnPlatform = db
-      .select({ id: socialAccounts.id })
-      .from(socialAccounts)
-      .where(
-        and(
-          eq(socialAccounts.workspaceId, workspace.id),
-          eq(socialAccounts.platform, platform),
-          eq(socialAccounts.isActive, true),
-        ),
-      )
-      .get();
-    if (!hasActiveOnPlatform) assertRoomForAnotherAccount(db, workspace);
+    if (!hasActiveAccountOn(db, workspace.id, platform)) assertRoomForAnotherAccount(db, workspace);
     const pending = createConnectState(
       { db, config, clock },
       { workspaceId: workspace.id, platform, returnUrl: input.return_url ?? null, pkce: provider.pkce },
@@ -142,6 +201,65 @@ export const startAccountConnection = defineOperation({
     };
   },
 });
+
+/** The consent URL answer of an OAuth platform. */
+type SocialAccountConnect = z.output<typeof ConsentUrlSchema>;
+
+function hasActiveAccountOn(db: Runtime['db'], workspaceId: string, platform: Platform): boolean {
+  const found = db
+    .select({ id: socialAccounts.id })
+    .from(socialAccounts)
+    .where(
+      and(
+        eq(socialAccounts.workspaceId, workspaceId),
+        eq(socialAccounts.platform, platform),
+        eq(socialAccounts.isActive, true),
+      ),
+    )
+    .get();
+  return found !== undefined;
+}
+
+/**
+ * A platform that connects with credentials: one sign-in (never one per publish: platforms limit
+ * how often an account may sign in), then the account is stored with the session's tokens in the
+ * next group commit, exactly as an OAuth connection stores it. The app password lives only in this
+ * call: it is not stored, not logged, and not part of any answer or error. A refused sign-in answers
+ * credentials_refused and stores nothing.
+ */
+async function connectWithCredentials(
+  ctx: ServiceContext,
+  platform: Platform,
+  input: z.output<typeof ConnectRequest>,
+): Promise<SocialAccountResource> {
+  const { db, config, clock, workspace } = ctx;
+  const sessions = sessionsProvider(config, clock, platform)!;
+  const name = PLATFORM_NAMES[platform];
+  const configuredService = config.live[platform].apiBaseUrl;
+  if (input.service !== undefined && new URL(input.service).origin !== new URL(configuredService).origin) {
+    // The session's host would have to be kept per account; until then one server per platform.
+    throw new ServiceError(
+      'invalid_body',
+      `The request is invalid: this service connects ${name} accounts on ${configuredService} only.`,
+      { formErrors: [], fieldErrors: { service: [`Only ${configuredService} is accepted; leave service out.`] } },
+    );
+  }
+  // Before signing in: a sign-in the quota would refuse anyway is not spent.
+  if (!hasActiveAccountOn(db, workspace.id, platform)) assertRoomForAnotherAccount(db, workspace);
+  let account: ConnectableAccount;
+  try {
+    account = await sessions.signIn({ identifier: input.identifier!, secret: input.app_password! });
+  } catch (failure) {
+    if (!(failure instanceof PlatformError)) throw failure;
+    if (failure.kind === 'reauth_required' || failure.kind === 'content_rejected') {
+      throw new ServiceError('credentials_refused', failure.message);
+    }
+    throw new ServiceError('platform_unavailable', failure.message);
+  }
+  return inNextCommit(db, () =>
+    savepoint(db, () => storeConnection(ctx, workspace.id, platform, [], account.grant, account.profile).account),
+  );
+}
 
 /** One account a login offered, as the chooser shows it. */
 export interface AccountChoice {
@@ -216,7 +334,8 @@ export async function completeConnection(
   if (!isOAuthPlatform(platform)) {
     return refused('unknown_platform', `No OAuth connection is served for platform "${platform}".`);
   }
-  const provider = oauthProvider(runtime.config, runtime.clock, platform);
+  // An OAuth platform (checked above) always has its OAuth steps.
+  const provider = oauthProvider(runtime.config, runtime.clock, platform)!;
   const consumed = consumeConnectState(runtime, platform, query.state);
   if (!consumed.ok) return invalidState(consumed.reason);
   const { pending } = consumed;
@@ -286,7 +405,8 @@ export function completeConfirmation(
   if (!isOAuthPlatform(platform)) {
     return refused('unknown_platform', `No OAuth connection is served for platform "${platform}".`);
   }
-  const provider = oauthProvider(runtime.config, runtime.clock, platform);
+  // An OAuth platform (checked above) always has its OAuth steps.
+  const provider = oauthProvider(runtime.config, runtime.clock, platform)!;
   const consumed = consumeConnectState(runtime, platform, form.state);
   if (!consumed.ok) return invalidState(consumed.reason);
   const { pending } = consumed;

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { SOCIAL_ACCOUNT_MODES, SOCIAL_ACCOUNT_STATUSES } from '../../../db/schema/index.ts';
-import { PLATFORMS } from '../platforms/registry.ts';
 import { dateTimeOutput } from '../dates.ts';
-import { OAUTH_PLATFORMS } from '../platforms/registry.ts';
+import { OAUTH_PLATFORMS, PLATFORMS } from '../platforms/registry.ts';
 
 /** The social account resource. */
 export const SocialAccountResource = z
@@ -16,7 +15,7 @@ export const SocialAccountResource = z
     mode: z
       .enum(SOCIAL_ACCOUNT_MODES)
       .describe(
-        'sandbox: connected by the admin CLI, publishes through the sandbox connector; live: connected over OAuth, ' +
+        'sandbox: connected by the admin CLI, publishes through the sandbox connector; live: connected over OAuth or with credentials, ' +
           'publishes to the platform for real.',
       ),
     status: z
@@ -58,6 +57,12 @@ export const SocialAccountConnect = z
     expires_at: dateTimeOutput.describe('The URL must be used by then (15 minutes after it was made).'),
   })
   .meta({ id: 'SocialAccountConnect' });
+
+/**
+ * What POST /social-accounts/connect answers: the consent URL (OAuth platforms), or the connected
+ * account itself (platforms that connect with credentials).
+ */
+export const SocialAccountConnected = z.union([SocialAccountConnect, SocialAccountResource]);
 
 /** The answers of the platform operators' callbacks (Meta's format; see deauthorization.ts). */
 export const DeauthorizeAnswer = z.object({ success: z.literal(true) });

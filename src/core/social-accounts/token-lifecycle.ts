@@ -8,8 +8,22 @@ import { writeTransaction } from '../../../db/client.ts';
 import { socialAccounts, type Platform } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
 import { recordEvent } from '../events/record-event.ts';
-import { PlatformError, type OAuthApp, type OAuthProvider, type TokenRenewal } from '../platforms/platform-client.ts';
-import { oauthApp, oauthProvider, PLATFORM_NAMES, PLATFORMS } from '../platforms/registry.ts';
+import {
+  PlatformError,
+  type CredentialsProvider,
+  type OAuthApp,
+  type OAuthProvider,
+  type TokenGrant,
+  type TokenRenewal,
+} from '../platforms/platform-client.ts';
+import {
+  oauthApp,
+  oauthAppConfig,
+  oauthProvider,
+  PLATFORM_NAMES,
+  PLATFORMS,
+  sessionsProvider,
+} from '../platforms/registry.ts';
 import { readTokens, releaseRefreshLease, storeTokens, takeRefreshLease, type PlatformTokens } from './tokens.ts';
 
 /** A publish refreshes a token that expires within this. */
@@ -34,25 +48,36 @@ const LIVE_ACCOUNT_REF_FIELDS = {
   username: socialAccounts.username,
 };
 
-/** What refreshing an account's tokens takes: its platform's OAuth steps and the app's credentials. */
+/**
+ * What refreshing an account's tokens takes: an OAuth platform's steps with the app's credentials, or
+ * a credentials platform's sessions, which renew with the refresh token alone.
+ */
 export interface TokenSource {
   platformName: string;
-  provider: OAuthProvider;
-  /** Null when the platform's credentials are not configured: a token can then be used, not refreshed. */
-  app: OAuthApp | null;
+  /** The OAuth steps (OAuth platforms). */
+  provider?: OAuthProvider;
+  /** Null when the platform's app is not configured: a token can then be used, not refreshed. */
+  app?: OAuthApp | null;
   /** The variables that hold the app's credentials, named when they are missing. */
-  credentialVariables: readonly [string, string];
+  credentialVariables?: readonly [string, string];
+  /** The session renewal of a platform connected with credentials: no app is involved. */
+  sessions?: CredentialsProvider;
 }
 
 /** What refreshing a live account's token takes, from its platform's registry entry. */
 export function tokenSourceFor(runtime: Pick<Runtime, 'config' | 'clock'>, platform: Platform): TokenSource {
+  const sessions = sessionsProvider(runtime.config, runtime.clock, platform);
+  if (sessions) return { platformName: PLATFORM_NAMES[platform], sessions };
   return {
     platformName: PLATFORM_NAMES[platform],
-    provider: oauthProvider(runtime.config, runtime.clock, platform),
+    provider: oauthProvider(runtime.config, runtime.clock, platform) ?? undefined,
     app: oauthApp(runtime.config, platform),
-    credentialVariables: runtime.config.live[platform].credentialVariables,
+    credentialVariables: oauthAppConfig(runtime.config, platform)?.credentialVariables,
   };
 }
+
+/** Whether this process can renew the platform's tokens: a credentials platform always, an OAuth one with its app. */
+const canRenew = (source: TokenSource): boolean => source.sessions !== undefined || Boolean(source.app);
 
 export interface LiveAccountRef {
   id: string;
@@ -78,7 +103,7 @@ export async function usableAccessToken(
   const tokens = currentTokens(runtime, account, source);
   if (!needsRefresh(runtime, tokens, aheadMs, options.rejected)) return tokens.accessToken;
   // A platform that renews the access token itself (Instagram) does so in maintenance only.
-  if (!tokens.refreshToken || source.provider.renewal) {
+  if (!tokens.refreshToken || source.provider?.renewal) {
     const expired = tokens.expiresAt !== null && tokens.expiresAt.getTime() <= runtime.clock.now().getTime();
     if (expired || options.rejected !== undefined) {
       const why = expired
@@ -111,14 +136,14 @@ export async function refreshExpiringTokens(
       ),
     )
     .all()
-    .filter((account) => !sourceFor(account.platform)?.provider.renewal);
+    .filter((account) => !sourceFor(account.platform)?.provider?.renewal);
   let refreshed = 0;
   let failed = 0;
   for (const account of [...due, ...renewableByAccessToken(runtime, sourceFor)]) {
     const source = sourceFor(account.platform);
-    if (!source?.app) continue;
+    if (!source || !canRenew(source)) continue;
     try {
-      const renewal = source.provider.renewal;
+      const renewal = source.provider?.renewal;
       if (renewal) {
         await refreshUnderLease(runtime, account, source, (current) =>
           accessTokenDue(runtime, current, renewal) ? current.accessToken : null,
@@ -199,7 +224,7 @@ function renewableByAccessToken(
   const now = runtime.clock.now().getTime();
   const accounts: LiveAccountRef[] = [];
   for (const platform of PLATFORMS) {
-    const renewal = sourceFor(platform)?.provider.renewal;
+    const renewal = sourceFor(platform)?.provider?.renewal;
     if (!renewal) continue;
     accounts.push(
       ...runtime.db
@@ -269,17 +294,9 @@ async function refreshUnderLease(
       const tokens = currentTokens(runtime, account, source);
       const credential = credentialToSpend(tokens);
       if (credential === null) return tokens.accessToken;
-      if (!source.app) {
-        // The operator's to fix, not the account's: it is not sent to reconnect.
-        const [idVariable, secretVariable] = source.credentialVariables;
-        throw new PlatformError(
-          'content_rejected',
-          `The ${source.platformName} token of @${account.username} cannot be refreshed: this process has no ${idVariable} and ${secretVariable}. The operator must set them.`,
-        );
-      }
       let grant;
       try {
-        grant = await source.provider.refresh(source.app, credential);
+        grant = await renewWith(source, account, credential);
       } catch (error) {
         if (error instanceof PlatformError && error.kind === 'reauth_required') {
           throw await needsReconnect(
@@ -300,4 +317,21 @@ async function refreshUnderLease(
       releaseRefreshLease(db, account.id, leaseToken);
     }
   }
+}
+
+/**
+ * Spends `credential` on the platform's renewal: a credentials platform's session refresh, or an
+ * OAuth platform's refresh with its app. An OAuth app that is not configured is the operator's to
+ * fix, not the account's: the error does not send it to reconnect.
+ */
+function renewWith(source: TokenSource, account: LiveAccountRef, credential: string): Promise<TokenGrant> {
+  if (source.sessions) return source.sessions.refresh(credential);
+  if (!source.app || !source.provider) {
+    const [idVariable, secretVariable] = source.credentialVariables ?? ['its client id', 'client secret'];
+    throw new PlatformError(
+      'content_rejected',
+      `The ${source.platformName} token of @${account.username} cannot be refreshed: this process has no ${idVariable} and ${secretVariable}. The operator must set them.`,
+    );
+  }
+  return source.provider.refresh(source.app, credential);
 }

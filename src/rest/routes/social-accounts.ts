@@ -16,11 +16,15 @@ export const socialAccountEndpoints = [
   operationEndpoint({
     method: 'post',
     path: '/social-accounts/connect',
-    summary: 'Start connecting a live account over OAuth',
+    summary: 'Connect a live account: over OAuth, or with credentials',
     description:
-      "Answers the platform's consent URL for the user to open. The platform sends the user back to " +
+      "OAuth platforms: answers the platform's consent URL for the user to open. The platform sends the user back to " +
       'GET /callbacks/{platform}/oauth, which connects the account (live, active) and emits social_account.connected. ' +
-      'The URL works once, for 15 minutes, and only for this workspace.',
+      'The URL works once, for 15 minutes, and only for this workspace. ' +
+      'Platforms that connect with credentials (see the platforms table in the configuration docs): send identifier and ' +
+      'app_password; the service signs in once, stores only the session, and answers the connected account ' +
+      '(live, active; social_account.connected is emitted). The app password is never stored nor logged; a refused ' +
+      'sign-in answers 422 credentials_refused and creates nothing.',
     operation: startAccountConnection,
     input: 'body',
     status: 201,

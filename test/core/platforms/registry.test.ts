@@ -4,7 +4,7 @@ import { startDevPlatforms, type DevPlatforms } from '../../../fakes/dev.ts';
 import { FAKE_PLATFORMS } from '../../../fakes/platforms.ts';
 import { loadConfig } from '../../../src/core/config.ts';
 import type { AnyPlatformEntry } from '../../../src/core/platforms/platform-entry.ts';
-import { PLATFORM_REGISTRY, PLATFORMS } from '../../../src/core/platforms/registry.ts';
+import { OAUTH_PLATFORMS, PLATFORM_REGISTRY, PLATFORMS } from '../../../src/core/platforms/registry.ts';
 import { PLATFORM_RULES } from '../../../src/core/platforms/rules.ts';
 
 /** What a platform must come with, besides its folder: the bar for adding one. */
@@ -45,8 +45,9 @@ function problemsOf(entry: AnyPlatformEntry, around: Surroundings): string[] {
       problems.push(`${variable} is not documented in docs/configuration.md`);
     }
   }
-  // The fake must be one dev:platforms starts: its URLs are what the printed environment points at.
-  const baseUrls = variables.filter((variable) => variable.endsWith('_BASE_URL'));
+  // The fake must be one dev:platforms starts: its URLs (`_BASE_URL` hosts, or a `_SERVICE_URL`
+  // server) are what the printed environment points at.
+  const baseUrls = variables.filter((variable) => variable.endsWith('_URL'));
   if (baseUrls.length === 0 || !baseUrls.every((variable) => around.devEnvironment[variable]?.startsWith('http://'))) {
     problems.push('no dev:platforms entry pointing its base URLs at a fake');
   }
@@ -101,9 +102,14 @@ describe('the platform registry', () => {
     expect(Object.keys(FAKE_PLATFORMS).sort()).toEqual([...PLATFORMS].sort());
   });
 
-  it('the development environment configures every platform', () => {
+  it('the development environment configures every platform: an OAuth app for each OAuth one', () => {
     const config = loadConfig(dev.environment);
-    for (const platform of PLATFORMS) expect(config.live[platform].credentialVariables).toHaveLength(2);
+    for (const platform of PLATFORMS) expect(config.live[platform].apiBaseUrl).toMatch(/^http:\/\/127\.0\.0\.1:/);
+    for (const platform of OAUTH_PLATFORMS) {
+      const app = config.live[platform] as { clientId: string | null; credentialVariables: readonly string[] };
+      expect(app.credentialVariables).toHaveLength(2);
+      expect(app.clientId).not.toBeNull();
+    }
   });
 
   it('names what an entry lacks: a platform without a fake, docs or a dev:platforms entry fails', () => {
@@ -122,6 +128,11 @@ describe('the platform registry', () => {
     ]);
     // X itself, without its fake: the same check refuses it.
     expect(problemsOf(x, { ...around, fakes: around.fakes.filter((id) => id !== 'twitter') })).toEqual([
+      'no fake in fakes/platforms.ts',
+    ]);
+    // So is Bluesky, the platform that connects with credentials.
+    const bluesky = PLATFORM_REGISTRY.find((entry) => entry.id === 'bluesky')!;
+    expect(problemsOf(bluesky, { ...around, fakes: around.fakes.filter((id) => id !== 'bluesky') })).toEqual([
       'no fake in fakes/platforms.ts',
     ]);
   });

@@ -46,7 +46,38 @@ describe('sandbox connector rules', () => {
         maxHashtags: null,
         maxLinks: 5,
       },
+      bluesky: {
+        maxText: 300,
+        textMeasure: 'graphemes',
+        maxTextBytes: 3000,
+        maxMedia: 4,
+        mediaRequired: false,
+        maxHashtags: null,
+        refusesVideo: true,
+      },
     });
+  });
+
+  it('bluesky counts graphemes, caps the UTF-8 bytes, and refuses a video where the preview sees it', () => {
+    // 👍🏽 is one grapheme of two code points (8 bytes): 300 of them are 300 characters, 2,400 bytes.
+    expect(validateOn('bluesky', item({ caption: '👍🏽'.repeat(300) }))).toBeNull();
+    expect(validateOn('bluesky', item({ caption: '👍🏽'.repeat(301) }))).toBe(
+      'bluesky: text is 301 characters; the limit is 300',
+    );
+    // 🧑‍🚀 is one grapheme of 11 bytes: 273 of them pass 3,000 bytes while well under 300 characters.
+    expect(validateOn('bluesky', item({ caption: '🧑‍🚀'.repeat(273) }))).toBe(
+      'bluesky: text is 3003 UTF-8 bytes; the limit is 3000',
+    );
+    expect(validateOn('bluesky', item({ contentType: 'reel', mediaUrls: ['https://cdn.example.com/clip.mp4'] }))).toBe(
+      'bluesky: post has a video (https://cdn.example.com/clip.mp4); the platform takes images only, so publish the video elsewhere',
+    );
+    // Other platforms take the same video.
+    expect(
+      validateOn('twitter', item({ contentType: 'reel', mediaUrls: ['https://cdn.example.com/clip.mp4'] })),
+    ).toBeNull();
+    expect(validateOn('bluesky', item({ mediaUrls: media(5), contentType: 'slideshow' }))).toBe(
+      'bluesky: post has 5 media items; the limit is 4',
+    );
   });
 
   const textLimits = [

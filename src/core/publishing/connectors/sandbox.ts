@@ -6,7 +6,7 @@ import type { Runtime } from '../../context.ts';
 import { randomBase62 } from '../../ids.ts';
 import type { PlatformConnector, PlatformPost, PublishOutcome, PublishTarget } from '../connector.ts';
 import { PLATFORM_RULES, textViolations } from '../../platforms/rules.ts';
-import { contentTypeMediaError } from '../post.ts';
+import { contentTypeMediaError, videoMediaUrls } from '../post.ts';
 
 /** Every reason `platform` would refuse `post`, or an empty list. */
 function ruleViolations(platform: Platform, post: PlatformPost): string[] {
@@ -14,6 +14,10 @@ function ruleViolations(platform: Platform, post: PlatformPost): string[] {
   const problems = textViolations(platform, post.text);
   const media = post.mediaUrls.length;
   if (media > rules.maxMedia) problems.push(`post has ${media} media items; the limit is ${rules.maxMedia}`);
+  const videos = rules.refusesVideo ? videoMediaUrls(post) : [];
+  if (videos.length > 0) {
+    problems.push(`post has a video (${videos[0]}); the platform takes images only, so publish the video elsewhere`);
+  }
   const contentTypeError = contentTypeMediaError(post);
   if (contentTypeError) problems.push(contentTypeError);
   // A content-type shortfall already says media is missing; say it once.
