@@ -17,7 +17,14 @@ import type { ContentRow } from '../core/content/serialize.ts';
 import { RateLimitError, ServiceError } from '../core/errors.ts';
 import { executeOperation, type Operation } from '../core/operation.ts';
 import { roleIncludes } from '../core/people/roles.ts';
-import { checkSignIn, endSession, resolveSession, startSession, type SignedIn } from '../core/people/sessions.ts';
+import {
+  checkSignIn,
+  endSession,
+  resolveSession,
+  sessionCookieName,
+  startSession,
+  type SignedIn,
+} from '../core/people/sessions.ts';
 import { openLink, usePasswordLink } from '../core/people/users.ts';
 import { derivedKey } from '../core/secrets.ts';
 import { dayKey, fromLocal, localParts, moveToDay, parseLocalInput, toLocalInput } from '../core/time-zones.ts';
@@ -55,7 +62,7 @@ const locals = (res: Response): PageLocals => res.locals as PageLocals;
 export function webRoutes(runtime: Runtime): Router {
   const router = Router();
   const secure = runtime.config.publicBaseUrl.startsWith('https:');
-  const sessionCookie = secure ? '__Host-np_session' : 'np_session';
+  const sessionCookie = sessionCookieName(runtime.config);
   const preCookie = secure ? '__Host-np_pre' : 'np_pre';
   const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, secure, path: '/' };
   const csrfKey = derivedKey(runtime.config, 'dashboard-csrf');

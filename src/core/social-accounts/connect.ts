@@ -10,11 +10,12 @@ import { z } from 'zod';
 import { writeTransaction } from '../../../db/client.ts';
 import { socialAccounts, type Platform } from '../../../db/schema/index.ts';
 import { findWorkspace } from '../accounts/workspaces.ts';
-import type { Runtime } from '../context.ts';
+import type { Runtime, ServiceContext } from '../context.ts';
 import { ServiceError } from '../errors.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
+import { resolveSession } from '../people/sessions.ts';
 import {
   PlatformError,
   type ConnectableAccount,
@@ -102,46 +103,78 @@ export const startAccountConnection = defineOperation({
     platform_not_configured: "the service's OAuth app for the platform is not configured",
     quota_exceeded: "the plan's platforms_limit of active accounts is reached",
   },
-  run({ db, config, clock, workspace }, input) {
-    const { platform } = input;
-    if (input.return_url !== undefined) assertAllowedReturnUrl(config, input.return_url);
-    const app = oauthApp(config, platform);
-    const provider = oauthProvider(config, clock, platform);
-    if (!app || !provider) {
-      const [idVariable, secretVariable] = config.live[platform].credentialVariables;
-      throw new ServiceError(
-        'platform_not_configured',
-        `${platform} accounts cannot be connected: the service's ${platform} app is not configured. ` +
-          `The operator must set ${idVariable} and ${secretVariable}.`,
-      );
-    }
-    const hasActiveOnPlatform = db
-      .select({ id: socialAccounts.id })
-      .from(socialAccounts)
-      .where(
-        and(
-          eq(socialAccounts.workspaceId, workspace.id),
-          eq(socialAccounts.platform, platform),
-          eq(socialAccounts.isActive, true),
-        ),
-      )
-      .get();
-    if (!hasActiveOnPlatform) assertRoomForAnotherAccount(db, workspace);
-    const pending = createConnectState(
-      { db, config, clock },
-      { workspaceId: workspace.id, platform, returnUrl: input.return_url ?? null, pkce: provider.pkce },
-    );
-    return {
-      object: 'social_account_connect' as const,
-      platform,
-      authorize_url: provider.authorizeUrl(app, {
-        state: pending.state,
-        ...(pending.codeChallenge && { codeChallenge: pending.codeChallenge }),
-      }),
-      expires_at: pending.expiresAt.toISOString(),
-    };
+  run(ctx, input) {
+    return beginConnection(ctx, input, null);
   },
 });
+
+/**
+ * The dashboard's "Connect <platform>": startAccountConnection bound to the signed-in person's
+ * session (its SHA-256, never sent by a caller: only the dashboard door runs this). The callback,
+ * opened in that browser with that session still live, connects the account without the
+ * confirmation page; opened anywhere else it asks, as for any link.
+ */
+export const startSessionConnection = defineOperation({
+  name: 'startSessionConnection',
+  role: 'admin',
+  buckets: ['write'],
+  input: ConnectRequest.extend({ session_hash: z.string().regex(/^[0-9a-f]{64}$/) }),
+  output: SocialAccountConnect,
+  errors: startAccountConnection.errors,
+  run(ctx, { session_hash: sessionHash, ...input }) {
+    return beginConnection(ctx, input, sessionHash);
+  },
+});
+
+function beginConnection(
+  { db, config, clock, workspace }: ServiceContext,
+  input: z.output<typeof ConnectRequest>,
+  sessionHash: string | null,
+) {
+  const { platform } = input;
+  if (input.return_url !== undefined) assertAllowedReturnUrl(config, input.return_url);
+  const app = oauthApp(config, platform);
+  const provider = oauthProvider(config, clock, platform);
+  if (!app || !provider) {
+    const [idVariable, secretVariable] = config.live[platform].credentialVariables;
+    throw new ServiceError(
+      'platform_not_configured',
+      `${platform} accounts cannot be connected: the service's ${platform} app is not configured. ` +
+        `The operator must set ${idVariable} and ${secretVariable}.`,
+    );
+  }
+  const hasActiveOnPlatform = db
+    .select({ id: socialAccounts.id })
+    .from(socialAccounts)
+    .where(
+      and(
+        eq(socialAccounts.workspaceId, workspace.id),
+        eq(socialAccounts.platform, platform),
+        eq(socialAccounts.isActive, true),
+      ),
+    )
+    .get();
+  if (!hasActiveOnPlatform) assertRoomForAnotherAccount(db, workspace);
+  const pending = createConnectState(
+    { db, config, clock },
+    {
+      workspaceId: workspace.id,
+      platform,
+      returnUrl: input.return_url ?? null,
+      pkce: provider.pkce,
+      sessionHash,
+    },
+  );
+  return {
+    object: 'social_account_connect' as const,
+    platform,
+    authorize_url: provider.authorizeUrl(app, {
+      state: pending.state,
+      ...(pending.codeChallenge && { codeChallenge: pending.codeChallenge }),
+    }),
+    expires_at: pending.expiresAt.toISOString(),
+  };
+}
 
 /** One account a login offered, as the chooser shows it. */
 export interface AccountChoice {
@@ -212,6 +245,7 @@ export async function completeConnection(
   platform: string,
   query: Record<string, unknown>,
   browserConfirmation?: string,
+  sessionToken?: string,
 ): Promise<ConnectionOutcome> {
   if (!isOAuthPlatform(platform)) {
     return refused('unknown_platform', `No OAuth connection is served for platform "${platform}".`);
@@ -268,7 +302,28 @@ export async function completeConnection(
   if (offered.length === 0) {
     return refused('platform_failed', `The ${name} login gave access to no account that can be connected.`);
   }
+  // Started on the dashboard and back in the same signed-in browser: the person who asked is the one
+  // who consented, so there is nothing to confirm. A login offering several accounts still needs the
+  // person's pick (the Facebook Pages chooser).
+  if (offered.length === 1 && startedByThisSession(runtime, pending, sessionToken)) {
+    return connectAccounts(runtime, provider, pending, offered);
+  }
   return offerConfirmation(runtime, provider.platform, state, pending, serializeChoices(offered));
+}
+
+/**
+ * Whether the connection was started on the dashboard by the session whose token this browser sent,
+ * and that session is still live, in the same workspace, for an admin (who may connect accounts).
+ */
+function startedByThisSession(runtime: Runtime, pending: ConsumedConnectState, sessionToken: string | undefined) {
+  if (pending.sessionHash === null || sessionToken === undefined) return false;
+  const session = resolveSession(runtime, sessionToken);
+  return (
+    session !== null &&
+    session.sessionHash === pending.sessionHash &&
+    session.workspace.id === pending.workspaceId &&
+    session.principal.role === 'admin'
+  );
 }
 
 /**
