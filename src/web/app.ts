@@ -30,6 +30,7 @@ import { derivedKey } from '../core/secrets.ts';
 import { dayKey, fromLocal, localParts, moveToDay, parseLocalInput, toLocalInput } from '../core/time-zones.ts';
 import { ERROR_STATUS } from '../rest/errors.ts';
 import { platformName, renderPreviewCard } from './preview/platform-preview.ts';
+import { adminPages } from './admin/index.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -270,10 +271,6 @@ export function webRoutes(runtime: Runtime): Router {
       }
     });
   }
-
-  router.get('/', (req, res) => {
-    if (signedIn(req, res)) res.redirect(303, '/app/inbox');
-  });
 
   // --- lists
   const fmt = (who: SignedIn, at: Date | null) =>
@@ -610,6 +607,9 @@ export function webRoutes(runtime: Runtime): Router {
       return '/app/settings?done=saved';
     }),
   );
+
+  // Home, accounts, webhooks, keys, members and campaigns: their own modules, on the same helpers.
+  router.use(adminPages(runtime, { page, signedIn, run, act, fmt }));
 
   router.use((req, res) => {
     res.status(404);
