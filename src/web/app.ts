@@ -89,6 +89,9 @@ export function webRoutes(runtime: Runtime): Router {
         },
       },
       strictTransportSecurity: secure,
+      // With no-referrer (helmet's default) chromium sends "Origin: null" on a form post, which the
+      // same-origin check below must refuse; same-origin keeps the Origin and sends no Referer elsewhere.
+      referrerPolicy: { policy: 'same-origin' },
     }),
   );
   router.use((_req, res, next) => {
