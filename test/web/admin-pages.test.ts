@@ -119,6 +119,10 @@ describe('dashboard admin pages', () => {
     expect(refused.status).toBe(401);
     expect(refused.body.error.code).toBe('invalid_key');
     expect((await admin.open('/app/keys')).text).toContain('Revoked');
+    // Keys and members are managed here and in the CLI only, never on the public API.
+    for (const path of ['/api/v1/keys', '/api/v1/api-keys', '/api/v1/members', '/api/v1/users']) {
+      expect((await rest('GET', path)).status, path).toBe(404);
+    }
   });
 
   it('members: an invite link lets a new person set a password and sign in with the role; the last admin stays', async () => {
