@@ -34,6 +34,8 @@ export const apiKeys = sqliteTable(
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     /** SHA-256 of the full key, hex; the raw key is never stored. */
     keyHash: text('key_hash').notNull().unique(),
+    /** What the key is for, as its maker called it; keys made before names existed are "Unnamed key". */
+    name: text('name').notNull().default('Unnamed key'),
     displayPrefix: text('display_prefix').notNull(),
     lastFour: text('last_four').notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
@@ -42,6 +44,17 @@ export const apiKeys = sqliteTable(
   },
   (t) => [index('api_keys_workspace_idx').on(t.workspaceId)],
 );
+
+/**
+ * When each key was last used, apart from `api_keys`: every write there moves the auth epoch (and so
+ * empties every process's key cache), and use is noted as a request goes by, at most once a minute.
+ */
+export const apiKeyUses = sqliteTable('api_key_uses', {
+  keyId: text('key_id')
+    .primaryKey()
+    .references(() => apiKeys.id, { onDelete: 'cascade' }),
+  lastUsedAt: integer('last_used_at', { mode: 'timestamp_ms' }).notNull(),
+});
 
 /** Per-month usage that is not derivable from other rows (AI credits are spent, not stored). */
 export const usagePeriods = sqliteTable(

@@ -185,6 +185,11 @@ export const oauthConnectStates = sqliteTable(
      * the confirmation form), set with `choices_encrypted`: only that browser can confirm or reload.
      */
     confirmationHash: text('confirmation_hash'),
+    /**
+     * SHA-256 of the dashboard session that started the connection, when a signed-in person started
+     * it there: the callback, opened with that same session, needs no confirmation page.
+     */
+    sessionHash: text('session_hash'),
     expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },

@@ -14,6 +14,8 @@ import { connectSocialAccount, disconnectSocialAccount } from '../core/social-ac
 import { importTemplates } from '../core/templates/seed.ts';
 import { isCredentialsPlatform, OAUTH_PLATFORMS, PLATFORMS } from '../core/platforms/registry.ts';
 import { backupDatabase } from './backup.ts';
+import { listKeys, MAX_KEY_NAME_LENGTH } from '../core/accounts/key-admin.ts';
+import { listMembers } from '../core/people/members.ts';
 import { inviteUser, issuePasswordReset, linkUrl } from '../core/people/users.ts';
 
 /** The dashboard's stand-in: account administration from the shell, with --json for scripts. */
@@ -21,8 +23,11 @@ const USAGE = `Usage: npm run admin -- <command> [options] [--json]
 
 Commands:
   create-workspace --name N [--plan free|starter|pro|business] [--status active|trialing|past_due|canceled]
-  create-key --workspace W [--expires-at ISO-8601]
+  create-key --workspace W [--name N] [--expires-at ISO-8601]
   revoke-key --key-id K
+  list-keys --workspace W         the workspace's keys: name, np_live_… and the last 4 characters (never
+                                  the key), created, last used, expiry, revoked
+  list-users --workspace W        the workspace's people: email, role, and whether they have set a password
   set-plan --workspace W [--plan P] [--status S]
   list-workspaces
   connect-account --workspace W --platform ${PLATFORMS.join('|')} --username U
@@ -120,7 +125,14 @@ async function run(
         throw fieldError('expires-at', 'Give an ISO 8601 date-time with an offset, such as 2027-01-01T00:00:00Z.');
       if (parsed && parsed.data.getTime() <= runtime.clock.now().getTime())
         throw fieldError('expires-at', 'The expiry must be in the future.');
-      const { keyId, apiKey } = createApiKey(runtime, { workspaceId: workspace.id, expiresAt: parsed?.data ?? null });
+      const name = values.name?.trim();
+      if (name !== undefined && (name === '' || name.length > MAX_KEY_NAME_LENGTH))
+        throw fieldError('name', `Give a name of 1 to ${MAX_KEY_NAME_LENGTH} characters.`);
+      const { keyId, apiKey } = createApiKey(runtime, {
+        workspaceId: workspace.id,
+        expiresAt: parsed?.data ?? null,
+        ...(name !== undefined && { name }),
+      });
       return {
         json: { key_id: keyId, api_key: apiKey },
         text: `Created key ${keyId}.\nAPI key (shown once): ${apiKey}`,
@@ -152,6 +164,52 @@ async function run(
       const keyId = required(values, 'key-id');
       revokeApiKey(runtime, keyId);
       return { json: { key_id: keyId, revoked: true }, text: `Revoked key ${keyId}.` };
+    }
+    case 'list-keys': {
+      const workspace = getWorkspace(runtime.db, required(values, 'workspace'));
+      const iso = (at: Date | null) => at?.toISOString() ?? null;
+      const keys = runOperation(listKeys, contextFor(runtime, workspace, 'cli'), {}).map((key) => ({
+        key_id: key.id,
+        name: key.name,
+        key: key.masked,
+        created_at: iso(key.created_at),
+        last_used_at: iso(key.last_used_at),
+        expires_at: iso(key.expires_at),
+        revoked_at: iso(key.revoked_at),
+      }));
+      return {
+        json: { keys },
+        text: keys.length
+          ? keys
+              .map(
+                (k) =>
+                  `${k.key_id}  ${k.key}  created ${k.created_at}  last used ${k.last_used_at ?? 'never'}  ` +
+                  `expires ${k.expires_at ?? 'never'}${k.revoked_at ? `  REVOKED ${k.revoked_at}` : ''}  ${k.name}`,
+              )
+              .join('\n')
+          : 'No keys.',
+      };
+    }
+    case 'list-users': {
+      const workspace = getWorkspace(runtime.db, required(values, 'workspace'));
+      const users = runOperation(listMembers, contextFor(runtime, workspace, 'cli'), {}).map((member) => ({
+        user_id: member.user_id,
+        email: member.email,
+        role: member.role,
+        has_password: member.active,
+        joined_at: member.joined_at.toISOString(),
+      }));
+      return {
+        json: { users },
+        text: users.length
+          ? users
+              .map(
+                (u) =>
+                  `${u.user_id}  ${u.role.padEnd(8)}  ${u.email}${u.has_password ? '' : '  (invited, no password yet)'}`,
+              )
+              .join('\n')
+          : 'No people in this workspace.',
+      };
     }
     case 'set-plan': {
       const workspace = setWorkspacePlan(runtime, required(values, 'workspace'), {

@@ -17,12 +17,20 @@ import type { ContentRow } from '../core/content/serialize.ts';
 import { RateLimitError, ServiceError } from '../core/errors.ts';
 import { executeOperation, type Operation } from '../core/operation.ts';
 import { roleIncludes } from '../core/people/roles.ts';
-import { checkSignIn, endSession, resolveSession, startSession, type SignedIn } from '../core/people/sessions.ts';
+import {
+  checkSignIn,
+  endSession,
+  resolveSession,
+  sessionCookieName,
+  startSession,
+  type SignedIn,
+} from '../core/people/sessions.ts';
 import { openLink, usePasswordLink } from '../core/people/users.ts';
 import { derivedKey } from '../core/secrets.ts';
 import { dayKey, fromLocal, localParts, moveToDay, parseLocalInput, toLocalInput } from '../core/time-zones.ts';
 import { ERROR_STATUS } from '../rest/errors.ts';
 import { platformName, renderPreviewCard } from './preview/platform-preview.ts';
+import { adminPages } from './admin/index.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -55,7 +63,7 @@ const locals = (res: Response): PageLocals => res.locals as PageLocals;
 export function webRoutes(runtime: Runtime): Router {
   const router = Router();
   const secure = runtime.config.publicBaseUrl.startsWith('https:');
-  const sessionCookie = secure ? '__Host-np_session' : 'np_session';
+  const sessionCookie = sessionCookieName(runtime.config);
   const preCookie = secure ? '__Host-np_pre' : 'np_pre';
   const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, secure, path: '/' };
   const csrfKey = derivedKey(runtime.config, 'dashboard-csrf');
@@ -81,6 +89,9 @@ export function webRoutes(runtime: Runtime): Router {
         },
       },
       strictTransportSecurity: secure,
+      // With no-referrer (helmet's default) chromium sends "Origin: null" on a form post, which the
+      // same-origin check below must refuse; same-origin keeps the Origin and sends no Referer elsewhere.
+      referrerPolicy: { policy: 'same-origin' },
     }),
   );
   router.use((_req, res, next) => {
@@ -263,10 +274,6 @@ export function webRoutes(runtime: Runtime): Router {
       }
     });
   }
-
-  router.get('/', (req, res) => {
-    if (signedIn(req, res)) res.redirect(303, '/app/inbox');
-  });
 
   // --- lists
   const fmt = (who: SignedIn, at: Date | null) =>
@@ -603,6 +610,9 @@ export function webRoutes(runtime: Runtime): Router {
       return '/app/settings?done=saved';
     }),
   );
+
+  // Home, accounts, webhooks, keys, members and campaigns: their own modules, on the same helpers.
+  router.use(adminPages(runtime, { page, signedIn, run, act, fmt }));
 
   router.use((req, res) => {
     res.status(404);

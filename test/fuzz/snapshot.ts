@@ -14,6 +14,8 @@ export const TABLES_A_REJECTED_REQUEST_MAY_CHANGE: Record<string, string> = {
   // Idempotency: a POST with an Idempotency-Key that fails with a 4xx stores that
   // answer, so the same request replays it; a 5xx or 429 deletes the claim again.
   idempotency_keys: 'a rejected POST with an Idempotency-Key stores its 4xx answer for replay',
+  // A valid key was used, whatever the request then came to (at most once a minute per key).
+  api_key_uses: "a request with a valid key notes the key's last use before the request itself is judged",
 };
 
 /** One hash per table (and one for the media files on disk), so a difference names what changed. */

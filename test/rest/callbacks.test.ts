@@ -64,17 +64,17 @@ describe('REST platform callbacks', () => {
     expect(activeById()).toEqual({ [inA.id]: false, [inB.id]: false, [otherUser.id]: true, [otherPlatform.id]: true });
 
     const inEach = [
-      [a, 'shared_in_a'],
-      [b, 'shared_in_b'],
+      [a, 'shared_in_a', inA.id],
+      [b, 'shared_in_b', inB.id],
     ] as const;
-    for (const [ws, username] of inEach) {
+    for (const [ws, username, id] of inEach) {
       const written = eventsOf(bed.runtime, ws.workspace.id);
       expect(written).toHaveLength(1);
       expect(written[0].type).toBe('social_account.disconnected');
       expect(written[0].id).toMatch(/^evt_/);
       expect(written[0].data).toEqual({
         platform: 'facebook',
-        account: { platform_user_id: '10001', platform_username: username },
+        account: { id, platform_user_id: '10001', platform_username: username },
         reason: 'deauthorized',
       });
     }
@@ -117,7 +117,7 @@ describe('REST platform callbacks', () => {
   });
 
   it('data-deletion removes the rows in both workspaces, one event each, and answers a working status URL', async () => {
-    const { otherUser, otherPlatform } = connectShared();
+    const { inA, inB, otherUser, otherPlatform } = connectShared();
     const res = await dataDeletion(sign({ algorithm: 'HMAC-SHA256', user_id: '10001' }));
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['confirmation_code', 'url']);
@@ -130,9 +130,9 @@ describe('REST platform callbacks', () => {
         .sort(),
     ).toEqual([otherUser.id, otherPlatform.id].sort());
 
-    for (const [ws, username] of [
-      [a, 'shared_in_a'],
-      [b, 'shared_in_b'],
+    for (const [ws, username, id] of [
+      [a, 'shared_in_a', inA.id],
+      [b, 'shared_in_b', inB.id],
     ] as const) {
       const written = eventsOf(bed.runtime, ws.workspace.id);
       expect(written.map((e) => [e.type, e.data])).toEqual([
@@ -140,7 +140,7 @@ describe('REST platform callbacks', () => {
           'social_account.disconnected',
           {
             platform: 'facebook',
-            account: { platform_user_id: '10001', platform_username: username },
+            account: { id, platform_user_id: '10001', platform_username: username },
             reason: 'data_deletion',
           },
         ],

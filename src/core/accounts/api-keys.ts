@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import { preparedStatements, type Db } from '../../../db/client.ts';
-import { apiKeys, authEpoch, plans, workspaces } from '../../../db/schema/index.ts';
+import { apiKeyUses, apiKeys, authEpoch, plans, workspaces } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
 import { ServiceError } from '../errors.ts';
 import { newId, randomBase62, toBase62 } from '../ids.ts';
@@ -35,9 +35,12 @@ function hasValidChecksum(key: string): boolean {
   return checksum(rest.slice(0, RANDOM_LENGTH)) === rest.slice(RANDOM_LENGTH);
 }
 
+/** The name a key gets when its maker gives none (the workspace's first key, a CLI key without --name). */
+export const DEFAULT_KEY_NAME = 'Unnamed key';
+
 export function issueApiKey(
   db: Db,
-  input: { workspaceId: string; now: Date; expiresAt: Date | null },
+  input: { workspaceId: string; now: Date; expiresAt: Date | null; name?: string },
 ): { keyId: string; apiKey: string } {
   const apiKey = generateApiKey();
   const keyId = newId();
@@ -45,6 +48,7 @@ export function issueApiKey(
     .values({
       id: keyId,
       workspaceId: input.workspaceId,
+      name: input.name ?? DEFAULT_KEY_NAME,
       keyHash: hashApiKey(apiKey),
       displayPrefix: apiKey.slice(0, API_KEY_PREFIX.length + 4),
       lastFour: apiKey.slice(-4),
@@ -180,6 +184,7 @@ function authenticateKey(
   }
   const { workspace } = resolved;
   if (planChecks) checkPlan(workspace);
+  noteKeyUse(runtime, resolved);
   return { workspace, principal: { type: 'api_key', id: resolved.keyId, label: resolved.label, role: null } };
 }
 
@@ -200,6 +205,8 @@ function checkPlan(workspace: Workspace): void {
 
 interface ResolvedKey {
   keyId: string;
+  /** When this process last wrote the key's use (ms), so it writes at most once a minute. */
+  useNotedAt: number;
   /** How the key appears in an item's history: its prefix and last four characters. */
   label: string;
   workspace: Workspace;
@@ -234,6 +241,7 @@ function resolveKey(db: Db, key: string): ResolvedKey | undefined {
   if (!row) return undefined;
   const resolved = {
     keyId: row.key.id,
+    useNotedAt: 0,
     label: `API key ${row.key.displayPrefix}…${row.key.lastFour}`,
     workspace: toWorkspace(row.workspace, row.plan),
     expiresAt: row.key.expiresAt?.getTime() ?? null,
@@ -244,7 +252,26 @@ function resolveKey(db: Db, key: string): ResolvedKey | undefined {
   return resolved;
 }
 
+/** How often a key's last use is written: enough for "last used", one small write a minute per key in use. */
+const KEY_USE_RESOLUTION_MS = 60_000;
+
+/**
+ * Notes that the key was used now, at most once a minute per key and process. The row lives apart
+ * from api_keys, so the write leaves the auth epoch (and every process's key cache) alone.
+ */
+function noteKeyUse(runtime: Runtime, resolved: ResolvedKey): void {
+  const now = runtime.clock.now().getTime();
+  if (now - resolved.useNotedAt < KEY_USE_RESOLUTION_MS) return;
+  resolved.useNotedAt = now;
+  statements(runtime.db).noteUse.run({ keyId: resolved.keyId, at: now });
+}
+
 const statements = preparedStatements((db) => ({
+  noteUse: db
+    .insert(apiKeyUses)
+    .values({ keyId: sql.placeholder('keyId'), lastUsedAt: sql`${sql.placeholder('at')}` })
+    .onConflictDoUpdate({ target: apiKeyUses.keyId, set: { lastUsedAt: sql`excluded.last_used_at` } })
+    .prepare(),
   epoch: db.select({ version: authEpoch.version }).from(authEpoch).where(eq(authEpoch.id, 1)).prepare(),
   keyWithWorkspace: db
     .select({ key: apiKeys, workspace: workspaces, plan: plans })
@@ -257,11 +284,12 @@ const statements = preparedStatements((db) => ({
 
 export function createApiKey(
   runtime: Runtime,
-  input: { workspaceId: string; expiresAt?: Date | null },
+  input: { workspaceId: string; expiresAt?: Date | null; name?: string },
 ): { keyId: string; apiKey: string } {
   return issueApiKey(runtime.db, {
     workspaceId: input.workspaceId,
     now: runtime.clock.now(),
     expiresAt: input.expiresAt ?? null,
+    ...(input.name !== undefined && { name: input.name }),
   });
 }

@@ -1,5 +1,6 @@
-import { and, eq } from 'drizzle-orm';
+import { and, count, eq, isNotNull, ne } from 'drizzle-orm';
 import type { Db } from '../../../db/client.ts';
+import { ServiceError } from '../errors.ts';
 import { memberships, users, type Role } from '../../../db/schema/index.ts';
 
 /**
@@ -20,4 +21,28 @@ export function membershipOf(db: Db, workspaceId: string, userId: string): Membe
     .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)))
     .get();
   return row && { user: { id: row.id, email: row.email }, role: row.role };
+}
+
+export const LAST_ADMIN_REFUSAL =
+  'This is the last admin of the workspace, who cannot be removed or given another role: make someone else admin first.';
+
+/**
+ * Refuses a change that would leave the workspace without an admin who can sign in: `userId` is
+ * about to stop being one. Admins still waiting to set their password do not count.
+ */
+export function assertNotLastAdmin(db: Db, workspaceId: string, userId: string): void {
+  const others = db
+    .select({ n: count() })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(
+      and(
+        eq(memberships.workspaceId, workspaceId),
+        eq(memberships.role, 'admin'),
+        ne(memberships.userId, userId),
+        isNotNull(users.passwordHash),
+      ),
+    )
+    .get()!.n;
+  if (others === 0) throw new ServiceError('invalid_state', LAST_ADMIN_REFUSAL);
 }

@@ -22,6 +22,13 @@ export const SIGN_IN_FAILURES_ALLOWED = 10;
 /** One message for an unknown email and a wrong password: the page must not tell which. */
 export const SIGN_IN_REFUSED = 'That email and password do not match an account. Check them and try again.';
 
+/**
+ * The cookie a session token travels in: `__Host-` prefixed whenever the service is on https (the
+ * prefix requires Secure). The dashboard sets it; the account-connection callback reads it too.
+ */
+export const sessionCookieName = (config: { publicBaseUrl: string }): string =>
+  config.publicBaseUrl.startsWith('https:') ? '__Host-np_session' : 'np_session';
+
 /** A signed-in person, as every page request sees them. */
 export interface SignedIn {
   user: { id: string; email: string };

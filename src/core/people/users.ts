@@ -16,6 +16,7 @@ import type { Runtime } from '../context.ts';
 import { fieldError, ServiceError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
+import { assertNotLastAdmin, membershipOf } from './memberships.ts';
 
 export const SETUP_LINK_LIFETIME_MS = 24 * 60 * 60 * 1000;
 export const INVITE_LINK_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
@@ -116,6 +117,9 @@ export function inviteUser(
     if (!user) {
       user = { id: newId(), email, passwordHash: null, createdAt: now };
       db.insert(users).values(user).run();
+    }
+    if (role !== 'admin' && membershipOf(db, input.workspaceId, user.id)?.role === 'admin') {
+      assertNotLastAdmin(db, input.workspaceId, user.id);
     }
     db.insert(memberships)
       .values({ workspaceId: input.workspaceId, userId: user.id, role, createdAt: now })

@@ -33,7 +33,14 @@ type StateRuntime = Pick<Runtime, 'db' | 'config' | 'clock'>;
 /** Makes and stores a fresh state (and, with `pkce`, a verifier whose challenge goes into the authorize URL). */
 export function createConnectState(
   runtime: StateRuntime,
-  request: { workspaceId: string; platform: Platform; returnUrl: string | null; pkce: boolean },
+  request: {
+    workspaceId: string;
+    platform: Platform;
+    returnUrl: string | null;
+    pkce: boolean;
+    /** The dashboard session that started it, when a signed-in person did (see ConsumedConnectState). */
+    sessionHash?: string | null;
+  },
 ): NewConnectState {
   const now = runtime.clock.now();
   const state = randomBytes(STATE_BYTES).toString('base64url');
@@ -47,6 +54,7 @@ export function createConnectState(
       platform: request.platform,
       codeVerifierEncrypted: verifier === null ? null : encryptSecret(runtime.config, verifier),
       returnUrl: request.returnUrl,
+      sessionHash: request.sessionHash ?? null,
       expiresAt,
       createdAt: now,
     })
@@ -68,6 +76,11 @@ export interface ConsumedConnectState {
   choices: string | null;
   /** SHA-256 of the confirmation token of the browser that brought the code, with `choices`. */
   confirmationHash: string | null;
+  /**
+   * SHA-256 of the dashboard session that started the connection, or null for one started by an API
+   * key, a tool or the CLI. A callback arriving with that same live session needs no confirmation.
+   */
+  sessionHash: string | null;
 }
 
 export type ConsumeResult = { ok: true; pending: ConsumedConnectState } | { ok: false; reason: 'unknown' | 'expired' };
@@ -98,6 +111,7 @@ export function consumeConnectState(runtime: StateRuntime, platform: string, sta
       expiresAt: row.expiresAt,
       choices: row.choicesEncrypted === null ? null : decryptSecret(runtime.config, row.choicesEncrypted),
       confirmationHash: row.confirmationHash,
+      sessionHash: row.sessionHash,
     },
   };
 }
@@ -135,6 +149,7 @@ function storeParked(runtime: StateRuntime, state: string, pending: ConsumedConn
       returnUrl: pending.returnUrl,
       choicesEncrypted: pending.choices === null ? null : encryptSecret(runtime.config, pending.choices),
       confirmationHash: pending.confirmationHash,
+      sessionHash: pending.sessionHash,
       expiresAt: pending.expiresAt,
       createdAt: runtime.clock.now(),
     })

@@ -19,6 +19,7 @@ import { ServiceError } from '../errors.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
+import { resolveSession } from '../people/sessions.ts';
 import {
   PlatformError,
   type ConnectableAccount,
@@ -171,36 +172,63 @@ export const startAccountConnection = defineOperation({
     quota_exceeded: "the plan's platforms_limit of active accounts is reached",
   },
   run(ctx, input): SocialAccountConnect | Promise<SocialAccountResource> {
-    const { db, config, clock, workspace } = ctx;
-    const { platform } = input;
-    if (isCredentialsPlatform(platform)) return connectWithCredentials(ctx, platform, input);
-    if (input.return_url !== undefined) assertAllowedReturnUrl(config, input.return_url);
-    const app = oauthApp(config, platform);
-    const provider = oauthProvider(config, clock, platform);
-    if (!app || !provider) {
-      const [idVariable, secretVariable] = oauthAppConfig(config, platform)!.credentialVariables;
-      throw new ServiceError(
-        'platform_not_configured',
-        `${platform} accounts cannot be connected: the service's ${platform} app is not configured. ` +
-          `The operator must set ${idVariable} and ${secretVariable}.`,
-      );
-    }
-    if (!hasActiveAccountOn(db, workspace.id, platform)) assertRoomForAnotherAccount(db, workspace);
-    const pending = createConnectState(
-      { db, config, clock },
-      { workspaceId: workspace.id, platform, returnUrl: input.return_url ?? null, pkce: provider.pkce },
-    );
-    return {
-      object: 'social_account_connect' as const,
-      platform,
-      authorize_url: provider.authorizeUrl(app, {
-        state: pending.state,
-        ...(pending.codeChallenge && { codeChallenge: pending.codeChallenge }),
-      }),
-      expires_at: pending.expiresAt.toISOString(),
-    };
+    return beginConnection(ctx, input, null);
   },
 });
+
+/**
+ * The dashboard's "Connect <platform>": startAccountConnection bound to the signed-in person's
+ * session (its SHA-256, never sent by a caller: only the dashboard door runs this). The callback,
+ * opened in that browser with that session still live, connects the account without the
+ * confirmation page; opened anywhere else it asks, as for any link.
+ */
+export const startSessionConnection = defineOperation({
+  name: 'startSessionConnection',
+  role: 'admin',
+  buckets: ['write'],
+  input: ConnectRequest.extend({ session_hash: z.string().regex(/^[0-9a-f]{64}$/) }),
+  output: SocialAccountConnected,
+  errors: startAccountConnection.errors,
+  run(ctx, { session_hash: sessionHash, ...input }): SocialAccountConnect | Promise<SocialAccountResource> {
+    return beginConnection(ctx, input, sessionHash);
+  },
+});
+
+/** A credentials platform connects at once; an OAuth platform answers its consent URL, bound to the session if any. */
+function beginConnection(
+  ctx: ServiceContext,
+  input: z.output<typeof ConnectRequest>,
+  sessionHash: string | null,
+): SocialAccountConnect | Promise<SocialAccountResource> {
+  const { db, config, clock, workspace } = ctx;
+  const { platform } = input;
+  if (isCredentialsPlatform(platform)) return connectWithCredentials(ctx, platform, input);
+  if (input.return_url !== undefined) assertAllowedReturnUrl(config, input.return_url);
+  const app = oauthApp(config, platform);
+  const provider = oauthProvider(config, clock, platform);
+  if (!app || !provider) {
+    const [idVariable, secretVariable] = oauthAppConfig(config, platform)!.credentialVariables;
+    throw new ServiceError(
+      'platform_not_configured',
+      `${platform} accounts cannot be connected: the service's ${platform} app is not configured. ` +
+        `The operator must set ${idVariable} and ${secretVariable}.`,
+    );
+  }
+  if (!hasActiveAccountOn(db, workspace.id, platform)) assertRoomForAnotherAccount(db, workspace);
+  const pending = createConnectState(
+    { db, config, clock },
+    { workspaceId: workspace.id, platform, returnUrl: input.return_url ?? null, pkce: provider.pkce, sessionHash },
+  );
+  return {
+    object: 'social_account_connect' as const,
+    platform,
+    authorize_url: provider.authorizeUrl(app, {
+      state: pending.state,
+      ...(pending.codeChallenge && { codeChallenge: pending.codeChallenge }),
+    }),
+    expires_at: pending.expiresAt.toISOString(),
+  };
+}
 
 /** The consent URL answer of an OAuth platform. */
 type SocialAccountConnect = z.output<typeof ConsentUrlSchema>;
@@ -330,6 +358,7 @@ export async function completeConnection(
   platform: string,
   query: Record<string, unknown>,
   browserConfirmation?: string,
+  sessionToken?: string,
 ): Promise<ConnectionOutcome> {
   if (!isOAuthPlatform(platform)) {
     return refused('unknown_platform', `No OAuth connection is served for platform "${platform}".`);
@@ -387,7 +416,28 @@ export async function completeConnection(
   if (offered.length === 0) {
     return refused('platform_failed', `The ${name} login gave access to no account that can be connected.`);
   }
+  // Started on the dashboard and back in the same signed-in browser: the person who asked is the one
+  // who consented, so there is nothing to confirm. A login offering several accounts still needs the
+  // person's pick (the Facebook Pages chooser).
+  if (offered.length === 1 && startedByThisSession(runtime, pending, sessionToken)) {
+    return connectAccounts(runtime, provider, pending, offered);
+  }
   return offerConfirmation(runtime, provider.platform, state, pending, serializeChoices(offered));
+}
+
+/**
+ * Whether the connection was started on the dashboard by the session whose token this browser sent,
+ * and that session is still live, in the same workspace, for an admin (who may connect accounts).
+ */
+function startedByThisSession(runtime: Runtime, pending: ConsumedConnectState, sessionToken: string | undefined) {
+  if (pending.sessionHash === null || sessionToken === undefined) return false;
+  const session = resolveSession(runtime, sessionToken);
+  return (
+    session !== null &&
+    session.sessionHash === pending.sessionHash &&
+    session.workspace.id === pending.workspaceId &&
+    session.principal.role === 'admin'
+  );
 }
 
 /**

@@ -176,7 +176,7 @@ function recordDisconnections(
       type: 'social_account.disconnected',
       data: {
         platform: row.platform,
-        account: { platform_user_id: row.platformUserId, platform_username: row.username },
+        account: { id: row.id, platform_user_id: row.platformUserId, platform_username: row.username },
         reason,
       },
       at,

@@ -187,7 +187,7 @@ export async function needsReconnect(
       type: 'social_account.disconnected',
       data: {
         platform: account.platform,
-        account: { platform_user_id: account.platformUserId, platform_username: account.username },
+        account: { id: account.id, platform_user_id: account.platformUserId, platform_username: account.username },
         reason: 'reauthorization_required',
       },
       at: now,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DELIVERY_STATUSES } from '../../../db/schema/index.ts';
-import { dateTimeOutput } from '../dates.ts';
+import { dateTimeInput, dateTimeOutput } from '../dates.ts';
 import { EVENT_TYPES, type EventType } from '../events/record-event.ts';
 import { paginationInput } from '../pagination.ts';
 
@@ -63,7 +63,51 @@ export const UpdateWebhookInput = z.object({
     .describe('false stops deliveries (new events still queue); true resumes them and clears auto_disabled_at.'),
 });
 
-export const ListWebhookDeliveriesInput = z.object({ id: webhookId, ...paginationInput });
+export const ListWebhookDeliveriesInput = z.object({
+  id: webhookId,
+  status: z
+    .enum(DELIVERY_STATUSES, {
+      error: `status is one of ${DELIVERY_STATUSES.join(', ')}.`,
+    })
+    .optional()
+    .describe('Only attempts with this outcome: delivered, failed (given up) or pending_retry (failed, retry due).'),
+  ...paginationInput,
+});
+
+/** The longest range one resend-failed call covers: the delivery log keeps 30 days by default. */
+export const MAX_RESEND_SPAN_DAYS = 31;
+
+export const ResendDeliveryInput = z.object({
+  id: webhookId,
+  delivery_id: z.string().min(1).max(64).describe('The delivery attempt to resend (whd_…), from the delivery log.'),
+});
+
+export const ResendFailedInput = z
+  .object({
+    id: webhookId,
+    since: dateTimeInput.describe('Start of the range (inclusive): failed attempts made at or after it.'),
+    until: dateTimeInput.optional().describe('End of the range (exclusive); now when omitted.'),
+  })
+  .superRefine((input, ctx) => {
+    if (input.until !== undefined && input.since.getTime() >= input.until.getTime()) {
+      ctx.addIssue({ code: 'custom', path: ['until'], message: 'until must be later than since.' });
+    }
+  });
+
+/** What both resend endpoints answer: the events queued again for this webhook, each under its own event id. */
+export const WebhookResendResult = z
+  .object({
+    object: z.literal('webhook_resend'),
+    webhook_id: z.string(),
+    queued: z.int().min(0).describe('How many deliveries were queued.'),
+    events: z
+      .array(z.object({ event_id: z.string(), event_type: z.string() }))
+      .describe('The events queued again, oldest failure first; each is delivered with its original event id.'),
+    has_more: z
+      .boolean()
+      .describe('resend-failed only: more failed events are in the range than one call queues; call again.'),
+  })
+  .meta({ id: 'WebhookResendResult' });
 
 /** The webhook resource as the API shows it. */
 export const WebhookResource = z

@@ -14,6 +14,7 @@ import {
   completeConnection,
   type ConnectionOutcome,
 } from '../../core/social-accounts/connect.ts';
+import { sessionCookieName } from '../../core/people/sessions.ts';
 import { DataDeletionAnswer, DataDeletionStatus, DeauthorizeAnswer } from '../../core/social-accounts/schemas.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
 import { requireBodyType } from '../handle.ts';
@@ -99,6 +100,12 @@ function withQuery(returnUrl: string, params: Record<string, string>): string {
 
 /** The cookie that binds a confirmation page to the browser it was shown in. */
 const CONFIRMATION_COOKIE = 'connect_confirmation';
+
+/** The dashboard session token this browser holds, if any: a connection started there may skip confirming. */
+const dashboardSession = (runtime: Runtime, cookies: unknown): string | undefined => {
+  const value = (cookies as Record<string, unknown> | undefined)?.[sessionCookieName(runtime.config)];
+  return typeof value === 'string' ? value : undefined;
+};
 
 /** The confirmation token this browser holds for the platform's callback, if any. */
 const browserConfirmation = (cookies: unknown): string | undefined => {
@@ -191,7 +198,8 @@ export const callbackEndpoints = [
       'Where the platform sends the user after the consent page opened from POST /api/v1/social-accounts/connect. ' +
       'Exchanges the code and reads the profile, then answers a confirmation page naming the account and the ' +
       'workspace ("Connect @name to workspace W?"), with a cookie that binds it to this browser; nothing is stored ' +
-      'until the page posts back. Reloading the page works in the same browser only. On any failure nothing is stored.',
+      'until the page posts back. Reloading the page works in the same browser only. On any failure nothing is stored. ' +
+      'A connection started on the dashboard and come back with the same signed-in session connects its one account at once, without the page.',
     handlers: (runtime) => [
       cookieParser(),
       (async (req, res) => {
@@ -203,6 +211,7 @@ export const callbackEndpoints = [
             req.params.platform as string,
             req.query as Record<string, unknown>,
             browserConfirmation(req.cookies),
+            dashboardSession(runtime, req.cookies),
           ),
         );
       }) satisfies RequestHandler,

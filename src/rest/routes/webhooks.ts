@@ -6,6 +6,8 @@ import {
   getWebhook,
   listWebhookDeliveries,
   listWebhooks,
+  resendDelivery,
+  resendFailedDeliveries,
   rotateWebhookSecret,
   testWebhook,
   updateWebhook,
@@ -76,9 +78,30 @@ export const webhookEndpoints = [
     method: 'get',
     path: '/webhooks/:id/deliveries',
     summary: 'List delivery attempts',
-    description: 'The delivery log, one row per attempt, most recent first.',
+    description: 'The delivery log, one row per attempt, most recent first; status filters by outcome.',
     operation: listWebhookDeliveries,
     input: 'query',
+  }),
+  operationEndpoint({
+    method: 'post',
+    path: '/webhooks/:id/deliveries/:delivery_id/resend',
+    summary: 'Resend a delivery',
+    description:
+      "Queues the attempt's event again for this webhook (enabled only), delivered under the same event id " +
+      '(webhook-id header) from attempt 1. Test deliveries and events already queued are refused with invalid_state.',
+    operation: resendDelivery,
+    input: 'path',
+  }),
+  operationEndpoint({
+    method: 'post',
+    path: '/webhooks/:id/resend-failed',
+    summary: 'Resend the failed deliveries of a time range',
+    description:
+      'Queues again every event whose delivery failed for good (a failed attempt, tests aside) in [since, until), ' +
+      'unless queued now or delivered since; oldest first, at most 1,000 per call (has_more). The range is at most ' +
+      '31 days. The webhook must be enabled: after an auto-disable, enable it first (PATCH is_enabled true).',
+    operation: resendFailedDeliveries,
+    input: 'body',
   }),
 ];
 

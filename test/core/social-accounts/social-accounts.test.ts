@@ -322,16 +322,16 @@ describe('handlePlatformCallback', () => {
       [unrelated.id]: 'active',
       [twitterSameId.id]: 'active',
     });
-    for (const [ws, username] of [
-      [a, 'in_a'],
-      [b, 'in_b'],
+    for (const [ws, username, id] of [
+      [a, 'in_a', inA.id],
+      [b, 'in_b', inB.id],
     ] as const) {
       const rows = eventsOf(runtime, ws.workspace.id);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ type: 'social_account.disconnected', createdAt: runtime.clock.now() });
       expect(rows[0].data).toEqual({
         platform: 'facebook',
-        account: { platform_user_id: '555', platform_username: username },
+        account: { id, platform_user_id: '555', platform_username: username },
         reason: 'deauthorized',
       });
     }
@@ -346,7 +346,7 @@ describe('handlePlatformCallback', () => {
 
   it('data-deletion removes every match (inactive too), one event per workspace, and records the request', () => {
     const inA = connectTo(a);
-    connectTo(b);
+    const inB = connectTo(b);
     disconnectSocialAccount(runtime, inA.id);
     const kept = connectTo(a, { platformUserId: '556' });
     const answer = handlePlatformCallback(runtime, {
@@ -363,7 +363,11 @@ describe('handlePlatformCallback', () => {
       expect(event.type).toBe('social_account.disconnected');
       expect(event.data).toEqual({
         platform: 'facebook',
-        account: { platform_user_id: '555', platform_username: 'shared' },
+        account: {
+          id: event.workspaceId === a.workspace.id ? inA.id : inB.id,
+          platform_user_id: '555',
+          platform_username: 'shared',
+        },
         reason: 'data_deletion',
       });
     }

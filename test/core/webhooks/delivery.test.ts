@@ -161,7 +161,11 @@ describe('webhook delivery', () => {
     expect(Object.keys(failed.platforms[0]!)).toEqual(['platform', 'success', 'error']);
     expect(byType.get('social_account.disconnected')).toEqual({
       platform: 'facebook',
-      account: { platform_user_id: account.account.platformUserId, platform_username: account.account.username },
+      account: {
+        id: account.account.id,
+        platform_user_id: account.account.platformUserId,
+        platform_username: account.account.username,
+      },
       reason: 'deauthorized',
     });
     for (const request of receiver.requests) expect(() => verify(hook.signing_secret, request)).not.toThrow();

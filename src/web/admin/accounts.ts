@@ -1,0 +1,110 @@
+import { Router } from 'express';
+import type { Runtime } from '../../core/context.ts';
+import type { ListEnvelope } from '../../core/pagination.ts';
+import { OAUTH_PLATFORMS, PLATFORM_NAMES, accountHandle, oauthApp } from '../../core/platforms/registry.ts';
+import { startSessionConnection } from '../../core/social-accounts/connect.ts';
+import { disconnectAccount } from '../../core/social-accounts/disconnect.ts';
+import { listSocialAccounts } from '../../core/social-accounts/operations.ts';
+import type { SocialAccountResource } from '../../core/social-accounts/serialize.ts';
+import { adminOf, field, type PageKit } from './kit.ts';
+
+const STATUS_LABELS: Record<SocialAccountResource['status'], string> = {
+  active: 'Active',
+  needs_reconnect: 'Needs reconnect',
+  disconnected: 'Disconnected',
+};
+
+/** /app/accounts: a card per account, connecting over OAuth (bound to the session), reconnect, disconnect. */
+export function accountPages(runtime: Runtime, kit: PageKit): Router {
+  const router = Router();
+
+  router.get('/accounts', async (req, res) => {
+    const who = adminOf(kit, req, res, 'Accounts');
+    if (!who) return;
+    const accounts = (await kit.run<ListEnvelope<SocialAccountResource>>(who, listSocialAccounts, {})).data;
+    const connected = [req.query.social_account_id ?? []].flat().length;
+    const at = (iso: string | null) => (iso ? kit.fmt(who, new Date(iso)) : null);
+    kit.page(
+      res,
+      'Accounts',
+      'admin/accounts',
+      {
+        platforms: OAUTH_PLATFORMS.map((id) => ({
+          id,
+          name: PLATFORM_NAMES[id],
+          configured: oauthApp(runtime.config, id) !== null,
+          variables: runtime.config.live[id].credentialVariables,
+        })),
+        accounts: accounts.map((a) => ({
+          id: a.id,
+          platform: a.platform,
+          platformName: PLATFORM_NAMES[a.platform],
+          handle: accountHandle(a.platform, { username: a.username }),
+          mode: a.mode === 'live' ? 'Live' : 'Sandbox',
+          status: a.status,
+          statusLabel: STATUS_LABELS[a.status],
+          profileUrl: a.profile_url && /^https?:\/\//.test(a.profile_url) ? a.profile_url : null,
+          tokenExpires: at(a.token_expires_at),
+          reconnectBy: at(a.reconnect_by),
+          reconnect:
+            a.mode === 'live' &&
+            (a.status !== 'active' || a.reconnect_by !== null) &&
+            (OAUTH_PLATFORMS as readonly string[]).includes(a.platform),
+        })),
+        notice:
+          req.query.done === 'disconnected'
+            ? 'Account disconnected.'
+            : connected > 0
+              ? `Connected ${connected} account${connected === 1 ? '' : 's'}.`
+              : req.query.error === 'access_denied'
+                ? 'The connection was cancelled; nothing was connected.'
+                : undefined,
+      },
+      'accounts',
+    );
+  });
+
+  // Starts the platform's consent flow, bound to this session: the callback comes back here.
+  router.post(
+    '/accounts/connect',
+    kit.act(async (who, req) => {
+      const started = await kit.run<{ authorize_url: string }>(who, startSessionConnection, {
+        platform: field(req.body, 'platform'),
+        return_url: new URL('/app/accounts', runtime.config.publicBaseUrl).toString(),
+        session_hash: who.sessionHash,
+      });
+      return started.authorize_url;
+    }),
+  );
+
+  router.get('/accounts/:id/disconnect', async (req, res) => {
+    const who = adminOf(kit, req, res, 'Accounts');
+    if (!who) return;
+    const account = (await kit.run<ListEnvelope<SocialAccountResource>>(who, listSocialAccounts, {})).data.find(
+      (a) => a.id === req.params.id,
+    );
+    if (!account) {
+      res.status(404);
+      return kit.page(res, 'Not found', 'message', {
+        message: 'There is no such account in this workspace.',
+        link: { href: '/app/accounts', text: 'Back to accounts' },
+      });
+    }
+    const handle = accountHandle(account.platform, { username: account.username });
+    kit.page(res, 'Disconnect this account?', 'admin/confirm', {
+      question: `Disconnect ${handle} on ${PLATFORM_NAMES[account.platform]}?`,
+      detail: 'Nothing is published to it until it is connected again. Its card stays here, so you can reconnect it.',
+      action: `/app/accounts/${account.id}/disconnect`,
+      button: 'Disconnect',
+      back: '/app/accounts',
+    });
+  });
+  router.post(
+    '/accounts/:id/disconnect',
+    kit.act(async (who, req) => {
+      await kit.run(who, disconnectAccount, { id: req.params.id });
+      return '/app/accounts?done=disconnected';
+    }),
+  );
+  return router;
+}

@@ -1,0 +1,88 @@
+import { Router } from 'express';
+import type { z } from 'zod';
+import type { Runtime } from '../../core/context.ts';
+import { getAccount } from '../../core/accounts/get-account.ts';
+import type { AccountResource } from '../../core/accounts/schemas.ts';
+import { getCampaign, launchCampaign, listCampaigns } from '../../core/campaigns/operations.ts';
+import type { CampaignResource } from '../../core/campaigns/serialize.ts';
+import { ServiceError } from '../../core/errors.ts';
+import type { ListEnvelope } from '../../core/pagination.ts';
+import { roleIncludes } from '../../core/people/roles.ts';
+import type { PageKit } from './kit.ts';
+
+const LAUNCHABLE = new Set(['draft', 'paused']);
+
+/** /app/campaigns: generation progress, the drafts in the inbox, and launching (approvers) after seeing its cost. */
+export function campaignPages(_runtime: Runtime, kit: PageKit): Router {
+  const router = Router();
+
+  router.get('/campaigns', async (req, res) => {
+    const who = kit.signedIn(req, res);
+    if (!who) return;
+    const mayLaunch = who.principal.role !== null && roleIncludes(who.principal.role, 'approver');
+    const list = await kit.run<ListEnvelope<CampaignResource>>(who, listCampaigns, { limit: 100 });
+    kit.page(
+      res,
+      'Campaigns',
+      'admin/campaigns',
+      {
+        campaigns: list.data.map((c) => ({
+          id: c.id,
+          name: c.name,
+          status: c.status,
+          generated: c.generated_posts,
+          total: c.total_posts,
+          launchable: mayLaunch && LAUNCHABLE.has(c.status),
+        })),
+        notice: req.query.done === 'launched' ? 'Campaign launched: its posts are being generated.' : undefined,
+      },
+      'campaigns',
+    );
+  });
+
+  router.get('/campaigns/:id/launch', async (req, res, next) => {
+    const who = kit.signedIn(req, res);
+    if (!who) return;
+    let campaign: CampaignResource;
+    try {
+      campaign = await kit.run<CampaignResource>(who, getCampaign, { id: req.params.id });
+    } catch (error) {
+      if (!(error instanceof ServiceError && error.code === 'not_found')) return next(error);
+      res.status(404);
+      return kit.page(res, 'Not found', 'message', {
+        message: 'There is no such campaign in this workspace.',
+        link: { href: '/app/campaigns', text: 'Back to campaigns' },
+      });
+    }
+    const account = await kit.run<z.output<typeof AccountResource>>(who, getAccount, {});
+    const { features, usage } = account;
+    const creditsLeft = features.monthly_ai_credits - usage.ai_credits_used;
+    const postsLeft = features.posts_per_month - usage.posts_published;
+    const warning =
+      creditsLeft < campaign.total_posts
+        ? `Only ${Math.max(creditsLeft, 0)} AI credits are left this month: generation stops when they run out.`
+        : postsLeft < campaign.total_posts
+          ? `Only ${Math.max(postsLeft, 0)} posts are left this month: publishing stops at the plan's limit.`
+          : null;
+    kit.page(res, `Launch “${campaign.name}”?`, 'admin/launch', {
+      id: campaign.id,
+      name: campaign.name,
+      total: campaign.total_posts,
+      perDay: campaign.posts_per_day,
+      days: campaign.campaign_length_days,
+      postsUsed: usage.posts_published,
+      postsLimit: features.posts_per_month,
+      creditsUsed: usage.ai_credits_used,
+      creditsLimit: features.monthly_ai_credits,
+      warning,
+    });
+  });
+  router.post(
+    '/campaigns/:id/launch',
+    kit.act(async (who, req) => {
+      await kit.run(who, launchCampaign, { id: req.params.id });
+      return '/app/campaigns?done=launched';
+    }),
+  );
+  return router;
+}

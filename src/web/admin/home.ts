@@ -1,0 +1,61 @@
+import { Router } from 'express';
+import type { Runtime } from '../../core/context.ts';
+import { workspaceAtAGlance, type WorkspaceGlance } from '../../core/accounts/at-a-glance.ts';
+import { getAccount } from '../../core/accounts/get-account.ts';
+import type { AccountResource } from '../../core/accounts/schemas.ts';
+import type { z } from 'zod';
+import { countActiveAccounts } from '../../core/social-accounts/operations.ts';
+import { PLATFORM_NAMES, isPlatform } from '../../core/platforms/registry.ts';
+import type { PageKit } from './kit.ts';
+
+/** /app: what waits, what is next, what failed, what is disconnected, and usage against the plan. */
+export function homePage(runtime: Runtime, kit: PageKit): Router {
+  const router = Router();
+  router.get('/', async (req, res) => {
+    const who = kit.signedIn(req, res);
+    if (!who) return;
+    const [glance, account] = await Promise.all([
+      kit.run<WorkspaceGlance>(who, workspaceAtAGlance, {}),
+      kit.run<z.output<typeof AccountResource>>(who, getAccount, {}),
+    ]);
+    const admin = who.principal.role === 'admin';
+    const counts = [
+      { n: glance.awaitingApproval, label: 'Awaiting approval', href: '/app/inbox' },
+      { n: glance.scheduledNext7Days, label: 'Scheduled (next 7 days)', href: '/app/calendar?view=list' },
+      // Failed items go back to approved, where they wait to be published again.
+      { n: glance.failedLast24Hours, label: 'Failed (last 24 hours)', href: '/app/content?status=approved' },
+      { n: glance.accountsToReconnect, label: 'Accounts to reconnect', href: admin ? '/app/accounts' : null },
+      { n: glance.disabledWebhooks, label: 'Disabled webhooks', href: admin ? '/app/webhooks' : null },
+    ];
+    const day = (iso: string) => kit.fmt(who, new Date(iso));
+    kit.page(
+      res,
+      `${who.workspace.name}: home`,
+      'admin/home',
+      {
+        counts,
+        next: glance.nextScheduled.map((row) => ({
+          id: row.id,
+          iso: row.scheduledFor!.toISOString(),
+          when: kit.fmt(who, row.scheduledFor),
+          title: [...row.caption.split('\n')[0]!].slice(0, 60).join('') || '(no caption)',
+          platforms: row.targetPlatforms.map((p) => (isPlatform(p) ? PLATFORM_NAMES[p] : p)).join(', '),
+        })),
+        plan: account.plan,
+        usage: [
+          { label: 'Posts published', used: account.usage.posts_published, limit: account.features.posts_per_month },
+          {
+            label: 'Active accounts',
+            used: countActiveAccounts(runtime.db, who.workspace.id),
+            limit: account.features.platforms_limit,
+          },
+          { label: 'AI credits', used: account.usage.ai_credits_used, limit: account.features.monthly_ai_credits },
+        ],
+        period: `${day(account.usage.period_start)} to ${day(account.usage.period_end)}`,
+        timezone: who.workspace.timezone,
+      },
+      'home',
+    );
+  });
+  return router;
+}
