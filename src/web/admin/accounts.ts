@@ -1,7 +1,14 @@
 import { Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
 import type { ListEnvelope } from '../../core/pagination.ts';
-import { OAUTH_PLATFORMS, PLATFORM_NAMES, accountHandle, oauthApp } from '../../core/platforms/registry.ts';
+import {
+  CREDENTIALS_PLATFORMS,
+  OAUTH_PLATFORMS,
+  PLATFORM_NAMES,
+  accountHandle,
+  oauthApp,
+  oauthAppConfig,
+} from '../../core/platforms/registry.ts';
 import { startSessionConnection } from '../../core/social-accounts/connect.ts';
 import { disconnectAccount } from '../../core/social-accounts/disconnect.ts';
 import { listSocialAccounts } from '../../core/social-accounts/operations.ts';
@@ -33,8 +40,11 @@ export function accountPages(runtime: Runtime, kit: PageKit): Router {
           id,
           name: PLATFORM_NAMES[id],
           configured: oauthApp(runtime.config, id) !== null,
-          variables: runtime.config.live[id].credentialVariables,
+          variables: oauthAppConfig(runtime.config, id)!.credentialVariables,
         })),
+        // Platforms that sign in with an app password (Bluesky) get a form: the password goes to the
+        // platform once and is never stored.
+        credentialPlatforms: CREDENTIALS_PLATFORMS.map((id) => ({ id, name: PLATFORM_NAMES[id] })),
         accounts: accounts.map((a) => ({
           id: a.id,
           platform: a.platform,
@@ -74,6 +84,19 @@ export function accountPages(runtime: Runtime, kit: PageKit): Router {
         session_hash: who.sessionHash,
       });
       return started.authorize_url;
+    }),
+  );
+
+  router.post(
+    '/accounts/connect-credentials',
+    kit.act(async (who, req) => {
+      const account = await kit.run<SocialAccountResource>(who, startSessionConnection, {
+        platform: field(req.body, 'platform'),
+        identifier: field(req.body, 'identifier'),
+        app_password: field(req.body, 'app_password'),
+        session_hash: who.sessionHash,
+      });
+      return `/app/accounts?social_account_id=${encodeURIComponent(account.id)}`;
     }),
   );
 
