@@ -191,48 +191,62 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools }: 
     // error -32602, the same for a name that never existed and one this process does not expose. The
     // message carries no "MCP error" prefix: clients add it themselves.
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool ${request.params.name}.`);
-    // A request the operation did not run for (a replay, a refused key) still counts, as over REST.
-    let counted = false;
-    const report = (state: RateLimitState) => {
-      counted = true;
-      onRateLimit?.(state);
-    };
-    let workspace: Workspace | undefined;
-    try {
-      const { operation } = tool;
-      const credential = authenticateCredential(runtime, authorization, { planChecks: operation.planChecks ?? true });
-      workspace = credential.workspace;
-      // A list answers as many items as fit the text limit (the result's text is the JSON of its data).
-      const ctx = {
-        ...contextFor(runtime, workspace, 'mcp', credential.principal),
-        answerBudget: MAX_TOOL_TEXT_CHARS - 1,
-      };
-      const { idempotency_key: rawKey, ...input } = argumentsOf(request.params.arguments);
-      const key = tool.idempotencyKey ? idempotencyKeyArgument(rawKey) : undefined;
-      const raw = tool.idempotencyKey ? input : (request.params.arguments ?? {});
-      const { response } = await executeCall(
-        ctx,
-        operation,
-        raw,
-        key === undefined ? undefined : { key, keyField: 'idempotency_key', input },
-        report,
-        {
-          status: TOOL_CALL_STATUS.result,
-          failed: (error) => ({ status: TOOL_CALL_STATUS.error, body: errorEnvelope(error, runtime.config.docsUrl) }),
-        },
-      );
-      return isStoredError(response) ? toolErrorResult(response.body) : toolResult(response.body);
-    } catch (error) {
-      if (workspace && !counted && !(error instanceof RateLimitError)) {
-        try {
-          const { buckets } = operationFor(tool.operation, argumentsOf(request.params.arguments));
-          report(consumeRateLimit(runtime, workspace.id, buckets));
-        } catch (refused) {
-          return toToolError(refused, runtime.config.docsUrl, runtime.log);
-        }
-      }
-      return toToolError(error, runtime.config.docsUrl, runtime.log);
-    }
+    return callTool({ runtime, authorization, onRateLimit }, tool, request.params.arguments);
   });
   return server;
+}
+
+/**
+ * Runs one listed tool with the caller's arguments, as every MCP door answers it: the credential is
+ * authenticated again for the call, and every failure, invalid arguments included, is an isError
+ * result carrying the API's code (it never throws). Shared by the SDK's tools/call handler and the
+ * HTTP door's direct path for 2026-07-28 calls (see ./http.ts).
+ */
+export async function callTool(
+  { runtime, authorization, onRateLimit }: Pick<McpServerOptions, 'runtime' | 'authorization' | 'onRateLimit'>,
+  tool: ToolDescriptor,
+  args: unknown,
+): Promise<CallToolResult> {
+  // A request the operation did not run for (a replay, a refused key) still counts, as over REST.
+  let counted = false;
+  const report = (state: RateLimitState) => {
+    counted = true;
+    onRateLimit?.(state);
+  };
+  let workspace: Workspace | undefined;
+  try {
+    const { operation } = tool;
+    const credential = authenticateCredential(runtime, authorization, { planChecks: operation.planChecks ?? true });
+    workspace = credential.workspace;
+    // A list answers as many items as fit the text limit (the result's text is the JSON of its data).
+    const ctx = {
+      ...contextFor(runtime, workspace, 'mcp', credential.principal),
+      answerBudget: MAX_TOOL_TEXT_CHARS - 1,
+    };
+    const { idempotency_key: rawKey, ...input } = argumentsOf(args);
+    const key = tool.idempotencyKey ? idempotencyKeyArgument(rawKey) : undefined;
+    const raw = tool.idempotencyKey ? input : (args ?? {});
+    const { response } = await executeCall(
+      ctx,
+      operation,
+      raw,
+      key === undefined ? undefined : { key, keyField: 'idempotency_key', input },
+      report,
+      {
+        status: TOOL_CALL_STATUS.result,
+        failed: (error) => ({ status: TOOL_CALL_STATUS.error, body: errorEnvelope(error, runtime.config.docsUrl) }),
+      },
+    );
+    return isStoredError(response) ? toolErrorResult(response.body) : toolResult(response.body);
+  } catch (error) {
+    if (workspace && !counted && !(error instanceof RateLimitError)) {
+      try {
+        const { buckets } = operationFor(tool.operation, argumentsOf(args));
+        report(consumeRateLimit(runtime, workspace.id, buckets));
+      } catch (refused) {
+        return toToolError(refused, runtime.config.docsUrl, runtime.log);
+      }
+    }
+    return toToolError(error, runtime.config.docsUrl, runtime.log);
+  }
 }
