@@ -9,6 +9,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Credential } from '../core/accounts/api-keys.ts';
 import type { Runtime } from '../core/context.ts';
 import type { RateLimitState } from '../core/errors.ts';
 import type { ToolDescriptor } from '../../tools/index.ts';
@@ -17,6 +18,8 @@ import { callTool, createMcpServer, serverInfoFor } from './server.ts';
 /** What one request's server is built for: the credential, the tools it sees, where rate-limit state goes. */
 export interface McpCall {
   authorization: string | undefined;
+  /** What the route authenticated `authorization` to, for this request (see McpServerOptions.credential). */
+  credential: Credential;
   tools: readonly ToolDescriptor[];
   onRateLimit: (state: RateLimitState) => void;
 }

@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { TOOLS, type ToolDescriptor } from '../../tools/index.ts';
-import { authenticateCredential } from '../core/accounts/api-keys.ts';
+import { authenticateCredential, checkPlan, type Credential } from '../core/accounts/api-keys.ts';
 import type { Config } from '../core/config.ts';
 import { contextFor, type Runtime } from '../core/context.ts';
 import type { Workspace } from '../core/accounts/workspaces.ts';
@@ -64,6 +64,11 @@ export interface McpServerOptions {
   runtime: Runtime;
   /** The `Authorization` header value to act with; checked on every call, so a revoked key stops at once. */
   authorization: string | undefined;
+  /**
+   * The credential of `authorization`, when the HTTP route has just authenticated it for this one
+   * request (without plan checks): a call then checks only the plan, instead of authenticating again.
+   */
+  credential?: Credential;
   /** Told the rate-limit state of each call (the HTTP transport puts it into headers). */
   onRateLimit?: (state: RateLimitState) => void;
   /** The tools to list and serve, from exposedTools(config.mcpTools); any other name is an unknown tool. */
@@ -175,7 +180,7 @@ const argumentsOf = (args: unknown): Record<string, unknown> =>
  * used on purpose: McpServer validates arguments itself and reports failures as plain text, while
  * the spec wants every failure, invalid arguments included, to carry the API's code and details.
  */
-export function createMcpServer({ runtime, authorization, onRateLimit, tools }: McpServerOptions): Server {
+export function createMcpServer({ runtime, authorization, credential, onRateLimit, tools }: McpServerOptions): Server {
   const server = new Server(serverInfoFor(runtime.config), {
     capabilities: { tools: {} },
     instructions: tools.length < TOOLS.length ? INSTRUCTIONS + SUBSET_NOTE : INSTRUCTIONS,
@@ -191,19 +196,24 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools }: 
     // error -32602, the same for a name that never existed and one this process does not expose. The
     // message carries no "MCP error" prefix: clients add it themselves.
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool ${request.params.name}.`);
-    return callTool({ runtime, authorization, onRateLimit }, tool, request.params.arguments);
+    return callTool({ runtime, authorization, credential, onRateLimit }, tool, request.params.arguments);
   });
   return server;
 }
 
 /**
  * Runs one listed tool with the caller's arguments, as every MCP door answers it: the credential is
- * authenticated again for the call, and every failure, invalid arguments included, is an isError
+ * authenticated for the call (unless the request has just been), and every failure, invalid arguments included, is an isError
  * result carrying the API's code (it never throws). Shared by the SDK's tools/call handler and the
  * HTTP door's direct path for 2026-07-28 calls (see ./http.ts).
  */
 export async function callTool(
-  { runtime, authorization, onRateLimit }: Pick<McpServerOptions, 'runtime' | 'authorization' | 'onRateLimit'>,
+  {
+    runtime,
+    authorization,
+    credential: authenticated,
+    onRateLimit,
+  }: Pick<McpServerOptions, 'runtime' | 'authorization' | 'credential' | 'onRateLimit'>,
   tool: ToolDescriptor,
   args: unknown,
 ): Promise<CallToolResult> {
@@ -216,7 +226,9 @@ export async function callTool(
   let workspace: Workspace | undefined;
   try {
     const { operation } = tool;
-    const credential = authenticateCredential(runtime, authorization, { planChecks: operation.planChecks ?? true });
+    const planChecks = operation.planChecks ?? true;
+    const credential = authenticated ?? authenticateCredential(runtime, authorization, { planChecks });
+    if (authenticated && planChecks) checkPlan(authenticated.workspace);
     workspace = credential.workspace;
     // A list answers as many items as fit the text limit (the result's text is the JSON of its data).
     const ctx = {
