@@ -47,22 +47,21 @@ const DIRECT_REVISION = '2026-07-28';
 
 /**
  * Serves streamable-HTTP MCP statelessly, both revisions on one endpoint (so any process behind any
- * balancer answers any request), JSON responses, no SSE stream. The request is classified once, with
- * the SDK's own classifier (the step createMcpHandler and isLegacyRequest run), on the body the route
- * has already parsed:
- * - 2025-era traffic (initialize and what follows, no envelope) goes to a per-request stateless
- *   transport in JSON mode, as before v2. The SDK's own legacy fallback would answer it with an SSE
- *   stream, which clients read, but scripts posting JSON would no longer get JSON back.
+ * balancer answers any request), JSON responses, no SSE stream. `body` is the JSON body the route has
+ * already parsed, or undefined when it read none (the legacy transport then answers).
  * - a 2026-07-28 `tools/call` whose envelope and standard headers are in order, naming a tool this
  *   request may call, with nothing in its params but `name`, `arguments` and `_meta`, is answered
- *   directly: the tool runs and its result is written as the SDK's 2026-07-28 codec writes it.
- *   Building a server, a transport and web Request/Response objects per call cost about three times
- *   the tool's own work (docs/decisions.md, "The MCP door's direct tools/call path").
+ *   directly (directToolCall): the tool runs and its result is written as the SDK's 2026-07-28 codec
+ *   writes it. A server, a transport and web Request/Response objects built per call cost several
+ *   times the tool's own work (docs/decisions.md, "The direct tools/call path").
+ * - 2025-era traffic (initialize and what follows, no envelope), as the SDK's own classifier tells it
+ *   (the step createMcpHandler and isLegacyRequest run), goes to a per-request stateless transport in
+ *   JSON mode, as before v2. The SDK's own legacy fallback would answer it with an SSE stream, which
+ *   clients read, but scripts posting JSON would no longer get JSON back.
  * - every other 2026-07-28 request (server/discover, tools/list, an unknown tool, any header or
  *   envelope the ladder refuses) goes to the SDK's createMcpHandler with a fresh server, which checks
  *   MCP-Protocol-Version, Mcp-Method and Mcp-Name against the body (-32020 HeaderMismatch), answers
  *   server/discover and stamps the cache hints.
- * `body` is the parsed JSON body, or undefined when the route read none (the transport then answers).
  */
 export function mcpRequestServer(runtime: Runtime, options: McpRequestServerOptions = {}): McpRequestServer {
   const directToolCalls = options.directToolCalls ?? true;
