@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { TOOLS, type ToolDescriptor } from '../../tools/index.ts';
-import { authenticateCredential } from '../core/accounts/api-keys.ts';
+import { authenticateCredential, checkPlan, type Credential } from '../core/accounts/api-keys.ts';
 import type { Config } from '../core/config.ts';
 import { contextFor, type Runtime } from '../core/context.ts';
 import type { Workspace } from '../core/accounts/workspaces.ts';
@@ -64,6 +64,11 @@ export interface McpServerOptions {
   runtime: Runtime;
   /** The `Authorization` header value to act with; checked on every call, so a revoked key stops at once. */
   authorization: string | undefined;
+  /**
+   * The credential of `authorization`, when the HTTP route has just authenticated it for this one
+   * request (without plan checks): a call then checks only the plan, instead of authenticating again.
+   */
+  credential?: Credential;
   /** Told the rate-limit state of each call (the HTTP transport puts it into headers). */
   onRateLimit?: (state: RateLimitState) => void;
   /** The tools to list and serve, from exposedTools(config.mcpTools); any other name is an unknown tool. */
@@ -175,7 +180,7 @@ const argumentsOf = (args: unknown): Record<string, unknown> =>
  * used on purpose: McpServer validates arguments itself and reports failures as plain text, while
  * the spec wants every failure, invalid arguments included, to carry the API's code and details.
  */
-export function createMcpServer({ runtime, authorization, onRateLimit, tools }: McpServerOptions): Server {
+export function createMcpServer({ runtime, authorization, credential, onRateLimit, tools }: McpServerOptions): Server {
   const server = new Server(serverInfoFor(runtime.config), {
     capabilities: { tools: {} },
     instructions: tools.length < TOOLS.length ? INSTRUCTIONS + SUBSET_NOTE : INSTRUCTIONS,
@@ -191,48 +196,69 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools }: 
     // error -32602, the same for a name that never existed and one this process does not expose. The
     // message carries no "MCP error" prefix: clients add it themselves.
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool ${request.params.name}.`);
-    // A request the operation did not run for (a replay, a refused key) still counts, as over REST.
-    let counted = false;
-    const report = (state: RateLimitState) => {
-      counted = true;
-      onRateLimit?.(state);
-    };
-    let workspace: Workspace | undefined;
-    try {
-      const { operation } = tool;
-      const credential = authenticateCredential(runtime, authorization, { planChecks: operation.planChecks ?? true });
-      workspace = credential.workspace;
-      // A list answers as many items as fit the text limit (the result's text is the JSON of its data).
-      const ctx = {
-        ...contextFor(runtime, workspace, 'mcp', credential.principal),
-        answerBudget: MAX_TOOL_TEXT_CHARS - 1,
-      };
-      const { idempotency_key: rawKey, ...input } = argumentsOf(request.params.arguments);
-      const key = tool.idempotencyKey ? idempotencyKeyArgument(rawKey) : undefined;
-      const raw = tool.idempotencyKey ? input : (request.params.arguments ?? {});
-      const { response } = await executeCall(
-        ctx,
-        operation,
-        raw,
-        key === undefined ? undefined : { key, keyField: 'idempotency_key', input },
-        report,
-        {
-          status: TOOL_CALL_STATUS.result,
-          failed: (error) => ({ status: TOOL_CALL_STATUS.error, body: errorEnvelope(error, runtime.config.docsUrl) }),
-        },
-      );
-      return isStoredError(response) ? toolErrorResult(response.body) : toolResult(response.body);
-    } catch (error) {
-      if (workspace && !counted && !(error instanceof RateLimitError)) {
-        try {
-          const { buckets } = operationFor(tool.operation, argumentsOf(request.params.arguments));
-          report(consumeRateLimit(runtime, workspace.id, buckets));
-        } catch (refused) {
-          return toToolError(refused, runtime.config.docsUrl, runtime.log);
-        }
-      }
-      return toToolError(error, runtime.config.docsUrl, runtime.log);
-    }
+    return callTool({ runtime, authorization, credential, onRateLimit }, tool, request.params.arguments);
   });
   return server;
+}
+
+/**
+ * Runs one listed tool with the caller's arguments, as every MCP door answers it: the credential is
+ * authenticated for the call (unless the request has just been), and every failure, invalid arguments included, is an isError
+ * result carrying the API's code (it never throws). Shared by the SDK's tools/call handler and the
+ * HTTP door's direct path for 2026-07-28 calls (see ./http.ts).
+ */
+export async function callTool(
+  {
+    runtime,
+    authorization,
+    credential: authenticated,
+    onRateLimit,
+  }: Pick<McpServerOptions, 'runtime' | 'authorization' | 'credential' | 'onRateLimit'>,
+  tool: ToolDescriptor,
+  args: unknown,
+): Promise<CallToolResult> {
+  // A request the operation did not run for (a replay, a refused key) still counts, as over REST.
+  let counted = false;
+  const report = (state: RateLimitState) => {
+    counted = true;
+    onRateLimit?.(state);
+  };
+  let workspace: Workspace | undefined;
+  try {
+    const { operation } = tool;
+    const planChecks = operation.planChecks ?? true;
+    const credential = authenticated ?? authenticateCredential(runtime, authorization, { planChecks });
+    if (authenticated && planChecks) checkPlan(authenticated.workspace);
+    workspace = credential.workspace;
+    // A list answers as many items as fit the text limit (the result's text is the JSON of its data).
+    const ctx = {
+      ...contextFor(runtime, workspace, 'mcp', credential.principal),
+      answerBudget: MAX_TOOL_TEXT_CHARS - 1,
+    };
+    const { idempotency_key: rawKey, ...input } = argumentsOf(args);
+    const key = tool.idempotencyKey ? idempotencyKeyArgument(rawKey) : undefined;
+    const raw = tool.idempotencyKey ? input : (args ?? {});
+    const { response } = await executeCall(
+      ctx,
+      operation,
+      raw,
+      key === undefined ? undefined : { key, keyField: 'idempotency_key', input },
+      report,
+      {
+        status: TOOL_CALL_STATUS.result,
+        failed: (error) => ({ status: TOOL_CALL_STATUS.error, body: errorEnvelope(error, runtime.config.docsUrl) }),
+      },
+    );
+    return isStoredError(response) ? toolErrorResult(response.body) : toolResult(response.body);
+  } catch (error) {
+    if (workspace && !counted && !(error instanceof RateLimitError)) {
+      try {
+        const { buckets } = operationFor(tool.operation, argumentsOf(args));
+        report(consumeRateLimit(runtime, workspace.id, buckets));
+      } catch (refused) {
+        return toToolError(refused, runtime.config.docsUrl, runtime.log);
+      }
+    }
+    return toToolError(error, runtime.config.docsUrl, runtime.log);
+  }
 }

@@ -188,7 +188,11 @@ function authenticateKey(
   return { workspace, principal: { type: 'api_key', id: resolved.keyId, label: resolved.label, role: null } };
 }
 
-function checkPlan(workspace: Workspace): void {
+/**
+ * The plan checks of authenticate(), for a credential authenticated without them (the MCP route
+ * authenticates once per request, before it knows which tool is called and whether it checks the plan).
+ */
+export function checkPlan(workspace: Workspace): void {
   if (!isActiveStatus(workspace.planStatus)) {
     throw new ServiceError(
       'payment_required',

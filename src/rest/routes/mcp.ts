@@ -1,7 +1,7 @@
 import { hostHeaderValidation } from '@modelcontextprotocol/express';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { TOOLS, type ToolDescriptor } from '../../../tools/index.ts';
-import { authenticateCredential } from '../../core/accounts/api-keys.ts';
+import { authenticateCredential, type Credential } from '../../core/accounts/api-keys.ts';
 import type { Runtime } from '../../core/context.ts';
 import { ServiceError } from '../../core/errors.ts';
 import { insufficientScopeChallenge, mcpChallenge, type OAuthScope } from '../../core/oauth/metadata.ts';
@@ -39,11 +39,13 @@ function originAllowed(req: Request, allowed: readonly string[]): boolean {
   return allowed.includes(origin);
 }
 
-/** Authenticates the request's credential, answering 401 with the OAuth challenge; returns its scopes. */
-function credentialScopes(runtime: Runtime, req: Request, res: Response): readonly OAuthScope[] {
+/**
+ * Authenticates the request's credential without plan checks, answering 401 with the OAuth challenge.
+ * Its scopes decide which tools this request sees; a tool call then checks only the plan.
+ */
+function authenticateRequest(runtime: Runtime, req: Request, res: Response): Credential {
   try {
-    // The tool calls authenticate again each; the scopes decide which tools this request sees.
-    return authenticateCredential(runtime, req.get('authorization'), { planChecks: false }).scopes;
+    return authenticateCredential(runtime, req.get('authorization'), { planChecks: false });
   } catch (error) {
     if (error instanceof ServiceError) {
       // RFC 6750 and RFC 9728: every 401 says where the OAuth metadata is; a credential that was sent
@@ -108,7 +110,7 @@ export function mcpRoutes(runtime: Runtime): Router {
         docsUrl,
       );
     }
-    res.locals.scopes = credentialScopes(runtime, req, res);
+    res.locals.credential = authenticateRequest(runtime, req, res);
     const names = parseToolNames(req.get('x-mcp-tools'));
     const unknown = unknownToolNames(names);
     if (unknown.length > 0) {
@@ -123,7 +125,8 @@ export function mcpRoutes(runtime: Runtime): Router {
     next();
   };
   const serve: RequestHandler = async (req, res) => {
-    const scopes = res.locals.scopes as readonly OAuthScope[];
+    const credential = res.locals.credential as Credential;
+    const { scopes } = credential;
     const selected = res.locals.selectedTools as readonly ToolDescriptor[];
     const body = parseBody(req.body);
     if (body === 'invalid') {
@@ -145,6 +148,7 @@ export function mcpRoutes(runtime: Runtime): Router {
     const tools = selected.filter((tool) => scopeAllows(scopes, tool.operation));
     await serveMcp(req, res, body?.json, {
       authorization: req.get('authorization'),
+      credential,
       tools,
       onRateLimit: (state) => setRateLimitHeaders(res, state),
     });
