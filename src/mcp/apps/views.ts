@@ -1,4 +1,6 @@
 import { build } from 'esbuild';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Resource, ReadResourceResult } from '@modelcontextprotocol/server';
 import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
@@ -54,14 +56,24 @@ const VIEWS: readonly ViewDefinition[] = [
 /** A view document must stay under this size (the issue's bound), checked when it is built. */
 export const MAX_VIEW_BYTES = 150 * 1024;
 
-const VIEW_SOURCE_DIR = fileURLToPath(new URL('./view/', import.meta.url));
+/**
+ * The views' TypeScript: beside this file when run from the sources (tsx); from the compiled
+ * dist/src/mcp/apps/, the same folder of the sources the package ships (tsc does not compile the
+ * views: esbuild bundles them).
+ */
+const VIEW_SOURCE_DIR = [
+  new URL('./view/', import.meta.url),
+  new URL('../../../../src/mcp/apps/view/', import.meta.url),
+]
+  .map((url) => fileURLToPath(url))
+  .find((dir) => existsSync(join(dir, 'preview.ts')))!;
 
 /** Keeps an inline script from closing its element early or opening an HTML comment. */
 const inlineSafe = (code: string): string => code.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 
 async function buildDocument(view: ViewDefinition): Promise<string> {
   const result = await build({
-    entryPoints: [VIEW_SOURCE_DIR + view.entry],
+    entryPoints: [join(VIEW_SOURCE_DIR, view.entry)],
     bundle: true,
     minify: true,
     format: 'iife',

@@ -1,3 +1,4 @@
+import { localParts } from '../../../core/time-zones.ts';
 import type { ViewData } from '../view-data.ts';
 import { HostConnection, type HostContext, type ToolResult } from './host.ts';
 
@@ -132,4 +133,13 @@ export async function whileBusy<T>(root: HTMLElement, run: () => Promise<T>): Pr
   } finally {
     for (const button of buttons) if (button.isConnected) button.disabled = false;
   }
+}
+
+const MONTH_ABBREVIATIONS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** "15 Dec 2026, 09:30": an instant as the workspace's clock shows it (never the browser's zone). */
+export function formatInstant(iso: string, timeZone: string): string {
+  const p = localParts(new Date(iso), timeZone);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${p.day} ${MONTH_ABBREVIATIONS[p.month - 1]} ${p.year}, ${pad(p.hour)}:${pad(p.minute)}`;
 }

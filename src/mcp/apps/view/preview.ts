@@ -2,7 +2,7 @@ import type { ContentResource } from '../../../core/content/serialize.ts';
 import { html, raw } from '../../../web/preview/html.ts';
 import { platformName, renderPreviewCard } from '../../../web/preview/platform-preview.ts';
 import type { ViewData } from '../view-data.ts';
-import { startView, statusWord, viewDataOf, whileBusy } from './common.ts';
+import { formatInstant, startView, statusWord, viewDataOf, whileBusy } from './common.ts';
 import type { ToolResult } from './host.ts';
 
 /**
@@ -63,7 +63,9 @@ function render(): void {
   const markup = html`<h1>Post preview</h1>
     <p>
       Status: <span class="status">${statusWord(item.status)}</span>${
-        item.scheduled_for ? html` <span class="meta">for ${item.scheduled_for}</span>` : ''
+        item.scheduled_for
+          ? html` <span class="meta">for ${formatInstant(item.scheduled_for, data.timezone)} (${data.timezone})</span>`
+          : ''
       }
     </p>
     ${item.review_note ? html`<p class="meta">Rejected because: ${item.review_note}</p>` : ''}
@@ -115,8 +117,8 @@ function render(): void {
             ${history.map(
               (entry) =>
                 html`<li>
-                  ${entry.at}: ${entry.from ? statusWord(entry.from) : 'new'} → ${statusWord(entry.to)} by
-                  ${entry.by}${entry.note ? html` (“${entry.note}”)` : ''}
+                  ${formatInstant(entry.at, data!.timezone)}: ${entry.from ? statusWord(entry.from) : 'new'} →
+                  ${statusWord(entry.to)} by ${entry.by}${entry.note ? html` (“${entry.note}”)` : ''}
                 </li>`,
             )}
           </ol>`
