@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, useRestTestbed } from '../helpers/http.ts';
+import { issueTestToken } from '../helpers/oauth-tokens.ts';
+import { makePerson } from '../helpers/people.ts';
 import { eq } from 'drizzle-orm';
 import { content } from '../../db/schema/index.ts';
 import { launchBrowser, loopbackContext, saveScreenshot, seriousAxeViolations } from '../helpers/browser.ts';
@@ -82,11 +84,11 @@ describe('MCP App views in a host page', () => {
     await new Promise<void>((resolve) => hostServer.close(() => resolve()));
   });
 
-  async function mcpClient(path = '/mcp'): Promise<Client> {
+  async function mcpClient(path = '/mcp', token = bed.ws.apiKey): Promise<Client> {
     const client = new Client({ name: 'test-host', version: '1.0.0' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(bed.server.url + path), {
-        requestInit: { headers: { Authorization: `Bearer ${bed.ws.apiKey}` } },
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
       }),
     );
     clients.push(client);
@@ -100,9 +102,9 @@ describe('MCP App views in a host page', () => {
   async function hostView(
     tool: string,
     args: Record<string, unknown>,
-    { path = '/mcp', width = 800 }: { path?: string; width?: number } = {},
+    { path = '/mcp', width = 800, token }: { path?: string; width?: number; token?: string } = {},
   ): Promise<HostedView> {
-    const client = await mcpClient(path);
+    const client = await mcpClient(path, token);
     const { tools } = await client.listTools();
     const uri = (tools.find((candidate) => candidate.name === tool)!._meta as any).ui.resourceUri as string;
     const { contents } = await client.readResource({ uri });
@@ -408,6 +410,29 @@ describe('MCP App views in a host page', () => {
       await expect.poll(() => queue.frame.locator('article.card').count()).toBe(1);
       expect(await queue.frame.getByRole('button').count()).toBe(0);
       expect(await queue.frame.getByRole('checkbox').count()).toBe(0);
+    },
+    SLOW,
+  );
+
+  it(
+    "shows no action buttons to a viewer's grant, even one holding the write scope",
+    async () => {
+      const item = await createItem({
+        caption: 'Viewers look',
+        target_platforms: ['linkedin'],
+        status: 'pending_review',
+      });
+      const viewer = await makePerson(bed.runtime, bed.ws.workspace.id, 'viewer');
+      const { accessToken } = issueTestToken(
+        bed.runtime,
+        bed.ws.workspace.id,
+        ['read', 'write'],
+        'Viewer',
+        viewer.userId,
+      );
+      const preview = await hostView('service_get_content', { id: item.id }, { token: accessToken });
+      await expect.poll(() => preview.frame.locator('article.card').count()).toBe(1);
+      expect(await preview.frame.getByRole('button').count()).toBe(0);
     },
     SLOW,
   );
