@@ -186,6 +186,29 @@ describe('MCP App views in a host page', () => {
   };
 
   it(
+    "loads thumbnails from the service's own origin only, naming media kept elsewhere",
+    async () => {
+      const own = 'http://127.0.0.1:3000/media/spring.png';
+      const elsewhere = 'https://cdn.example.com/spring-2.png';
+      const item = await createItem({
+        caption: 'Spring',
+        target_platforms: ['linkedin'],
+        media_urls: [own, elsewhere],
+      });
+      const hosted = await hostView('service_get_content', { id: item.id });
+      const media = hosted.frame.getByRole('list', { name: 'Media, in order' });
+      await expect.poll(() => media.locator('img').count()).toBe(1);
+      expect(await media.locator('img').getAttribute('src')).toBe(own);
+      expect(await media.locator('.external').textContent()).toBe('Media 2 of 2');
+      // The declared origin is asked for its thumbnail (nothing listens there in this test); nothing else is asked.
+      await expect.poll(() => hosted.requests.includes(own)).toBe(true);
+      expect(hosted.blockedRequests).toEqual([]);
+      expect([...new Set(hosted.requests)]).toEqual([hostUrl, own]);
+    },
+    SLOW,
+  );
+
+  it(
     'previews an X and LinkedIn item as two cards, the X card naming the 280 limit, and approves it through the host',
     async () => {
       const item = await createItem({

@@ -42,8 +42,8 @@ function originOf(url: string): string | null {
 }
 
 /** A thumbnail from anywhere but the service's own origin would be refused by the sandbox: named instead. */
-function keepOwnThumbnails(origin: string): void {
-  for (const image of root.querySelectorAll<HTMLImageElement>('.media img')) {
+function keepOwnThumbnails(markup: ParentNode, origin: string): void {
+  for (const image of markup.querySelectorAll<HTMLImageElement>('.media img')) {
     if (originOf(image.getAttribute('src') ?? '') === origin) continue;
     const name = document.createElement('span');
     name.className = 'external';
@@ -124,8 +124,12 @@ function render(): void {
           </ol>`
         : html`<p class="meta">No changes recorded yet.</p>`
     }`;
-  root.innerHTML = markup.value;
-  keepOwnThumbnails(data.media_origin);
+  // Parsed inert in a template first: an image there loads only once it is in the document, so one
+  // from another origin is never even asked for.
+  const template = document.createElement('template');
+  template.innerHTML = markup.value;
+  keepOwnThumbnails(template.content, data.media_origin);
+  root.replaceChildren(template.content);
 }
 
 async function update(args: Record<string, unknown>, done: string): Promise<void> {
