@@ -68,6 +68,38 @@ describe('MCP Apps: the views and the tools that open them', () => {
     }
   });
 
+  it('answers resources/read on revision 2026-07-28 without initialize, publicly cacheable', async () => {
+    const revision = '2026-07-28';
+    const res = await bed.server.request('/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${bed.ws.apiKey}`,
+        'mcp-protocol-version': revision,
+        'mcp-method': 'resources/read',
+        'mcp-name': 'ui://content/list',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'resources/read',
+        params: {
+          uri: 'ui://content/list',
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': revision,
+            'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/ui': {} } },
+          },
+        },
+      }),
+    });
+    expect(res.status).toBe(200);
+    const { result } = (await res.json()) as any;
+    expect(result).toMatchObject({ ttlMs: 300_000, cacheScope: 'public' });
+    expect(result.contents[0]).toMatchObject({ uri: 'ui://content/list', mimeType: MIME });
+    expect(result.contents[0].text).toMatch(/^<!doctype html>/);
+  });
+
   it('answers an unknown ui:// URI with an invalid-params error, not a document', async () => {
     const client = await connect();
     try {
