@@ -24,7 +24,7 @@ import {
 import { answerSchema, operationFor } from '../core/operation.ts';
 import { consumeRateLimit } from '../core/rate-limits.ts';
 import { viewResultMeta } from './apps/result-meta.ts';
-import { listViewResources, readViewResource, TOOL_VIEWS } from './apps/views.ts';
+import { listViewResources, readViewResource, TOOL_VIEWS, toolViewMeta } from './apps/views.ts';
 import { toolErrorResult, toToolError } from './errors.ts';
 import { leanInputSchema, leanOutputSchema } from './lean-schema.ts';
 
@@ -112,8 +112,8 @@ function describeTool(tool: ToolDescriptor): Tool {
         inputSchema,
       ) as Tool['outputSchema'],
       annotations: { title: tool.title, ...tool.annotations },
-      // MCP Apps: a host with the extension shows the result in this view; any other ignores the key.
-      ...(TOOL_VIEWS[tool.name] ? { _meta: { ui: { resourceUri: TOOL_VIEWS[tool.name] } } } : {}),
+      // MCP Apps: a host with the extension shows the result in this view; any other ignores the keys.
+      ...(TOOL_VIEWS[tool.name] ? { _meta: toolViewMeta(TOOL_VIEWS[tool.name]) } : {}),
     };
     descriptions.set(tool, description);
   }

@@ -36,8 +36,13 @@ describe('MCP Apps: the views and the tools that open them', () => {
       const { tools } = await client.listTools();
       expect(tools).toHaveLength(TOOLS.length);
       for (const tool of tools) {
-        if (VIEW_OF[tool.name]) expect(tool._meta).toEqual({ ui: { resourceUri: VIEW_OF[tool.name] } });
-        else expect(tool._meta).toBeUndefined();
+        if (VIEW_OF[tool.name]) {
+          expect(tool._meta).toEqual({
+            ui: { resourceUri: VIEW_OF[tool.name] },
+            // The deprecated flat key, for hosts older than the stable revision.
+            'ui/resourceUri': VIEW_OF[tool.name],
+          });
+        } else expect(tool._meta).toBeUndefined();
       }
     } finally {
       await client.close();
@@ -111,7 +116,7 @@ describe('MCP Apps: the views and the tools that open them', () => {
     }
   });
 
-  it('gives a 2025-11-25 client the same content and structuredContent as before, with only _meta.ui added', async () => {
+  it('gives a 2025-11-25 client the same content and structuredContent as before, with only the _meta.ui keys added', async () => {
     const client = new ClientV1({ name: 'v1-client', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransportV1(new URL(`${bed.server.url}/mcp`), {
       requestInit: { headers: { Authorization: `Bearer ${bed.ws.apiKey}` } },
@@ -125,7 +130,7 @@ describe('MCP Apps: the views and the tools that open them', () => {
         expect(Object.keys(rest).sort()).toEqual(
           ['annotations', 'description', 'inputSchema', 'name', 'outputSchema', 'title'].sort(),
         );
-        if (_meta !== undefined) expect(Object.keys(_meta)).toEqual(['ui']);
+        if (_meta !== undefined) expect(Object.keys(_meta)).toEqual(['ui', 'ui/resourceUri']);
       }
       const created = (await client.callTool({
         name: 'service_create_content',

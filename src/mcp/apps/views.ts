@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Resource, ReadResourceResult } from '@modelcontextprotocol/server';
-import { RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
+import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import type { Config } from '../../core/config.ts';
 
 /**
@@ -25,6 +25,12 @@ export const TOOL_VIEWS: Readonly<Record<string, ViewUri>> = {
   service_publish_content: PREVIEW_VIEW_URI,
   service_list_content: LIST_VIEW_URI,
 };
+
+/**
+ * A tool's `_meta` naming its view: `ui.resourceUri`, and the flat `ui/resourceUri` that hosts built
+ * before the stable revision read (deprecated, but ext-apps' own registerAppTool still writes both).
+ */
+export const toolViewMeta = (uri: ViewUri) => ({ ui: { resourceUri: uri }, [RESOURCE_URI_META_KEY]: uri });
 
 interface ViewDefinition {
   uri: ViewUri;
