@@ -249,6 +249,8 @@ describe('MCP App views in a host page', () => {
       await expect
         .poll(() => frame.evaluate(() => (globalThis as any).document.documentElement.dataset.theme))
         .toBe('dark');
+      expect(await seriousAxeViolations(frame as unknown as Page)).toEqual([]);
+      await saveScreenshot(page, 'mcp-apps-preview-360-dark');
 
       await frame.getByRole('button', { name: 'Approve' }).click();
       await expect.poll(() => frame.locator('.status').first().textContent()).toBe('Approved');
