@@ -425,6 +425,37 @@ describe('MCP App views in a host page', () => {
   );
 
   it(
+    'steps through the months of a range that spans several',
+    async () => {
+      await call(bed.server, 'PATCH', '/api/v1/me', {
+        headers: bed.ws.headers,
+        body: { timezone: 'America/New_York' },
+      });
+      // 03:30 UTC on 1 January is still 31 December in New York.
+      for (const [caption, at] of [
+        ['Last of the year', '2027-01-01T03:30:00Z'],
+        ['First of the year', '2027-01-04T15:00:00Z'],
+      ]) {
+        await createItem({ caption, target_platforms: ['linkedin'], status: 'scheduled', scheduled_for: at });
+      }
+      const { frame } = await hostView('service_list_content', {
+        scheduled_from: '2026-12-01T05:00:00Z',
+        scheduled_to: '2027-02-01T05:00:00Z',
+      });
+      await expect.poll(() => frame.locator('h1').textContent()).toBe('Calendar: December 2026');
+      expect(await frame.getByRole('button', { name: 'Previous month' }).isDisabled()).toBe(true);
+      await frame.getByRole('button', { name: '31 December, 1 post' }).click();
+      await expect.poll(() => frame.getByRole('region', { name: '31 December' }).textContent()).toContain('22:30');
+      await frame.getByRole('button', { name: 'Next month' }).click();
+      await expect.poll(() => frame.locator('h1').textContent()).toBe('Calendar: January 2027');
+      expect(await frame.getByRole('button', { name: 'Next month' }).isDisabled()).toBe(true);
+      await frame.getByRole('button', { name: '4 January, 1 post' }).click();
+      await expect.poll(() => frame.getByRole('region', { name: '4 January' }).textContent()).toContain('10:00');
+    },
+    SLOW,
+  );
+
+  it(
     'shows no action buttons under /mcp/readonly, in the preview and in the queue',
     async () => {
       const item = await createItem({ caption: 'Look only', target_platforms: ['linkedin'], status: 'pending_review' });

@@ -19,6 +19,8 @@ let input: Record<string, unknown> = {};
 let items: ContentResource[] = [];
 let data: ViewData | undefined;
 let pickedDay: string | null = null;
+/** Which month of a calendar range is shown: 0 is the month scheduled_from falls in. */
+let monthOffset = 0;
 const selected = new Set<string>();
 
 type Mode = 'queue' | 'calendar' | 'cards';
@@ -114,9 +116,16 @@ const MONTHS = [
 ];
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
+/** Months counted from year 0, to step through a range that spans several. */
+const monthIndex = (p: { year: number; month: number }): number => p.year * 12 + p.month - 1;
+
 function renderCalendar(timeZone: string): SafeHtml {
-  const from = localParts(new Date(String(input.scheduled_from)), timeZone);
-  const { year, month } = from;
+  const first = monthIndex(localParts(new Date(String(input.scheduled_from)), timeZone));
+  // scheduled_to is exclusive: the month of the instant just before it is the last one.
+  const last = Math.max(first, monthIndex(localParts(new Date(Date.parse(String(input.scheduled_to)) - 1), timeZone)));
+  const shown = Math.min(last, first + monthOffset);
+  const year = Math.floor(shown / 12);
+  const month = (shown % 12) + 1;
   const byDay = new Map<string, ContentResource[]>();
   for (const item of items) {
     const when = whenOf(item);
@@ -144,6 +153,14 @@ function renderCalendar(timeZone: string): SafeHtml {
   const picked = pickedDay ? parseLocalInput(`${pickedDay}T00:00`) : null;
   return html`<h1>Calendar: ${MONTHS[month - 1]} ${year}</h1>
     <p class="meta">Times in ${timeZone}</p>
+    ${
+      last > first
+        ? html`<div class="actions">
+            <button data-action="month" data-step="-1" ${shown === first ? html`disabled` : ''}>Previous month</button>
+            <button data-action="month" data-step="1" ${shown === last ? html`disabled` : ''}>Next month</button>
+          </div>`
+        : ''
+    }
     <div class="grid" role="group" aria-label="${MONTHS[month - 1]} ${year}">
       ${WEEKDAYS.map((name) => html`<span class="weekday" aria-hidden="true">${name}</span>`)} ${cells}
     </div>
@@ -229,6 +246,11 @@ root.addEventListener('click', (event) => {
   }
   const id = button.dataset.id;
   switch (button.dataset.action) {
+    case 'month':
+      monthOffset = Math.max(0, monthOffset + Number(button.dataset.step));
+      pickedDay = null;
+      render();
+      break;
     case 'approve':
       void act(async () => {
         await updateItem(id!, { status: 'approved' });
@@ -280,6 +302,7 @@ root.addEventListener('click', (event) => {
 
 host.on('ui/notifications/tool-input', (params) => {
   input = (params.arguments as Record<string, unknown> | undefined) ?? {};
+  monthOffset = 0;
   render();
 });
 
