@@ -23,6 +23,7 @@ import {
 } from '../core/idempotency.ts';
 import { answerSchema, operationFor } from '../core/operation.ts';
 import { consumeRateLimit } from '../core/rate-limits.ts';
+import { getUiCapability } from '@modelcontextprotocol/ext-apps/server';
 import { viewResultMeta } from './apps/result-meta.ts';
 import { listViewResources, readViewResource, TOOL_VIEWS, toolViewMeta } from './apps/views.ts';
 import { toolErrorResult, toToolError } from './errors.ts';
@@ -191,6 +192,19 @@ function viewMeta(...args: Parameters<typeof viewResultMeta>): Record<string, un
   }
 }
 
+/**
+ * Whether the client may show MCP App views, so that the result's `_meta.ui` is worth its cost (the
+ * item's previews and history are several reads). A client that declared its capabilities says so:
+ * 2026-07-28 on every request, a 2025-era one at initialize on a connection that lasts (stdio). A
+ * stateless 2025-era HTTP request comes without them (initialize came on another request): it may be
+ * a host that shows views, so it gets the data.
+ */
+function rendersViews(server: Server): boolean {
+  // The per-request accessor: backfilled from the request's envelope on 2026-07-28, initialize's on a 2025 connection.
+  const capabilities = server.getClientCapabilities();
+  return capabilities === undefined || getUiCapability(capabilities) !== undefined;
+}
+
 /** The arguments as fields; anything else is left for the operation's schema to refuse. */
 const argumentsOf = (args: unknown): Record<string, unknown> =>
   typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
@@ -258,7 +272,7 @@ export function createMcpServer({ runtime, authorization, onRateLimit, tools }: 
         },
       );
       if (isStoredError(response)) return toolErrorResult(response.body);
-      return toolResult(response.body, viewMeta(ctx, tool, tools, response.body));
+      return toolResult(response.body, rendersViews(server) ? viewMeta(ctx, tool, tools, response.body) : undefined);
     } catch (error) {
       if (workspace && !counted && !(error instanceof RateLimitError)) {
         try {

@@ -1,4 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { EXTENSION_ID, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/server';
 import { build } from 'esbuild';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -85,7 +86,14 @@ describe('MCP App views in a host page', () => {
   });
 
   async function mcpClient(path = '/mcp', token = bed.ws.apiKey): Promise<Client> {
-    const client = new Client({ name: 'test-host', version: '1.0.0' });
+    // A host that shows views says so in its capabilities.
+    const client = new Client(
+      { name: 'test-host', version: '1.0.0' },
+      {
+        versionNegotiation: { mode: 'auto' },
+        capabilities: { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_MIME_TYPE] } } } as object,
+      },
+    );
     await client.connect(
       new StreamableHTTPClientTransport(new URL(bed.server.url + path), {
         requestInit: { headers: { Authorization: `Bearer ${token}` } },

@@ -2,6 +2,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
+import { EXTENSION_ID } from '@modelcontextprotocol/ext-apps/server';
 import { MAX_VIEW_BYTES } from '../../src/mcp/apps/views.ts';
 import { TOOLS } from '../../tools/index.ts';
 import { call, useRestTestbed } from '../helpers/http.ts';
@@ -20,8 +21,15 @@ const VIEW_OF: Record<string, string> = {
 describe('MCP Apps: the views and the tools that open them', () => {
   const bed = useRestTestbed();
 
-  async function connect(token = bed.ws.apiKey, path = '/mcp'): Promise<Client> {
-    const client = new Client({ name: 'apps-test', version: '1.0.0' });
+  /** A 2026-07-28 client over HTTP; a host that shows views declares the extension. */
+  async function connect(token = bed.ws.apiKey, path = '/mcp', { rendersViews = true } = {}): Promise<Client> {
+    const client = new Client(
+      { name: 'apps-test', version: '1.0.0' },
+      {
+        versionNegotiation: { mode: 'auto' },
+        ...(rendersViews ? { capabilities: { extensions: { [EXTENSION_ID]: { mimeTypes: [MIME] } } } as object } : {}),
+      },
+    );
     await client.connect(
       new StreamableHTTPClientTransport(new URL(bed.server.url + path), {
         requestInit: { headers: { Authorization: `Bearer ${token}` } },
@@ -152,6 +160,28 @@ describe('MCP Apps: the views and the tools that open them', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('adds _meta.ui only for a client that declares MCP Apps support, when it declares its capabilities', async () => {
+    const answers: Record<string, unknown> = {};
+    for (const rendersViews of [false, true]) {
+      const client = await connect(bed.ws.apiKey, '/mcp', { rendersViews });
+      try {
+        const created = (await client.callTool({
+          name: 'service_create_content',
+          arguments: { caption: 'Plain text for plain hosts' },
+        })) as any;
+        expect(created.content[0].text).toBe(JSON.stringify(created.structuredContent));
+        // 2026-07-28 puts the server's identity in every result's _meta; the view's data is `ui`.
+        answers[String(rendersViews)] = Object.keys(created._meta ?? {}).sort();
+      } finally {
+        await client.close();
+      }
+    }
+    expect(answers).toEqual({
+      false: ['io.modelcontextprotocol/serverInfo'],
+      true: ['io.modelcontextprotocol/serverInfo', 'ui'],
+    });
   });
 
   it("puts the item's per-platform previews, history, time zone and review right into the result's _meta.ui", async () => {

@@ -93,7 +93,7 @@ async function buildDocument(view: ViewDefinition): Promise<string> {
   const document =
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<title>${view.title}</title></head><body><main id="app" aria-live="polite"><p>Loading…</p></main>` +
+    `<title>${view.title}</title></head><body><main id="app"><p>Loading…</p></main>` +
     `<script>${script}</script></body></html>`;
   const bytes = Buffer.byteLength(document);
   if (bytes >= MAX_VIEW_BYTES) {
