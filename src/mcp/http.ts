@@ -1,10 +1,12 @@
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   classifyInboundRequest,
   createMcpHandler,
   SERVER_INFO_META_KEY,
   type AuthInfo,
   type CallToolResult,
+  type ClientCapabilities,
   type InboundClassificationOutcome,
   type RequestId,
 } from '@modelcontextprotocol/server';
@@ -13,7 +15,7 @@ import type { Credential } from '../core/accounts/api-keys.ts';
 import type { Runtime } from '../core/context.ts';
 import type { RateLimitState } from '../core/errors.ts';
 import type { ToolDescriptor } from '../../tools/index.ts';
-import { callTool, createMcpServer, serverInfoFor } from './server.ts';
+import { callTool, createMcpServer, rendersViews, serverInfoFor } from './server.ts';
 
 /** What one request's server is built for: the credential, the tools it sees, where rate-limit state goes. */
 export interface McpCall {
@@ -78,7 +80,9 @@ export function mcpRequestServer(runtime: Runtime, options: McpRequestServerOpti
   return async (req, res, body, call) => {
     const direct = directToolCalls ? directToolCall(req, body, call.tools) : undefined;
     if (direct) {
-      const result = await callTool({ runtime, ...call }, direct.tool, direct.arguments);
+      // The envelope's capabilities, as the SDK's server would read them for the same request.
+      const views = rendersViews(direct.capabilities) ? call.tools : undefined;
+      const result = await callTool({ runtime, ...call, views }, direct.tool, direct.arguments);
       const answer = { result: { ...result, resultType: 'complete', _meta: withServerInfo(result, serverInfo) } };
       const payload = JSON.stringify({ ...answer, jsonrpc: '2.0', id: direct.id });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) });
@@ -133,7 +137,14 @@ function directToolCall(
   req: IncomingMessage,
   body: unknown,
   tools: readonly ToolDescriptor[],
-): { id: RequestId; tool: ToolDescriptor; arguments: Record<string, unknown> | undefined } | undefined {
+):
+  | {
+      id: RequestId;
+      tool: ToolDescriptor;
+      arguments: Record<string, unknown> | undefined;
+      capabilities: ClientCapabilities | undefined;
+    }
+  | undefined {
   if (headerOf(req, 'mcp-protocol-version') !== DIRECT_REVISION || headerOf(req, 'mcp-method') !== 'tools/call') {
     return undefined;
   }
@@ -149,7 +160,8 @@ function directToolCall(
   if (!isObject(meta) || !envelopeServed(meta)) return undefined;
   const tool = tools.find((candidate) => candidate.name === name);
   if (!tool) return undefined;
-  return { id: id as RequestId, tool, arguments: args };
+  const capabilities = meta[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  return { id: id as RequestId, tool, arguments: args, capabilities };
 }
 
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);

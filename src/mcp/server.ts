@@ -1,8 +1,10 @@
 import {
   ProtocolError,
   ProtocolErrorCode,
+  ResourceNotFoundError,
   Server,
   type CallToolResult,
+  type ClientCapabilities,
   type Implementation,
   type Tool,
 } from '@modelcontextprotocol/server';
@@ -22,6 +24,9 @@ import {
 } from '../core/idempotency.ts';
 import { answerSchema, operationFor } from '../core/operation.ts';
 import { consumeRateLimit } from '../core/rate-limits.ts';
+import { getUiCapability } from '@modelcontextprotocol/ext-apps/server';
+import { viewResultMeta } from './apps/result-meta.ts';
+import { listViewResources, readViewResource, TOOL_VIEWS, toolViewMeta } from './apps/views.ts';
 import { toolErrorResult, toToolError } from './errors.ts';
 import { leanInputSchema, leanOutputSchema } from './lean-schema.ts';
 
@@ -89,6 +94,12 @@ const descriptions = new WeakMap<ToolDescriptor, Tool>();
  */
 export const LIST_CACHE_HINT = { ttlMs: 300_000, cacheScope: 'private' } as const;
 
+/**
+ * The MCP App views (resources/list, resources/read) are the same for every caller and change only
+ * with a deployment: public, for as long as the tools list.
+ */
+export const VIEW_CACHE_HINT = { ttlMs: 300_000, cacheScope: 'public' } as const;
+
 function describeTool(tool: ToolDescriptor): Tool {
   let description = descriptions.get(tool);
   if (!description) {
@@ -108,6 +119,8 @@ function describeTool(tool: ToolDescriptor): Tool {
         inputSchema,
       ) as Tool['outputSchema'],
       annotations: { title: tool.title, ...tool.annotations },
+      // MCP Apps: a host with the extension shows the result in this view; any other ignores the keys.
+      ...(TOOL_VIEWS[tool.name] ? { _meta: toolViewMeta(TOOL_VIEWS[tool.name]) } : {}),
     };
     descriptions.set(tool, description);
   }
@@ -166,10 +179,35 @@ function resultText(result: unknown): string {
   return JSON.stringify({ notice: notice(text.length), characters: text.length });
 }
 
-const toolResult = (result: unknown): CallToolResult => ({
+const toolResult = (result: unknown, meta?: Record<string, unknown>): CallToolResult => ({
   content: [{ type: 'text', text: resultText(result) }],
   structuredContent: result as Record<string, unknown>,
+  ...(meta ? { _meta: meta } : {}),
 });
+
+/**
+ * The view's data for a result (MCP Apps), or nothing. The call has already succeeded: a failure
+ * here costs the view its extras, never the caller its answer.
+ */
+function viewMeta(...args: Parameters<typeof viewResultMeta>): Record<string, unknown> | undefined {
+  try {
+    return viewResultMeta(...args);
+  } catch (error) {
+    args[0].log.warn({ err: error, tool: args[1].name }, 'MCP App view data not attached');
+    return undefined;
+  }
+}
+
+/**
+ * Whether the client may show MCP App views, so that the result's `_meta.ui` is worth its cost (the
+ * item's previews and history are several reads). A client that declared its capabilities says so:
+ * 2026-07-28 on every request, a 2025-era one at initialize on a connection that lasts (stdio). A
+ * stateless 2025-era HTTP request comes without them (initialize came on another request): it may be
+ * a host that shows views, so it gets the data.
+ */
+export function rendersViews(capabilities: ClientCapabilities | undefined): boolean {
+  return capabilities === undefined || getUiCapability(capabilities) !== undefined;
+}
 
 /** The arguments as fields; anything else is left for the operation's schema to refuse. */
 const argumentsOf = (args: unknown): Record<string, unknown> =>
@@ -182,21 +220,33 @@ const argumentsOf = (args: unknown): Record<string, unknown> =>
  */
 export function createMcpServer({ runtime, authorization, credential, onRateLimit, tools }: McpServerOptions): Server {
   const server = new Server(serverInfoFor(runtime.config), {
-    capabilities: { tools: {} },
+    capabilities: { tools: {}, resources: {} },
     instructions: tools.length < TOOLS.length ? INSTRUCTIONS + SUBSET_NOTE : INSTRUCTIONS,
-    cacheHints: { 'tools/list': LIST_CACHE_HINT, 'server/discover': LIST_CACHE_HINT },
+    cacheHints: {
+      'tools/list': LIST_CACHE_HINT,
+      'server/discover': LIST_CACHE_HINT,
+      'resources/list': VIEW_CACHE_HINT,
+      'resources/read': VIEW_CACHE_HINT,
+    },
   });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const listing = tools.map(describeTool);
 
   server.setRequestHandler('tools/list', () => ({ tools: listing }));
+  server.setRequestHandler('resources/list', () => ({ resources: listViewResources(runtime.config) }));
+  server.setRequestHandler('resources/read', async (request) => {
+    const result = await readViewResource(runtime.config, request.params.uri);
+    if (!result) throw new ResourceNotFoundError(request.params.uri, `No resource at ${request.params.uri}.`);
+    return result;
+  });
   server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name as ToolDescriptor['name']);
     // The protocol's answer to a tool that is not listed (MCP spec, Tools, Error handling): a JSON-RPC
     // error -32602, the same for a name that never existed and one this process does not expose. The
     // message carries no "MCP error" prefix: clients add it themselves.
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool ${request.params.name}.`);
-    return callTool({ runtime, authorization, credential, onRateLimit }, tool, request.params.arguments);
+    const views = rendersViews(server.getClientCapabilities()) ? tools : undefined;
+    return callTool({ runtime, authorization, credential, onRateLimit, views }, tool, request.params.arguments);
   });
   return server;
 }
@@ -213,7 +263,11 @@ export async function callTool(
     authorization,
     credential: authenticated,
     onRateLimit,
-  }: Pick<McpServerOptions, 'runtime' | 'authorization' | 'credential' | 'onRateLimit'>,
+    views,
+  }: Pick<McpServerOptions, 'runtime' | 'authorization' | 'credential' | 'onRateLimit'> & {
+    /** The tools whose views the result's `_meta.ui` may point at, when the client renders views. */
+    views?: readonly ToolDescriptor[] | undefined;
+  },
   tool: ToolDescriptor,
   args: unknown,
 ): Promise<CallToolResult> {
@@ -249,7 +303,8 @@ export async function callTool(
         failed: (error) => ({ status: TOOL_CALL_STATUS.error, body: errorEnvelope(error, runtime.config.docsUrl) }),
       },
     );
-    return isStoredError(response) ? toolErrorResult(response.body) : toolResult(response.body);
+    if (isStoredError(response)) return toolErrorResult(response.body);
+    return toolResult(response.body, views ? viewMeta(ctx, tool, views, response.body) : undefined);
   } catch (error) {
     if (workspace && !counted && !(error instanceof RateLimitError)) {
       try {

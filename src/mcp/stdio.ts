@@ -1,6 +1,7 @@
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { authenticate } from '../core/accounts/api-keys.ts';
 import type { Runtime } from '../core/context.ts';
+import { viewDocuments } from './apps/views.ts';
 import { createMcpServer } from './server.ts';
 import { exposedTools } from './tool-selection.ts';
 
@@ -15,5 +16,7 @@ export async function serveMcpStdio(runtime: Runtime, apiKey: string | undefined
   if (!apiKey) throw new Error('Set SERVICE_API_KEY to the API key (np_live_…) the stdio server should act with.');
   const authorization = `Bearer ${apiKey}`;
   authenticate(runtime, authorization, { planChecks: false });
+  // Built now, so a host's first resources/read of a view does not wait for esbuild.
+  viewDocuments().catch((error: unknown) => runtime.log.error({ err: error }, 'MCP App views could not be built'));
   return serveStdio(() => createMcpServer({ runtime, authorization, tools }));
 }

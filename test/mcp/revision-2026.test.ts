@@ -70,7 +70,8 @@ describe('revision 2026-07-28 over HTTP, without initialize', () => {
     expect(discover.body).toMatchObject({ jsonrpc: '2.0', id: 1 });
     const found = discover.body.result;
     expect(found.supportedVersions).toContain(REVISION);
-    expect(found.capabilities).toEqual({ tools: {} });
+    // resources: the MCP App views (ui://content/preview, ui://content/list).
+    expect(found.capabilities).toEqual({ tools: {}, resources: {} });
     expect(found.instructions).toMatch(/^Draft, approve, schedule and publish/);
     expect(found._meta['io.modelcontextprotocol/serverInfo']).toEqual({
       name: 'content-publishing-service',

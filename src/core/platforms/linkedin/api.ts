@@ -70,7 +70,8 @@ export class LinkedInApi {
             'content-type': 'application/octet-stream',
             ...(options.bearer && this.isLinkedInHost(uploadUrl) && { authorization: `Bearer ${accessToken}` }),
           },
-          body: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+          // A Buffer's memory is an ArrayBuffer; said so that the DOM library's fetch types (the MCP App views' check) accept it.
+          body: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) as Uint8Array<ArrayBuffer>,
         },
         'media',
       ),

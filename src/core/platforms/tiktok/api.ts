@@ -114,7 +114,8 @@ export class TikTokApi {
             'content-type': mimeType,
             'content-range': `bytes ${range.first}-${last}/${range.total}`,
           },
-          body: new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength),
+          // A Buffer's memory is an ArrayBuffer; said so that the DOM library's fetch types (the MCP App views' check) accept it.
+          body: new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) as Uint8Array<ArrayBuffer>,
         },
         this.session.requestTimeoutMs,
       );

@@ -1,0 +1,322 @@
+import type { ContentResource } from '../../../core/content/serialize.ts';
+import { dayKey, localParts, moveToDay, parseLocalInput } from '../../../core/time-zones.ts';
+import { html, type SafeHtml } from '../../../web/preview/html.ts';
+import { platformName } from '../../../web/preview/platform-preview.ts';
+import type { ViewData } from '../view-data.ts';
+import { startView, statusWord, viewDataOf, whileBusy } from './common.ts';
+import type { ToolResult } from './host.ts';
+
+/**
+ * ui://content/list: shows what the service_list_content call asked for (its input arrives through
+ * ui/notifications/tool-input): status pending_review as the approval queue, a scheduled_from /
+ * scheduled_to range as a month grid in the workspace's time zone, anything else as compact cards.
+ */
+
+const shell = startView('content-list');
+const { host, root } = shell;
+
+let input: Record<string, unknown> = {};
+let items: ContentResource[] = [];
+let data: ViewData | undefined;
+let pickedDay: string | null = null;
+/** Which month of a calendar range is shown: 0 is the month scheduled_from falls in. */
+let monthOffset = 0;
+const selected = new Set<string>();
+
+type Mode = 'queue' | 'calendar' | 'cards';
+
+const modeOf = (args: Record<string, unknown>): Mode =>
+  args.status === 'pending_review'
+    ? 'queue'
+    : typeof args.scheduled_from === 'string' && typeof args.scheduled_to === 'string'
+      ? 'calendar'
+      : 'cards';
+
+const excerpt = (text: string, length = 140): string => {
+  const characters = [...text];
+  return characters.length > length ? characters.slice(0, length - 1).join('') + '…' : text;
+};
+
+/** When the item goes (or went) out, as the workspace's clock shows it: "09:30". */
+function timeOfDay(instant: string, timeZone: string): string {
+  const parts = localParts(new Date(instant), timeZone);
+  return `${String(parts.hour).padStart(2, '0')}:${String(parts.minute).padStart(2, '0')}`;
+}
+
+const whenOf = (item: ContentResource): string | null => item.published_at ?? item.scheduled_for;
+
+function compactCard(item: ContentResource, options: { review?: boolean; select?: boolean; time?: string }): SafeHtml {
+  const labelId = `caption-${item.id}`;
+  return html`<article class="card" aria-labelledby="${labelId}">
+    ${
+      options.select
+        ? html`<div class="select">
+            <input
+              type="checkbox"
+              id="select-${item.id}"
+              data-select="${item.id}"
+              ${selected.has(item.id) ? html`checked` : ''}
+            /><label for="select-${item.id}">Select</label>
+          </div>`
+        : ''
+    }
+    <p id="${labelId}">${options.time ? html`<strong>${options.time}</strong> ` : ''}${excerpt(item.caption)}</p>
+    <p class="meta">
+      <span class="status">${statusWord(item.status)}</span>
+      ${item.target_platforms.map(platformName).join(', ')}
+    </p>
+    ${
+      options.review
+        ? html`<div class="actions">
+            <button class="primary" data-action="approve" data-id="${item.id}" aria-describedby="${labelId}">
+              Approve
+            </button>
+            <details>
+              <summary>Reject…</summary>
+              <label for="reason-${item.id}">Reason for the author</label>
+              <textarea id="reason-${item.id}" maxlength="1000"></textarea>
+              <button data-action="reject" data-id="${item.id}" aria-describedby="${labelId}">Reject</button>
+            </details>
+          </div>`
+        : ''
+    }
+  </article>`;
+}
+
+function renderQueue(): SafeHtml {
+  const review = data?.may_review === true;
+  const waiting = items.filter((item) => item.status === 'pending_review');
+  return html`<h1>Approval queue</h1>
+    <p class="meta">${waiting.length} waiting for review</p>
+    ${
+      review && waiting.length > 0
+        ? html`<div class="actions">
+            <button class="primary" data-action="approve-selected">Approve selected</button>
+          </div>`
+        : ''
+    }
+    <div class="cards">
+      ${items.map((item) => compactCard(item, { review: review && item.status === 'pending_review', select: review && item.status === 'pending_review' }))}
+    </div>`;
+}
+
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+
+/** Months counted from year 0, to step through a range that spans several. */
+const monthIndex = (p: { year: number; month: number }): number => p.year * 12 + p.month - 1;
+
+function renderCalendar(timeZone: string): SafeHtml {
+  const first = monthIndex(localParts(new Date(String(input.scheduled_from)), timeZone));
+  // scheduled_to is exclusive: the month of the instant just before it is the last one.
+  const last = Math.max(first, monthIndex(localParts(new Date(Date.parse(String(input.scheduled_to)) - 1), timeZone)));
+  const shown = Math.min(last, first + monthOffset);
+  const year = Math.floor(shown / 12);
+  const month = (shown % 12) + 1;
+  const byDay = new Map<string, ContentResource[]>();
+  for (const item of items) {
+    const when = whenOf(item);
+    if (!when) continue;
+    const key = dayKey(localParts(new Date(when), timeZone));
+    byDay.set(key, [...(byDay.get(key) ?? []), item]);
+  }
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  // Monday first: getUTCDay() of the 1st, 0 for Sunday.
+  const lead = (new Date(Date.UTC(year, month - 1, 1)).getUTCDay() + 6) % 7;
+  const cells: SafeHtml[] = [];
+  for (let i = 0; i < lead; i++) cells.push(html`<span class="outside" aria-hidden="true"></span>`);
+  for (let day = 1; day <= daysInMonth; day++) {
+    const key = dayKey({ year, month, day });
+    const count = byDay.get(key)?.length ?? 0;
+    const label = `${day} ${MONTHS[month - 1]}, ${count === 1 ? '1 post' : `${count} posts`}`;
+    cells.push(
+      html`<button data-day="${key}" aria-pressed="${pickedDay === key ? 'true' : 'false'}" aria-label="${label}">
+        <span>${day}</span>${count > 0 ? html`<span class="posts" aria-hidden="true">${count}</span>` : ''}
+      </button>`,
+    );
+  }
+  const dayItems = pickedDay ? (byDay.get(pickedDay) ?? []) : [];
+  const review = data?.may_review === true;
+  const picked = pickedDay ? parseLocalInput(`${pickedDay}T00:00`) : null;
+  return html`<h1>Calendar: ${MONTHS[month - 1]} ${year}</h1>
+    <p class="meta">Times in ${timeZone}</p>
+    ${
+      last > first
+        ? html`<div class="actions">
+            <button data-action="month" data-step="-1" ${shown === first ? html`disabled` : ''}>Previous month</button>
+            <button data-action="month" data-step="1" ${shown === last ? html`disabled` : ''}>Next month</button>
+          </div>`
+        : ''
+    }
+    <div class="grid" role="group" aria-label="${MONTHS[month - 1]} ${year}">
+      ${WEEKDAYS.map((name) => html`<span class="weekday" aria-hidden="true">${name}</span>`)} ${cells}
+    </div>
+    ${
+      picked
+        ? html`<section aria-labelledby="day-heading">
+            <h2 id="day-heading">${picked.day} ${MONTHS[picked.month - 1]}</h2>
+            ${dayItems.length === 0 ? html`<p class="meta">Nothing scheduled.</p>` : ''}
+            <div class="cards">
+              ${dayItems.map(
+                (item) =>
+                  html`<div>
+                    ${compactCard(item, { time: timeOfDay(whenOf(item)!, timeZone) })}
+                    ${
+                      review && item.status !== 'published' && item.scheduled_for
+                        ? html`<div class="actions">
+                            <label for="move-${item.id}">New day</label>
+                            <input type="date" id="move-${item.id}" value="${pickedDay}" />
+                            <button data-action="reschedule" data-id="${item.id}">Reschedule</button>
+                          </div>`
+                        : ''
+                    }
+                  </div>`,
+              )}
+            </div>
+          </section>`
+        : html`<p class="meta">Pick a day to see its posts.</p>`
+    }`;
+}
+
+function render(): void {
+  if (!data) return;
+  const mode = modeOf(input);
+  const markup =
+    mode === 'queue'
+      ? renderQueue()
+      : mode === 'calendar'
+        ? renderCalendar(data.timezone)
+        : html`<h1>Content</h1>
+            <div class="cards">${items.map((item) => compactCard(item, {}))}</div>`;
+  root.innerHTML = markup.value;
+}
+
+/** Replaces the item with the server's answer, so the view shows the state the server holds. */
+function replaceItem(next: ContentResource): void {
+  items = items.map((item) => (item.id === next.id ? next : item));
+}
+
+async function updateItem(id: string, args: Record<string, unknown>): Promise<ContentResource> {
+  const result = await host.callTool('service_update_content', { id, ...args });
+  const next = result.structuredContent as unknown as ContentResource;
+  replaceItem(next);
+  return next;
+}
+
+async function act(run: () => Promise<string>): Promise<void> {
+  shell.showError('');
+  try {
+    const done = await whileBusy(root, run);
+    render();
+    shell.showNotice(done);
+  } catch (error) {
+    render();
+    shell.showError((error as Error).message);
+  }
+}
+
+root.addEventListener('change', (event) => {
+  const box = event.target as HTMLInputElement;
+  const id = box.dataset.select;
+  if (!id) return;
+  if (box.checked) selected.add(id);
+  else selected.delete(id);
+});
+
+root.addEventListener('click', (event) => {
+  const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button');
+  if (!button) return;
+  if (button.dataset.day) {
+    pickedDay = button.dataset.day;
+    render();
+    return;
+  }
+  const id = button.dataset.id;
+  switch (button.dataset.action) {
+    case 'month':
+      monthOffset = Math.max(0, monthOffset + Number(button.dataset.step));
+      pickedDay = null;
+      render();
+      break;
+    case 'approve':
+      void act(async () => {
+        await updateItem(id!, { status: 'approved' });
+        selected.delete(id!);
+        return 'Approved.';
+      });
+      break;
+    case 'reject': {
+      const reason = root.querySelector<HTMLTextAreaElement>(`#reason-${CSS.escape(id!)}`)?.value.trim() ?? '';
+      void act(async () => {
+        await updateItem(id!, { status: 'rejected', ...(reason ? { review_note: reason } : {}) });
+        selected.delete(id!);
+        return 'Rejected.';
+      });
+      break;
+    }
+    case 'approve-selected':
+      void act(async () => {
+        const ids = items.filter((item) => selected.has(item.id)).map((item) => item.id);
+        if (ids.length === 0) return 'Select the items to approve first.';
+        // One at a time, stopping at the first refusal: what was approved stays approved and is shown so.
+        for (const each of ids) {
+          await updateItem(each, { status: 'approved' });
+          selected.delete(each);
+        }
+        return ids.length === 1 ? 'Approved 1 item.' : `Approved ${ids.length} items.`;
+      });
+      break;
+    case 'reschedule': {
+      const item = items.find((candidate) => candidate.id === id);
+      const day = root.querySelector<HTMLInputElement>(`#move-${CSS.escape(id!)}`)?.value ?? '';
+      const parsed = parseLocalInput(`${day}T00:00`);
+      if (!item?.scheduled_for || !parsed || !data) {
+        shell.showError('Pick the new day first.');
+        break;
+      }
+      const timeZone = data.timezone;
+      void act(async () => {
+        // The time of day is kept, in the workspace's zone, whatever its offset on the new day.
+        const at = moveToDay(new Date(item.scheduled_for!), parsed, timeZone);
+        const next = await updateItem(item.id, { scheduled_for: at.toISOString() });
+        pickedDay = dayKey(localParts(new Date(next.scheduled_for!), timeZone));
+        return `Rescheduled to ${pickedDay} at ${timeOfDay(next.scheduled_for!, timeZone)}.`;
+      });
+      break;
+    }
+  }
+});
+
+host.on('ui/notifications/tool-input', (params) => {
+  input = (params.arguments as Record<string, unknown> | undefined) ?? {};
+  monthOffset = 0;
+  render();
+});
+
+host.on('ui/notifications/tool-result', (params) => {
+  const result = params as ToolResult;
+  const page = result.structuredContent as { data?: ContentResource[] } | undefined;
+  items = page?.data ?? [];
+  data = viewDataOf(result);
+  if (!data) {
+    root.replaceChildren();
+    root.append(
+      Object.assign(document.createElement('p'), { textContent: 'This result holds no content list to show.' }),
+    );
+    return;
+  }
+  render();
+});

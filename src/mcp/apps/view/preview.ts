@@ -1,0 +1,162 @@
+import type { ContentResource } from '../../../core/content/serialize.ts';
+import { html, raw } from '../../../web/preview/html.ts';
+import { platformName, renderPreviewCard } from '../../../web/preview/platform-preview.ts';
+import type { ViewData } from '../view-data.ts';
+import { formatInstant, startView, statusWord, viewDataOf, whileBusy } from './common.ts';
+import type { ToolResult } from './host.ts';
+
+/**
+ * ui://content/preview: one content item as each target platform will show it (the dashboard's
+ * preview module), its status and history, each platform's publishing result, and Approve / Reject
+ * when the credential may.
+ */
+
+const shell = startView('content-preview');
+const { host, root } = shell;
+
+let item: ContentResource | undefined;
+let data: ViewData | undefined;
+
+function show(result: ToolResult): void {
+  const meta = viewDataOf(result);
+  const structured = result.structuredContent as Record<string, unknown> | undefined;
+  const content = structured?.object === 'content' ? (structured as unknown as ContentResource) : meta?.item?.content;
+  if (!content || !meta) {
+    root.replaceChildren();
+    root.append(
+      Object.assign(document.createElement('p'), { textContent: 'This result holds no content item to show.' }),
+    );
+    return;
+  }
+  item = content;
+  data = meta;
+  render();
+}
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+/** A thumbnail from anywhere but the service's own origin would be refused by the sandbox: named instead. */
+function keepOwnThumbnails(markup: ParentNode, origin: string): void {
+  for (const image of markup.querySelectorAll<HTMLImageElement>('.media img')) {
+    if (originOf(image.getAttribute('src') ?? '') === origin) continue;
+    const name = document.createElement('span');
+    name.className = 'external';
+    name.textContent = image.alt;
+    image.replaceWith(name);
+  }
+}
+
+const REVIEWABLE = ['draft', 'pending_review', 'rejected'];
+
+function render(): void {
+  if (!item || !data) return;
+  const { previews = [], history = [] } = data.item ?? {};
+  const results = item.publish_results;
+  const canApprove = data.may_review && REVIEWABLE.includes(item.status);
+  const canReject = data.may_review && (item.status === 'draft' || item.status === 'pending_review');
+  const markup = html`<h1>Post preview</h1>
+    <p>
+      Status: <span class="status">${statusWord(item.status)}</span>${
+        item.scheduled_for
+          ? html` <span class="meta">for ${formatInstant(item.scheduled_for, data.timezone)} (${data.timezone})</span>`
+          : ''
+      }
+    </p>
+    ${item.review_note ? html`<p class="meta">Rejected because: ${item.review_note}</p>` : ''}
+    ${
+      canApprove || canReject
+        ? html`<div class="actions">
+            ${canApprove ? html`<button class="primary" data-action="approve">Approve</button>` : ''}
+            ${
+              canReject
+                ? html`<details>
+                    <summary>Reject…</summary>
+                    <label for="reason">Reason for the author</label>
+                    <textarea id="reason" maxlength="1000"></textarea>
+                    <button data-action="reject">Reject</button>
+                  </details>`
+                : ''
+            }
+          </div>`
+        : ''
+    }
+    <h2>As each platform shows it</h2>
+    <div class="cards">${raw(previews.map((preview) => renderPreviewCard(preview, { headingLevel: 3 })).join(''))}</div>
+    ${
+      results.length > 0
+        ? html`<h2>Publishing results</h2>
+            <ul class="results">
+              ${results.map(
+                (result) =>
+                  html`<li>
+                    <strong>${platformName(result.platform)}</strong>:
+                    ${result.success ? 'published' : html`<span class="problems">${result.error ?? 'failed'}</span>`}
+                    ${result.notice ? html`<span class="meta">${result.notice}</span>` : ''}
+                    ${
+                      result.url
+                        ? html`<button data-action="open" data-url="${result.url}">
+                            View on ${platformName(result.platform)}
+                          </button>`
+                        : ''
+                    }
+                  </li>`,
+              )}
+            </ul>`
+        : ''
+    }
+    <h2>History</h2>
+    ${
+      history.length > 0
+        ? html`<ol class="history">
+            ${history.map(
+              (entry) =>
+                html`<li>
+                  ${formatInstant(entry.at, data!.timezone)}: ${entry.from ? statusWord(entry.from) : 'new'} →
+                  ${statusWord(entry.to)} by ${entry.by}${entry.note ? html` (“${entry.note}”)` : ''}
+                </li>`,
+            )}
+          </ol>`
+        : html`<p class="meta">No changes recorded yet.</p>`
+    }`;
+  // Parsed inert in a template first: an image there loads only once it is in the document, so one
+  // from another origin is never even asked for.
+  const template = document.createElement('template');
+  template.innerHTML = markup.value;
+  keepOwnThumbnails(template.content, data.media_origin);
+  root.replaceChildren(template.content);
+}
+
+async function update(args: Record<string, unknown>, done: string): Promise<void> {
+  if (!item) return;
+  shell.showError('');
+  try {
+    const result = await whileBusy(root, () => host.callTool('service_update_content', { id: item!.id, ...args }));
+    show(result);
+    shell.showNotice(done);
+  } catch (error) {
+    // The item stays as it was: only a successful answer re-renders it.
+    shell.showError((error as Error).message);
+  }
+}
+
+root.addEventListener('click', (event) => {
+  const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button[data-action]');
+  if (!button) return;
+  const action = button.dataset.action;
+  if (action === 'approve') void update({ status: 'approved' }, 'Approved.');
+  if (action === 'reject') {
+    const reason = root.querySelector<HTMLTextAreaElement>('#reason')?.value.trim() ?? '';
+    void update({ status: 'rejected', ...(reason ? { review_note: reason } : {}) }, 'Rejected.');
+  }
+  if (action === 'open' && button.dataset.url) {
+    host.openLink(button.dataset.url).catch((error: Error) => shell.showError(error.message));
+  }
+});
+
+host.on('ui/notifications/tool-result', (result) => show(result as ToolResult));
