@@ -81,6 +81,9 @@ export function webRoutes(runtime: Runtime): Router {
         },
       },
       strictTransportSecurity: secure,
+      // helmet's default, no-referrer, makes a browser send `Origin: null` with every form POST, which the
+      // same-origin check below must refuse; same-origin keeps the real origin and still tells no other site.
+      referrerPolicy: { policy: 'same-origin' },
     }),
   );
   router.use((_req, res, next) => {
