@@ -37,7 +37,12 @@ export function useDashboardBrowser(): { open(options?: BrowserContextOptions): 
 }
 
 /** Signs in through the sign-in page, as a person does, and lands on `next` (the inbox by default). */
-export async function signIn(page: Page, baseUrl: string, person: { email: string; password: string }, next = '/app/inbox') {
+export async function signIn(
+  page: Page,
+  baseUrl: string,
+  person: { email: string; password: string },
+  next = '/app/inbox',
+) {
   await page.goto(`${baseUrl}${next}`);
   await page.getByLabel('Email').fill(person.email);
   await page.getByLabel('Password').fill(person.password);
@@ -51,7 +56,8 @@ export const csrfOf = (page: Page): Promise<string> => page.locator('input[name=
 /** How far the page is wider than the window: 0 when nothing makes a person scroll sideways. */
 export const sidewaysOverflow = (page: Page): Promise<number> =>
   page.evaluate(() => {
-    const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } })
-      .document.documentElement;
+    const root = (
+      globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+    ).document.documentElement;
     return root.scrollWidth - root.clientWidth;
   });
