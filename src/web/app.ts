@@ -321,7 +321,9 @@ export function webRoutes(runtime: Runtime): Router {
       const campaigns = (await run<{ data: Array<{ id: string; name: string }> }>(who, listCampaigns, { limit: 100 }))
         .data;
       const path = `/app/${kind}`;
-      const back = `${path}${Object.keys(q).length ? `?${queryString(q)}` : ''}`;
+      // Back to this list as filtered, without the notice of the action that led here.
+      const { done: _shown, ...filtersOfList } = q;
+      const back = `${path}${Object.keys(filtersOfList).length ? `?${queryString(filtersOfList)}` : ''}`;
       const tabs =
         kind === 'content'
           ? `<nav aria-label="Status" class="tabs"><ul>${[
@@ -371,7 +373,12 @@ export function webRoutes(runtime: Runtime): Router {
   // --- actions
   const backOf = (body: Record<string, unknown>, fallback: string) =>
     typeof body.back === 'string' ? safeNext(body.back) : fallback;
-  const withDone = (url: string, done: string) => `${url}${url.includes('?') ? '&' : '?'}done=${done}`;
+  /** The page to return to, saying what was done; it replaces the notice of an earlier action, never adds a second. */
+  const withDone = (url: string, done: string) => {
+    const target = new URL(url, 'http://dashboard.invalid');
+    target.searchParams.set('done', done);
+    return `${target.pathname}${target.search}`;
+  };
   const act =
     (handler: (who: SignedIn, req: Request) => Promise<string>): RequestHandler =>
     async (req, res, next) => {
