@@ -14,6 +14,8 @@
  *   live   text posts to the fake X, 64 at a time: publishing-run items/s vs raw create calls (--live-items N)
  *   instagram  image posts to the fake Instagram, 64 at a time: publishing-run items/s vs raw container,
  *          status and publish calls (--instagram-items N)
+ *   dashboard   the approval inbox page (50 items with previews, signed in) vs GET /api/v1/content?status=pending_review&limit=50
+ *          on the same server, 10,000 pending items, median of at least 3 interleaved rounds (--dashboard-items N)
  *   generation  time to generate a 50/day x 365-day campaign vs a raw insert of the same rows
  *   media  server RSS while receiving a 50 MB upload vs its idle RSS (--media-mb N)
  *   soak   10 minutes of mixed REST, MCP, publishing and webhook traffic against the real server:
@@ -28,6 +30,7 @@
 import { availableParallelism, cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
+import { benchDashboard } from './dashboard.ts';
 import { createItem, createWorkspaceViaCli, oauthAccessToken } from './fixtures.ts';
 import { benchGeneration } from './generation.ts';
 import { benchList } from './list.ts';
@@ -63,6 +66,7 @@ const GROUPS = [
   'webhooks',
   'generation',
   'media',
+  'dashboard',
 ] as const;
 /** Groups run only when named: the soak takes ten minutes. */
 const NAMED_ONLY_GROUPS = ['soak'] as const;
@@ -90,6 +94,7 @@ const { values, positionals } = parseArgs({
     'webhook-rate': { type: 'string', default: '200' },
     'webhook-seconds': { type: 'string', default: '5' },
     'media-mb': { type: 'string', default: '50' },
+    'dashboard-items': { type: 'string', default: '10000' },
     'soak-minutes': { type: 'string', default: '10' },
     'soak-warmup-seconds': { type: 'string', default: '420' },
     strict: { type: 'boolean', default: false },
@@ -258,6 +263,18 @@ async function main(): Promise<number> {
 
   if (selected.has('media'))
     rows.push(...(await benchMedia({ sizeMb: positiveNumber('media-mb', values['media-mb']), rounds })));
+
+  if (selected.has('dashboard')) {
+    rows.push(
+      ...(await benchDashboard({
+        items: positiveNumber('dashboard-items', values['dashboard-items']),
+        connections: positiveNumber('connections', values.connections),
+        warmupSeconds,
+        seconds,
+        rounds,
+      })),
+    );
+  }
 
   if (selected.has('soak')) {
     const minutes = positiveNumber('soak-minutes', values['soak-minutes']);

@@ -1,7 +1,7 @@
 import { and, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { CONTENT_STATUSES, content, type Platform } from '../../../db/schema/index.ts';
-import { PLATFORMS } from '../platforms/registry.ts';
+import { platformEntry, PLATFORMS } from '../platforms/registry.ts';
 import type { ServiceContext } from '../context.ts';
 import { defineOperation } from '../operation.ts';
 import { afterCursor, encodeCursor, paginationInput } from '../pagination.ts';
@@ -23,6 +23,8 @@ import type { ContentRow } from './serialize.ts';
 /** One target platform's post as a preview shows it. */
 export interface PlatformPreviewData {
   platform: string;
+  /** How people name the platform ("X"); absent, the preview module names the platforms it knows. */
+  name?: string;
   /** The text exactly as posted (caption, then the hashtags). */
   text: string;
   /** Its length as the platform counts it, the limit and the unit (X: weighted characters). */
@@ -56,6 +58,7 @@ export function previewsOf(ctx: ServiceContext, rows: readonly ContentRow[]): Ma
         const weighted = rules?.textMeasure === 'x-weighted';
         return {
           platform,
+          ...(known ? { name: platformEntry(known).name } : {}),
           text,
           length: weighted ? xWeightedLength(text) : [...text].length,
           limit: rules?.maxText ?? null,

@@ -1,5 +1,6 @@
 import twitterText from 'twitter-text';
 import type { Platform } from '../../../db/schema/index.ts';
+import { boundedMemo } from '../bounded-memo.ts';
 import type { PlatformRules, TextMeasureName } from './platform-entry.ts';
 import { platformEntry, PLATFORMS } from './registry.ts';
 
@@ -51,13 +52,28 @@ export const PLATFORM_RULES: Readonly<Record<Platform, PlatformRules>> = Object.
 
 /** X's weighted length of `text`, by twitter-text's parser (tens of microseconds: see `xWeightBounds`). */
 export function xWeightedLength(text: string): number {
-  return twitterText.parseTweet(text).weightedLength;
+  return xWeights(text, (key) => twitterText.parseTweet(key).weightedLength);
 }
 
 /** The hashtags a platform reads in `text` (twitter-text's rules: `#` or `＃` before a word). */
 export function hashtagsIn(text: string): string[] {
-  return twitterText.extractHashtags(text);
+  return hashtagLists(text, (key) => twitterText.extractHashtags(key)).slice();
 }
+
+/** How many links X (and the platforms that count links its way) finds in `text`. */
+function linkCount(text: string): number {
+  return linkCounts(text, (key) => twitterText.extractUrls(key).length);
+}
+
+/*
+ * twitter-text's parsers take tens of microseconds a text, and the same texts are measured again and
+ * again: every preview card, every readiness check, every reload of the review inbox. They are pure,
+ * so their answers are kept per text (a few thousand texts at most).
+ */
+const MEASURED_TEXTS = 2000;
+const xWeights = boundedMemo<number>(MEASURED_TEXTS);
+const hashtagLists = boundedMemo<string[]>(MEASURED_TEXTS);
+const linkCounts = boundedMemo<number>(MEASURED_TEXTS);
 
 /** Every reason `platform` would refuse a post's text (its length, its hashtags), or an empty list. */
 export function textViolations(platform: Platform, text: string): string[] {
@@ -67,7 +83,7 @@ export function textViolations(platform: Platform, text: string): string[] {
   const length = measure(text);
   if (length > rules.maxText) problems.push(`text is ${length} ${unit}; the limit is ${rules.maxText}`);
   if (rules.maxLinks !== undefined) {
-    const links = twitterText.extractUrls(text).length;
+    const links = linkCount(text);
     if (links > rules.maxLinks) problems.push(`text has ${links} links; the limit is ${rules.maxLinks}`);
   }
   if (rules.maxHashtags !== null) {

@@ -9,8 +9,12 @@ export class SafeHtml {
   }
 }
 
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const NEEDS_ESCAPING = /[&<>"']/;
+
+/** Most text has nothing to escape: it is returned as it is, without building a new string. */
 export const escapeText = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  NEEDS_ESCAPING.test(text) ? text.replace(/[&<>"']/g, (c) => ESCAPES[c]!) : text;
 
 /** Marks markup as already safe; only for the output of `html` or fixed strings. */
 export const raw = (markup: string): SafeHtml => new SafeHtml(markup);
