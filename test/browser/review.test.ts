@@ -131,6 +131,23 @@ describe('reviewing in a browser', { timeout: 120_000 }, () => {
     await expect(linkedIn.getByText('Ready for LinkedIn').isVisible()).resolves.toBe(true);
   });
 
+  it('filtering by platform swaps the list in place (htmx) and keeps the filter in the address', async () => {
+    const forLinkedIn = { status: 'pending_review', content_type: 'text_only', target_platforms: ['linkedin'] };
+    makeContent(bed.runtime, bed.ws.workspace, { ...forLinkedIn, caption: 'For LinkedIn only' });
+    makeContent(bed.runtime, bed.ws.workspace, { ...forLinkedIn, caption: 'For X too', target_platforms: ['twitter'] });
+    const viewer = await makePerson(bed.runtime, bed.ws.workspace.id, 'viewer');
+    const { page } = await browser.open();
+    await signIn(page, bed.server.url, viewer);
+    let fullLoads = 0;
+    page.on('load', () => (fullLoads += 1));
+    await page.getByLabel('Platform').selectOption({ label: 'X' });
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/platform=twitter/);
+    await expect(article(page, 'For X too').isVisible()).resolves.toBe(true);
+    await expect(article(page, 'For LinkedIn only').count()).resolves.toBe(0);
+    expect(fullLoads).toBe(0);
+  });
+
   describe('without JavaScript', () => {
     it('approve and reject work as plain forms', async () => {
       const [approveMe, rejectMe] = [pending('Approve without scripts'), pending('Reject without scripts')];
