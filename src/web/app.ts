@@ -23,7 +23,7 @@ import { openLink, usePasswordLink } from '../core/people/users.ts';
 import { derivedKey } from '../core/secrets.ts';
 import { dayKey, fromLocal, localParts, moveToDay, parseLocalInput, toLocalInput } from '../core/time-zones.ts';
 import { ERROR_STATUS } from '../rest/errors.ts';
-import { platformName, renderPreviewCard } from './preview/platform-preview.ts';
+import { platformName, renderMediaStrip, renderPreviewCard } from './preview/platform-preview.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -278,7 +278,21 @@ export function webRoutes(runtime: Runtime): Router {
     const chars = [...row.caption.split('\n')[0]!];
     return chars.length > 60 ? `${chars.slice(0, 60).join('')}…` : chars.join('');
   };
-  const itemView = (who: SignedIn, { row, previews }: ReviewItem) => ({
+  /**
+   * The item's preview cards; in a list (`shareMedia`), media every platform gets alike are shown once
+   * above the cards instead of once per card.
+   */
+  const previewCards = (previews: ReviewItem['previews'], shareMedia: boolean) => {
+    const first = previews[0]?.mediaUrls ?? [];
+    const alike =
+      shareMedia &&
+      previews.every((p) => p.mediaUrls.length === first.length && p.mediaUrls.every((url, i) => url === first[i]));
+    return {
+      media: alike ? renderMediaStrip(first) : '',
+      cards: previews.map((p) => renderPreviewCard(p, { showMedia: !alike })).join(''),
+    };
+  };
+  const itemView = (who: SignedIn, { row, previews }: ReviewItem, shareMedia = false) => ({
     id: row.id,
     title: titleOf(row),
     caption: row.caption,
@@ -287,7 +301,7 @@ export function webRoutes(runtime: Runtime): Router {
     created: fmt(who, row.createdAt),
     scheduled: fmt(who, row.scheduledFor),
     reviewNote: row.reviewNote,
-    cards: previews.map((p) => renderPreviewCard(p)).join(''),
+    ...previewCards(previews, shareMedia),
   });
   const canReview = (who: SignedIn) => who.principal.role !== null && roleIncludes(who.principal.role, 'approver');
   const queryString = (q: Record<string, unknown>) => {
@@ -347,7 +361,7 @@ export function webRoutes(runtime: Runtime): Router {
         platform: q.platform,
         campaigns,
         platforms: PLATFORMS.map((id) => ({ id, name: platformName(id) })),
-        items: result.items.map((item) => itemView(who, item)),
+        items: result.items.map((item) => itemView(who, item, true)),
         canReview: canReview(who),
         back,
         empty: kind === 'inbox' ? 'Nothing is waiting for review.' : 'No content matches.',

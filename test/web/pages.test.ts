@@ -238,7 +238,7 @@ describe('dashboard pages', () => {
     const page = (await browser.open('/app/calendar?month=2026-12')).text;
     expect(page).toContain('America/New_York');
     expect(page).toMatch(
-      /data-day="2026-12-15"><span class="day">15<\/span>\s*<ul><li class="status-scheduled" draggable="true" data-id="[^"]+"><a [^>]+><time datetime="2026-12-15T14:30:00.000Z">09:30<\/time>/,
+      /data-day="2026-12-15"><span class="day">15<\/span>\s*<ul><li class="status-scheduled" draggable="true" data-id="[^"]+"><span class="visually-hidden">Scheduled: <\/span><a [^>]+><time datetime="2026-12-15T14:30:00.000Z">09:30<\/time>/,
     );
     const moved = await browser.post(`/app/content/${item.id}/move`, { day: '2026-12-17' });
     expect(moved.status).toBe(303);

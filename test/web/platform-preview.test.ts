@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { PlatformPreviewData } from '../../src/core/content/review.ts';
-import { cardProblems, foldIndex, renderPreviewCard } from '../../src/web/preview/platform-preview.ts';
+import {
+  cardProblems,
+  foldIndex,
+  renderMediaStrip,
+  renderPreviewCard,
+} from '../../src/web/preview/platform-preview.ts';
 
 const preview = (overrides: Partial<PlatformPreviewData>): PlatformPreviewData => ({
   platform: 'linkedin',
@@ -67,12 +72,20 @@ describe('platform preview card', () => {
         mediaUrls: ['https://cdn.example.com/1.jpg', 'https://cdn.example.com/2.jpg'],
       }),
     );
-    expect(card).toContain('Hashtags: <span>#winter</span> <span>#recycled</span>');
+    expect(card).toContain('Hashtags: #winter #recycled');
     const images = [...card.matchAll(/<img\s+src="([^"]+)"\s+alt="([^"]+)"/g)].map((m) => [m[1], m[2]]);
     expect(images).toEqual([
       ['https://cdn.example.com/1.jpg', 'Media 1 of 2'],
       ['https://cdn.example.com/2.jpg', 'Media 2 of 2'],
     ]);
+  });
+
+  it('a list shows media every platform shares once, in order, and the cards leave them out', () => {
+    const urls = ['https://cdn.example.com/1.jpg', 'https://cdn.example.com/2.jpg'];
+    const strip = renderMediaStrip(urls);
+    expect([...strip.matchAll(/src="([^"]+)"/g)].map((m) => m[1])).toEqual(urls);
+    expect(renderPreviewCard(preview({ mediaUrls: urls }), { showMedia: false })).not.toContain('<img');
+    expect(renderMediaStrip([])).toBe('');
   });
 
   it('escapes everything that comes from the post', () => {

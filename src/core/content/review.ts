@@ -5,9 +5,8 @@ import { platformEntry, PLATFORMS } from '../platforms/registry.ts';
 import type { ServiceContext } from '../context.ts';
 import { defineOperation } from '../operation.ts';
 import { afterCursor, encodeCursor, paginationInput } from '../pagination.ts';
-import { PLATFORM_RULES, xWeightedLength, hashtagsIn } from '../platforms/rules.ts';
+import { codePointLength, hashtagsIn, measureText, PLATFORM_RULES } from '../platforms/rules.ts';
 import { connectorsFor } from '../publishing/connectors/index.ts';
-import { composePost } from '../publishing/post.ts';
 import { checkPlatform } from '../publishing/readiness.ts';
 import { platformAccountsOf } from '../social-accounts/operations.ts';
 import { contentHistoryOf, type ContentHistoryEntry } from './history.ts';
@@ -52,17 +51,17 @@ export function previewsOf(ctx: ServiceContext, rows: readonly ContentRow[]): Ma
       row.targetPlatforms.map((platform) => {
         const check = checkPlatform(connectors, accountFor, row, platform);
         const known = (PLATFORMS as readonly string[]).includes(platform) ? (platform as Platform) : null;
-        const post = known ? composePost(row, known) : null;
+        // The post the check judged, composed once; an unknown platform has none, and shows the caption.
+        const post = check.post;
         const text = post?.text ?? row.caption;
-        const rules = known ? PLATFORM_RULES[known] : null;
-        const weighted = rules?.textMeasure === 'x-weighted';
+        const measured = known ? measureText(known, text) : { length: codePointLength(text), unit: 'characters' };
         return {
           platform,
           ...(known ? { name: platformEntry(known).name } : {}),
           text,
-          length: weighted ? xWeightedLength(text) : [...text].length,
-          limit: rules?.maxText ?? null,
-          unit: weighted ? 'weighted characters' : 'characters',
+          length: measured.length,
+          limit: known ? PLATFORM_RULES[known].maxText : null,
+          unit: measured.unit,
           foldAt: known ? (FEED_FOLDS[known] ?? null) : null,
           hashtags: hashtagsIn(text),
           mediaUrls: post?.mediaUrls ?? row.mediaUrls,

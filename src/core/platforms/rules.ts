@@ -21,12 +21,34 @@ export const X_LINK_WEIGHT = 23;
  */
 const TEXT_MEASURES: Record<TextMeasureName, { unit: string; measure: (text: string) => number }> = {
   'x-weighted': { unit: 'weighted characters', measure: (text: string) => xWeightedLength(text) },
-  'code-points': { unit: 'characters', measure: (text: string) => [...text].length },
+  'code-points': { unit: 'characters', measure: (text: string) => codePointLength(text) },
   'emoji-bytes': {
     unit: 'characters (an emoji counts its UTF-8 bytes)',
     measure: (text: string) => emojiBytesLength(text),
   },
 };
+
+/** `[...text].length` without building the array: a surrogate pair is one code point. */
+export function codePointLength(text: string): number {
+  let length = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        length -= 1;
+        i += 1;
+      }
+    }
+  }
+  return length;
+}
+
+/** A post's text measured as `platform` counts it, with the unit it counts in. */
+export function measureText(platform: Platform, text: string): { length: number; unit: string } {
+  const { unit, measure } = TEXT_MEASURES[PLATFORM_RULES[platform].textMeasure];
+  return { length: measure(text), unit };
+}
 
 const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });

@@ -64,7 +64,35 @@ function foldedText(text: string, cut: number | null): SafeHtml {
     </details>`;
 }
 
-export function renderPreviewCard(preview: PlatformPreviewData, options: { headingLevel?: 3 | 4 } = {}): string {
+/** Media thumbnails, in order. */
+function mediaList(urls: readonly string[]): SafeHtml | '' {
+  if (urls.length === 0) return '';
+  return html`<ol class="media" aria-label="Media, in order">
+    ${urls.map(
+      (url, i) =>
+        html`<li>
+          <img src="${url}" alt="Media ${i + 1} of ${urls.length}" loading="lazy" width="96" height="96" />
+        </li>`,
+    )}
+  </ol>`;
+}
+
+/**
+ * The media of an item shown once, above cards that then leave them out (`showMedia: false`): a list
+ * of many items need not show the same thumbnails once per platform.
+ */
+export function renderMediaStrip(urls: readonly string[]): string {
+  const list = mediaList(urls);
+  return list === '' ? '' : list.value;
+}
+
+export interface PreviewCardOptions {
+  headingLevel?: 3 | 4;
+  /** False when the same media are shown once for every card (renderMediaStrip). */
+  showMedia?: boolean;
+}
+
+export function renderPreviewCard(preview: PlatformPreviewData, options: PreviewCardOptions = {}): string {
   const name = nameOf(preview);
   const problems = cardProblems(preview);
   const over = preview.limit !== null && preview.length > preview.limit;
@@ -78,27 +106,9 @@ export function renderPreviewCard(preview: PlatformPreviewData, options: { headi
     cut !== null ? html`<p class="hint">${name} shows the first ${preview.foldAt} characters, then “…more”.</p>` : '';
   const tags =
     preview.hashtags.length > 0
-      ? html`<p class="tags">
-          Hashtags: ${preview.hashtags.map((tag, i) => html`${i > 0 ? ' ' : ''}<span>#${tag}</span>`)}
-        </p>`
+      ? html`<p class="tags">Hashtags: ${preview.hashtags.map((tag) => `#${tag}`).join(' ')}</p>`
       : '';
-  const media =
-    preview.mediaUrls.length > 0
-      ? html`<ol class="media" aria-label="Media, in order">
-          ${preview.mediaUrls.map(
-            (url, i) =>
-              html`<li>
-                <img
-                  src="${url}"
-                  alt="Media ${i + 1} of ${preview.mediaUrls.length}"
-                  loading="lazy"
-                  width="96"
-                  height="96"
-                />
-              </li>`,
-          )}
-        </ol>`
-      : '';
+  const media = options.showMedia === false ? '' : mediaList(preview.mediaUrls);
   const verdict =
     problems.length > 0
       ? html`<p class="problems-title">${name} would refuse this post:</p>
