@@ -310,6 +310,23 @@ export function webRoutes(runtime: Runtime): Router {
     return params.toString();
   };
 
+  /** What an empty list says: nothing at all, or nothing that matches the filters (with a way back). */
+  const emptyState = (
+    kind: 'inbox' | 'content',
+    path: string,
+    q: Record<string, string | undefined>,
+    status: string | undefined,
+  ) => {
+    const filtered = Boolean(q.campaign || q.platform || q.search);
+    if (!filtered)
+      return { empty: kind === 'inbox' ? 'Nothing is waiting for review.' : 'No content here yet.', clear: null };
+    return {
+      empty:
+        kind === 'inbox' ? 'Nothing waiting for review matches these filters.' : 'No content matches these filters.',
+      clear: kind === 'content' && status ? `${path}?status=${encodeURIComponent(status)}` : path,
+    };
+  };
+
   const listPage =
     (kind: 'inbox' | 'content'): RequestHandler =>
     async (req, res) => {
@@ -364,7 +381,7 @@ export function webRoutes(runtime: Runtime): Router {
         items: result.items.map((item) => itemView(who, item, true)),
         canReview: canReview(who),
         back,
-        empty: kind === 'inbox' ? 'Nothing is waiting for review.' : 'No content matches.',
+        ...emptyState(kind, path, q, status),
         next: result.nextCursor ? `${path}?${queryString({ ...q, cursor: result.nextCursor })}` : null,
       });
       page(

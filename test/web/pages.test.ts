@@ -268,4 +268,20 @@ describe('dashboard pages', () => {
     expect((await other.get('/app/settings')).status).toBe(403);
     expect((await other.post('/app/settings', { timezone: 'UTC' })).status).toBe(403);
   });
+
+  it('an empty list says whether nothing waits or nothing matches the filters, with a way to clear them', async () => {
+    const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'viewer');
+    const browser = new Browser(bed);
+    await browser.signIn(person.email, person.password);
+    expect((await browser.open('/app/inbox')).text).toContain('<p class="empty">Nothing is waiting for review.</p>');
+    makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', target_platforms: ['linkedin'] });
+    const filtered = (await browser.open('/app/inbox?platform=tiktok')).text;
+    expect(filtered).toContain(
+      'Nothing waiting for review matches these filters. <a href="/app/inbox">Clear the filters</a>',
+    );
+    const content = (await browser.open('/app/content?status=draft&search=nothing%20like%20this')).text;
+    expect(content).toContain(
+      'No content matches these filters. <a href="/app/content?status=draft">Clear the filters</a>',
+    );
+  });
 });
