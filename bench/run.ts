@@ -1,7 +1,7 @@
 /**
  * Benchmark entry: `npm run bench [-- rest list stdio] [--seconds N] [--warmup N] [--connections N]
  * [--calls N] [--sizes 10000,1000000] [--in-flight N] [--rounds N] [--lag-items N] [--spread-seconds N]
- * [--throughput-items N] [--strict]`. With no names it runs them all.
+ * [--throughput-items N] [--dashboard-items N] [--strict]`. With no names it runs them all.
  *
  *   rest   GET /api/v1/content/{id} and POST /api/v1/content: service vs a bare Express 5 app (and
  *          the GET with an OAuth access token vs with the API key)
@@ -125,7 +125,7 @@ async function main(): Promise<number> {
     console.log(
       'Usage: npm run bench -- [rest] [mcp] [list] [stdio] [publishing] [--seconds 10] [--warmup 3] [--connections 10] [--stdio-seconds 5] ' +
         '[--in-flight 8] [--rounds 2] [--calls 3000] [--sizes 10000,1000000] [--lag-items 10000] [--spread-seconds 10] [--workspaces 100] ' +
-        '[--throughput-items 5000] [--live-items 2000] [--instagram-items 1000] [--webhook-events 5000] [--webhook-rate 200] [--webhook-seconds 5] [--media-mb 50] [--strict]\n' +
+        '[--throughput-items 5000] [--live-items 2000] [--instagram-items 1000] [--webhook-events 5000] [--webhook-rate 200] [--webhook-seconds 5] [--media-mb 50] [--dashboard-items 10000] [--strict]\n' +
         '       npm run bench -- soak [--soak-minutes 10] [--soak-warmup-seconds 420]   (the soak runs only when named)',
     );
     return 0;
