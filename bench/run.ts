@@ -1,7 +1,7 @@
 /**
  * Benchmark entry: `npm run bench [-- rest list stdio] [--seconds N] [--warmup N] [--connections N]
  * [--calls N] [--sizes 10000,1000000] [--in-flight N] [--rounds N] [--lag-items N] [--spread-seconds N]
- * [--throughput-items N] [--strict]`. With no names it runs them all.
+ * [--throughput-items N] [--dashboard-items N] [--strict]`. With no names it runs them all.
  *
  *   rest   GET /api/v1/content/{id} and POST /api/v1/content: service vs a bare Express 5 app (and
  *          the GET with an OAuth access token vs with the API key)
@@ -15,6 +15,8 @@
  *          create calls (--live-items N)
  *   instagram  image posts to the fake Instagram, 64 at a time: publishing-run items/s vs raw container,
  *          status and publish calls (--instagram-items N)
+ *   dashboard   the approval inbox page (50 items with previews, signed in) vs GET /api/v1/content?status=pending_review&limit=50
+ *          on the same server, 10,000 pending items, median of at least 3 interleaved rounds (--dashboard-items N)
  *   generation  time to generate a 50/day x 365-day campaign vs a raw insert of the same rows
  *   media  server RSS while receiving a 50 MB upload vs its idle RSS (--media-mb N)
  *   soak   10 minutes of mixed REST, MCP, publishing and webhook traffic against the real server:
@@ -29,6 +31,7 @@
 import { availableParallelism, cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
+import { benchDashboard } from './dashboard.ts';
 import { createItem, createWorkspaceViaCli, oauthAccessToken } from './fixtures.ts';
 import { benchGeneration } from './generation.ts';
 import { benchList } from './list.ts';
@@ -64,6 +67,7 @@ const GROUPS = [
   'webhooks',
   'generation',
   'media',
+  'dashboard',
 ] as const;
 /** Groups run only when named: the soak takes ten minutes. */
 const NAMED_ONLY_GROUPS = ['soak'] as const;
@@ -91,6 +95,7 @@ const { values, positionals } = parseArgs({
     'webhook-rate': { type: 'string', default: '200' },
     'webhook-seconds': { type: 'string', default: '5' },
     'media-mb': { type: 'string', default: '50' },
+    'dashboard-items': { type: 'string', default: '10000' },
     'soak-minutes': { type: 'string', default: '10' },
     'soak-warmup-seconds': { type: 'string', default: '420' },
     strict: { type: 'boolean', default: false },
@@ -121,7 +126,7 @@ async function main(): Promise<number> {
     console.log(
       'Usage: npm run bench -- [rest] [mcp] [list] [stdio] [publishing] [--seconds 10] [--warmup 3] [--connections 10] [--stdio-seconds 5] ' +
         '[--in-flight 8] [--rounds 2] [--calls 3000] [--sizes 10000,1000000] [--lag-items 10000] [--spread-seconds 10] [--workspaces 100] ' +
-        '[--throughput-items 5000] [--live-items 2000] [--instagram-items 1000] [--webhook-events 5000] [--webhook-rate 200] [--webhook-seconds 5] [--media-mb 50] [--strict]\n' +
+        '[--throughput-items 5000] [--live-items 2000] [--instagram-items 1000] [--webhook-events 5000] [--webhook-rate 200] [--webhook-seconds 5] [--media-mb 50] [--dashboard-items 10000] [--strict]\n' +
         '       npm run bench -- soak [--soak-minutes 10] [--soak-warmup-seconds 420]   (the soak runs only when named)',
     );
     return 0;
@@ -259,6 +264,18 @@ async function main(): Promise<number> {
 
   if (selected.has('media'))
     rows.push(...(await benchMedia({ sizeMb: positiveNumber('media-mb', values['media-mb']), rounds })));
+
+  if (selected.has('dashboard')) {
+    rows.push(
+      ...(await benchDashboard({
+        items: positiveNumber('dashboard-items', values['dashboard-items']),
+        connections: positiveNumber('connections', values.connections),
+        warmupSeconds,
+        seconds,
+        rounds,
+      })),
+    );
+  }
 
   if (selected.has('soak')) {
     const minutes = positiveNumber('soak-minutes', values['soak-minutes']);

@@ -238,7 +238,7 @@ describe('dashboard pages', () => {
     const page = (await browser.open('/app/calendar?month=2026-12')).text;
     expect(page).toContain('America/New_York');
     expect(page).toMatch(
-      /data-day="2026-12-15"><span class="day">15<\/span>\s*<ul><li class="status-scheduled" draggable="true" data-id="[^"]+"><a [^>]+><time datetime="2026-12-15T14:30:00.000Z">09:30<\/time>/,
+      /data-day="2026-12-15"><span class="day">15<\/span>\s*<ul><li class="status-scheduled" draggable="true" data-id="[^"]+"><span class="visually-hidden">Scheduled: <\/span><a [^>]+><time datetime="2026-12-15T14:30:00.000Z">09:30<\/time>/,
     );
     const moved = await browser.post(`/app/content/${item.id}/move`, { day: '2026-12-17' });
     expect(moved.status).toBe(303);
@@ -267,5 +267,21 @@ describe('dashboard pages', () => {
     await other.signIn(editor.email, editor.password);
     expect((await other.get('/app/settings')).status).toBe(403);
     expect((await other.post('/app/settings', { timezone: 'UTC' })).status).toBe(403);
+  });
+
+  it('an empty list says whether nothing waits or nothing matches the filters, with a way to clear them', async () => {
+    const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'viewer');
+    const browser = new Browser(bed);
+    await browser.signIn(person.email, person.password);
+    expect((await browser.open('/app/inbox')).text).toContain('<p class="empty">Nothing is waiting for review.</p>');
+    makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', target_platforms: ['linkedin'] });
+    const filtered = (await browser.open('/app/inbox?platform=tiktok')).text;
+    expect(filtered).toContain(
+      'Nothing waiting for review matches these filters. <a href="/app/inbox">Clear the filters</a>',
+    );
+    const content = (await browser.open('/app/content?status=draft&search=nothing%20like%20this')).text;
+    expect(content).toContain(
+      'No content matches these filters. <a href="/app/content?status=draft">Clear the filters</a>',
+    );
   });
 });

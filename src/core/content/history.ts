@@ -2,6 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Db } from '../../../db/client.ts';
 import { contentHistory, type ContentStatus } from '../../../db/schema/index.ts';
 import type { Principal } from '../people/principal.ts';
+import type { PublishResult } from '../../../db/schema/index.ts';
 
 /** What happened to an item, in the words its history shows. */
 export type ContentAction =
@@ -14,7 +15,10 @@ export type ContentAction =
   | 'rescheduled'
   | 'returned to draft'
   | 'queued for publishing'
-  | 'archived';
+  | 'archived'
+  | 'started publishing'
+  | 'published'
+  | 'failed to publish';
 
 /** The action a change amounts to: its new status says most, a moved time on a scheduled item says rescheduled. */
 export function actionOf(from: ContentStatus, to: ContentStatus, timeMoved: boolean): ContentAction {
@@ -65,6 +69,45 @@ export function recordContentHistory(
       at: entry.at,
     })
     .run();
+}
+
+/** Who the history names for what the publishing run does on its own. */
+export const PUBLISHING_RUN: Principal = { type: 'service', id: null, label: 'the publishing run', role: null };
+
+/** A history note stays a line, not a dump of every platform's answer. */
+const MAX_NOTE_LENGTH = 500;
+
+/**
+ * The publishing run's lines in an item's history, written in the transaction of the step itself:
+ * `started` when a run claims the item, then `published` (at least one platform took it; the note
+ * names any that refused) or `failed` (none did; the note says why, per platform).
+ */
+export function recordPublishingStep(
+  db: Db,
+  step: {
+    workspaceId: string;
+    contentId: string;
+    from: ContentStatus;
+    at: Date;
+  } & ({ stage: 'started' } | { stage: 'finished'; to: ContentStatus; results: readonly PublishResult[] }),
+): void {
+  if (step.stage === 'started') {
+    recordContentHistory(db, { ...step, action: 'started publishing', to: 'publishing', by: PUBLISHING_RUN });
+    return;
+  }
+  const refused = step.results.filter((result) => !result.success);
+  const published = refused.length < step.results.length;
+  const note = refused.map((result) => `${result.platform}: ${result.error ?? 'no answer'}`).join('; ');
+  recordContentHistory(db, {
+    workspaceId: step.workspaceId,
+    contentId: step.contentId,
+    action: published ? 'published' : 'failed to publish',
+    from: step.from,
+    to: step.to,
+    by: PUBLISHING_RUN,
+    note: note === '' ? null : note.length > MAX_NOTE_LENGTH ? `${note.slice(0, MAX_NOTE_LENGTH - 1)}…` : note,
+    at: step.at,
+  });
 }
 
 export interface ContentHistoryEntry {

@@ -1,13 +1,12 @@
 import { and, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { CONTENT_STATUSES, content, type Platform } from '../../../db/schema/index.ts';
-import { PLATFORMS } from '../platforms/registry.ts';
+import { platformEntry, PLATFORMS } from '../platforms/registry.ts';
 import type { ServiceContext } from '../context.ts';
 import { defineOperation } from '../operation.ts';
 import { afterCursor, encodeCursor, paginationInput } from '../pagination.ts';
-import { PLATFORM_RULES, hashtagsIn, measuredText } from '../platforms/rules.ts';
+import { codePointLength, hashtagsIn, measureText, PLATFORM_RULES } from '../platforms/rules.ts';
 import { connectorsFor } from '../publishing/connectors/index.ts';
-import { composePost } from '../publishing/post.ts';
 import { checkPlatform } from '../publishing/readiness.ts';
 import { platformAccountsOf } from '../social-accounts/operations.ts';
 import { contentHistoryOf, type ContentHistoryEntry } from './history.ts';
@@ -23,6 +22,8 @@ import type { ContentRow } from './serialize.ts';
 /** One target platform's post as a preview shows it. */
 export interface PlatformPreviewData {
   platform: string;
+  /** How people name the platform ("X"); absent, the preview module names the platforms it knows. */
+  name?: string;
   /** The text exactly as posted (caption, then the hashtags). */
   text: string;
   /** Its length as the platform counts it, the limit and the unit (X: weighted characters). */
@@ -50,16 +51,16 @@ export function previewsOf(ctx: ServiceContext, rows: readonly ContentRow[]): Ma
       row.targetPlatforms.map((platform) => {
         const check = checkPlatform(connectors, accountFor, row, platform);
         const known = (PLATFORMS as readonly string[]).includes(platform) ? (platform as Platform) : null;
-        const post = known ? composePost(row, known) : null;
+        // The post the check judged, composed once; an unknown platform has none, and shows the caption.
+        const post = check.post;
         const text = post?.text ?? row.caption;
-        const rules = known ? PLATFORM_RULES[known] : null;
-        // Measured as the platform counts (X's weights, Threads' emoji bytes, Bluesky's graphemes).
-        const measured = known ? measuredText(known, text) : { length: [...text].length, unit: 'characters' };
+        const measured = known ? measureText(known, text) : { length: codePointLength(text), unit: 'characters' };
         return {
           platform,
+          ...(known ? { name: platformEntry(known).name } : {}),
           text,
           length: measured.length,
-          limit: rules?.maxText ?? null,
+          limit: known ? PLATFORM_RULES[known].maxText : null,
           unit: measured.unit,
           foldAt: known ? (FEED_FOLDS[known] ?? null) : null,
           hashtags: hashtagsIn(text),

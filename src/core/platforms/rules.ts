@@ -1,5 +1,6 @@
 import twitterText from 'twitter-text';
 import type { Platform } from '../../../db/schema/index.ts';
+import { boundedMemo } from '../bounded-memo.ts';
 import type { PlatformRules, TextMeasureName } from './platform-entry.ts';
 import { platformEntry, PLATFORMS } from './registry.ts';
 
@@ -20,13 +21,35 @@ export const X_LINK_WEIGHT = 23;
  */
 const TEXT_MEASURES: Record<TextMeasureName, { unit: string; measure: (text: string) => number }> = {
   'x-weighted': { unit: 'weighted characters', measure: (text: string) => xWeightedLength(text) },
-  'code-points': { unit: 'characters', measure: (text: string) => [...text].length },
+  'code-points': { unit: 'characters', measure: (text: string) => codePointLength(text) },
   'emoji-bytes': {
     unit: 'characters (an emoji counts its UTF-8 bytes)',
     measure: (text: string) => emojiBytesLength(text),
   },
   graphemes: { unit: 'characters', measure: (text: string) => graphemeLength(text) },
 };
+
+/** `[...text].length` without building the array: a surrogate pair is one code point. */
+export function codePointLength(text: string): number {
+  let length = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        length -= 1;
+        i += 1;
+      }
+    }
+  }
+  return length;
+}
+
+/** A post's text measured as `platform` counts it, with the unit it counts in. */
+export function measureText(platform: Platform, text: string): { length: number; unit: string } {
+  const { unit, measure } = TEXT_MEASURES[PLATFORM_RULES[platform].textMeasure];
+  return { length: measure(text), unit };
+}
 
 const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
@@ -60,19 +83,28 @@ export const PLATFORM_RULES: Readonly<Record<Platform, PlatformRules>> = Object.
 
 /** X's weighted length of `text`, by twitter-text's parser (tens of microseconds: see `xWeightBounds`). */
 export function xWeightedLength(text: string): number {
-  return twitterText.parseTweet(text).weightedLength;
+  return xWeights(text, (key) => twitterText.parseTweet(key).weightedLength);
 }
 
 /** The hashtags a platform reads in `text` (twitter-text's rules: `#` or `＃` before a word). */
 export function hashtagsIn(text: string): string[] {
-  return twitterText.extractHashtags(text);
+  return hashtagLists(text, (key) => twitterText.extractHashtags(key)).slice();
 }
 
-/** `text`'s length as `platform` counts it, with the unit that count is in. */
-export function measuredText(platform: Platform, text: string): { length: number; unit: string } {
-  const { unit, measure } = TEXT_MEASURES[PLATFORM_RULES[platform].textMeasure];
-  return { length: measure(text), unit };
+/** How many links X (and the platforms that count links its way) finds in `text`. */
+function linkCount(text: string): number {
+  return linkCounts(text, (key) => twitterText.extractUrls(key).length);
 }
+
+/*
+ * twitter-text's parsers take tens of microseconds a text, and the same texts are measured again and
+ * again: every preview card, every readiness check, every reload of the review inbox. They are pure,
+ * so their answers are kept per text (a few thousand texts at most).
+ */
+const MEASURED_TEXTS = 2000;
+const xWeights = boundedMemo<number>(MEASURED_TEXTS);
+const hashtagLists = boundedMemo<string[]>(MEASURED_TEXTS);
+const linkCounts = boundedMemo<number>(MEASURED_TEXTS);
 
 /** Every reason `platform` would refuse a post's text (its length, its hashtags), or an empty list. */
 export function textViolations(platform: Platform, text: string): string[] {
@@ -86,7 +118,7 @@ export function textViolations(platform: Platform, text: string): string[] {
     if (bytes > rules.maxTextBytes) problems.push(`text is ${bytes} UTF-8 bytes; the limit is ${rules.maxTextBytes}`);
   }
   if (rules.maxLinks !== undefined) {
-    const links = twitterText.extractUrls(text).length;
+    const links = linkCount(text);
     if (links > rules.maxLinks) problems.push(`text has ${links} links; the limit is ${rules.maxLinks}`);
   }
   if (rules.maxHashtags !== null) {

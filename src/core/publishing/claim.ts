@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
 import { content, plans, workspaces } from '../../../db/schema/index.ts';
 import { isActiveStatus, type PlanStatus } from '../accounts/workspaces.ts';
+import { recordPublishingStep } from '../content/history.ts';
 import { postsPublishedIn, usagePeriod } from '../accounts/usage.ts';
 import type { Runtime } from '../context.ts';
 import { RateLimitError } from '../errors.ts';
@@ -116,6 +117,13 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
           now: now.getTime(),
         });
         startRun(db, { id: claim.runId, workspaceId: item.workspaceId, contentId: item.id, at: now });
+        recordPublishingStep(db, {
+          stage: 'started',
+          workspaceId: item.workspaceId,
+          contentId: item.id,
+          from: item.status,
+          at: now,
+        });
         budget.inFlight += 1;
         result.claims.push(claim);
       }

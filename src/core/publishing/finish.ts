@@ -10,6 +10,7 @@ import {
 } from '../../../db/schema/index.ts';
 import { contentStub, type ContentRow } from '../content/serialize.ts';
 import { completeCampaignIfDone } from '../campaigns/completion.ts';
+import { recordPublishingStep } from '../content/history.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
 
@@ -118,6 +119,15 @@ export function finishRun(db: Db, item: ContentRow, runId: string, now: Date): '
     now: now.getTime(),
   });
   statements(db).finishRun.run({ id: runId, outcome, finishedAt: now.getTime() });
+  recordPublishingStep(db, {
+    stage: 'finished',
+    workspaceId: item.workspaceId,
+    contentId: item.id,
+    from: item.status,
+    to: published ? 'published' : 'approved',
+    results,
+    at: now,
+  });
   const stub = contentStub(item);
   if (published) {
     const platforms = results.map(({ platform, success, platform_post_id, error }) => ({

@@ -13,7 +13,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { AttemptResult } from './attempt-result.ts';
-import { boundedMemo } from './bounded-memo.ts';
+import { boundedMemo } from '../bounded-memo.ts';
 import { BlockedAddressError, blockedRange, guardedLookup, hostOf, parseOutboundUrl } from '../net/outbound-url.ts';
 
 export { signWebhook, newSigningSecret } from './signing.ts';

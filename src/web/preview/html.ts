@@ -9,8 +9,12 @@ export class SafeHtml {
   }
 }
 
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const NEEDS_ESCAPING = /[&<>"']/;
+
+/** Most text has nothing to escape: it is returned as it is, without building a new string. */
 export const escapeText = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  NEEDS_ESCAPING.test(text) ? text.replace(/[&<>"']/g, (c) => ESCAPES[c]!) : text;
 
 /** Marks markup as already safe; only for the output of `html` or fixed strings. */
 export const raw = (markup: string): SafeHtml => new SafeHtml(markup);
@@ -22,8 +26,24 @@ function piece(value: unknown): string {
   return escapeText(String(value));
 }
 
+/**
+ * A template's fixed parts without the line breaks and indentation that formatting puts between tags
+ * and attributes: a page of a hundred cards would otherwise send as much indentation as text. Worked
+ * out once per template (the parts are the same object on every call from one place in the code).
+ */
+const compactParts = new WeakMap<TemplateStringsArray, readonly string[]>();
+function compact(strings: TemplateStringsArray): readonly string[] {
+  let parts = compactParts.get(strings);
+  if (!parts) {
+    parts = strings.map((part) => part.replace(/>\s*\n\s*</g, '><').replace(/\s*\n\s*/g, ' '));
+    compactParts.set(strings, parts);
+  }
+  return parts;
+}
+
 export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
-  let out = strings[0]!;
-  for (let i = 0; i < values.length; i++) out += piece(values[i]) + strings[i + 1]!;
+  const parts = compact(strings);
+  let out = parts[0]!;
+  for (let i = 0; i < values.length; i++) out += piece(values[i]) + parts[i + 1]!;
   return new SafeHtml(out);
 }

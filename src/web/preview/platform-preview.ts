@@ -7,90 +7,119 @@ import { html, type SafeHtml } from './html.ts';
  * view can render the same module in the browser.
  */
 
-/** How people name each platform. */
+/** How people name each platform, for data that does not carry the name itself. */
 export const PLATFORM_NAMES: Record<string, string> = {
   twitter: 'X',
   linkedin: 'LinkedIn',
   instagram: 'Instagram',
   facebook: 'Facebook',
   tiktok: 'TikTok',
+  threads: 'Threads',
 };
 
 export const platformName = (platform: string): string => PLATFORM_NAMES[platform] ?? platform;
 
+const nameOf = (preview: PlatformPreviewData): string => preview.name ?? platformName(preview.platform);
+
 /** A platform's own message about the text's length, which the card says in its own words instead. */
 const LENGTH_PROBLEM = /text is \d+ [a-z ]+; the limit is \d+/;
 
-/** Every reason the card shows, the length first ("X: 297 of 280 characters"). */
+/** Every reason the card shows, the length first ("X: 297 of 280 characters"), the platform by its name. */
 export function cardProblems(preview: PlatformPreviewData): string[] {
-  const name = platformName(preview.platform);
+  const name = nameOf(preview);
   const problems: string[] = [];
   const overLimit = preview.limit !== null && preview.length > preview.limit;
   if (overLimit) problems.push(`${name}: ${preview.length} of ${preview.limit} characters`);
+  // Readiness speaks of platforms by id ("No connected twitter account"); a person knows them by name.
+  const id = new RegExp(`\\b${preview.platform.replace(/[^a-z0-9_-]/gi, '')}\\b`, 'g');
   for (const problem of preview.problems) {
     if (overLimit && LENGTH_PROBLEM.test(problem)) continue;
-    problems.push(problem);
+    problems.push(name === preview.platform ? problem : problem.replace(id, name));
   }
   return problems;
 }
 
-/** The text as the feed first shows it: cut at the fold, when the platform folds and the text is longer. */
-function foldedText(preview: PlatformPreviewData): SafeHtml {
-  const characters = [...preview.text];
-  if (preview.foldAt === null || characters.length <= preview.foldAt) return html`${preview.text}`;
-  const shown = characters.slice(0, preview.foldAt).join('');
-  const hidden = characters.slice(preview.foldAt).join('');
-  return html`${shown}<span class="fold" aria-hidden="true">…more</span><span class="folded">${hidden}</span>`;
+/**
+ * Where the feed cuts the text, as a UTF-16 index: after `foldAt` code points, or null when the
+ * platform shows it all. Counted without spreading the text into an array (the inbox folds hundreds).
+ */
+export function foldIndex(text: string, foldAt: number | null): number | null {
+  if (foldAt === null || text.length <= foldAt) return null;
+  let index = 0;
+  for (let points = 0; points < foldAt; points++) {
+    if (index >= text.length) return null;
+    const code = text.charCodeAt(index);
+    index += code >= 0xd800 && code <= 0xdbff && index + 1 < text.length ? 2 : 1;
+  }
+  return index < text.length ? index : null;
 }
 
-export function renderPreviewCard(preview: PlatformPreviewData, options: { headingLevel?: 3 | 4 } = {}): string {
-  const name = platformName(preview.platform);
+/** The text as the feed first shows it, then "…more"; the rest is one click away, as in the feed. */
+function foldedText(text: string, cut: number | null): SafeHtml {
+  if (cut === null) return html`<p class="text">${text}</p>`;
+  return html`<p class="text">${text.slice(0, cut)}<span class="fold">…more</span></p>
+    <details class="rest">
+      <summary>Text after “…more”</summary>
+      <p class="text">${text.slice(cut)}</p>
+    </details>`;
+}
+
+/** Media thumbnails, in order. */
+function mediaList(urls: readonly string[]): SafeHtml | '' {
+  if (urls.length === 0) return '';
+  return html`<ol class="media" aria-label="Media, in order">
+    ${urls.map(
+      (url, i) =>
+        html`<li>
+          <img src="${url}" alt="Media ${i + 1} of ${urls.length}" loading="lazy" width="96" height="96" />
+        </li>`,
+    )}
+  </ol>`;
+}
+
+/**
+ * The media of an item shown once, above cards that then leave them out (`showMedia: false`): a list
+ * of many items need not show the same thumbnails once per platform.
+ */
+export function renderMediaStrip(urls: readonly string[]): string {
+  const list = mediaList(urls);
+  return list === '' ? '' : list.value;
+}
+
+export interface PreviewCardOptions {
+  headingLevel?: 3 | 4;
+  /** False when the same media are shown once for every card (renderMediaStrip). */
+  showMedia?: boolean;
+}
+
+export function renderPreviewCard(preview: PlatformPreviewData, options: PreviewCardOptions = {}): string {
+  const name = nameOf(preview);
   const problems = cardProblems(preview);
   const over = preview.limit !== null && preview.length > preview.limit;
+  const cut = foldIndex(preview.text, preview.foldAt);
   const heading = options.headingLevel === 4 ? html`<h4>${name}</h4>` : html`<h3>${name}</h3>`;
   const count =
     preview.limit === null
       ? html`<p class="count">${preview.length} ${preview.unit}</p>`
       : html`<p class="count${over ? ' over' : ''}">${preview.length} of ${preview.limit} ${preview.unit}</p>`;
   const fold =
-    preview.foldAt !== null && [...preview.text].length > preview.foldAt
-      ? html`<p class="hint">${name} shows the first ${preview.foldAt} characters, then “…more”.</p>`
-      : '';
+    cut !== null ? html`<p class="hint">${name} shows the first ${preview.foldAt} characters, then “…more”.</p>` : '';
   const tags =
     preview.hashtags.length > 0
-      ? html`<ul class="tags" aria-label="Hashtags">
-          ${preview.hashtags.map((tag) => html`<li>#${tag}</li>`)}
-        </ul>`
+      ? html`<p class="tags">Hashtags: ${preview.hashtags.map((tag) => `#${tag}`).join(' ')}</p>`
       : '';
-  const media =
-    preview.mediaUrls.length > 0
-      ? html`<ol class="media" aria-label="Media, in order">
-          ${preview.mediaUrls.map(
-            (url, i) =>
-              html`<li>
-                <img
-                  src="${url}"
-                  alt="Media ${i + 1} of ${preview.mediaUrls.length}"
-                  loading="lazy"
-                  width="96"
-                  height="96"
-                />
-              </li>`,
-          )}
-        </ol>`
-      : '';
+  const media = options.showMedia === false ? '' : mediaList(preview.mediaUrls);
   const verdict =
     problems.length > 0
-      ? html`<ul class="problems" aria-label="${name} problems">
-          ${problems.map((problem) => html`<li>${problem}</li>`)}
-        </ul>`
+      ? html`<p class="problems-title">${name} would refuse this post:</p>
+          <ul class="problems" aria-label="${name} problems">
+            ${problems.map((problem) => html`<li>${problem}</li>`)}
+          </ul>`
       : html`<p class="ready">Ready for ${name}</p>`;
   return html`<article
     class="card card-${preview.platform}${problems.length > 0 ? ' has-problems' : ''}"
     aria-label="${name} preview"
   >
-    ${heading}${count}
-    <div class="text">${foldedText(preview)}</div>
-    ${fold}${tags}${media}${verdict}
+    ${heading}${count}${foldedText(preview.text, cut)}${fold}${tags}${media}${verdict}
   </article>`.value;
 }

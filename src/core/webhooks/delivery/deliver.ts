@@ -1,5 +1,5 @@
 import type { Runtime } from '../../context.ts';
-import { boundedMemo } from '../bounded-memo.ts';
+import { boundedMemo } from '../../bounded-memo.ts';
 import { newDeliveryId } from '../delivery-log.ts';
 import { envelopeBody, signedHeaders } from '../envelope.ts';
 import { decryptSecret } from '../../secrets.ts';

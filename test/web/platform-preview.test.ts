@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { PlatformPreviewData } from '../../src/core/content/review.ts';
+import {
+  cardProblems,
+  foldIndex,
+  renderMediaStrip,
+  renderPreviewCard,
+} from '../../src/web/preview/platform-preview.ts';
+
+const preview = (overrides: Partial<PlatformPreviewData>): PlatformPreviewData => ({
+  platform: 'linkedin',
+  name: 'LinkedIn',
+  text: 'Hello',
+  length: 5,
+  limit: 3000,
+  unit: 'characters',
+  foldAt: 210,
+  hashtags: [],
+  mediaUrls: [],
+  problems: [],
+  ...overrides,
+});
+
+/** The pure preview card: what each platform would show and refuse, as HTML from data alone. */
+describe('platform preview card', () => {
+  it('says an over-long X text the way a person reads it, instead of the platform message', () => {
+    const x = preview({
+      platform: 'twitter',
+      name: 'X',
+      length: 297,
+      limit: 280,
+      unit: 'weighted characters',
+      foldAt: null,
+      problems: ['twitter: text is 297 weighted characters; the limit is 280', 'No connected twitter account'],
+    });
+    expect(cardProblems(x)).toEqual(['X: 297 of 280 characters', 'No connected X account']);
+    const card = renderPreviewCard(x);
+    expect(card).toContain('297 of 280 weighted characters');
+    expect(card).toContain('X would refuse this post:');
+    expect(card).toMatch(/<ul class="problems" aria-label="X problems">\s*<li>X: 297 of 280 characters<\/li>/);
+    expect(card).not.toContain('Ready for X');
+  });
+
+  it('a ready platform says so and lists no problems', () => {
+    const card = renderPreviewCard(preview({}));
+    expect(card).toContain('<p class="ready">Ready for LinkedIn</p>');
+    expect(card).not.toContain('problems');
+  });
+
+  it('folds LinkedIn and Instagram text at their cut, with "…more" and the rest behind it', () => {
+    const text = `${'a'.repeat(124)}é👍 and the rest`;
+    const card = renderPreviewCard(preview({ platform: 'instagram', name: 'Instagram', text, foldAt: 125 }));
+    expect(card).toContain(`<p class="text">${'a'.repeat(124)}é<span class="fold">…more</span></p>`);
+    expect(card).toMatch(/<summary>Text after “…more”<\/summary>\s*<p class="text">👍 and the rest<\/p>/);
+    expect(card).toContain('Instagram shows the first 125 characters, then “…more”.');
+    const short = renderPreviewCard(preview({ text: 'Short enough' }));
+    expect(short).not.toContain('…more');
+  });
+
+  it('counts the fold in code points, so an emoji is never cut in half', () => {
+    expect(foldIndex('👍👍👍', 2)).toBe(4);
+    expect(foldIndex('abc', 3)).toBeNull();
+    expect(foldIndex('abc', null)).toBeNull();
+    expect(foldIndex('👍👍', 2)).toBeNull();
+  });
+
+  it('lists the hashtags and the media thumbnails in order', () => {
+    const card = renderPreviewCard(
+      preview({
+        hashtags: ['winter', 'recycled'],
+        mediaUrls: ['https://cdn.example.com/1.jpg', 'https://cdn.example.com/2.jpg'],
+      }),
+    );
+    expect(card).toContain('Hashtags: #winter #recycled');
+    const images = [...card.matchAll(/<img\s+src="([^"]+)"\s+alt="([^"]+)"/g)].map((m) => [m[1], m[2]]);
+    expect(images).toEqual([
+      ['https://cdn.example.com/1.jpg', 'Media 1 of 2'],
+      ['https://cdn.example.com/2.jpg', 'Media 2 of 2'],
+    ]);
+  });
+
+  it('a list shows media every platform shares once, in order, and the cards leave them out', () => {
+    const urls = ['https://cdn.example.com/1.jpg', 'https://cdn.example.com/2.jpg'];
+    const strip = renderMediaStrip(urls);
+    expect([...strip.matchAll(/src="([^"]+)"/g)].map((m) => m[1])).toEqual(urls);
+    expect(renderPreviewCard(preview({ mediaUrls: urls }), { showMedia: false })).not.toContain('<img');
+    expect(renderMediaStrip([])).toBe('');
+  });
+
+  it('escapes everything that comes from the post', () => {
+    const card = renderPreviewCard(
+      preview({
+        text: '<script>alert("x")</script>',
+        hashtags: ['<b>'],
+        mediaUrls: ['https://cdn.example.com/a.jpg" onerror="alert(1)'],
+        problems: ['<img src=x>'],
+      }),
+    );
+    expect(card).not.toMatch(/<script|<b>|<img src=x>|" onerror=/);
+    expect(card).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+  });
+
+  it('names a platform the data does not name by the names it knows, and any other by its id', () => {
+    expect(renderPreviewCard(preview({ platform: 'threads', name: undefined }))).toContain('<h3>Threads</h3>');
+    expect(renderPreviewCard(preview({ platform: 'mastodon', name: undefined }))).toContain('<h3>mastodon</h3>');
+  });
+
+  it('stays pure: besides types, it imports only its own escaping template, so a browser can run it', () => {
+    for (const file of ['platform-preview.ts', 'html.ts']) {
+      const source = readFileSync(new URL(`../../src/web/preview/${file}`, import.meta.url), 'utf8');
+      const imports = [...source.matchAll(/^import\s+(type\s+)?[^'"]*from\s+'([^']+)'/gm)]
+        .filter((match) => !match[1])
+        .map((match) => match[2]);
+      expect(imports, file).toEqual(file === 'html.ts' ? [] : ['./html.ts']);
+    }
+  });
+});
