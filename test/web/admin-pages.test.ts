@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fakePlatformEnvironment } from '../../fakes/environment.ts';
+import { startFakeBluesky, type FakeBluesky } from '../../fakes/bluesky.ts';
 import { startFakeX, type FakeX } from '../../fakes/x.ts';
 import { makeCampaign } from '../helpers/factories.ts';
 import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
@@ -21,6 +22,7 @@ const ADMIN_PAGES = ['/app/accounts', '/app/webhooks', '/app/keys', '/app/member
 /** The admin pages over HTTP, without JavaScript: what issue 29's acceptance asks that needs no browser. */
 describe('dashboard admin pages', () => {
   let x: FakeX;
+  let bluesky: FakeBluesky;
   const env: Record<string, string> = {
     ...baseEnv,
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
@@ -32,9 +34,13 @@ describe('dashboard admin pages', () => {
   let receiver: Receiver;
   beforeAll(async () => {
     x = await startFakeX({ now: () => (bed.runtime ? bed.runtime.clock.now().getTime() : Date.now()) });
-    Object.assign(env, fakePlatformEnvironment({ x }));
+    bluesky = await startFakeBluesky({ now: () => (bed.runtime ? bed.runtime.clock.now().getTime() : Date.now()) });
+    Object.assign(env, fakePlatformEnvironment({ x, bluesky }));
   });
-  afterAll(() => x.close());
+  afterAll(async () => {
+    await x.close();
+    await bluesky.close();
+  });
   beforeEach(async () => {
     receiver = await startReceiver();
   });
@@ -276,6 +282,34 @@ describe('dashboard admin pages', () => {
     expect(accounts.text).toContain(`@${x.users[0]!.username}`);
     expect(accounts.text).toContain('<strong>Active</strong>');
     expect(accounts.text).toContain('Connected 1 account.');
+  });
+
+  it('accounts: "Connect Bluesky" signs in with an app password; a wrong one stores nothing and the password is not kept', async () => {
+    const admin = await signedIn();
+    const page = await admin.open('/app/accounts');
+    expect(page.text).toContain('<h3 id="connect-bluesky">Connect Bluesky</h3>');
+    const [account] = bluesky.accounts;
+
+    const refused = await admin.post('/app/accounts/connect-credentials', {
+      platform: 'bluesky',
+      identifier: account!.handle,
+      app_password: 'wrong-pass-word-here',
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.text).not.toContain('wrong-pass-word-here');
+    expect(bed.runtime.db.select().from(socialAccounts).all()).toEqual([]);
+
+    const connected = await admin.post('/app/accounts/connect-credentials', {
+      platform: 'bluesky',
+      identifier: account!.handle,
+      app_password: account!.appPassword,
+    });
+    expect(connected.status, connected.text).toBe(303);
+    const accounts = await admin.open(Browser.pathOf(connected.location));
+    expect(accounts.text).toContain(`@${account!.handle}`);
+    expect(accounts.text).toContain('<strong>Active</strong>');
+    const stored = JSON.stringify(bed.runtime.db.select().from(socialAccounts).all());
+    expect(stored).not.toContain(account!.appPassword);
   });
 
   it('accounts: a dashboard-started connection opened in another browser still asks for confirmation', async () => {
