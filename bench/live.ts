@@ -138,41 +138,41 @@ export async function benchLive(settings: LiveSettings): Promise<Row[]> {
   return [...(await benchLiveX(settings)), ...(await benchLiveBluesky(settings))];
 }
 
-async function benchLiveBluesky(settings: LiveSettings): Promise<Row[]> {
-  console.log(
-    `\n== Live publishing to the fake Bluesky: ${fmt(settings.items)} text posts, ${settings.concurrency} at a time, ${settings.rounds} interleaved rounds ==`,
-  );
-  const child = await startHttpChild('fake Bluesky', 'bench/fake-bluesky-child.ts', [], childEnv({}));
-  try {
-    const fake = fakeInfo<FakeBlueskyInfo>(child);
-    return [
-      await compareInterleaved({
-        name: `live publish to fake Bluesky, ${settings.concurrency} at a time`,
-        rawUnit: 'creates/s',
-        rounds: settings.rounds,
-        service: () => blueskyServiceRound(fake, settings),
-        raw: () => blueskyRawRound(fake, settings),
-      }),
-    ];
-  } finally {
-    await child.stop();
-  }
-}
+const benchLiveBluesky = (settings: LiveSettings) =>
+  benchLivePlatform<FakeBlueskyInfo>(settings, 'Bluesky', 'bench/fake-bluesky-child.ts', {
+    service: (fake) => blueskyServiceRound(fake, settings),
+    raw: (fake) => blueskyRawRound(fake, settings),
+  });
 
-async function benchLiveX(settings: LiveSettings): Promise<Row[]> {
+const benchLiveX = (settings: LiveSettings) =>
+  benchLivePlatform<FakeXInfo>(settings, 'X', 'bench/fake-x-child.ts', {
+    service: (fake) => serviceRound(fake, settings),
+    raw: (fake) => rawRound(fake, settings),
+  });
+
+/** One platform's rounds: the service and the raw calls against the same fake, in a process of its own. */
+async function benchLivePlatform<Info>(
+  settings: LiveSettings,
+  name: string,
+  childScript: string,
+  rounds: {
+    service: (fake: Info) => Promise<number>;
+    raw: (fake: Info) => Promise<number>;
+  },
+): Promise<Row[]> {
   console.log(
-    `\n== Live publishing to the fake X: ${fmt(settings.items)} text posts, ${settings.concurrency} at a time, ${settings.rounds} interleaved rounds ==`,
+    `\n== Live publishing to the fake ${name}: ${fmt(settings.items)} text posts, ${settings.concurrency} at a time, ${settings.rounds} interleaved rounds ==`,
   );
-  const child = await startHttpChild('fake X', 'bench/fake-x-child.ts', [], childEnv({}));
+  const child = await startHttpChild(`fake ${name}`, childScript, [], childEnv({}));
   try {
-    const fake = fakeInfo<FakeXInfo>(child);
+    const fake = fakeInfo<Info>(child);
     return [
       await compareInterleaved({
-        name: `live publish to fake X, ${settings.concurrency} at a time`,
+        name: `live publish to fake ${name}, ${settings.concurrency} at a time`,
         rawUnit: 'creates/s',
         rounds: settings.rounds,
-        service: () => serviceRound(fake, settings),
-        raw: () => rawRound(fake, settings),
+        service: () => rounds.service(fake),
+        raw: () => rounds.raw(fake),
       }),
     ];
   } finally {
