@@ -13,6 +13,7 @@ import { startCampaignGeneration } from '../jobs/campaign-generation.ts';
 import { startMaintenance } from '../jobs/maintenance.ts';
 import { startPublishing } from '../jobs/publish-run.ts';
 import { startWebhookDelivery } from '../jobs/webhook-delivery.ts';
+import { viewDocuments } from '../mcp/apps/views.ts';
 import { serveMcpStdio } from '../mcp/stdio.ts';
 import { exposedTools } from '../mcp/tool-selection.ts';
 import { createApp } from '../rest/app.ts';
@@ -108,6 +109,8 @@ async function serve(): Promise<void> {
   }
   server.on('request', createApp(runtime, createMetrics(runtime, { processMetrics: true })));
   const schedulers = startSchedulers(runtime);
+  // Built now (esbuild, in the background), so a host's first resources/read of a view does not wait.
+  viewDocuments().catch((error: unknown) => runtime.log.error({ err: error }, 'MCP App views could not be built'));
   // Before announcing it: whoever waits for the line may signal at once.
   onShutdown(runtime, checkpointer, (deadline) =>
     Promise.all([closeServer(server, deadline), schedulers.stop(deadline)]),
