@@ -1,22 +1,13 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runAdmin } from '../../src/cli/admin.ts';
+import { describe, expect, it } from 'vitest';
 import { usePasswordLink } from '../../src/core/people/users.ts';
 import { makeWorkspace } from '../helpers/factories.ts';
 import { call, startTestServer } from '../helpers/http.ts';
+import { runAdminCaptured } from '../helpers/admin-cli.ts';
 import { testRuntime } from '../helpers/runtime.ts';
 
 /** list-keys and list-users: what an admin sees of a workspace's keys and people from the shell. */
 describe('admin CLI: list-keys and list-users', () => {
-  afterEach(() => vi.restoreAllMocks());
-
-  const run = async (runtime: ReturnType<typeof testRuntime>, ...args: string[]) => {
-    const out: string[] = [];
-    vi.spyOn(console, 'log').mockImplementation((line: string) => void out.push(line));
-    vi.spyOn(console, 'error').mockImplementation((line: string) => void out.push(line));
-    const code = await runAdmin(runtime, args);
-    vi.restoreAllMocks();
-    return { code, out: out.join('\n') };
-  };
+  const run = runAdminCaptured;
 
   it('list-keys shows name, np_live_… with the last 4, created, last used and expiry, never a whole key', async () => {
     const runtime = testRuntime();

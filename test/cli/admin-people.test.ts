@@ -1,22 +1,13 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runAdmin } from '../../src/cli/admin.ts';
+import { describe, expect, it } from 'vitest';
 import { checkSignIn } from '../../src/core/people/sessions.ts';
 import { openLink, usePasswordLink } from '../../src/core/people/users.ts';
 import { makeWorkspace } from '../helpers/factories.ts';
+import { runAdminCaptured } from '../helpers/admin-cli.ts';
 import { testRuntime } from '../helpers/runtime.ts';
 
 /** The admin commands for people, run in process: what they print and what the links they print do. */
 describe('admin CLI: create-user and reset-password', () => {
-  afterEach(() => vi.restoreAllMocks());
-
-  const run = async (runtime: ReturnType<typeof testRuntime>, ...args: string[]) => {
-    const out: string[] = [];
-    vi.spyOn(console, 'log').mockImplementation((line: string) => void out.push(line));
-    vi.spyOn(console, 'error').mockImplementation((line: string) => void out.push(line));
-    const code = await runAdmin(runtime, args);
-    vi.restoreAllMocks();
-    return { code, out: out.join('\n') };
-  };
+  const run = runAdminCaptured;
 
   it('create-user prints an invite link that sets the password once; reset-password prints a new one', async () => {
     const runtime = testRuntime();
