@@ -15,6 +15,7 @@ import { startFakeThreads, type FakeThreads } from '../../fakes/threads.ts';
 import { startFakeTikTok, type FakeTikTok } from '../../fakes/tiktok.ts';
 import { startFakeX, type FakeX } from '../../fakes/x.ts';
 import { confirmationPageOf, confirmationRequest } from '../helpers/connect-confirmation.ts';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
 
 const KEY_LINE = /API key \(shown once[^\n]*?(np_live_[0-9A-Za-z]+)/;
@@ -142,6 +143,27 @@ export async function startLiveWorld(env: Record<string, string> = {}): Promise<
 }
 
 /** The workspace's live accounts on `platform`. */
+/**
+ * A live world whose workspace has a webhook on a loopback receiver for the account events
+ * (`social_account.connected` and `.disconnected`): what the connect and token-lifecycle tests read.
+ */
+export async function startLiveWorldWatchingAccounts(
+  env: Record<string, string> = {},
+): Promise<{ world: LiveWorld; receiver: Receiver }> {
+  const world = await startLiveWorld(env);
+  const receiver = await startReceiver();
+  const hook = await world.api('POST', '/api/v1/webhooks', {
+    url: `${receiver.url}/hook`,
+    events: ['social_account.connected', 'social_account.disconnected'],
+  });
+  expect(hook.status).toBe(201);
+  return { world, receiver };
+}
+
+/** The events of `type` the receiver got, parsed, in arrival order. */
+export const receivedEvents = (receiver: Receiver, type: string): any[] =>
+  receiver.requests.map((request) => JSON.parse(request.body)).filter((event) => event.type === type);
+
 export async function liveAccounts(world: LiveWorld, platform: LivePlatform): Promise<any[]> {
   const listed = await world.api('GET', '/api/v1/social-accounts');
   expect(listed.status).toBe(200);

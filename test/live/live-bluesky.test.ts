@@ -8,8 +8,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jpeg, png } from '../fixtures/media/files.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
-import { finished, liveAccounts, publishNow, startLiveWorld, uploadMedia, type LiveWorld } from './harness.ts';
+import type { Receiver } from '../helpers/webhook-receiver.ts';
+import {
+  finished,
+  liveAccounts,
+  publishNow,
+  uploadMedia,
+  type LiveWorld,
+  receivedEvents,
+  startLiveWorldWatchingAccounts,
+} from './harness.ts';
 
 const SLOW = 120_000;
 
@@ -18,21 +26,14 @@ describe('live publishing: Bluesky through the real server', () => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    world = await startLiveWorld();
-    receiver = await startReceiver();
-    const hook = await world.api('POST', '/api/v1/webhooks', {
-      url: `${receiver.url}/hook`,
-      events: ['social_account.connected', 'social_account.disconnected'],
-    });
-    expect(hook.status).toBe(201);
+    ({ world, receiver } = await startLiveWorldWatchingAccounts());
   }, SLOW);
   afterAll(async () => {
     await world?.close();
     await receiver?.close();
   });
 
-  const webhookEvents = (type: string) =>
-    receiver.requests.map((request) => JSON.parse(request.body)).filter((event) => event.type === type);
+  const webhookEvents = (type: string) => receivedEvents(receiver, type);
   const account = () => world.bluesky.accounts[0]!;
   const connect = (body: Record<string, unknown>) =>
     world.api('POST', '/api/v1/social-accounts/connect', { platform: 'bluesky', ...body });

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../helpers/eventually.ts';
 import { isoMedia, jpeg, png, webp } from '../fixtures/media/files.ts';
-import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
+import type { Receiver } from '../helpers/webhook-receiver.ts';
 import { confirmationPageOf } from '../helpers/connect-confirmation.ts';
 import {
   confirmInBrowser,
@@ -19,9 +19,10 @@ import {
   finished,
   liveAccounts,
   publishNow,
-  startLiveWorld,
   uploadMedia,
   type LiveWorld,
+  receivedEvents,
+  startLiveWorldWatchingAccounts,
 } from './harness.ts';
 
 const SLOW = 120_000;
@@ -34,21 +35,14 @@ describe('live publishing II: Facebook Pages, Instagram and TikTok through the r
 
   beforeAll(async () => {
     // Thirty-odd uploads in a few seconds: more than the media bucket's default per minute.
-    world = await startLiveWorld({ RATE_LIMIT_MEDIA: '200' });
-    receiver = await startReceiver();
-    const hook = await world.api('POST', '/api/v1/webhooks', {
-      url: `${receiver.url}/hook`,
-      events: ['social_account.connected', 'social_account.disconnected'],
-    });
-    expect(hook.status).toBe(201);
+    ({ world, receiver } = await startLiveWorldWatchingAccounts({ RATE_LIMIT_MEDIA: '200' }));
   }, SLOW);
   afterAll(async () => {
     await world?.close();
     await receiver?.close();
   });
 
-  const webhookEvents = (type: string) =>
-    receiver.requests.map((request) => JSON.parse(request.body)).filter((event) => event.type === type);
+  const webhookEvents = (type: string) => receivedEvents(receiver, type);
 
   /** Every publish result of the items, checked published with a URL of the pattern. */
   const expectPublished = async (ids: string[], platform: string, url: RegExp) => {

@@ -6,8 +6,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isoMedia, png } from '../fixtures/media/files.ts';
-import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
-import { connectThroughConsent, finished, publishNow, startLiveWorld, uploadMedia, type LiveWorld } from './harness.ts';
+import type { Receiver } from '../helpers/webhook-receiver.ts';
+import {
+  connectThroughConsent,
+  finished,
+  publishNow,
+  uploadMedia,
+  type LiveWorld,
+  receivedEvents,
+  startLiveWorldWatchingAccounts,
+} from './harness.ts';
 
 const SLOW = 120_000;
 
@@ -17,21 +25,14 @@ describe('live publishing through the real server and the fake platforms', () =>
   const accounts: Record<string, any> = {};
 
   beforeAll(async () => {
-    world = await startLiveWorld();
-    receiver = await startReceiver();
-    const hook = await world.api('POST', '/api/v1/webhooks', {
-      url: `${receiver.url}/hook`,
-      events: ['social_account.connected', 'social_account.disconnected'],
-    });
-    expect(hook.status).toBe(201);
+    ({ world, receiver } = await startLiveWorldWatchingAccounts());
   }, SLOW);
   afterAll(async () => {
     await world?.close();
     await receiver?.close();
   });
 
-  const webhookEvents = (type: string) =>
-    receiver.requests.map((request) => JSON.parse(request.body)).filter((event) => event.type === type);
+  const webhookEvents = (type: string) => receivedEvents(receiver, type);
 
   for (const [platform, fake] of [
     ['twitter', () => world.x],
