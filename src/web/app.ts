@@ -3,6 +3,7 @@ import express, { Router, type NextFunction, type Request, type RequestHandler, 
 import helmet from 'helmet';
 import { Eta } from 'eta';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,10 +11,15 @@ import { type ContentStatus } from '../../db/schema/index.ts';
 import { PLATFORMS } from '../core/platforms/registry.ts';
 import { updateAccount } from '../core/accounts/get-account.ts';
 import { boundedMemo } from '../core/bounded-memo.ts';
-import { listCampaigns } from '../core/campaigns/operations.ts';
 import { contextFor, type Runtime, type ServiceContext } from '../core/context.ts';
 import { updateContent } from '../core/content/operations.ts';
-import { browseContent, calendarContent, reviewContent, type ReviewItem } from '../core/content/review.ts';
+import {
+  browseContent,
+  calendarContent,
+  reviewContent,
+  type CampaignChoice,
+  type ReviewItem,
+} from '../core/content/review.ts';
 import type { ContentRow } from '../core/content/serialize.ts';
 import { RateLimitError, ServiceError } from '../core/errors.ts';
 import { executeOperation, type Operation } from '../core/operation.ts';
@@ -30,13 +36,16 @@ import { openLink, usePasswordLink } from '../core/people/users.ts';
 import { derivedKey } from '../core/secrets.ts';
 import { dayKey, fromLocal, localParts, moveToDay, parseLocalInput, toLocalInput } from '../core/time-zones.ts';
 import { ERROR_STATUS } from '../rest/errors.ts';
-import { platformName, renderMediaStrip, renderPreviewCard } from './preview/platform-preview.ts';
+import { platformName, renderHashtagLine, renderMediaStrip, renderPreviewCard } from './preview/platform-preview.ts';
 import { adminPages } from './admin/index.ts';
+import { PARTS_SLOT, sendInParts } from './send-in-parts.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 const HTMX_FILE = require.resolve('htmx.org/dist/htmx.min.js');
 const eta = new Eta({ views: join(here, 'views'), autoEscape: true, cache: true, autoTrim: false });
+/** A list's row, rendered once per item: compiled once, so no row looks its template up by name again. */
+const itemRowTemplate = eta.compile(readFileSync(join(here, 'views', 'item-row.eta'), 'utf8'));
 
 const STATUS_LABELS: Record<ContentStatus, string> = {
   draft: 'Draft',
@@ -142,7 +151,20 @@ export function webRoutes(runtime: Runtime): Router {
     next();
   });
 
-  const page = (res: Response, title: string, view: string, data: Record<string, unknown>, nav?: string) => {
+  /**
+   * Renders `view` inside the layout and sends it. A long list passes its rows as `parts`, each
+   * rendered on its own, and its view puts PARTS_SLOT where they go: the page is then encoded a
+   * part at a time and sent as one buffer, never joined into one long string first (see
+   * sendInParts).
+   */
+  const page = (
+    res: Response,
+    title: string,
+    view: string,
+    data: Record<string, unknown>,
+    nav?: string,
+    parts?: readonly string[],
+  ) => {
     const { signedIn, csrf } = locals(res);
     const body = eta.render(view, { ...data, csrf });
     const me = signedIn && {
@@ -150,7 +172,9 @@ export function webRoutes(runtime: Runtime): Router {
       role: signedIn.principal.role,
       workspace: signedIn.workspace.name,
     };
-    res.type('html').send(eta.render('layout', { title, body, me, csrf, nav, notice: data.notice, error: data.error }));
+    const html = eta.render('layout', { title, body, me, csrf, nav, notice: data.notice, error: data.error });
+    if (parts) sendInParts(res.type('html'), html, parts);
+    else res.type('html').send(html);
   };
 
   /** Pages past sign-in: the person, or a redirect to sign in that comes back here. */
@@ -278,25 +302,31 @@ export function webRoutes(runtime: Runtime): Router {
 
   // --- lists
   const fmt = (who: SignedIn, at: Date | null) => (at ? dateTimeFormat(who.workspace.timezone).format(at) : null);
+  const sameList = (a: readonly string[], b: readonly string[]) =>
+    a.length === b.length && a.every((value, i) => value === b[i]);
   const titleOf = (row: ContentRow) => {
     const chars = [...row.caption.split('\n')[0]!];
     return chars.length > 60 ? `${chars.slice(0, 60).join('')}…` : chars.join('');
   };
   /**
-   * The item's preview cards; in a list (`shareMedia`), media every platform gets alike are shown once
-   * above the cards instead of once per card.
+   * The item's preview cards. In a list, the media and the hashtags every platform gets alike are
+   * shown once above the cards instead of once per card, and the cards stop at each platform's fold
+   * (the whole caption is above them).
    */
-  const previewCards = (previews: ReviewItem['previews'], shareMedia: boolean) => {
-    const first = previews[0]?.mediaUrls ?? [];
-    const alike =
-      shareMedia &&
-      previews.every((p) => p.mediaUrls.length === first.length && p.mediaUrls.every((url, i) => url === first[i]));
+  const previewCards = (previews: ReviewItem['previews'], inList: boolean) => {
+    const first = inList ? previews[0] : undefined;
+    const mediaAlike = first !== undefined && previews.every((p) => sameList(p.mediaUrls, first.mediaUrls));
+    const hashtagsAlike = first !== undefined && previews.every((p) => sameList(p.hashtags, first.hashtags));
     return {
-      media: alike ? renderMediaStrip(first) : '',
-      cards: previews.map((p) => renderPreviewCard(p, { showMedia: !alike })).join(''),
+      shared:
+        (mediaAlike ? renderMediaStrip(first.mediaUrls) : '') +
+        (hashtagsAlike ? renderHashtagLine(first.hashtags) : ''),
+      cards: previews
+        .map((p) => renderPreviewCard(p, { showMedia: !mediaAlike, showHashtags: !hashtagsAlike, compact: inList }))
+        .join(''),
     };
   };
-  const itemView = (who: SignedIn, { row, previews }: ReviewItem, shareMedia = false) => ({
+  const itemView = (who: SignedIn, { row, previews }: ReviewItem, inList = false) => ({
     id: row.id,
     title: titleOf(row),
     caption: row.caption,
@@ -305,7 +335,7 @@ export function webRoutes(runtime: Runtime): Router {
     created: fmt(who, row.createdAt),
     scheduled: fmt(who, row.scheduledFor),
     reviewNote: row.reviewNote,
-    ...previewCards(previews, shareMedia),
+    ...previewCards(previews, inList),
   });
   const canReview = (who: SignedIn) => who.principal.role !== null && roleIncludes(who.principal.role, 'approver');
   const queryString = (q: Record<string, unknown>) => {
@@ -346,9 +376,11 @@ export function webRoutes(runtime: Runtime): Router {
         cursor: q.cursor,
         limit: q.limit ?? '20',
       };
-      const result = await run<{ items: ReviewItem[]; nextCursor: string | null }>(who, browseContent, input);
-      const campaigns = (await run<{ data: Array<{ id: string; name: string }> }>(who, listCampaigns, { limit: 100 }))
-        .data;
+      const result = await run<{ items: ReviewItem[]; nextCursor: string | null; campaigns: CampaignChoice[] }>(
+        who,
+        browseContent,
+        input,
+      );
       const path = `/app/${kind}`;
       // Back to this list as filtered, without the notice of the action that led here.
       const { done: _shown, ...filtersOfList } = q;
@@ -371,6 +403,10 @@ export function webRoutes(runtime: Runtime): Router {
               })
               .join('')}</ul></nav>`
           : '';
+      const rowData = { csrf: locals(res).csrf, canReview: canReview(who), back };
+      const rows = result.items.map((item) =>
+        eta.render(itemRowTemplate, { ...rowData, item: itemView(who, item, true) }),
+      );
       const body = eta.render('items', {
         csrf: locals(res).csrf,
         filters: true,
@@ -380,9 +416,10 @@ export function webRoutes(runtime: Runtime): Router {
         search: q.search,
         campaign: q.campaign,
         platform: q.platform,
-        campaigns,
+        campaigns: result.campaigns,
         platforms: PLATFORMS.map((id) => ({ id, name: platformName(id) })),
-        items: result.items.map((item) => itemView(who, item, true)),
+        hasItems: result.items.length > 0,
+        rows: PARTS_SLOT,
         canReview: canReview(who),
         back,
         ...emptyState(kind, path, q, status),
@@ -394,6 +431,7 @@ export function webRoutes(runtime: Runtime): Router {
         'message-raw',
         { raw: tabs + body, notice: noticeOf(q.done) },
         kind,
+        rows.length > 0 ? rows : undefined,
       );
     };
   router.get('/inbox', listPage('inbox'));

@@ -141,6 +141,38 @@ describe('dashboard pages', () => {
     expect((await browser.post(`/app/content/${foreign.id}/approve`, {})).status).toBe(404);
   });
 
+  it('the inbox shows every item in order, each caption whole above cards cut at the fold; the item page shows all', async () => {
+    const captions = ['first', 'second', 'third'].map((n) => `The ${n} post. ${'Long enough to fold. '.repeat(12)}`);
+    const items = captions.map((caption) =>
+      makeContent(bed.runtime, bed.ws.workspace, {
+        status: 'pending_review',
+        caption,
+        hashtags: ['spring', 'sale'],
+        content_type: 'text_only',
+        target_platforms: ['instagram', 'linkedin'],
+      }),
+    );
+    const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
+    const browser = new Browser(bed);
+    await browser.signIn(person.email, person.password);
+    const inbox = await browser.open('/app/inbox?limit=50');
+    expect(inbox.status).toBe(200);
+    expect(Number(inbox.headers.get('content-length'))).toBe(Buffer.byteLength(inbox.text));
+    expect(inbox.text).toMatch(/<\/html>\s*$/);
+    // Newest first, each row once, and nothing of the rows' placeholder left in the page.
+    const order = [...inbox.text.matchAll(/<li class="item" id="item-([^"]+)"/g)].map((m) => m[1]);
+    expect(order).toEqual(items.map((item) => item.id).reverse());
+    expect(inbox.text).not.toContain('<!--parts-->');
+    for (const caption of captions) expect(inbox.text).toContain(`<p class="caption">${caption}</p>`);
+    // Both platforms read the same hashtags: said once per item, not once per card.
+    expect(inbox.text.match(/<p class="tags">Hashtags: #spring #sale<\/p>/g)).toHaveLength(3);
+    expect(inbox.text.match(/<span class="fold">…more<\/span>/g)).toHaveLength(6);
+    expect(inbox.text).not.toContain('Text after “…more”');
+    const page = (await browser.open(`/app/content/${items[0]!.id}`)).text;
+    expect(page.match(/<summary>Text after “…more”<\/summary>/g)).toHaveLength(2);
+    expect(page.match(/<p class="tags">Hashtags: #spring #sale<\/p>/g)).toHaveLength(2);
+  });
+
   it('a 297-weighted X caption shows the problem on its X card only', async () => {
     for (const platform of ['twitter', 'linkedin'])
       connectSocialAccount(bed.runtime, { workspaceId: bed.ws.workspace.id, platform, username: `acct_${platform}` });

@@ -4,6 +4,8 @@ import type { PlatformPreviewData } from '../../src/core/content/review.ts';
 import {
   cardProblems,
   foldIndex,
+  platformName,
+  renderHashtagLine,
   renderMediaStrip,
   renderPreviewCard,
 } from '../../src/web/preview/platform-preview.ts';
@@ -56,6 +58,36 @@ describe('platform preview card', () => {
     expect(card).toContain('Instagram shows the first 125 characters, then “…more”.');
     const short = renderPreviewCard(preview({ text: 'Short enough' }));
     expect(short).not.toContain('…more');
+  });
+
+  it('in a list, stops at the fold without the rest of the text, which the caption above shows whole', () => {
+    const text = `${'a'.repeat(124)}é👍 and the rest`;
+    const card = renderPreviewCard(preview({ platform: 'instagram', name: 'Instagram', text, foldAt: 125 }), {
+      compact: true,
+    });
+    expect(card).toContain(`<p class="text">${'a'.repeat(124)}é<span class="fold">…more</span></p>`);
+    expect(card).not.toContain('and the rest');
+    expect(card).not.toContain('Instagram shows the first');
+    // Text the platform shows whole is shown whole, folded or not.
+    const x = renderPreviewCard(preview({ platform: 'twitter', name: 'X', text: 'All of it', foldAt: null }), {
+      compact: true,
+    });
+    expect(x).toContain('<p class="text">All of it</p>');
+  });
+
+  it('leaves out hashtags and media shown once above the cards, and renders that line alone', () => {
+    const data = preview({ hashtags: ['spring', 'sale'], mediaUrls: ['https://cdn.example/a.jpg'] });
+    expect(renderPreviewCard(data)).toContain('<p class="tags">Hashtags: #spring #sale</p>');
+    const card = renderPreviewCard(data, { showHashtags: false, showMedia: false });
+    expect(card).not.toContain('Hashtags');
+    expect(card).not.toContain('<img');
+    expect(renderHashtagLine(['spring', 'sale'])).toBe('<p class="tags">Hashtags: #spring #sale</p>');
+    expect(renderHashtagLine([])).toBe('');
+  });
+
+  it('names every platform the way people do', () => {
+    expect(platformName('twitter')).toBe('X');
+    expect(platformName('bluesky')).toBe('Bluesky');
   });
 
   it('counts the fold in code points, so an emoji is never cut in half', () => {

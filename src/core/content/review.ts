@@ -1,6 +1,7 @@
 import { and, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
-import { CONTENT_STATUSES, content, type Platform } from '../../../db/schema/index.ts';
+import { preparedStatements } from '../../../db/client.ts';
+import { CONTENT_STATUSES, campaigns, content, type Platform } from '../../../db/schema/index.ts';
 import { platformEntry, PLATFORMS } from '../platforms/registry.ts';
 import type { ServiceContext } from '../context.ts';
 import { defineOperation } from '../operation.ts';
@@ -86,15 +87,34 @@ export interface ReviewItem {
   previews: PlatformPreviewData[];
 }
 
+/** How many campaigns a list offers to filter by, newest first. */
+export const CAMPAIGN_CHOICES = 100;
+
+export interface CampaignChoice {
+  id: string;
+  name: string;
+}
+
+const statements = preparedStatements((db) => ({
+  campaignChoices: db
+    .select({ id: campaigns.id, name: campaigns.name })
+    .from(campaigns)
+    .where(eq(campaigns.workspaceId, sql.placeholder('workspaceId')))
+    .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
+    .limit(CAMPAIGN_CHOICES)
+    .prepare(),
+}));
+
 /**
  * The dashboard's lists (the inbox, the content list): newest first, filtered by status, campaign,
- * target platform and caption text, each item with its previews. A read: any role may.
+ * target platform and caption text, each item with its previews, and the campaigns a person can
+ * filter by. One read for the whole page: any role may.
  */
 export const browseContent = defineOperation({
   name: 'browseContent',
   buckets: ['read'],
   input: BrowseContentInput,
-  output: z.custom<{ items: ReviewItem[]; nextCursor: string | null }>(),
+  output: z.custom<{ items: ReviewItem[]; nextCursor: string | null; campaigns: CampaignChoice[] }>(),
   run(ctx, input) {
     const filters: SQL[] = [
       eq(content.workspaceId, ctx.workspace.id),
@@ -119,6 +139,7 @@ export const browseContent = defineOperation({
     return {
       items: page.map((row) => ({ row, previews: previews.get(row.id)! })),
       nextCursor: rows.length > input.limit && last ? cursorOf(last) : null,
+      campaigns: statements(ctx.db).campaignChoices.all({ workspaceId: ctx.workspace.id }),
     };
   },
 });

@@ -1,5 +1,5 @@
-import { and, count, eq, isNotNull, ne } from 'drizzle-orm';
-import type { Db } from '../../../db/client.ts';
+import { and, count, eq, isNotNull, ne, sql } from 'drizzle-orm';
+import { preparedStatements, type Db } from '../../../db/client.ts';
 import { ServiceError } from '../errors.ts';
 import { memberships, users, type Role } from '../../../db/schema/index.ts';
 
@@ -14,14 +14,24 @@ export interface Member {
 
 /** A person's membership of a workspace, or undefined: another workspace's people are not found. */
 export function membershipOf(db: Db, workspaceId: string, userId: string): Member | undefined {
-  const row = db
+  const row = statements(db).membership.get({ workspaceId, userId });
+  return row && { user: { id: row.id, email: row.email }, role: row.role };
+}
+
+// Prepared: every dashboard request asks it, through its session.
+const statements = preparedStatements((db) => ({
+  membership: db
     .select({ id: users.id, email: users.email, role: memberships.role })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
-    .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, userId)))
-    .get();
-  return row && { user: { id: row.id, email: row.email }, role: row.role };
-}
+    .where(
+      and(
+        eq(memberships.workspaceId, sql.placeholder('workspaceId')),
+        eq(memberships.userId, sql.placeholder('userId')),
+      ),
+    )
+    .prepare(),
+}));
 
 export const LAST_ADMIN_REFUSAL =
   'This is the last admin of the workspace, who cannot be removed or given another role: make someone else admin first.';

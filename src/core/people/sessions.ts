@@ -1,6 +1,6 @@
-import { and, asc, count, eq, gt, lte, or } from 'drizzle-orm';
+import { and, asc, count, eq, gt, lte, or, sql } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
-import { writeTransaction } from '../../../db/client.ts';
+import { preparedStatements, writeTransaction } from '../../../db/client.ts';
 import { sessions, signInFailures } from '../../../db/schema/index.ts';
 import { findWorkspace, type Workspace } from '../accounts/workspaces.ts';
 import type { Runtime } from '../context.ts';
@@ -78,7 +78,7 @@ export function startSession(runtime: Runtime, userId: string, workspaceId: stri
 export function resolveSession(runtime: Runtime, token: string | undefined): SignedIn | null {
   if (!token || token.length > 100) return null;
   const tokenHash = sha256Hex(token);
-  const row = runtime.db.select().from(sessions).where(eq(sessions.tokenHash, tokenHash)).get();
+  const row = statements(runtime.db).session.get({ tokenHash });
   if (!row) return null;
   const now = runtime.clock.now();
   if (row.expiresAt <= now || now.getTime() - row.lastSeenAt.getTime() >= SESSION_IDLE_MS) {
@@ -93,6 +93,15 @@ export function resolveSession(runtime: Runtime, token: string | undefined): Sig
   }
   return { user: member.user, workspace, principal: personPrincipal(member.user, member.role), sessionHash: tokenHash };
 }
+
+// Prepared: every dashboard request reads its session.
+const statements = preparedStatements((db) => ({
+  session: db
+    .select()
+    .from(sessions)
+    .where(eq(sessions.tokenHash, sql.placeholder('tokenHash')))
+    .prepare(),
+}));
 
 /** Signs out: the session's row is deleted, so its cookie is worthless from now on. */
 export function endSession(runtime: Runtime, token: string | undefined): void {

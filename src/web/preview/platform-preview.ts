@@ -15,6 +15,7 @@ export const PLATFORM_NAMES: Record<string, string> = {
   facebook: 'Facebook',
   tiktok: 'TikTok',
   threads: 'Threads',
+  bluesky: 'Bluesky',
 };
 
 export const platformName = (platform: string): string => PLATFORM_NAMES[platform] ?? platform;
@@ -24,6 +25,17 @@ const nameOf = (preview: PlatformPreviewData): string => preview.name ?? platfor
 /** A platform's own message about the text's length, which the card says in its own words instead. */
 const LENGTH_PROBLEM = /text is \d+ [a-z ]+; the limit is \d+/;
 
+const idPatterns = new Map<string, RegExp>();
+/** A platform's id as a word; built once per platform, not once per card. */
+function platformIdPattern(platform: string): RegExp {
+  let pattern = idPatterns.get(platform);
+  if (!pattern) {
+    pattern = new RegExp(`\\b${platform.replace(/[^a-z0-9_-]/gi, '')}\\b`, 'g');
+    idPatterns.set(platform, pattern);
+  }
+  return pattern;
+}
+
 /** Every reason the card shows, the length first ("X: 297 of 280 characters"), the platform by its name. */
 export function cardProblems(preview: PlatformPreviewData): string[] {
   const name = nameOf(preview);
@@ -31,7 +43,7 @@ export function cardProblems(preview: PlatformPreviewData): string[] {
   const overLimit = preview.limit !== null && preview.length > preview.limit;
   if (overLimit) problems.push(`${name}: ${preview.length} of ${preview.limit} characters`);
   // Readiness speaks of platforms by id ("No connected twitter account"); a person knows them by name.
-  const id = new RegExp(`\\b${preview.platform.replace(/[^a-z0-9_-]/gi, '')}\\b`, 'g');
+  const id = platformIdPattern(preview.platform);
   for (const problem of preview.problems) {
     if (overLimit && LENGTH_PROBLEM.test(problem)) continue;
     problems.push(name === preview.platform ? problem : problem.replace(id, name));
@@ -54,9 +66,13 @@ export function foldIndex(text: string, foldAt: number | null): number | null {
   return index < text.length ? index : null;
 }
 
-/** The text as the feed first shows it, then "…more"; the rest is one click away, as in the feed. */
-function foldedText(text: string, cut: number | null): SafeHtml {
+/**
+ * The text as the feed first shows it, then "…more"; the rest is one click away, as in the feed, or
+ * left out where the whole text is already on the page (`withRest: false`).
+ */
+function foldedText(text: string, cut: number | null, withRest: boolean): SafeHtml {
   if (cut === null) return html`<p class="text">${text}</p>`;
+  if (!withRest) return html`<p class="text">${text.slice(0, cut)}<span class="fold">…more</span></p>`;
   return html`<p class="text">${text.slice(0, cut)}<span class="fold">…more</span></p>
     <details class="rest">
       <summary>Text after “…more”</summary>
@@ -77,6 +93,18 @@ function mediaList(urls: readonly string[]): SafeHtml | '' {
   </ol>`;
 }
 
+/** The hashtags the platform reads in the text, in order. */
+function hashtagLine(hashtags: readonly string[]): SafeHtml | '' {
+  if (hashtags.length === 0) return '';
+  return html`<p class="tags">Hashtags: ${hashtags.map((tag) => `#${tag}`).join(' ')}</p>`;
+}
+
+/** The hashtags of an item shown once, above cards that then leave them out (`showHashtags: false`). */
+export function renderHashtagLine(hashtags: readonly string[]): string {
+  const line = hashtagLine(hashtags);
+  return line === '' ? '' : line.value;
+}
+
 /**
  * The media of an item shown once, above cards that then leave them out (`showMedia: false`): a list
  * of many items need not show the same thumbnails once per platform.
@@ -90,6 +118,14 @@ export interface PreviewCardOptions {
   headingLevel?: 3 | 4;
   /** False when the same media are shown once for every card (renderMediaStrip). */
   showMedia?: boolean;
+  /** False when the same hashtags are shown once for every card (renderHashtagLine). */
+  showHashtags?: boolean;
+  /**
+   * For lists that show each item's whole caption above its cards: the text stops at the fold, without
+   * the text after "…more" or the sentence explaining the fold, which would repeat the caption once
+   * more per platform. The item's own page shows whole cards.
+   */
+  compact?: boolean;
 }
 
 export function renderPreviewCard(preview: PlatformPreviewData, options: PreviewCardOptions = {}): string {
@@ -103,11 +139,10 @@ export function renderPreviewCard(preview: PlatformPreviewData, options: Preview
       ? html`<p class="count">${preview.length} ${preview.unit}</p>`
       : html`<p class="count${over ? ' over' : ''}">${preview.length} of ${preview.limit} ${preview.unit}</p>`;
   const fold =
-    cut !== null ? html`<p class="hint">${name} shows the first ${preview.foldAt} characters, then “…more”.</p>` : '';
-  const tags =
-    preview.hashtags.length > 0
-      ? html`<p class="tags">Hashtags: ${preview.hashtags.map((tag) => `#${tag}`).join(' ')}</p>`
+    cut !== null && !options.compact
+      ? html`<p class="hint">${name} shows the first ${preview.foldAt} characters, then “…more”.</p>`
       : '';
+  const tags = options.showHashtags === false ? '' : hashtagLine(preview.hashtags);
   const media = options.showMedia === false ? '' : mediaList(preview.mediaUrls);
   const verdict =
     problems.length > 0
@@ -120,6 +155,6 @@ export function renderPreviewCard(preview: PlatformPreviewData, options: Preview
     class="card card-${preview.platform}${problems.length > 0 ? ' has-problems' : ''}"
     aria-label="${name} preview"
   >
-    ${heading}${count}${foldedText(preview.text, cut)}${fold}${tags}${media}${verdict}
+    ${heading}${count}${foldedText(preview.text, cut, !options.compact)}${fold}${tags}${media}${verdict}
   </article>`.value;
 }
