@@ -49,7 +49,11 @@ describe('the accounts page in a browser', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     // The fakes keep the service's time, so tokens expire when the service thinks they do.
     const now = () => (runtime ? runtime.clock.now().getTime() : Date.now());
-    [x, bluesky, facebook] = await Promise.all([startFakeX({ now }), startFakeBluesky({ now }), startFakeFacebook({ now })]);
+    [x, bluesky, facebook] = await Promise.all([
+      startFakeX({ now }),
+      startFakeBluesky({ now }),
+      startFakeFacebook({ now }),
+    ]);
   });
   afterAll(async () => {
     await Promise.all([x?.close(), bluesky?.close(), facebook?.close()]);
@@ -57,7 +61,11 @@ describe('the accounts page in a browser', { timeout: 120_000 }, () => {
   beforeEach(async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    runtime = testRuntime({ env: { ...fakePlatformEnvironment({ x, bluesky, facebook }), PUBLIC_BASE_URL: url } });
+    runtime = testRuntime({
+      // The browser judges cookie expiry by its own clock: the service's starts at the same time.
+      start: new Date().toISOString(),
+      env: { ...fakePlatformEnvironment({ x, bluesky, facebook }), PUBLIC_BASE_URL: url },
+    });
     const listening = createApp(runtime).listen(port, '127.0.0.1');
     await new Promise<void>((resolve) => listening.once('listening', () => resolve()));
     server = {
@@ -99,11 +107,14 @@ describe('the accounts page in a browser', { timeout: 120_000 }, () => {
   const throughXConsent = async (page: Page, button: string) => {
     const consentsBefore = x.log.calls('authorize').length;
     await page.getByRole('button', { name: button }).click();
-    await page.waitForURL(`${server.url}/app/accounts?**`, { timeout: 5000 }).catch(async (e) => {
-      throw new Error(`${e}\n${page.url()}\n${(await page.content()).slice(0, 3000)}`);
-    });
+    await page.waitForURL(`${server.url}/app/accounts?**`);
     // The browser itself went to the platform's consent page, which redirected it back.
-    expect(x.log.calls('authorize').slice(consentsBefore).map((entry) => entry.status)).toEqual([302]);
+    expect(
+      x.log
+        .calls('authorize')
+        .slice(consentsBefore)
+        .map((entry) => entry.status),
+    ).toEqual([302]);
   };
 
   /** Publishes a text post to X now, through REST and the publishing run; answers the item afterwards. */
@@ -138,7 +149,9 @@ describe('the accounts page in a browser', { timeout: 120_000 }, () => {
       expect(text).toContain('Active · Live');
       expect(text).toContain(`Token expires: ${shownTime(account.token_expires_at)}`);
       await expect(
-        card(page, name).getByRole('link', { name: `Profile of @${user.username} on X` }).getAttribute('href'),
+        card(page, name)
+          .getByRole('link', { name: `Profile of @${user.username} on X` })
+          .getAttribute('href'),
       ).resolves.toBe(`https://x.com/${user.username}`);
     });
 
@@ -236,8 +249,13 @@ describe('the accounts page in a browser', { timeout: 120_000 }, () => {
     await throughXConsent(page, 'Connect X');
     x.script.revoke(user.id);
     await publishToX('Refused, for the screenshot');
-    await page.goto(`${server.url}/app/accounts`);
-    await page.getByRole('link', { name: 'Disconnect @gone on LinkedIn' }).click();
+    const shown = await page.goto(`${server.url}/app/accounts`);
+    // The page's forms may lead to the configured platforms' consent pages, and to nowhere else.
+    const formAction = (await shown!.headerValue('content-security-policy'))!
+      .split(';')
+      .find((directive) => directive.startsWith('form-action'));
+    expect(formAction).toBe(`form-action 'self' ${new URL(x.url).origin} ${new URL(facebook.url).origin}`);
+    await page.getByRole('link', { name: 'Disconnect gone on LinkedIn' }).click();
     await page.getByRole('button', { name: 'Disconnect' }).click();
     const account = bluesky.accounts[0]!;
     await page.getByLabel('Handle or email').fill(account.handle);
@@ -252,6 +270,12 @@ describe('the accounts page in a browser', { timeout: 120_000 }, () => {
     await expect(page.getByRole('listitem').filter({ hasText: 'LinkedIn:' }).innerText()).resolves.toBe(
       'LinkedIn: not configured. The operator sets LINKEDIN_CLIENT_ID and LINKEDIN_CLIENT_SECRET, then restarts the service.',
     );
+    // The two fields of the Bluesky form look alike (the handle's once lacked the text field's style).
+    const form = page.getByRole('form', { name: 'Connect Bluesky' });
+    const heights = await Promise.all(
+      ['Handle or email', 'App password'].map(async (label) => (await form.getByLabel(label).boundingBox())!.height),
+    );
+    expect(heights[0]).toBe(heights[1]);
     const findings = [];
     for (const [viewport, width] of [
       [DESKTOP, 'desktop'],
