@@ -161,10 +161,15 @@ describe('the accounts page in a browser', { timeout: 120_000 }, () => {
       const form = page.getByRole('form', { name: 'Connect Bluesky' });
       await form.getByLabel('Handle or email').fill(account.handle);
       await form.getByLabel('App password').fill('wrong-pass-word-here');
-      await form.getByRole('button', { name: 'Connect Bluesky' }).click();
+      const [refusal] = await Promise.all([
+        page.waitForResponse(`${server.url}/app/accounts/connect-credentials`),
+        form.getByRole('button', { name: 'Connect Bluesky' }).click(),
+      ]);
+      expect(refusal.status()).toBe(422);
       await page.waitForLoadState();
       await expect(page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('That did not work');
-      await expect(page.locator('main').innerText()).resolves.toMatch(/password/i);
+      // Bluesky's own reason, relayed.
+      await expect(page.locator('main').innerText()).resolves.toContain('Invalid identifier or password');
       expect(await page.content()).not.toContain('wrong-pass-word-here');
       expect(await restAccounts()).toEqual([]);
 
