@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import type { Runtime } from '../../core/context.ts';
 import type { ListEnvelope } from '../../core/pagination.ts';
 import {
@@ -8,6 +8,7 @@ import {
   accountHandle,
   oauthApp,
   oauthAppConfig,
+  oauthProvider,
 } from '../../core/platforms/registry.ts';
 import { startSessionConnection } from '../../core/social-accounts/connect.ts';
 import { disconnectAccount } from '../../core/social-accounts/disconnect.ts';
@@ -21,6 +22,36 @@ const STATUS_LABELS: Record<SocialAccountResource['status'], string> = {
   disconnected: 'Disconnected',
 };
 
+/**
+ * The origins of the consent pages of the configured OAuth platforms, as their connect links name
+ * them. A placeholder state (and PKCE challenge) is enough: only the origin is read.
+ */
+function consentOrigins(runtime: Runtime): string[] {
+  const origins = new Set<string>();
+  for (const platform of OAUTH_PLATFORMS) {
+    const app = oauthApp(runtime.config, platform);
+    const provider = oauthProvider(runtime.config, runtime.clock, platform);
+    if (!app || !provider) continue;
+    origins.add(new URL(provider.authorizeUrl(app, { state: 'origin', codeChallenge: 'A'.repeat(43) })).origin);
+  }
+  return [...origins];
+}
+
+/**
+ * "Connect" and "Reconnect" are form POSTs answered with a redirect to the platform's consent page, and
+ * a browser holds a form's whole redirect chain to the page's `form-action`: with `'self'` alone it
+ * stops at the 303 and nothing happens. This page's forms may therefore also lead to the configured
+ * platforms' consent origins (and nowhere else).
+ */
+function allowFormsToConsentPages(res: Response, origins: string[]) {
+  const policy = res.getHeader('Content-Security-Policy');
+  if (typeof policy !== 'string' || origins.length === 0) return;
+  res.setHeader(
+    'Content-Security-Policy',
+    policy.replace(/(^|;)\s*form-action 'self'/, `$1form-action 'self' ${origins.join(' ')}`),
+  );
+}
+
 /** /app/accounts: a card per account, connecting over OAuth (bound to the session), reconnect, disconnect. */
 export function accountPages(runtime: Runtime, kit: PageKit): Router {
   const router = Router();
@@ -31,6 +62,7 @@ export function accountPages(runtime: Runtime, kit: PageKit): Router {
     const accounts = (await kit.run<ListEnvelope<SocialAccountResource>>(who, listSocialAccounts, {})).data;
     const connected = [req.query.social_account_id ?? []].flat().length;
     const at = (iso: string | null) => (iso ? kit.fmt(who, new Date(iso)) : null);
+    allowFormsToConsentPages(res, consentOrigins(runtime));
     kit.page(
       res,
       'Accounts',
