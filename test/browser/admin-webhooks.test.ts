@@ -296,7 +296,11 @@ describe('webhooks and their delivery log in a browser', { timeout: 120_000 }, (
         .click();
       await page.waitForURL(`${bed.server.url}/app/webhooks/${hook.id}`);
       await expect(page.getByRole('alert').textContent()).resolves.toContain('the last time it answered 503');
-      await expect(page.getByRole('button', { name: /^Resend content/ }).count()).resolves.toBe(0);
+      // Nothing can be resent to a disabled endpoint, so the page offers no button that could only fail.
+      await expect(page.getByRole('button', { name: /^Resend/ }).count()).resolves.toBe(0);
+      await expect(
+        page.getByText('Failed deliveries can be resent once this webhook is enabled again.').count(),
+      ).resolves.toBe(1);
 
       receiver.respondWith({ status: 200 });
       receiver.requests.length = 0;
@@ -330,6 +334,22 @@ describe('webhooks and their delivery log in a browser', { timeout: 120_000 }, (
       expect((await logRows(page)).map((row) => row[3])).toEqual(Array(failedEvents.size).fill('200'));
     });
   }
+
+  it('Resend failed with a range that ends before it starts answers 400 with what to fix', async () => {
+    const hook = await restWebhook();
+    const page = await signedInAdmin(false, `/app/webhooks/${hook.id}`);
+    const resendFailed = page.getByRole('group', { name: 'Resend failed since…' });
+    await resendFailed.getByLabel(/^Since/).fill('2026-03-10T12:00');
+    await resendFailed.getByLabel(/^Until/).fill('2026-03-09T12:00');
+    const [answer] = await Promise.all([
+      page.waitForResponse((response) => response.request().method() === 'POST'),
+      resendFailed.getByRole('button', { name: 'Resend failed' }).click(),
+    ]);
+    expect(answer.status()).toBe(400);
+    await page.waitForURL(/\/resend-failed$/);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('That did not work');
+    await expect(page.getByRole('main').textContent()).resolves.toContain('until must be later than since');
+  });
 
   it('the webhooks list and a delivery log with rows have no serious axe findings at 1280 and 360 px, and are screenshot', async () => {
     const hook = await restWebhook(['content.created', 'content.approved']);
