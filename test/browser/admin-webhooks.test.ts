@@ -6,11 +6,11 @@ import { AUTO_DISABLE_FAILURES } from '../../src/core/webhooks/delivery/policy.t
 import { drain } from '../../src/jobs/drain.ts';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery.ts';
 import { saveScreenshot, seriousAxeViolations } from '../helpers/browser.ts';
-import { makeContent } from '../helpers/factories.ts';
+import { makeContent, makeWebhook, makeWorkspace } from '../helpers/factories.ts';
 import { call, useRestTestbed } from '../helpers/http.ts';
 import { makePerson } from '../helpers/people.ts';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/webhook-receiver.ts';
-import { NARROW, sidewaysOverflow, signIn, useDashboardBrowser } from './dashboard.ts';
+import { csrfOf, NARROW, sidewaysOverflow, signIn, useDashboardBrowser } from './dashboard.ts';
 
 interface Envelope {
   type: string;
@@ -89,7 +89,7 @@ describe('webhooks and their delivery log in a browser', { timeout: 120_000 }, (
   for (const javaScriptEnabled of [true, false]) {
     const mode = `JavaScript ${javaScriptEnabled ? 'on' : 'off'}`;
 
-    it(`create shows the signing secret once, with a Copy button and a warning, and it signs deliveries (${mode})`, async () => {
+    it(`create shows the signing secret once, with a warning and (with JavaScript) a Copy button, and it signs deliveries (${mode})`, async () => {
       const page = await signedInAdmin(javaScriptEnabled);
       await page.getByLabel('Endpoint URL').fill(hookUrl());
       const newHook = page.locator('form', { has: page.getByRole('button', { name: 'Create webhook' }) });
@@ -101,8 +101,10 @@ describe('webhooks and their delivery log in a browser', { timeout: 120_000 }, (
       const secret = await page.getByRole('textbox', { name: 'Signing secret' }).inputValue();
       expect(secret).toMatch(/^whsec_/);
       await expect(page.getByRole('alert').textContent()).resolves.toContain('Copy it now: it is shown this once.');
+      // Copying needs JavaScript: without it the field is there to select by hand, and no button that
+      // would do nothing.
       const copy = page.getByRole('button', { name: 'Copy' });
-      await expect(copy.isVisible()).resolves.toBe(true);
+      await expect(copy.isVisible()).resolves.toBe(javaScriptEnabled);
       if (javaScriptEnabled) {
         await copy.click();
         await page.getByRole('button', { name: 'Copied' }).waitFor();
@@ -334,6 +336,30 @@ describe('webhooks and their delivery log in a browser', { timeout: 120_000 }, (
       expect((await logRows(page)).map((row) => row[3])).toEqual(Array(failedEvents.size).fill('200'));
     });
   }
+
+  it("another workspace's webhook is not found: its log answers 404 and its actions are refused", async () => {
+    const other = makeWorkspace(bed.runtime);
+    const theirs = await makeWebhook(bed.runtime, other.workspace, { url: `${receiver.url}/theirs` });
+    const page = await signedInAdmin(false);
+    await expect(page.getByRole('article', { name: `${receiver.url}/theirs` }).count()).resolves.toBe(0);
+    const log = await page.goto(`${bed.server.url}/app/webhooks/${theirs.id}`);
+    expect(log?.status()).toBe(404);
+    await expect(page.getByRole('main').textContent()).resolves.toContain(
+      'There is no such webhook in this workspace.',
+    );
+    await page.goto(`${bed.server.url}/app/webhooks`);
+    for (const action of ['rotate', 'test', 'disable', 'events']) {
+      const answer = await page.request.post(`${bed.server.url}/app/webhooks/${theirs.id}/${action}`, {
+        form: { _csrf: await csrfOf(page) },
+        headers: { origin: bed.server.url },
+        maxRedirects: 0,
+      });
+      expect(answer.status(), action).toBe(404);
+    }
+    expect(receiver.requests).toHaveLength(0);
+    const still = await call(bed.server, 'GET', `/api/v1/webhooks/${theirs.id}`, { headers: other.headers });
+    expect(still.body).toMatchObject({ is_enabled: true, events: [] });
+  });
 
   it('Resend failed with a range that ends before it starts answers 400 with what to fix', async () => {
     const hook = await restWebhook();
