@@ -446,6 +446,15 @@ export function webRoutes(runtime: Runtime): Router {
     target.searchParams.set('done', done);
     return `${target.pathname}${target.search}`;
   };
+  /** The dashboard page a form was sent from: its `back` field, else the same-origin Referer, else the inbox. */
+  const formPageOf = (req: Request) => {
+    const referer = req.get('referer');
+    const fromReferer =
+      referer && allowedOrigins(req).includes(safeOrigin(referer) ?? '')
+        ? safeNext(new URL(referer).pathname + new URL(referer).search)
+        : '/app/inbox';
+    return backOf((req.body ?? {}) as Record<string, unknown>, fromReferer);
+  };
   const act =
     (handler: (who: SignedIn, req: Request) => Promise<string>): RequestHandler =>
     async (req, res, next) => {
@@ -456,11 +465,13 @@ export function webRoutes(runtime: Runtime): Router {
       } catch (error) {
         if (!(error instanceof ServiceError) || error instanceof RateLimitError) return next(error);
         res.status(ERROR_STATUS[error.code]);
+        // The message names the first few field errors already; the rest are added, none twice.
+        const more = Object.values(error.details?.fieldErrors ?? {})
+          .flat()
+          .filter((sentence) => !error.message.includes(sentence.replace(/\.$/, '')));
         page(res, error.code === 'not_found' ? 'Not found' : 'That did not work', 'message', {
-          message: error.details
-            ? [error.message, ...Object.values(error.details.fieldErrors).flat()].join(' ')
-            : error.message,
-          link: { href: '/app/inbox', text: 'Back to the inbox' },
+          message: [error.message, ...new Set(more)].join(' '),
+          link: { href: formPageOf(req), text: 'Back to the page you were on' },
         });
       }
     };
