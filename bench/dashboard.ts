@@ -9,12 +9,15 @@
 import {
   childEnv,
   compareLoad,
+  cpuPerRequest,
   fmt,
+  median,
   RAISED_LIMITS,
   runChild,
   startHttpChild,
   table,
   tempDir,
+  type LoadOptions,
   type Row,
 } from './lib.ts';
 import { CREATE_BODY, createWorkspaceViaCli, type Fixture } from './fixtures.ts';
@@ -31,12 +34,6 @@ const PAGE_SIZE = 50;
 const PASSWORD = 'a benchmark password';
 /** Platforms the items target, each with a connected account so the previews judge readiness as they would live. */
 const PLATFORMS = ['instagram', 'linkedin', 'twitter'] as const;
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 const admin = (fixture: Fixture, args: string[]) =>
   runChild('src/cli/main.ts', ['admin', ...args, '--json'], childEnv({ DATA_DIR: fixture.dataDir }));
@@ -144,20 +141,18 @@ export async function benchDashboard(settings: DashboardSettings): Promise<Row[]
       `\n== Dashboard inbox (${PAGE_SIZE} items x ${PLATFORMS.length} previews, signed in) vs REST GET /api/v1/content?status=pending_review&limit=${PAGE_SIZE}, ` +
         `${settings.items} pending, same server: ${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s each in ${rounds} alternating rounds ==`,
     );
-    const [rest, inbox] = await compareLoad(
-      [
-        {
-          label: 'REST list',
-          options: {
-            ...common,
-            url: `${service.url}/api/v1/content?status=pending_review&limit=${PAGE_SIZE}`,
-            headers: { authorization: `Bearer ${fixture.apiKey}` },
-          },
+    const sides: Array<{ label: string; options: LoadOptions }> = [
+      {
+        label: 'REST list',
+        options: {
+          ...common,
+          url: `${service.url}/api/v1/content?status=pending_review&limit=${PAGE_SIZE}`,
+          headers: { authorization: `Bearer ${fixture.apiKey}` },
         },
-        { label: 'inbox page', options: { ...common, url: inboxUrl, headers: { cookie } } },
-      ],
-      rounds,
-    );
+      },
+      { label: 'inbox page', options: { ...common, url: inboxUrl, headers: { cookie } } },
+    ];
+    const [rest, inbox] = await compareLoad(sides, rounds);
     // Still the inbox after the load: no round was measured on sign-in redirects.
     await checkInbox(inboxUrl, cookie);
     const ratios = inbox.perRound.map((perSecond, round) => perSecond / rest.perRound[round]);
@@ -176,6 +171,7 @@ export async function benchDashboard(settings: DashboardSettings): Promise<Row[]
       ),
     );
     console.log(`inbox/REST per round: ${ratios.map((r) => fmt(r, 2)).join(' / ')}; median ${fmt(ratio, 2)}`);
+    const cpu = await cpuPerRequest(service.child.pid, sides, rounds);
     return [
       {
         name: `inbox page (${PAGE_SIZE} with previews) vs REST list`,
@@ -186,6 +182,18 @@ export async function benchDashboard(settings: DashboardSettings): Promise<Row[]
         target: { op: '>=', value: 0.5 },
         note: `median of ${rounds} rounds, ${settings.items} pending`,
       },
+      ...(cpu
+        ? [
+            {
+              name: 'inbox page vs REST list, server CPU per request',
+              unit: 'µs',
+              project: cpu[1]!,
+              limit: cpu[0]!,
+              ratio: cpu[1]! / cpu[0]!,
+              note: `median of ${rounds} rounds; REST/page ${fmt(cpu[0]! / cpu[1]!, 2)}`,
+            },
+          ]
+        : []),
     ];
   } finally {
     await service.stop();

@@ -4,8 +4,8 @@
  * result rows the summary table prints.
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -210,6 +210,61 @@ export async function compareLoad(
       perRound: results.map((r) => r.requests.total / r.duration),
     };
   });
+}
+
+/** The middle value (the mean of the two middle ones for an even count). */
+export const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/** The CPU time (user and system) a process has used so far, in µs; undefined where /proc is not there. */
+function cpuMicros(pid: number): number | undefined {
+  const stat = `/proc/${pid}/stat`;
+  if (!existsSync(stat)) return undefined;
+  // Fields after the command name, which ends with ') ': state is the first, utime the 12th, stime the 13th.
+  const fields = readFileSync(stat, 'utf8').split(') ').at(-1)!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicks();
+}
+
+let ticks: number | undefined;
+/** Clock ticks per second, the unit of /proc's CPU times (100 on common kernels). */
+function clockTicks(): number {
+  ticks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  return ticks;
+}
+
+/**
+ * The server's CPU time (user and system, from /proc) per answered request under each side's load,
+ * each run `rounds` times in alternating order for the same time as a throughput round; the medians,
+ * in µs, in the sides' order, or undefined where /proc is not there. On a machine others share, a
+ * neighbour's burst moves throughput far more than it moves the CPU a request costs, so this says
+ * what the throughput ratio should be once the machine is quiet.
+ */
+export async function cpuPerRequest(
+  pid: number | undefined,
+  sides: Array<{ label: string; options: LoadOptions }>,
+  rounds: number,
+): Promise<number[] | undefined> {
+  if (pid === undefined || cpuMicros(pid) === undefined) return undefined;
+  const perRequest = sides.map(() => [] as number[]);
+  for (let round = 0; round < rounds; round++) {
+    const order = sides.map((_, i) => i);
+    if (round % 2 === 1) order.reverse();
+    for (const i of order) {
+      const { label, options } = sides[i]!;
+      const before = cpuMicros(pid)!;
+      const result = await cannon(`${label} (CPU)`, options, Math.max(1, Math.round(options.seconds / rounds)));
+      perRequest[i]!.push((cpuMicros(pid)! - before) / result.requests.total);
+    }
+  }
+  console.log(
+    `Server CPU per request, µs: ${sides
+      .map(({ label }, i) => `${label} ${perRequest[i]!.map((n) => fmt(n)).join(' / ')}`)
+      .join('; ')}; medians ${perRequest.map((values) => fmt(median(values))).join(' and ')}`,
+  );
+  return perRequest.map(median);
 }
 
 /** A memory figure of a process, in bytes, from /proc/<pid>/status (Linux only): VmRSS now, or VmHWM, its peak. */

@@ -10,11 +10,8 @@
  * throughput a lot more than it moves the CPU a request costs, so this figure says what the
  * throughput ratio should be once the machine is quiet (info, no target).
  */
-import autocannon from 'autocannon';
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
 import type { Fixture } from './fixtures.ts';
-import { compareLoad, fmt, table, type HttpChild, type LoadOptions, type Row } from './lib.ts';
+import { compareLoad, cpuPerRequest, fmt, median, table, type HttpChild, type LoadOptions, type Row } from './lib.ts';
 
 export interface McpSettings {
   connections: number;
@@ -24,12 +21,6 @@ export interface McpSettings {
 }
 
 const REVISION = '2026-07-28';
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 /** The tools/call request and its headers, as a 2026-07-28 client sends them. */
 export function modernGetContent(itemId: string, apiKey: string): { headers: Record<string, string>; body: string } {
@@ -124,7 +115,15 @@ export async function benchMcp(
     ),
   );
   console.log(`MCP/REST per round: ${ratios.map((r) => fmt(r, 2)).join(' / ')}; median ${fmt(ratio, 2)}`);
-  const cpu = await cpuPerRequest(service, [restOptions, mcpOptions], rounds);
+  const cpuMedians = await cpuPerRequest(
+    service.child.pid,
+    [
+      { label: 'REST', options: restOptions },
+      { label: 'MCP', options: mcpOptions },
+    ],
+    rounds,
+  );
+  const cpu = cpuMedians && { rest: cpuMedians[0]!, mcp: cpuMedians[1]! };
   return [
     {
       name: 'MCP tools/call get_content vs REST GET',
@@ -148,63 +147,4 @@ export async function benchMcp(
         ]
       : []),
   ];
-}
-
-/** The CPU time (user and system) a process has used so far, in µs; undefined where /proc is not there. */
-function cpuMicros(pid: number): number | undefined {
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return undefined;
-  // Fields after the command name, which ends with ') ': state is the first, utime the 12th, stime the 13th.
-  const fields = readFileSync(stat, 'utf8').split(') ').at(-1)!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicks();
-}
-
-let ticks: number | undefined;
-/** Clock ticks per second, the unit of /proc's CPU times (100 on common kernels). */
-function clockTicks(): number {
-  ticks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  return ticks;
-}
-
-/**
- * The server's CPU time per answered request for each of the two loads (REST first, then MCP), each
- * run `rounds` times in alternating order for the same duration as a throughput round; the medians.
- */
-async function cpuPerRequest(
-  service: HttpChild,
-  [rest, mcp]: [LoadOptions, LoadOptions],
-  rounds: number,
-): Promise<{ rest: number; mcp: number } | undefined> {
-  const pid = service.child.pid;
-  if (pid === undefined || cpuMicros(pid) === undefined) return undefined;
-  const perRequest: { rest: number[]; mcp: number[] } = { rest: [], mcp: [] };
-  for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? (['rest', 'mcp'] as const) : (['mcp', 'rest'] as const);
-    for (const side of order) {
-      const options = side === 'rest' ? rest : mcp;
-      const before = cpuMicros(pid)!;
-      const result = await autocannon({
-        url: options.url,
-        method: options.method ?? 'GET',
-        headers: options.headers,
-        body: options.body,
-        connections: options.connections,
-        duration: Math.max(1, Math.round(options.seconds / rounds)),
-        timeout: 10,
-      });
-      const used = cpuMicros(pid)! - before;
-      if (result.non2xx > 0 || result.errors > 0 || result.requests.total === 0) {
-        throw new Error(`MCP bench, CPU rounds: ${side} answered ${result.non2xx} non-2xx, ${result.errors} errors`);
-      }
-      perRequest[side].push(used / result.requests.total);
-    }
-  }
-  const restCpu = median(perRequest.rest);
-  const mcpCpu = median(perRequest.mcp);
-  console.log(
-    `Server CPU per request, µs: REST ${perRequest.rest.map((n) => fmt(n)).join(' / ')}, ` +
-      `MCP ${perRequest.mcp.map((n) => fmt(n)).join(' / ')}; medians ${fmt(restCpu)} and ${fmt(mcpCpu)}, ` +
-      `REST/MCP ${fmt(restCpu / mcpCpu, 2)}`,
-  );
-  return { rest: restCpu, mcp: mcpCpu };
 }
