@@ -321,7 +321,7 @@ export function webRoutes(runtime: Runtime): Router {
     q: Record<string, string | undefined>,
     status: string | undefined,
   ) => {
-    const filtered = Boolean(q.campaign || q.platform || q.search);
+    const filtered = Boolean(q.campaign || q.platform || q.search || q.failed_since);
     if (!filtered)
       return { empty: kind === 'inbox' ? 'Nothing is waiting for review.' : 'No content here yet.', clear: null };
     return {
@@ -343,6 +343,7 @@ export function webRoutes(runtime: Runtime): Router {
         campaign_id: q.campaign || undefined,
         platform: q.platform || undefined,
         search: q.search || undefined,
+        failed_since: kind === 'content' ? q.failed_since || undefined : undefined,
         cursor: q.cursor,
         limit: q.limit ?? '20',
       };
@@ -376,6 +377,10 @@ export function webRoutes(runtime: Runtime): Router {
         filters: true,
         path,
         status: kind === 'content' ? status : undefined,
+        // The home page's "Failed (last 24 hours)" lands here; the page says which list this is.
+        failedSince: input.failed_since
+          ? { iso: input.failed_since, when: fmt(who, new Date(input.failed_since)) }
+          : undefined,
         showSearch: kind === 'content',
         search: q.search,
         campaign: q.campaign,
