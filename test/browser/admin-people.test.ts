@@ -43,6 +43,15 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
     const response = await page.goto(`${bed.server.url}${path}`);
     return response!.status();
   };
+  /** The buttons and action links in the page's tables whose words wrap over more than one line ("Remov/e"). */
+  const brokenActions = (page: Page): Promise<string[]> =>
+    page.evaluate(`[...document.querySelectorAll('table.list button, table.list td.actions a')]
+      .filter((control) => {
+        const range = document.createRange();
+        range.selectNodeContents(control);
+        return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size > 1;
+      })
+      .map((control) => control.textContent)`);
   /** The number shown before a home count's label, from the link (or text) a person reads. */
   const countOn = async (page: Page, label: string) => {
     const text = await page.locator('ul.counts li', { hasText: label }).textContent();
@@ -446,6 +455,7 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
         if (path !== '/app/members') expect(await go(page, path), path).toBe(200);
         expect(await seriousAxeViolations(page), `${path} at ${width}`).toEqual([]);
         expect(await sidewaysOverflow(page), `${path} at ${width}`).toBe(0);
+        expect(await brokenActions(page), `${path} at ${width}`).toEqual([]);
         await saveScreenshot(page, `admin-people-${name}-${width}`);
       }
     }
