@@ -346,7 +346,7 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
 
         const editor = (await signedIn('editor', javaScriptEnabled, '/app/campaigns')).page;
         const row = editor.getByRole('row', { name: /Spring/ });
-        await expect(row.getByRole('cell').nth(1).textContent()).resolves.toBe('draft');
+        await expect(row.getByRole('cell').nth(1).textContent()).resolves.toBe('Draft');
         await expect(row.getByRole('cell').nth(2).textContent()).resolves.toContain(`0 of ${campaign.total_posts}`);
         await expect(editor.getByRole('progressbar', { name: 'Generation of Spring' }).count()).resolves.toBe(1);
         await expect(editor.getByRole('link', { name: /Launch/ }).count()).resolves.toBe(0);
@@ -388,7 +388,7 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
             .getByRole('cell')
             .nth(1)
             .textContent(),
-        ).resolves.toBe('active');
+        ).resolves.toBe('Active');
       });
     }
 

@@ -12,6 +12,13 @@ import type { PageKit } from './kit.ts';
 
 const LAUNCHABLE = new Set(['draft', 'paused']);
 const CAMPAIGNS_PER_PAGE = 50;
+const CAMPAIGN_STATUS_LABELS: Record<CampaignResource['status'], string> = {
+  draft: 'Draft',
+  active: 'Active',
+  paused: 'Paused',
+  completed: 'Completed',
+  archived: 'Archived',
+};
 
 /** /app/campaigns: generation progress, the drafts in the inbox, and launching (approvers) after seeing its cost. */
 export function campaignPages(_runtime: Runtime, kit: PageKit): Router {
@@ -34,7 +41,7 @@ export function campaignPages(_runtime: Runtime, kit: PageKit): Router {
         campaigns: list.data.map((c) => ({
           id: c.id,
           name: c.name,
-          status: c.status,
+          statusLabel: CAMPAIGN_STATUS_LABELS[c.status],
           generated: c.generated_posts,
           total: c.total_posts,
           launchable: mayLaunch && LAUNCHABLE.has(c.status),
