@@ -287,6 +287,9 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
     await page.getByRole('link', { name: 'Failed (last 24 hours)' }).click();
     await expect(page.locator('#failed-since').textContent()).resolves.toMatch(/^Failed since /);
     for (const item of failed) await expect(page.locator(`#item-${item.id}`).count(), item.id).resolves.toBe(1);
+    // A date-time the list cannot read is refused plainly, as on REST.
+    expect(await go(page, '/app/content?failed_since=yesterday')).toBe(400);
+    await expect(page.locator('main').textContent()).resolves.toContain('ISO 8601');
     await go(page, '/app');
     await page.getByRole('link', { name: 'Scheduled (next 7 days)' }).click();
     await page.waitForURL(/\/app\/calendar\?view=list/);
