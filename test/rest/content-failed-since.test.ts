@@ -89,6 +89,12 @@ describe('REST content: failed_since', () => {
     ).toHaveLength(1);
   });
 
+  it('is in the OpenAPI document as an optional date-time query parameter of GET /api/v1/content', async () => {
+    const doc = (await call(bed.server, 'GET', '/api/v1/openapi.json')).body;
+    const param = doc.paths['/api/v1/content'].get.parameters.find((p: { name: string }) => p.name === 'failed_since');
+    expect(param).toMatchObject({ in: 'query', required: false, schema: { type: 'string', format: 'date-time' } });
+  });
+
   it('answers 400 with fieldErrors.failed_since to a date-time it cannot read', async () => {
     for (const bad of ['yesterday', '2026-03-09', '2026-03-09T12:00:00', '']) {
       const res = await list(`failed_since=${encodeURIComponent(bad)}`);
