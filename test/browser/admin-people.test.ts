@@ -274,6 +274,7 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
     // Each count's link lands on its list.
     const landings: Array<[string, RegExp, (p: Page) => Promise<number>]> = [
       ['Awaiting approval', /\/app\/inbox$/, listedItems],
+      ['Scheduled (next 7 days)', /\/app\/content\?status=scheduled&scheduled_from=.+&scheduled_to=/, listedItems],
       ['Failed (last 24 hours)', /\/app\/content\?failed_since=/, listedItems],
       ['Accounts to reconnect', /\/app\/accounts$/, (p) => p.getByText('Needs reconnect', { exact: true }).count()],
     ];
@@ -292,9 +293,9 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
     await expect(page.locator('main').textContent()).resolves.toContain('ISO 8601');
     await go(page, '/app');
     await page.getByRole('link', { name: 'Scheduled (next 7 days)' }).click();
-    await page.waitForURL(/\/app\/calendar\?view=list/);
+    await expect(page.locator('#scheduled-window').textContent()).resolves.toMatch(/^Scheduled from .+ before /);
     for (const item of lists['Scheduled (next 7 days)'])
-      await expect(page.locator(`a[href="/app/content/${item.id}"]`).count(), item.caption).resolves.toBe(1);
+      await expect(page.locator(`#item-${item.id}`).count(), item.caption).resolves.toBe(1);
     await go(page, '/app');
     await page.getByRole('link', { name: 'Disabled webhooks' }).click();
     await page.waitForURL(/\/app\/webhooks$/);

@@ -12,6 +12,9 @@ export const NEXT_SCHEDULED = 5;
 export interface WorkspaceGlance {
   awaitingApproval: number;
   scheduledNext7Days: number;
+  /** The window of scheduledNext7Days: the scheduled_from and scheduled_to of the list behind it. */
+  scheduledFrom: Date;
+  scheduledTo: Date;
   /** Where "the last 24 hours" starts: the failed_since of the list behind failedLast24Hours. */
   failedSince: Date;
   /** Items whose publishing failed on every platform since failedSince (content.publish_failed), archived aside. */
@@ -45,6 +48,8 @@ export const workspaceAtAGlance = defineOperation({
         .get()!.n;
     return {
       awaitingApproval: countContent({ status: 'pending_review' }),
+      scheduledFrom: now,
+      scheduledTo: weekAhead,
       scheduledNext7Days: countContent({ status: 'scheduled', scheduled_from: now, scheduled_to: weekAhead }),
       failedSince,
       failedLast24Hours: countContent({ failed_since: failedSince }),

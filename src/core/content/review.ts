@@ -80,6 +80,8 @@ export const BrowseContentInput = z.object({
   campaign_id: z.string().max(100).optional(),
   platform: z.string().max(32).optional(),
   search: z.string().trim().max(200).optional(),
+  scheduled_from: dateTimeInput.optional(),
+  scheduled_to: dateTimeInput.optional(),
   failed_since: dateTimeInput.optional(),
   ...paginationInput,
 });

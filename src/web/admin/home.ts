@@ -21,7 +21,15 @@ export function homePage(runtime: Runtime, kit: PageKit): Router {
     const admin = who.principal.role === 'admin';
     const counts = [
       { n: glance.awaitingApproval, label: 'Awaiting approval', href: '/app/inbox' },
-      { n: glance.scheduledNext7Days, label: 'Scheduled (next 7 days)', href: '/app/calendar?view=list' },
+      {
+        n: glance.scheduledNext7Days,
+        label: 'Scheduled (next 7 days)',
+        href: `/app/content?${new URLSearchParams({
+          status: 'scheduled',
+          scheduled_from: glance.scheduledFrom.toISOString(),
+          scheduled_to: glance.scheduledTo.toISOString(),
+        })}`,
+      },
       {
         n: glance.failedLast24Hours,
         label: 'Failed (last 24 hours)',
