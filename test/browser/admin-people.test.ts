@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { Page } from 'playwright-core';
+import type { BrowserContextOptions, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { content, socialAccounts } from '../../db/schema/index.ts';
 import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
@@ -30,9 +30,10 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
     role: 'admin' | 'approver' | 'editor' | 'viewer',
     javaScriptEnabled = true,
     next = '/app',
+    options: BrowserContextOptions = {},
   ) => {
     const person = await makePerson(bed.runtime, bed.ws.workspace.id, role);
-    const { page } = await browser.open({ javaScriptEnabled });
+    const { page } = await browser.open({ javaScriptEnabled, ...options });
     await signIn(page, bed.server.url, person, next);
     return { page, person };
   };
@@ -61,7 +62,9 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
   describe('members', () => {
     for (const javaScriptEnabled of MODES) {
       it(`"Invite" shows a link; the new person sets a password and signs in with the invited role (${jsLabel(javaScriptEnabled)})`, async () => {
-        const { page } = await signedIn('admin', javaScriptEnabled, '/app/members');
+        const { page } = await signedIn('admin', javaScriptEnabled, '/app/members', {
+          permissions: ['clipboard-read', 'clipboard-write'],
+        });
         const email = `new-viewer-${javaScriptEnabled}@example.com`;
         await page.getByLabel('Email', { exact: true }).fill(email);
         await page.getByLabel('Role', { exact: true }).selectOption('viewer');
@@ -70,6 +73,12 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
         await expect(noticeOf(page)).resolves.toBe(`Invited ${email}.`);
         const link = await page.getByRole('textbox', { name: 'Invite link' }).inputValue();
         expect(link).toMatch(/^http:\/\/.+\/app\/invite\?token=/);
+        if (javaScriptEnabled) {
+          // "Copy" puts the whole link on the clipboard; without JavaScript the field is there to copy by hand.
+          await page.getByRole('button', { name: 'Copy' }).click();
+          await page.getByRole('button', { name: 'Copied' }).waitFor();
+          expect(await page.evaluate('navigator.clipboard.readText()')).toBe(link);
+        }
         // The link is shown once: reloading the page does not show it again.
         await page.reload();
         await expect(page.getByRole('textbox', { name: 'Invite link' }).count()).resolves.toBe(0);
