@@ -337,6 +337,8 @@ export function webRoutes(runtime: Runtime): Router {
     reviewNote: row.reviewNote,
     ...previewCards(previews, inList),
   });
+  /** A date-time a list was filtered by, as the page shows it: machine-readable and in the workspace's zone. */
+  const moment = (who: SignedIn, iso: string) => ({ iso, when: fmt(who, new Date(iso)) });
   const canReview = (who: SignedIn) => who.principal.role !== null && roleIncludes(who.principal.role, 'approver');
   const queryString = (q: Record<string, unknown>) => {
     const params = new URLSearchParams();
@@ -351,7 +353,9 @@ export function webRoutes(runtime: Runtime): Router {
     q: Record<string, string | undefined>,
     status: string | undefined,
   ) => {
-    const filtered = Boolean(q.campaign || q.platform || q.search);
+    const filtered = Boolean(
+      q.campaign || q.platform || q.search || q.failed_since || q.scheduled_from || q.scheduled_to,
+    );
     if (!filtered)
       return { empty: kind === 'inbox' ? 'Nothing is waiting for review.' : 'No content here yet.', clear: null };
     return {
@@ -373,6 +377,10 @@ export function webRoutes(runtime: Runtime): Router {
         campaign_id: q.campaign || undefined,
         platform: q.platform || undefined,
         search: q.search || undefined,
+        // The lists behind the home page's counts: a window of scheduled items, and the failed ones.
+        scheduled_from: kind === 'content' ? q.scheduled_from || undefined : undefined,
+        scheduled_to: kind === 'content' ? q.scheduled_to || undefined : undefined,
+        failed_since: kind === 'content' ? q.failed_since || undefined : undefined,
         cursor: q.cursor,
         limit: q.limit ?? '20',
       };
@@ -412,6 +420,15 @@ export function webRoutes(runtime: Runtime): Router {
         filters: true,
         path,
         status: kind === 'content' ? status : undefined,
+        // The home page's counts land here; the page says which list this is.
+        failedSince: input.failed_since ? moment(who, input.failed_since) : undefined,
+        scheduledWindow:
+          input.scheduled_from || input.scheduled_to
+            ? {
+                from: input.scheduled_from ? moment(who, input.scheduled_from) : undefined,
+                to: input.scheduled_to ? moment(who, input.scheduled_to) : undefined,
+              }
+            : undefined,
         showSearch: kind === 'content',
         search: q.search,
         campaign: q.campaign,

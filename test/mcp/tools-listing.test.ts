@@ -52,7 +52,7 @@ const EXPECTED_ARGUMENTS: Record<string, { properties: string[]; required: strin
   service_list_social_accounts: { properties: [], required: [] },
   service_list_media: { properties: ['limit', 'cursor', 'asset_type'], required: [] },
   service_list_content: {
-    properties: ['status', 'content_type', 'scheduled_from', 'scheduled_to', 'limit', 'cursor'],
+    properties: ['status', 'content_type', 'scheduled_from', 'scheduled_to', 'failed_since', 'limit', 'cursor'],
     required: [],
   },
   service_get_content: { properties: ['id'], required: ['id'] },

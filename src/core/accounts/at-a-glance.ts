@@ -1,6 +1,7 @@
-import { and, asc, count, countDistinct, eq, gte, lt } from 'drizzle-orm';
+import { and, asc, count, eq, gte } from 'drizzle-orm';
 import { z } from 'zod';
-import { content, publishRuns, socialAccounts, webhooks } from '../../../db/schema/index.ts';
+import { content, socialAccounts, webhooks } from '../../../db/schema/index.ts';
+import { contentListWhere, type ContentListFilters } from '../content/list-filters.ts';
 import type { ContentRow } from '../content/serialize.ts';
 import { defineOperation } from '../operation.ts';
 
@@ -11,7 +12,12 @@ export const NEXT_SCHEDULED = 5;
 export interface WorkspaceGlance {
   awaitingApproval: number;
   scheduledNext7Days: number;
-  /** Items whose publishing failed on every platform in the last 24 hours (content.publish_failed). */
+  /** The window of scheduledNext7Days: the scheduled_from and scheduled_to of the list behind it. */
+  scheduledFrom: Date;
+  scheduledTo: Date;
+  /** Where "the last 24 hours" starts: the failed_since of the list behind failedLast24Hours. */
+  failedSince: Date;
+  /** Items whose publishing failed on every platform since failedSince (content.publish_failed), archived aside. */
   failedLast24Hours: number;
   accountsToReconnect: number;
   disabledWebhooks: number;
@@ -20,8 +26,9 @@ export interface WorkspaceGlance {
 
 /**
  * The workspace at a glance, for the dashboard's home page: each count is the size of a list the API
- * answers (pending_review items; scheduled items in the next 7 days; social accounts needing a
- * reconnect; disabled webhooks), counted in SQL instead of paged through.
+ * answers (pending_review items; scheduled items in the next 7 days; items whose publishing failed in
+ * the last 24 hours; social accounts needing a reconnect; disabled webhooks), counted in SQL instead of
+ * paged through.
  */
 export const workspaceAtAGlance = defineOperation({
   name: 'workspaceAtAGlance',
@@ -31,32 +38,21 @@ export const workspaceAtAGlance = defineOperation({
   run({ db, workspace, clock }): WorkspaceGlance {
     const now = clock.now();
     const weekAhead = new Date(now.getTime() + 7 * DAY_MS);
-    const dayAgo = new Date(now.getTime() - DAY_MS);
-    const ofWorkspace = eq(content.workspaceId, workspace.id);
-    const countContent = (...where: Parameters<typeof and>) =>
+    const failedSince = new Date(now.getTime() - DAY_MS);
+    // Each count is the length of the list GET /api/v1/content answers for the same filters.
+    const countContent = (filters: ContentListFilters) =>
       db
         .select({ n: count() })
         .from(content)
-        .where(and(ofWorkspace, ...where))
+        .where(and(...contentListWhere(db, workspace.id, filters)))
         .get()!.n;
     return {
-      awaitingApproval: countContent(eq(content.status, 'pending_review')),
-      scheduledNext7Days: countContent(
-        eq(content.status, 'scheduled'),
-        gte(content.scheduledFor, now),
-        lt(content.scheduledFor, weekAhead),
-      ),
-      failedLast24Hours: db
-        .select({ n: countDistinct(publishRuns.contentId) })
-        .from(publishRuns)
-        .where(
-          and(
-            eq(publishRuns.workspaceId, workspace.id),
-            gte(publishRuns.finishedAt, dayAgo),
-            eq(publishRuns.outcome, 'failed'),
-          ),
-        )
-        .get()!.n,
+      awaitingApproval: countContent({ status: 'pending_review' }),
+      scheduledFrom: now,
+      scheduledTo: weekAhead,
+      scheduledNext7Days: countContent({ status: 'scheduled', scheduled_from: now, scheduled_to: weekAhead }),
+      failedSince,
+      failedLast24Hours: countContent({ failed_since: failedSince }),
       accountsToReconnect: db
         .select({ n: count() })
         .from(socialAccounts)
@@ -70,7 +66,9 @@ export const workspaceAtAGlance = defineOperation({
       nextScheduled: db
         .select()
         .from(content)
-        .where(and(ofWorkspace, eq(content.status, 'scheduled'), gte(content.scheduledFor, now)))
+        .where(
+          and(eq(content.workspaceId, workspace.id), eq(content.status, 'scheduled'), gte(content.scheduledFor, now)),
+        )
         .orderBy(asc(content.scheduledFor), asc(content.id))
         .limit(NEXT_SCHEDULED)
         .all() as ContentRow[],

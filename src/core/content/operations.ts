@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lt, ne, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { insertRow, preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
 import { content, type ContentStatus } from '../../../db/schema/index.ts';
 import { postsPublishedIn, usagePeriod } from '../accounts/usage.ts';
@@ -23,6 +23,7 @@ import {
 } from './schemas.ts';
 import { contentStub, toContentResource, type ContentRow } from './serialize.ts';
 import { actionOf, recordContentHistory } from './history.ts';
+import { contentListWhere } from './list-filters.ts';
 import { assertContentChange, assertMayApprove } from '../people/roles.ts';
 
 /** Fetch-or-throw, always scoped to the workspace: another workspace's item is simply not found. */
@@ -121,13 +122,9 @@ export const listContent = defineOperation({
   output: listEnvelope(ContentResource),
   run({ db, workspace, answerBudget }, input) {
     const filters: SQL[] = [
-      eq(content.workspaceId, workspace.id),
+      ...contentListWhere(db, workspace.id, input),
       ...afterCursor(input.cursor, content.createdAt, content.id),
     ];
-    filters.push(input.status ? eq(content.status, input.status) : ne(content.status, 'archived'));
-    if (input.content_type) filters.push(eq(content.contentType, input.content_type));
-    if (input.scheduled_from) filters.push(gte(content.scheduledFor, input.scheduled_from));
-    if (input.scheduled_to) filters.push(lt(content.scheduledFor, input.scheduled_to));
     const rows = db
       .select()
       .from(content)

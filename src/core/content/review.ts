@@ -1,4 +1,4 @@
-import { and, desc, eq, ne, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { preparedStatements } from '../../../db/client.ts';
 import { CONTENT_STATUSES, campaigns, content, type Platform } from '../../../db/schema/index.ts';
@@ -13,6 +13,8 @@ import { platformAccountsOf } from '../social-accounts/operations.ts';
 import { contentHistoryOf, type ContentHistoryEntry } from './history.ts';
 import { getContentInWorkspace } from './operations.ts';
 import type { ContentRow } from './serialize.ts';
+import { contentListWhere } from './list-filters.ts';
+import { dateTimeInput } from '../dates.ts';
 
 /**
  * What people review: items with, per target platform, the post as that platform is sent it and
@@ -79,6 +81,9 @@ export const BrowseContentInput = z.object({
   campaign_id: z.string().max(100).optional(),
   platform: z.string().max(32).optional(),
   search: z.string().trim().max(200).optional(),
+  scheduled_from: dateTimeInput.optional(),
+  scheduled_to: dateTimeInput.optional(),
+  failed_since: dateTimeInput.optional(),
   ...paginationInput,
 });
 
@@ -117,10 +122,9 @@ export const browseContent = defineOperation({
   output: z.custom<{ items: ReviewItem[]; nextCursor: string | null; campaigns: CampaignChoice[] }>(),
   run(ctx, input) {
     const filters: SQL[] = [
-      eq(content.workspaceId, ctx.workspace.id),
+      ...contentListWhere(ctx.db, ctx.workspace.id, input),
       ...afterCursor(input.cursor, content.createdAt, content.id),
     ];
-    filters.push(input.status ? eq(content.status, input.status) : ne(content.status, 'archived'));
     if (input.campaign_id) filters.push(eq(content.campaignId, input.campaign_id));
     if (input.platform) {
       filters.push(sql`exists (select 1 from json_each(${content.targetPlatforms}) where value = ${input.platform})`);

@@ -184,6 +184,11 @@ export const ListContentInput = z.object({
   content_type: z.enum(CONTENT_TYPES).optional(),
   scheduled_from: dateTimeInput.optional().describe('Only items scheduled at or after this time.'),
   scheduled_to: dateTimeInput.optional().describe('Only items scheduled before this time.'),
+  failed_since: dateTimeInput
+    .optional()
+    .describe(
+      'Only items whose publishing failed on every platform at or after this time (they are back in approved).',
+    ),
   ...paginationInput,
 });
 

@@ -11,6 +11,14 @@ import { roleIncludes } from '../../core/people/roles.ts';
 import type { PageKit } from './kit.ts';
 
 const LAUNCHABLE = new Set(['draft', 'paused']);
+const CAMPAIGNS_PER_PAGE = 50;
+const CAMPAIGN_STATUS_LABELS: Record<CampaignResource['status'], string> = {
+  draft: 'Draft',
+  active: 'Active',
+  paused: 'Paused',
+  completed: 'Completed',
+  archived: 'Archived',
+};
 
 /** /app/campaigns: generation progress, the drafts in the inbox, and launching (approvers) after seeing its cost. */
 export function campaignPages(_runtime: Runtime, kit: PageKit): Router {
@@ -20,7 +28,11 @@ export function campaignPages(_runtime: Runtime, kit: PageKit): Router {
     const who = kit.signedIn(req, res);
     if (!who) return;
     const mayLaunch = who.principal.role !== null && roleIncludes(who.principal.role, 'approver');
-    const list = await kit.run<ListEnvelope<CampaignResource>>(who, listCampaigns, { limit: 100 });
+    const cursor = typeof req.query.cursor === 'string' && req.query.cursor !== '' ? req.query.cursor : undefined;
+    const list = await kit.run<ListEnvelope<CampaignResource>>(who, listCampaigns, {
+      limit: CAMPAIGNS_PER_PAGE,
+      cursor,
+    });
     kit.page(
       res,
       'Campaigns',
@@ -29,11 +41,14 @@ export function campaignPages(_runtime: Runtime, kit: PageKit): Router {
         campaigns: list.data.map((c) => ({
           id: c.id,
           name: c.name,
-          status: c.status,
+          statusLabel: CAMPAIGN_STATUS_LABELS[c.status],
           generated: c.generated_posts,
           total: c.total_posts,
           launchable: mayLaunch && LAUNCHABLE.has(c.status),
         })),
+        // Forward paging by cursor, as on the inbox and the content list; the first page is a link away.
+        next: list.next_cursor ? `/app/campaigns?${new URLSearchParams({ cursor: list.next_cursor })}` : null,
+        first: cursor ? '/app/campaigns' : null,
         notice: req.query.done === 'launched' ? 'Campaign launched: its posts are being generated.' : undefined,
       },
       'campaigns',

@@ -21,9 +21,20 @@ export function homePage(runtime: Runtime, kit: PageKit): Router {
     const admin = who.principal.role === 'admin';
     const counts = [
       { n: glance.awaitingApproval, label: 'Awaiting approval', href: '/app/inbox' },
-      { n: glance.scheduledNext7Days, label: 'Scheduled (next 7 days)', href: '/app/calendar?view=list' },
-      // Failed items go back to approved, where they wait to be published again.
-      { n: glance.failedLast24Hours, label: 'Failed (last 24 hours)', href: '/app/content?status=approved' },
+      {
+        n: glance.scheduledNext7Days,
+        label: 'Scheduled (next 7 days)',
+        href: `/app/content?${new URLSearchParams({
+          status: 'scheduled',
+          scheduled_from: glance.scheduledFrom.toISOString(),
+          scheduled_to: glance.scheduledTo.toISOString(),
+        })}`,
+      },
+      {
+        n: glance.failedLast24Hours,
+        label: 'Failed (last 24 hours)',
+        href: `/app/content?failed_since=${encodeURIComponent(glance.failedSince.toISOString())}`,
+      },
       { n: glance.accountsToReconnect, label: 'Accounts to reconnect', href: admin ? '/app/accounts' : null },
       { n: glance.disabledWebhooks, label: 'Disabled webhooks', href: admin ? '/app/webhooks' : null },
     ];
