@@ -143,15 +143,16 @@ describe('dashboard pages', () => {
 
   it('the inbox shows every item in order, each caption whole above cards cut at the fold; the item page shows all', async () => {
     const captions = ['first', 'second', 'third'].map((n) => `The ${n} post. ${'Long enough to fold. '.repeat(12)}`);
-    const items = captions.map((caption) =>
-      makeContent(bed.runtime, bed.ws.workspace, {
+    const items = captions.map((caption) => {
+      bed.runtime.clock.advance(1000);
+      return makeContent(bed.runtime, bed.ws.workspace, {
         status: 'pending_review',
         caption,
         hashtags: ['spring', 'sale'],
         content_type: 'text_only',
         target_platforms: ['instagram', 'linkedin'],
-      }),
-    );
+      });
+    });
     const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
     const browser = new Browser(bed);
     await browser.signIn(person.email, person.password);
