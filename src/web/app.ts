@@ -36,9 +36,15 @@ import { openLink, usePasswordLink } from '../core/people/users.ts';
 import { derivedKey } from '../core/secrets.ts';
 import { dayKey, fromLocal, localParts, moveToDay, parseLocalInput, toLocalInput } from '../core/time-zones.ts';
 import { ERROR_STATUS } from '../rest/errors.ts';
-import { platformName, renderHashtagLine, renderMediaStrip, renderPreviewCard } from './preview/platform-preview.ts';
+import {
+  foldIndex,
+  platformName,
+  renderHashtagLine,
+  renderMediaStrip,
+  renderPreviewCard,
+} from './preview/platform-preview.ts';
 import { adminPages } from './admin/index.ts';
-import { PARTS_SLOT, sendInParts } from './send-in-parts.ts';
+import { PARTS_SLOT, sendPage } from './send-page.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -154,8 +160,7 @@ export function webRoutes(runtime: Runtime): Router {
   /**
    * Renders `view` inside the layout and sends it. A long list passes its rows as `parts`, each
    * rendered on its own, and its view puts PARTS_SLOT where they go: the page is then encoded a
-   * part at a time and sent as one buffer, never joined into one long string first (see
-   * sendInParts).
+   * part at a time, never joined into one long string first (see sendPage).
    */
   const page = (
     res: Response,
@@ -173,8 +178,7 @@ export function webRoutes(runtime: Runtime): Router {
       workspace: signedIn.workspace.name,
     };
     const html = eta.render('layout', { title, body, me, csrf, nav, notice: data.notice, error: data.error });
-    if (parts) sendInParts(res.type('html'), html, parts);
-    else res.type('html').send(html);
+    sendPage(res, html, parts);
   };
 
   /** Pages past sign-in: the person, or a redirect to sign in that comes back here. */
@@ -304,9 +308,12 @@ export function webRoutes(runtime: Runtime): Router {
   const fmt = (who: SignedIn, at: Date | null) => (at ? dateTimeFormat(who.workspace.timezone).format(at) : null);
   const sameList = (a: readonly string[], b: readonly string[]) =>
     a.length === b.length && a.every((value, i) => value === b[i]);
+  /** The caption's first line, cut after 60 characters (code points, so no emoji is halved). */
   const titleOf = (row: ContentRow) => {
-    const chars = [...row.caption.split('\n')[0]!];
-    return chars.length > 60 ? `${chars.slice(0, 60).join('')}…` : chars.join('');
+    const lineEnd = row.caption.indexOf('\n');
+    const line = lineEnd < 0 ? row.caption : row.caption.slice(0, lineEnd);
+    const cut = foldIndex(line, 60);
+    return cut === null ? line : `${line.slice(0, cut)}…`;
   };
   /**
    * The item's preview cards. In a list, the media and the hashtags every platform gets alike are
@@ -314,6 +321,18 @@ export function webRoutes(runtime: Runtime): Router {
    * (the whole caption is above them).
    */
   const previewCards = (previews: ReviewItem['previews'], inList: boolean) => {
+    if (!inList) return renderCards(previews, false);
+    // Core keeps an unchanged item's previews (the same object from one reload to the next): its
+    // cards are rendered once for them.
+    let rendered = listCards.get(previews);
+    if (!rendered) {
+      rendered = renderCards(previews, true);
+      listCards.set(previews, rendered);
+    }
+    return rendered;
+  };
+  const listCards = new WeakMap<ReviewItem['previews'], { shared: string; cards: string }>();
+  const renderCards = (previews: ReviewItem['previews'], inList: boolean) => {
     const first = inList ? previews[0] : undefined;
     const mediaAlike = first !== undefined && previews.every((p) => sameList(p.mediaUrls, first.mediaUrls));
     const hashtagsAlike = first !== undefined && previews.every((p) => sameList(p.hashtags, first.hashtags));
@@ -448,7 +467,7 @@ export function webRoutes(runtime: Runtime): Router {
         'message-raw',
         { raw: tabs + body, notice: noticeOf(q.done) },
         kind,
-        rows.length > 0 ? rows : undefined,
+        rows,
       );
     };
   router.get('/inbox', listPage('inbox'));

@@ -9,7 +9,10 @@ import { afterCursor, encodeCursor, paginationInput } from '../pagination.ts';
 import { codePointLength, hashtagsIn, measureText, PLATFORM_RULES } from '../platforms/rules.ts';
 import { connectorsFor } from '../publishing/connectors/index.ts';
 import { checkPlatform } from '../publishing/readiness.ts';
-import { platformAccountsOf } from '../social-accounts/operations.ts';
+import type { Connectors } from '../publishing/connector.ts';
+import type { PostSource } from '../publishing/post.ts';
+import { boundedMemo } from '../bounded-memo.ts';
+import { platformAccountsOf, type PlatformAccountLookup } from '../social-accounts/operations.ts';
 import { contentHistoryOf, type ContentHistoryEntry } from './history.ts';
 import { getContentInWorkspace } from './operations.ts';
 import type { ContentRow } from './serialize.ts';
@@ -45,35 +48,79 @@ export interface PlatformPreviewData {
 export const FEED_FOLDS: Partial<Record<Platform, number>> = { linkedin: 210, instagram: 125 };
 
 export function previewsOf(ctx: ServiceContext, rows: readonly ContentRow[]): Map<string, PlatformPreviewData[]> {
-  const connectors = connectorsFor(ctx);
+  let connectors: Connectors | undefined;
   const accountFor = platformAccountsOf(ctx.db, ctx.workspace.id);
   const previews = new Map<string, PlatformPreviewData[]>();
   for (const row of rows) {
-    previews.set(
-      row.id,
-      row.targetPlatforms.map((platform) => {
-        const check = checkPlatform(connectors, accountFor, row, platform);
-        const known = (PLATFORMS as readonly string[]).includes(platform) ? (platform as Platform) : null;
-        // The post the check judged, composed once; an unknown platform has none, and shows the caption.
-        const post = check.post;
-        const text = post?.text ?? row.caption;
-        const measured = known ? measureText(known, text) : { length: codePointLength(text), unit: 'characters' };
-        return {
-          platform,
-          ...(known ? { name: platformEntry(known).name } : {}),
-          text,
-          length: measured.length,
-          limit: known ? PLATFORM_RULES[known].maxText : null,
-          unit: measured.unit,
-          foldAt: known ? (FEED_FOLDS[known] ?? null) : null,
-          hashtags: hashtagsIn(text),
-          mediaUrls: post?.mediaUrls ?? row.mediaUrls,
-          problems: check.problems,
-        };
-      }),
-    );
+    const lookups = row.targetPlatforms.map(accountFor);
+    const kept = keptPreviews(previewKey(row, lookups), () => {
+      connectors ??= connectorsFor(ctx);
+      return deepFreeze(
+        row.targetPlatforms.map((platform, i) => previewOf(connectors!, () => lookups[i]!, row, platform)),
+      );
+    });
+    previews.set(row.id, kept);
   }
   return previews;
+}
+
+function previewOf(
+  connectors: Connectors,
+  accountFor: (platform: string) => PlatformAccountLookup,
+  row: ContentRow,
+  platform: string,
+): PlatformPreviewData {
+  const check = checkPlatform(connectors, accountFor, row, platform);
+  const known = (PLATFORMS as readonly string[]).includes(platform) ? (platform as Platform) : null;
+  // The post the check judged, composed once; an unknown platform has none, and shows the caption.
+  const post = check.post;
+  const text = post?.text ?? row.caption;
+  const measured = known ? measureText(known, text) : { length: codePointLength(text), unit: 'characters' };
+  return {
+    platform,
+    ...(known ? { name: platformEntry(known).name } : {}),
+    text,
+    length: measured.length,
+    limit: known ? PLATFORM_RULES[known].maxText : null,
+    unit: measured.unit,
+    foldAt: known ? (FEED_FOLDS[known] ?? null) : null,
+    hashtags: hashtagsIn(text),
+    mediaUrls: post?.mediaUrls ?? row.mediaUrls,
+    problems: check.problems,
+  };
+}
+
+/*
+ * An item's previews are a pure function of what decides its posts (PostSource: caption, hashtags,
+ * media, content type and per-platform overrides), its target platforms and, for each platform, the
+ * account publishing would use (whether there is one, its status and its name); the platforms'
+ * rules are fixed. A reviewer's inbox shows the same items on every reload, so previews are kept per
+ * those inputs, for a few thousand items at most. A change to any input is another key, so a kept
+ * preview is never stale. Kept previews are shared between requests, so they are frozen.
+ */
+const PREVIEWED_ITEMS = 2000;
+const keptPreviews = boundedMemo<PlatformPreviewData[]>(PREVIEWED_ITEMS);
+
+function previewKey(row: ContentRow, lookups: readonly PlatformAccountLookup[]): string {
+  const source: { [K in keyof PostSource]: PostSource[K] } = {
+    caption: row.caption,
+    hashtags: row.hashtags,
+    mediaUrls: row.mediaUrls,
+    contentType: row.contentType,
+    platformSpecific: row.platformSpecific,
+  };
+  const accounts = lookups.map((lookup) =>
+    lookup.state === 'none' ? null : [lookup.state, lookup.account.status, lookup.account.username],
+  );
+  return JSON.stringify([row.targetPlatforms, source, accounts]);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 export const BrowseContentInput = z.object({

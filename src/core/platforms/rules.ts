@@ -83,28 +83,36 @@ export const PLATFORM_RULES: Readonly<Record<Platform, PlatformRules>> = Object.
 
 /** X's weighted length of `text`, by twitter-text's parser (tens of microseconds: see `xWeightBounds`). */
 export function xWeightedLength(text: string): number {
-  return xWeights(text, (key) => twitterText.parseTweet(key).weightedLength);
+  const facts = factsOf(text);
+  return (facts.xWeight ??= twitterText.parseTweet(text).weightedLength);
 }
 
 /** The hashtags a platform reads in `text` (twitter-text's rules: `#` or `＃` before a word). */
 export function hashtagsIn(text: string): string[] {
-  return hashtagLists(text, (key) => twitterText.extractHashtags(key)).slice();
+  const facts = factsOf(text);
+  return (facts.hashtags ??= twitterText.extractHashtags(text)).slice();
 }
 
 /** How many links X (and the platforms that count links its way) finds in `text`. */
 function linkCount(text: string): number {
-  return linkCounts(text, (key) => twitterText.extractUrls(key).length);
+  const facts = factsOf(text);
+  return (facts.links ??= twitterText.extractUrls(text).length);
 }
 
 /*
  * twitter-text's parsers take tens of microseconds a text, and the same texts are measured again and
  * again: every preview card, every readiness check, every reload of the review inbox. They are pure,
- * so their answers are kept per text (a few thousand texts at most).
+ * so their answers are kept per text (a few thousand texts at most), each worked out when first asked
+ * for, and all of a text's under one key: a long text is hashed once, not once per measure.
  */
 const MEASURED_TEXTS = 2000;
-const xWeights = boundedMemo<number>(MEASURED_TEXTS);
-const hashtagLists = boundedMemo<string[]>(MEASURED_TEXTS);
-const linkCounts = boundedMemo<number>(MEASURED_TEXTS);
+interface TextFacts {
+  xWeight?: number;
+  hashtags?: string[];
+  links?: number;
+}
+const measuredTexts = boundedMemo<TextFacts>(MEASURED_TEXTS);
+const factsOf = (text: string): TextFacts => measuredTexts(text, () => ({}));
 
 /** Every reason `platform` would refuse a post's text (its length, its hashtags), or an empty list. */
 export function textViolations(platform: Platform, text: string): string[] {

@@ -1,0 +1,76 @@
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { socialAccounts } from '../../../db/schema/index.ts';
+import { getContentInWorkspace, updateContent } from '../../../src/core/content/operations.ts';
+import { previewsOf } from '../../../src/core/content/review.ts';
+import { contextFor } from '../../../src/core/context.ts';
+import { runOperation } from '../../../src/core/operation.ts';
+import { connectSocialAccount } from '../../../src/core/social-accounts/operations.ts';
+import { makeContent, makeWorkspace } from '../../helpers/factories.ts';
+import { testRuntime } from '../../helpers/runtime.ts';
+
+/**
+ * An item's previews are kept between requests (review.ts): an unchanged item gives the same frozen
+ * previews, and a change to anything they depend on gives new ones at once, never a stale card.
+ */
+describe('kept previews', () => {
+  const setup = () => {
+    const runtime = testRuntime();
+    const ws = makeWorkspace(runtime);
+    const ctx = contextFor(runtime, ws.workspace, 'rest');
+    connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'linkedin', username: 'acme' });
+    const item = makeContent(runtime, ws.workspace, {
+      caption: 'A caption worth posting',
+      target_platforms: ['linkedin', 'twitter'],
+      content_type: 'text_only',
+    });
+    const previews = () => previewsOf(ctx, [getContentInWorkspace(runtime.db, ws.workspace.id, item.id)]).get(item.id)!;
+    return { runtime, ws, ctx, item, previews };
+  };
+
+  it('an unchanged item gives the same previews, frozen against changes by a reader', () => {
+    const { previews } = setup();
+    const first = previews();
+    expect(previews()).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first[0]) && Object.isFrozen(first[0]!.problems)).toBe(true);
+    expect(() => (first[0]!.problems as string[]).push('changed')).toThrow(TypeError);
+  });
+
+  it('a new caption, hashtags, media or per-platform text gives new previews at once', () => {
+    const { ctx, item, previews } = setup();
+    const before = previews();
+    runOperation(updateContent, ctx, { id: item.id, caption: 'x'.repeat(300) });
+    const longer = previews();
+    expect(longer).not.toBe(before);
+    expect(longer.find((p) => p.platform === 'twitter')!.problems.join(' ')).toMatch(/the limit is 280/);
+    runOperation(updateContent, ctx, { id: item.id, hashtags: ['spring'] });
+    expect(previews().find((p) => p.platform === 'linkedin')!.hashtags).toEqual(['spring']);
+    runOperation(updateContent, ctx, {
+      id: item.id,
+      platform_specific: { linkedin: { caption: 'Only on LinkedIn' } },
+    });
+    expect(previews().find((p) => p.platform === 'linkedin')!.text).toBe('Only on LinkedIn\n\n#spring');
+  });
+
+  it("an account's new status, or a newly connected account, changes the cards' verdicts at once", () => {
+    const { runtime, ws, previews } = setup();
+    expect(previews().find((p) => p.platform === 'linkedin')!.problems).toEqual([]);
+    runtime.db
+      .update(socialAccounts)
+      .set({ status: 'needs_reconnect' })
+      .where(eq(socialAccounts.platform, 'linkedin'))
+      .run();
+    expect(
+      previews()
+        .find((p) => p.platform === 'linkedin')!
+        .problems.join(' '),
+    ).toMatch(/must be reconnected/);
+    const x = () =>
+      previews()
+        .find((p) => p.platform === 'twitter')!
+        .problems.join(' ');
+    expect(x()).toMatch(/No connected twitter account/);
+    connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'twitter', username: 'acme_x' });
+    expect(x()).not.toMatch(/No connected twitter account/);
+  });
+});
