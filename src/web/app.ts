@@ -194,8 +194,22 @@ export function webRoutes(runtime: Runtime): Router {
 
   // --- sign-in, setup, invite, sign-out
   const addressOf = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
-  const safeNext = (next: unknown) =>
-    typeof next === 'string' && /^\/app(\/|$|\?)/.test(next) && !next.startsWith('//') ? next : '/app/inbox';
+  /**
+   * A dashboard path to go to next, or the inbox. Judged as the browser will resolve it, so dot
+   * segments, backslashes or encoded dots ("/app/..//elsewhere") cannot lead off the dashboard.
+   */
+  const safeNext = (next: unknown) => {
+    if (typeof next !== 'string' || !next.startsWith('/')) return '/app/inbox';
+    const base = 'http://dashboard.invalid';
+    let resolved: URL;
+    try {
+      resolved = new URL(next, base);
+    } catch {
+      return '/app/inbox';
+    }
+    const path = `${resolved.pathname}${resolved.search}`;
+    return resolved.origin === base && /^\/app(\/|$|\?)/.test(path) && !path.startsWith('//') ? path : '/app/inbox';
+  };
   const signInAndGo = (req: Request, res: Response, userId: string, workspaceId: string, next: string) => {
     const token = startSession(runtime, userId, workspaceId, req.cookies?.[sessionCookie] as string | undefined);
     res.cookie(sessionCookie, token, cookieOptions);
@@ -482,12 +496,17 @@ export function webRoutes(runtime: Runtime): Router {
     target.searchParams.set('done', done);
     return `${target.pathname}${target.search}`;
   };
+  /** A page's path and query without the notice of the action that led to it. */
+  const withoutNotice = (url: URL) => {
+    url.searchParams.delete('done');
+    return `${url.pathname}${url.search}`;
+  };
   /** The dashboard page a form was sent from: its `back` field, else the same-origin Referer, else the inbox. */
   const formPageOf = (req: Request) => {
     const referer = req.get('referer');
     const fromReferer =
       referer && allowedOrigins(req).includes(safeOrigin(referer) ?? '')
-        ? safeNext(new URL(referer).pathname + new URL(referer).search)
+        ? safeNext(withoutNotice(new URL(referer)))
         : '/app/inbox';
     return backOf((req.body ?? {}) as Record<string, unknown>, fromReferer);
   };

@@ -96,6 +96,29 @@ describe('dashboard pages', () => {
     expect(page.text).toMatch(/rejected/);
   });
 
+  it('goes back only to dashboard pages, however the way back is written', async () => {
+    const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
+    const browser = new Browser(bed);
+    await browser.signIn(approver.email, approver.password);
+    const ways = [
+      '/app/..//evil.example/x',
+      '/app/..\\evil.example',
+      '/app/%2e%2e//evil.example',
+      '//evil.example/app',
+    ];
+    for (const back of ways) {
+      const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
+      const answer = await browser.post(`/app/content/${item.id}/approve`, { back });
+      expect(answer.status, back).toBe(303);
+      expect(answer.location, back).toBe('/app/inbox?done=approved');
+    }
+    const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
+    const kept = await browser.post(`/app/content/${item.id}/approve`, { back: '/app/content?status=approved' });
+    expect(kept.location).toBe('/app/content?status=approved&done=approved');
+    const login = await new Browser(bed).get('/app/login?next=%2Fapp%2F..%2F%2Fevil.example');
+    expect(login.text).not.toContain('evil.example');
+  });
+
   it('refuses a POST without the CSRF token or with a foreign Origin with 403, changing nothing', async () => {
     const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
     const browser = new Browser(bed);

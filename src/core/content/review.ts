@@ -1,4 +1,5 @@
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { preparedStatements } from '../../../db/client.ts';
 import { CONTENT_STATUSES, campaigns, content, type Platform } from '../../../db/schema/index.ts';
@@ -85,7 +86,8 @@ function previewOf(
     unit: measured.unit,
     foldAt: known ? (FEED_FOLDS[known] ?? null) : null,
     hashtags: hashtagsIn(text),
-    mediaUrls: post?.mediaUrls ?? row.mediaUrls,
+    // A copy: kept previews are frozen, and the row's own list is not theirs to freeze.
+    mediaUrls: post?.mediaUrls ?? [...row.mediaUrls],
     problems: check.problems,
   };
 }
@@ -95,10 +97,10 @@ function previewOf(
  * media, content type and per-platform overrides), its target platforms and, for each platform, the
  * account publishing would use (whether there is one, its status and its name); the platforms'
  * rules are fixed. A reviewer's inbox shows the same items on every reload, so previews are kept per
- * those inputs, for a few thousand items at most. A change to any input is another key, so a kept
+ * those inputs, for a thousand items at most. A change to any input is another key, so a kept
  * preview is never stale. Kept previews are shared between requests, so they are frozen.
  */
-const PREVIEWED_ITEMS = 2000;
+const PREVIEWED_ITEMS = 1000;
 const keptPreviews = boundedMemo<PlatformPreviewData[]>(PREVIEWED_ITEMS);
 
 function previewKey(row: ContentRow, lookups: readonly PlatformAccountLookup[]): string {
@@ -112,7 +114,10 @@ function previewKey(row: ContentRow, lookups: readonly PlatformAccountLookup[]):
   const accounts = lookups.map((lookup) =>
     lookup.state === 'none' ? null : [lookup.state, lookup.account.status, lookup.account.username],
   );
-  return JSON.stringify([row.targetPlatforms, source, accounts]);
+  // Hashed: the inputs may hold several long texts, which the memo need not keep.
+  return createHash('sha256')
+    .update(JSON.stringify([row.targetPlatforms, source, accounts]))
+    .digest('base64');
 }
 
 function deepFreeze<T>(value: T): T {

@@ -26,12 +26,15 @@ const nameOf = (preview: PlatformPreviewData): string => preview.name ?? platfor
 const LENGTH_PROBLEM = /text is \d+ [a-z ]+; the limit is \d+/;
 
 const idPatterns = new Map<string, RegExp>();
-/** A platform's id as a word; built once per platform, not once per card. */
+/**
+ * A platform's id as a word; built once per known platform, not once per card. An id the preview
+ * does not know (stored content may name any) gets a pattern of its own, so the map stays small.
+ */
 function platformIdPattern(platform: string): RegExp {
   let pattern = idPatterns.get(platform);
   if (!pattern) {
     pattern = new RegExp(`\\b${platform.replace(/[^a-z0-9_-]/gi, '')}\\b`, 'g');
-    idPatterns.set(platform, pattern);
+    if (platform in PLATFORM_NAMES) idPatterns.set(platform, pattern);
   }
   return pattern;
 }
