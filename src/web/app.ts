@@ -439,7 +439,8 @@ export function webRoutes(runtime: Runtime): Router {
             ]
               .map((s) => {
                 const label = s === '' ? 'All' : STATUS_LABELS[s as ContentStatus];
-                const current = (status ?? '') === s ? ' aria-current="page"' : '';
+                // The failed-since list is no tab's: it cuts across statuses.
+                const current = (status ?? '') === s && !q.failed_since ? ' aria-current="page"' : '';
                 return `<li><a href="/app/content${s ? `?status=${s}` : ''}"${current}>${label}</a></li>`;
               })
               .join('')}</ul></nav>`

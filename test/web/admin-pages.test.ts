@@ -6,6 +6,7 @@ import { startFakeX, type FakeX } from '../../fakes/x.ts';
 import { makeCampaign } from '../helpers/factories.ts';
 import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
 import { socialAccounts } from '../../db/schema/index.ts';
+import { encodeCursor } from '../../src/core/pagination.ts';
 import { enqueueAllEvents } from '../../src/core/webhooks/delivery/enqueue.ts';
 import { drain } from '../../src/jobs/drain.ts';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery.ts';
@@ -392,5 +393,16 @@ describe('dashboard admin pages', () => {
     expect(preview.text).toContain('<td>Posts</td>');
     expect((await approver.post(`/app/campaigns/${campaign.id}/launch`, {})).status).toBe(303);
     expect((await rest('GET', `/api/v1/campaigns/${campaign.id}`)).body.status).toBe('active');
+  });
+
+  it('campaigns: a page past the last one says so, not that there are no campaigns', async () => {
+    makeCampaign(bed.runtime, bed.ws.workspace, { name: 'Autumn' });
+    const viewer = await signedIn('viewer');
+    const past = encodeCursor({ createdAt: new Date(0), id: '0' });
+    const page = await viewer.open(`/app/campaigns?cursor=${encodeURIComponent(past)}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('No more campaigns: this is past the last page.');
+    expect(page.text).not.toContain('No campaigns yet');
+    expect(page.text).toContain('First page');
   });
 });

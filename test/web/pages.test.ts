@@ -197,6 +197,19 @@ describe('dashboard pages', () => {
     expect(page.match(/<p class="tags">Hashtags: #spring #sale<\/p>/g)).toHaveLength(2);
   });
 
+  it('the failed-since list says what it shows and marks no status tab as its own', async () => {
+    const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'viewer');
+    const browser = new Browser(bed);
+    await browser.signIn(person.email, person.password);
+    const tabsOf = (text: string) => /<nav aria-label="Status" class="tabs">([\s\S]*?)<\/nav>/.exec(text)?.[1] ?? '';
+    const all = await browser.open('/app/content');
+    expect(tabsOf(all.text)).toContain('<a href="/app/content" aria-current="page">All</a>');
+    const failed = await browser.open(`/app/content?failed_since=${encodeURIComponent('2026-03-09T12:00:00Z')}`);
+    expect(failed.status).toBe(200);
+    expect(failed.text).toContain('Failed since');
+    expect(tabsOf(failed.text)).not.toContain('aria-current');
+  });
+
   it('a 297-weighted X caption shows the problem on its X card only', async () => {
     for (const platform of ['twitter', 'linkedin'])
       connectSocialAccount(bed.runtime, { workspaceId: bed.ws.workspace.id, platform, username: `acct_${platform}` });
