@@ -1,5 +1,5 @@
 import { and, eq, lt } from 'drizzle-orm';
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { z } from 'zod';
 import { writeTransaction } from '../../db/client.ts';
 import { idempotencyKeys } from '../../db/schema/index.ts';
@@ -7,7 +7,7 @@ import type { Runtime, ServiceContext } from './context.ts';
 import { fieldError, ServiceError, type RateLimitState } from './errors.ts';
 import { assertInputDepth, executeOperation, operationFor, type Operation } from './operation.ts';
 import { consumeRateLimit } from './rate-limits.ts';
-import { decryptSecret, encryptSecret } from './secrets.ts';
+import { decryptSecret, derivedKey, encryptSecret, type SecretsConfig } from './secrets.ts';
 
 /**
  * Idempotency-Key (a REST header, or a creating tool's idempotency_key argument): the same key and
@@ -79,10 +79,27 @@ function canonicalJson(value: unknown): string {
   );
 }
 
-const fingerprintOf = (call: IdempotentCall): string =>
-  createHash('sha256')
-    .update(`${call.operation}\n${canonicalJson(call.input)}`)
-    .digest('hex');
+/**
+ * What the fingerprint is taken over: the operation and its whole input, secrets included (a Bluesky
+ * app password), so a retry with another password is another request.
+ */
+const fingerprintText = (call: IdempotentCall): string => `${call.operation}\n${canonicalJson(call.input)}`;
+
+/**
+ * The stored fingerprint: an HMAC-SHA256 under a key derived from the encryption key. A plain hash
+ * of an input holding a secret, stored beside the account it connected, would let whoever reads the
+ * database test guesses of the secret offline; without the key, the fingerprint tells nothing.
+ */
+const fingerprintOf = (config: SecretsConfig, call: IdempotentCall): string =>
+  createHmac('sha256', derivedKey(config, 'idempotency-fingerprint')).update(fingerprintText(call)).digest('hex');
+
+/**
+ * The unkeyed SHA-256 that keys claimed before the fingerprint was keyed still carry: compared (never
+ * stored again), so a retry across the upgrade replays instead of answering idempotency_key_reused.
+ * Such rows are pruned with the rest within the 24-hour window.
+ */
+const unkeyedFingerprintOf = (call: IdempotentCall): string =>
+  createHash('sha256').update(fingerprintText(call)).digest('hex');
 
 const keyOf = (request: { workspaceId: string; key: string }) =>
   and(eq(idempotencyKeys.workspaceId, request.workspaceId), eq(idempotencyKeys.key, request.key));
@@ -100,7 +117,7 @@ export function claimIdempotencyKey(runtime: Runtime, request: IdempotentCall): 
   // Before the fingerprint, which walks the whole input.
   assertInputDepth(request.input);
   const now = runtime.clock.now();
-  const fingerprint = fingerprintOf(request);
+  const fingerprint = fingerprintOf(runtime.config, request);
   const { db } = runtime;
   return writeTransaction(db, () => {
     const existing = db.select().from(idempotencyKeys).where(keyOf(request)).get();
@@ -108,7 +125,7 @@ export function claimIdempotencyKey(runtime: Runtime, request: IdempotentCall): 
     const finished = existing?.responseStatus != null;
     const live = existing && (finished ? age < REPLAY_WINDOW_MS : age < ABANDONED_AFTER_MS);
     if (existing && live) {
-      if (existing.fingerprint !== fingerprint) {
+      if (existing.fingerprint !== fingerprint && existing.fingerprint !== unkeyedFingerprintOf(request)) {
         throw new ServiceError(
           'idempotency_key_reused',
           `This ${request.keyField} was used with a different request; use a new key.`,

@@ -161,7 +161,7 @@ function errorCodesOf(endpoint: Endpoint): Set<ErrorCode> {
     'rate_limit_exceeded',
   ] as const)
     codes.add(code);
-  // A person's token answers 403 forbidden where their role may fall short: every route beyond reading.
+  // A person's token answers 403 forbidden where their role may fall short: every route beyond a viewer's.
   if (requiredRole(endpoint.operation) !== 'viewer') codes.add('forbidden');
   if (endpoint.operation.planChecks !== false) {
     codes.add('payment_required');

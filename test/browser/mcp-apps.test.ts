@@ -333,6 +333,43 @@ describe('MCP App views in a host page', () => {
   );
 
   it(
+    'offers no link for a post URL that is not http(s), such as one stored before URLs were checked',
+    async () => {
+      const { id: contentId } = await createItem({ caption: 'Out now', target_platforms: ['twitter', 'linkedin'] });
+      const attemptedAt = '2026-03-10T09:00:00.000Z';
+      const published = (platform: string, url: string) => ({
+        platform,
+        success: true,
+        platform_post_id: `${platform}-1`,
+        url,
+        notice: null,
+        error: null,
+        attempted_at: attemptedAt,
+      });
+      bed.runtime.db
+        .update(content)
+        .set({
+          status: 'published',
+          publishedAt: new Date(attemptedAt),
+          publishResults: [
+            published('twitter', 'javascript:alert(document.domain)'),
+            published('linkedin', 'data:text/html,<script>alert(1)</script>'),
+          ],
+        })
+        .where(eq(content.id, contentId))
+        .run();
+      const hosted = await hostView('service_get_content', { id: contentId });
+      const { frame } = hosted;
+      await expect.poll(() => frame.locator('.results li').count()).toBe(2);
+      expect(await frame.locator('.results').textContent()).toContain('published');
+      expect(await frame.locator('.results button').count()).toBe(0);
+      expect(await hosted.openedLinks()).toEqual([]);
+      expectOnlyHostRequests(hosted);
+    },
+    SLOW,
+  );
+
+  it(
     'shows the API message of a failing call and changes nothing',
     async () => {
       const item = await createItem({ caption: 'Gone soon', target_platforms: ['linkedin'], status: 'pending_review' });

@@ -13,6 +13,7 @@ import { completeCampaignIfDone } from '../campaigns/completion.ts';
 import { recordPublishingStep } from '../content/history.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
+import { webUrlOrNull } from './permalinks.ts';
 
 /** What an attempt whose outcome nobody saw is reported as; it is never retried blindly. */
 export const UNKNOWN_OUTCOME = 'outcome unknown: check the platform before publishing again';
@@ -79,7 +80,8 @@ export function settleAttempt(
     id,
     status: outcome.status,
     platformPostId: outcome.platformPostId ?? null,
-    url: outcome.url ?? null,
+    // Whatever a platform answers, only an http(s) URL is stored as the post's link.
+    url: webUrlOrNull(outcome.url),
     notice: outcome.notice ?? null,
     error: outcome.error ?? null,
     finishedAt: at.getTime(),

@@ -10,6 +10,7 @@ import { PLATFORMS } from '../platforms/registry.ts';
 import type { Runtime } from '../context.ts';
 import { usableAccessToken, type TokenSource } from '../social-accounts/token-lifecycle.ts';
 import type { LivePlatformClient } from '../platforms/platform-client.ts';
+import { webUrlOrNull } from './permalinks.ts';
 
 /** A post still without its URL after this long is left as it is: the platform will not make it public. */
 export const LATE_URL_HORIZON_MS = 7 * 24 * 3600 * 1000;
@@ -48,12 +49,20 @@ export async function fillLateUrls(runtime: Runtime, clientFor: LiveClientLookup
     if (!found?.client.publisher.lateUrl) continue;
     const ref = { ...account };
     try {
-      const url = await found.client.publisher.lateUrl({
+      const answered = await found.client.publisher.lateUrl({
         account: { id: account.id, platformUserId: account.platformUserId, username: account.username },
         platformPostId: attempt.platformPostId!,
         accessToken: () => usableAccessToken(runtime, ref, found.source),
         requestTimeoutMs: config.publishing.platformTimeoutSeconds * 1000,
       });
+      // Not public yet, or an answer that is no http(s) URL: asked again on a later pass.
+      const url = webUrlOrNull(answered);
+      if (answered !== null && url === null) {
+        runtime.log.warn(
+          { publishAttemptId: attempt.id, platform: attempt.platform },
+          'a platform answered a post URL that is not http(s); it is not stored',
+        );
+      }
       if (url === null) continue;
       recordLateUrl(runtime, attempt.id, attempt.contentId, attempt.platform, attempt.platformPostId!, url);
       filled += 1;

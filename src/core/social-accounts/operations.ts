@@ -19,6 +19,10 @@ import { toSocialAccountResource, type SocialAccountResource, type SocialAccount
  */
 export const listSocialAccounts = defineOperation({
   name: 'listSocialAccounts',
+  // An editor's and above: whoever creates or publishes content chooses its target platforms from
+  // this list (the MCP flow calls it first). A viewer never needs it; the dashboard shows the
+  // accounts page to admins only. API keys (no role) keep full access.
+  role: 'editor',
   buckets: ['read'],
   input: z.object({}),
   output: listEnvelope(SocialAccountResourceSchema),

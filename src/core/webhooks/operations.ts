@@ -83,6 +83,9 @@ const lastEventSeq = (db: Db): number =>
 /** GET /webhooks: the full set, newest first, in one page; `limit` and `cursor` are ignored. */
 export const listWebhooks = defineOperation({
   name: 'listWebhooks',
+  // Reading them too is an admin's, as on the dashboard: the URLs often carry a receiver's token,
+  // and the log holds the receivers' answers. API keys (no role) keep full access.
+  role: 'admin',
   buckets: ['read'],
   input: ListWebhooksInput,
   output: listEnvelope(WebhookResourceSchema),
@@ -99,6 +102,7 @@ export const listWebhooks = defineOperation({
 
 export const getWebhook = defineOperation({
   name: 'getWebhook',
+  role: 'admin',
   buckets: ['read'],
   input: WebhookIdInput,
   output: WebhookResourceSchema,
@@ -304,6 +308,7 @@ export const testWebhook = defineOperation({
  */
 export const listWebhookDeliveries = defineOperation({
   name: 'listWebhookDeliveries',
+  role: 'admin',
   buckets: ['read'],
   input: ListWebhookDeliveriesInput,
   output: listEnvelope(WebhookDeliveryResource),

@@ -427,5 +427,6 @@ describe('Facebook publisher: errors and usage', () => {
     expect(error.kind).toBe('rate_limited');
     expect(error.details.retryAt).toEqual(new Date(NOW + 60 * 60_000));
     expect(error.message).toContain('100 %');
+    expect(error.message).toMatch(/^Facebook reports this app's or Page's API usage/);
   });
 });

@@ -543,6 +543,19 @@ describe('live connector framework', () => {
     expect(await fillLateUrls(runtime, lookup)).toBe(0);
   });
 
+  it('fills in no late URL that is not http(s): the post keeps no link', async () => {
+    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    platform.script.publish = (session) =>
+      session.call('create', async () => ({ platformPostId: 'pub-2', url: null }), { create: true });
+    const item = queued();
+    expect(await run()).toEqual(['published']);
+    const lookup = (p: string) => (p === 'twitter' ? { client: platform.client, source: platform.source } : null);
+    platform.script.lateUrl = async () => 'javascript:alert(1)';
+    expect(await fillLateUrls(runtime, lookup)).toBe(0);
+    expect(contentRow(runtime, item.id)!.publishResults[0]!.url).toBeNull();
+    expect(attemptsFor(runtime, item.id)[0]!.url).toBeNull();
+  });
+
   it('refreshes, in the maintenance pass, the tokens that expire within the hour and no others', async () => {
     const soon = connectLiveAccount(
       runtime,

@@ -54,8 +54,8 @@ export function blueskySessions(config: BlueskyConfig, timeoutMs: number, clock:
         }
         throw safe;
       }
-      const did = stringField(answer, 'did');
-      const handle = stringField(answer, 'handle');
+      const did = checkedDid(stringField(answer, 'did'));
+      const handle = checkedHandle(stringField(answer, 'handle'));
       return {
         profile: {
           platformUserId: did,
@@ -84,6 +84,40 @@ function stringField(answer: XrpcObject, field: string): string {
     throw new PlatformError('transient', `${BLUESKY}'s session answer has no ${field}.`);
   }
   return value;
+}
+
+/**
+ * A handle as atproto's syntax allows it: a domain name of at most 253 characters, two labels or
+ * more of 1 to 63 characters of [a-z0-9-], none starting or ending with a hyphen, the last not
+ * starting with a digit. Handles are case-insensitive; the lowercase form is kept.
+ */
+const HANDLE = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
+const MAX_HANDLE_LENGTH = 253;
+
+/** A DID as atproto's syntax allows it: `did:`, a lowercase method, `:`, then [a-zA-Z0-9._:%-], not ending in `:` or `%`. */
+const DID = /^did:[a-z]+:[a-zA-Z0-9._:%-]*[a-zA-Z0-9._-]$/;
+const MAX_DID_LENGTH = 2048;
+
+/**
+ * The server's word on who signed in is stored and shown (the username, the profile link), so a
+ * handle or DID outside the syntax (markup, a script URL) refuses the connect instead: nothing is
+ * stored, and the value itself is not repeated in the message.
+ */
+function checkedHandle(value: string): string {
+  const handle = value.toLowerCase();
+  if (handle.length <= MAX_HANDLE_LENGTH && HANDLE.test(handle)) return handle;
+  throw new PlatformError(
+    'transient',
+    `${BLUESKY}'s session answer names a handle that is not a valid handle (a domain name such as alice.bsky.social); nothing was connected.`,
+  );
+}
+
+function checkedDid(did: string): string {
+  if (did.length <= MAX_DID_LENGTH && DID.test(did)) return did;
+  throw new PlatformError(
+    'transient',
+    `${BLUESKY}'s session answer names an account id that is not a valid DID (did:method:identifier); nothing was connected.`,
+  );
 }
 
 /** The session's tokens, with the expiries their JWTs carry (the server's lifetimes when unreadable). */

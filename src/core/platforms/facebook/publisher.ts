@@ -45,7 +45,7 @@ export function facebookPublisher(app: FacebookApp, options: FacebookPublisherOp
   };
   const now = options.now ?? (() => new Date());
   // One per publisher: Meta's usage counts are the app's and each Page's, across posts.
-  const governor = new UsageGovernor(now);
+  const governor = new UsageGovernor(now, { platform: 'Facebook', account: 'Page' });
   const graphFor = (session: LiveSession) => new FacebookGraph(hosts, session, governor, now);
 
   const finish = async (graph: FacebookGraph, session: LiveSession, created: CreatedPost): Promise<LivePost> => {

@@ -46,15 +46,27 @@ export function readUsage(headers: Headers): UsageReading {
   return reading;
 }
 
+/** Whose calls a governor paces, for its messages: the platform's name and what it calls an account. */
+export interface UsageOwner {
+  /** `Facebook`, `Instagram`, `Threads`. */
+  platform: string;
+  /** What the per-account counters count: a Facebook `Page`, an Instagram or Threads `account`. */
+  account: string;
+}
+
 /**
- * The pace of one publisher's calls, for the app and per Page: an answer at 90 % or more holds the
- * next call back until Meta's estimate (or a fixed pause) has passed. Kept across publishes, since
- * the allowance is the app's and the Page's, not one post's.
+ * The pace of one publisher's calls, for the app and per Page (or account): an answer at 90 % or
+ * more holds the next call back until Meta's estimate (or a fixed pause) has passed. Kept across
+ * publishes, since the allowance is the app's and the Page's, not one post's. Shared by Meta's
+ * platforms, so it names the one it paces.
  */
 export class UsageGovernor {
   private readonly holds = new Map<string, { until: number; percent: number }>();
 
-  constructor(private readonly now: () => Date) {}
+  constructor(
+    private readonly now: () => Date,
+    private readonly owner: UsageOwner,
+  ) {}
 
   /** Notes an answer's usage, for the app and for `pageId`. */
   observe(headers: Headers, pageId: string): void {
@@ -88,7 +100,7 @@ export class UsageGovernor {
       if (!(error instanceof PlatformError)) throw error;
       throw new PlatformError(
         'rate_limited',
-        `Facebook reports this app's or Page's API usage at ${percent} %, which comes down after ${new Date(until).toISOString()}, past the retry window; publish again later.`,
+        `${this.owner.platform} reports this app's or ${this.owner.account}'s API usage at ${percent} %, which comes down after ${new Date(until).toISOString()}, past the retry window; publish again later.`,
         { retryAt: new Date(until) },
       );
     }

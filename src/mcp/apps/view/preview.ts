@@ -1,4 +1,5 @@
 import type { ContentResource } from '../../../core/content/serialize.ts';
+import { isWebUrl } from '../../../core/publishing/permalinks.ts';
 import { html, raw } from '../../../web/preview/html.ts';
 import { platformName, renderPreviewCard } from '../../../web/preview/platform-preview.ts';
 import type { ViewData } from '../view-data.ts';
@@ -99,7 +100,8 @@ function render(): void {
                     ${result.success ? 'published' : html`<span class="problems">${result.error ?? 'failed'}</span>`}
                     ${result.notice ? html`<span class="meta">${result.notice}</span>` : ''}
                     ${
-                      result.url
+                      // Only an http(s) URL is offered to open, even one stored before the service checked them.
+                      result.url && isWebUrl(result.url)
                         ? html`<button data-action="open" data-url="${result.url}">
                             View on ${platformName(result.platform)}
                           </button>`
@@ -154,7 +156,7 @@ root.addEventListener('click', (event) => {
     const reason = root.querySelector<HTMLTextAreaElement>('#reason')?.value.trim() ?? '';
     void update({ status: 'rejected', ...(reason ? { review_note: reason } : {}) }, 'Rejected.');
   }
-  if (action === 'open' && button.dataset.url) {
+  if (action === 'open' && button.dataset.url && isWebUrl(button.dataset.url)) {
     host.openLink(button.dataset.url).catch((error: Error) => shell.showError(error.message));
   }
 });
