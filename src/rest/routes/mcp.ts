@@ -80,10 +80,17 @@ function calledToolNames(parsed: unknown): string[] {
   });
 }
 
+/** The two doors of MCP over HTTP: every tool the process exposes, or only the read tools. */
+type McpDoor = 'full' | 'readonly';
+const MCP_DOORS: ReadonlyArray<readonly [string, McpDoor]> = [
+  ['/mcp', 'full'],
+  ['/mcp/readonly', 'readonly'],
+];
+
 /**
  * Streamable HTTP MCP on the REST port: POST only, Bearer on every request, stateless. The process's
  * tool selection is settled here, once, so a bad SERVICE_TOOLS stops the app from being built; each
- * request then narrows it by its path (`/mcp/readonly`), its X-MCP-Readonly and X-MCP-Tools headers,
+ * request then narrows it by the route it came in by (`/mcp/readonly`), its X-MCP-Readonly and X-MCP-Tools headers,
  * and its token's scopes.
  */
 export function mcpRoutes(runtime: Runtime): Router {
@@ -101,29 +108,35 @@ export function mcpRoutes(runtime: Runtime): Router {
   // Read here (after the gate), not by the transport, to see which tools a message calls before it runs; the parsed
   // body is handed to the SDK, which then reads nothing from the stream.
   const readBody = express.raw({ type: 'application/json', limit: runtime.config.bodyLimitBytes });
-  /** Origin, credential and the connection's headers: all checked before the body is read, as on REST. */
-  const gate: RequestHandler = (req, res, next) => {
-    if (!originAllowed(req, allowedOrigins)) {
-      return sendError(
-        res,
-        new ServiceError('origin_not_allowed', `Origin ${req.get('origin')} may not call /mcp.`),
-        docsUrl,
-      );
-    }
-    res.locals.credential = authenticateRequest(runtime, req, res);
-    const names = parseToolNames(req.get('x-mcp-tools'));
-    const unknown = unknownToolNames(names);
-    if (unknown.length > 0) {
-      throw new ServiceError(
-        'unknown_tool',
-        `X-MCP-Tools names ${unknown.join(', ')}, which ${unknown.length === 1 ? 'is not a tool' : 'are not tools'}; ` +
-          `the tools are ${TOOLS.map((tool) => tool.name).join(', ')}.`,
-      );
-    }
-    const readOnly = req.path === '/mcp/readonly' || req.get('x-mcp-readonly')?.trim().toLowerCase() === 'true';
-    res.locals.selectedTools = connectionTools(processTools, { readOnly, names });
-    next();
-  };
+  /**
+   * Origin, credential and the connection's headers: all checked before the body is read, as on REST.
+   * `door` is the route that matched: Express matches `/MCP/READONLY` and `/mcp/readonly/` to the
+   * read-only route too, so the limit is the route's, never a comparison of the path's text.
+   */
+  const gate =
+    (door: McpDoor): RequestHandler =>
+    (req, res, next) => {
+      if (!originAllowed(req, allowedOrigins)) {
+        return sendError(
+          res,
+          new ServiceError('origin_not_allowed', `Origin ${req.get('origin')} may not call /mcp.`),
+          docsUrl,
+        );
+      }
+      res.locals.credential = authenticateRequest(runtime, req, res);
+      const names = parseToolNames(req.get('x-mcp-tools'));
+      const unknown = unknownToolNames(names);
+      if (unknown.length > 0) {
+        throw new ServiceError(
+          'unknown_tool',
+          `X-MCP-Tools names ${unknown.join(', ')}, which ${unknown.length === 1 ? 'is not a tool' : 'are not tools'}; ` +
+            `the tools are ${TOOLS.map((tool) => tool.name).join(', ')}.`,
+        );
+      }
+      const readOnly = door === 'readonly' || req.get('x-mcp-readonly')?.trim().toLowerCase() === 'true';
+      res.locals.selectedTools = connectionTools(processTools, { readOnly, names });
+      next();
+    };
   const serve: RequestHandler = async (req, res) => {
     const credential = res.locals.credential as Credential;
     const { scopes } = credential;
@@ -164,8 +177,8 @@ export function mcpRoutes(runtime: Runtime): Router {
       docsUrl,
     );
   };
-  for (const path of ['/mcp', '/mcp/readonly']) {
-    router.post(path, hostCheck, gate, readBody, serve);
+  for (const [path, door] of MCP_DOORS) {
+    router.post(path, hostCheck, gate(door), readBody, serve);
     router.all(path, refuseMethod);
   }
   return router;
