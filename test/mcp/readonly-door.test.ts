@@ -29,8 +29,13 @@ const READ_ONLY_SPELLINGS = [
   '/mcp/%72eadonly',
 ];
 
+interface McpRequest {
+  headers: Record<string, string>;
+  body: unknown;
+}
+
 /** A 2026-07-28 request: the envelope in `_meta`, the standard headers mirroring the body. */
-function modern(id: number, method: string, params: Record<string, unknown> = {}) {
+function modern(id: number, method: string, params: Record<string, unknown> = {}): McpRequest {
   return {
     headers: {
       'mcp-protocol-version': REVISION,
@@ -54,7 +59,7 @@ function modern(id: number, method: string, params: Record<string, unknown> = {}
 }
 
 /** A 2025-11-25 request: no envelope, the protocol version header a client sends after initialize. */
-function legacy(id: number, method: string, params: Record<string, unknown> = {}) {
+function legacy(id: number, method: string, params: Record<string, unknown> = {}): McpRequest {
   return {
     headers: { 'mcp-protocol-version': LEGACY_REVISION },
     body: { jsonrpc: '2.0', id, method, params },
@@ -62,7 +67,7 @@ function legacy(id: number, method: string, params: Record<string, unknown> = {}
 }
 
 /** Posts to the path exactly as spelled (plain fetch: the OpenAPI check knows only the canonical /mcp spelling). */
-async function send(bed: RestTestbed, path: string, request: ReturnType<typeof modern>) {
+async function send(bed: RestTestbed, path: string, request: McpRequest) {
   const res = await fetch(bed.server.url + path, {
     method: 'POST',
     headers: {
