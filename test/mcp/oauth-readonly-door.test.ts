@@ -261,7 +261,9 @@ describe('the read-only door, signed in to with oauth4webapi', () => {
         scope: 'read write publish',
         resource,
       }).toString();
-      const { location } = await consent(url);
+      const { location, page } = await consent(url);
+      // What the person is shown is what the grant will hold.
+      expect(page.includes('Publish content'), resource).toBe(!resource.endsWith('/readonly'));
       const callback = oauth.validateAuthResponse(as, client, location, 'st');
       return oauth.processAuthorizationCodeResponse(
         as,

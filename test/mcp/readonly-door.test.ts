@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TOOLS } from '../../tools/index.ts';
 import { readReply, useRestTestbed, type RestTestbed } from '../helpers/http.ts';
-import { baseEnv } from '../helpers/rest-expect.ts';
+import { BASE_URL, baseEnv } from '../helpers/rest-expect.ts';
+import { issueTestToken } from '../helpers/oauth-tokens.ts';
 
 /**
  * `/mcp/readonly` serves only the read tools, however the path is spelled: Express matches routes
@@ -67,11 +68,11 @@ function legacy(id: number, method: string, params: Record<string, unknown> = {}
 }
 
 /** Posts to the path exactly as spelled (plain fetch: the OpenAPI check knows only the canonical /mcp spelling). */
-async function send(bed: RestTestbed, path: string, request: McpRequest) {
+async function send(bed: RestTestbed, path: string, request: McpRequest, bearer = bed.ws.apiKey) {
   const res = await fetch(bed.server.url + path, {
     method: 'POST',
     headers: {
-      authorization: `Bearer ${bed.ws.apiKey}`,
+      authorization: `Bearer ${bearer}`,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       ...request.headers,
@@ -149,5 +150,38 @@ describe('/mcp/readonly, however it is spelled', () => {
     );
     expect(created.body.result.isError, JSON.stringify(created.body)).not.toBe(true);
     expect(await contentCount(bed)).toBe(1);
+  });
+
+  it('holds a token for the read-only door to reading wherever it is used, whatever scopes its grant row names', async () => {
+    // Minted by the core steps with all three scopes: the consent page and the token endpoint cut a
+    // grant for the door to read, and the credential holds the cut even for a row that says otherwise.
+    const { accessToken } = issueTestToken(
+      bed.runtime,
+      bed.ws.workspace.id,
+      ['read', 'write', 'publish'],
+      'Door client',
+      null,
+      `${BASE_URL}/mcp/readonly`,
+    );
+    const list = await send(bed, '/mcp', modern(1, 'tools/list'), accessToken);
+    expect(list.body.result.tools.map((tool: { name: string }) => tool.name)).toEqual(READ_TOOLS);
+    for (const request of [
+      modern(2, 'tools/call', { name: 'service_create_content', arguments: createArgs }),
+      legacy(3, 'tools/call', { name: 'service_create_content', arguments: createArgs }),
+    ]) {
+      const refused = await send(bed, '/mcp', request, accessToken);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe('insufficient_scope');
+      expect(refused.headers.get('www-authenticate')).toBe(
+        `Bearer error="insufficient_scope", scope="write", resource_metadata="${BASE_URL}/.well-known/oauth-protected-resource/mcp"`,
+      );
+    }
+    const rest = await fetch(`${bed.server.url}/api/v1/content`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(createArgs),
+    });
+    expect(rest.status).toBe(403);
+    expect(await contentCount(bed)).toBe(0);
   });
 });
