@@ -19,6 +19,8 @@ export function issueTestToken(
   clientName = 'Scope test client',
   /** The person the grant is bound to (their role limits it), as a dashboard sign-in on the consent page makes it. */
   userId: string | null = null,
+  /** The resource the grant is for, as the consent page would bind it; /mcp by default. */
+  resource = `${runtime.config.publicBaseUrl}/mcp`,
 ): { accessToken: string; clientId: string } {
   const registered = registerClient(
     runtime,
@@ -32,7 +34,7 @@ export function issueTestToken(
     redirectUri: REDIRECT,
     codeChallenge: CHALLENGE,
     scopes,
-    resource: `${runtime.config.publicBaseUrl}/mcp`,
+    resource,
   });
   const tokens = exchangeAuthorizationCode(runtime, findClient(runtime, registered.client_id)!, {
     code,

@@ -22,13 +22,27 @@ const PROTECTED_RESOURCE = {
 describe('OAuth discovery for /mcp', () => {
   const bed = useRestTestbed({ env: baseEnv });
 
-  it('serves the protected-resource metadata at the path-suffixed address and at the root one, without a key', async () => {
-    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
-      const res = await call(bed.server, 'GET', path);
-      expect(res.status, path).toBe(200);
-      expect(res.headers.get('content-type'), path).toMatch(/^application\/json/);
-      expect(res.body, path).toEqual(PROTECTED_RESOURCE);
-    }
+  it('serves the protected-resource metadata of /mcp at its path-suffixed address, without a key', async () => {
+    const res = await call(bed.server, 'GET', '/.well-known/oauth-protected-resource/mcp');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.body).toEqual(PROTECTED_RESOURCE);
+  });
+
+  it('names, at each well-known address, the resource that address is derived from (RFC 9728 section 3.3)', async () => {
+    // The root address is the origin's own document: it names the service, never /mcp, which a strict
+    // client probing the origin would reject.
+    const root = await call(bed.server, 'GET', '/.well-known/oauth-protected-resource');
+    expect(root.status).toBe(200);
+    expect(root.body).toEqual({ ...PROTECTED_RESOURCE, resource: BASE_URL });
+    // The read-only door has its own document, which offers only the read scope.
+    const readOnly = await call(bed.server, 'GET', '/.well-known/oauth-protected-resource/mcp/readonly');
+    expect(readOnly.status).toBe(200);
+    expect(readOnly.body).toEqual({
+      ...PROTECTED_RESOURCE,
+      resource: `${BASE_URL}/mcp/readonly`,
+      scopes_supported: ['read'],
+    });
   });
 
   it('serves the authorization-server metadata at the root well-known address, with exactly the listed fields', async () => {
@@ -55,6 +69,7 @@ describe('OAuth discovery for /mcp', () => {
       '/.well-known/openid-configuration',
       '/.well-known/oauth-authorization-server/mcp',
       '/.well-known/oauth-protected-resource/api',
+      '/.well-known/oauth-protected-resource/mcp/other',
       '/.well-known/anything',
     ]) {
       const res = await call(bed.server, 'GET', path);
@@ -110,6 +125,26 @@ describe("the SDK's client discovery against the real server", () => {
     expect(await discoverOAuthProtectedResourceMetadata(`${url}/mcp`)).toEqual(resource);
 
     const metadata = await discoverAuthorizationServerMetadata(resource.authorization_servers![0]!);
+    expect(metadata).toMatchObject({ issuer: url });
+
+    // The read-only door's 401 points at its own document, which names the door itself.
+    const readOnlyRefused = await fetch(`${url}/mcp/readonly`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(readOnlyRefused.status).toBe(401);
+    const readOnlyChallenge = extractWWWAuthenticateParams(readOnlyRefused);
+    expect(readOnlyChallenge.resourceMetadataUrl?.href).toBe(
+      `${url}/.well-known/oauth-protected-resource/mcp/readonly`,
+    );
+    expect(readOnlyChallenge.scope).toBe('read');
+    const readOnly = await discoverOAuthProtectedResourceMetadata(`${url}/mcp/readonly`, {
+      resourceMetadataUrl: readOnlyChallenge.resourceMetadataUrl,
+    });
+    expect(readOnly.resource).toBe(`${url}/mcp/readonly`);
+    expect(await discoverOAuthProtectedResourceMetadata(`${url}/mcp/readonly`)).toEqual(readOnly);
+
     expect(metadata).toMatchObject({
       issuer: url,
       registration_endpoint: `${url}/oauth/register`,

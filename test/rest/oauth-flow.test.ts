@@ -301,6 +301,38 @@ describe('OAuth authorization code flow for /mcp', () => {
     }
   });
 
+  it('answers invalid_target, not invalid_grant, for a resource the service does not serve or the grant is not for', async () => {
+    const setup = await registered(bed);
+    // RFC 8707 section 2.2: the target is wrong, not the grant. The code is spent all the same.
+    for (const resource of ['https://other.example/mcp', BASE_URL]) {
+      const { code, codeVerifier } = await authorize(bed, setup);
+      const res = await postForm(bed, '/oauth/token', {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: codeVerifier,
+        redirect_uri: REDIRECT,
+        client_id: setup.client.client_id,
+        resource,
+      });
+      expect(res.status, resource).toBe(400);
+      expect(res.body.error, resource).toBe('invalid_target');
+    }
+    const tokens = await tokensFor(bed, setup);
+    const refresh = (resource: string, refreshToken = tokens.refresh_token!) =>
+      postForm(bed, '/oauth/token', {
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: setup.client.client_id,
+        resource,
+      });
+    const elsewhere = await refresh('https://other.example/mcp');
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body.error).toBe('invalid_target');
+    const own = await refresh(`${BASE_URL}/mcp`);
+    expect(own.status).toBe(200);
+    expect(own.body.scope).toBe('read write publish');
+  });
+
   it('answers the RFC 6749 errors for a bad client, grant type or scope', async () => {
     const setup = await registered(bed);
     const unknownClient = await postForm(bed, '/oauth/token', { grant_type: 'refresh_token', client_id: 'npc_nobody' });

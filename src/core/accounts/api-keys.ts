@@ -5,7 +5,13 @@ import { apiKeyUses, apiKeys, authEpoch, plans, workspaces } from '../../../db/s
 import type { Runtime } from '../context.ts';
 import { ServiceError } from '../errors.ts';
 import { newId, randomBase62, toBase62 } from '../ids.ts';
-import { acceptedResources, OAUTH_SCOPES, type OAuthScope } from '../oauth/metadata.ts';
+import {
+  OAUTH_SCOPES,
+  protectedResourceOf,
+  resourceScopes,
+  type OAuthScope,
+  type ProtectedResource,
+} from '../oauth/metadata.ts';
 import { resolveAccessToken } from '../oauth/grants.ts';
 import { isActiveStatus, toWorkspace, type Workspace } from './workspace.ts';
 import { personPrincipal, type Principal } from '../people/principal.ts';
@@ -81,6 +87,11 @@ export interface Credential {
   scopes: readonly OAuthScope[];
   /** The OAuth client acting, for a token; null for an API key. */
   oauthClientId: string | null;
+  /**
+   * The resource a token was minted for (RFC 8707), or null for an API key and for grants from before
+   * tokens named one. A token for the read-only door carries only `read` wherever it is used.
+   */
+  resource: ProtectedResource | null;
   /** Who acts: the key, the client, or the person the token's grant is bound to (with their role). */
   principal: Principal;
 }
@@ -94,9 +105,13 @@ function tokenCredential(runtime: Runtime, token: string): Credential {
   if ('refused' in grant) {
     throw new ServiceError(grant.expired ? 'expired_key' : 'invalid_key', grant.refused);
   }
-  if (grant.resource !== null && !acceptedResources(runtime.config).includes(grant.resource)) {
+  const resource = grant.resource === null ? null : protectedResourceOf(runtime.config, grant.resource);
+  if (resource === undefined)
     throw new ServiceError('invalid_key', 'The access token was issued for another resource.');
-  }
+  // The limit travels with the token: one minted for the read-only door reads, on /mcp and REST alike.
+  // Its grant was cut to read when it was authorized; this holds whatever the stored row says.
+  const scopes =
+    resource === null ? grant.scopes : grant.scopes.filter((scope) => resourceScopes(resource).includes(scope));
   if (grant.userId === null) {
     const principal: Principal = {
       type: 'oauth_client',
@@ -104,7 +119,7 @@ function tokenCredential(runtime: Runtime, token: string): Credential {
       label: `OAuth client ${grant.clientId}`,
       role: null,
     };
-    return { workspace: grant.workspace, scopes: grant.scopes, oauthClientId: grant.clientId, principal };
+    return { workspace: grant.workspace, scopes, oauthClientId: grant.clientId, resource, principal };
   }
   // A grant made by a person acts with their role as it is now: a changed role applies at once, and a
   // person no longer in the workspace leaves their tokens useless.
@@ -113,8 +128,9 @@ function tokenCredential(runtime: Runtime, token: string): Credential {
     throw new ServiceError('invalid_key', 'The person who authorized this token is no longer in the workspace.');
   return {
     workspace: grant.workspace,
-    scopes: grant.scopes,
+    scopes,
     oauthClientId: grant.clientId,
+    resource,
     principal: personPrincipal(member.user, member.role),
   };
 }
@@ -128,7 +144,7 @@ export function authenticateCredential(
   const token = /^Bearer\s+(np_oat_\S+)\s*$/i.exec(authorization ?? '')?.[1];
   if (token === undefined) {
     const { workspace, principal } = authenticateKey(runtime, authorization, { planChecks });
-    return { workspace, scopes: OAUTH_SCOPES, oauthClientId: null, principal };
+    return { workspace, scopes: OAUTH_SCOPES, oauthClientId: null, resource: null, principal };
   }
   const credential = tokenCredential(runtime, token);
   if (planChecks) checkPlan(credential.workspace);

@@ -8,7 +8,7 @@ import { RateLimitError, ServiceError } from '../errors.ts';
 import { derivedKey } from '../secrets.ts';
 import { ClientMetadataError, isMetadataDocumentClientId, resolveMetadataDocumentClient } from './client-metadata.ts';
 import { findClient, issueAuthorizationCode, parseScope, type OAuthClient } from './grants.ts';
-import { acceptedResources, mcpResourceUrl, type OAuthScope } from './metadata.ts';
+import { acceptedResources, mcpResourceUrl, protectedResourceOf, resourceScopes, type OAuthScope } from './metadata.ts';
 import { isClientRedirectUri } from './registration.ts';
 import type { Role } from '../../../db/schema/index.ts';
 import { checkSignIn, SIGN_IN_REFUSED } from '../people/sessions.ts';
@@ -108,14 +108,20 @@ export async function checkAuthorizationRequest(
     return refuse('invalid_request', 'code_challenge is required: base64url SHA-256 of the verifier (PKCE).');
   }
   if (params.code_challenge_method !== 'S256') return refuse('invalid_request', 'code_challenge_method must be S256.');
-  const scopes = parseScope(params.scope);
-  if (!scopes) return refuse('invalid_scope', 'scope may only list read, write and publish.');
+  const asked = parseScope(params.scope);
+  if (!asked) return refuse('invalid_scope', 'scope may only list read, write and publish.');
   // A request that names no resource is for this instance's /mcp: the grant is bound to it all the
   // same, so its tokens fail on another instance sharing the database (RFC 8707 section 2).
   const resource = params.resource || mcpResourceUrl(runtime.config);
-  if (!acceptedResources(runtime.config).includes(resource)) {
-    return refuse('invalid_target', `resource must be ${acceptedResources(runtime.config).join(' or ')}.`);
+  const target = protectedResourceOf(runtime.config, resource);
+  if (!target) {
+    return refuse('invalid_target', `resource must be ${acceptedResources(runtime.config).join(', ')}.`);
   }
+  // A grant for the read-only door reads, whatever it asked for (RFC 6749 section 3.3 lets the server
+  // grant less; the token answer's scope says so). The consent page then lists only reading.
+  const allowed = resourceScopes(target);
+  const within = asked.filter((scope) => allowed.includes(scope));
+  const scopes = within.length > 0 ? within : [...allowed];
   return { client, params, redirectUri, state, codeChallenge: params.code_challenge, scopes, resource };
 }
 

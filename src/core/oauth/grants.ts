@@ -6,7 +6,14 @@ import { toWorkspace, type Workspace } from '../accounts/workspace.ts';
 import type { Runtime } from '../context.ts';
 import { newId, randomBase62 } from '../ids.ts';
 import { hashClientSecret } from './registration.ts';
-import { mcpResourceUrl, OAUTH_SCOPES, type OAuthScope } from './metadata.ts';
+import {
+  acceptedResources,
+  mcpResourceUrl,
+  OAUTH_SCOPES,
+  protectedResourceOf,
+  resourceScopes,
+  type OAuthScope,
+} from './metadata.ts';
 
 export const ACCESS_TOKEN_PREFIX = 'np_oat_';
 export const REFRESH_TOKEN_PREFIX = 'np_ort_';
@@ -18,7 +25,13 @@ export const REFRESH_TOKEN_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 /** An RFC 6749 section 5.2 refusal: the token door answers it as `{error, error_description}`. */
 export class OAuthError extends Error {
   constructor(
-    readonly error: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_scope',
+    readonly error:
+      | 'invalid_request'
+      | 'invalid_client'
+      | 'invalid_grant'
+      | 'unsupported_grant_type'
+      | 'invalid_scope'
+      | 'invalid_target',
     readonly description: string,
   ) {
     super(description);
@@ -168,6 +181,36 @@ function revokeFamily(runtime: Runtime, familyId: string, now: Date): void {
     .run();
 }
 
+/**
+ * What a token request's `resource` leaves the grant with (RFC 8707 section 2.2), or why it is refused.
+ * Absent, the grant keeps its own. Named, it must be a resource this service serves, and the grant's
+ * own or the read-only door, which only narrows: tokens for it keep only `read` (so a client that
+ * signed in to `/mcp/readonly` before it had its own metadata is narrowed at its next refresh). Any
+ * other is `invalid_target`, not `invalid_grant`: the grant is sound, the target is not.
+ */
+function tokenTarget(
+  runtime: Runtime,
+  asked: string | undefined,
+  grant: { resource: string | null; scope: string },
+): { resource: string | null; scope: string } | OAuthError {
+  if (asked === undefined) return { resource: grant.resource, scope: grant.scope };
+  const target = protectedResourceOf(runtime.config, asked);
+  if (!target) {
+    return new OAuthError(
+      'invalid_target',
+      `resource must be one this service serves: ${acceptedResources(runtime.config).join(', ')}.`,
+    );
+  }
+  if (grant.resource !== null && asked !== grant.resource && target !== 'readonly') {
+    return new OAuthError('invalid_target', `resource differs from the one this grant is for (${grant.resource}).`);
+  }
+  const scopes = (parseScope(grant.scope) ?? []).filter((scope) => resourceScopes(target).includes(scope));
+  if (scopes.length === 0) {
+    return new OAuthError('invalid_target', `This grant allows nothing ${asked} serves (its scope is ${grant.scope}).`);
+  }
+  return { resource: asked, scope: scopes.join(' ') };
+}
+
 /** base64url SHA-256 of the verifier (RFC 7636 section 4.6), compared in constant time. */
 function verifierMatches(verifier: string, challenge: string): boolean {
   const computed = Buffer.from(createHash('sha256').update(verifier).digest('base64url'));
@@ -213,9 +256,8 @@ export function exchangeAuthorizationCode(
       .run();
     if (row.expiresAt <= now) return refused('The code has expired; start the authorization again.');
     if (row.redirectUri !== redirectUri) return refused('redirect_uri differs from the authorization request.');
-    if (input.resource !== undefined && input.resource !== row.resource) {
-      return refused('resource differs from the authorization request.');
-    }
+    const target = tokenTarget(runtime, input.resource, row);
+    if (target instanceof OAuthError) return target;
     if (!verifierMatches(codeVerifier, row.codeChallenge))
       return refused('code_verifier does not match the challenge.');
     return issueTokens(runtime, {
@@ -223,8 +265,7 @@ export function exchangeAuthorizationCode(
       clientId: row.clientId,
       workspaceId: row.workspaceId,
       userId: row.userId,
-      scope: row.scope,
-      resource: row.resource,
+      ...target,
     });
   });
   if (outcome instanceof OAuthError) throw outcome;
@@ -238,7 +279,7 @@ export function exchangeAuthorizationCode(
 export function refreshTokens(
   runtime: Runtime,
   client: OAuthClient,
-  input: { refreshToken?: string; scope?: string },
+  input: { refreshToken?: string; scope?: string; resource?: string },
 ): TokenResponse {
   if (!input.refreshToken) throw new OAuthError('invalid_request', 'refresh_token is required.');
   const { refreshToken } = input;
@@ -258,12 +299,14 @@ export function refreshTokens(
     }
     if (row.revokedAt !== null) return refused('The refresh token has been revoked.');
     if (row.expiresAt <= now) return refused('The refresh token has expired; authorize again.');
-    const granted = row.scope.split(' ');
-    let scope = row.scope;
+    const target = tokenTarget(runtime, input.resource, row);
+    if (target instanceof OAuthError) return target;
+    const granted = target.scope.split(' ');
+    let scope = target.scope;
     if (input.scope !== undefined) {
       const asked = parseScope(input.scope);
       if (!asked || asked.some((s) => !granted.includes(s))) {
-        return new OAuthError('invalid_scope', `scope may only narrow the grant's scopes (${row.scope}).`);
+        return new OAuthError('invalid_scope', `scope may only narrow the grant's scopes (${target.scope}).`);
       }
       scope = asked.join(' ');
     }
@@ -274,8 +317,9 @@ export function refreshTokens(
       workspaceId: row.workspaceId,
       userId: row.userId,
       scope,
-      // Grants from before every grant named its resource are bound at their next refresh.
-      resource: row.resource ?? mcpResourceUrl(runtime.config),
+      // Grants from before every grant named its resource are bound at their next refresh: to the
+      // resource the refresh names, else to this instance's /mcp.
+      resource: target.resource ?? mcpResourceUrl(runtime.config),
     });
   });
   if (outcome instanceof OAuthError) throw outcome;

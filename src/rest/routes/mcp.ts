@@ -4,7 +4,13 @@ import { TOOLS, type ToolDescriptor } from '../../../tools/index.ts';
 import { authenticateCredential, type Credential } from '../../core/accounts/api-keys.ts';
 import type { Runtime } from '../../core/context.ts';
 import { ServiceError } from '../../core/errors.ts';
-import { insufficientScopeChallenge, mcpChallenge, type OAuthScope } from '../../core/oauth/metadata.ts';
+import {
+  insufficientScopeChallenge,
+  mcpChallenge,
+  resourceUrl,
+  type OAuthScope,
+  type ProtectedResource,
+} from '../../core/oauth/metadata.ts';
 import { requiredScope, scopeAllows } from '../../core/oauth/scopes.ts';
 import { mcpRequestServer } from '../../mcp/http.ts';
 import { connectionTools, exposedTools, parseToolNames, unknownToolNames } from '../../mcp/tool-selection.ts';
@@ -43,7 +49,7 @@ function originAllowed(req: Request, allowed: readonly string[]): boolean {
  * Authenticates the request's credential without plan checks, answering 401 with the OAuth challenge.
  * Its scopes decide which tools this request sees; a tool call then checks only the plan.
  */
-function authenticateRequest(runtime: Runtime, req: Request, res: Response): Credential {
+function authenticateRequest(runtime: Runtime, door: McpDoor, req: Request, res: Response): Credential {
   try {
     return authenticateCredential(runtime, req.get('authorization'), { planChecks: false });
   } catch (error) {
@@ -53,7 +59,11 @@ function authenticateRequest(runtime: Runtime, req: Request, res: Response): Cre
       const sent = /^Bearer\s+\S/i.test(req.get('authorization') ?? '');
       res.setHeader(
         'WWW-Authenticate',
-        mcpChallenge(runtime.config, sent || error.code !== 'missing_key' ? { description: error.message } : undefined),
+        mcpChallenge(
+          runtime.config,
+          door,
+          sent || error.code !== 'missing_key' ? { description: error.message } : undefined,
+        ),
       );
     }
     throw error;
@@ -81,9 +91,19 @@ function calledToolNames(parsed: unknown): string[] {
 }
 
 /**
+ * The two doors of MCP over HTTP, each a protected resource of its own (with its own metadata and
+ * challenge): every tool the process exposes, or only the read tools.
+ */
+type McpDoor = Extract<ProtectedResource, 'mcp' | 'readonly'>;
+const MCP_DOORS: ReadonlyArray<readonly [string, McpDoor]> = [
+  ['/mcp', 'mcp'],
+  ['/mcp/readonly', 'readonly'],
+];
+
+/**
  * Streamable HTTP MCP on the REST port: POST only, Bearer on every request, stateless. The process's
  * tool selection is settled here, once, so a bad SERVICE_TOOLS stops the app from being built; each
- * request then narrows it by its path (`/mcp/readonly`), its X-MCP-Readonly and X-MCP-Tools headers,
+ * request then narrows it by the route it came in by (`/mcp/readonly`), its X-MCP-Readonly and X-MCP-Tools headers,
  * and its token's scopes.
  */
 export function mcpRoutes(runtime: Runtime): Router {
@@ -101,58 +121,70 @@ export function mcpRoutes(runtime: Runtime): Router {
   // Read here (after the gate), not by the transport, to see which tools a message calls before it runs; the parsed
   // body is handed to the SDK, which then reads nothing from the stream.
   const readBody = express.raw({ type: 'application/json', limit: runtime.config.bodyLimitBytes });
-  /** Origin, credential and the connection's headers: all checked before the body is read, as on REST. */
-  const gate: RequestHandler = (req, res, next) => {
-    if (!originAllowed(req, allowedOrigins)) {
-      return sendError(
-        res,
-        new ServiceError('origin_not_allowed', `Origin ${req.get('origin')} may not call /mcp.`),
-        docsUrl,
-      );
-    }
-    res.locals.credential = authenticateRequest(runtime, req, res);
-    const names = parseToolNames(req.get('x-mcp-tools'));
-    const unknown = unknownToolNames(names);
-    if (unknown.length > 0) {
-      throw new ServiceError(
-        'unknown_tool',
-        `X-MCP-Tools names ${unknown.join(', ')}, which ${unknown.length === 1 ? 'is not a tool' : 'are not tools'}; ` +
-          `the tools are ${TOOLS.map((tool) => tool.name).join(', ')}.`,
-      );
-    }
-    const readOnly = req.path === '/mcp/readonly' || req.get('x-mcp-readonly')?.trim().toLowerCase() === 'true';
-    res.locals.selectedTools = connectionTools(processTools, { readOnly, names });
-    next();
-  };
-  const serve: RequestHandler = async (req, res) => {
-    const credential = res.locals.credential as Credential;
-    const { scopes } = credential;
-    const selected = res.locals.selectedTools as readonly ToolDescriptor[];
-    const body = parseBody(req.body);
-    if (body === 'invalid') {
-      // JSON-RPC's own answer to a body that is no JSON (a request without id: id null).
-      res
-        .status(400)
-        .json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON.' }, id: null });
-      return;
-    }
-    const forbidden = forbiddenCall(selected, scopes, body === undefined ? [] : calledToolNames(body.json));
-    if (forbidden) {
-      const needed = requiredScope(forbidden.operation);
-      res.setHeader('WWW-Authenticate', insufficientScopeChallenge(runtime.config, needed));
-      throw new ServiceError(
-        'insufficient_scope',
-        `${forbidden.name} needs the ${needed} scope, which this token does not carry; authorize again asking for it.`,
-      );
-    }
-    const tools = selected.filter((tool) => scopeAllows(scopes, tool.operation));
-    await serveMcp(req, res, body?.json, {
-      authorization: req.get('authorization'),
-      credential,
-      tools,
-      onRateLimit: (state) => setRateLimitHeaders(res, state),
-    });
-  };
+  /**
+   * Origin, credential and the connection's headers: all checked before the body is read, as on REST.
+   * `door` is the route that matched: Express matches `/MCP/READONLY` and `/mcp/readonly/` to the
+   * read-only route too, so the limit is the route's, never a comparison of the path's text.
+   */
+  const gate =
+    (door: McpDoor): RequestHandler =>
+    (req, res, next) => {
+      if (!originAllowed(req, allowedOrigins)) {
+        return sendError(
+          res,
+          new ServiceError('origin_not_allowed', `Origin ${req.get('origin')} may not call /mcp.`),
+          docsUrl,
+        );
+      }
+      res.locals.credential = authenticateRequest(runtime, door, req, res);
+      const names = parseToolNames(req.get('x-mcp-tools'));
+      const unknown = unknownToolNames(names);
+      if (unknown.length > 0) {
+        throw new ServiceError(
+          'unknown_tool',
+          `X-MCP-Tools names ${unknown.join(', ')}, which ${unknown.length === 1 ? 'is not a tool' : 'are not tools'}; ` +
+            `the tools are ${TOOLS.map((tool) => tool.name).join(', ')}.`,
+        );
+      }
+      const readOnly = door === 'readonly' || req.get('x-mcp-readonly')?.trim().toLowerCase() === 'true';
+      res.locals.selectedTools = connectionTools(processTools, { readOnly, names });
+      next();
+    };
+  const serve =
+    (door: McpDoor): RequestHandler =>
+    async (req, res) => {
+      const credential = res.locals.credential as Credential;
+      const { scopes } = credential;
+      const selected = res.locals.selectedTools as readonly ToolDescriptor[];
+      const body = parseBody(req.body);
+      if (body === 'invalid') {
+        // JSON-RPC's own answer to a body that is no JSON (a request without id: id null).
+        res
+          .status(400)
+          .json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON.' }, id: null });
+        return;
+      }
+      const forbidden = forbiddenCall(selected, scopes, body === undefined ? [] : calledToolNames(body.json));
+      if (forbidden) {
+        const needed = requiredScope(forbidden.operation);
+        res.setHeader('WWW-Authenticate', insufficientScopeChallenge(runtime.config, door, needed));
+        // A token for the read-only door never writes: a wider grant is a new authorization for /mcp itself.
+        const reason =
+          credential.resource === 'readonly'
+            ? `${forbidden.name} needs the ${needed} scope, and this token was issued for the read-only door ` +
+              `(${resourceUrl(runtime.config, 'readonly')}), which only reads; authorize again for ` +
+              `${resourceUrl(runtime.config, 'mcp')} asking for ${needed}.`
+            : `${forbidden.name} needs the ${needed} scope, which this token does not carry; authorize again asking for it.`;
+        throw new ServiceError('insufficient_scope', reason);
+      }
+      const tools = selected.filter((tool) => scopeAllows(scopes, tool.operation));
+      await serveMcp(req, res, body?.json, {
+        authorization: req.get('authorization'),
+        credential,
+        tools,
+        onRateLimit: (state) => setRateLimitHeaders(res, state),
+      });
+    };
   const refuseMethod: RequestHandler = (_req, res) => {
     res.setHeader('Allow', 'POST');
     sendError(
@@ -164,8 +196,8 @@ export function mcpRoutes(runtime: Runtime): Router {
       docsUrl,
     );
   };
-  for (const path of ['/mcp', '/mcp/readonly']) {
-    router.post(path, hostCheck, gate, readBody, serve);
+  for (const [path, door] of MCP_DOORS) {
+    router.post(path, hostCheck, gate(door), readBody, serve(door));
     router.all(path, refuseMethod);
   }
   return router;

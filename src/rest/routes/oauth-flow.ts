@@ -193,6 +193,7 @@ const issueTokens =
           refreshTokens(runtime, client, {
             refreshToken: fieldOf(body, 'refresh_token'),
             scope: fieldOf(body, 'scope'),
+            resource: fieldOf(body, 'resource'),
           }),
         );
       }
@@ -306,8 +307,10 @@ export const oauthFlowEndpoints = [
     summary: 'OAuth token endpoint',
     description:
       'authorization_code (code, code_verifier, redirect_uri, optional resource) or refresh_token (refresh_token, ' +
-      'optional narrower scope; rotates). Client authentication by its registered method: none (client_id in the ' +
-      'form), client_secret_basic or client_secret_post. Errors are RFC 6749 JSON.',
+      'optional narrower scope, optional resource; rotates). A resource must be the one authorized, or ' +
+      'PUBLIC_BASE_URL/mcp/readonly, which narrows the grant to read; any other is invalid_target (RFC 8707). ' +
+      'Client authentication by its registered method: none (client_id in the form), client_secret_basic or ' +
+      'client_secret_post. Errors are RFC 6749 JSON.',
     handlers: (runtime) => [readForm, unreadableForm, issueTokens(runtime)],
     requestBody: formBody(
       {
@@ -326,7 +329,7 @@ export const oauthFlowEndpoints = [
     responses: {
       200: { description: 'The tokens: access 1 hour, refresh 30 days.', json: TokenBody },
       400: {
-        description: 'invalid_request, invalid_grant, unsupported_grant_type or invalid_scope.',
+        description: 'invalid_request, invalid_grant, unsupported_grant_type, invalid_scope or invalid_target.',
         json: OAuthErrorBody,
       },
       401: { description: 'invalid_client.', json: OAuthErrorBody },

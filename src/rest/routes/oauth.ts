@@ -1,7 +1,12 @@
 import express, { type ErrorRequestHandler, type RequestHandler, type Router } from 'express';
 import { z } from 'zod';
 import type { Runtime } from '../../core/context.ts';
-import { authorizationServerMetadata, protectedResourceMetadata } from '../../core/oauth/metadata.ts';
+import {
+  authorizationServerMetadata,
+  protectedResourceMetadata,
+  protectedResourceMetadataUrl,
+  type ProtectedResource,
+} from '../../core/oauth/metadata.ts';
 import { ClientRegistrationError, registerClient } from '../../core/oauth/registration.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
 import { requireBodyType } from '../handle.ts';
@@ -79,15 +84,36 @@ const register = (runtime: Runtime): RequestHandler => {
   };
 };
 
-const protectedResourceRow = (path: string, summary: string) =>
-  publicEndpoint({
-    method: 'get',
-    path,
-    summary,
+const PROTECTED_RESOURCE_DOCUMENTS: Record<ProtectedResource, { summary: string; description: string }> = {
+  mcp: {
+    summary: 'OAuth protected-resource metadata of /mcp',
     description:
       'RFC 9728 protected-resource metadata of /mcp: the resource (PUBLIC_BASE_URL/mcp), its authorization server ' +
       '(the service itself), the scopes and the bearer method. Where the resource_metadata of a 401 from /mcp points.',
-    handlers: metadataHandler((runtime) => protectedResourceMetadata(runtime.config)),
+  },
+  readonly: {
+    summary: 'OAuth protected-resource metadata of /mcp/readonly',
+    description:
+      'RFC 9728 protected-resource metadata of the read-only door: the resource (PUBLIC_BASE_URL/mcp/readonly), ' +
+      'its authorization server, the one scope it grants (read) and the bearer method. Where the resource_metadata ' +
+      'of a 401 from /mcp/readonly points; a token for this resource only reads, wherever it is used.',
+  },
+  service: {
+    summary: 'OAuth protected-resource metadata of the service as a whole',
+    description:
+      'RFC 9728 protected-resource metadata at the root address, which names the resource it was derived from: ' +
+      'the service itself (PUBLIC_BASE_URL, whose tokens work on /mcp and the REST API). Clients of /mcp should ' +
+      'read /.well-known/oauth-protected-resource/mcp.',
+  },
+};
+
+const protectedResourceRow = (resource: ProtectedResource) =>
+  publicEndpoint({
+    method: 'get',
+    // The well-known address of the resource, relative to PUBLIC_BASE_URL (RFC 9728 section 3.1).
+    path: new URL(protectedResourceMetadataUrl({ publicBaseUrl: 'http://base.invalid' }, resource)).pathname,
+    ...PROTECTED_RESOURCE_DOCUMENTS[resource],
+    handlers: metadataHandler((runtime) => protectedResourceMetadata(runtime.config, resource)),
     responses: { 200: { description: 'The metadata.', json: ProtectedResourceMetadata } },
     errors: [],
   });
@@ -97,11 +123,9 @@ const protectedResourceRow = (path: string, summary: string) =>
  * public, outside /api/v1, no workspace rate-limit bucket (registration has its own, per address).
  */
 export const oauthEndpoints = [
-  protectedResourceRow('/.well-known/oauth-protected-resource/mcp', 'OAuth protected-resource metadata of /mcp'),
-  protectedResourceRow(
-    '/.well-known/oauth-protected-resource',
-    'OAuth protected-resource metadata of /mcp (root address, for clients that probe it)',
-  ),
+  protectedResourceRow('mcp'),
+  protectedResourceRow('readonly'),
+  protectedResourceRow('service'),
   publicEndpoint({
     method: 'get',
     path: '/.well-known/oauth-authorization-server',
