@@ -320,7 +320,7 @@ function withErrorResponses(own: Record<string, Json>, errors: Record<string, Js
       ? {
           ...error,
           description: `${page.description} ${error.description}`,
-          content: { ...page.content, ...error.content },
+          content: { ...(page.content as Json), ...(error.content as Json) },
         }
       : error;
   }
