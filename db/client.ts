@@ -3,7 +3,7 @@ import { getTableColumns, getTableName, sql } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SEEDED_PLANS } from './plans.ts';
@@ -18,7 +18,7 @@ const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migratio
  * migrations and seeds the plans. `:memory:` gives a private database, as tests use.
  */
 export function openDatabase(filename: string): Db {
-  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+  if (filename !== ':memory:') keepToOwner(filename);
   const sqlite = new Database(filename);
   sqlite.pragma('journal_mode = WAL');
   // WAL + NORMAL is durable across process crashes; only an OS crash can drop the last commits.
@@ -38,6 +38,38 @@ export function openDatabase(filename: string): Db {
     })
     .immediate();
   return db;
+}
+
+/** The files SQLite keeps beside a database in WAL mode, and the rollback journal a backup's copy uses. */
+const COMPANION_SUFFIXES = ['-wal', '-shm', '-journal'];
+
+/**
+ * The database holds every workspace's key hashes, sessions and encrypted secrets: only the
+ * service's own user may read it. SQLite creates 0644 by default, and gives the -wal, -shm and
+ * -journal files it makes the mode of the database file; so the file is made (or, from an earlier
+ * version, brought back to) 0600 before SQLite opens it, and its companions already there too. A
+ * directory made here is 0700; an existing one is left as the operator set it. A file this user
+ * does not own keeps its mode (the operator's choice; SQLite then opens it as before).
+ */
+function keepToOwner(filename: string): void {
+  mkdirSync(dirname(filename), { recursive: true, mode: 0o700 });
+  const fd = openSync(filename, 'a', 0o600);
+  try {
+    ownerOnly(() => fchmodSync(fd, 0o600));
+  } finally {
+    closeSync(fd);
+  }
+  for (const suffix of COMPANION_SUFFIXES) ownerOnly(() => chmodSync(`${filename}${suffix}`, 0o600));
+}
+
+/** Runs a chmod that may find no file (ENOENT) or a file of another user (EPERM): both leave it as it is. */
+function ownerOnly(chmod: () => void): void {
+  try {
+    chmod();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'EPERM') throw error;
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Db } from '../../db/client.ts';
 import { fieldError, ServiceError } from '../core/errors.ts';
@@ -32,6 +32,9 @@ export async function backupDatabase(db: Db, target: string): Promise<BackupResu
   if (!isDirectory(dir)) throw fieldError('to', `Cannot write ${target}: the directory ${dir} does not exist.`);
   const partial = join(dir, `.${basename(file)}.${randomBase62(8)}.partial`);
   try {
+    // The copy holds what the database holds: made 0600 before SQLite writes it (which would make it
+    // 0644), so it is never readable by others, not even while it is being written.
+    writeFileSync(partial, '', { mode: 0o600, flag: 'wx' });
     const { totalPages } = await db.$client.backup(partial, { progress: () => ALL_REMAINING_PAGES });
     refuseExisting();
     renameSync(partial, file);

@@ -22,6 +22,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** Browser origins allowed to call /mcp besides the service's own. */
   mcpAllowedOrigins: string[];
+  /** Host names the service answers besides PUBLIC_BASE_URL's (`ALLOWED_HOSTS`), lowercase, without port. */
+  allowedHosts: string[];
   /** Origins an account connection may send the person back to besides the service's own (exact origins). */
   connectReturnOrigins: string[];
   /**
@@ -114,6 +116,13 @@ const EnvSchema = z.object({
   RATE_LIMIT_MEDIA: positiveInt(20),
   BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
+  ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .refine(
+      (list) => commaList(list).every(isHostname),
+      'expected host names, comma-separated, without scheme or port, for example app.example.com,[::1]',
+    ),
   CONNECT_RETURN_ORIGINS: z
     .string()
     .default('')
@@ -194,6 +203,16 @@ function isOrigin(value: string): boolean {
   }
 }
 
+/** A host name as a Host header carries it, without the port: `app.example.com`, `10.0.0.7`, `[::1]`. */
+function isHostname(value: string): boolean {
+  try {
+    const url = new URL(`http://${value}`);
+    return url.host === value.toLowerCase() && url.port === '';
+  } catch {
+    return false;
+  }
+}
+
 function appSecretVariable(platform: Platform): string {
   return `${platform.toUpperCase()}_APP_SECRET`;
 }
@@ -230,6 +249,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     mcpAllowedOrigins: commaList(e.MCP_ALLOWED_ORIGINS),
+    allowedHosts: commaList(e.ALLOWED_HOSTS).map((host) => host.toLowerCase()),
     connectReturnOrigins: commaList(e.CONNECT_RETURN_ORIGINS),
     mcpTools: {
       readOnly: e.SERVICE_READ_ONLY === 'true',

@@ -62,6 +62,11 @@ export const ERROR_CATALOGUE = {
     meaning: 'A browser Origin that is not allowed called /mcp.',
     action: 'Call /mcp from a server, or have the operator add the origin to MCP_ALLOWED_ORIGINS.',
   },
+  host_not_allowed: {
+    meaning:
+      'The Host header names a host this service does not answer to (on a loopback PUBLIC_BASE_URL, any name but localhost, 127.0.0.1 and [::1]): a name rebound to its address.',
+    action: 'Call the service by the address in PUBLIC_BASE_URL, or have the operator add the name to ALLOWED_HOSTS.',
+  },
   not_found: {
     meaning: 'The resource does not exist, belongs to another workspace, or the route is unknown.',
     action: 'Check the id and the path (the API lives under /api/v1); ids of another workspace are never visible.',

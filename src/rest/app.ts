@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { Runtime } from '../core/context.ts';
 import { ServiceError } from '../core/errors.ts';
 import { errorHandler } from './errors.ts';
+import { hostCheck } from './host-check.ts';
 import { createMetrics, metricsRoutes, type ServiceMetrics } from './metrics.ts';
 import { openApiRoutes } from './openapi.ts';
 import { requestContext } from './request-context.ts';
@@ -30,6 +31,8 @@ export function createApp(runtime: Runtime, metrics: ServiceMetrics = createMetr
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestContext(runtime.log, metrics.observeRequest));
+  // Before every route: REST, /mcp, /metrics, the dashboard and the OAuth pages alike.
+  app.use(hostCheck(runtime.config));
   app.use(systemRoutes(runtime));
   app.use(metricsRoutes(runtime, metrics));
   app.use(

@@ -16,6 +16,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   plan_forbidden: 403,
   quota_exceeded: 403,
   origin_not_allowed: 403,
+  host_not_allowed: 403,
   forbidden: 403,
   invalid_request_origin: 403,
   insufficient_scope: 403,

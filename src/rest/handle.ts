@@ -69,6 +69,9 @@ export function handle(
   const bucketsOf = (res: Response): readonly Bucket[] =>
     (res.locals.buckets as Bucket[] | undefined) ?? operation.buckets;
   const gate: RequestHandler = (req, res, next) => {
+    // An answer is one credential's view of its workspace, and some carry a secret (a webhook's
+    // signing_secret): no cache, the browser's included, may keep any of them.
+    res.set('Cache-Control', 'no-store');
     const credential = authenticateCredential(runtime, req.get('authorization'), {
       planChecks: operation.planChecks ?? true,
     });

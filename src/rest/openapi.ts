@@ -150,8 +150,10 @@ const COMPONENT_HEADERS = {
 
 /** Every code a request to this route can be answered with: its own (the operation's, or the public row's) and those of its kind. */
 function errorCodesOf(endpoint: Endpoint): Set<ErrorCode> {
-  if (endpoint.kind === 'public') return new Set<ErrorCode>([...endpoint.errors, 'internal']);
-  const codes = new Set<ErrorCode>([...operationErrorCodes(endpoint.operation), 'internal']);
+  // A Host the service does not answer to is refused before any route but the health probe (host-check.ts).
+  const hostRefusal: ErrorCode[] = endpoint.path === '/healthz' ? [] : ['host_not_allowed'];
+  if (endpoint.kind === 'public') return new Set<ErrorCode>([...endpoint.errors, ...hostRefusal, 'internal']);
+  const codes = new Set<ErrorCode>([...operationErrorCodes(endpoint.operation), ...hostRefusal, 'internal']);
   // Authentication checks run in order: header, key, expiry, subscription, plan; GET /me skips the plan checks.
   for (const code of [
     'missing_key',
@@ -302,8 +304,27 @@ function publicObject(endpoint: PublicEndpoint, writer: SchemaWriter): Json {
     security: [],
     parameters: (endpoint.parameters ?? []).map((parameter) => ({ ...parameter, required: parameter.in === 'path' })),
     ...(endpoint.requestBody ? { requestBody: endpoint.requestBody } : {}),
-    responses: { ...responses, ...errorResponses(endpoint, writer) },
+    responses: withErrorResponses(responses, errorResponses(endpoint, writer)),
   };
+}
+
+/**
+ * A public route's own answers and its error envelopes; where both have a status (a page's 403 and
+ * host_not_allowed), the status documents both bodies, one per Content-Type.
+ */
+function withErrorResponses(own: Record<string, Json>, errors: Record<string, Json>): Record<string, Json> {
+  const responses = { ...own };
+  for (const [status, error] of Object.entries(errors)) {
+    const page = own[status];
+    responses[status] = page
+      ? {
+          ...error,
+          description: `${page.description} ${error.description}`,
+          content: { ...(page.content as Json), ...(error.content as Json) },
+        }
+      : error;
+  }
+  return responses;
 }
 
 /** `/media/{file}` as `MediaFile`. */

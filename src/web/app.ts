@@ -105,6 +105,9 @@ export function webRoutes(runtime: Runtime): Router {
         },
       },
       strictTransportSecurity: secure,
+      // frame-ancestors 'none' above forbids every frame; helmet's default X-Frame-Options (SAMEORIGIN)
+      // would say the opposite to a browser that reads only the older header.
+      xFrameOptions: false,
       // helmet's default, no-referrer, makes a browser send `Origin: null` with every form POST, which the
       // same-origin check below must refuse; same-origin keeps the real origin and still tells no other site.
       referrerPolicy: { policy: 'same-origin' },
@@ -762,6 +765,14 @@ export function webRoutes(runtime: Runtime): Router {
       res.status(ERROR_STATUS[error.code]);
       return page(res, 'That did not work', 'message', { message: error.message });
     }
+    const unreadable = unreadableForm(error);
+    if (unreadable) {
+      res.status(unreadable.status);
+      return page(res, 'That form could not be read', 'message', {
+        message: unreadable.message,
+        link: { href: '/app/inbox', text: 'Back to the inbox' },
+      });
+    }
     next(error);
   });
   return router;
@@ -795,6 +806,31 @@ function noticeOf(done: unknown): string | undefined {
   const bulk = /^(approved|rejected)-(\d{1,3})$/.exec(done);
   if (bulk) return `${bulk[1] === 'approved' ? 'Approved' : 'Rejected'} ${bulk[2]} item${bulk[2] === '1' ? '' : 's'}.`;
   return NOTICES[done];
+}
+
+/**
+ * A form body the parser refused before any page saw it, as body-parser reports it (an http-error with
+ * a 4xx `status` and a `type`; an undecodable Content-Encoding is zlib's error with a 400): its status
+ * and what to tell the person. Too large is 413, an unknown charset or encoding 415, the rest 400.
+ */
+function unreadableForm(error: unknown): { status: number; message: string } | undefined {
+  const { status, type, code } = (error ?? {}) as { status?: unknown; type?: unknown; code?: unknown };
+  if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
+  const fromParser = typeof type === 'string' || (typeof code === 'string' && /^(Z_|ERR__)/.test(code));
+  if (!fromParser) return undefined;
+  if (status === 413) {
+    return {
+      status,
+      message: 'The form is larger than the dashboard accepts. Shorten what you typed and send it again.',
+    };
+  }
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
+    return {
+      status: 415,
+      message: 'The form was sent in an encoding the dashboard cannot read. Send it again from the dashboard page.',
+    };
+  }
+  return { status: 400, message: 'The form arrived incomplete or garbled. Send it again from the dashboard page.' };
 }
 
 function safeOrigin(url: string): string | undefined {

@@ -158,7 +158,13 @@ describe('OpenAPI document', () => {
     expect(publish['404'].content['application/json'].schema.allOf[0]).toEqual({ $ref: '#/components/schemas/Error' });
     expect(codes('409').sort()).toEqual(['idempotency_conflict', 'invalid_state']);
     expect(codes('422').sort()).toEqual(['idempotency_key_reused', 'no_target_platforms']);
-    expect(codes('403').sort()).toEqual(['forbidden', 'insufficient_scope', 'plan_forbidden', 'quota_exceeded']);
+    expect(codes('403').sort()).toEqual([
+      'forbidden',
+      'host_not_allowed',
+      'insufficient_scope',
+      'plan_forbidden',
+      'quota_exceeded',
+    ]);
     // GET /me answers whatever the plan: no 402 and no plan_forbidden.
     expect(Object.keys(document.paths['/api/v1/me'].get.responses)).not.toContain('402');
   });

@@ -18,7 +18,7 @@ import { sessionCookieName } from '../../core/people/sessions.ts';
 import { DataDeletionAnswer, DataDeletionStatus, DeauthorizeAnswer } from '../../core/social-accounts/schemas.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
 import { requireBodyType } from '../handle.ts';
-import { confirmationPage, messagePage } from '../pages.ts';
+import { confirmationPage, messagePage, PAGE_SECURITY_POLICY } from '../pages.ts';
 
 /** Platforms post form-encoded bodies; anything else would parse to nothing and read as "missing". */
 const requireFormBody = requireBodyType(
@@ -119,7 +119,11 @@ const browserConfirmation = (cookies: unknown): string | undefined => {
  * callback's URL carried a code and a state.
  */
 function sendOutcome(runtime: Runtime, res: Response, outcome: ConnectionOutcome): void {
-  res.set({ 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+  res.set({
+    'Cache-Control': 'no-store',
+    'Referrer-Policy': 'no-referrer',
+    'Content-Security-Policy': PAGE_SECURITY_POLICY,
+  });
   const page = (status: number, title: string, message: string) =>
     void res.status(status).type('html').send(messagePage(title, message));
   switch (outcome.outcome) {
@@ -144,7 +148,7 @@ function sendOutcome(runtime: Runtime, res: Response, outcome: ConnectionOutcome
       // The page must not be framed (a click-jacked confirmation would connect). The cookie is the
       // browser's half of the confirmation: Lax keeps it off posts from other sites, and the path off
       // every other route.
-      res.set({ 'X-Frame-Options': 'DENY', 'Content-Security-Policy': "frame-ancestors 'none'" });
+      res.set('X-Frame-Options', 'DENY');
       const action = `/callbacks/${outcome.platform}/oauth`;
       res.cookie(CONFIRMATION_COOKIE, outcome.confirmation, {
         httpOnly: true,

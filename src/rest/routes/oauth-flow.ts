@@ -27,17 +27,17 @@ import {
   type ClientCredentials,
 } from '../../core/oauth/grants.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
-import { consentPage, messagePage } from '../pages.ts';
+import { consentPage, messagePage, PAGE_SECURITY_POLICY } from '../pages.ts';
 
 /** A consent form or a token request is a few fields; nothing larger has a reason to arrive. */
 const FORM_LIMIT = '16kb';
 const readForm = express.urlencoded({ extended: false, limit: FORM_LIMIT });
 
-/** The consent page must never be framed (clickjacking) nor cached. */
+/** The consent page must never be framed (clickjacking), run a script nor be cached. */
 function setPageHeaders(res: Response): void {
   res.set({
     'X-Frame-Options': 'DENY',
-    'Content-Security-Policy': "frame-ancestors 'none'",
+    'Content-Security-Policy': PAGE_SECURITY_POLICY,
     'Cache-Control': 'no-store',
     'Referrer-Policy': 'no-referrer',
   });
