@@ -78,18 +78,26 @@ export const passwordLinks = sqliteTable(
   (t) => [index('password_links_user_idx').on(t.userId)],
 );
 
-/** Failed sign-ins, by address and by email, for the sign-in limits; rows past the window are pruned. */
+/**
+ * Sign-in attempts that count against the limits (src/core/people/sign-in-limits.ts). A row is written
+ * before the password is checked, so attempts in flight count too; a successful sign-in deletes its
+ * own row, so what stays are the failures. `device` is set (the SHA-256 of the device cookie entry)
+ * when the browser proved it signed in to this email before: such attempts are counted apart from the
+ * address's. Rows older than a day are pruned as new ones come.
+ */
 export const signInFailures = sqliteTable(
   'sign_in_failures',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
     address: text('address').notNull(),
     email: text('email').notNull(),
+    device: text('device'),
     failedAt: integer('failed_at', { mode: 'timestamp_ms' }).notNull(),
   },
   (t) => [
     index('sign_in_failures_address_idx').on(t.address, t.failedAt),
     index('sign_in_failures_email_idx').on(t.email, t.failedAt),
+    index('sign_in_failures_device_idx').on(t.device, t.failedAt),
     index('sign_in_failures_failed_at_idx').on(t.failedAt),
   ],
 );

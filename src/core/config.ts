@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { type Platform } from '../../db/schema/index.ts';
@@ -17,6 +18,11 @@ export interface Config {
   dataDir: string;
   databaseFile: string;
   publicBaseUrl: string;
+  /**
+   * Which peers may speak for the client in `X-Forwarded-For` (`TRUST_PROXY`), as Express's `trust
+   * proxy` takes it: false (the TCP peer is the client), true, a number of hops, or addresses and subnets.
+   */
+  trustProxy: TrustProxy;
   docsUrl: string;
   rateLimits: Record<Bucket, number>;
   bodyLimitBytes: number;
@@ -91,6 +97,8 @@ export interface Config {
   };
 }
 
+export type TrustProxy = boolean | number | string[];
+
 /**
  * The live connectors: each platform's OAuth app and hosts (injected, so tests point them at fakes),
  * one block per platform as its registry entry reads it.
@@ -110,6 +118,13 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_FILE: z.string().min(1).optional(),
   PUBLIC_BASE_URL: z.url().optional(),
+  TRUST_PROXY: z
+    .string()
+    .refine(
+      (value) => parseTrustProxy(value) !== null,
+      'expected false, true, a number of proxy hops, or proxy addresses and subnets, comma-separated (loopback, 10.0.0.0/8, 192.0.2.7)',
+    )
+    .default('false'),
   RATE_LIMIT_READ: positiveInt(300),
   RATE_LIMIT_WRITE: positiveInt(60),
   RATE_LIMIT_PUBLISH: positiveInt(30),
@@ -213,6 +228,26 @@ function isHostname(value: string): boolean {
   }
 }
 
+/** Express's names for the reserved ranges, accepted in a TRUST_PROXY list beside addresses and subnets. */
+const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** TRUST_PROXY as Express's `trust proxy` setting, or null when it is none of the forms it takes. */
+function parseTrustProxy(value: string): TrustProxy | null {
+  const text = value.trim().toLowerCase();
+  if (text === 'false') return false;
+  if (text === 'true') return true;
+  if (/^\d+$/.test(text)) return Number(text);
+  const entries = commaList(text);
+  const valid = (entry: string) => {
+    if (TRUST_PROXY_NAMES.has(entry)) return true;
+    const [address, prefix, ...rest] = entry.split('/');
+    const family = isIP(address!);
+    if (family === 0 || rest.length > 0) return false;
+    return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+  };
+  return entries.length > 0 && entries.every(valid) ? entries : null;
+}
+
 function appSecretVariable(platform: Platform): string {
   return `${platform.toUpperCase()}_APP_SECRET`;
 }
@@ -240,6 +275,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.DATA_DIR,
     databaseFile: e.DATABASE_FILE ?? join(e.DATA_DIR, 'service.db'),
     publicBaseUrl,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     docsUrl: `${publicBaseUrl}/docs/errors`,
     rateLimits: {
       read: e.RATE_LIMIT_READ,

@@ -30,6 +30,8 @@ export function createApp(runtime: Runtime, metrics: ServiceMetrics = createMetr
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Who the client is behind a reverse proxy (req.ip, req.protocol): off unless TRUST_PROXY names the proxy.
+  app.set('trust proxy', runtime.config.trustProxy);
   app.use(requestContext(runtime.log, metrics.observeRequest));
   // Before every route: REST, /mcp, /metrics, the dashboard and the OAuth pages alike.
   app.use(hostCheck(runtime.config));

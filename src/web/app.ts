@@ -32,6 +32,7 @@ import {
   startSession,
   type SignedIn,
 } from '../core/people/sessions.ts';
+import { DEVICE_COOKIE_LIFETIME_MS, deviceCookieName } from '../core/people/sign-in-limits.ts';
 import { openLink, usePasswordLink } from '../core/people/users.ts';
 import { derivedKey } from '../core/secrets.ts';
 import { dayKey, fromLocal, localParts, moveToDay, parseLocalInput, toLocalInput } from '../core/time-zones.ts';
@@ -80,6 +81,7 @@ export function webRoutes(runtime: Runtime): Router {
   const router = Router();
   const secure = runtime.config.publicBaseUrl.startsWith('https:');
   const sessionCookie = sessionCookieName(runtime.config);
+  const deviceCookie = deviceCookieName(runtime.config);
   const preCookie = secure ? '__Host-np_pre' : 'np_pre';
   const cookieOptions = { httpOnly: true, sameSite: 'lax' as const, secure, path: '/' };
   const csrfKey = derivedKey(runtime.config, 'dashboard-csrf');
@@ -237,20 +239,23 @@ export function webRoutes(runtime: Runtime): Router {
         email: String(body.email ?? ''),
         password: String(body.password ?? ''),
         address: addressOf(req),
+        device: req.cookies?.[deviceCookie] as string | undefined,
       });
       if ('refused' in outcome) {
         res.status(401);
         return loginForm(res, { next, email: body.email, error: outcome.refused });
       }
+      // Vouches for this browser at this email next time: its sign-ins are then counted apart (see sign-in-limits.ts).
+      res.cookie(deviceCookie, outcome.device, { ...cookieOptions, maxAge: DEVICE_COOKIE_LIFETIME_MS });
       signInAndGo(req, res, outcome.userId, outcome.workspaceId, next);
     } catch (error) {
       if (!(error instanceof RateLimitError)) throw error;
       res.status(429).set('Retry-After', String(error.retryAfter));
-      loginForm(res, {
-        next,
-        email: body.email,
-        error: `Too many failed sign-ins. Try again in ${Math.ceil(error.retryAfter / 60)} minutes.`,
-      });
+      const wait =
+        error.retryAfter < 60
+          ? `${error.retryAfter} seconds`
+          : `${Math.ceil(error.retryAfter / 60)} minute${error.retryAfter > 60 ? 's' : ''}`;
+      loginForm(res, { next, email: body.email, error: `Too many failed sign-ins. Try again in ${wait}.` });
     }
   });
   router.post('/logout', (req, res) => {

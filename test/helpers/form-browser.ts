@@ -9,6 +9,8 @@ import type { RestTestbed } from './http.ts';
 /** A browser without JavaScript: a cookie jar, forms posted with the page's CSRF token and Origin. */
 export class Browser {
   cookies = new Map<string, string>();
+  /** Headers sent with every request, such as the X-Forwarded-For a proxy in front would add. */
+  headers: Record<string, string> = {};
   constructor(
     readonly bed: RestTestbed,
     readonly origin = bed.server.url,
@@ -27,7 +29,7 @@ export class Browser {
   async get(path: string) {
     const res = await fetch(this.bed.server.url + path, {
       redirect: 'manual',
-      headers: { cookie: this.cookieHeader() },
+      headers: { ...this.headers, cookie: this.cookieHeader() },
     });
     this.keep(res);
     return { status: res.status, location: res.headers.get('location'), headers: res.headers, text: await res.text() };
@@ -41,6 +43,7 @@ export class Browser {
     for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) body.append(k, one);
     if (options.csrf !== null) body.set('_csrf', options.csrf ?? this.csrf);
     const headers: Record<string, string> = {
+      ...this.headers,
       cookie: this.cookieHeader(),
       'content-type': 'application/x-www-form-urlencoded',
     };
@@ -52,7 +55,12 @@ export class Browser {
       body: body.toString(),
     });
     this.keep(res);
-    return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+    return {
+      status: res.status,
+      location: res.headers.get('location'),
+      headers: res.headers,
+      text: await res.text(),
+    };
   }
   csrf = '';
   async open(path: string) {

@@ -1,23 +1,19 @@
-import { and, asc, count, eq, gt, lte, or, sql } from 'drizzle-orm';
+import { eq, lte, or, sql } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
 import { preparedStatements, writeTransaction } from '../../../db/client.ts';
-import { sessions, signInFailures } from '../../../db/schema/index.ts';
+import { sessions } from '../../../db/schema/index.ts';
 import { findWorkspace, type Workspace } from '../accounts/workspaces.ts';
 import type { Runtime } from '../context.ts';
-import { RateLimitError } from '../errors.ts';
 import { passwordMatches } from './passwords.ts';
 import { personPrincipal, type Principal } from './principal.ts';
 import { membershipOf } from './memberships.ts';
+import { reserveSignInAttempt, signInSucceeded } from './sign-in-limits.ts';
 import { findUserByEmail, normalizeEmail, sha256Hex, workspacesOf } from './users.ts';
 
 /** A session unused this long ends. */
 export const SESSION_IDLE_MS = 8 * 60 * 60 * 1000;
 /** A session ends this long after sign-in, however much it is used. */
 export const SESSION_ABSOLUTE_MS = 7 * 24 * 60 * 60 * 1000;
-/** Sign-in failures counted per address and per email within this window... */
-export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
-/** ...and how many of them are allowed before further attempts answer 429. */
-export const SIGN_IN_FAILURES_ALLOWED = 10;
 
 /** One message for an unknown email and a wrong password: the page must not tell which. */
 export const SIGN_IN_REFUSED = 'That email and password do not match an account. Check them and try again.';
@@ -112,62 +108,22 @@ export function endSession(runtime: Runtime, token: string | undefined): void {
     .run();
 }
 
-/** Refuses an attempt once the address or the email has SIGN_IN_FAILURES_ALLOWED failures in the window. */
-function checkSignInAllowance(runtime: Runtime, address: string, email: string): void {
-  const now = runtime.clock.now();
-  const since = new Date(now.getTime() - SIGN_IN_WINDOW_MS);
-  for (const column of [signInFailures.address, signInFailures.email] as const) {
-    const value = column === signInFailures.address ? address : email;
-    const recent = runtime.db
-      .select({ n: count() })
-      .from(signInFailures)
-      .where(and(eq(column, value), gt(signInFailures.failedAt, since)))
-      .get()!.n;
-    if (recent < SIGN_IN_FAILURES_ALLOWED) continue;
-    const oldest = runtime.db
-      .select({ failedAt: signInFailures.failedAt })
-      .from(signInFailures)
-      .where(and(eq(column, value), gt(signInFailures.failedAt, since)))
-      .orderBy(asc(signInFailures.failedAt))
-      .limit(1)
-      .get()!;
-    const freedAt = oldest.failedAt.getTime() + SIGN_IN_WINDOW_MS;
-    throw new RateLimitError(
-      { limit: SIGN_IN_FAILURES_ALLOWED, remaining: 0, reset: Math.ceil(freedAt / 1000) },
-      Math.max(1, Math.ceil((freedAt - now.getTime()) / 1000)),
-      'sign-in',
-    );
-  }
-}
-
-function recordSignInFailure(runtime: Runtime, address: string, email: string): void {
-  const now = runtime.clock.now();
-  writeTransaction(runtime.db, () => {
-    runtime.db
-      .delete(signInFailures)
-      .where(lte(signInFailures.failedAt, new Date(now.getTime() - SIGN_IN_WINDOW_MS)))
-      .run();
-    runtime.db.insert(signInFailures).values({ address, email, failedAt: now }).run();
-  });
-}
-
 /**
- * Checks an email and password. Past the allowance (per address and per email) it throws a
- * RateLimitError before looking at the password. An unknown email, a wrong password and a person
- * with no workspace are refused alike, in about the same time.
+ * Checks an email and password. The attempt is reserved first, within the sign-in limits
+ * (sign-in-limits.ts): past them it throws a RateLimitError before the password is looked at. An
+ * unknown email, a wrong password and a person with no workspace are refused alike, in about the same
+ * time. `device` is the browser's device cookie, if any; a success answers the one to set.
  */
 export async function checkSignIn(
   runtime: Runtime,
-  input: { email: string; password: string; address: string },
-): Promise<{ userId: string; workspaceId: string } | { refused: string }> {
+  input: { email: string; password: string; address: string; device?: string },
+): Promise<{ userId: string; workspaceId: string; device: string } | { refused: string }> {
   const email = normalizeEmail(input.email).slice(0, 254);
-  checkSignInAllowance(runtime, input.address, email);
+  const attempt = reserveSignInAttempt(runtime, { address: input.address, email, deviceCookie: input.device });
   const user = email === '' ? undefined : findUserByEmail(runtime.db, email);
   const matches = await passwordMatches(user?.passwordHash ?? null, input.password.slice(0, 1024));
   const first = user && matches ? workspacesOf(runtime.db, user.id)[0] : undefined;
-  if (!user || !first) {
-    recordSignInFailure(runtime, input.address, email);
-    return { refused: SIGN_IN_REFUSED };
-  }
-  return { userId: user.id, workspaceId: first.workspaceId };
+  // Refused: the reserved attempt stays, as the failure.
+  if (!user || !first) return { refused: SIGN_IN_REFUSED };
+  return { userId: user.id, workspaceId: first.workspaceId, device: signInSucceeded(runtime, attempt) };
 }

@@ -204,10 +204,13 @@ export async function usePasswordLink(
   runtime: Runtime,
   input: { token: string; kind: 'setup' | 'invite'; email?: string; password: string },
 ): Promise<{ userId: string; workspaceId: string } | { refused: string }> {
-  const problem = passwordProblem(input.password);
-  if (problem) return { refused: problem };
   const email = input.kind === 'setup' ? checkedEmail(input.email ?? '') : null;
-  if (!liveLink(runtime, input.token, input.kind)) return { refused: LINK_REFUSED };
+  const link = liveLink(runtime, input.token, input.kind);
+  if (!link) return { refused: LINK_REFUSED };
+  // The email the password is for: the one typed on a setup link, the invited person's otherwise.
+  const invited = link.userId ? runtime.db.select().from(users).where(eq(users.id, link.userId)).get() : undefined;
+  const problem = passwordProblem(input.password, { email: email ?? invited?.email });
+  if (problem) return { refused: problem };
   const passwordHash = await hashPassword(input.password);
   const { db } = runtime;
   const now = runtime.clock.now();

@@ -73,7 +73,7 @@ function showConsent(runtime: Runtime, res: Response, request: AuthorizationRequ
   );
 }
 
-/** Without a proxy in front (no trust proxy setting), the address is the peer's own. */
+/** The client's address: the TCP peer's, or the one a proxy named in TRUST_PROXY gave (Express's trust proxy). */
 const addressOf = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
 /** Checks the request; answers a refusal (page or redirect) itself and says whether to go on. */

@@ -74,7 +74,7 @@ const register = (runtime: Runtime): RequestHandler => {
   return (req, res) => {
     res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
     try {
-      // Without a proxy in front (no trust proxy setting), the address is the peer's own.
+      // The TCP peer's address, or the one a proxy named in TRUST_PROXY gave (Express's trust proxy).
       const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
       res.status(201).json(registerClient(runtime, req.body, address));
     } catch (error) {

@@ -10,6 +10,11 @@ import {
   startSession,
 } from '../../../src/core/people/sessions.ts';
 import {
+  DEVICE_COOKIE_LIFETIME_MS,
+  SIGN_IN_FREE_FAILURES,
+  signInDelayMs,
+} from '../../../src/core/people/sign-in-limits.ts';
+import {
   inviteUser,
   issuePasswordReset,
   issueSetupLink,
@@ -44,7 +49,7 @@ describe('people: links, passwords, sign-in and sessions', () => {
     expect(again).toEqual({ refused: expect.stringContaining('already used') });
     expect(
       await checkSignIn(runtime, { email: 'boss@example.com', password: TEST_PASSWORD, address: '1.1.1.1' }),
-    ).toEqual(used);
+    ).toMatchObject(used);
 
     const late = tokenOf(issueSetupLink(runtime, workspace.id));
     runtime.clock.advance(24 * 60 * 60 * 1000);
@@ -65,32 +70,60 @@ describe('people: links, passwords, sign-in and sessions', () => {
     expect(openLink(runtime, token, 'invite')).toHaveProperty('refused');
   });
 
-  it('refuses an unknown email and a wrong password with the same message, and the 11th failure with 429', async () => {
+  it('refuses an unknown email and a wrong password alike; failures slow their own address and email pair only', async () => {
     const runtime = testRuntime();
     const { workspace } = makeWorkspace(runtime);
     const person = await makePerson(runtime, workspace.id, 'viewer');
     expect(await checkSignIn(runtime, { email: 'nobody@example.com', password: 'x', address: 'z' })).toEqual({
       refused: SIGN_IN_REFUSED,
     });
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < SIGN_IN_FREE_FAILURES; i++) {
       expect(await checkSignIn(runtime, { email: person.email, password: 'wrong password!', address: 'a' })).toEqual({
         refused: SIGN_IN_REFUSED,
       });
     }
+    // Past the free failures the pair waits, right password included, before the password is looked at...
     await expect(checkSignIn(runtime, { email: person.email, password: TEST_PASSWORD, address: 'a' })).rejects.toThrow(
       RateLimitError,
     );
-    // Per email too: another address gets no more tries at this email; and per address for others.
-    await expect(checkSignIn(runtime, { email: person.email, password: TEST_PASSWORD, address: 'b' })).rejects.toThrow(
-      RateLimitError,
-    );
+    // ...but another address is not slowed by them, at this email or any other: the account is not locked.
+    expect(await checkSignIn(runtime, { email: person.email, password: TEST_PASSWORD, address: 'b' })).toMatchObject({
+      userId: person.userId,
+    });
     expect(await checkSignIn(runtime, { email: 'nobody@example.com', password: 'x', address: 'b' })).toEqual({
       refused: SIGN_IN_REFUSED,
     });
-    runtime.clock.advance(15 * 60 * 1000);
+    // The wait doubles with each failure past the free ones, up to a ceiling.
+    expect([5, 6, 7, 8, 9, 10, 30].map((n) => signInDelayMs(n, SIGN_IN_FREE_FAILURES) / 1000)).toEqual([
+      30, 60, 120, 240, 480, 900, 900,
+    ]);
+    runtime.clock.advance(30 * 1000);
     expect(await checkSignIn(runtime, { email: person.email, password: TEST_PASSWORD, address: 'a' })).toMatchObject({
       userId: person.userId,
     });
+  });
+
+  it('a device cookie from a sign-in vouches for its browser at that email only, until it expires', async () => {
+    const runtime = testRuntime();
+    const { workspace } = makeWorkspace(runtime);
+    const person = await makePerson(runtime, workspace.id, 'viewer');
+    const other = await makePerson(runtime, workspace.id, 'viewer');
+    const signedIn = await checkSignIn(runtime, { email: person.email, password: TEST_PASSWORD, address: 'a' });
+    if (!('device' in signedIn)) throw new Error('not signed in');
+    for (let i = 0; i < SIGN_IN_FREE_FAILURES; i++) {
+      await checkSignIn(runtime, { email: person.email, password: 'wrong password!', address: 'a' });
+      await checkSignIn(runtime, { email: other.email, password: 'wrong password!', address: 'a' });
+    }
+    const withCookie = (email: string, device: string) =>
+      checkSignIn(runtime, { email, password: TEST_PASSWORD, address: 'a', device });
+    await expect(withCookie(other.email, signedIn.device)).rejects.toThrow(RateLimitError);
+    const again = await withCookie(person.email, signedIn.device);
+    expect(again).toMatchObject({ userId: person.userId, device: expect.any(String) });
+    runtime.clock.advance(DEVICE_COOKIE_LIFETIME_MS);
+    for (let i = 0; i < SIGN_IN_FREE_FAILURES; i++) {
+      await checkSignIn(runtime, { email: person.email, password: 'wrong password!', address: 'a' });
+    }
+    await expect(withCookie(person.email, (again as { device: string }).device)).rejects.toThrow(RateLimitError);
   });
 
   it('a session ends at sign-out, after idle time, and at its absolute expiry', async () => {
