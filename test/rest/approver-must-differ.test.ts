@@ -93,6 +93,57 @@ describe('REST: approver_must_differ holds on every way into approved or schedul
     expect(sandboxPostsFor(bed.runtime, id)).toEqual([]);
   });
 
+  it("an author cannot change what their approved item posts; another person's edit approves it anew", async () => {
+    await setApproverMustDiffer(bed, true);
+    const author = await personWith(bed, 'approver');
+    const other = await personWith(bed, 'approver');
+    const id = (
+      await call(bed.server, 'POST', '/api/v1/content', {
+        headers: author.headers,
+        body: { ...POST, status: 'pending_review' },
+      })
+    ).body.id;
+    await call(bed.server, 'PATCH', `/api/v1/content/${id}`, {
+      headers: other.headers,
+      body: { status: 'scheduled', scheduled_for: LATER },
+    });
+    for (const body of [
+      { caption: 'Something nobody approved' },
+      { target_platforms: ['linkedin', 'twitter'] },
+      { status: 'scheduled', media_urls: ['https://cdn.example.test/a.png'] },
+    ]) {
+      expectError(
+        await call(bed.server, 'PATCH', `/api/v1/content/${id}`, { headers: author.headers, body }),
+        403,
+        'forbidden',
+      );
+    }
+    // A new time is not an approval; neither is taking the item back to review, after which they may edit it.
+    const later = await call(bed.server, 'PATCH', `/api/v1/content/${id}`, {
+      headers: author.headers,
+      body: { scheduled_for: '2026-03-10T14:00:00.000Z' },
+    });
+    expect(later.body).toMatchObject({ status: 'scheduled', caption: POST.caption });
+    expect(contentRow(bed.runtime, id)!.approvedById).toBe(other.userId);
+    const third = await personWith(bed, 'approver');
+    const edited = await call(bed.server, 'PATCH', `/api/v1/content/${id}`, {
+      headers: third.headers,
+      body: { caption: 'Edited by a third person' },
+    });
+    expect(edited.status).toBe(200);
+    expect(contentRow(bed.runtime, id)!.approvedById).toBe(third.userId);
+    await call(bed.server, 'PATCH', `/api/v1/content/${id}`, {
+      headers: author.headers,
+      body: { status: 'pending_review' },
+    });
+    expect(contentRow(bed.runtime, id)).toMatchObject({ status: 'pending_review', approvedById: null });
+    const reworked = await call(bed.server, 'PATCH', `/api/v1/content/${id}`, {
+      headers: author.headers,
+      body: { caption: 'Reworked for review' },
+    });
+    expect(reworked.status).toBe(200);
+  });
+
   it('the publishing run refuses an item its author approved, with the reason, once the setting is on', async () => {
     connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
     const author = await personWith(bed, 'approver');

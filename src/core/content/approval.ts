@@ -14,6 +14,7 @@ export const isApprovedStatus = (status: ContentStatus): boolean => status === '
  * Whether a status change is an approval: every way into approved or scheduled, on create (`from`
  * null) and on update, approving again included (the contract's PATCH to approved is an approval
  * even when the item already is). Only a scheduled item kept scheduled (a new time) is not one.
+ * An edit of what an approved or scheduled item posts is one too (updateContent says which fields).
  */
 export const approves = (from: ContentStatus | null, to: ContentStatus): boolean =>
   isApprovedStatus(to) && !(from === 'scheduled' && to === 'scheduled');

@@ -228,6 +228,17 @@ function queuedAfter(row: ContentRow, status: ContentStatus): boolean {
   return false;
 }
 
+/** The fields that decide what an item posts (and where): changing them on an approved item approves the change. */
+const POST_FIELDS = [
+  'caption',
+  'hashtags',
+  'content_type',
+  'target_platforms',
+  'media_urls',
+  'platform_specific',
+  'aspect_ratio',
+] as const;
+
 export const updateContent = defineOperation({
   name: 'updateContent',
   buckets: ['write'],
@@ -253,7 +264,11 @@ export const updateContent = defineOperation({
       const status = fields.status ?? row.status;
       const scheduledFor = fields.scheduled_for === undefined ? row.scheduledFor : fields.scheduled_for;
       assertContentChange(ctx.principal, { from: row.status, to: status, action: 'Changing' });
-      const approval = fields.status !== undefined && approves(row.status, fields.status);
+      // An edit of what an approved or scheduled item posts approves the new post, so the same rule holds.
+      const postEdited = POST_FIELDS.some((field) => fields[field] !== undefined);
+      const approval =
+        (fields.status !== undefined && approves(row.status, fields.status)) ||
+        (isApprovedStatus(status) && postEdited);
       if (approval) assertMayApprove(ctx.workspace, row, ctx.principal);
       if (reviewNote != null && status !== 'rejected') {
         throw fieldError('review_note', 'A review_note is the reason for a rejection: send it with status rejected.');

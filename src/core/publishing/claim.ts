@@ -94,7 +94,7 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
           item.approvedByType && { type: item.approvedByType, id: item.approvedById },
         );
         if (refusal) {
-          rejectEveryPlatform(db, item.id, `not published: ${refusal}`, now);
+          rejectEveryPlatform(db, item.id, `not published: ${refusal.charAt(0).toLowerCase()}${refusal.slice(1)}`, now);
           result.refused += 1;
           continue;
         }
