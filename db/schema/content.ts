@@ -76,6 +76,13 @@ export const content = sqliteTable(
     /** Who created it: a person, an API key, an OAuth client (not bound to a person) or the service itself (a campaign). */
     createdByType: text('created_by_type', { enum: ['user', 'api_key', 'oauth_client', 'service'] }),
     createdById: text('created_by_id'),
+    /**
+     * Who last approved it (moved it to approved or scheduled, or published it): a person, a key, a
+     * client or the service, as created_by. Null while it is not approved, and for items approved
+     * before it was recorded. Internal: the publishing run checks it against the author.
+     */
+    approvedByType: text('approved_by_type', { enum: ['user', 'api_key', 'oauth_client', 'service'] }),
+    approvedById: text('approved_by_id'),
     /** Why it was last rejected; cleared when it is submitted or approved again. */
     reviewNote: text('review_note'),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),

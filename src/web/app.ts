@@ -590,8 +590,10 @@ export function webRoutes(runtime: Runtime): Router {
   router.post(
     '/content/:id/move',
     act(async (who, req) => {
-      const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(String(req.body.day ?? ''));
-      if (!day) throw new ServiceError('invalid_body', 'Give the day as YYYY-MM-DD.');
+      // A day of the calendar (2026-02-31 is none), read as the time input reads its date.
+      const text = String(req.body.day ?? '');
+      const day = /^\d{4}-\d{2}-\d{2}$/.test(text) ? parseLocalInput(`${text}T00:00`) : null;
+      if (!day) throw new ServiceError('invalid_body', 'Give the day as YYYY-MM-DD, a day of the calendar.');
       const { row } = await run<{ row: ContentRow }>(who, reviewContent, { id: req.params.id });
       if (row.status !== 'scheduled' || !row.scheduledFor) {
         throw new ServiceError(
@@ -599,11 +601,7 @@ export function webRoutes(runtime: Runtime): Router {
           'Only scheduled items can be moved; published items stay where they went out.',
         );
       }
-      const at = moveToDay(
-        row.scheduledFor,
-        { year: +day[1]!, month: +day[2]!, day: +day[3]! },
-        who.workspace.timezone,
-      );
+      const at = moveToDay(row.scheduledFor, day, who.workspace.timezone);
       await run(who, updateContent, { id: row.id, scheduled_for: at.toISOString() });
       return withDone(backOf(req.body, '/app/calendar'), 'rescheduled');
     }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CAMPAIGN_STATUSES, CONTENT_MIX_KEYS, type ContentMix } from '../../../db/schema/index.ts';
-import { dateTimeInput, dateTimeOutput } from '../dates.ts';
+import { dateTimeOutput, scheduleTimeInput } from '../dates.ts';
 import { paginationInput } from '../pagination.ts';
 
 /**
@@ -40,7 +40,7 @@ const campaignFields = {
   description: z.string().max(1000).nullable().describe('Up to 1000 characters.'),
   posts_per_day: z.int().min(1).max(50).describe('Posts per day; default 3.'),
   campaign_length_days: z.int().min(1).max(365).describe('Length in days; default 7.'),
-  start_date: dateTimeInput.describe(
+  start_date: scheduleTimeInput.describe(
     'ISO 8601 date-time with an offset; default tomorrow (the next UTC midnight). Launching sets it to now.',
   ),
   content_mix: contentMix,

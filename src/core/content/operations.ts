@@ -24,7 +24,9 @@ import {
 import { contentStub, toContentResource, type ContentRow } from './serialize.ts';
 import { actionOf, recordContentHistory } from './history.ts';
 import { contentListWhere } from './list-filters.ts';
-import { assertContentChange, assertMayApprove } from '../people/roles.ts';
+import { assertContentChange } from '../people/roles.ts';
+import { assertNotPast } from '../dates.ts';
+import { approves, assertMayApprove, isApprovedStatus } from './approval.ts';
 
 /** Fetch-or-throw, always scoped to the workspace: another workspace's item is simply not found. */
 export function getContentInWorkspace(db: Db, workspaceId: string, id: string): ContentRow {
@@ -51,9 +53,22 @@ type OptionalOnInsert =
   | 'leaseExpiresAt'
   | 'createdByType'
   | 'createdById'
+  | 'approvedByType'
+  | 'approvedById'
   | 'reviewNote';
 export type NewContentRow = Required<Omit<ContentRow, OptionalOnInsert>> &
-  Partial<Pick<ContentRow, 'publishedAt' | 'campaignId' | 'campaignSlot' | 'createdByType' | 'createdById'>>;
+  Partial<
+    Pick<
+      ContentRow,
+      | 'publishedAt'
+      | 'campaignId'
+      | 'campaignSlot'
+      | 'createdByType'
+      | 'createdById'
+      | 'approvedByType'
+      | 'approvedById'
+    >
+  >;
 
 /**
  * Inserts one content row and returns it as stored, without RETURNING: mapping every column back
@@ -94,6 +109,8 @@ export function storedContentRow(row: NewContentRow): ContentRow {
     leaseExpiresAt: null,
     createdByType: row.createdByType ?? null,
     createdById: row.createdById ?? null,
+    approvedByType: row.approvedByType ?? null,
+    approvedById: row.approvedById ?? null,
     reviewNote: null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -156,12 +173,16 @@ export const createContent = defineOperation({
       throw fieldError('scheduled_for', 'Status scheduled needs a scheduled_for date-time.');
     }
     assertContentChange(ctx.principal, { from: null, to: input.status, action: 'Creating' });
+    const author = { createdByType: ctx.principal.type, createdById: ctx.principal.id };
+    const approved = approves(null, input.status);
+    if (approved) assertMayApprove(ctx.workspace, author, ctx.principal);
     const { db } = ctx;
     const now = ctx.clock.now();
+    if (input.status === 'scheduled') assertNotPast('scheduled_for', input.scheduled_for!, now);
     const created = writeTransaction(db, () => {
       const row = insertContentRow(db, {
-        createdByType: ctx.principal.type,
-        createdById: ctx.principal.id,
+        ...author,
+        ...(approved && { approvedByType: ctx.principal.type, approvedById: ctx.principal.id }),
         id: newId(),
         workspaceId: ctx.workspace.id,
         caption: input.caption,
@@ -207,6 +228,17 @@ function queuedAfter(row: ContentRow, status: ContentStatus): boolean {
   return false;
 }
 
+/** The fields that decide what an item posts (and where): changing them on an approved item approves the change. */
+const POST_FIELDS = [
+  'caption',
+  'hashtags',
+  'content_type',
+  'target_platforms',
+  'media_urls',
+  'platform_specific',
+  'aspect_ratio',
+] as const;
+
 export const updateContent = defineOperation({
   name: 'updateContent',
   buckets: ['write'],
@@ -232,7 +264,12 @@ export const updateContent = defineOperation({
       const status = fields.status ?? row.status;
       const scheduledFor = fields.scheduled_for === undefined ? row.scheduledFor : fields.scheduled_for;
       assertContentChange(ctx.principal, { from: row.status, to: status, action: 'Changing' });
-      if (fields.status === 'approved') assertMayApprove(ctx.principal, ctx.workspace, row);
+      // An edit of what an approved or scheduled item posts approves the new post, so the same rule holds.
+      const postEdited = POST_FIELDS.some((field) => fields[field] !== undefined);
+      const approval =
+        (fields.status !== undefined && approves(row.status, fields.status)) ||
+        (isApprovedStatus(status) && postEdited);
+      if (approval) assertMayApprove(ctx.workspace, row, ctx.principal);
       if (reviewNote != null && status !== 'rejected') {
         throw fieldError('review_note', 'A review_note is the reason for a rejection: send it with status rejected.');
       }
@@ -242,6 +279,16 @@ export const updateContent = defineOperation({
           'A scheduled item needs a scheduled_for date-time, in this body or already set.',
         );
       }
+      // Scheduling, or moving a scheduled item, for a time already past would publish it at once.
+      if (status === 'scheduled' && (row.status !== 'scheduled' || fields.scheduled_for !== undefined)) {
+        assertNotPast('scheduled_for', scheduledFor!, now);
+      }
+      // An approval names its approver; leaving approved or scheduled forgets the last one.
+      const approver = approval
+        ? { approvedByType: ctx.principal.type, approvedById: ctx.principal.id }
+        : fields.status !== undefined && !isApprovedStatus(fields.status)
+          ? { approvedByType: null, approvedById: null }
+          : {};
       const next = db
         .update(content)
         .set({
@@ -258,6 +305,7 @@ export const updateContent = defineOperation({
           publishQueued: fields.status ? queuedAfter(row, fields.status) : row.publishQueued,
           // The reason stays with a rejected item; submitting or approving it again clears it.
           reviewNote: status === 'rejected' ? (reviewNote === undefined ? row.reviewNote : reviewNote) : null,
+          ...approver,
           updatedAt: now,
         })
         .where(eq(content.id, row.id))
@@ -372,6 +420,7 @@ export const previewPublish = defineOperation({
   run(ctx, input): PublishPreview {
     const row = getContentInWorkspace(ctx.db, ctx.workspace.id, input.id);
     assertPublishable(ctx, row, ctx.clock.now());
+    assertMayApprove(ctx.workspace, row, ctx.principal);
     const connectors = connectorsFor(ctx);
     const accountFor = platformAccountsOf(ctx.db, ctx.workspace.id);
     const platforms = row.targetPlatforms.map((platform) => {
@@ -406,11 +455,14 @@ export const publishContent = defineOperation({
     const published = writeTransaction(db, () => {
       const row = getContentInWorkspace(db, ctx.workspace.id, input.id);
       assertPublishable(ctx, row, now);
-      assertMayApprove(ctx.principal, ctx.workspace, row);
+      // Publishing approves the item: the same rule, and it names its approver.
+      assertMayApprove(ctx.workspace, row, ctx.principal);
       const at = input.scheduled_for ?? null;
       const next = db
         .update(content)
         .set({
+          approvedByType: ctx.principal.type,
+          approvedById: ctx.principal.id,
           // A future time schedules the item; none (or a past one) queues it for the next run.
           status: at && at.getTime() > now.getTime() ? 'scheduled' : 'approved',
           scheduledFor: at,

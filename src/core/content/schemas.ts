@@ -6,7 +6,7 @@ import {
   SOCIAL_ACCOUNT_STATUSES,
 } from '../../../db/schema/index.ts';
 import { PLATFORMS } from '../platforms/registry.ts';
-import { dateTimeInput, dateTimeOutput } from '../dates.ts';
+import { dateTimeInput, dateTimeOutput, scheduleTimeInput } from '../dates.ts';
 import { paginationInput } from '../pagination.ts';
 
 /** Statuses a client may set on create; a PATCH may also set `rejected` (kept aside, not deleted). */
@@ -86,7 +86,7 @@ const contentFields = {
     .string()
     .regex(/^\d+:\d+$/, 'Use width:height, such as 9:16.')
     .nullable(),
-  scheduled_for: dateTimeInput
+  scheduled_for: scheduleTimeInput
     .nullable()
     .describe('When to publish (ISO 8601 with offset); pairs with status scheduled.'),
 };
@@ -135,7 +135,7 @@ export const ContentIdInput = z.object({ id: contentId });
 
 export const PublishContentInput = z.object({
   id: contentId,
-  scheduled_for: dateTimeInput
+  scheduled_for: scheduleTimeInput
     .nullable()
     .optional()
     .describe('Future time to publish at (ISO 8601 with offset); omit to publish in the next run, within seconds.'),

@@ -65,21 +65,3 @@ export function assertContentChange(
     refuse(principal, 'approver', `${change.action} an item that is ${change.from}`);
   }
 }
-
-/**
- * With the workspace's "approver must differ from author" on, a person cannot approve (or publish)
- * an item they created themselves.
- */
-export function assertMayApprove(
-  principal: Principal,
-  workspace: { approverMustDiffer: boolean },
-  item: { createdByType: string | null; createdById: string | null },
-): void {
-  if (!workspace.approverMustDiffer || principal.type !== 'user') return;
-  if (item.createdByType === 'user' && item.createdById === principal.id) {
-    throw new ServiceError(
-      'forbidden',
-      'This workspace requires the approver to differ from the author: someone else must approve this item.',
-    );
-  }
-}

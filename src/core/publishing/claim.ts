@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
 import { content, plans, workspaces } from '../../../db/schema/index.ts';
 import { isActiveStatus, type PlanStatus } from '../accounts/workspaces.ts';
+import { approvalRefusal } from '../content/approval.ts';
 import { recordPublishingStep } from '../content/history.ts';
 import { postsPublishedIn, usagePeriod } from '../accounts/usage.ts';
 import type { Runtime } from '../context.ts';
@@ -20,7 +21,7 @@ export interface Claim {
 
 export interface ClaimResult {
   claims: Claim[];
-  /** Items finished at once without a fan-out: quota reached or subscription inactive. */
+  /** Items finished at once without a fan-out: quota reached, subscription inactive, or approved by their author. */
   refused: number;
   /** Due items left queued: their workspace's publish bucket is empty, or its last posts of the month are in flight. */
   deferred: number;
@@ -84,6 +85,19 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
         if (result.claims.length >= limit) break;
         let budget = budgets.get(item.workspaceId);
         if (!budget) budgets.set(item.workspaceId, (budget = workspaceBudget(db, item.workspaceId, now)));
+        // The approval rule once more, on the approver recorded: an author's own approval that got
+        // in some other way (made while the setting was off, or before every path checked it) never
+        // goes out.
+        const refusal = approvalRefusal(
+          budget,
+          item,
+          item.approvedByType && { type: item.approvedByType, id: item.approvedById },
+        );
+        if (refusal) {
+          rejectEveryPlatform(db, item.id, `not published: ${refusal.charAt(0).toLowerCase()}${refusal.slice(1)}`, now);
+          result.refused += 1;
+          continue;
+        }
         const verdict = budget.verdict();
         if (verdict === 'wait') {
           result.deferred += 1;
@@ -157,6 +171,8 @@ export function nextDueAfter(db: Db, now: Date): number | null {
 
 interface WorkspaceBudget {
   inFlight: number;
+  /** The workspace's "approver must differ from author" setting, which the run enforces too. */
+  approverMustDiffer: boolean;
   /** Whether the next item may go, must wait for items in flight, or cannot publish at all (and why). */
   verdict(): 'go' | 'wait' | { refuse: string };
 }
@@ -167,6 +183,7 @@ function workspaceBudget(db: Db, workspaceId: string, now: Date): WorkspaceBudge
   const published = postsPublishedIn(db, workspaceId, usagePeriod(now));
   const budget: WorkspaceBudget = {
     inFlight: s.inFlight.get({ workspaceId })?.n ?? 0,
+    approverMustDiffer: plan?.approverMustDiffer ?? false,
     verdict() {
       if (!plan) return { refuse: 'the workspace no longer exists' };
       if (!isActiveStatus(plan.planStatus as PlanStatus)) {
@@ -246,7 +263,16 @@ const statements = preparedStatements((db) => ({
     .where(HELD_UNDER_LEASE)
     .prepare(),
   due: db
-    .select({ id: content.id, workspaceId: content.workspaceId, status: content.status, due: sql<number>`${DUE_KEY}` })
+    .select({
+      id: content.id,
+      workspaceId: content.workspaceId,
+      status: content.status,
+      due: sql<number>`${DUE_KEY}`,
+      createdByType: content.createdByType,
+      createdById: content.createdById,
+      approvedByType: content.approvedByType,
+      approvedById: content.approvedById,
+    })
     .from(content)
     .where(
       sql`${QUEUED} and ${DUE_KEY} <= ${sql.placeholder('now')}
@@ -274,7 +300,12 @@ const statements = preparedStatements((db) => ({
     .where(sql`${content.id} = ${sql.placeholder('id')} and ${QUEUED}`)
     .prepare(),
   plan: db
-    .select({ name: plans.name, postsPerMonth: plans.postsPerMonth, planStatus: workspaces.planStatus })
+    .select({
+      name: plans.name,
+      postsPerMonth: plans.postsPerMonth,
+      planStatus: workspaces.planStatus,
+      approverMustDiffer: workspaces.approverMustDiffer,
+    })
     .from(workspaces)
     .innerJoin(plans, sql`${plans.name} = ${workspaces.plan}`)
     .where(sql`${workspaces.id} = ${sql.placeholder('workspaceId')}`)
