@@ -303,7 +303,21 @@ export function webRoutes(runtime: Runtime): Router {
           password: String(body.password ?? ''),
         });
         if ('refused' in used) return again(used.refused);
-        signInAndGo(req, res, used.userId, used.workspaceId, '/app/inbox');
+        if (used.workspaceId === null) {
+          return page(res, 'Password set', 'message', {
+            message:
+              'Your password is set. You are not a member of any workspace yet: open the invitation link an admin gave you, and accept it with this password.',
+          });
+        }
+        // The landing rule of a sign-in: the workspace last chosen, or the question which.
+        const landing = landingOf(runtime.db, used.userId) ?? { workspaceId: used.workspaceId, choose: false };
+        signInAndGo(
+          req,
+          res,
+          used.userId,
+          landing.workspaceId,
+          landing.choose ? '/app/workspaces?next=%2Fapp%2Finbox' : '/app/inbox',
+        );
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;
         again(error.details ? Object.values(error.details.fieldErrors).flat().join(' ') : error.message);

@@ -212,12 +212,12 @@ export function openLink(runtime: Runtime, token: string, kind: PasswordLinkKind
  * Sets the password on a link and spends it. A setup link creates the workspace's first admin, a
  * new person: an email that has an account, or an invitation waiting, is refused. A reset link sets
  * the person's new password (givePassword: sessions end, grants are revoked). Answers who they are
- * and where they land.
+ * and where they land: null for a person of no workspace, who joins one by accepting an invitation.
  */
 export async function usePasswordLink(
   runtime: Runtime,
   input: { token: string; kind: PasswordLinkKind; email?: string; password: string },
-): Promise<{ userId: string; workspaceId: string } | { refused: string }> {
+): Promise<{ userId: string; workspaceId: string | null } | { refused: string }> {
   const problem = passwordProblem(input.password);
   if (problem) return { refused: problem };
   const email = input.kind === 'setup' ? checkedEmail(input.email ?? '') : null;
@@ -252,11 +252,7 @@ export async function usePasswordLink(
     }
     const userId = row.userId!;
     givePassword(db, userId, passwordHash, now);
-    const first = workspacesOf(db, userId)[0];
-    if (!first)
-      return {
-        refused: 'Your password is set, but you are not a member of any workspace: ask an admin to invite you.',
-      };
-    return { userId, workspaceId: first.workspaceId };
+    // A person of no workspace (yet) has a password now, and joins by accepting an invitation.
+    return { userId, workspaceId: workspacesOf(db, userId)[0]?.workspaceId ?? null };
   });
 }
