@@ -6,9 +6,10 @@ export const ROLES = ['viewer', 'editor', 'approver', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**
- * People who sign in to the dashboard. There is no open registration: a row is made by the setup
- * link (the first admin) or by an admin's invite, and the password is set on that link. Until then
- * `password_hash` is null and the person cannot sign in.
+ * People who sign in to the dashboard: one account across the deployment, whatever workspaces it
+ * belongs to. There is no open registration: a row is made, with its password, by the setup link (the
+ * first admin) or by accepting an invitation. Rows made before invitations may still have a null
+ * `password_hash`: such a person cannot sign in until an invitation or a reset link sets one.
  */
 export const users = sqliteTable('users', {
   id: text('id').primaryKey(),
@@ -17,6 +18,8 @@ export const users = sqliteTable('users', {
   /** argon2id, in the PHC string format (it carries its own parameters and salt). */
   passwordHash: text('password_hash'),
   createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  /** The workspace last chosen at sign-in or from the header: where the next sign-in lands. */
+  lastWorkspaceId: text('last_workspace_id'),
 });
 
 /** A person's one role in a workspace. */
@@ -57,12 +60,43 @@ export const sessions = sqliteTable(
   (t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)],
 );
 
-export const PASSWORD_LINK_KINDS = ['setup', 'invite', 'reset'] as const;
+/**
+ * A workspace's invitation of an email, with a role. Nobody is a member until the person accepts it
+ * on its link: a new person by choosing a password there, a person with an account by giving theirs
+ * (or by being signed in). Only the token's hash is stored. An invitation is live until accepted,
+ * withdrawn (by an admin, or replaced by a newer one of the same workspace) or past `expires_at`.
+ */
+export const invitations = sqliteTable(
+  'invitations',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    /** Normalised as users.email is; no users row need exist yet. */
+    email: text('email').notNull(),
+    role: text('role', { enum: ROLES }).notNull(),
+    /** The admin who invited on the dashboard, or null (the admin CLI). */
+    invitedBy: text('invited_by').references(() => users.id, { onDelete: 'set null' }),
+    tokenHash: text('token_hash').notNull().unique(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    acceptedAt: integer('accepted_at', { mode: 'timestamp_ms' }),
+    withdrawnAt: integer('withdrawn_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    index('invitations_email_idx').on(t.email, t.createdAt),
+    index('invitations_workspace_idx').on(t.workspaceId, t.expiresAt),
+  ],
+);
+
+export const PASSWORD_LINK_KINDS = ['setup', 'reset'] as const;
 export type PasswordLinkKind = (typeof PASSWORD_LINK_KINDS)[number];
 
 /**
  * One-time links on which a password is set: the first start's setup link (no user yet: it creates
- * the workspace's first admin), an invite, or a reset. Only a hash is stored; `used_at` makes it single use.
+ * the workspace's first admin with a new email), or the admin CLI's reset link for a person. Only a
+ * hash is stored; `used_at` makes it single use. Invitations are their own table.
  */
 export const passwordLinks = sqliteTable(
   'password_links',

@@ -15,8 +15,10 @@ import { importTemplates } from '../core/templates/seed.ts';
 import { isCredentialsPlatform, OAUTH_PLATFORMS, PLATFORMS } from '../core/platforms/registry.ts';
 import { backupDatabase } from './backup.ts';
 import { listKeys, MAX_KEY_NAME_LENGTH } from '../core/accounts/key-admin.ts';
-import { listMembers } from '../core/people/members.ts';
-import { inviteUser, issuePasswordReset, linkUrl } from '../core/people/users.ts';
+import { invitePerson } from '../core/people/invitations.ts';
+import { changeMemberRole, listMembers, listPendingInvites } from '../core/people/members.ts';
+import { membershipOf } from '../core/people/memberships.ts';
+import { findUserByEmail, issuePasswordReset, linkUrl } from '../core/people/users.ts';
 
 /** The dashboard's stand-in: account administration from the shell, with --json for scripts. */
 const USAGE = `Usage: npm run admin -- <command> [options] [--json]
@@ -27,7 +29,8 @@ Commands:
   revoke-key --key-id K
   list-keys --workspace W         the workspace's keys: name, np_live_… and the last 4 characters (never
                                   the key), created, last used, expiry, revoked
-  list-users --workspace W        the workspace's people: email, role, and whether they have set a password
+  list-users --workspace W        the workspace's people (email, role, whether they have a password)
+                                  and its invitations not accepted yet
   set-plan --workspace W [--plan P] [--status S]
   list-workspaces
   connect-account --workspace W --platform ${PLATFORMS.join('|')} --username U
@@ -43,10 +46,12 @@ Commands:
   revoke-grant --workspace W --client C
                                   ends client C's access to the workspace at once (every token)
   create-user --workspace W --email E --role viewer|editor|approver|admin
-                                  adds a person to the workspace and prints an invite link
-                                  (/app/invite?token=…, 7 days) on which they set their password; a
-                                  person already in it gets the new role
-  reset-password --email E        prints a new link on which the person sets a new password (7 days)
+                                  invites the email and prints the invite link (/app/invite?token=…,
+                                  7 days, replacing an earlier one): a new person chooses a password
+                                  there, a person with an account accepts with theirs; they are in
+                                  the workspace once they accept. A person already in it gets the new role
+  reset-password --email E        prints a link (/app/reset?token=…, 7 days) on which the person sets a
+                                  new password; their sessions end and their OAuth grants are revoked
   backup --to FILE                an online, consistent copy of the database, taken while the service
                                   runs; FILE must not exist. Media files (MEDIA_DIR) and the encryption
                                   key (ENCRYPTION_KEY, or DATA_DIR/encryption.key) are not in it: keep them too`;
@@ -139,17 +144,30 @@ async function run(
       };
     }
     case 'create-user': {
-      const invited = inviteUser(runtime, {
-        workspaceId: required(values, 'workspace'),
-        email: required(values, 'email'),
-        role: required(values, 'role'),
-      });
-      const link = invited.path && linkUrl(runtime, invited.path);
+      const workspace = getWorkspace(runtime.db, required(values, 'workspace'));
+      const email = required(values, 'email');
+      const role = required(values, 'role');
+      const ctx = contextFor(runtime, workspace, 'cli');
+      // Someone already in the workspace gets the new role; anyone else gets an invitation to accept.
+      const existing = findUserByEmail(runtime.db, email);
+      if (existing && membershipOf(runtime.db, workspace.id, existing.id)) {
+        const changed = runOperation(changeMemberRole, ctx, { user_id: existing.id, role });
+        return {
+          json: { user_id: changed.user_id, email: changed.email, role: changed.role, invite_url: null },
+          text: `${changed.email} is already in the workspace; their role is now ${changed.role}.`,
+        };
+      }
+      const invited = invitePerson(runtime, { workspaceId: workspace.id, email, role, invitedBy: null });
+      const link = linkUrl(runtime, invited.path);
       return {
-        json: { user_id: invited.userId, email: invited.email, role: invited.role, invite_url: link },
-        text: link
-          ? `Invited ${invited.email} as ${invited.role}.\nInvite link (valid 7 days, works once): ${link}`
-          : `${invited.email} is now ${invited.role}; they already have a password and can sign in.`,
+        json: {
+          invitation_id: invited.invitationId,
+          email: invited.email,
+          role: invited.role,
+          invite_url: link,
+          expires_at: invited.expiresAt.toISOString(),
+        },
+        text: `Invited ${invited.email} as ${invited.role}.\nInvite link (valid 7 days, works once; an earlier link of this invite stops working): ${link}`,
       };
     }
     case 'reset-password': {
@@ -192,23 +210,32 @@ async function run(
     }
     case 'list-users': {
       const workspace = getWorkspace(runtime.db, required(values, 'workspace'));
-      const users = runOperation(listMembers, contextFor(runtime, workspace, 'cli'), {}).map((member) => ({
+      const ctx = contextFor(runtime, workspace, 'cli');
+      const users = runOperation(listMembers, ctx, {}).map((member) => ({
         user_id: member.user_id,
         email: member.email,
         role: member.role,
         has_password: member.active,
         joined_at: member.joined_at.toISOString(),
       }));
+      const invitations = runOperation(listPendingInvites, ctx, {}).map((invite) => ({
+        invitation_id: invite.invitation_id,
+        email: invite.email,
+        role: invite.role,
+        expires_at: invite.expires_at.toISOString(),
+      }));
+      const lines = [
+        ...users.map(
+          (u) => `${u.user_id}  ${u.role.padEnd(8)}  ${u.email}${u.has_password ? '' : '  (no password yet)'}`,
+        ),
+        ...invitations.map(
+          (i) =>
+            `${i.invitation_id}  ${i.role.padEnd(8)}  ${i.email}  (invited, not accepted yet; until ${i.expires_at})`,
+        ),
+      ];
       return {
-        json: { users },
-        text: users.length
-          ? users
-              .map(
-                (u) =>
-                  `${u.user_id}  ${u.role.padEnd(8)}  ${u.email}${u.has_password ? '' : '  (invited, no password yet)'}`,
-              )
-              .join('\n')
-          : 'No people in this workspace.',
+        json: { users, invitations },
+        text: lines.length ? lines.join('\n') : 'No people in this workspace.',
       };
     }
     case 'set-plan': {

@@ -3,7 +3,8 @@ import type { BrowserContextOptions, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { content, socialAccounts } from '../../db/schema/index.ts';
 import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
-import { makeCampaign, makeContent, makeWebhook } from '../helpers/factories.ts';
+import { invitePerson } from '../../src/core/people/invitations.ts';
+import { makeCampaign, makeContent, makeWebhook, makeWorkspace } from '../helpers/factories.ts';
 import { saveScreenshot, seriousAxeViolations } from '../helpers/browser.ts';
 import { call, useRestTestbed } from '../helpers/http.ts';
 import { makePerson } from '../helpers/people.ts';
@@ -90,8 +91,8 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
         makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', caption: 'Waiting for review' });
         const newcomer = (await browser.open({ javaScriptEnabled })).page;
         await newcomer.goto(link.replace(/^https?:\/\/[^/]+/, bed.server.url));
-        await newcomer.getByLabel('New password (at least 10 characters)').fill('a fresh long password');
-        await newcomer.getByRole('button', { name: 'Set password and sign in' }).click();
+        await newcomer.getByLabel('Password', { exact: true }).fill('a fresh long password');
+        await newcomer.getByRole('button', { name: 'Accept the invitation' }).click();
         await newcomer.waitForURL(/\/app(\/|$|\?)/);
         await go(newcomer, '/app/inbox');
         await expect(newcomer.getByRole('article', { name: 'Waiting for review' }).count()).resolves.toBe(1);
@@ -436,6 +437,63 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
         await expect(page.getByRole('link', { name: 'Back to the home page' }).count()).resolves.toBe(1);
         await expect(page.getByRole('button').filter({ hasNotText: 'Sign out' }).count(), path).resolves.toBe(0);
       }
+    }
+  });
+
+  it('a person of two workspaces: chooser, header switcher and the Join page, by keyboard, axe-clean at 1280 and 360 px', async () => {
+    const second = makeWorkspace(bed.runtime, { name: 'Second workspace with a long name' });
+    const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'editor', 'two.workspaces@example.com');
+    const invitation = invitePerson(bed.runtime, {
+      workspaceId: second.workspace.id,
+      email: person.email,
+      role: 'viewer',
+      invitedBy: null,
+    });
+    for (const [width, viewport] of [
+      [1280, DESKTOP],
+      [360, NARROW],
+    ] as const) {
+      const { page } = await browser.open({ bypassCSP: true, viewport });
+      await signIn(page, bed.server.url, person);
+      const check = async (name: string) => {
+        expect(await seriousAxeViolations(page), `${name} at ${width}`).toEqual([]);
+        expect(await sidewaysOverflow(page), `${name} at ${width}`).toBe(0);
+        await saveScreenshot(page, `accounts-${name}-${width}`);
+      };
+      if (width === 1280) {
+        // Signed in, the invitation is one button, reached and pressed from the keyboard.
+        await go(page, invitation.path);
+        await check('join');
+        await page.getByRole('button', { name: `Join ${second.workspace.name}` }).focus();
+        await page.keyboard.press('Enter');
+        await page.waitForURL(`${bed.server.url}/app/inbox`);
+      }
+      await expect(page.locator('p.who').textContent()).resolves.toContain(`in ${second.workspace.name}`);
+      // The header switches with the keyboard alone: the menu, then its button.
+      await page.getByLabel('Workspace', { exact: true }).focus();
+      await page.getByLabel('Workspace', { exact: true }).selectOption(bed.ws.workspace.id);
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      // The same page again (the inbox), now of the other workspace.
+      await page.locator('p.who', { hasText: `in ${bed.ws.workspace.name}` }).waitFor();
+      await check('header');
+      // With no choice remembered, the next sign-in asks.
+      bed.runtime.db.$client.prepare('update users set last_workspace_id = null where id = ?').run(person.userId);
+      const asked = (await browser.open({ bypassCSP: true, viewport })).page;
+      await asked.goto(`${bed.server.url}/app/login`);
+      await asked.getByLabel('Email').fill(person.email);
+      await asked.getByLabel('Password').fill(person.password);
+      await asked.getByRole('button', { name: 'Sign in' }).click();
+      await asked.waitForURL(/\/app\/workspaces/);
+      const chooser = asked;
+      expect(await seriousAxeViolations(chooser), `chooser at ${width}`).toEqual([]);
+      expect(await sidewaysOverflow(chooser), `chooser at ${width}`).toBe(0);
+      await saveScreenshot(chooser, `accounts-chooser-${width}`);
+      await chooser.getByRole('button', { name: `Open ${second.workspace.name}` }).focus();
+      await chooser.keyboard.press('Enter');
+      await chooser.waitForURL(`${bed.server.url}/app/inbox`);
+      await expect(chooser.locator('p.who').textContent()).resolves.toContain(`in ${second.workspace.name}`);
+      // So the next round's sign-in lands in the second workspace, as chosen here.
     }
   });
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { inviteUser, issueSetupLink } from '../../src/core/people/users.ts';
+import { invitePerson } from '../../src/core/people/invitations.ts';
+import { issueSetupLink } from '../../src/core/people/users.ts';
 import { drain } from '../../src/jobs/drain.ts';
 import { publishingJob } from '../../src/jobs/publish-run.ts';
 import { png } from '../fixtures/media/files.ts';
@@ -134,15 +135,16 @@ describe('dashboard pages in a browser', { timeout: 120_000 }, () => {
   it('the sign-in, setup, invite and spent-link pages pass axe and fit 360 px', async () => {
     const { page } = await browser.open();
     const setup = issueSetupLink(bed.runtime, bed.ws.workspace.id);
-    const invite = inviteUser(bed.runtime, {
+    const invite = invitePerson(bed.runtime, {
       workspaceId: bed.ws.workspace.id,
       email: 'new@example.com',
       role: 'editor',
+      invitedBy: null,
     });
     const pages: Array<[string, string, number]> = [
       ['login', '/app/login', 200],
       ['setup', setup, 200],
-      ['invite', invite.path!, 200],
+      ['invite', invite.path, 200],
       ['spent-link', '/app/setup?token=not-a-token', 404],
     ];
     const findings: Record<string, unknown> = {};

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { usePasswordLink } from '../../src/core/people/users.ts';
+import { acceptInvitation } from '../../src/core/people/invitations.ts';
 import { makeWorkspace } from '../helpers/factories.ts';
 import { call, startTestServer } from '../helpers/http.ts';
 import { runAdminCaptured } from '../helpers/admin-cli.ts';
@@ -67,7 +67,7 @@ describe('admin CLI: list-keys and list-users', () => {
     expect((await run(runtime, 'list-keys', '--workspace', 'ws_nope')).code).toBe(1);
   });
 
-  it('list-users shows each person with role and whether they have set a password; the last admin cannot be demoted', async () => {
+  it('list-users shows each member with role, then the invitations not accepted yet; the last admin cannot be demoted', async () => {
     const runtime = testRuntime();
     const { workspace } = makeWorkspace(runtime);
     const other = makeWorkspace(runtime);
@@ -77,16 +77,17 @@ describe('admin CLI: list-keys and list-users', () => {
     await invite('ed@example.com', 'editor');
     await invite('elsewhere@example.com', 'viewer', other.workspace.id);
     const token = new URL(admin.invite_url).searchParams.get('token')!;
-    await usePasswordLink(runtime, { token, kind: 'invite', password: 'the boss password' });
+    await acceptInvitation(runtime, { token, password: 'the boss password', address: 'x' });
 
+    // Only the boss accepted: ed is invited, not a member yet.
     const listed = JSON.parse((await run(runtime, 'list-users', '--workspace', workspace.id, '--json')).out);
     expect(listed.users.map((u: any) => [u.email, u.role, u.has_password])).toEqual([
       ['boss@example.com', 'admin', true],
-      ['ed@example.com', 'editor', false],
     ]);
+    expect(listed.invitations.map((i: any) => [i.email, i.role])).toEqual([['ed@example.com', 'editor']]);
     const text = (await run(runtime, 'list-users', '--workspace', workspace.id)).out;
     expect(text).toMatch(/admin\s+boss@example.com\n/);
-    expect(text).toMatch(/editor\s+ed@example.com {2}\(invited, no password yet\)/);
+    expect(text).toMatch(/editor\s+ed@example.com {2}\(invited, not accepted yet; until /);
     expect(text).not.toContain('elsewhere');
 
     const demoted = await run(

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { acceptInvitation, openInvitation } from '../../src/core/people/invitations.ts';
 import { checkSignIn } from '../../src/core/people/sessions.ts';
-import { openLink, usePasswordLink } from '../../src/core/people/users.ts';
+import { usePasswordLink } from '../../src/core/people/users.ts';
 import { makeWorkspace } from '../helpers/factories.ts';
 import { runAdminCaptured } from '../helpers/admin-cli.ts';
 import { testRuntime } from '../helpers/runtime.ts';
@@ -26,17 +27,14 @@ describe('admin CLI: create-user and reset-password', () => {
     const link = created.out.match(/(http:\/\/127\.0\.0\.1:3000\/app\/invite\?token=\S+)/)?.[1];
     expect(link, created.out).toBeDefined();
     const token = new URL(link!).searchParams.get('token')!;
-    expect(openLink(runtime, token, 'invite')).toMatchObject({ email: 'vi@example.com' });
-    expect(await usePasswordLink(runtime, { token, kind: 'invite', password: 'first password!' })).toHaveProperty(
-      'userId',
-    );
-    expect(await usePasswordLink(runtime, { token, kind: 'invite', password: 'first password!' })).toHaveProperty(
-      'refused',
-    );
+    expect(openInvitation(runtime, token)).toMatchObject({ email: 'vi@example.com', role: 'viewer' });
+    const accept = () => acceptInvitation(runtime, { token, password: 'first password!', address: 'x' });
+    expect(await accept()).toHaveProperty('userId');
+    expect(await accept()).toHaveProperty('refused');
 
     const reset = await run(runtime, 'reset-password', '--email', 'vi@example.com');
-    const resetToken = new URL(reset.out.match(/(http\S+\/app\/invite\?token=\S+)/)![1]).searchParams.get('token')!;
-    await usePasswordLink(runtime, { token: resetToken, kind: 'invite', password: 'second password!' });
+    const resetToken = new URL(reset.out.match(/(http\S+\/app\/reset\?token=\S+)/)![1]).searchParams.get('token')!;
+    await usePasswordLink(runtime, { token: resetToken, kind: 'reset', password: 'second password!' });
     expect(
       await checkSignIn(runtime, { email: 'vi@example.com', password: 'second password!', address: 'x' }),
     ).toHaveProperty('userId');

@@ -33,6 +33,9 @@ describe('serve bootstrap (subprocess)', () => {
       // Beside the key, the one way in for the first person: the setup link on the public URL.
       const setup = first.stdout().match(/Dashboard setup: (\S+)/)?.[1];
       expect(setup, first.stdout()).toMatch(new RegExp(`^${url}/app/setup\\?token=[A-Za-z0-9_-]{43}$`));
+      // A plain line for the person at the terminal, never inside a JSON log line, even once it is opened.
+      expect((await fetch(setup!)).status).toBe(200);
+      const setupToken = new URL(setup!).searchParams.get('token')!;
 
       const health = await fetch(`${url}/healthz`);
       expect(health.status).toBe(200);
@@ -43,6 +46,12 @@ describe('serve bootstrap (subprocess)', () => {
       expect((await fetch(`${url}/api/v1/me`)).status).toBe(401);
 
       expect(await first.stop()).toBe(0);
+      const jsonLines = first
+        .stdout()
+        .split('\n')
+        .filter((line) => line.startsWith('{'));
+      expect(jsonLines.some((line) => line.includes('"msg":"request"'))).toBe(true);
+      expect(jsonLines.filter((line) => line.includes(setupToken))).toEqual([]);
 
       const second = start();
       const [, secondUrl] = await second.waitForOutput(LISTENING, 45_000);

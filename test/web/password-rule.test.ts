@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { inviteUser, issuePasswordReset, issueSetupLink } from '../../src/core/people/users.ts';
+import { invitePerson } from '../../src/core/people/invitations.ts';
+import { issuePasswordReset, issueSetupLink } from '../../src/core/people/users.ts';
 import { Browser } from '../helpers/form-browser.ts';
 import { useRestTestbed } from '../helpers/http.ts';
 import { makePerson } from '../helpers/people.ts';
@@ -10,14 +11,15 @@ describe('dashboard: a new password must be hard to guess, on every link that se
   const bed = useRestTestbed();
 
   it('an invite refuses repeats, sequences, common passwords and the email itself, and the link still works after', async () => {
-    const invited = inviteUser(bed.runtime, {
+    const invited = invitePerson(bed.runtime, {
       workspaceId: bed.ws.workspace.id,
       email: 'ed@example.com',
       role: 'editor',
+      invitedBy: null,
     });
     const browser = new Browser(bed);
-    expect((await browser.open(invited.path!)).status).toBe(200);
-    const token = tokenOf(invited.path!);
+    expect((await browser.open(invited.path)).status).toBe(200);
+    const token = tokenOf(invited.path);
     const refusals: Record<string, string> = {
       '1111111111': 'a repeated character',
       abcdefghijkl: 'a sequence',
@@ -53,7 +55,7 @@ describe('dashboard: a new password must be hard to guess, on every link that se
     const reset = issuePasswordReset(bed.runtime, person.email);
     const again = new Browser(bed);
     await again.open(reset.path);
-    const weak = await again.post('/app/invite', { token: tokenOf(reset.path), password: '1234567890' });
+    const weak = await again.post('/app/reset', { token: tokenOf(reset.path), password: '1234567890' });
     expect(weak.status).toBe(400);
     expect(weak.text).toContain('too easy to guess');
   });

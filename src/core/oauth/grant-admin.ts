@@ -1,5 +1,5 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import { writeTransaction } from '../../../db/client.ts';
+import { writeTransaction, type Db } from '../../../db/client.ts';
 import { oauthAuthorizationCodes, oauthClients, oauthTokens } from '../../../db/schema/index.ts';
 import { getWorkspace } from '../accounts/workspaces.ts';
 import type { Runtime } from '../context.ts';
@@ -93,4 +93,20 @@ export function revokeHeldGrant(runtime: Runtime, workspaceId: string, clientId:
     throw new ServiceError('not_found', `Client ${clientId} holds no live token for workspace ${workspaceId}.`);
   }
   return { revokedTokens };
+}
+
+/**
+ * Ends every grant a person approved by signing in, in every workspace: their tokens are revoked and
+ * their codes not yet exchanged are spent. Called when the person's password is set or reset, so
+ * whoever had the account before keeps no assistant token. Runs inside the caller's transaction.
+ */
+export function revokeGrantsOfPerson(db: Db, userId: string, now: Date): void {
+  db.update(oauthTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(oauthTokens.userId, userId), isNull(oauthTokens.revokedAt)))
+    .run();
+  db.update(oauthAuthorizationCodes)
+    .set({ usedAt: now })
+    .where(and(eq(oauthAuthorizationCodes.userId, userId), isNull(oauthAuthorizationCodes.usedAt)))
+    .run();
 }

@@ -1,7 +1,8 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 import { createHash, randomBytes } from 'node:crypto';
 import { writeTransaction, type Db } from '../../../db/client.ts';
 import {
+  invitations,
   memberships,
   passwordLinks,
   ROLES,
@@ -15,21 +16,33 @@ import { getWorkspace } from '../accounts/workspaces.ts';
 import type { Runtime } from '../context.ts';
 import { fieldError, ServiceError } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { revokeGrantsOfPerson } from '../oauth/grant-admin.ts';
 import { hashPassword, passwordProblem } from './passwords.ts';
-import { assertNotLastAdmin, membershipOf } from './memberships.ts';
 
 export const SETUP_LINK_LIFETIME_MS = 24 * 60 * 60 * 1000;
 export const INVITE_LINK_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 
 export const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
 
-/** One address per person, whatever its case or surrounding spaces. */
-export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+/**
+ * One address per person, whatever its case, surrounding spaces or Unicode spelling: NFKC folds
+ * compatibility forms (fullwidth letters, ligatures) into the plain ones, so two addresses that look
+ * alike are one address.
+ */
+export const normalizeEmail = (email: string): string => email.normalize('NFKC').trim().toLowerCase();
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/**
+ * Control, format (zero-width space and joiners, bidi marks, the BOM, soft hyphen), private-use and
+ * unassigned characters, and the other default-ignorable ones: invisible or absent in a list, so
+ * an address holding one would look like another person's.
+ */
+const INVISIBLE = /[\p{C}\p{Default_Ignorable_Code_Point}]/u;
 
-function checkedEmail(email: string): string {
+export function checkedEmail(email: string): string {
   const normalized = normalizeEmail(email);
+  if (INVISIBLE.test(normalized))
+    throw fieldError('email', 'The email address holds an invisible or control character: type it again.');
   if (!EMAIL.test(normalized) || normalized.length > 254)
     throw fieldError('email', 'Give an email address, such as ana@example.com.');
   return normalized;
@@ -40,7 +53,7 @@ export function checkedRole(role: string | undefined): Role {
   return role as Role;
 }
 
-/** The workspaces a person belongs to, oldest membership first (the first is where they land). */
+/** The workspaces a person belongs to, oldest membership first. */
 export function workspacesOf(db: Db, userId: string): Array<{ workspaceId: string; name: string; role: Role }> {
   return db
     .select({ workspaceId: memberships.workspaceId, name: workspaces.name, role: memberships.role })
@@ -58,15 +71,21 @@ export const findUserByEmail = (db: Db, email: string) =>
     .where(eq(users.email, normalizeEmail(email)))
     .get();
 
-/** A fresh one-time link token of `kind`; only its hash is stored. */
+/** A fresh one-time link token and the hash that is stored instead of it. */
+export function newLinkToken(): { token: string; tokenHash: string } {
+  const token = randomBytes(32).toString('base64url');
+  return { token, tokenHash: sha256Hex(token) };
+}
+
+/** A fresh one-time password link of `kind`; only its hash is stored. */
 function issueLink(
   db: Db,
   link: { kind: PasswordLinkKind; workspaceId: string | null; userId: string | null; now: Date; lifetimeMs: number },
 ): string {
-  const token = randomBytes(32).toString('base64url');
+  const { token, tokenHash } = newLinkToken();
   db.insert(passwordLinks)
     .values({
-      tokenHash: sha256Hex(token),
+      tokenHash,
       kind: link.kind,
       workspaceId: link.workspaceId,
       userId: link.userId,
@@ -77,16 +96,48 @@ function issueLink(
   return token;
 }
 
-const linkPath = (kind: PasswordLinkKind, token: string) =>
-  `/app/${kind === 'setup' ? 'setup' : 'invite'}?token=${encodeURIComponent(token)}`;
+const linkPath = (kind: PasswordLinkKind, token: string) => `/app/${kind}?token=${encodeURIComponent(token)}`;
 
 /** The absolute URL a person opens, on the service's public address. */
 export const linkUrl = (runtime: Runtime, path: string): string =>
   new URL(path, runtime.config.publicBaseUrl).toString();
 
+/** Whether some workspace's invitation of this email is still waiting to be accepted. */
+export function hasLiveInvitation(db: Db, email: string, now: Date): boolean {
+  return (
+    db
+      .select({ id: invitations.id })
+      .from(invitations)
+      .where(
+        and(
+          eq(invitations.email, normalizeEmail(email)),
+          isNull(invitations.acceptedAt),
+          isNull(invitations.withdrawnAt),
+          gt(invitations.expiresAt, now),
+        ),
+      )
+      .get() !== undefined
+  );
+}
+
 /**
- * The first start's setup link for a workspace with no people yet: it creates the first admin, works
- * once, within 24 hours. Answers the path (`/app/setup?token=…`).
+ * Gives a person a password, with what must go with it: their sessions end, every other link that
+ * could set their password (reset links) stops working, and every OAuth grant they approved is
+ * revoked, so whoever held the account before keeps no way in. Runs inside the caller's transaction.
+ */
+export function givePassword(db: Db, userId: string, passwordHash: string, now: Date): void {
+  db.update(users).set({ passwordHash }).where(eq(users.id, userId)).run();
+  db.delete(sessions).where(eq(sessions.userId, userId)).run();
+  db.update(passwordLinks)
+    .set({ usedAt: now })
+    .where(and(eq(passwordLinks.userId, userId), isNull(passwordLinks.usedAt)))
+    .run();
+  revokeGrantsOfPerson(db, userId, now);
+}
+
+/**
+ * The first start's setup link for a workspace with no people yet: it creates the first admin, a new
+ * person, works once, within 24 hours. Answers the path (`/app/setup?token=…`).
  */
 export function issueSetupLink(runtime: Runtime, workspaceId: string): string {
   const token = issueLink(runtime.db, {
@@ -100,50 +151,9 @@ export function issueSetupLink(runtime: Runtime, workspaceId: string): string {
 }
 
 /**
- * Adds a person to a workspace with a role (creating them if new) and answers an invite link on
- * which they set their password, valid 7 days. A person already in the workspace has their role changed.
+ * The admin CLI's recovery: a new link on which the person sets a new password (7 days); earlier
+ * unused links stop working. Only the operator issues it, never a workspace's admin.
  */
-export function inviteUser(
-  runtime: Runtime,
-  input: { workspaceId: string; email: string; role: string },
-): { userId: string; email: string; role: Role; path: string | null } {
-  const email = checkedEmail(input.email);
-  const role = checkedRole(input.role);
-  getWorkspace(runtime.db, input.workspaceId);
-  const now = runtime.clock.now();
-  const { db } = runtime;
-  return writeTransaction(db, () => {
-    let user = findUserByEmail(db, email);
-    if (!user) {
-      user = { id: newId(), email, passwordHash: null, createdAt: now };
-      db.insert(users).values(user).run();
-    }
-    if (role !== 'admin' && membershipOf(db, input.workspaceId, user.id)?.role === 'admin') {
-      assertNotLastAdmin(db, input.workspaceId, user.id);
-    }
-    db.insert(memberships)
-      .values({ workspaceId: input.workspaceId, userId: user.id, role, createdAt: now })
-      .onConflictDoUpdate({ target: [memberships.workspaceId, memberships.userId], set: { role } })
-      .run();
-    // Someone who already has a password signs in with it; a link is for setting one.
-    const path =
-      user.passwordHash === null
-        ? linkPath(
-            'invite',
-            issueLink(db, {
-              kind: 'invite',
-              workspaceId: input.workspaceId,
-              userId: user.id,
-              now,
-              lifetimeMs: INVITE_LINK_LIFETIME_MS,
-            }),
-          )
-        : null;
-    return { userId: user.id, email, role, path };
-  });
-}
-
-/** A new link on which the person sets a new password (7 days); earlier unused links stop working. */
 export function issuePasswordReset(runtime: Runtime, email: string): { userId: string; path: string } {
   const { db } = runtime;
   const user = findUserByEmail(db, email);
@@ -172,22 +182,25 @@ export interface OpenLink {
   workspaceName: string | null;
 }
 
-const LINK_REFUSED =
-  'This link is not valid: it was already used, has expired, or was replaced by a newer one. Ask an admin for a new link.';
+export const LINK_REFUSED =
+  'This link is not valid: it was already used, has expired, or was replaced by a newer one. Ask for a new link.';
 
-function liveLink(runtime: Runtime, token: string, kind: 'setup' | 'invite') {
+/** The setup link's refusal of an email that has an account or an invitation already. */
+export const SETUP_EMAIL_TAKEN =
+  'That email already has an account or an invitation waiting: the setup link only creates a new person. Give another email.';
+
+function liveLink(runtime: Runtime, token: string, kind: PasswordLinkKind) {
   const row = runtime.db
     .select()
     .from(passwordLinks)
     .where(eq(passwordLinks.tokenHash, sha256Hex(token)))
     .get();
-  const kindMatches = row && (kind === 'setup' ? row.kind === 'setup' : row.kind !== 'setup');
-  if (!row || !kindMatches || row.usedAt !== null || row.expiresAt <= runtime.clock.now()) return null;
+  if (!row || row.kind !== kind || row.usedAt !== null || row.expiresAt <= runtime.clock.now()) return null;
   return row;
 }
 
 /** What a link is for, to show its page; `refused` when it cannot be used. */
-export function openLink(runtime: Runtime, token: string, kind: 'setup' | 'invite'): OpenLink | { refused: string } {
+export function openLink(runtime: Runtime, token: string, kind: PasswordLinkKind): OpenLink | { refused: string } {
   const row = liveLink(runtime, token, kind);
   if (!row) return { refused: LINK_REFUSED };
   const user = row.userId ? runtime.db.select().from(users).where(eq(users.id, row.userId)).get() : undefined;
@@ -196,43 +209,38 @@ export function openLink(runtime: Runtime, token: string, kind: 'setup' | 'invit
 }
 
 /**
- * Sets the password on a link and spends it. A setup link creates the workspace's first admin with
- * the email given; an invite or reset link sets the invited person's password. Setting a password
- * ends every session the person had. Answers who they are and where they land.
+ * Sets the password on a link and spends it. A setup link creates the workspace's first admin, a
+ * new person: an email that has an account, or an invitation waiting, is refused. A reset link sets
+ * the person's new password (givePassword: sessions end, grants are revoked). Answers who they are
+ * and where they land: null for a person of no workspace, who joins one by accepting an invitation.
  */
 export async function usePasswordLink(
   runtime: Runtime,
-  input: { token: string; kind: 'setup' | 'invite'; email?: string; password: string },
-): Promise<{ userId: string; workspaceId: string } | { refused: string }> {
+  input: { token: string; kind: PasswordLinkKind; email?: string; password: string },
+): Promise<{ userId: string; workspaceId: string | null } | { refused: string }> {
   const email = input.kind === 'setup' ? checkedEmail(input.email ?? '') : null;
   const link = liveLink(runtime, input.token, input.kind);
   if (!link) return { refused: LINK_REFUSED };
-  // The email the password is for: the one typed on a setup link, the invited person's otherwise.
-  const invited = link.userId ? runtime.db.select().from(users).where(eq(users.id, link.userId)).get() : undefined;
-  const problem = passwordProblem(input.password, { email: email ?? invited?.email });
+  // The email the password is for: the one typed on a setup link, the person's own otherwise.
+  const person = link.userId ? runtime.db.select().from(users).where(eq(users.id, link.userId)).get() : undefined;
+  const problem = passwordProblem(input.password, { email: email ?? person?.email });
   if (problem) return { refused: problem };
-  const passwordHash = await hashPassword(input.password);
   const { db } = runtime;
+  if (email !== null && (findUserByEmail(db, email) || hasLiveInvitation(db, email, runtime.clock.now())))
+    return { refused: SETUP_EMAIL_TAKEN };
+  const passwordHash = await hashPassword(input.password);
   const now = runtime.clock.now();
   return writeTransaction(db, () => {
     // Read again after the hash: a link spent meanwhile (a double submit) works only once.
     const row = liveLink(runtime, input.token, input.kind);
     if (!row) return { refused: LINK_REFUSED };
-    db.update(passwordLinks).set({ usedAt: now }).where(eq(passwordLinks.tokenHash, row.tokenHash)).run();
     if (row.kind === 'setup') {
+      if (findUserByEmail(db, email!) || hasLiveInvitation(db, email!, now)) return { refused: SETUP_EMAIL_TAKEN };
       const workspaceId = row.workspaceId!;
-      let user = findUserByEmail(db, email!);
-      if (user) {
-        db.update(users).set({ passwordHash }).where(eq(users.id, user.id)).run();
-      } else {
-        user = { id: newId(), email: email!, passwordHash, createdAt: now };
-        db.insert(users).values(user).run();
-      }
-      db.insert(memberships)
-        .values({ workspaceId, userId: user.id, role: 'admin', createdAt: now })
-        .onConflictDoUpdate({ target: [memberships.workspaceId, memberships.userId], set: { role: 'admin' } })
-        .run();
-      // The setup link is for one first admin: any other setup link of the workspace stops working too.
+      const user = { id: newId(), email: email!, passwordHash, createdAt: now, lastWorkspaceId: null };
+      db.insert(users).values(user).run();
+      db.insert(memberships).values({ workspaceId, userId: user.id, role: 'admin', createdAt: now }).run();
+      // The setup link is for one first admin: every setup link of the workspace stops working.
       db.update(passwordLinks)
         .set({ usedAt: now })
         .where(
@@ -246,10 +254,8 @@ export async function usePasswordLink(
       return { userId: user.id, workspaceId };
     }
     const userId = row.userId!;
-    db.update(users).set({ passwordHash }).where(eq(users.id, userId)).run();
-    db.delete(sessions).where(eq(sessions.userId, userId)).run();
-    const first = workspacesOf(db, userId)[0];
-    if (!first) return { refused: 'You are not a member of any workspace any more; ask an admin to invite you again.' };
-    return { userId, workspaceId: row.workspaceId ?? first.workspaceId };
+    givePassword(db, userId, passwordHash, now);
+    // A person of no workspace (yet) has a password now, and joins by accepting an invitation.
+    return { userId, workspaceId: workspacesOf(db, userId)[0]?.workspaceId ?? null };
   });
 }

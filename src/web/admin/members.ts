@@ -19,7 +19,7 @@ const NOTICES: Record<string, string> = {
   withdrawn: 'Invite withdrawn: the link no longer works.',
 };
 
-/** /app/members: invite by link, change roles, remove, and the pending invites. */
+/** /app/members: invite by link, change roles, remove, and the invitations not accepted yet. */
 export function memberPages(runtime: Runtime, kit: PageKit): Router {
   const router = Router();
 
@@ -31,7 +31,7 @@ export function memberPages(runtime: Runtime, kit: PageKit): Router {
       kit.run<PendingInvite[]>(who, listPendingInvites, {}),
     ]);
     const fresh = takeFlash(runtime, req, res, who, 'invite');
-    const invited = fresh ? (JSON.parse(fresh) as { email: string; url: string | null }) : null;
+    const invited = fresh ? (JSON.parse(fresh) as { email: string; url: string }) : null;
     kit.page(
       res,
       'Members',
@@ -48,7 +48,7 @@ export function memberPages(runtime: Runtime, kit: PageKit): Router {
           joined: kit.fmt(who, m.joined_at),
         })),
         invites: invites.map((i) => ({
-          id: i.user_id,
+          id: i.invitation_id,
           email: i.email,
           role: i.role,
           expires: kit.fmt(who, i.expires_at),
@@ -61,7 +61,7 @@ export function memberPages(runtime: Runtime, kit: PageKit): Router {
 
   router.post('/members/invite', (req, res, next) =>
     kit.act(async (who) => {
-      const made = await kit.run<{ email: string; invite_url: string | null }>(who, inviteMember, {
+      const made = await kit.run<{ email: string; invite_url: string }>(who, inviteMember, {
         email: field(req.body, 'email'),
         role: field(req.body, 'role'),
       });
@@ -105,7 +105,7 @@ export function memberPages(runtime: Runtime, kit: PageKit): Router {
   router.post(
     '/members/:id/withdraw',
     kit.act(async (who, req) => {
-      await kit.run(who, withdrawInvite, { user_id: req.params.id });
+      await kit.run(who, withdrawInvite, { invitation_id: req.params.id });
       return '/app/members?done=withdrawn';
     }),
   );

@@ -14,13 +14,8 @@ import {
   SIGN_IN_FREE_FAILURES,
   signInDelayMs,
 } from '../../../src/core/people/sign-in-limits.ts';
-import {
-  inviteUser,
-  issuePasswordReset,
-  issueSetupLink,
-  openLink,
-  usePasswordLink,
-} from '../../../src/core/people/users.ts';
+import { acceptInvitation, invitePerson, openInvitation } from '../../../src/core/people/invitations.ts';
+import { issuePasswordReset, issueSetupLink, openLink, usePasswordLink } from '../../../src/core/people/users.ts';
 import { makeWorkspace } from '../../helpers/factories.ts';
 import { makePerson, TEST_PASSWORD } from '../../helpers/people.ts';
 import { testRuntime } from '../../helpers/runtime.ts';
@@ -59,15 +54,25 @@ describe('people: links, passwords, sign-in and sessions', () => {
   it('an invite link is not a setup link, and a too-short password is refused without spending it', async () => {
     const runtime = testRuntime();
     const { workspace } = makeWorkspace(runtime);
-    const invited = inviteUser(runtime, { workspaceId: workspace.id, email: 'ed@example.com', role: 'editor' });
-    const token = tokenOf(invited.path!);
+    const invited = invitePerson(runtime, {
+      workspaceId: workspace.id,
+      email: 'ed@example.com',
+      role: 'editor',
+      invitedBy: null,
+    });
+    const token = tokenOf(invited.path);
     expect(openLink(runtime, token, 'setup')).toHaveProperty('refused');
-    expect(await usePasswordLink(runtime, { token, kind: 'invite', password: 'short' })).toEqual({
+    expect(
+      await usePasswordLink(runtime, { token, kind: 'setup', email: 'x@example.com', password: TEST_PASSWORD }),
+    ).toEqual({
+      refused: expect.stringContaining('not valid'),
+    });
+    expect(await acceptInvitation(runtime, { token, password: 'short', address: 'a' })).toMatchObject({
       refused: expect.stringContaining('at least 10'),
     });
-    expect(openLink(runtime, token, 'invite')).toMatchObject({ kind: 'invite', email: 'ed@example.com' });
+    expect(openInvitation(runtime, token)).toMatchObject({ email: 'ed@example.com', role: 'editor' });
     runtime.clock.advance(7 * 24 * 60 * 60 * 1000);
-    expect(openLink(runtime, token, 'invite')).toHaveProperty('refused');
+    expect(openInvitation(runtime, token)).toHaveProperty('refused');
   });
 
   it('refuses an unknown email and a wrong password alike; failures slow their own address and email pair only', async () => {
@@ -159,7 +164,7 @@ describe('people: links, passwords, sign-in and sessions', () => {
     const reset = issuePasswordReset(runtime, person.email);
     const used = await usePasswordLink(runtime, {
       token: tokenOf(reset.path),
-      kind: 'invite',
+      kind: 'reset',
       password: 'a new password here',
     });
     expect(used).toMatchObject({ userId: person.userId });
