@@ -1,4 +1,11 @@
-/** The plans every database is seeded with; `free` has no API access, and a new workspace gets `pro`. */
+const MIB = 1024 * 1024;
+const GIB = 1024 * MIB;
+
+/**
+ * The plans every database is seeded with; `free` has no API access, and a new workspace gets `pro`.
+ * `storageBytes` bounds the media library (the sum of the workspace's stored files), apart from the
+ * five features `GET /me` reports under `features`.
+ */
 export const SEEDED_PLANS = [
   {
     name: 'free',
@@ -7,6 +14,7 @@ export const SEEDED_PLANS = [
     apiAccess: false,
     monthlyAiCredits: 50,
     analyticsHistoryDays: 7,
+    storageBytes: 500 * MIB,
   },
   {
     name: 'starter',
@@ -15,6 +23,7 @@ export const SEEDED_PLANS = [
     apiAccess: true,
     monthlyAiCredits: 500,
     analyticsHistoryDays: 30,
+    storageBytes: 5 * GIB,
   },
   {
     name: 'pro',
@@ -23,6 +32,7 @@ export const SEEDED_PLANS = [
     apiAccess: true,
     monthlyAiCredits: 2500,
     analyticsHistoryDays: 90,
+    storageBytes: 25 * GIB,
   },
   {
     name: 'business',
@@ -31,6 +41,7 @@ export const SEEDED_PLANS = [
     apiAccess: true,
     monthlyAiCredits: 25000,
     analyticsHistoryDays: 365,
+    storageBytes: 250 * GIB,
   },
 ] as const;
 

@@ -1,6 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
-/** Seeded rows; the five features that `GET /me` reports under `features`. */
+/** Seeded rows; the five features that `GET /me` reports under `features`, and the media storage quota. */
 export const plans = sqliteTable('plans', {
   name: text('name').primaryKey(),
   postsPerMonth: integer('posts_per_month').notNull(),
@@ -8,6 +8,8 @@ export const plans = sqliteTable('plans', {
   apiAccess: integer('api_access', { mode: 'boolean' }).notNull(),
   monthlyAiCredits: integer('monthly_ai_credits').notNull(),
   analyticsHistoryDays: integer('analytics_history_days').notNull(),
+  /** The media library's quota: the most bytes of stored files a workspace may keep (not a `features` field). */
+  storageBytes: integer('storage_bytes').notNull().default(0),
 });
 
 export const workspaces = sqliteTable('workspaces', {

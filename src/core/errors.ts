@@ -37,9 +37,9 @@ export const ERROR_CATALOGUE = {
   },
   quota_exceeded: {
     meaning:
-      'A plan limit is reached: the monthly posts or AI credits, the active social accounts (platforms_limit), or the webhooks a workspace may have.',
+      'A plan limit is reached: the monthly posts or AI credits, the active social accounts (platforms_limit), the webhooks a workspace may have, or the media storage quota.',
     action:
-      'Wait for the next UTC month, move to a larger plan, or free the resource (an account, a webhook); GET /api/v1/me shows usage.',
+      'Wait for the next UTC month, move to a larger plan, or free the resource (an account, a webhook, media files); GET /api/v1/me shows usage.',
   },
   unknown_tool: {
     meaning: 'The X-MCP-Tools header of an /mcp request names a tool the service does not have.',
@@ -77,7 +77,7 @@ export const ERROR_CATALOGUE = {
   },
   invalid_state: {
     meaning:
-      'The resource is in a state that does not allow this action (an archived or publishing item, a campaign that is not draft or paused).',
+      'The resource is in a state that does not allow this action (an archived or publishing item, a campaign that is not draft or paused, a media file an unfinished item still uses).',
     action: 'Read the resource, and change its status first if the action should still happen.',
   },
   idempotency_conflict: {

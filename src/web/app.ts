@@ -100,7 +100,7 @@ export function webRoutes(runtime: Runtime): Router {
           defaultSrc: ["'self'"],
           scriptSrc: ["'self'"],
           styleSrc: ["'self'"],
-          imgSrc: ["'self'", 'data:', 'https:', 'http:'],
+          imgSrc: ["'self'", new URL(runtime.config.publicBaseUrl).origin],
           formAction: ["'self'"],
           frameAncestors: ["'none'"],
           objectSrc: ["'none'"],
@@ -415,16 +415,25 @@ export function webRoutes(runtime: Runtime): Router {
     return rendered;
   };
   const listCards = new WeakMap<ReviewItem['previews'], { shared: string; cards: string }>();
+  // Images load from the service alone (its uploads, img-src above); media kept elsewhere are links.
+  const mediaOrigin = new URL(runtime.config.publicBaseUrl).origin;
   const renderCards = (previews: ReviewItem['previews'], inList: boolean) => {
     const first = inList ? previews[0] : undefined;
     const mediaAlike = first !== undefined && previews.every((p) => sameList(p.mediaUrls, first.mediaUrls));
     const hashtagsAlike = first !== undefined && previews.every((p) => sameList(p.hashtags, first.hashtags));
     return {
       shared:
-        (mediaAlike ? renderMediaStrip(first.mediaUrls) : '') +
+        (mediaAlike ? renderMediaStrip(first.mediaUrls, mediaOrigin) : '') +
         (hashtagsAlike ? renderHashtagLine(first.hashtags) : ''),
       cards: previews
-        .map((p) => renderPreviewCard(p, { showMedia: !mediaAlike, showHashtags: !hashtagsAlike, compact: inList }))
+        .map((p) =>
+          renderPreviewCard(p, {
+            showMedia: !mediaAlike,
+            showHashtags: !hashtagsAlike,
+            compact: inList,
+            ownOrigin: mediaOrigin,
+          }),
+        )
         .join(''),
     };
   };

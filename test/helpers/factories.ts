@@ -8,6 +8,7 @@ import { createContent } from '../../src/core/content/operations.ts';
 import type { ContentResource } from '../../src/core/content/serialize.ts';
 import { contextFor, type Runtime } from '../../src/core/context.ts';
 import { createMediaAsset } from '../../src/core/media/operations.ts';
+import { uploadLimitsFor } from '../../src/core/media/quota.ts';
 import { receiveUpload } from '../../src/core/media/receive.ts';
 import type { MediaAssetResource } from '../../src/core/media/serialize.ts';
 import { mediaStoreFor } from '../../src/core/media/store.ts';
@@ -95,7 +96,11 @@ export async function makeMedia(
   input: { bytes?: Uint8Array; filename?: string; tags?: string[] } = {},
 ): Promise<MediaAssetResource> {
   const { dir, maxBytes } = runtime.config.media;
-  const upload = await receiveUpload(mediaStoreFor(dir), Readable.from([input.bytes ?? png(2, 2)]), maxBytes);
+  const upload = await receiveUpload(
+    mediaStoreFor(dir),
+    Readable.from([input.bytes ?? png(2, 2)]),
+    uploadLimitsFor(runtime.db, workspace, maxBytes),
+  );
   return runOperation(createMediaAsset, contextFor(runtime, workspace, 'rest'), {
     upload,
     filename: input.filename ?? 'upload.png',

@@ -10,7 +10,7 @@ import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
 import { call, startTestServer, type TestServer } from '../helpers/http.ts';
 import { BASE_URL, baseEnv, expectError, expectFieldError } from '../helpers/rest-expect.ts';
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
-import { EXECUTABLES, FIXTURES, png } from '../fixtures/media/files.ts';
+import { EXECUTABLES, FIXTURES, png, pngOfSize } from '../fixtures/media/files.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const RESOURCE_KEYS = [
@@ -225,20 +225,20 @@ describe('REST media', () => {
     });
 
     it('accepts a file of exactly the cap', async () => {
-      const bytes = padded(png(2, 2), 64 * 1024);
+      const bytes = pngOfSize(64 * 1024);
       const asset = await uploaded(bytes, 'exact.png');
       expect(asset.size_bytes).toBe(64 * 1024);
     });
 
     it('refuses one byte more with 413 and leaves no row and no file', async () => {
-      const res = await upload(padded(png(2, 2), 64 * 1024 + 1), 'big.png');
+      const res = await upload(pngOfSize(64 * 1024 + 1), 'big.png');
       expectError(res, 413, 'payload_too_large');
       expect(rows()).toEqual([]);
       await eventually('the partial file is gone', () => filesOnDisk().length === 0, 2_000);
     });
 
     it('refuses a file far past the cap without reading it all', async () => {
-      const res = await upload(padded(png(2, 2), 8 * 1024 * 1024), 'huge.png');
+      const res = await upload(pngOfSize(8 * 1024 * 1024), 'huge.png');
       expectError(res, 413, 'payload_too_large');
       expect(res.headers.get('connection')).toBe('close');
       await eventually('the partial file is gone', () => filesOnDisk().length === 0, 2_000);
@@ -249,7 +249,7 @@ describe('REST media', () => {
     it('answers 400 invalid_body to a multipart body that ends inside the file, and keeps nothing', async () => {
       const boundary = 'XyZboundary';
       const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`;
-      const body = Buffer.concat([Buffer.from(head), padded(png(2, 2), 20_000)]); // no closing boundary
+      const body = Buffer.concat([Buffer.from(head), pngOfSize(20_000)]); // no closing boundary
       const res = await call(server, 'POST', '/api/v1/media_assets', {
         headers: { ...auth(), 'content-type': `multipart/form-data; boundary=${boundary}` },
         rawBody: body.toString('latin1'),
@@ -269,7 +269,7 @@ describe('REST media', () => {
         `POST /api/v1/media_assets HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${auth().authorization}\r\n` +
           `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 1000000\r\n\r\n`,
       );
-      socket.write(Buffer.concat([Buffer.from(head), padded(png(2, 2), 200_000)]));
+      socket.write(Buffer.concat([Buffer.from(head), pngOfSize(200_000)]));
       await eventually(
         'the partial file is being written',
         () => filesOnDisk().some((f) => f.endsWith('.part')),
@@ -311,7 +311,7 @@ describe('REST media', () => {
     let asset: any;
     let bytes: Buffer;
     beforeEach(async () => {
-      bytes = padded(png(4, 4), 5_000);
+      bytes = pngOfSize(5_000);
       asset = await uploaded(bytes, 'served.png');
     });
 
@@ -440,10 +440,3 @@ describe('REST media', () => {
     expect(asset.url).toBe(`${BASE_URL}/media/${row.storageKey}.png`);
   });
 });
-
-/** `bytes` followed by zeros up to `size`: a valid head with a chosen length. */
-function padded(bytes: Uint8Array, size: number): Buffer {
-  const out = Buffer.alloc(size);
-  out.set(bytes);
-  return out;
-}

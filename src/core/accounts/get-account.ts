@@ -6,6 +6,7 @@ import { fieldError, ServiceError } from '../errors.ts';
 import { defineOperation } from '../operation.ts';
 import { isTimeZone } from '../time-zones.ts';
 import { AccountResource, UpdateAccountInput } from './schemas.ts';
+import { storageUsedBytes } from '../media/quota.ts';
 import { aiCreditsUsedIn, postsPublishedIn, usagePeriod } from './usage.ts';
 import { isActiveStatus } from './workspaces.ts';
 
@@ -38,6 +39,8 @@ function accountOf(ctx: ServiceContext) {
         ai_credits_used: aiCreditsUsedIn(db, workspace.id, period),
         period_start: period.start.toISOString(),
         period_end: period.end.toISOString(),
+        storage_used_bytes: storageUsedBytes(db, workspace.id),
+        storage_limit_bytes: workspace.storageLimitBytes,
       },
       timezone: workspace.timezone,
       approver_must_differ: workspace.approverMustDiffer,

@@ -35,8 +35,16 @@ export const AccountResource = z
         ai_credits_used: z.int().min(0),
         period_start: dateTimeOutput,
         period_end: dateTimeOutput,
+        storage_used_bytes: z
+          .int()
+          .min(0)
+          .describe("Bytes of the media library's files now (not monthly: deleting media frees them)."),
+        storage_limit_bytes: z
+          .int()
+          .min(0)
+          .describe("The plan's media storage quota; an upload that would pass it is 403 quota_exceeded."),
       })
-      .describe('This UTC calendar month.'),
+      .describe('Posts and AI credits count this UTC calendar month; storage is what the library holds now.'),
     timezone: z
       .string()
       .describe("The workspace's IANA time zone, in which the dashboard shows times; UTC unless set."),

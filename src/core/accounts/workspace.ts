@@ -24,6 +24,8 @@ export interface Workspace {
   plan: PlanName;
   planStatus: PlanStatus;
   features: PlanFeatures;
+  /** The plan's media storage quota, in bytes (the sum of the library's files may not pass it). */
+  storageLimitBytes: number;
   createdAt: Date;
   /** IANA time zone for people's pages (calendar days, local times); UTC unless set. */
   timezone: string;
@@ -50,6 +52,7 @@ export function toWorkspace(row: WorkspaceRow, plan: PlanRow): Workspace {
       monthly_ai_credits: plan.monthlyAiCredits,
       analytics_history_days: plan.analyticsHistoryDays,
     },
+    storageLimitBytes: plan.storageBytes,
     createdAt: row.createdAt,
     timezone: row.timezone,
     approverMustDiffer: row.approverMustDiffer,

@@ -1,22 +1,34 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, like } from 'drizzle-orm';
 import type { Db } from '../../../db/client.ts';
-import { mediaAssets } from '../../../db/schema/index.ts';
+import { CONTENT_STATUSES, content, mediaAssets, type ContentStatus } from '../../../db/schema/index.ts';
+import { notFound, ServiceError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
-import { afterCursor, listEnvelope, toPage } from '../pagination.ts';
-import { CreateMediaAssetInput, ListMediaInput, MediaAssetResource as MediaAssetResourceSchema } from './schemas.ts';
+import { afterCursor, deletedResource, listEnvelope, toPage } from '../pagination.ts';
+import { assertStorageRoom } from './quota.ts';
+import {
+  CreateMediaAssetInput,
+  ListMediaInput,
+  MediaAssetIdInput,
+  MediaAssetResource as MediaAssetResourceSchema,
+} from './schemas.ts';
 import { toMediaAssetResource, type MediaAssetResource, type MediaAssetRow } from './serialize.ts';
+import { mediaStoreFor } from './store.ts';
 
 /**
  * POST /media_assets, once the file is on disk (see receive.ts): records the asset. Takes from the
- * write and the media buckets (a request consumes every rate-limit bucket it belongs to).
+ * write and the media buckets (a request consumes every rate-limit bucket it belongs to). The quota
+ * is checked again here, in the write: uploads that streamed side by side each saw the room left
+ * when they began.
  */
 export const createMediaAsset = defineOperation({
   name: 'createMediaAsset',
   buckets: ['write', 'media'],
   input: CreateMediaAssetInput,
   output: MediaAssetResourceSchema,
+  errors: { quota_exceeded: "the file would take the media library past the plan's storage quota" },
   run(ctx, { upload, filename, tags }): MediaAssetResource {
+    assertStorageRoom(ctx.db, ctx.workspace, upload.sizeBytes);
     const row = ctx.db
       .insert(mediaAssets)
       .values({
@@ -72,3 +84,87 @@ export const listMedia = defineOperation({
 export function findAssetByStorageKey(db: Db, storageKey: string): MediaAssetRow | undefined {
   return db.select().from(mediaAssets).where(eq(mediaAssets.storageKey, storageKey)).get();
 }
+
+/** The asset `id` of the workspace, or not_found (another workspace's asset is not found either). */
+export function getMediaAssetInWorkspace(db: Db, workspaceId: string, id: string): MediaAssetRow {
+  const row = db
+    .select()
+    .from(mediaAssets)
+    .where(and(eq(mediaAssets.workspaceId, workspaceId), eq(mediaAssets.id, id)))
+    .get();
+  if (!row) throw notFound('media asset');
+  return row;
+}
+
+/** Statuses after which an item needs its media no more. */
+export const FINISHED_STATUSES: readonly ContentStatus[] = ['published', 'archived', 'rejected'];
+const UNFINISHED_STATUSES = CONTENT_STATUSES.filter((status) => !FINISHED_STATUSES.includes(status));
+
+/** An item that still needs a media file: not yet published, archived or rejected. */
+export interface ItemUsingMedia {
+  id: string;
+  status: ContentStatus;
+  caption: string;
+}
+
+/**
+ * The workspace's unfinished items whose media_urls name the asset's file, oldest first. Matched on
+ * the storage key, which is random and appears only in that file's URL (whatever host it is written with).
+ */
+export function itemsUsingMedia(
+  db: Db,
+  workspaceId: string,
+  asset: Pick<MediaAssetRow, 'storageKey'>,
+): ItemUsingMedia[] {
+  return db
+    .select({ id: content.id, status: content.status, caption: content.caption })
+    .from(content)
+    .where(
+      and(
+        eq(content.workspaceId, workspaceId),
+        inArray(content.status, UNFINISHED_STATUSES),
+        like(content.mediaUrls, `%/media/${asset.storageKey}%`),
+      ),
+    )
+    .orderBy(asc(content.createdAt), asc(content.id))
+    .all();
+}
+
+/** How many items a refusal names before it says "and N more". */
+const NAMED_ITEMS = 10;
+
+/**
+ * DELETE /api/v1/media_assets/{id}: removes the asset and its file, freeing its bytes from the
+ * quota. A file an unfinished item still uses is refused (409 invalid_state, naming the items): a
+ * post that is published or scheduled must find its media at its URL. Published, archived and
+ * rejected items do not hold it; their URLs answer 404 afterwards. The file is removed once the row's
+ * deletion has committed (a crash between the two leaves an orphan, which the hourly sweep removes).
+ */
+export const deleteMediaAsset = defineOperation({
+  name: 'deleteMediaAsset',
+  buckets: ['write'],
+  input: MediaAssetIdInput,
+  output: deletedResource('media_asset'),
+  errors: { invalid_state: 'an item not yet published, archived or rejected still uses the file' },
+  async run({ db, workspace, config }, input) {
+    const row = getMediaAssetInWorkspace(db, workspace.id, input.id);
+    const users = itemsUsingMedia(db, workspace.id, row);
+    if (users.length > 0) {
+      const named = users
+        .slice(0, NAMED_ITEMS)
+        .map((item) => `${item.id} (${item.status})`)
+        .join(', ');
+      const more = users.length > NAMED_ITEMS ? ` and ${users.length - NAMED_ITEMS} more` : '';
+      throw new ServiceError(
+        'invalid_state',
+        `This file is still used by ${users.length === 1 ? 'an item' : `${users.length} items`} not yet published, ` +
+          `archived or rejected: ${named}${more}. Remove it from their media_urls, or finish them, then delete it.`,
+      );
+    }
+    db.delete(mediaAssets).where(eq(mediaAssets.id, row.id)).run();
+    // What follows runs once the deletion has committed (see Operation.run): never remove a file whose row stays.
+    await Promise.resolve();
+    if (!findAssetByStorageKey(db, row.storageKey)) await mediaStoreFor(config.media.dir).delete(row.storageKey);
+    return { id: row.id, object: 'media_asset' as const, deleted: true as const };
+  },
+});

@@ -52,6 +52,8 @@ export const CreateMediaAssetInput = z.object({
   tags: tagsInput,
 });
 
+export const MediaAssetIdInput = z.object({ id: z.string().min(1).describe('The media asset id.') });
+
 export const ListMediaInput = z.object({
   ...paginationInput,
   asset_type: z.enum(ASSET_TYPES).optional().describe('Only assets of this type: image or video.'),

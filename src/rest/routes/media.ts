@@ -2,7 +2,9 @@ import busboy from 'busboy';
 import type { Request, RequestHandler, Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
 import { ServiceError, fieldError } from '../../core/errors.ts';
-import { createMediaAsset, findAssetByStorageKey, listMedia } from '../../core/media/operations.ts';
+import type { Workspace } from '../../core/accounts/workspace.ts';
+import { createMediaAsset, deleteMediaAsset, findAssetByStorageKey, listMedia } from '../../core/media/operations.ts';
+import { uploadLimitsFor } from '../../core/media/quota.ts';
 import { receiveUpload, type StoredFile } from '../../core/media/receive.ts';
 import { MAX_TAG_LENGTH, MAX_TAGS } from '../../core/media/schemas.ts';
 import { extensionOf } from '../../core/media/serialize.ts';
@@ -35,7 +37,9 @@ const uploadEndpoint = (path: string) =>
     summary: path.startsWith('/api/v1') ? 'Upload a media file' : 'Upload a media file (root address)',
     description:
       'Multipart form: the file in a field named file, tags in repeated or comma-separated tags fields. The type is taken from ' +
-      'the bytes (JPEG, PNG, WebP, GIF, MP4, QuickTime, WebM).',
+      'the bytes (JPEG, PNG, WebP, GIF, MP4, QuickTime, WebM); an image must be whole (a PNG ends with IEND, a JPEG with ' +
+      "EOI, a GIF with its trailer, a WebP at its RIFF size). The file counts against the plan's storage quota " +
+      '(usage.storage_used_bytes and usage.storage_limit_bytes on GET /me): one that does not fit is 403 quota_exceeded.',
     operation: createMediaAsset,
     input: 'body',
     status: 201,
@@ -72,6 +76,17 @@ const uploadEndpoint = (path: string) =>
 export const mediaEndpoints = [
   uploadEndpoint('/api/v1/media_assets'),
   uploadEndpoint('/media_assets'),
+  operationEndpoint({
+    method: 'delete',
+    path: '/api/v1/media_assets/:id',
+    summary: 'Delete a media asset',
+    description:
+      'Removes the asset and its file, and frees its bytes from the storage quota; its URL answers 404 afterwards. ' +
+      'Refused with 409 invalid_state, naming the items, while an item not yet published, archived or rejected has the ' +
+      'file in its media_urls.',
+    operation: deleteMediaAsset,
+    input: 'path',
+  }),
   operationEndpoint({
     method: 'get',
     path: '/api/v1/media-library',
@@ -111,13 +126,16 @@ export const mediaRoutes = (runtime: Runtime): Router => routerFor(runtime, medi
 /**
  * Streams the multipart body: the `file` part goes to the store as it arrives (never buffered),
  * `tags` fields are collected. Refuses at once, without reading the rest, a type the library does
- * not take (415) or a file past MEDIA_MAX_BYTES (413). Whatever happens, a stored file that ends
+ * not take (415), a malformed image (400), a file past MEDIA_MAX_BYTES (413) or past the room the
+ * storage quota leaves (403 quota_exceeded). Whatever happens, a stored file that ends
  * without a row (a failure after it was written, a 429, an idempotent replay) is deleted when the
  * response closes.
  */
 function receiveMultipart(runtime: Runtime, store: MediaStore): RequestHandler {
   const { maxBytes } = runtime.config.media;
   return (req, res, next) => {
+    // Authenticated already (handle's gate runs first): the quota is the key's workspace's.
+    const limits = uploadLimitsFor(runtime.db, res.locals.workspace as Workspace, maxBytes);
     if (!req.is('multipart/form-data')) {
       throw new ServiceError(
         'unsupported_media_type',
@@ -166,8 +184,8 @@ function receiveMultipart(runtime: Runtime, store: MediaStore): RequestHandler {
       }
       fileStream = stream;
       filename = info.filename;
-      stored = receiveUpload(store, stream, maxBytes);
-      // A refusal (413, 415) answers at once, without waiting for the rest of the body.
+      stored = receiveUpload(store, stream, limits);
+      // A refusal (400, 403, 413, 415) answers at once, without waiting for the rest of the body.
       stored.catch((error: unknown) => finish(error instanceof ServiceError ? error : cutShort()));
     });
     parser.on('field', (name, value) => {

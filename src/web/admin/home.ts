@@ -5,6 +5,7 @@ import { getAccount } from '../../core/accounts/get-account.ts';
 import type { AccountResource } from '../../core/accounts/schemas.ts';
 import type { z } from 'zod';
 import { countActiveAccounts } from '../../core/social-accounts/operations.ts';
+import { formatBytes } from '../../core/media/quota.ts';
 import { PLATFORM_NAMES, isPlatform } from '../../core/platforms/registry.ts';
 import type { PageKit } from './kit.ts';
 
@@ -61,6 +62,12 @@ export function homePage(runtime: Runtime, kit: PageKit): Router {
             limit: account.features.platforms_limit,
           },
           { label: 'AI credits', used: account.usage.ai_credits_used, limit: account.features.monthly_ai_credits },
+          {
+            label: 'Media storage (now)',
+            used: formatBytes(account.usage.storage_used_bytes),
+            limit: formatBytes(account.usage.storage_limit_bytes),
+            href: '/app/media',
+          },
         ],
         period: `${day(account.usage.period_start)} to ${day(account.usage.period_end)}`,
         timezone: who.workspace.timezone,

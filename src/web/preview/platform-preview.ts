@@ -83,16 +83,36 @@ function foldedText(text: string, cut: number | null, withRest: boolean): SafeHt
     </details>`;
 }
 
-/** Media thumbnails, in order. */
-function mediaList(urls: readonly string[]): SafeHtml | '' {
+/** The origin of `url`, or null when it is not an absolute http(s) URL. */
+function httpOrigin(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Media thumbnails, in order. Given `ownOrigin` (the service's), a file kept anywhere else is shown
+ * as a link naming its host instead of an image: a page that loaded it would tell that host who
+ * opened the post, and when. Without it every file is a thumbnail (the MCP view sorts them itself).
+ */
+function mediaList(urls: readonly string[], ownOrigin?: string): SafeHtml | '' {
   if (urls.length === 0) return '';
+  const item = (url: string, i: number) => {
+    const label = `Media ${i + 1} of ${urls.length}`;
+    const origin = httpOrigin(url);
+    if (ownOrigin === undefined || origin === ownOrigin) {
+      return html`<li><img src="${url}" alt="${label}" loading="lazy" width="96" height="96" /></li>`;
+    }
+    if (origin === null) return html`<li><span class="external">${label} (not a web address)</span></li>`;
+    return html`<li>
+      <a class="external" href="${url}" rel="noopener noreferrer" target="_blank">${label} (on ${new URL(url).host})</a>
+    </li>`;
+  };
   return html`<ol class="media" aria-label="Media, in order">
-    ${urls.map(
-      (url, i) =>
-        html`<li>
-          <img src="${url}" alt="Media ${i + 1} of ${urls.length}" loading="lazy" width="96" height="96" />
-        </li>`,
-    )}
+    ${urls.map(item)}
   </ol>`;
 }
 
@@ -112,8 +132,8 @@ export function renderHashtagLine(hashtags: readonly string[]): string {
  * The media of an item shown once, above cards that then leave them out (`showMedia: false`): a list
  * of many items need not show the same thumbnails once per platform.
  */
-export function renderMediaStrip(urls: readonly string[]): string {
-  const list = mediaList(urls);
+export function renderMediaStrip(urls: readonly string[], ownOrigin?: string): string {
+  const list = mediaList(urls, ownOrigin);
   return list === '' ? '' : list.value;
 }
 
@@ -129,6 +149,8 @@ export interface PreviewCardOptions {
    * more per platform. The item's own page shows whole cards.
    */
   compact?: boolean;
+  /** The service's origin: media kept elsewhere are links, not thumbnails (see mediaList). */
+  ownOrigin?: string;
 }
 
 export function renderPreviewCard(preview: PlatformPreviewData, options: PreviewCardOptions = {}): string {
@@ -146,7 +168,7 @@ export function renderPreviewCard(preview: PlatformPreviewData, options: Preview
       ? html`<p class="hint">${name} shows the first ${preview.foldAt} characters, then “…more”.</p>`
       : '';
   const tags = options.showHashtags === false ? '' : hashtagLine(preview.hashtags);
-  const media = options.showMedia === false ? '' : mediaList(preview.mediaUrls);
+  const media = options.showMedia === false ? '' : mediaList(preview.mediaUrls, options.ownOrigin);
   const verdict =
     problems.length > 0
       ? html`<p class="problems-title">${name} would refuse this post:</p>

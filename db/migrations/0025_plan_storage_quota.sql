@@ -1,0 +1,1 @@
+ALTER TABLE `plans` ADD `storage_bytes` integer DEFAULT 0 NOT NULL;
