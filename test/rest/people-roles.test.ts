@@ -265,6 +265,30 @@ describe('OAuth consent: signing in with a dashboard account binds the grant to 
     expect(approve.body.error.code).toBe('forbidden');
   });
 
+  it('a person of two workspaces grants in the one they last chose, not in their oldest membership', async () => {
+    const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'editor');
+    const later = makeWorkspace(bed.runtime);
+    // Accepting the second invitation with the existing password is the person's latest choice.
+    await makePerson(bed.runtime, later.workspace.id, 'editor', person.email);
+    const { client, answer } = await consentAs(person.email, person.password);
+    expect(answer.status).toBe(302);
+    const code = new URL(answer.headers.get('location')!).searchParams.get('code')!;
+    const tokens = exchangeAuthorizationCode(bed.runtime, findClient(bed.runtime, client.client_id)!, {
+      code,
+      codeVerifier: VERIFIER,
+      redirectUri: REDIRECT,
+    });
+    const created = await call(bed.server, 'POST', '/api/v1/content', {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+      body: { caption: 'Where does this land?', status: 'draft' },
+    });
+    expect(created.status).toBe(201);
+    const inLater = await call(bed.server, 'GET', `/api/v1/content/${created.body.id}`, { headers: later.headers });
+    expect(inLater.status).toBe(200);
+    const inOldest = await call(bed.server, 'GET', `/api/v1/content/${created.body.id}`, { headers: bed.ws.headers });
+    expect(inOldest.status).toBe(404);
+  });
+
   it('a wrong password shows the page again with the one sign-in message, and gives no code', async () => {
     const editor = await makePerson(bed.runtime, bed.ws.workspace.id, 'editor');
     const { answer } = await consentAs(editor.email, 'not the password');

@@ -13,6 +13,7 @@ import { isClientRedirectUri } from './registration.ts';
 import type { Role } from '../../../db/schema/index.ts';
 import { checkSignIn, SIGN_IN_REFUSED } from '../people/sessions.ts';
 import { membershipOf } from '../people/memberships.ts';
+import { landingOf } from '../people/workspace-choice.ts';
 
 /** The fields of an authorization request, as the query (GET) or the consent form's hidden fields (POST) carry them. */
 export const AUTHORIZATION_FIELDS = [
@@ -229,12 +230,14 @@ export async function approveAuthorizationAsPerson(
 ): Promise<{ location: string } | { keyRefused: string }> {
   const outcome = await checkSignIn(runtime, { ...credentials, address });
   if ('refused' in outcome) return { keyRefused: outcome.refused };
-  const member = membershipOf(runtime.db, outcome.workspaceId, outcome.userId);
+  // A person of several workspaces grants in the one they last chose on the dashboard, as sign-in lands.
+  const workspaceId = landingOf(runtime.db, outcome.userId)?.workspaceId ?? outcome.workspaceId;
+  const member = membershipOf(runtime.db, workspaceId, outcome.userId);
   if (!member) return { keyRefused: SIGN_IN_REFUSED };
   const scopes = request.scopes.filter((scope) => ROLE_SCOPES[member.role].includes(scope));
   const code = issueAuthorizationCode(runtime, {
     clientId: request.client.id,
-    workspaceId: outcome.workspaceId,
+    workspaceId,
     userId: outcome.userId,
     redirectUri: request.redirectUri,
     codeChallenge: request.codeChallenge,
