@@ -32,6 +32,8 @@ export interface PlatformOverride {
   media_urls?: string[];
   /** TikTok only. */
   privacy_level?: string;
+  /** Bluesky only: the post's languages (canonical BCP 47 tags), in place of the workspace's default. */
+  langs?: string[];
 }
 
 export interface PublishResult {

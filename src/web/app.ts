@@ -726,6 +726,7 @@ export function webRoutes(runtime: Runtime): Router {
       {
         timezone: who.workspace.timezone,
         approverMustDiffer: who.workspace.approverMustDiffer,
+        defaultLanguage: who.workspace.defaultLanguage,
         zones,
         notice: noticeOf(req.query.done),
       },
@@ -738,6 +739,7 @@ export function webRoutes(runtime: Runtime): Router {
       await run(who, updateAccount, {
         timezone: String(req.body.timezone ?? '').trim(),
         approver_must_differ: req.body.approver_must_differ === 'on',
+        default_language: String(req.body.default_language ?? '').trim() || null,
       });
       return '/app/settings?done=saved';
     }),

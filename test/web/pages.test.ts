@@ -270,6 +270,15 @@ describe('dashboard pages', () => {
     const me = await call(bed.server, 'GET', '/api/v1/me', { headers: bed.ws.headers });
     expect(me.body).toMatchObject({ timezone: 'Europe/Paris', approver_must_differ: true });
     expect((await browser.post('/app/settings', { timezone: 'Nowhere/Land' })).status).toBe(400);
+    // The default language: set in its canonical spelling, shown on the page, refused when no tag, emptied to none.
+    expect((await browser.post('/app/settings', { timezone: 'UTC', default_language: 'de-at' })).status).toBe(303);
+    expect((await call(bed.server, 'GET', '/api/v1/me', { headers: bed.ws.headers })).body.default_language).toBe(
+      'de-AT',
+    );
+    expect((await browser.get('/app/settings')).text).toContain('name="default_language" value="de-AT"');
+    expect((await browser.post('/app/settings', { timezone: 'UTC', default_language: 'Deutsch!' })).status).toBe(400);
+    expect((await browser.post('/app/settings', { timezone: 'UTC', default_language: '' })).status).toBe(303);
+    expect((await call(bed.server, 'GET', '/api/v1/me', { headers: bed.ws.headers })).body.default_language).toBeNull();
     const editor = await makePerson(bed.runtime, bed.ws.workspace.id, 'editor');
     const other = new Browser(bed);
     await other.signIn(editor.email, editor.password);

@@ -7,6 +7,7 @@ import {
 } from '../../../db/schema/index.ts';
 import { PLATFORMS } from '../platforms/registry.ts';
 import { dateTimeInput, dateTimeOutput } from '../dates.ts';
+import { languageTag } from '../languages.ts';
 import { paginationInput } from '../pagination.ts';
 
 /** Statuses a client may set on create; a PATCH may also set `rejected` (kept aside, not deleted). */
@@ -42,6 +43,9 @@ const mediaUrls = z
 
 const captionText = z.string().min(1).max(MAX_CAPTION_LENGTH);
 
+/** Bluesky's `langs` holds at most 3 tags. */
+export const MAX_POST_LANGUAGES = 3;
+
 /** Who may see a TikTok post; the account's allowed levels are read from TikTok before posting. */
 export const TIKTOK_PRIVACY_LEVELS = [
   'PUBLIC_TO_EVERYONE',
@@ -58,6 +62,13 @@ const platformOverride = z.strictObject({
     .enum(TIKTOK_PRIVACY_LEVELS)
     .optional()
     .describe('TikTok only: who may see the post. Without it, the first level TikTok allows the account.'),
+  langs: z
+    .array(languageTag)
+    .max(MAX_POST_LANGUAGES, `A post names at most ${MAX_POST_LANGUAGES} languages.`)
+    .optional()
+    .describe(
+      "Bluesky only: the languages the post is written in, as BCP 47 tags such as en or pt-BR (at most 3); in place of the workspace's default_language, and [] for none.",
+    ),
 });
 
 const targetPlatforms = z
@@ -81,7 +92,14 @@ const contentFields = {
         Object.entries(overrides).every(([platform, o]) => platform === 'tiktok' || o?.privacy_level === undefined),
       'privacy_level is a TikTok setting: give it under platform_specific.tiktok only.',
     )
-    .describe('Per-platform overrides keyed by platform id: caption, hashtags, media_urls; privacy_level for tiktok.'),
+    .refine(
+      (overrides) =>
+        Object.entries(overrides).every(([platform, o]) => platform === 'bluesky' || o?.langs === undefined),
+      'langs is a Bluesky setting: give it under platform_specific.bluesky only.',
+    )
+    .describe(
+      'Per-platform overrides keyed by platform id: caption, hashtags, media_urls; privacy_level for tiktok; langs for bluesky.',
+    ),
   aspect_ratio: z
     .string()
     .regex(/^\d+:\d+$/, 'Use width:height, such as 9:16.')
@@ -226,6 +244,8 @@ export const ContentResource = z
         caption: z.string().optional(),
         hashtags: z.array(z.string()).optional(),
         media_urls: z.array(z.string()).optional(),
+        privacy_level: z.string().optional(),
+        langs: z.array(z.string()).optional(),
       }),
     ),
     aspect_ratio: z.string().nullable(),

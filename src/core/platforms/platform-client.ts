@@ -69,6 +69,11 @@ export interface PlatformPost {
   text: string;
   /** TikTok's `platform_specific.tiktok.privacy_level`, when the item sets one. */
   privacyLevel?: string;
+  /**
+   * The languages the post is written in (canonical BCP 47 tags): the item's own for this platform
+   * (`platform_specific.<platform>.langs`), else the workspace's default language; empty when neither says.
+   */
+  languages: string[];
 }
 
 /** The account behind a grant, as the platform's profile endpoint describes it. */

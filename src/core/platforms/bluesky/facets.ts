@@ -4,7 +4,6 @@
  * bytes, by 2 UTF-16 units). Mentions name the account by DID, so each handle is resolved first; a
  * handle that resolves to no account stays plain text.
  */
-import { graphemeLength } from '../rules.ts';
 
 export type FacetFeature =
   | { $type: 'app.bsky.richtext.facet#link'; uri: string }
@@ -39,6 +38,9 @@ const HASHTAG =
 const TAG_TRAILING_PUNCTUATION = /\p{P}+$/u;
 /** Bluesky's longest tag, in graphemes. */
 const MAX_TAG_LENGTH = 64;
+// Counted here rather than with rules.ts's graphemeLength: rules.ts reads every platform's entry, this one's too.
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+const graphemeLength = (text: string) => [...graphemes.segment(text)].length;
 
 function spansIn(text: string): Span[] {
   const spans: Span[] = [];

@@ -124,6 +124,8 @@ export function blueskyPublisher(config: BlueskyConfig, options: { now: () => Da
     const facets = facetsOf(text, (handle) => dids.get(handle) ?? null);
     const record: XrpcObject = { $type: POST_COLLECTION, text, createdAt };
     if (facets.length > 0) record.facets = facets;
+    // The lexicon's `langs`: at most 3 BCP 47 tags, which clients use to filter and translate posts.
+    if (session.post.languages.length > 0) record.langs = session.post.languages;
     if (blobs.length > 0) {
       record.embed = {
         $type: 'app.bsky.embed.images',

@@ -1,0 +1,1 @@
+ALTER TABLE `workspaces` ADD `default_language` text;
