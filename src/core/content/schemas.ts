@@ -8,6 +8,7 @@ import {
 import { PLATFORMS } from '../platforms/registry.ts';
 import { dateTimeInput, dateTimeOutput } from '../dates.ts';
 import { languageTag } from '../languages.ts';
+import { altText, MAX_ALT_TEXT_LENGTH } from '../media/schemas.ts';
 import { paginationInput } from '../pagination.ts';
 
 /** Statuses a client may set on create; a PATCH may also set `rejected` (kept aside, not deleted). */
@@ -42,6 +43,13 @@ const mediaUrls = z
   .describe('Absolute http(s) URLs of the media, in order: media is attached by URL.');
 
 const captionText = z.string().min(1).max(MAX_CAPTION_LENGTH);
+
+/** Alt text per attached media URL, for this item; each in place of the media asset's own. */
+const mediaAltText = z
+  .record(z.string(), altText)
+  .describe(
+    `Alt text per media URL (a key is one of the item's media_urls, or of a platform's media_urls in platform_specific): what the image shows, at most ${MAX_ALT_TEXT_LENGTH} characters, sent to every platform that takes alt text. Without an entry, a media-library file's own alt_text is sent.`,
+  );
 
 /** Bluesky's `langs` holds at most 3 tags. */
 export const MAX_POST_LANGUAGES = 3;
@@ -84,6 +92,7 @@ const contentFields = {
   content_type: z.enum(CONTENT_TYPES),
   target_platforms: targetPlatforms,
   media_urls: mediaUrls,
+  media_alt_text: mediaAltText,
   topic: z.string().max(MAX_TOPIC_LENGTH).nullable(),
   platform_specific: z
     .record(platformId, platformOverride)
@@ -115,6 +124,7 @@ export const CreateContentInput = z.object({
   content_type: contentFields.content_type.default('single_image'),
   target_platforms: contentFields.target_platforms.default([]),
   media_urls: contentFields.media_urls.default([]),
+  media_alt_text: contentFields.media_alt_text.default({}),
   topic: contentFields.topic.optional(),
   platform_specific: contentFields.platform_specific.default({}),
   aspect_ratio: contentFields.aspect_ratio.optional(),
@@ -131,6 +141,7 @@ export const UpdateContentInput = z.object({
   content_type: contentFields.content_type.optional(),
   target_platforms: contentFields.target_platforms.optional(),
   media_urls: contentFields.media_urls.optional(),
+  media_alt_text: contentFields.media_alt_text.optional(),
   topic: contentFields.topic.optional(),
   platform_specific: contentFields.platform_specific.optional(),
   aspect_ratio: contentFields.aspect_ratio.optional(),
@@ -237,6 +248,9 @@ export const ContentResource = z
     content_type: z.enum(CONTENT_TYPES),
     target_platforms: z.array(z.string()),
     media_urls: z.array(z.string()),
+    media_alt_text: z
+      .record(z.string(), z.string())
+      .describe("The item's own alt text per media URL; media without an entry send their library file's alt_text."),
     topic: z.string().nullable(),
     platform_specific: z.record(
       z.string(),

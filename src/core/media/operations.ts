@@ -1,10 +1,16 @@
 import { and, desc, eq } from 'drizzle-orm';
+import { notFound } from '../errors.ts';
 import type { Db } from '../../../db/client.ts';
 import { mediaAssets } from '../../../db/schema/index.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
 import { afterCursor, listEnvelope, toPage } from '../pagination.ts';
-import { CreateMediaAssetInput, ListMediaInput, MediaAssetResource as MediaAssetResourceSchema } from './schemas.ts';
+import {
+  CreateMediaAssetInput,
+  ListMediaInput,
+  MediaAssetResource as MediaAssetResourceSchema,
+  UpdateMediaAssetInput,
+} from './schemas.ts';
 import { toMediaAssetResource, type MediaAssetResource, type MediaAssetRow } from './serialize.ts';
 
 /**
@@ -16,7 +22,7 @@ export const createMediaAsset = defineOperation({
   buckets: ['write', 'media'],
   input: CreateMediaAssetInput,
   output: MediaAssetResourceSchema,
-  run(ctx, { upload, filename, tags }): MediaAssetResource {
+  run(ctx, { upload, filename, tags, alt_text }): MediaAssetResource {
     const row = ctx.db
       .insert(mediaAssets)
       .values({
@@ -30,10 +36,29 @@ export const createMediaAsset = defineOperation({
         width: upload.width,
         height: upload.height,
         tags,
+        altText: alt_text ?? null,
         createdAt: ctx.clock.now(),
       })
       .returning()
       .get();
+    return toMediaAssetResource(row, ctx.config.publicBaseUrl);
+  },
+});
+
+/** PATCH /media_assets/{id}: sets or removes the asset's alt text; another workspace's asset is 404. */
+export const updateMediaAsset = defineOperation({
+  name: 'updateMediaAsset',
+  buckets: ['write'],
+  input: UpdateMediaAssetInput,
+  output: MediaAssetResourceSchema,
+  run(ctx, input): MediaAssetResource {
+    const row = ctx.db
+      .update(mediaAssets)
+      .set({ altText: input.alt_text })
+      .where(and(eq(mediaAssets.workspaceId, ctx.workspace.id), eq(mediaAssets.id, input.id)))
+      .returning()
+      .get();
+    if (!row) throw notFound('media asset');
     return toMediaAssetResource(row, ctx.config.publicBaseUrl);
   },
 });

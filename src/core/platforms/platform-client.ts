@@ -74,6 +74,8 @@ export interface PlatformPost {
    * (`platform_specific.<platform>.langs`), else the workspace's default language; empty when neither says.
    */
   languages: string[];
+  /** The item's own alt text per media URL (`media_alt_text`); absent or without an entry: the media asset's. */
+  mediaAltText?: Readonly<Record<string, string>>;
 }
 
 /** The account behind a grant, as the platform's profile endpoint describes it. */
@@ -135,6 +137,11 @@ export interface MediaFile {
   /** Sniffed from the bytes, never taken from a header or an extension. */
   mimeType: string;
   kind: 'image' | 'gif' | 'video';
+  /**
+   * What the image shows, for people who cannot see it: the item's `media_alt_text` for this URL,
+   * else the media-library asset's `alt_text`; absent or null when neither gives one.
+   */
+  altText?: string | null;
 }
 
 /** A media file by its URL, for platforms that fetch it themselves. */

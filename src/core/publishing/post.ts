@@ -3,7 +3,8 @@ import type { ContentRow } from '../content/serialize.ts';
 import type { PlatformPost } from './connector.ts';
 
 /** The fields of a content item that decide what a platform is sent. */
-export type PostSource = Pick<ContentRow, 'caption' | 'hashtags' | 'mediaUrls' | 'contentType' | 'platformSpecific'>;
+export type PostSource = Pick<ContentRow, 'caption' | 'hashtags' | 'mediaUrls' | 'contentType' | 'platformSpecific'> &
+  Partial<Pick<ContentRow, 'mediaAltText'>>;
 
 /** What the workspace says for every post, unless an item says otherwise. */
 export interface PostDefaults {
@@ -32,6 +33,7 @@ export function composePost(item: PostSource, platform: Platform, defaults: Post
     hashtags: [...hashtags],
     mediaUrls: [...mediaUrls],
     text: postText(caption, hashtags),
+    ...(item.mediaAltText && Object.keys(item.mediaAltText).length > 0 && { mediaAltText: { ...item.mediaAltText } }),
     languages: [...(override.langs ?? (defaults.defaultLanguage ? [defaults.defaultLanguage] : []))],
     ...(override.privacy_level && { privacyLevel: override.privacy_level }),
   };

@@ -131,9 +131,9 @@ export function blueskyPublisher(config: BlueskyConfig, options: { now: () => Da
         $type: 'app.bsky.embed.images',
         images: blobs.map((image, i) => ({
           image,
-          // The lexicon requires alt text; the service keeps no description per image, and repeating the
-          // caption would make a screen reader read it twice, so it is empty (the image as decoration).
-          alt: '',
+          // The lexicon requires alt text. Without a description (the item's or the media asset's) it is
+          // empty, the image as decoration: repeating the caption would make a screen reader read it twice.
+          alt: images[i]!.altText ?? '',
           ...aspectRatioOf(images[i]!),
         })),
       };
