@@ -352,7 +352,7 @@ export function webRoutes(runtime: Runtime): Router {
     const hashtagsAlike = first !== undefined && previews.every((p) => sameList(p.hashtags, first.hashtags));
     return {
       shared:
-        (mediaAlike ? renderMediaStrip(first.mediaUrls) : '') +
+        (mediaAlike ? renderMediaStrip(first.mediaUrls, first.mediaAltText) : '') +
         (hashtagsAlike ? renderHashtagLine(first.hashtags) : ''),
       cards: previews
         .map((p) => renderPreviewCard(p, { showMedia: !mediaAlike, showHashtags: !hashtagsAlike, compact: inList }))

@@ -83,16 +83,30 @@ function foldedText(text: string, cut: number | null, withRest: boolean): SafeHt
     </details>`;
 }
 
-/** Media thumbnails, in order. */
-function mediaList(urls: readonly string[]): SafeHtml | '' {
+/**
+ * Media thumbnails, in order, each with the alt text it goes out with: as the image's own `alt` (what a
+ * screen reader on the platform will say) and shown under it for everyone else.
+ */
+function mediaList(urls: readonly string[], altTexts: ReadonlyArray<string | null>): SafeHtml | '' {
   if (urls.length === 0) return '';
   return html`<ol class="media" aria-label="Media, in order">
-    ${urls.map(
-      (url, i) =>
-        html`<li>
-          <img src="${url}" alt="Media ${i + 1} of ${urls.length}" loading="lazy" width="96" height="96" />
-        </li>`,
-    )}
+    ${urls.map((url, i) => {
+      const alt = altTexts[i] ?? null;
+      return html`<li>
+        <img
+          src="${url}"
+          alt="${alt ?? `Media ${i + 1} of ${urls.length}, no alt text`}"
+          loading="lazy"
+          width="96"
+          height="96"
+        />
+        ${
+          alt === null
+            ? html`<small class="alt missing" aria-hidden="true">No alt text</small>`
+            : html`<small class="alt" aria-hidden="true">Alt: ${alt}</small>`
+        }
+      </li>`;
+    })}
   </ol>`;
 }
 
@@ -112,8 +126,8 @@ export function renderHashtagLine(hashtags: readonly string[]): string {
  * The media of an item shown once, above cards that then leave them out (`showMedia: false`): a list
  * of many items need not show the same thumbnails once per platform.
  */
-export function renderMediaStrip(urls: readonly string[]): string {
-  const list = mediaList(urls);
+export function renderMediaStrip(urls: readonly string[], altTexts: ReadonlyArray<string | null>): string {
+  const list = mediaList(urls, altTexts);
   return list === '' ? '' : list.value;
 }
 
@@ -146,7 +160,7 @@ export function renderPreviewCard(preview: PlatformPreviewData, options: Preview
       ? html`<p class="hint">${name} shows the first ${preview.foldAt} characters, then “…more”.</p>`
       : '';
   const tags = options.showHashtags === false ? '' : hashtagLine(preview.hashtags);
-  const media = options.showMedia === false ? '' : mediaList(preview.mediaUrls);
+  const media = options.showMedia === false ? '' : mediaList(preview.mediaUrls, preview.mediaAltText);
   const verdict =
     problems.length > 0
       ? html`<p class="problems-title">${name} would refuse this post:</p>
