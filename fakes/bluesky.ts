@@ -5,8 +5,8 @@
  * 2 hours (refresh tokens 90 days), and `refreshSession` rotates both, killing the old refresh token;
  * an expired access token answers 400 `ExpiredToken`. Blobs are held per account; a post's record is
  * checked against `app.bsky.feed.post` (300 graphemes, 3,000 UTF-8 bytes, facets within the text's
- * bytes, at most 4 images of at most 2,000,000 bytes each, with alt text), and a create at a record
- * key already taken answers a plain 500, as today's PDS does.
+ * bytes, at most 3 well-formed language tags, at most 4 images of at most 2,000,000 bytes each, with
+ * alt text), and a create at a record key already taken answers a plain 500, as today's PDS does.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createFakeClock, type FakeClock } from './shared/clock.ts';
@@ -29,6 +29,11 @@ const MAX_TEXT_GRAPHEMES = 300;
 const MAX_TEXT_BYTES = 3_000;
 const MAX_IMAGES = 4;
 const MAX_IMAGE_BYTES = 2_000_000;
+/** `app.bsky.feed.post#langs`: at most 3, each of the lexicon's `language` format (BCP 47, as @atproto/syntax checks it). */
+const MAX_LANGS = 3;
+const BCP47 =
+  /^((en-GB-oed|i-ami|i-bnn|i-default|i-enochian|i-hak|i-klingon|i-lux|i-mingo|i-navajo|i-pwn|i-tao|i-tay|i-tsu|sgn-BE-FR|sgn-BE-NL|sgn-CH-DE|art-lojban|cel-gaulish|no-bok|no-nyn|zh-guoyu|zh-hakka|zh-min|zh-min-nan|zh-xiang)|(([A-Za-z]{2,3}(-[A-Za-z]{3}(-[A-Za-z]{3}){0,2})?|[A-Za-z]{4}|[A-Za-z]{5,8})(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*(-[0-9A-WY-Za-wy-z](-[A-Za-z0-9]{2,8})+)*(-[xX](-[A-Za-z0-9]{1,8})+)?)|([xX](-[A-Za-z0-9]{1,8})+))$/;
+
 /** What uploadBlob itself takes: the image limit is the record's, checked when a post uses the blob. */
 const MAX_UPLOAD_BYTES = 50_000_000;
 const TID = /^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$/;
@@ -242,7 +247,7 @@ export async function startFakeBluesky(options: FakeBlueskyOptions = {}): Promis
   /** Every way `record` breaks `app.bsky.feed.post` for `did`, or null when it is valid. */
   const recordProblem = (did: string, record: Record<string, unknown>): string | null => {
     if (record.$type !== POST) return `Invalid $type: must be ${POST}`;
-    const { text, createdAt, facets, embed } = record;
+    const { text, createdAt, facets, embed, langs } = record;
     if (typeof text !== 'string') return 'Record/text must be a string';
     if ([...graphemes.segment(text)].length > MAX_TEXT_GRAPHEMES)
       return `Record/text must not be longer than ${MAX_TEXT_GRAPHEMES} graphemes`;
@@ -271,6 +276,14 @@ export async function startFakeBluesky(options: FakeBlueskyOptions = {}): Promis
             (type === 'app.bsky.richtext.facet#tag' && typeof feature.tag === 'string' && !feature.tag.startsWith('#'));
           if (!ok) return `Record/facets/${i}/features has an invalid feature`;
         }
+      }
+    }
+    if (langs !== undefined) {
+      if (!Array.isArray(langs)) return 'Record/langs must be an array';
+      if (langs.length > MAX_LANGS) return `Record/langs must not have more than ${MAX_LANGS} elements`;
+      for (const [i, lang] of langs.entries()) {
+        if (typeof lang !== 'string' || !BCP47.test(lang))
+          return `Record/langs/${i} must be a well-formed BCP 47 language tag`;
       }
     }
     if (embed !== undefined) {

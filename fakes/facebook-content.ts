@@ -46,6 +46,8 @@ export interface FacebookPhoto {
   bytes: number;
   message: string;
   published: boolean;
+  /** `alt_text_custom`: the photo's description for screen readers, when given. */
+  altText?: string;
   /** The post showing it: its own (published), or the one it was attached to. */
   postId?: string;
   createdAt: number;
@@ -145,6 +147,10 @@ export class FacebookContent {
     if (!fetched || !mimeType) return invalidImage();
     const published = !isFalse(params.published);
     const message = stringParam(params.message) ?? stringParam(params.caption) ?? '';
+    const altText = params.alt_text_custom;
+    if (altText !== undefined && (typeof altText !== 'string' || altText.trim() === '')) {
+      return invalidParameter('(#100) Param alt_text_custom must be a non-empty string');
+    }
     const photo: FacebookPhoto = {
       id: numericId(16),
       pageId,
@@ -153,6 +159,7 @@ export class FacebookContent {
       bytes: fetched.length,
       message,
       published,
+      ...(altText !== undefined && { altText }),
       createdAt: this.clock.now(),
     };
     this.photos.set(photo.id, photo);

@@ -81,6 +81,8 @@ function validateContent(content: unknown, memberUrn: string, media: LinkedInMed
   if (single !== undefined) {
     const id = (single as { id?: unknown } | null)?.id;
     if (typeof id !== 'string') return unprocessable('/content/media/id', 'field is required but not found');
+    const alt = altTextProblem((single as { altText?: unknown }).altText, '/content/media/altText');
+    if (alt) return alt;
     const refusal = media.refuseForPost(id, memberUrn, ['image', 'video']);
     return refusal ? restError(400, refusal) : undefined;
   }
@@ -92,6 +94,11 @@ function validateContent(content: unknown, memberUrn: string, media: LinkedInMed
     for (const [index, image] of images.entries()) {
       const id = (image as { id?: unknown } | null)?.id;
       if (typeof id !== 'string') return unprocessable(`/content/multiImage/images/${index}/id`, 'is required');
+      const alt = altTextProblem(
+        (image as { altText?: unknown }).altText,
+        `/content/multiImage/images/${index}/altText`,
+      );
+      if (alt) return alt;
       const refusal = media.refuseForPost(id, memberUrn, ['image']);
       if (refusal) return restError(400, refusal);
     }
@@ -99,4 +106,13 @@ function validateContent(content: unknown, memberUrn: string, media: LinkedInMed
   }
   if ('article' in content) return undefined;
   return unprocessable(`/content/${kinds[0]}`, 'is not a supported content type');
+}
+
+/** The Posts API's `altText` on an image: optional, a string of at most 4,086 characters. */
+const MAX_ALT_TEXT = 4086;
+function altTextProblem(altText: unknown, path: string): Reply | undefined {
+  if (altText === undefined) return undefined;
+  if (typeof altText !== 'string') return unprocessable(path, 'must be a string');
+  if (altText.length > MAX_ALT_TEXT) return unprocessable(path, `must be at most ${MAX_ALT_TEXT} characters`);
+  return undefined;
 }

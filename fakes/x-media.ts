@@ -34,7 +34,12 @@ export interface XMedia {
   expiresAt: number;
   finalizedAt?: number;
   processing?: MediaProcessingScript & { polls: number };
+  /** Set by POST /2/media/metadata. */
+  altText?: string;
 }
+
+/** `metadata.alt_text.text`: at most 1,000 characters. */
+export const MAX_ALT_TEXT_CHARS = 1000;
 
 const CATEGORY_RULES: Record<
   MediaCategory,
@@ -150,6 +155,27 @@ export class XMediaStore {
     if (media.processing?.advance === 'poll') media.processing.polls++;
     const processing = this.processingInfo(media) ?? { state: 'succeeded', progress_percent: 100 };
     return { status: 200, json: { data: { id: media.id, media_key: media.mediaKey, processing_info: processing } } };
+  }
+
+  /** POST /2/media/metadata: `{ id, metadata: { alt_text: { text } } }` on media the user uploaded. */
+  metadata(request: FakeRequest, userId: string): Reply {
+    const body = jsonObject(request);
+    if (!body) return invalidRequest('Request body must be a JSON object.');
+    if (typeof body.id !== 'string') return invalidRequest('$.id: is missing but it is required');
+    const altText = (body.metadata as { alt_text?: { text?: unknown } } | undefined)?.alt_text;
+    if (typeof altText?.text !== 'string')
+      return invalidRequest('$.metadata.alt_text.text: is missing but it is required');
+    if ([...altText.text].length > MAX_ALT_TEXT_CHARS) {
+      return invalidRequest(`$.metadata.alt_text.text: must be at most ${MAX_ALT_TEXT_CHARS} characters`);
+    }
+    const media = this.owned(body.id, userId);
+    if (!media || this.clock.now() >= media.expiresAt) return notFound();
+    if (media.finalizedAt === undefined) return invalidRequest('This media has not been finalized.');
+    media.altText = altText.text;
+    return {
+      status: 200,
+      json: { data: { id: media.id, associated_metadata: { alt_text: { text: altText.text } } } },
+    };
   }
 
   /** Why `ids` cannot go on a post by `userId`, or undefined when they can: 4 images, or 1 GIF, or 1 video. */

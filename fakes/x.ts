@@ -62,7 +62,8 @@ export type XRoute =
   | 'media.initialize'
   | 'media.append'
   | 'media.finalize'
-  | 'media.status';
+  | 'media.status'
+  | 'media.metadata';
 
 export const X_SCOPES = [
   'tweet.read',
@@ -95,6 +96,7 @@ const WINDOW_LIMITS: Partial<Record<XRoute, number>> = {
   'media.append': 500,
   'media.finalize': 500,
   'media.status': 500,
+  'media.metadata': 500,
 };
 
 /** What each route needs granted, as X's reference lists it. */
@@ -106,6 +108,7 @@ const REQUIRED_SCOPES: Partial<Record<XRoute, string[]>> = {
   'media.append': ['media.write'],
   'media.finalize': ['media.write'],
   'media.status': ['media.write'],
+  'media.metadata': ['media.write'],
 };
 
 const POST_FIELDS = new Set([
@@ -411,6 +414,12 @@ export async function startFakeX(options: FakeXOptions = {}): Promise<FakeX> {
       '/2/media/upload',
       'media.status',
       api('media.status', (request, user) => media.status(request, user.id)),
+    )
+    .add(
+      'POST',
+      '/2/media/metadata',
+      'media.metadata',
+      api('media.metadata', (request, user) => media.metadata(request, user.id)),
     );
 
   const server = await startFakeServer({

@@ -25,6 +25,8 @@ export const workspaces = sqliteTable('workspaces', {
   timezone: text('timezone').notNull().default('UTC'),
   /** When on, a person cannot approve an item they created. */
   approverMustDiffer: integer('approver_must_differ', { mode: 'boolean' }).notNull().default(false),
+  /** The language posts are written in unless an item says otherwise (a canonical BCP 47 tag); null: not said. */
+  defaultLanguage: text('default_language'),
 });
 
 export const apiKeys = sqliteTable(

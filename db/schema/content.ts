@@ -32,6 +32,8 @@ export interface PlatformOverride {
   media_urls?: string[];
   /** TikTok only. */
   privacy_level?: string;
+  /** Bluesky only: the post's languages (canonical BCP 47 tags), in place of the workspace's default. */
+  langs?: string[];
 }
 
 export interface PublishResult {
@@ -60,6 +62,8 @@ export const content = sqliteTable(
     mediaUrls: text('media_urls', { mode: 'json' }).$type<string[]>().notNull(),
     topic: text('topic'),
     platformSpecific: text('platform_specific', { mode: 'json' }).$type<Record<string, PlatformOverride>>().notNull(),
+    /** Alt text per attached media URL, in place of the media asset's own; `{}` when the item gives none. */
+    mediaAltText: text('media_alt_text', { mode: 'json' }).$type<Record<string, string>>().notNull().default({}),
     aspectRatio: text('aspect_ratio'),
     scheduledFor: integer('scheduled_for', { mode: 'timestamp_ms' }),
     publishedAt: integer('published_at', { mode: 'timestamp_ms' }),

@@ -22,6 +22,8 @@ export const mediaAssets = sqliteTable(
     width: integer('width'),
     height: integer('height'),
     tags: text('tags', { mode: 'json' }).$type<string[]>().notNull(),
+    /** What the image shows, for people who cannot see it (sent to the platforms as alt text); null when not given. */
+    altText: text('alt_text'),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
   },
   (t) => [

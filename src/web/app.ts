@@ -423,7 +423,7 @@ export function webRoutes(runtime: Runtime): Router {
     const hashtagsAlike = first !== undefined && previews.every((p) => sameList(p.hashtags, first.hashtags));
     return {
       shared:
-        (mediaAlike ? renderMediaStrip(first.mediaUrls, mediaOrigin) : '') +
+        (mediaAlike ? renderMediaStrip(first.mediaUrls, first.mediaAltText, mediaOrigin) : '') +
         (hashtagsAlike ? renderHashtagLine(first.hashtags) : ''),
       cards: previews
         .map((p) =>
@@ -821,6 +821,7 @@ export function webRoutes(runtime: Runtime): Router {
       {
         timezone: who.workspace.timezone,
         approverMustDiffer: who.workspace.approverMustDiffer,
+        defaultLanguage: who.workspace.defaultLanguage,
         zones,
         notice: noticeOf(req.query.done),
       },
@@ -833,6 +834,7 @@ export function webRoutes(runtime: Runtime): Router {
       await run(who, updateAccount, {
         timezone: String(req.body.timezone ?? '').trim(),
         approver_must_differ: req.body.approver_must_differ === 'on',
+        default_language: String(req.body.default_language ?? '').trim() || null,
       });
       return '/app/settings?done=saved';
     }),

@@ -13,6 +13,8 @@ export interface TestSessionOptions {
   account: { platformUserId: string; username: string };
   caption: string;
   hashtags?: string[];
+  /** The post's languages, as composePost would give them. */
+  languages?: string[];
   contentType?: ContentType;
   /** The post's media, as the framework would hand them over (test/fixtures/media/files.ts makes bytes). */
   media?: Omit<MediaFile, 'url'>[];
@@ -56,6 +58,7 @@ export function testSession(options: TestSessionOptions): TestSession {
         ? options.mediaRefs.map((ref) => ref.url)
         : media.map((_, index) => `https://media.example.test/${index}`),
       text: postText(options.caption, hashtags),
+      languages: options.languages ?? [],
     },
     account: { id: 'acct_test', ...options.account },
     attemptId: options.attemptId ?? 'attempt_test',

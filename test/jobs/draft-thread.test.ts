@@ -92,6 +92,7 @@ describe('the draft thread', () => {
           content_type: request.slots[i]!.contentType,
           target_platforms: ['instagram', 'linkedin'],
           media_urls: [],
+          media_alt_text: {},
           topic: draft.topic,
           platform_specific: {},
           aspect_ratio: null,

@@ -133,6 +133,59 @@ describe('live publishing: Bluesky through the real server', () => {
   );
 
   it(
+    'a link keeps the ) of its own (, a tag ends at a dash, and the keycap #️⃣ is no tag',
+    async () => {
+      const link = 'https://en.wikipedia.org/wiki/Rust_(programming_language)';
+      const caption = `Rust (${link}). #launch— then press #️⃣`;
+      const post = await expectPublishedOnce(await publishNow(world, 'bluesky', { caption }));
+      const bytes = Buffer.from(caption, 'utf8');
+      const facets = post.record.facets as Array<{
+        index: { byteStart: number; byteEnd: number };
+        features: unknown[];
+      }>;
+      expect(facets.map(({ index }) => bytes.subarray(index.byteStart, index.byteEnd).toString('utf8'))).toEqual([
+        link,
+        '#launch',
+      ]);
+      expect(facets.map((facet) => facet.features[0])).toEqual([
+        { $type: 'app.bsky.richtext.facet#link', uri: link },
+        { $type: 'app.bsky.richtext.facet#tag', tag: 'launch' },
+      ]);
+    },
+    SLOW,
+  );
+
+  it(
+    "langs: the item's platform_specific.bluesky.langs, else the workspace's default_language, else none",
+    async () => {
+      const unset = await expectPublishedOnce(await publishNow(world, 'bluesky', { caption: 'No language said' }));
+      expect(unset.record).not.toHaveProperty('langs');
+
+      const set = await world.api('PATCH', '/api/v1/me', { default_language: 'EN-us' });
+      expect(set.status, JSON.stringify(set.json)).toBe(200);
+      expect(set.json.default_language).toBe('en-US');
+      const byDefault = await expectPublishedOnce(await publishNow(world, 'bluesky', { caption: 'In English' }));
+      expect(byDefault.record.langs).toEqual(['en-US']);
+
+      const own = await expectPublishedOnce(
+        await publishNow(world, 'bluesky', {
+          caption: 'Zweisprachig, bilingue',
+          platform_specific: { bluesky: { langs: ['de', 'FR-ch'] } },
+        }),
+      );
+      expect(own.record.langs).toEqual(['de', 'fr-CH']);
+      const none = await expectPublishedOnce(
+        await publishNow(world, 'bluesky', { caption: '🎉', platform_specific: { bluesky: { langs: [] } } }),
+      );
+      expect(none.record).not.toHaveProperty('langs');
+
+      const cleared = await world.api('PATCH', '/api/v1/me', { default_language: null });
+      expect(cleared.json.default_language).toBeNull();
+    },
+    SLOW,
+  );
+
+  it(
     'publishes two images, each uploaded once with its aspect ratio and alt text',
     async () => {
       const uploadsBefore = world.bluesky.log.calls('uploadBlob').length;

@@ -208,6 +208,20 @@ describe('MCP Apps: the views and the tools that open them', () => {
       expect(dryRun.structuredContent.object).toBe('publish_preview');
       expect(dryRun._meta.ui.item.content.id).toBe(created.structuredContent.id);
       expect(dryRun._meta.ui.item.previews).toHaveLength(2);
+
+      // Each image's alt text comes with the previews, as the view's cards show it.
+      const pictured = (await client.callTool({
+        name: 'service_create_content',
+        arguments: {
+          caption: 'Pictured',
+          content_type: 'single_image',
+          media_urls: ['https://cdn.example.com/coat.jpg'],
+          media_alt_text: { 'https://cdn.example.com/coat.jpg': 'A red coat' },
+          target_platforms: ['bluesky'],
+        },
+      })) as any;
+      expect(pictured.structuredContent.media_alt_text).toEqual({ 'https://cdn.example.com/coat.jpg': 'A red coat' });
+      expect(pictured._meta.ui.item.previews[0].mediaAltText).toEqual(['A red coat']);
     } finally {
       await client.close();
     }

@@ -11,6 +11,7 @@ const CONTENT_FIELDS = [
   'content_type',
   'target_platforms',
   'media_urls',
+  'media_alt_text',
   'topic',
   'platform_specific',
   'aspect_ratio',

@@ -25,6 +25,7 @@ describe('REST content: happy paths', () => {
       content_type: 'single_image',
       target_platforms: [],
       media_urls: [],
+      media_alt_text: {},
       topic: null,
       platform_specific: {},
       aspect_ratio: null,

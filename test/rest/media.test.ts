@@ -14,6 +14,7 @@ import { EXECUTABLES, FIXTURES, png, pngOfSize } from '../fixtures/media/files.t
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const RESOURCE_KEYS = [
+  'alt_text',
   'asset_type',
   'created_at',
   'filename',
@@ -93,6 +94,7 @@ describe('REST media', () => {
           width: fixture.width,
           height: fixture.height,
           tags: ['launch'],
+          alt_text: null,
           filename: fixture.filename,
           created_at: '2026-03-10T12:00:30.000Z',
         });

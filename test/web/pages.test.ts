@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mediaAssets } from '../../db/schema/index.ts';
 import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
 import { SIGN_IN_FREE_FAILURES } from '../../src/core/people/sign-in-limits.ts';
 import { issueSetupLink } from '../../src/core/people/users.ts';
@@ -95,6 +96,49 @@ describe('dashboard pages', () => {
     const page = await browser.open(`/app/content/${b!.id}`);
     expect(page.text).toContain('Off brand');
     expect(page.text).toMatch(/rejected/);
+  });
+
+  it("an item's page shows each image's alt text: the item's own, else its asset's, as the asset changes", async () => {
+    const key = 'A'.repeat(32);
+    bed.runtime.db
+      .insert(mediaAssets)
+      .values({
+        id: '7f6c1f3e-5d0a-4c55-9a53-2f1b6f0f0a01',
+        workspaceId: bed.ws.workspace.id,
+        storageKey: key,
+        filename: 'coat.png',
+        assetType: 'image',
+        mimeType: 'image/png',
+        sizeBytes: 10,
+        width: 1,
+        height: 1,
+        tags: [],
+        altText: 'A red coat on a hanger',
+        createdAt: new Date(),
+      })
+      .run();
+    const asset = `${bed.runtime.config.publicBaseUrl}/media/${key}.png`;
+    const other = 'https://cdn.example.com/scarf.jpg';
+    const item = makeContent(bed.runtime, bed.ws.workspace, {
+      content_type: 'slideshow',
+      media_urls: [asset, other],
+      media_alt_text: { [other]: 'A striped scarf' },
+      target_platforms: ['bluesky'],
+    });
+    const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'viewer');
+    const browser = new Browser(bed);
+    await browser.signIn(person.email, person.password);
+    const alts = async () =>
+      [...(await browser.open(`/app/content/${item.id}`)).text.matchAll(/<img src="[^"]+" alt="([^"]+)"/g)].map(
+        (m) => m[1],
+      );
+    expect(await alts()).toEqual(['A red coat on a hanger', 'A striped scarf']);
+    const changed = await call(bed.server, 'PATCH', '/api/v1/media_assets/7f6c1f3e-5d0a-4c55-9a53-2f1b6f0f0a01', {
+      headers: bed.ws.headers,
+      body: { alt_text: null },
+    });
+    expect(changed.status).toBe(200);
+    expect(await alts()).toEqual(['Media 1 of 2, no alt text', 'A striped scarf']);
   });
 
   it('goes back only to dashboard pages, however the way back is written', async () => {
@@ -272,6 +316,15 @@ describe('dashboard pages', () => {
     const me = await call(bed.server, 'GET', '/api/v1/me', { headers: bed.ws.headers });
     expect(me.body).toMatchObject({ timezone: 'Europe/Paris', approver_must_differ: true });
     expect((await browser.post('/app/settings', { timezone: 'Nowhere/Land' })).status).toBe(400);
+    // The default language: set in its canonical spelling, shown on the page, refused when no tag, emptied to none.
+    expect((await browser.post('/app/settings', { timezone: 'UTC', default_language: 'de-at' })).status).toBe(303);
+    expect((await call(bed.server, 'GET', '/api/v1/me', { headers: bed.ws.headers })).body.default_language).toBe(
+      'de-AT',
+    );
+    expect((await browser.get('/app/settings')).text).toContain('name="default_language" value="de-AT"');
+    expect((await browser.post('/app/settings', { timezone: 'UTC', default_language: 'Deutsch!' })).status).toBe(400);
+    expect((await browser.post('/app/settings', { timezone: 'UTC', default_language: '' })).status).toBe(303);
+    expect((await call(bed.server, 'GET', '/api/v1/me', { headers: bed.ws.headers })).body.default_language).toBeNull();
     const editor = await makePerson(bed.runtime, bed.ws.workspace.id, 'editor');
     const other = new Browser(bed);
     await other.signIn(editor.email, editor.password);

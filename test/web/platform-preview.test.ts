@@ -20,6 +20,7 @@ const preview = (overrides: Partial<PlatformPreviewData>): PlatformPreviewData =
   foldAt: 210,
   hashtags: [],
   mediaUrls: [],
+  mediaAltText: [],
   problems: [],
   ...overrides,
 });
@@ -97,27 +98,33 @@ describe('platform preview card', () => {
     expect(foldIndex('👍👍', 2)).toBeNull();
   });
 
-  it('lists the hashtags and the media thumbnails in order', () => {
+  it('lists the hashtags and the media thumbnails in order, each with the alt text it goes out with', () => {
     const card = renderPreviewCard(
       preview({
         hashtags: ['winter', 'recycled'],
         mediaUrls: ['https://cdn.example.com/1.jpg', 'https://cdn.example.com/2.jpg'],
+        mediaAltText: ['A red "winter" coat', null],
       }),
     );
     expect(card).toContain('Hashtags: #winter #recycled');
     const images = [...card.matchAll(/<img\s+src="([^"]+)"\s+alt="([^"]+)"/g)].map((m) => [m[1], m[2]]);
     expect(images).toEqual([
-      ['https://cdn.example.com/1.jpg', 'Media 1 of 2'],
-      ['https://cdn.example.com/2.jpg', 'Media 2 of 2'],
+      ['https://cdn.example.com/1.jpg', 'A red &quot;winter&quot; coat'],
+      ['https://cdn.example.com/2.jpg', 'Media 2 of 2, no alt text'],
+    ]);
+    expect([...card.matchAll(/<small class="alt[^"]*"[^>]*>([^<]+)<\/small>/g)].map((m) => m[1])).toEqual([
+      'Alt: A red &quot;winter&quot; coat',
+      'No alt text',
     ]);
   });
 
   it('a list shows media every platform shares once, in order, and the cards leave them out', () => {
     const urls = ['https://cdn.example.com/1.jpg', 'https://cdn.example.com/2.jpg'];
-    const strip = renderMediaStrip(urls);
+    const strip = renderMediaStrip(urls, ['First', null]);
     expect([...strip.matchAll(/src="([^"]+)"/g)].map((m) => m[1])).toEqual(urls);
     expect(renderPreviewCard(preview({ mediaUrls: urls }), { showMedia: false })).not.toContain('<img');
-    expect(renderMediaStrip([])).toBe('');
+    expect(strip).toContain('alt="First"');
+    expect(renderMediaStrip([], [])).toBe('');
   });
 
   it('escapes everything that comes from the post', () => {

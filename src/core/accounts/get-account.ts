@@ -44,6 +44,7 @@ function accountOf(ctx: ServiceContext) {
       },
       timezone: workspace.timezone,
       approver_must_differ: workspace.approverMustDiffer,
+      default_language: workspace.defaultLanguage,
     };
   }
 }
@@ -58,8 +59,12 @@ export const updateAccount = defineOperation({
   planChecks: false,
   errors: { no_updates: 'the call changes no setting' },
   run(ctx, input) {
-    if (input.timezone === undefined && input.approver_must_differ === undefined) {
-      throw new ServiceError('no_updates', 'Send timezone, approver_must_differ or both.');
+    if (
+      input.timezone === undefined &&
+      input.approver_must_differ === undefined &&
+      input.default_language === undefined
+    ) {
+      throw new ServiceError('no_updates', 'Send at least one of timezone, approver_must_differ, default_language.');
     }
     if (input.timezone !== undefined && !isTimeZone(input.timezone)) {
       throw fieldError(
@@ -69,11 +74,17 @@ export const updateAccount = defineOperation({
     }
     ctx.db
       .update(workspaces)
-      .set({ timezone: input.timezone, approverMustDiffer: input.approver_must_differ })
+      .set({
+        timezone: input.timezone,
+        approverMustDiffer: input.approver_must_differ,
+        defaultLanguage: input.default_language,
+      })
       .where(eq(workspaces.id, ctx.workspace.id))
       .run();
     const timezone = input.timezone ?? ctx.workspace.timezone;
     const approverMustDiffer = input.approver_must_differ ?? ctx.workspace.approverMustDiffer;
-    return accountOf({ ...ctx, workspace: { ...ctx.workspace, timezone, approverMustDiffer } });
+    const defaultLanguage =
+      input.default_language === undefined ? ctx.workspace.defaultLanguage : input.default_language;
+    return accountOf({ ...ctx, workspace: { ...ctx.workspace, timezone, approverMustDiffer, defaultLanguage } });
   },
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PLAN_NAMES } from '../../../db/plans.ts';
 import { dateTimeOutput } from '../dates.ts';
+import { languageTag } from '../languages.ts';
 import { PLAN_STATUSES } from './workspaces.ts';
 
 export const UpdateAccountInput = z.object({
@@ -9,6 +10,13 @@ export const UpdateAccountInput = z.object({
     .boolean()
     .optional()
     .describe('Whether a person may approve only items someone else created.'),
+  default_language: languageTag
+    .nullable()
+    .optional()
+    .describe(
+      "The language posts are written in, as a BCP 47 tag such as en or pt-BR (sent to Bluesky as the post's langs " +
+        'unless an item sets platform_specific.bluesky.langs); null clears it.',
+    ),
 });
 
 /** GET /api/v1/me: the contract's account fields, plus workspace_id, name and usage of our own. */
@@ -51,5 +59,11 @@ export const AccountResource = z
     approver_must_differ: z
       .boolean()
       .describe('When true, a person cannot approve an item they created (API keys are not people).'),
+    default_language: z
+      .string()
+      .nullable()
+      .describe(
+        'The BCP 47 tag of the language posts are written in, unless an item says otherwise; null when not set.',
+      ),
   })
   .meta({ id: 'Account' });

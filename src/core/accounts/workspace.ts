@@ -31,6 +31,8 @@ export interface Workspace {
   timezone: string;
   /** When true, a person cannot approve an item they created. */
   approverMustDiffer: boolean;
+  /** The BCP 47 tag posts are written in unless an item says otherwise; null when not set. */
+  defaultLanguage: string | null;
 }
 
 export const isActiveStatus = (status: PlanStatus): boolean => status === 'active' || status === 'trialing';
@@ -56,5 +58,6 @@ export function toWorkspace(row: WorkspaceRow, plan: PlanRow): Workspace {
     createdAt: row.createdAt,
     timezone: row.timezone,
     approverMustDiffer: row.approverMustDiffer,
+    defaultLanguage: row.defaultLanguage,
   };
 }

@@ -55,7 +55,8 @@ type OptionalOnInsert =
   | 'createdById'
   | 'approvedByType'
   | 'approvedById'
-  | 'reviewNote';
+  | 'reviewNote'
+  | 'mediaAltText';
 export type NewContentRow = Required<Omit<ContentRow, OptionalOnInsert>> &
   Partial<
     Pick<
@@ -67,6 +68,7 @@ export type NewContentRow = Required<Omit<ContentRow, OptionalOnInsert>> &
       | 'createdById'
       | 'approvedByType'
       | 'approvedById'
+      | 'mediaAltText'
     >
   >;
 
@@ -94,6 +96,7 @@ export function storedContentRow(row: NewContentRow): ContentRow {
     contentType: row.contentType,
     targetPlatforms: row.targetPlatforms,
     mediaUrls: row.mediaUrls,
+    mediaAltText: row.mediaAltText ?? {},
     topic: row.topic,
     platformSpecific: row.platformSpecific,
     aspectRatio: row.aspectRatio,
@@ -163,6 +166,26 @@ export const getContent = defineOperation({
   },
 });
 
+/** Every media URL the item attaches: its own and any platform's override. */
+function attachedMedia(mediaUrls: readonly string[], platformSpecific: ContentRow['platformSpecific']): Set<string> {
+  return new Set([...mediaUrls, ...Object.values(platformSpecific).flatMap((override) => override.media_urls ?? [])]);
+}
+
+/** The item's alt text, refused when an entry names media the item does not attach (a typo would go unseen). */
+function checkedAltText(given: Record<string, string>, attached: Set<string>): Record<string, string> {
+  const stray = Object.keys(given).find((url) => !attached.has(url));
+  if (stray !== undefined) {
+    throw fieldError(
+      'media_alt_text',
+      `${stray} is not one of the item's media_urls (nor of a platform's in platform_specific): key the alt text by the media URL it describes.`,
+    );
+  }
+  return given;
+}
+
+const withoutDetached = (altText: Record<string, string>, attached: Set<string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(altText).filter(([url]) => attached.has(url)));
+
 export const createContent = defineOperation({
   name: 'createContent',
   buckets: ['write'],
@@ -190,6 +213,7 @@ export const createContent = defineOperation({
         contentType: input.content_type,
         targetPlatforms: input.target_platforms,
         mediaUrls: input.media_urls,
+        mediaAltText: checkedAltText(input.media_alt_text, attachedMedia(input.media_urls, input.platform_specific)),
         topic: input.topic ?? null,
         platformSpecific: input.platform_specific,
         aspectRatio: input.aspect_ratio ?? null,
@@ -253,7 +277,7 @@ export const updateContent = defineOperation({
     if (Object.values(fields).every((value) => value === undefined) && reviewNote === undefined) {
       throw new ServiceError(
         'no_updates',
-        'The body has no updatable field. Send at least one of caption, hashtags, content_type, target_platforms, media_urls, topic, platform_specific, aspect_ratio, scheduled_for, status, review_note.',
+        'The body has no updatable field. Send at least one of caption, hashtags, content_type, target_platforms, media_urls, media_alt_text, topic, platform_specific, aspect_ratio, scheduled_for, status, review_note.',
       );
     }
     const { db } = ctx;
@@ -289,6 +313,10 @@ export const updateContent = defineOperation({
         : fields.status !== undefined && !isApprovedStatus(fields.status)
           ? { approvedByType: null, approvedById: null }
           : {};
+      const attached = attachedMedia(
+        fields.media_urls ?? row.mediaUrls,
+        fields.platform_specific ?? row.platformSpecific,
+      );
       const next = db
         .update(content)
         .set({
@@ -297,6 +325,10 @@ export const updateContent = defineOperation({
           contentType: fields.content_type,
           targetPlatforms: fields.target_platforms,
           mediaUrls: fields.media_urls,
+          // Sent: checked against the media the item will have. Not sent: what no longer names attached media goes.
+          mediaAltText: fields.media_alt_text
+            ? checkedAltText(fields.media_alt_text, attached)
+            : withoutDetached(row.mediaAltText, attached),
           topic: fields.topic,
           platformSpecific: fields.platform_specific,
           aspectRatio: fields.aspect_ratio,

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { preparedStatements } from '../../../db/client.ts';
 import { CONTENT_STATUSES, campaigns, content, type Platform } from '../../../db/schema/index.ts';
+import { altTextOf } from '../platforms/media.ts';
 import { platformEntry, PLATFORMS } from '../platforms/registry.ts';
 import type { ServiceContext } from '../context.ts';
 import { defineOperation } from '../operation.ts';
@@ -41,6 +42,8 @@ export interface PlatformPreviewData {
   foldAt: number | null;
   hashtags: string[];
   mediaUrls: string[];
+  /** Each media's alt text as it would be sent (the item's own, else its media asset's), or null: in mediaUrls' order. */
+  mediaAltText: Array<string | null>;
   /** Why publishing would be refused on this platform now; empty when it is ready. */
   problems: string[];
 }
@@ -54,10 +57,20 @@ export function previewsOf(ctx: ServiceContext, rows: readonly ContentRow[]): Ma
   const previews = new Map<string, PlatformPreviewData[]>();
   for (const row of rows) {
     const lookups = row.targetPlatforms.map(accountFor);
-    const kept = keptPreviews(previewKey(row, lookups), () => {
+    // Looked up before the memo, and part of its key: an asset's alt text changes without the item changing.
+    const altTexts = new Map([...attachedMediaOf(row)].map((url) => [url, altTextOf(ctx, url, row.mediaAltText)]));
+    const kept = keptPreviews(previewKey(row, lookups, altTexts), () => {
       connectors ??= connectorsFor(ctx);
       return deepFreeze(
-        row.targetPlatforms.map((platform, i) => previewOf(connectors!, () => lookups[i]!, row, platform)),
+        row.targetPlatforms.map((platform, i) =>
+          previewOf(
+            connectors!,
+            () => lookups[i]!,
+            row,
+            platform,
+            (url) => altTexts.get(url) ?? null,
+          ),
+        ),
       );
     });
     previews.set(row.id, kept);
@@ -70,6 +83,7 @@ function previewOf(
   accountFor: (platform: string) => PlatformAccountLookup,
   row: ContentRow,
   platform: string,
+  altTextFor: (url: string) => string | null,
 ): PlatformPreviewData {
   const check = checkPlatform(connectors, accountFor, row, platform);
   const known = (PLATFORMS as readonly string[]).includes(platform) ? (platform as Platform) : null;
@@ -88,9 +102,14 @@ function previewOf(
     hashtags: hashtagsIn(text),
     // A copy: kept previews are frozen, and the row's own list is not theirs to freeze.
     mediaUrls: post?.mediaUrls ?? [...row.mediaUrls],
+    mediaAltText: (post?.mediaUrls ?? row.mediaUrls).map(altTextFor),
     problems: check.problems,
   };
 }
+
+/** Every media URL the item attaches, its own and any platform's override. */
+const attachedMediaOf = (row: ContentRow): Set<string> =>
+  new Set([...row.mediaUrls, ...Object.values(row.platformSpecific).flatMap((override) => override.media_urls ?? [])]);
 
 /*
  * An item's previews are a pure function of what decides its posts (PostSource: caption, hashtags,
@@ -103,20 +122,25 @@ function previewOf(
 const PREVIEWED_ITEMS = 1000;
 const keptPreviews = boundedMemo<PlatformPreviewData[]>(PREVIEWED_ITEMS);
 
-function previewKey(row: ContentRow, lookups: readonly PlatformAccountLookup[]): string {
+function previewKey(
+  row: ContentRow,
+  lookups: readonly PlatformAccountLookup[],
+  altTexts: ReadonlyMap<string, string | null>,
+): string {
   const source: { [K in keyof PostSource]: PostSource[K] } = {
     caption: row.caption,
     hashtags: row.hashtags,
     mediaUrls: row.mediaUrls,
     contentType: row.contentType,
     platformSpecific: row.platformSpecific,
+    mediaAltText: row.mediaAltText,
   };
   const accounts = lookups.map((lookup) =>
     lookup.state === 'none' ? null : [lookup.state, lookup.account.status, lookup.account.username],
   );
   // Hashed: the inputs may hold several long texts, which the memo need not keep.
   return createHash('sha256')
-    .update(JSON.stringify([row.targetPlatforms, source, accounts]))
+    .update(JSON.stringify([row.targetPlatforms, source, accounts, [...altTexts]]))
     .digest('base64');
 }
 

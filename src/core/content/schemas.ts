@@ -7,6 +7,8 @@ import {
 } from '../../../db/schema/index.ts';
 import { PLATFORMS } from '../platforms/registry.ts';
 import { dateTimeInput, dateTimeOutput, scheduleTimeInput } from '../dates.ts';
+import { languageTag } from '../languages.ts';
+import { altText, MAX_ALT_TEXT_LENGTH } from '../media/schemas.ts';
 import { paginationInput } from '../pagination.ts';
 
 /** Statuses a client may set on create; a PATCH may also set `rejected` (kept aside, not deleted). */
@@ -42,6 +44,16 @@ const mediaUrls = z
 
 const captionText = z.string().min(1).max(MAX_CAPTION_LENGTH);
 
+/** Alt text per attached media URL, for this item; each in place of the media asset's own. */
+const mediaAltText = z
+  .record(z.string(), altText)
+  .describe(
+    `Alt text per media URL (a key is one of the item's media_urls, or of a platform's media_urls in platform_specific): what the image shows, at most ${MAX_ALT_TEXT_LENGTH} characters, sent to every platform that takes alt text. Without an entry, a media-library file's own alt_text is sent.`,
+  );
+
+/** Bluesky's `langs` holds at most 3 tags. */
+export const MAX_POST_LANGUAGES = 3;
+
 /** Who may see a TikTok post; the account's allowed levels are read from TikTok before posting. */
 export const TIKTOK_PRIVACY_LEVELS = [
   'PUBLIC_TO_EVERYONE',
@@ -58,6 +70,13 @@ const platformOverride = z.strictObject({
     .enum(TIKTOK_PRIVACY_LEVELS)
     .optional()
     .describe('TikTok only: who may see the post. Without it, the first level TikTok allows the account.'),
+  langs: z
+    .array(languageTag)
+    .max(MAX_POST_LANGUAGES, `A post names at most ${MAX_POST_LANGUAGES} languages.`)
+    .optional()
+    .describe(
+      "Bluesky only: the languages the post is written in, as BCP 47 tags such as en or pt-BR (at most 3); in place of the workspace's default_language, and [] for none.",
+    ),
 });
 
 const targetPlatforms = z
@@ -73,6 +92,7 @@ const contentFields = {
   content_type: z.enum(CONTENT_TYPES),
   target_platforms: targetPlatforms,
   media_urls: mediaUrls,
+  media_alt_text: mediaAltText,
   topic: z.string().max(MAX_TOPIC_LENGTH).nullable(),
   platform_specific: z
     .record(platformId, platformOverride)
@@ -81,7 +101,14 @@ const contentFields = {
         Object.entries(overrides).every(([platform, o]) => platform === 'tiktok' || o?.privacy_level === undefined),
       'privacy_level is a TikTok setting: give it under platform_specific.tiktok only.',
     )
-    .describe('Per-platform overrides keyed by platform id: caption, hashtags, media_urls; privacy_level for tiktok.'),
+    .refine(
+      (overrides) =>
+        Object.entries(overrides).every(([platform, o]) => platform === 'bluesky' || o?.langs === undefined),
+      'langs is a Bluesky setting: give it under platform_specific.bluesky only.',
+    )
+    .describe(
+      'Per-platform overrides keyed by platform id: caption, hashtags, media_urls; privacy_level for tiktok; langs for bluesky.',
+    ),
   aspect_ratio: z
     .string()
     .regex(/^\d+:\d+$/, 'Use width:height, such as 9:16.')
@@ -97,6 +124,7 @@ export const CreateContentInput = z.object({
   content_type: contentFields.content_type.default('single_image'),
   target_platforms: contentFields.target_platforms.default([]),
   media_urls: contentFields.media_urls.default([]),
+  media_alt_text: contentFields.media_alt_text.default({}),
   topic: contentFields.topic.optional(),
   platform_specific: contentFields.platform_specific.default({}),
   aspect_ratio: contentFields.aspect_ratio.optional(),
@@ -113,6 +141,7 @@ export const UpdateContentInput = z.object({
   content_type: contentFields.content_type.optional(),
   target_platforms: contentFields.target_platforms.optional(),
   media_urls: contentFields.media_urls.optional(),
+  media_alt_text: contentFields.media_alt_text.optional(),
   topic: contentFields.topic.optional(),
   platform_specific: contentFields.platform_specific.optional(),
   aspect_ratio: contentFields.aspect_ratio.optional(),
@@ -219,6 +248,9 @@ export const ContentResource = z
     content_type: z.enum(CONTENT_TYPES),
     target_platforms: z.array(z.string()),
     media_urls: z.array(z.string()),
+    media_alt_text: z
+      .record(z.string(), z.string())
+      .describe("The item's own alt text per media URL; media without an entry send their library file's alt_text."),
     topic: z.string().nullable(),
     platform_specific: z.record(
       z.string(),
@@ -226,6 +258,8 @@ export const ContentResource = z
         caption: z.string().optional(),
         hashtags: z.array(z.string()).optional(),
         media_urls: z.array(z.string()).optional(),
+        privacy_level: z.string().optional(),
+        langs: z.array(z.string()).optional(),
       }),
     ),
     aspect_ratio: z.string().nullable(),

@@ -23,6 +23,7 @@ export function toContentResource(row: ContentRow): ContentResource {
     content_type: row.contentType,
     target_platforms: row.targetPlatforms,
     media_urls: row.mediaUrls,
+    media_alt_text: row.mediaAltText,
     topic: row.topic,
     platform_specific: row.platformSpecific,
     aspect_ratio: row.aspectRatio,

@@ -11,6 +11,7 @@ import {
   ListMediaInput,
   MediaAssetIdInput,
   MediaAssetResource as MediaAssetResourceSchema,
+  UpdateMediaAssetInput,
 } from './schemas.ts';
 import { toMediaAssetResource, type MediaAssetResource, type MediaAssetRow } from './serialize.ts';
 import { mediaStoreFor } from './store.ts';
@@ -27,7 +28,7 @@ export const createMediaAsset = defineOperation({
   input: CreateMediaAssetInput,
   output: MediaAssetResourceSchema,
   errors: { quota_exceeded: "the file would take the media library past the plan's storage quota" },
-  run(ctx, { upload, filename, tags }): MediaAssetResource {
+  run(ctx, { upload, filename, tags, alt_text }): MediaAssetResource {
     assertStorageRoom(ctx.db, ctx.workspace, upload.sizeBytes);
     const row = ctx.db
       .insert(mediaAssets)
@@ -42,10 +43,29 @@ export const createMediaAsset = defineOperation({
         width: upload.width,
         height: upload.height,
         tags,
+        altText: alt_text ?? null,
         createdAt: ctx.clock.now(),
       })
       .returning()
       .get();
+    return toMediaAssetResource(row, ctx.config.publicBaseUrl);
+  },
+});
+
+/** PATCH /media_assets/{id}: sets or removes the asset's alt text; another workspace's asset is 404. */
+export const updateMediaAsset = defineOperation({
+  name: 'updateMediaAsset',
+  buckets: ['write'],
+  input: UpdateMediaAssetInput,
+  output: MediaAssetResourceSchema,
+  run(ctx, input): MediaAssetResource {
+    const row = ctx.db
+      .update(mediaAssets)
+      .set({ altText: input.alt_text })
+      .where(and(eq(mediaAssets.workspaceId, ctx.workspace.id), eq(mediaAssets.id, input.id)))
+      .returning()
+      .get();
+    if (!row) throw notFound('media asset');
     return toMediaAssetResource(row, ctx.config.publicBaseUrl);
   },
 });

@@ -5,6 +5,15 @@ import { paginationInput } from '../pagination.ts';
 import type { StoredFile } from './receive.ts';
 
 export const MAX_TAGS = 20;
+/** X's limit, the smallest of the platforms that take alt text (Bluesky has none, LinkedIn 4,086). */
+export const MAX_ALT_TEXT_LENGTH = 1000;
+
+/** A description of an image for people who cannot see it; surrounding whitespace trimmed, never empty. */
+export const altText = z
+  .string()
+  .trim()
+  .min(1, 'Alt text needs some text; send null to remove it.')
+  .max(MAX_ALT_TEXT_LENGTH, `Alt text is at most ${MAX_ALT_TEXT_LENGTH} characters (X's limit).`);
 export const MAX_TAG_LENGTH = 50;
 
 /**
@@ -50,6 +59,21 @@ export const CreateMediaAssetInput = z.object({
   ),
   filename: filenameInput,
   tags: tagsInput,
+  /** A multipart field: an empty one is no alt text. */
+  alt_text: z
+    .string()
+    .optional()
+    .transform((raw) => (raw === undefined || raw.trim() === '' ? undefined : raw))
+    .pipe(altText.optional()),
+});
+
+export const UpdateMediaAssetInput = z.object({
+  id: z.string().min(1).describe('The media asset id.'),
+  alt_text: altText
+    .nullable()
+    .describe(
+      `What the image shows, for people who cannot see it (at most ${MAX_ALT_TEXT_LENGTH} characters); sent as alt text to the platforms that take it. null removes it.`,
+    ),
 });
 
 export const MediaAssetIdInput = z.object({ id: z.string().min(1).describe('The media asset id.') });
@@ -71,6 +95,12 @@ export const MediaAssetResource = z
     width: z.int().nullable(),
     height: z.int().nullable(),
     tags: z.array(z.string()),
+    alt_text: z
+      .string()
+      .nullable()
+      .describe(
+        'What the image shows, sent as alt text wherever it is posted unless an item gives its own; null when not given.',
+      ),
     filename: z.string(),
     created_at: dateTimeOutput,
   })

@@ -35,6 +35,7 @@ export function toMediaAssetResource(row: MediaAssetRow, publicBaseUrl: string):
     width: row.width,
     height: row.height,
     tags: row.tags,
+    alt_text: row.altText,
     filename: row.filename,
     created_at: row.createdAt.toISOString(),
   };

@@ -86,3 +86,18 @@ export async function describePostMedia(
   }
   return refs;
 }
+
+/**
+ * The alt text `url` goes out with: the item's own entry (`media_alt_text`), else the alt_text of the
+ * media-library asset the URL names (the random key is the capability, as for the file itself), else null.
+ */
+export function altTextOf(
+  runtime: Pick<Runtime, 'config' | 'db'>,
+  url: string,
+  itemAltText: Readonly<Record<string, string>> = {},
+): string | null {
+  const own = itemAltText[url];
+  if (own !== undefined) return own;
+  const storageKey = ownStorageKey(runtime.config.publicBaseUrl, url);
+  return (storageKey && findAssetByStorageKey(runtime.db, storageKey)?.altText) || null;
+}

@@ -69,6 +69,13 @@ export interface PlatformPost {
   text: string;
   /** TikTok's `platform_specific.tiktok.privacy_level`, when the item sets one. */
   privacyLevel?: string;
+  /**
+   * The languages the post is written in (canonical BCP 47 tags): the item's own for this platform
+   * (`platform_specific.<platform>.langs`), else the workspace's default language; empty when neither says.
+   */
+  languages: string[];
+  /** The item's own alt text per media URL (`media_alt_text`); absent or without an entry: the media asset's. */
+  mediaAltText?: Readonly<Record<string, string>>;
 }
 
 /** The account behind a grant, as the platform's profile endpoint describes it. */
@@ -130,6 +137,11 @@ export interface MediaFile {
   /** Sniffed from the bytes, never taken from a header or an extension. */
   mimeType: string;
   kind: 'image' | 'gif' | 'video';
+  /**
+   * What the image shows, for people who cannot see it: the item's `media_alt_text` for this URL,
+   * else the media-library asset's `alt_text`; absent or null when neither gives one.
+   */
+  altText?: string | null;
 }
 
 /** A media file by its URL, for platforms that fetch it themselves. */

@@ -1,5 +1,6 @@
+import { eq } from 'drizzle-orm';
 import { preparedStatements, savepoint, type Db } from '../../../db/client.ts';
-import { content } from '../../../db/schema/index.ts';
+import { content, workspaces } from '../../../db/schema/index.ts';
 import { inNextCommit } from '../batch.ts';
 import type { ContentRow } from '../content/serialize.ts';
 import type { Runtime } from '../context.ts';
@@ -10,7 +11,7 @@ import type { Connectors, PlatformConnector, PlatformPost, PublishOutcome, Publi
 import { checkPlatform, refusalOf } from './readiness.ts';
 import { attemptsOf, finishRun, recordAttempt, settleAttempt, UNKNOWN_OUTCOME, type AttemptRow } from './finish.ts';
 import { closeCheckpoint, hasCheckpoint, openCheckpoint } from './live-connector.ts';
-import { composePost } from './post.ts';
+import { composePost, type PostDefaults } from './post.ts';
 
 interface PlatformCall {
   attemptId: string;
@@ -51,13 +52,14 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
     if (!item) return null;
     const now = clock.now();
     const accountFor = platformAccountsOf(db, item.workspaceId);
+    const defaults = postDefaultsOf(db, item.workspaceId);
     const { tried, resumable } = settleLeftovers(db, claim, now);
     const calls: PlatformCall[] = [];
     for (const attempt of resumable) {
       const connector = connectors.get(attempt.platform);
       const lookup = accountFor(attempt.platform);
       if (connector && lookup.state === 'active' && lookup.account.id === attempt.socialAccountId) {
-        const post = composePost(item, connector.platform);
+        const post = composePost(item, connector.platform, defaults);
         calls.push({ attemptId: attempt.id, connector, post, target: targetOf(lookup.account, attempt.id) });
       } else {
         settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
@@ -67,7 +69,7 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
     for (const platform of item.targetPlatforms) {
       if (tried.has(platform)) continue;
       const attempt = { runId: claim.runId, workspaceId: item.workspaceId, contentId: item.id, platform, at: now };
-      const check = checkPlatform(connectors, accountFor, item, platform);
+      const check = checkPlatform(connectors, accountFor, item, platform, defaults);
       const socialAccountId = check.lookup && check.lookup.state !== 'none' ? check.lookup.account.id : null;
       if (check.problems.length > 0 || !check.connector || check.lookup.state !== 'active') {
         recordAttempt(db, { ...attempt, socialAccountId, status: 'rejected', error: refusalOf(check) });
@@ -209,3 +211,13 @@ const statements = preparedStatements((db) => ({
   holds: db.select({ id: content.id }).from(content).where(HELD_UNDER_LEASE).prepare(),
   held: db.select().from(content).where(HELD_UNDER_LEASE).prepare(),
 }));
+
+/** What the item's workspace says for every post (its default language), read with the item. */
+function postDefaultsOf(db: Db, workspaceId: string): PostDefaults {
+  const row = db
+    .select({ defaultLanguage: workspaces.defaultLanguage })
+    .from(workspaces)
+    .where(eq(workspaces.id, workspaceId))
+    .get();
+  return { defaultLanguage: row?.defaultLanguage ?? null };
+}

@@ -20,7 +20,7 @@ import {
   type TokenSource,
 } from '../social-accounts/token-lifecycle.ts';
 import type { PlatformPost, PublishOutcome, PublishTarget } from './connector.ts';
-import { describePostMedia, readPostMedia } from '../platforms/media.ts';
+import { altTextOf, describePostMedia, readPostMedia } from '../platforms/media.ts';
 import {
   PlatformError,
   type LivePlatformClient,
@@ -171,6 +171,9 @@ function openSession(
   let createAnswered = false;
   let createSentAt: Date | null = row?.createSentAt ?? null;
   let media: Promise<MediaFile[]> | undefined;
+  /** Each file with the alt text it goes out with (the item's own, else its media asset's). */
+  const withAltText = <File extends { url: string }>(files: File[]) =>
+    files.map((file) => ({ ...file, altText: altTextOf(runtime, file.url, post.mediaAltText) }));
   const windowEnds = Date.now() + config.live.retryWindowSeconds * 1000;
   const name = source.platformName;
 
@@ -241,8 +244,8 @@ function openSession(
         );
       },
     },
-    media: () => (media ??= readPostMedia(runtime, post.mediaUrls)),
-    mediaRefs: () => describePostMedia(runtime, post.mediaUrls),
+    media: () => (media ??= readPostMedia(runtime, post.mediaUrls).then(withAltText)),
+    mediaRefs: () => describePostMedia(runtime, post.mediaUrls).then(withAltText),
     publicBaseUrl: config.publicBaseUrl,
     async wait(ms) {
       if (Date.now() + ms > windowEnds) {

@@ -3,14 +3,25 @@ import type { ContentRow } from '../content/serialize.ts';
 import type { PlatformPost } from './connector.ts';
 
 /** The fields of a content item that decide what a platform is sent. */
-export type PostSource = Pick<ContentRow, 'caption' | 'hashtags' | 'mediaUrls' | 'contentType' | 'platformSpecific'>;
+export type PostSource = Pick<ContentRow, 'caption' | 'hashtags' | 'mediaUrls' | 'contentType' | 'platformSpecific'> &
+  Partial<Pick<ContentRow, 'mediaAltText'>>;
+
+/** What the workspace says for every post, unless an item says otherwise. */
+export interface PostDefaults {
+  /** The workspace's default language (a canonical BCP 47 tag), or null. */
+  defaultLanguage: string | null;
+}
+
+/** For judging a post's rules, which no default changes. */
+export const NO_DEFAULTS: PostDefaults = { defaultLanguage: null };
 
 /**
  * What `platform` is sent for `item`: that platform's `platform_specific` overrides replace the base
  * caption, hashtags and media before anything is measured, so every rule judges what is really
- * posted. An override given as an empty list (no hashtags, no media on this platform) replaces too.
+ * posted. An override given as an empty list (no hashtags, no media, no languages on this platform)
+ * replaces too.
  */
-export function composePost(item: PostSource, platform: Platform): PlatformPost {
+export function composePost(item: PostSource, platform: Platform, defaults: PostDefaults = NO_DEFAULTS): PlatformPost {
   const override = item.platformSpecific[platform] ?? {};
   const caption = override.caption ?? item.caption;
   const hashtags = override.hashtags ?? item.hashtags;
@@ -22,6 +33,8 @@ export function composePost(item: PostSource, platform: Platform): PlatformPost 
     hashtags: [...hashtags],
     mediaUrls: [...mediaUrls],
     text: postText(caption, hashtags),
+    ...(item.mediaAltText && Object.keys(item.mediaAltText).length > 0 && { mediaAltText: { ...item.mediaAltText } }),
+    languages: [...(override.langs ?? (defaults.defaultLanguage ? [defaults.defaultLanguage] : []))],
     ...(override.privacy_level && { privacyLevel: override.privacy_level }),
   };
 }

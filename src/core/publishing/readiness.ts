@@ -1,7 +1,7 @@
 import { PLATFORMS } from '../platforms/registry.ts';
 import { unavailableAccountReason, type PlatformAccountLookup } from '../social-accounts/operations.ts';
 import type { Connectors, PlatformConnector, PlatformPost } from './connector.ts';
-import { composePost, type PostSource } from './post.ts';
+import { composePost, NO_DEFAULTS, type PostDefaults, type PostSource } from './post.ts';
 
 /**
  * What one target platform makes of an item before any call: the connector, the account the post
@@ -24,6 +24,7 @@ export function checkPlatform(
   accountFor: (platform: string) => PlatformAccountLookup,
   item: PostSource,
   platform: string,
+  defaults: PostDefaults = NO_DEFAULTS,
 ): PlatformCheck {
   const connector = connectors.get(platform);
   if (!connector) {
@@ -31,7 +32,7 @@ export function checkPlatform(
     return { platform, connector: null, lookup: null, post: null, problems: [problem] };
   }
   const lookup = accountFor(platform);
-  const post = composePost(item, connector.platform);
+  const post = composePost(item, connector.platform, defaults);
   const problems = [unavailableAccountReason(platform, lookup), validate(connector, post)].filter(
     (problem): problem is string => problem !== null,
   );

@@ -3,10 +3,16 @@ import type { Request, RequestHandler, Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
 import { ServiceError, fieldError } from '../../core/errors.ts';
 import type { Workspace } from '../../core/accounts/workspace.ts';
-import { createMediaAsset, deleteMediaAsset, findAssetByStorageKey, listMedia } from '../../core/media/operations.ts';
+import {
+  createMediaAsset,
+  deleteMediaAsset,
+  findAssetByStorageKey,
+  listMedia,
+  updateMediaAsset,
+} from '../../core/media/operations.ts';
 import { uploadLimitsFor } from '../../core/media/quota.ts';
 import { receiveUpload, type StoredFile } from '../../core/media/receive.ts';
-import { MAX_TAG_LENGTH, MAX_TAGS } from '../../core/media/schemas.ts';
+import { MAX_ALT_TEXT_LENGTH, MAX_TAG_LENGTH, MAX_TAGS } from '../../core/media/schemas.ts';
 import { extensionOf } from '../../core/media/serialize.ts';
 import { STORAGE_KEY, mediaStoreFor, type MediaStore } from '../../core/media/store.ts';
 import { operationEndpoint, publicEndpoint, routerFor } from '../endpoints.ts';
@@ -16,6 +22,7 @@ interface Upload {
   file: StoredFile;
   filename: string | undefined;
   tags: string[];
+  altText: string | undefined;
 }
 const uploads = new WeakMap<Request, Upload>();
 
@@ -23,7 +30,7 @@ const cutShort = () => new ServiceError('invalid_body', 'The upload was cut shor
 
 const uploadInput = (req: Request) => {
   const received = uploads.get(req);
-  return { upload: received?.file, filename: received?.filename, tags: received?.tags };
+  return { upload: received?.file, filename: received?.filename, tags: received?.tags, alt_text: received?.altText };
 };
 
 /**
@@ -36,7 +43,7 @@ const uploadEndpoint = (path: string) =>
     path,
     summary: path.startsWith('/api/v1') ? 'Upload a media file' : 'Upload a media file (root address)',
     description:
-      'Multipart form: the file in a field named file, tags in repeated or comma-separated tags fields. The type is taken from ' +
+      'Multipart form: the file in a field named file, tags in repeated or comma-separated tags fields, alt text in alt_text. The type is taken from ' +
       'the bytes (JPEG, PNG, WebP, GIF, MP4, QuickTime, WebM); an image must be whole (a PNG ends with IEND, a JPEG with ' +
       "EOI, a GIF with its trailer, a WebP at its RIFF size). The file counts against the plan's storage quota " +
       '(usage.storage_used_bytes and usage.storage_limit_bytes on GET /me): one that does not fit is 403 quota_exceeded.',
@@ -63,6 +70,11 @@ const uploadEndpoint = (path: string) =>
                   type: 'array',
                   items: { type: 'string', maxLength: MAX_TAG_LENGTH },
                   description: `Tags, repeated or comma-separated; at most ${MAX_TAGS}.`,
+                },
+                alt_text: {
+                  type: 'string',
+                  maxLength: MAX_ALT_TEXT_LENGTH,
+                  description: 'What the image shows, for people who cannot see it; sent as alt text to the platforms.',
                 },
               },
             },
@@ -94,6 +106,15 @@ export const mediaEndpoints = [
     description: 'Newest first, optionally of one asset_type.',
     operation: listMedia,
     input: 'query',
+  }),
+  operationEndpoint({
+    method: 'patch',
+    path: '/api/v1/media_assets/:id',
+    summary: "Set a media asset's alt text",
+    description:
+      'alt_text: what the image shows (null removes it). Items that attach the asset send it unless they give their own.',
+    operation: updateMediaAsset,
+    input: 'body',
   }),
   publicEndpoint({
     method: 'get',
@@ -149,6 +170,7 @@ function receiveMultipart(runtime: Runtime, store: MediaStore): RequestHandler {
       throw new ServiceError('invalid_body', 'The multipart body has no boundary in its Content-Type.');
     }
     const tags: string[] = [];
+    let altText: string | undefined;
     let filename: string | undefined;
     let stored: Promise<StoredFile> | undefined;
     let fileStream: (NodeJS.ReadableStream & { destroy(error?: Error): void }) | undefined;
@@ -190,15 +212,16 @@ function receiveMultipart(runtime: Runtime, store: MediaStore): RequestHandler {
     });
     parser.on('field', (name, value) => {
       if (name === 'tags') tags.push(value);
+      else if (name === 'alt_text') altText ??= value;
     });
     parser.on('error', () => finish(cutShort()));
     parser.on('close', () => {
       if (!stored) return finish(fieldError('file', 'Attach the file in a multipart field named file.'));
       stored.then(
         (file) => {
-          uploads.set(req, { file, filename, tags });
-          // What an Idempotency-Key compares: the same bytes, name and tags are the same request.
-          req.body = { file_sha256: file.sha256, filename, tags };
+          uploads.set(req, { file, filename, tags, altText });
+          // What an Idempotency-Key compares: the same bytes, name, tags and alt text are the same request.
+          req.body = { file_sha256: file.sha256, filename, tags, alt_text: altText };
           finish();
         },
         () => undefined, // reported by the catch above

@@ -94,21 +94,32 @@ function httpOrigin(url: string): string | null {
 }
 
 /**
- * Media thumbnails, in order. Given `ownOrigin` (the service's), a file kept anywhere else is shown
- * as a link naming its host instead of an image: a page that loaded it would tell that host who
- * opened the post, and when. Without it every file is a thumbnail (the MCP view sorts them itself).
+ * Media thumbnails, in order, each with the alt text it goes out with: as the image's own `alt` (what a
+ * screen reader on the platform will say) and shown under it for everyone else. Given `ownOrigin` (the
+ * service's), a file kept anywhere else is shown as a link naming its host instead of an image: a page
+ * that loaded it would tell that host who opened the post, and when. Without it every file is a
+ * thumbnail (the MCP view sorts them itself).
  */
-function mediaList(urls: readonly string[], ownOrigin?: string): SafeHtml | '' {
+function mediaList(urls: readonly string[], altTexts: ReadonlyArray<string | null>, ownOrigin?: string): SafeHtml | '' {
   if (urls.length === 0) return '';
   const item = (url: string, i: number) => {
     const label = `Media ${i + 1} of ${urls.length}`;
+    const alt = altTexts[i] ?? null;
+    const altLine =
+      alt === null
+        ? html`<small class="alt missing" aria-hidden="true">No alt text</small>`
+        : html`<small class="alt" aria-hidden="true">Alt: ${alt}</small>`;
     const origin = httpOrigin(url);
     if (ownOrigin === undefined || origin === ownOrigin) {
-      return html`<li><img src="${url}" alt="${label}" loading="lazy" width="96" height="96" /></li>`;
+      return html`<li>
+        <img src="${url}" alt="${alt ?? `${label}, no alt text`}" loading="lazy" width="96" height="96" />
+        ${altLine}
+      </li>`;
     }
-    if (origin === null) return html`<li><span class="external">${label} (not a web address)</span></li>`;
+    if (origin === null) return html`<li><span class="external">${label} (not a web address)</span> ${altLine}</li>`;
     return html`<li>
       <a class="external" href="${url}" rel="noopener noreferrer" target="_blank">${label} (on ${new URL(url).host})</a>
+      ${altLine}
     </li>`;
   };
   return html`<ol class="media" aria-label="Media, in order">
@@ -132,8 +143,12 @@ export function renderHashtagLine(hashtags: readonly string[]): string {
  * The media of an item shown once, above cards that then leave them out (`showMedia: false`): a list
  * of many items need not show the same thumbnails once per platform.
  */
-export function renderMediaStrip(urls: readonly string[], ownOrigin?: string): string {
-  const list = mediaList(urls, ownOrigin);
+export function renderMediaStrip(
+  urls: readonly string[],
+  altTexts: ReadonlyArray<string | null>,
+  ownOrigin?: string,
+): string {
+  const list = mediaList(urls, altTexts, ownOrigin);
   return list === '' ? '' : list.value;
 }
 
@@ -168,7 +183,8 @@ export function renderPreviewCard(preview: PlatformPreviewData, options: Preview
       ? html`<p class="hint">${name} shows the first ${preview.foldAt} characters, then “…more”.</p>`
       : '';
   const tags = options.showHashtags === false ? '' : hashtagLine(preview.hashtags);
-  const media = options.showMedia === false ? '' : mediaList(preview.mediaUrls, options.ownOrigin);
+  const media =
+    options.showMedia === false ? '' : mediaList(preview.mediaUrls, preview.mediaAltText, options.ownOrigin);
   const verdict =
     problems.length > 0
       ? html`<p class="problems-title">${name} would refuse this post:</p>

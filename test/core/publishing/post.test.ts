@@ -23,6 +23,7 @@ describe('composePost', () => {
       hashtags: ['one', 'two'],
       mediaUrls: ['https://cdn.example.com/a.jpg'],
       text: 'Base caption\n\n#one #two',
+      languages: [],
     });
   });
 

@@ -25,16 +25,27 @@ interface Span {
 const LINK = /https?:\/\/[^\s<>"]+/g;
 /** A handle: domain labels (letters, digits, inner hyphens) with at least one dot, after a space, `(` or the start. */
 const MENTION = /(^|[\s(])(@([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+))/gi;
-const HASHTAG = /(^|\s)([#＃]([^\s#＃]+))/gu;
-/** Punctuation that ends a sentence rather than belonging to a link or tag written before it. */
-const TRAILING_PUNCTUATION = /[.,;:!?)\]}'"…]+$/u;
-/** Bluesky's longest tag, in characters. */
+/**
+ * Bluesky's own tag rule (`@atproto/api`'s TAG_REGEX): after a space or the start, `#` or `＃`, then a
+ * run of characters up to a space or an invisible joiner, holding at least one that is neither a
+ * digit nor punctuation (so `#2026` and `#?` are no tags). A `#` followed by U+FE0F or U+20E3 is the
+ * keycap emoji #️⃣, not a tag.
+ */
+const HASHTAG =
+  // eslint-disable-next-line no-misleading-character-class -- the joiners are listed one by one, on purpose
+  /(^|\s)([#＃](?![\uFE0F\u20E3])([^\s\u00AD\u2060\u200A\u200B\u200C\u200D\u20E2]*[^\d\s\p{P}\u00AD\u2060\u200A\u200B\u200C\u200D\u20E2][^\s\u00AD\u2060\u200A\u200B\u200C\u200D\u20E2]*))/gu;
+/** Any punctuation at a tag's end (a full stop, a dash, a closing quote or guillemet) ends the sentence, not the tag. */
+const TAG_TRAILING_PUNCTUATION = /\p{P}+$/u;
+/** Bluesky's longest tag, in graphemes. */
 const MAX_TAG_LENGTH = 64;
+// Counted here rather than with rules.ts's graphemeLength: rules.ts reads every platform's entry, this one's too.
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+const graphemeLength = (text: string) => [...graphemes.segment(text)].length;
 
 function spansIn(text: string): Span[] {
   const spans: Span[] = [];
   for (const match of text.matchAll(LINK)) {
-    const uri = match[0].replace(TRAILING_PUNCTUATION, '');
+    const uri = withoutTrailingPunctuation(match[0]);
     if (uri.length > 'https://'.length)
       spans.push({ start: match.index, end: match.index + uri.length, feature: { kind: 'link', uri } });
   }
@@ -43,8 +54,8 @@ function spansIn(text: string): Span[] {
     spans.push({ start, end: start + match[2]!.length, feature: { kind: 'mention', handle: match[3]!.toLowerCase() } });
   }
   for (const match of text.matchAll(HASHTAG)) {
-    const tag = match[3]!.replace(TRAILING_PUNCTUATION, '');
-    if (tag === '' || /^\d+$/.test(tag) || [...tag].length > MAX_TAG_LENGTH) continue;
+    const tag = match[3]!.replace(TAG_TRAILING_PUNCTUATION, '');
+    if (tag === '' || graphemeLength(tag) > MAX_TAG_LENGTH) continue;
     const start = match.index + match[1]!.length;
     spans.push({ start, end: start + 1 + tag.length, feature: { kind: 'tag', tag } });
   }
@@ -82,3 +93,31 @@ export function facetsOf(text: string, didOf: (handle: string) => string | null)
   }
   return facets;
 }
+
+/** Punctuation that ends a sentence rather than belonging to a link written before it. */
+const SENTENCE_END = /[.,;:!?'"…»”’]$/u;
+const CLOSING = { ')': '(', ']': '[', '}': '{' } as const;
+
+/**
+ * The link without what the sentence put after it: a full stop, a comma, a quote, and a closing
+ * bracket that closes none opened inside the link. So `(see https://example.com/a)` links
+ * `https://example.com/a`, while `https://en.wikipedia.org/wiki/Rust_(programming_language)` keeps
+ * its `)`, and so does it inside parentheses of its own.
+ */
+function withoutTrailingPunctuation(uri: string): string {
+  for (;;) {
+    const last = uri.at(-1)!;
+    if (SENTENCE_END.test(last)) {
+      uri = uri.slice(0, -1);
+      continue;
+    }
+    const opening = CLOSING[last as keyof typeof CLOSING];
+    if (opening && count(uri, last) > count(uri, opening)) {
+      uri = uri.slice(0, -1);
+      continue;
+    }
+    return uri;
+  }
+}
+
+const count = (text: string, char: string) => text.split(char).length - 1;

@@ -124,14 +124,16 @@ export function blueskyPublisher(config: BlueskyConfig, options: { now: () => Da
     const facets = facetsOf(text, (handle) => dids.get(handle) ?? null);
     const record: XrpcObject = { $type: POST_COLLECTION, text, createdAt };
     if (facets.length > 0) record.facets = facets;
+    // The lexicon's `langs`: at most 3 BCP 47 tags, which clients use to filter and translate posts.
+    if (session.post.languages.length > 0) record.langs = session.post.languages;
     if (blobs.length > 0) {
       record.embed = {
         $type: 'app.bsky.embed.images',
         images: blobs.map((image, i) => ({
           image,
-          // The lexicon requires alt text; the service keeps no description per image, and repeating the
-          // caption would make a screen reader read it twice, so it is empty (the image as decoration).
-          alt: '',
+          // The lexicon requires alt text. Without a description (the item's or the media asset's) it is
+          // empty, the image as decoration: repeating the caption would make a screen reader read it twice.
+          alt: images[i]!.altText ?? '',
           ...aspectRatioOf(images[i]!),
         })),
       };

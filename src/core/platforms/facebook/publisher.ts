@@ -20,7 +20,14 @@ import {
   type MediaRef,
 } from '../platform-client.ts';
 import { answerId, FacebookGraph, type FacebookApp } from './api.ts';
-import { findLostPost, postPermalink, uploadUnpublishedPhotos, waitForVideo, type CreatedPost } from './steps.ts';
+import {
+  altTextField,
+  findLostPost,
+  postPermalink,
+  uploadUnpublishedPhotos,
+  waitForVideo,
+  type CreatedPost,
+} from './steps.ts';
 import { UsageGovernor } from '../meta/usage.ts';
 import { FACEBOOK_CHECKPOINT, type FacebookCheckpoint } from './checkpoint.ts';
 
@@ -102,7 +109,7 @@ export function facebookPublisher(app: FacebookApp, options: FacebookPublisherOp
           created = await create('photo', {
             label: 'photos.create',
             path: `/${page}/photos`,
-            form: { url: plan.ref.url, ...(text !== '' && { message: text }) },
+            form: { url: plan.ref.url, ...(text !== '' && { message: text }), ...altTextField(plan.ref) },
             subject: `the photo (${plan.ref.url})`,
           });
           break;

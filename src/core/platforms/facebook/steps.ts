@@ -45,7 +45,7 @@ export async function uploadUnpublishedPhotos(
       subject,
       method: 'POST',
       path: `/${page}/photos`,
-      form: { url: ref.url, published: 'false' },
+      form: { url: ref.url, published: 'false', ...altTextField(ref) },
     });
     ids[index] = answerId(answer, 'id', subject, 'transient');
     await FACEBOOK_CHECKPOINT.save(session.checkpoint, { photos: [...ids] });
@@ -169,3 +169,7 @@ function absolute(value: unknown): string | undefined {
   if (/^https?:\/\//.test(value)) return value;
   return value.startsWith('/') ? `${FACEBOOK_WEB}${value}` : undefined;
 }
+
+/** A photo's alt text, as the Page photos edge takes it (`alt_text_custom`); nothing when it has none. */
+export const altTextField = (ref: MediaRef): { alt_text_custom?: string } =>
+  ref.altText ? { alt_text_custom: ref.altText } : {};

@@ -17,7 +17,8 @@ import { checkpointCodec } from '../checkpoint.ts';
 export const MAX_LINKEDIN_IMAGES = 20;
 
 /** The Posts API's `content` for the uploaded media. */
-export type LinkedInContent = { media: { id: string } } | { multiImage: { images: Array<{ id: string }> } };
+export type LinkedInContent =
+  { media: { id: string; altText?: string } } | { multiImage: { images: Array<{ id: string; altText?: string }> } };
 
 /** First poll after the finalize, growth and cap of the pause between polls of a processing video. */
 const FIRST_POLL_MS = 3_000;
@@ -79,7 +80,9 @@ export async function uploadLinkedInMedia(
     );
   }
   const urns = await uploadImages(api, session, owner, media);
-  return urns.length === 1 ? { media: { id: urns[0]! } } : { multiImage: { images: urns.map((id) => ({ id })) } };
+  // Each image's alt text, as the Posts API's `altText` (up to 4,086 characters; ours are at most 1,000).
+  const images = urns.map((id, i) => ({ id, ...(media[i]!.altText && { altText: media[i]!.altText }) }));
+  return images.length === 1 ? { media: images[0]! } : { multiImage: { images } };
 }
 
 /** GIFs go through the Images API too: LinkedIn shows them animated. */

@@ -79,6 +79,34 @@ export async function uploadPostMedia(
   return media.map((uploaded) => uploaded.id);
 }
 
+/**
+ * Gives each uploaded image that has alt text its description (`POST /2/media/metadata`), before the
+ * post uses it. Setting the same text again changes nothing, so a resumed publish simply sends it again.
+ */
+export async function describePostMedia(
+  session: LiveSession,
+  files: MediaFile[],
+  mediaIds: string[],
+  settings: Pick<XUploadSettings, 'apiBaseUrl' | 'now'>,
+): Promise<void> {
+  for (const [index, file] of files.entries()) {
+    // Images and GIFs: what X's alt text is for.
+    if (!file.altText || file.kind === 'video') continue;
+    await xCall(
+      session,
+      {
+        label: 'media.metadata',
+        context: 'media',
+        subject: `the alt text of media ${index + 1} of ${files.length}`,
+        method: 'POST',
+        url: `${settings.apiBaseUrl}/2/media/metadata`,
+        json: { id: mediaIds[index], metadata: { alt_text: { text: file.altText } } },
+      },
+      settings.now,
+    );
+  }
+}
+
 class FileUpload {
   private readonly subject: string;
 

@@ -10,7 +10,7 @@ import {
   type LiveSession,
   type MediaFile,
 } from '../platform-client.ts';
-import { DEFAULT_SEGMENT_BYTES, uploadPostMedia } from './media.ts';
+import { DEFAULT_SEGMENT_BYTES, describePostMedia, uploadPostMedia } from './media.ts';
 import { answerData, xCall } from './request.ts';
 
 export interface XPublisherOptions {
@@ -41,6 +41,7 @@ export function xPublisher(app: { apiBaseUrl: string }, options: XPublisherOptio
         throw new PlatformError('content_rejected', 'An X post needs text or media; this one has neither.');
       }
       const mediaIds = await uploadPostMedia(session, files, { apiBaseUrl, segmentBytes, now });
+      await describePostMedia(session, files, mediaIds, { apiBaseUrl, now });
       const answer = await xCall(
         session,
         {

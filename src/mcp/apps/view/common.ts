@@ -22,7 +22,7 @@ h3,h4{font-size:.95rem;margin:0 0 4px}p{margin:4px 0}
 .card .text{white-space:pre-wrap;overflow-wrap:anywhere;margin:6px 0}.folded{display:none}.fold{color:var(--fg2)}
 .count,.hint,.meta{color:var(--fg2);font-size:.85rem}.count.over,.problems{color:var(--bad)}.ready{color:var(--good)}
 .problems{padding-left:18px;margin:4px 0}.tags,.media{list-style:none;padding:0;margin:4px 0;display:flex;flex-wrap:wrap;gap:6px}
-.media img,.media .external{width:72px;height:72px;object-fit:cover;border-radius:6px;border:1px solid var(--line);display:flex;align-items:center;justify-content:center;font-size:.7rem;text-align:center;color:var(--fg2)}
+.media img,.media .external{width:72px;height:72px;object-fit:cover;border-radius:6px;border:1px solid var(--line);display:flex;align-items:center;justify-content:center;font-size:.7rem;text-align:center;color:var(--fg2)}.media .alt{display:block;max-width:72px;font-size:.7rem;color:var(--fg2);overflow-wrap:anywhere}
 .status{display:inline-block;border:1px solid var(--line);border-radius:999px;padding:0 8px;font-size:.8rem;background:var(--bg2)}
 button,.button{font:inherit;border-radius:6px;border:1px solid var(--line);background:var(--bg2);color:var(--fg);padding:6px 12px;cursor:pointer;min-height:32px}
 button.primary{background:var(--accent);color:var(--accent-fg);border-color:var(--accent)}button:disabled{opacity:.6;cursor:default}
