@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jpeg, png } from '../fixtures/media/files.ts';
+import { jpeg, jpegOfSize, png } from '../fixtures/media/files.ts';
 import { eventually } from '../helpers/eventually.ts';
 import type { Receiver } from '../helpers/webhook-receiver.ts';
 import {
@@ -216,9 +216,8 @@ describe('live publishing: Bluesky through the real server', () => {
   it(
     'refuses a 2,000,001-byte image before uploading it',
     async () => {
-      const base = jpeg(16, 16);
-      // A JPEG padded after its end marker: still a JPEG, exactly one byte over the limit.
-      const tooLarge = Buffer.concat([base, Buffer.alloc(2_000_001 - base.length)]);
+      // A whole JPEG, padded inside, exactly one byte over the limit.
+      const tooLarge = jpegOfSize(2_000_001);
       expect(tooLarge.length).toBe(2_000_001);
       const url = await uploadMedia(world, tooLarge, 'large.jpg');
       const uploadsBefore = world.bluesky.log.calls('uploadBlob').length;
