@@ -207,7 +207,7 @@ describe('MCP App views in a host page', () => {
       const media = hosted.frame.getByRole('list', { name: 'Media, in order' });
       await expect.poll(() => media.locator('img').count()).toBe(1);
       expect(await media.locator('img').getAttribute('src')).toBe(own);
-      expect(await media.locator('.external').textContent()).toBe('Media 2 of 2');
+      expect(await media.locator('.external').textContent()).toBe('Media 2 of 2, no alt text');
       // The declared origin is asked for its thumbnail (nothing listens there in this test); nothing else is asked.
       await expect.poll(() => hosted.requests.includes(own)).toBe(true);
       expect(hosted.blockedRequests).toEqual([]);
