@@ -239,16 +239,21 @@ describe('OAuth consent: signing in with a dashboard account binds the grant to 
     return { client, answer };
   }
 
-  it("an editor's grant creates content over /api/v1 and is refused 403 when it approves; its scope lacks publish", async () => {
-    const editor = await makePerson(bed.runtime, bed.ws.workspace.id, 'editor');
-    const { client, answer } = await consentAs(editor.email, editor.password);
+  /** Consents as the person and exchanges the code the consent redirected with. */
+  async function tokensOf(email: string, password: string) {
+    const { client, answer } = await consentAs(email, password);
     expect(answer.status).toBe(302);
     const code = new URL(answer.headers.get('location')!).searchParams.get('code')!;
-    const tokens = exchangeAuthorizationCode(bed.runtime, findClient(bed.runtime, client.client_id)!, {
+    return exchangeAuthorizationCode(bed.runtime, findClient(bed.runtime, client.client_id)!, {
       code,
       codeVerifier: VERIFIER,
       redirectUri: REDIRECT,
     });
+  }
+
+  it("an editor's grant creates content over /api/v1 and is refused 403 when it approves; its scope lacks publish", async () => {
+    const editor = await makePerson(bed.runtime, bed.ws.workspace.id, 'editor');
+    const tokens = await tokensOf(editor.email, editor.password);
     expect(tokens.scope).toBe('read write');
     const headers = { authorization: `Bearer ${tokens.access_token}` };
     const created = await call(bed.server, 'POST', '/api/v1/content', {
@@ -270,14 +275,7 @@ describe('OAuth consent: signing in with a dashboard account binds the grant to 
     const later = makeWorkspace(bed.runtime);
     // Accepting the second invitation with the existing password is the person's latest choice.
     await makePerson(bed.runtime, later.workspace.id, 'editor', person.email);
-    const { client, answer } = await consentAs(person.email, person.password);
-    expect(answer.status).toBe(302);
-    const code = new URL(answer.headers.get('location')!).searchParams.get('code')!;
-    const tokens = exchangeAuthorizationCode(bed.runtime, findClient(bed.runtime, client.client_id)!, {
-      code,
-      codeVerifier: VERIFIER,
-      redirectUri: REDIRECT,
-    });
+    const tokens = await tokensOf(person.email, person.password);
     const created = await call(bed.server, 'POST', '/api/v1/content', {
       headers: { authorization: `Bearer ${tokens.access_token}` },
       body: { caption: 'Where does this land?', status: 'draft' },

@@ -14,7 +14,7 @@ export const isApprovedStatus = (status: ContentStatus): boolean => status === '
  * Whether a status change is an approval: every way into approved or scheduled, on create (`from`
  * null) and on update, approving again included (the contract's PATCH to approved is an approval
  * even when the item already is). Only a scheduled item kept scheduled (a new time) is not one.
- * An edit of what an approved or scheduled item posts is one too (updateContent says which fields).
+ * An edit of what an approved or scheduled item posts is one too (POST_FIELDS, below, says which fields).
  */
 export const approves = (from: ContentStatus | null, to: ContentStatus): boolean =>
   isApprovedStatus(to) && !(from === 'scheduled' && to === 'scheduled');
@@ -42,3 +42,14 @@ export function assertMayApprove(...args: Parameters<typeof approvalRefusal>): v
   const refusal = approvalRefusal(...args);
   if (refusal) throw new ServiceError('forbidden', refusal);
 }
+
+/** The fields that decide what an item posts (and where): changing them on an approved item approves the change. */
+export const POST_FIELDS = [
+  'caption',
+  'hashtags',
+  'content_type',
+  'target_platforms',
+  'media_urls',
+  'platform_specific',
+  'aspect_ratio',
+] as const;

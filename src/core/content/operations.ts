@@ -26,7 +26,8 @@ import { actionOf, recordContentHistory } from './history.ts';
 import { contentListWhere } from './list-filters.ts';
 import { assertContentChange } from '../people/roles.ts';
 import { assertNotPast } from '../dates.ts';
-import { approves, assertMayApprove, isApprovedStatus } from './approval.ts';
+import { approves, assertMayApprove, isApprovedStatus, POST_FIELDS } from './approval.ts';
+import { attachedMedia, checkedAltText, withoutDetached } from './alt-text.ts';
 
 /** Fetch-or-throw, always scoped to the workspace: another workspace's item is simply not found. */
 export function getContentInWorkspace(db: Db, workspaceId: string, id: string): ContentRow {
@@ -166,26 +167,6 @@ export const getContent = defineOperation({
   },
 });
 
-/** Every media URL the item attaches: its own and any platform's override. */
-function attachedMedia(mediaUrls: readonly string[], platformSpecific: ContentRow['platformSpecific']): Set<string> {
-  return new Set([...mediaUrls, ...Object.values(platformSpecific).flatMap((override) => override.media_urls ?? [])]);
-}
-
-/** The item's alt text, refused when an entry names media the item does not attach (a typo would go unseen). */
-function checkedAltText(given: Record<string, string>, attached: Set<string>): Record<string, string> {
-  const stray = Object.keys(given).find((url) => !attached.has(url));
-  if (stray !== undefined) {
-    throw fieldError(
-      'media_alt_text',
-      `${stray} is not one of the item's media_urls (nor of a platform's in platform_specific): key the alt text by the media URL it describes.`,
-    );
-  }
-  return given;
-}
-
-const withoutDetached = (altText: Record<string, string>, attached: Set<string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(altText).filter(([url]) => attached.has(url)));
-
 export const createContent = defineOperation({
   name: 'createContent',
   buckets: ['write'],
@@ -251,17 +232,6 @@ function queuedAfter(row: ContentRow, status: ContentStatus): boolean {
   if (status === 'approved') return row.status === 'approved' && row.publishQueued;
   return false;
 }
-
-/** The fields that decide what an item posts (and where): changing them on an approved item approves the change. */
-const POST_FIELDS = [
-  'caption',
-  'hashtags',
-  'content_type',
-  'target_platforms',
-  'media_urls',
-  'platform_specific',
-  'aspect_ratio',
-] as const;
 
 export const updateContent = defineOperation({
   name: 'updateContent',
