@@ -66,7 +66,7 @@ export function accountPages(runtime: Runtime, kit: PageKit): Router {
     kit.page(
       res,
       'Accounts',
-      'admin/accounts',
+      'pages/accounts',
       {
         platforms: OAUTH_PLATFORMS.map((id) => ({
           id,
@@ -146,7 +146,7 @@ export function accountPages(runtime: Runtime, kit: PageKit): Router {
       });
     }
     const handle = accountHandle(account.platform, { username: account.username });
-    kit.page(res, 'Disconnect this account?', 'admin/confirm', {
+    kit.page(res, 'Disconnect this account?', 'pages/confirm', {
       question: `Disconnect ${handle} on ${PLATFORM_NAMES[account.platform]}?`,
       detail: 'Nothing is published to it until it is connected again. Its card stays here, so you can reconnect it.',
       action: `/app/accounts/${account.id}/disconnect`,

@@ -83,7 +83,7 @@ export function webhookPages(runtime: Runtime, kit: PageKit): Router {
     kit.page(
       res,
       'Webhooks',
-      'admin/webhooks',
+      'pages/webhooks',
       {
         secret,
         eventTypes: SUBSCRIBABLE,
@@ -177,7 +177,7 @@ export function webhookPages(runtime: Runtime, kit: PageKit): Router {
     kit.page(
       res,
       `Delivery log: ${hook.url}`,
-      'admin/deliveries',
+      'pages/deliveries',
       {
         hook: view,
         reason: view.reason,

@@ -36,7 +36,7 @@ export function campaignPages(_runtime: Runtime, kit: PageKit): Router {
     kit.page(
       res,
       'Campaigns',
-      'admin/campaigns',
+      'pages/campaigns',
       {
         campaigns: list.data.map((c) => ({
           id: c.id,
@@ -79,7 +79,7 @@ export function campaignPages(_runtime: Runtime, kit: PageKit): Router {
         : postsLeft < campaign.total_posts
           ? `Only ${Math.max(postsLeft, 0)} posts are left this month: publishing stops at the plan's limit.`
           : null;
-    kit.page(res, `Launch “${campaign.name}”?`, 'admin/launch', {
+    kit.page(res, `Launch “${campaign.name}”?`, 'pages/launch', {
       id: campaign.id,
       name: campaign.name,
       total: campaign.total_posts,

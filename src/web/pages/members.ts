@@ -35,7 +35,7 @@ export function memberPages(runtime: Runtime, kit: PageKit): Router {
     kit.page(
       res,
       'Members',
-      'admin/members',
+      'pages/members',
       {
         roles: ROLES,
         invited,
@@ -87,7 +87,7 @@ export function memberPages(runtime: Runtime, kit: PageKit): Router {
         link: { href: '/app/members', text: 'Back to members' },
       });
     }
-    kit.page(res, 'Remove this member?', 'admin/confirm', {
+    kit.page(res, 'Remove this member?', 'pages/confirm', {
       question: `Remove ${member.email} (${member.role}) from ${who.workspace.name}?`,
       detail: 'They are signed out of this workspace at once, and need a new invite to come back.',
       action: `/app/members/${member.user_id}/remove`,

@@ -18,7 +18,7 @@ export function keyPages(runtime: Runtime, kit: PageKit): Router {
     kit.page(
       res,
       'API keys',
-      'admin/keys',
+      'pages/keys',
       {
         created,
         keys: keys.map((key) => ({
@@ -65,7 +65,7 @@ export function keyPages(runtime: Runtime, kit: PageKit): Router {
         link: { href: '/app/keys', text: 'Back to API keys' },
       });
     }
-    kit.page(res, 'Revoke this key?', 'admin/confirm', {
+    kit.page(res, 'Revoke this key?', 'pages/confirm', {
       question: `Revoke “${key.name}” (${key.masked})?`,
       detail: 'Every request made with it is refused from now on. This cannot be undone.',
       action: `/app/keys/${key.id}/revoke`,

@@ -43,7 +43,7 @@ export function homePage(runtime: Runtime, kit: PageKit): Router {
     kit.page(
       res,
       `${who.workspace.name}: home`,
-      'admin/home',
+      'pages/home',
       {
         counts,
         next: glance.nextScheduled.map((row) => ({

@@ -27,7 +27,7 @@ export function securityPages(runtime: Runtime, kit: PageKit): Router {
     kit.page(
       res,
       'Security',
-      'admin/security',
+      'pages/security',
       {
         grants,
         notice: req.query.done === 'revoked' ? 'Access revoked: that assistant can no longer act for you.' : undefined,

@@ -43,7 +43,7 @@ export function mediaPages(runtime: Runtime, kit: PageKit): Router {
     kit.page(
       res,
       'Media',
-      'admin/media',
+      'pages/media',
       {
         storage: { used, limit, usedText: formatBytes(used), limitText: formatBytes(limit), plan: account.plan },
         assets: list.data.map((asset) => ({
@@ -89,12 +89,12 @@ export function mediaPages(runtime: Runtime, kit: PageKit): Router {
     const resource = toMediaAssetResource(asset, runtime.config.publicBaseUrl);
     const users = itemsUsingMedia(runtime.db, who.workspace.id, asset);
     if (users.length > 0) {
-      return kit.page(res, `“${asset.filename}” is in use`, 'admin/media-in-use', {
+      return kit.page(res, `“${asset.filename}” is in use`, 'pages/media-in-use', {
         filename: asset.filename,
         items: users.map((item) => ({ id: item.id, title: titleOf(item.caption), status: item.status })),
       });
     }
-    kit.page(res, 'Delete this file?', 'admin/confirm', {
+    kit.page(res, 'Delete this file?', 'pages/confirm', {
       question: `Delete “${asset.filename}” (${formatBytes(asset.sizeBytes)})?`,
       detail: `Its URL (${resource.url}) stops answering, also for published posts that link to it. This cannot be undone.`,
       action: `/app/media/${asset.id}/delete`,

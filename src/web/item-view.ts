@@ -1,0 +1,63 @@
+import type { Runtime } from '../core/context.ts';
+import type { ReviewItem } from '../core/content/review.ts';
+import type { SignedIn } from '../core/people/sessions.ts';
+import { fmt, STATUS_LABELS, titleOf } from './format.ts';
+import { renderHashtagLine, renderMediaStrip, renderPreviewCard } from './preview/platform-preview.ts';
+
+type Cards = { shared: string; cards: string };
+
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((value, i) => value === b[i]);
+
+/**
+ * An item as the list rows and the item page show it, with its preview cards. In a list, the media
+ * and the hashtags every platform gets alike are shown once above the cards instead of once per
+ * card, and the cards stop at each platform's fold (the whole caption is above them).
+ */
+export function itemViews(runtime: Runtime) {
+  // Images load from the service alone (its uploads, img-src in session.ts); media kept elsewhere are links.
+  const mediaOrigin = new URL(runtime.config.publicBaseUrl).origin;
+  const renderCards = (previews: ReviewItem['previews'], inList: boolean): Cards => {
+    const first = inList ? previews[0] : undefined;
+    const mediaAlike = first !== undefined && previews.every((p) => sameList(p.mediaUrls, first.mediaUrls));
+    const hashtagsAlike = first !== undefined && previews.every((p) => sameList(p.hashtags, first.hashtags));
+    return {
+      shared:
+        (mediaAlike ? renderMediaStrip(first.mediaUrls, first.mediaAltText, mediaOrigin) : '') +
+        (hashtagsAlike ? renderHashtagLine(first.hashtags) : ''),
+      cards: previews
+        .map((p) =>
+          renderPreviewCard(p, {
+            showMedia: !mediaAlike,
+            showHashtags: !hashtagsAlike,
+            compact: inList,
+            ownOrigin: mediaOrigin,
+          }),
+        )
+        .join(''),
+    };
+  };
+  const listCards = new WeakMap<ReviewItem['previews'], Cards>();
+  const previewCards = (previews: ReviewItem['previews'], inList: boolean) => {
+    if (!inList) return renderCards(previews, false);
+    // Core keeps an unchanged item's previews (the same object from one reload to the next): its
+    // cards are rendered once for them.
+    let rendered = listCards.get(previews);
+    if (!rendered) {
+      rendered = renderCards(previews, true);
+      listCards.set(previews, rendered);
+    }
+    return rendered;
+  };
+  return (who: SignedIn, { row, previews }: ReviewItem, inList = false) => ({
+    id: row.id,
+    title: titleOf(row),
+    caption: row.caption,
+    status: row.status,
+    statusLabel: STATUS_LABELS[row.status],
+    created: fmt(who, row.createdAt),
+    scheduled: fmt(who, row.scheduledFor),
+    reviewNote: row.reviewNote,
+    ...previewCards(previews, inList),
+  });
+}

@@ -1,0 +1,125 @@
+import { Router, type RequestHandler } from 'express';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type ContentStatus } from '../../../db/schema/index.ts';
+import type { Runtime } from '../../core/context.ts';
+import { browseContent, type CampaignChoice, type ReviewItem } from '../../core/content/review.ts';
+import { PLATFORMS } from '../../core/platforms/registry.ts';
+import { moment, noticeOf, queryString, STATUS_LABELS } from '../format.ts';
+import { itemViews } from '../item-view.ts';
+import { platformName } from '../preview/platform-preview.ts';
+import { eta, webDir } from '../render.ts';
+import { PARTS_SLOT } from '../send-page.ts';
+import { locals } from '../session.ts';
+import { canReview, type PageKit } from './kit.ts';
+
+/** A list's row, rendered once per item: compiled once, so no row looks its template up by name again. */
+const itemRowTemplate = eta.compile(readFileSync(join(webDir, 'views', 'item-row.eta'), 'utf8'));
+
+const STATUS_TABS = ['', 'draft', 'pending_review', 'approved', 'scheduled', 'published', 'rejected'] as const;
+
+/** What an empty list says: nothing at all, or nothing that matches the filters (with a way back). */
+const emptyState = (
+  kind: 'inbox' | 'content',
+  path: string,
+  q: Record<string, string | undefined>,
+  status: string | undefined,
+) => {
+  const filtered = Boolean(
+    q.campaign || q.platform || q.search || q.failed_since || q.scheduled_from || q.scheduled_to,
+  );
+  if (!filtered)
+    return { empty: kind === 'inbox' ? 'Nothing is waiting for review.' : 'No content here yet.', clear: null };
+  return {
+    empty: kind === 'inbox' ? 'Nothing waiting for review matches these filters.' : 'No content matches these filters.',
+    clear: kind === 'content' && status ? `${path}?status=${encodeURIComponent(status)}` : path,
+  };
+};
+
+/** /app/inbox (what waits for review) and /app/content (everything, by status tab and filters). */
+export function contentListPages(runtime: Runtime, kit: PageKit): Router {
+  const router = Router();
+  const itemView = itemViews(runtime);
+
+  const listPage =
+    (kind: 'inbox' | 'content'): RequestHandler =>
+    async (req, res) => {
+      const who = kit.signedIn(req, res);
+      if (!who) return;
+      const q = req.query as Record<string, string | undefined>;
+      const status = kind === 'inbox' ? 'pending_review' : q.status || undefined;
+      const input = {
+        status,
+        campaign_id: q.campaign || undefined,
+        platform: q.platform || undefined,
+        search: q.search || undefined,
+        // The lists behind the home page's counts: a window of scheduled items, and the failed ones.
+        scheduled_from: kind === 'content' ? q.scheduled_from || undefined : undefined,
+        scheduled_to: kind === 'content' ? q.scheduled_to || undefined : undefined,
+        failed_since: kind === 'content' ? q.failed_since || undefined : undefined,
+        cursor: q.cursor,
+        limit: q.limit ?? '20',
+      };
+      const result = await kit.run<{ items: ReviewItem[]; nextCursor: string | null; campaigns: CampaignChoice[] }>(
+        who,
+        browseContent,
+        input,
+      );
+      const path = `/app/${kind}`;
+      // Back to this list as filtered, without the notice of the action that led here.
+      const { done: _shown, ...filtersOfList } = q;
+      const back = `${path}${Object.keys(filtersOfList).length ? `?${queryString(filtersOfList)}` : ''}`;
+      const tabs =
+        kind === 'content'
+          ? `<nav aria-label="Status" class="tabs"><ul>${STATUS_TABS.map((s) => {
+              const label = s === '' ? 'All' : STATUS_LABELS[s as ContentStatus];
+              // The failed-since list is no tab's: it cuts across statuses.
+              const current = (status ?? '') === s && !q.failed_since ? ' aria-current="page"' : '';
+              return `<li><a href="/app/content${s ? `?status=${s}` : ''}"${current}>${label}</a></li>`;
+            }).join('')}</ul></nav>`
+          : '';
+      const { csrf } = locals(res);
+      const rowData = { csrf, canReview: canReview(who), back };
+      const rows = result.items.map((item) =>
+        eta.render(itemRowTemplate, { ...rowData, item: itemView(who, item, true) }),
+      );
+      const body = eta.render('items', {
+        csrf,
+        filters: true,
+        path,
+        status: kind === 'content' ? status : undefined,
+        // The home page's counts land here; the page says which list this is.
+        failedSince: input.failed_since ? moment(who, input.failed_since) : undefined,
+        scheduledWindow:
+          input.scheduled_from || input.scheduled_to
+            ? {
+                from: input.scheduled_from ? moment(who, input.scheduled_from) : undefined,
+                to: input.scheduled_to ? moment(who, input.scheduled_to) : undefined,
+              }
+            : undefined,
+        showSearch: kind === 'content',
+        search: q.search,
+        campaign: q.campaign,
+        platform: q.platform,
+        campaigns: result.campaigns,
+        platforms: PLATFORMS.map((id) => ({ id, name: platformName(id) })),
+        hasItems: result.items.length > 0,
+        rows: PARTS_SLOT,
+        canReview: canReview(who),
+        back,
+        ...emptyState(kind, path, q, status),
+        next: result.nextCursor ? `${path}?${queryString({ ...q, cursor: result.nextCursor })}` : null,
+      });
+      kit.page(
+        res,
+        kind === 'inbox' ? 'Approval inbox' : 'Content',
+        'message-raw',
+        { raw: tabs + body, notice: noticeOf(q.done) },
+        kind,
+        rows,
+      );
+    };
+  router.get('/inbox', listPage('inbox'));
+  router.get('/content', listPage('content'));
+  return router;
+}

@@ -1,0 +1,58 @@
+import { Router } from 'express';
+import type { Runtime } from '../../core/context.ts';
+import { reviewContent, type ReviewItem } from '../../core/content/review.ts';
+import type { ContentRow } from '../../core/content/serialize.ts';
+import { ServiceError } from '../../core/errors.ts';
+import { toLocalInput } from '../../core/time-zones.ts';
+import { fmt, noticeOf, titleOf } from '../format.ts';
+import { itemViews } from '../item-view.ts';
+import { platformName } from '../preview/platform-preview.ts';
+import { canReview, type PageKit } from './kit.ts';
+
+/** /app/content/:id: one item with its previews, what was published where, its history, and its review forms. */
+export function itemPage(runtime: Runtime, kit: PageKit): Router {
+  const router = Router();
+  const itemView = itemViews(runtime);
+  router.get('/content/:id', async (req, res, next) => {
+    const who = kit.signedIn(req, res);
+    if (!who) return;
+    let item: {
+      row: ContentRow;
+      previews: ReviewItem['previews'];
+      history: Array<{ action: string; by: string; note: string | null; at: Date }>;
+    };
+    try {
+      item = await kit.run(who, reviewContent, { id: req.params.id });
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === 'not_found') {
+        res.status(404);
+        return kit.page(res, 'Not found', 'message', {
+          message: 'There is no such item in this workspace.',
+          link: { href: '/app/inbox', text: 'Back to the inbox' },
+        });
+      }
+      return next(error);
+    }
+    const { row } = item;
+    const tz = who.workspace.timezone;
+    kit.page(res, titleOf(row), 'item', {
+      timezone: tz,
+      item: {
+        ...itemView(who, { row, previews: item.previews }),
+        localInput: row.scheduledFor ? toLocalInput(row.scheduledFor, tz) : '',
+      },
+      actions: {
+        review: canReview(who) && row.status === 'pending_review',
+        reschedule: canReview(who) && ['approved', 'scheduled', 'pending_review', 'draft'].includes(row.status),
+      },
+      results: row.publishResults.map((r) => ({
+        name: platformName(r.platform),
+        outcome: r.success ? 'published' : `failed: ${r.error ?? 'unknown error'}`,
+        url: r.success && r.url && /^https?:\/\//.test(r.url) ? r.url : null,
+      })),
+      history: item.history.map((h) => ({ ...h, iso: h.at.toISOString(), when: fmt(who, h.at) })),
+      notice: noticeOf(req.query.done),
+    });
+  });
+  return router;
+}

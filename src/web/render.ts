@@ -1,0 +1,41 @@
+import type { Response } from 'express';
+import { Eta } from 'eta';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Runtime } from '../core/context.ts';
+import { workspacesOf } from '../core/people/users.ts';
+import { sendPage } from './send-page.ts';
+import { locals } from './session.ts';
+
+/** The dashboard's folder: its views and assets are beside this file. */
+export const webDir = dirname(fileURLToPath(import.meta.url));
+export const eta = new Eta({ views: join(webDir, 'views'), autoEscape: true, cache: true, autoTrim: false });
+
+/**
+ * Renders `view` inside the layout and sends it. A long list passes its rows as `parts`, each
+ * rendered on its own, and its view puts PARTS_SLOT where they go: the page is then encoded a
+ * part at a time, never joined into one long string first (see sendPage).
+ */
+export const layoutPage =
+  (runtime: Runtime) =>
+  (
+    res: Response,
+    title: string,
+    view: string,
+    data: Record<string, unknown>,
+    nav?: string,
+    parts?: readonly string[],
+  ): void => {
+    const { signedIn, csrf } = locals(res);
+    const body = eta.render(view, { ...data, csrf });
+    const me = signedIn && {
+      email: signedIn.user.email,
+      role: signedIn.principal.role,
+      workspace: signedIn.workspace.name,
+      workspaceId: signedIn.workspace.id,
+      // The header's switcher: shown to a person of more than one workspace.
+      workspaces: workspacesOf(runtime.db, signedIn.user.id),
+    };
+    const html = eta.render('layout', { title, body, me, csrf, nav, notice: data.notice, error: data.error });
+    sendPage(res, html, parts);
+  };
