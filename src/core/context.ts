@@ -2,6 +2,7 @@ import type { Db } from '../../db/client.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
+import { OAUTH_SCOPES, type OAuthScope } from './oauth/metadata.ts';
 import type { Outcomes } from './outcomes.ts';
 import type { Workspace } from './accounts/workspace.ts';
 import { SERVICE_PRINCIPAL, type Principal } from './people/principal.ts';
@@ -37,6 +38,12 @@ export interface ServiceContext extends Runtime {
    */
   principal: Principal;
   /**
+   * The OAuth scopes the request's credential carries: a token's own, every scope for an API key, a
+   * dashboard session, a job or the CLI. runOperation refuses an operation whose declared scope is not
+   * among them, for every door alike.
+   */
+  scopes: readonly OAuthScope[];
+  /**
    * The most characters a list answer's JSON may take, for a door whose client caps what it reads
    * (MCP); a page that would pass it holds fewer items (toPage). Unset: no bound but `limit`.
    */
@@ -48,9 +55,11 @@ export const contextFor = (
   workspace: Workspace,
   actor: Actor,
   principal: Principal = SERVICE_PRINCIPAL,
+  scopes: readonly OAuthScope[] = OAUTH_SCOPES,
 ): ServiceContext => ({
   ...runtime,
   workspace,
   actor,
   principal,
+  scopes,
 });

@@ -5,6 +5,7 @@ import type { Bucket } from './config.ts';
 import type { ServiceContext } from './context.ts';
 import type { OAuthScope } from './oauth/metadata.ts';
 import type { Role } from '../../db/schema/index.ts';
+import { assertScope } from './oauth/scopes.ts';
 import { assertRole } from './people/roles.ts';
 import { RateLimitError, ServiceError, validationError, type ErrorCode, type RateLimitState } from './errors.ts';
 import { consumeRateLimit } from './rate-limits.ts';
@@ -26,8 +27,11 @@ export type OperationErrors = Partial<Record<ErrorCode, string>>;
 export interface Operation<Input extends z.ZodObject = z.ZodObject, Output = unknown, Preview = unknown> {
   name: string;
   buckets: readonly Bucket[];
-  /** The OAuth scope it needs, where its buckets do not say it (see requiredScope in oauth/scopes.ts). */
-  scope?: OAuthScope;
+  /**
+   * The OAuth scope a credential needs to run it (read, write or publish), declared rather than read
+   * from `buckets`: a campaign launch takes only from the write bucket but needs `publish`.
+   */
+  scope: OAuthScope;
   /** The role a person needs, where its scope does not say it (see requiredRole in people/roles.ts). */
   role?: Role;
   input: Input;
@@ -122,7 +126,9 @@ export function runOperation<Input extends z.ZodObject, Output, Preview = never>
 ): Output | Preview {
   assertInputDepth(raw);
   const chosen = operationFor(operation, raw);
-  // Every door runs operations here, so a person's role is checked once for all of them.
+  // Every door runs operations here, so a credential's scopes and a person's role are checked once
+  // for all of them.
+  assertScope(ctx.scopes, chosen);
   assertRole(ctx.principal, chosen);
   const parsed = chosen.input.safeParse(raw ?? {});
   if (!parsed.success) throw (chosen.invalidInput ?? validationError)(parsed.error);

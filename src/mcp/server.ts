@@ -286,7 +286,7 @@ export async function callTool(
     workspace = credential.workspace;
     // A list answers as many items as fit the text limit (the result's text is the JSON of its data).
     const ctx = {
-      ...contextFor(runtime, workspace, 'mcp', credential.principal),
+      ...contextFor(runtime, workspace, 'mcp', credential.principal, credential.scopes),
       answerBudget: MAX_TOOL_TEXT_CHARS - 1,
     };
     const { idempotency_key: rawKey, ...input } = argumentsOf(args);

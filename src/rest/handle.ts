@@ -8,11 +8,11 @@ import express, {
 import { authenticateCredential } from '../core/accounts/api-keys.ts';
 import type { Workspace } from '../core/accounts/workspaces.ts';
 import { contextFor, type Runtime } from '../core/context.ts';
+import type { OAuthScope } from '../core/oauth/metadata.ts';
 import type { Principal } from '../core/people/principal.ts';
 import { RateLimitError, ServiceError, type ErrorCode, type RateLimitState } from '../core/errors.ts';
 import type { Bucket } from '../core/config.ts';
 import { executeCall, isStoredError, type StoredResponse } from '../core/idempotency.ts';
-import { assertScope } from '../core/oauth/scopes.ts';
 import { operationFor, type Operation } from '../core/operation.ts';
 import { consumeRateLimit } from '../core/rate-limits.ts';
 import { ERROR_STATUS, errorResponse, setRateLimitHeaders } from './errors.ts';
@@ -75,11 +75,11 @@ export function handle(
     const credential = authenticateCredential(runtime, req.get('authorization'), {
       planChecks: operation.planChecks ?? true,
     });
-    // Refused before the workspace is noted, like a plan refusal: a request the token may not make
-    // takes nothing from the buckets. An API key carries every scope, a token its own.
-    assertScope(credential.scopes, operation);
+    // An API key carries every scope, a token its own; runOperation checks them against the
+    // operation's declared scope, as it checks the person's role.
     res.locals.workspace = credential.workspace;
     res.locals.principal = credential.principal;
+    res.locals.scopes = credential.scopes;
     next();
   };
   const report = (res: Response) => (state: RateLimitState) => {
@@ -89,7 +89,13 @@ export function handle(
   /** Counts a request the operation did not run for (a replay, a bad body) and reports the buckets. */
   const countRequest = (res: Response) => report(res)(consumeRateLimit(runtime, workspaceOf(res).id, bucketsOf(res)));
   const run: RequestHandler = async (req, res) => {
-    const ctx = contextFor(runtime, workspaceOf(res), 'rest', res.locals.principal as Principal);
+    const ctx = contextFor(
+      runtime,
+      workspaceOf(res),
+      'rest',
+      res.locals.principal as Principal,
+      res.locals.scopes as readonly OAuthScope[],
+    );
     const raw = input(req);
     // A dry run (the publish preview) changes nothing: it answers 200 and counts on its own buckets.
     const chosen = operationFor(operation, raw);

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { TOOLS } from '../../tools/index.ts';
 import { requiredScope } from '../../src/core/oauth/scopes.ts';
+import { makeCampaign, makeContent, makeWorkspace } from '../helpers/factories.ts';
+import { connectMcp } from '../helpers/mcp.ts';
+import { testRuntime } from '../helpers/runtime.ts';
+import { toolError, toolResult } from '../helpers/tool-calls.ts';
 import { call, readReply, useRestTestbed, type RestTestbed } from '../helpers/http.ts';
 import { issueTestToken } from '../helpers/oauth-tokens.ts';
 import { BASE_URL, baseEnv } from '../helpers/rest-expect.ts';
@@ -180,5 +184,35 @@ describe('scopes on REST', () => {
       body: {},
     });
     expect(withKey.status).toBe(404);
+  });
+});
+
+describe("scopes on a server without the HTTP gate: core's check refuses", () => {
+  it('answers a read token calling a write tool with an insufficient_scope tool error, and changes nothing', async () => {
+    const runtime = testRuntime();
+    const { workspace } = makeWorkspace(runtime);
+    const { accessToken } = issueTestToken(runtime, workspace.id, ['read']);
+    // Every tool is given to this server: only the operation's own check stands between the token and a write.
+    const client = await connectMcp(runtime, accessToken);
+    try {
+      const item = makeContent(runtime, workspace, { caption: 'Before' });
+      const refused = await toolError(
+        client,
+        'service_update_content',
+        { id: item.id, caption: 'After' },
+        'insufficient_scope',
+      );
+      expect(refused.message).toMatch(/lacks the write scope/);
+      const launch = await toolError(
+        client,
+        'service_launch_campaign',
+        { id: makeCampaign(runtime, workspace).id },
+        'insufficient_scope',
+      );
+      expect(launch.message).toMatch(/lacks the publish scope/);
+      expect((await toolResult(client, 'service_get_content', { id: item.id })).caption).toBe('Before');
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -33,6 +33,7 @@ export interface WorkspaceGlance {
 export const workspaceAtAGlance = defineOperation({
   name: 'workspaceAtAGlance',
   buckets: ['read'],
+  scope: 'read',
   input: z.object({}),
   output: z.custom<WorkspaceGlance>(),
   run({ db, workspace, clock }): WorkspaceGlance {

@@ -14,6 +14,7 @@ import { isActiveStatus } from './workspaces.ts';
 export const getAccount = defineOperation({
   name: 'getAccount',
   buckets: ['read'],
+  scope: 'read',
   input: z.object({}),
   output: AccountResource,
   planChecks: false,
@@ -53,6 +54,7 @@ function accountOf(ctx: ServiceContext) {
 export const updateAccount = defineOperation({
   name: 'updateAccount',
   buckets: ['write'],
+  scope: 'write',
   role: 'admin',
   input: UpdateAccountInput,
   output: AccountResource,

@@ -47,6 +47,7 @@ export const listKeys = defineOperation({
   name: 'listKeys',
   role: 'admin',
   buckets: ['read'],
+  scope: 'read',
   input: z.object({}),
   output: z.array(KeySummary),
   run({ db, workspace }): KeySummary[] {
@@ -74,6 +75,7 @@ export const createKey = defineOperation({
   name: 'createKey',
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: CreateKeyInput,
   output: z.object({ id: z.string(), name: z.string(), api_key: z.string(), expires_at: z.date().nullable() }),
   run({ db, workspace, clock }, input) {
@@ -94,6 +96,7 @@ export const revokeKey = defineOperation({
   name: 'revokeKey',
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: KeyIdInput,
   output: z.object({ id: z.string(), name: z.string(), revoked_at: z.date() }),
   run({ db, workspace, clock }, input) {

@@ -105,6 +105,7 @@ const isoDate = (day: number): string => new Date(day * DAY_MS).toISOString().sl
 export const getAnalyticsOverview = defineOperation({
   name: 'getAnalyticsOverview',
   buckets: ['read'],
+  scope: 'read',
   input: AnalyticsOverviewInput,
   output: AnalyticsOverviewResource,
   run({ db, workspace, clock }, input): AnalyticsOverview {

@@ -90,6 +90,7 @@ function columnsOf(changes: BrandProfileChanges): Partial<BrandProfileRow> {
 export const getBrandProfile = defineOperation({
   name: 'getBrandProfile',
   buckets: ['read'],
+  scope: 'read',
   input: GetBrandProfileInput,
   output: BrandProfileResourceSchema,
   run({ db, workspace }): BrandProfileResource {
@@ -105,6 +106,7 @@ export const getBrandProfile = defineOperation({
 export const updateBrandProfile = defineOperation({
   name: 'updateBrandProfile',
   buckets: ['write'],
+  scope: 'write',
   input: UpdateBrandProfileInput,
   output: BrandProfileResourceSchema,
   errors: {

@@ -36,6 +36,7 @@ function nextUtcMidnight(now: Date): Date {
 export const listCampaigns = defineOperation({
   name: 'listCampaigns',
   buckets: ['read'],
+  scope: 'read',
   input: ListCampaignsInput,
   output: listEnvelope(CampaignResourceSchema),
   run({ db, workspace, answerBudget }, input) {
@@ -55,6 +56,7 @@ export const listCampaigns = defineOperation({
 export const getCampaign = defineOperation({
   name: 'getCampaign',
   buckets: ['read'],
+  scope: 'read',
   input: CampaignIdInput,
   output: CampaignResourceSchema,
   run({ db, workspace }, input) {
@@ -66,6 +68,7 @@ export const getCampaign = defineOperation({
 export const createCampaign = defineOperation({
   name: 'createCampaign',
   buckets: ['write'],
+  scope: 'write',
   input: CreateCampaignInput,
   output: CampaignResourceSchema,
   run(ctx, input): CampaignResource {
@@ -100,6 +103,7 @@ export const createCampaign = defineOperation({
 export const updateCampaign = defineOperation({
   name: 'updateCampaign',
   buckets: ['write'],
+  scope: 'write',
   input: UpdateCampaignInput,
   output: CampaignResourceSchema,
   errors: {
@@ -143,6 +147,7 @@ export const updateCampaign = defineOperation({
 export const deleteCampaign = defineOperation({
   name: 'deleteCampaign',
   buckets: ['write'],
+  scope: 'write',
   input: CampaignIdInput,
   output: deletedResource('campaign'),
   run(ctx, input) {

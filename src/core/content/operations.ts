@@ -139,6 +139,7 @@ const approvedEvent = (row: ContentRow) => ({ content: { ...contentStub(row), st
 export const listContent = defineOperation({
   name: 'listContent',
   buckets: ['read'],
+  scope: 'read',
   input: ListContentInput,
   output: listEnvelope(ContentResource),
   run({ db, workspace, answerBudget }, input) {
@@ -160,6 +161,7 @@ export const listContent = defineOperation({
 export const getContent = defineOperation({
   name: 'getContent',
   buckets: ['read'],
+  scope: 'read',
   input: ContentIdInput,
   output: ContentResource,
   run({ db, workspace }, input) {
@@ -170,6 +172,7 @@ export const getContent = defineOperation({
 export const createContent = defineOperation({
   name: 'createContent',
   buckets: ['write'],
+  scope: 'write',
   input: CreateContentInput,
   output: ContentResource,
   run(ctx, input) {
@@ -236,6 +239,7 @@ function queuedAfter(row: ContentRow, status: ContentStatus): boolean {
 export const updateContent = defineOperation({
   name: 'updateContent',
   buckets: ['write'],
+  scope: 'write',
   input: UpdateContentInput,
   output: ContentResource,
   errors: {
@@ -347,6 +351,7 @@ export const updateContent = defineOperation({
 export const deleteContent = defineOperation({
   name: 'deleteContent',
   buckets: ['write'],
+  scope: 'write',
   input: ContentIdInput,
   output: deletedResource('content'),
   errors: {
@@ -416,6 +421,7 @@ const PUBLISH_ERRORS = {
 export const previewPublish = defineOperation({
   name: 'previewPublish',
   buckets: ['read'],
+  scope: 'read',
   input: PublishContentInput,
   output: PublishPreview,
   errors: PUBLISH_ERRORS,
@@ -447,6 +453,7 @@ export const previewPublish = defineOperation({
 export const publishContent = defineOperation({
   name: 'publishContent',
   buckets: ['write', 'publish'],
+  scope: 'publish',
   input: PublishContentInput,
   output: ContentResource,
   errors: PUBLISH_ERRORS,

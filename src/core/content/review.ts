@@ -194,6 +194,7 @@ const statements = preparedStatements((db) => ({
 export const browseContent = defineOperation({
   name: 'browseContent',
   buckets: ['read'],
+  scope: 'read',
   input: BrowseContentInput,
   output: z.custom<{ items: ReviewItem[]; nextCursor: string | null; campaigns: CampaignChoice[] }>(),
   run(ctx, input) {
@@ -230,6 +231,7 @@ const cursorOf = (row: ContentRow): string => encodeCursor({ createdAt: row.crea
 export const reviewContent = defineOperation({
   name: 'reviewContent',
   buckets: ['read'],
+  scope: 'read',
   input: z.object({ id: z.string().min(1) }),
   output: z.custom<{ row: ContentRow; previews: PlatformPreviewData[]; history: ContentHistoryEntry[] }>(),
   run(ctx, input) {
@@ -246,6 +248,7 @@ export const reviewContent = defineOperation({
 export const calendarContent = defineOperation({
   name: 'calendarContent',
   buckets: ['read'],
+  scope: 'read',
   input: z.object({ from: z.date(), to: z.date() }),
   output: z.custom<ContentRow[]>(),
   run(ctx, input): ContentRow[] {

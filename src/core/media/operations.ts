@@ -25,6 +25,7 @@ import { mediaStoreFor } from './store.ts';
 export const createMediaAsset = defineOperation({
   name: 'createMediaAsset',
   buckets: ['write', 'media'],
+  scope: 'write',
   input: CreateMediaAssetInput,
   output: MediaAssetResourceSchema,
   errors: { quota_exceeded: "the file would take the media library past the plan's storage quota" },
@@ -56,6 +57,7 @@ export const createMediaAsset = defineOperation({
 export const updateMediaAsset = defineOperation({
   name: 'updateMediaAsset',
   buckets: ['write'],
+  scope: 'write',
   input: UpdateMediaAssetInput,
   output: MediaAssetResourceSchema,
   run(ctx, input): MediaAssetResource {
@@ -74,6 +76,7 @@ export const updateMediaAsset = defineOperation({
 export const listMedia = defineOperation({
   name: 'listMedia',
   buckets: ['read'],
+  scope: 'read',
   input: ListMediaInput,
   output: listEnvelope(MediaAssetResourceSchema),
   run({ db, workspace, config, answerBudget }, input) {
@@ -163,6 +166,7 @@ const NAMED_ITEMS = 10;
 export const deleteMediaAsset = defineOperation({
   name: 'deleteMediaAsset',
   buckets: ['write'],
+  scope: 'write',
   input: MediaAssetIdInput,
   output: deletedResource('media_asset'),
   errors: { invalid_state: 'an item not yet published, archived or rejected still uses the file' },

@@ -1,5 +1,4 @@
 import { ServiceError } from '../errors.ts';
-import type { Bucket } from '../config.ts';
 import type { OAuthScope } from './metadata.ts';
 
 /**
@@ -7,22 +6,16 @@ import type { OAuthScope } from './metadata.ts';
  * from operation.ts, which asks these rules (an import back would make a circle).
  */
 export interface OperationAccess {
-  buckets: readonly Bucket[];
-  scope?: OAuthScope;
+  /** Declared on every operation; never derived from its rate-limit buckets, which only meter it. */
+  scope: OAuthScope;
 }
 
 /**
- * The one rule for which scope an operation needs, for REST routes and MCP tools alike: an explicit
- * `scope` on the operation wins (launching a campaign publishes, though it takes only from the write
- * bucket); otherwise its rate-limit buckets say it: the publish bucket needs `publish`, the write
- * bucket `write`, and anything else only reads.
+ * The one rule for which scope an operation needs, for REST routes and MCP tools alike: the scope it
+ * declares. Reading needs `read`; changing anything `write`; what publishes or leads to posts going
+ * out (publishing, launching a campaign) `publish`.
  */
-export function requiredScope(operation: OperationAccess): OAuthScope {
-  if (operation.scope) return operation.scope;
-  if (operation.buckets.includes('publish')) return 'publish';
-  if (operation.buckets.includes('write')) return 'write';
-  return 'read';
-}
+export const requiredScope = (operation: OperationAccess): OAuthScope => operation.scope;
 
 export const scopeAllows = (scopes: readonly OAuthScope[], operation: OperationAccess): boolean =>
   scopes.includes(requiredScope(operation));

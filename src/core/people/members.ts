@@ -43,6 +43,7 @@ export const listMembers = defineOperation({
   name: 'listMembers',
   role: 'admin',
   buckets: ['read'],
+  scope: 'read',
   input: z.object({}),
   output: z.array(MemberSummary),
   run({ db, workspace }): MemberSummary[] {
@@ -76,6 +77,7 @@ export const listPendingInvites = defineOperation({
   name: 'listPendingInvites',
   role: 'admin',
   buckets: ['read'],
+  scope: 'read',
   input: z.object({}),
   output: z.array(PendingInvite),
   run({ db, workspace, clock }): PendingInvite[] {
@@ -97,6 +99,7 @@ export const inviteMember = defineOperation({
   name: 'inviteMember',
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: z.object({ email: z.string({ error: 'Give an email address, such as ana@example.com.' }), role }),
   output: z.object({
     invitation_id: z.string(),
@@ -127,6 +130,7 @@ export const changeMemberRole = defineOperation({
   name: 'changeMemberRole',
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: z.object({ user_id: userId, role }),
   output: z.object({ user_id: z.string(), email: z.string(), role: z.enum(ROLES) }),
   run({ db, workspace }, input) {
@@ -148,6 +152,7 @@ export const removeMember = defineOperation({
   name: 'removeMember',
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: z.object({ user_id: userId }),
   output: z.object({ user_id: z.string(), email: z.string(), removed: z.literal(true) }),
   run({ db, workspace, clock }, input) {
@@ -163,6 +168,7 @@ export const withdrawInvite = defineOperation({
   name: 'withdrawInvite',
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: z.object({ invitation_id: z.string().min(1).max(64) }),
   output: z.object({ invitation_id: z.string(), email: z.string(), withdrawn: z.literal(true) }),
   run({ db, workspace, clock }, input) {

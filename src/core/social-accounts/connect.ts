@@ -162,6 +162,7 @@ export const startAccountConnection = defineOperation({
   // Webhooks and accounts are an admin's (the dashboard's roles); API keys keep full access.
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: ConnectRequest,
   output: SocialAccountConnected,
   errors: {
@@ -186,6 +187,7 @@ export const startSessionConnection = defineOperation({
   name: 'startSessionConnection',
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: ConnectRequest.extend({ session_hash: z.string().regex(/^[0-9a-f]{64}$/) }),
   output: SocialAccountConnected,
   errors: startAccountConnection.errors,

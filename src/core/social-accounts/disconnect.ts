@@ -14,6 +14,7 @@ export const disconnectAccount = defineOperation({
   name: 'disconnectAccount',
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: z.object({ id: z.string().min(1).max(64) }),
   output: z.custom<SocialAccountResource>(),
   run(ctx, input): SocialAccountResource {

@@ -24,6 +24,7 @@ export const listSocialAccounts = defineOperation({
   // accounts page to admins only. API keys (no role) keep full access.
   role: 'editor',
   buckets: ['read'],
+  scope: 'read',
   input: z.object({}),
   output: listEnvelope(SocialAccountResourceSchema),
   run({ db, workspace, clock }): ListEnvelope<SocialAccountResource> {

@@ -14,6 +14,7 @@ import { toTemplateResource } from './serialize.ts';
 export const listTemplates = defineOperation({
   name: 'listTemplates',
   buckets: ['read'],
+  scope: 'read',
   input: ListTemplatesInput,
   output: listEnvelope(TemplateResource),
   errors: {

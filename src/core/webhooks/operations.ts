@@ -87,6 +87,7 @@ export const listWebhooks = defineOperation({
   // and the log holds the receivers' answers. API keys (no role) keep full access.
   role: 'admin',
   buckets: ['read'],
+  scope: 'read',
   input: ListWebhooksInput,
   output: listEnvelope(WebhookResourceSchema),
   run({ db, workspace }): ListEnvelope<WebhookResource> {
@@ -104,6 +105,7 @@ export const getWebhook = defineOperation({
   name: 'getWebhook',
   role: 'admin',
   buckets: ['read'],
+  scope: 'read',
   input: WebhookIdInput,
   output: WebhookResourceSchema,
   run({ db, workspace }, input) {
@@ -121,6 +123,7 @@ export const createWebhook = defineOperation({
   // Webhooks and accounts are an admin's (the dashboard's roles); API keys keep full access.
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: CreateWebhookInput,
   output: WebhookWithSecret,
   errors: {
@@ -167,6 +170,7 @@ export const updateWebhook = defineOperation({
   name: 'updateWebhook',
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: UpdateWebhookInput,
   output: WebhookResourceSchema,
   errors: {
@@ -217,6 +221,7 @@ export const deleteWebhook = defineOperation({
   name: 'deleteWebhook',
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: WebhookIdInput,
   output: deletedResource('webhook'),
   run({ db, workspace }, input) {
@@ -234,6 +239,7 @@ export const rotateWebhookSecret = defineOperation({
   name: 'rotateWebhookSecret',
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: WebhookIdInput,
   output: WebhookWithSecret,
   run(ctx, input) {
@@ -259,6 +265,7 @@ export const testWebhook = defineOperation({
   name: 'testWebhook',
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: WebhookIdInput,
   output: WebhookTestResult,
   async run(ctx, input): Promise<TestDeliveryResult> {
@@ -310,6 +317,7 @@ export const listWebhookDeliveries = defineOperation({
   name: 'listWebhookDeliveries',
   role: 'admin',
   buckets: ['read'],
+  scope: 'read',
   input: ListWebhookDeliveriesInput,
   output: listEnvelope(WebhookDeliveryResource),
   run({ db, workspace, answerBudget }, input) {
@@ -389,6 +397,7 @@ export const resendDelivery = defineOperation({
   name: 'resendDelivery',
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: ResendDeliveryInput,
   output: WebhookResendResult,
   errors: {
@@ -437,6 +446,7 @@ export const resendFailedDeliveries = defineOperation({
   name: 'resendFailedDeliveries',
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: ResendFailedInput,
   output: WebhookResendResult,
   errors: {

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import type { Operation } from '../../src/core/operation.ts';
+import { requiredScope } from '../../src/core/oauth/scopes.ts';
+import { OAUTH_SCOPES } from '../../src/core/oauth/metadata.ts';
+
+/** Every module of the core, loaded so that each operation it exports (and each one's dry run) is found. */
+const modules = import.meta.glob<Record<string, unknown>>('../../src/core/**/*.ts', { eager: true });
+
+const isOperation = (value: unknown): value is Operation =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as Operation).name === 'string' &&
+  Array.isArray((value as Operation).buckets) &&
+  typeof (value as Operation).run === 'function';
+
+function everyOperation(): Operation[] {
+  const found = new Map<string, Operation>();
+  const add = (operation: Operation) => {
+    found.set(operation.name, operation);
+    if (operation.dryRun) add(operation.dryRun);
+  };
+  for (const exports of Object.values(modules))
+    for (const value of Object.values(exports)) if (isOperation(value)) add(value);
+  return [...found.values()];
+}
+
+/**
+ * The scope each operation needs, as the contract has it: reads need read, changes write, and what
+ * leads to posts going out (publishing, launching a campaign) publish. Adding an operation means
+ * adding it here, on purpose.
+ */
+const SCOPES: Record<string, (typeof OAUTH_SCOPES)[number]> = {
+  browseContent: 'read',
+  calendarContent: 'read',
+  changeMemberRole: 'write',
+  createCampaign: 'write',
+  createContent: 'write',
+  createKey: 'write',
+  createMediaAsset: 'write',
+  createWebhook: 'write',
+  deleteCampaign: 'write',
+  deleteContent: 'write',
+  deleteMediaAsset: 'write',
+  deleteWebhook: 'write',
+  disconnectAccount: 'write',
+  getAccount: 'read',
+  getAnalyticsOverview: 'read',
+  getBrandProfile: 'read',
+  getCampaign: 'read',
+  getContent: 'read',
+  getWebhook: 'read',
+  inviteMember: 'write',
+  launchCampaign: 'publish',
+  listCampaigns: 'read',
+  listContent: 'read',
+  listKeys: 'read',
+  listMedia: 'read',
+  listMembers: 'read',
+  listPendingInvites: 'read',
+  listSocialAccounts: 'read',
+  listTemplates: 'read',
+  listWebhookDeliveries: 'read',
+  listWebhooks: 'read',
+  previewPublish: 'read',
+  publishContent: 'publish',
+  removeMember: 'write',
+  resendDelivery: 'write',
+  resendFailedDeliveries: 'write',
+  reviewContent: 'read',
+  revokeKey: 'write',
+  rotateWebhookSecret: 'write',
+  startAccountConnection: 'write',
+  startSessionConnection: 'write',
+  testWebhook: 'write',
+  updateAccount: 'write',
+  updateBrandProfile: 'write',
+  updateCampaign: 'write',
+  updateContent: 'write',
+  updateMediaAsset: 'write',
+  updateWebhook: 'write',
+  withdrawInvite: 'write',
+  workspaceAtAGlance: 'read',
+};
+
+describe('every operation declares the OAuth scope it needs', () => {
+  const operations = everyOperation();
+
+  it('finds the operations of the core', () => {
+    expect(operations.length).toBeGreaterThanOrEqual(Object.keys(SCOPES).length);
+  });
+
+  it('declares a scope on each, read, write or publish', () => {
+    for (const operation of operations) expect(OAUTH_SCOPES, operation.name).toContain(operation.scope);
+  });
+
+  it('answers requiredScope from the declared scope alone, whatever the buckets say', () => {
+    for (const operation of operations) expect(requiredScope(operation), operation.name).toBe(operation.scope);
+    // The launch takes only from the write bucket, and still needs publish.
+    const launch = operations.find((operation) => operation.name === 'launchCampaign')!;
+    expect(launch.buckets).toEqual(['write']);
+    expect(requiredScope(launch)).toBe('publish');
+  });
+
+  it('needs exactly the scopes of the table', () => {
+    expect(Object.fromEntries(operations.map((operation) => [operation.name, operation.scope]))).toEqual(SCOPES);
+  });
+});
