@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createApiKey, revokeApiKey } from '../core/accounts/api-keys.ts';
+import { DEFAULT_KEY_NAME, revokeApiKey } from '../core/accounts/api-keys.ts';
 import { createWorkspace, getWorkspace, listWorkspaces, setWorkspacePlan } from '../core/accounts/workspaces.ts';
 import type { Runtime } from '../core/context.ts';
-import { dateTimeInput } from '../core/dates.ts';
 import { fieldError, ServiceError } from '../core/errors.ts';
 import { contextFor } from '../core/context.ts';
 import { listHeldGrants, revokeHeldGrant } from '../core/oauth/grant-admin.ts';
@@ -14,7 +13,7 @@ import { connectSocialAccount, disconnectSocialAccount } from '../core/social-ac
 import { importTemplates } from '../core/templates/seed.ts';
 import { isCredentialsPlatform, OAUTH_PLATFORMS, PLATFORMS } from '../core/platforms/registry.ts';
 import { backupDatabase } from './backup.ts';
-import { listKeys, MAX_KEY_NAME_LENGTH } from '../core/accounts/key-admin.ts';
+import { createKey, listKeys } from '../core/accounts/key-admin.ts';
 import { invitePerson } from '../core/people/invitations.ts';
 import { changeMemberRole, listMembers, listPendingInvites } from '../core/people/members.ts';
 import { membershipOf } from '../core/people/memberships.ts';
@@ -88,6 +87,26 @@ function required(
   return value;
 }
 
+/**
+ * Runs `action`, naming the fields of an operation's refusal as this door's flags (`expires_at` is
+ * `--expires-at` here), so the words are the operation's and only the names are the CLI's.
+ */
+function withFlagNames<T>(action: () => T): T {
+  try {
+    return action();
+  } catch (error) {
+    if (!(error instanceof ServiceError) || !error.details) throw error;
+    const flag = (field: string) => field.replaceAll('_', '-');
+    const fieldErrors = Object.fromEntries(
+      Object.entries(error.details.fieldErrors).map(([field, messages]) => [flag(field), messages]),
+    );
+    let message = error.message;
+    for (const field of Object.keys(error.details.fieldErrors))
+      message = message.replaceAll(`${field}:`, `${flag(field)}:`);
+    throw new ServiceError(error.code, message, { formErrors: error.details.formErrors, fieldErrors });
+  }
+}
+
 /** The import file, read and parsed; an unreadable file or bad JSON is an invalid_body with the reason. */
 function readJsonFile(path: string | undefined): unknown {
   if (!path) throw fieldError('file', 'Give the path of a JSON file, such as import-templates templates.json');
@@ -124,20 +143,14 @@ async function run(
     }
     case 'create-key': {
       const workspace = getWorkspace(runtime.db, required(values, 'workspace'));
-      const raw = values['expires-at'];
-      const parsed = raw === undefined ? undefined : dateTimeInput.safeParse(raw);
-      if (parsed && !parsed.success)
-        throw fieldError('expires-at', 'Give an ISO 8601 date-time with an offset, such as 2027-01-01T00:00:00Z.');
-      if (parsed && parsed.data.getTime() <= runtime.clock.now().getTime())
-        throw fieldError('expires-at', 'The expiry must be in the future.');
-      const name = values.name?.trim();
-      if (name !== undefined && (name === '' || name.length > MAX_KEY_NAME_LENGTH))
-        throw fieldError('name', `Give a name of 1 to ${MAX_KEY_NAME_LENGTH} characters.`);
-      const { keyId, apiKey } = createApiKey(runtime, {
-        workspaceId: workspace.id,
-        expiresAt: parsed?.data ?? null,
-        ...(name !== undefined && { name }),
-      });
+      // The dashboard's operation, so a name or expiry is refused here with the very same words.
+      const created = withFlagNames(() =>
+        runOperation(createKey, contextFor(runtime, workspace, 'cli'), {
+          name: values.name ?? DEFAULT_KEY_NAME,
+          expires_at: values['expires-at'],
+        }),
+      );
+      const [keyId, apiKey] = [created.id, created.api_key];
       return {
         json: { key_id: keyId, api_key: apiKey },
         text: `Created key ${keyId}.\nAPI key (shown once): ${apiKey}`,
