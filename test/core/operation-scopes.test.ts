@@ -1,10 +1,18 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Operation } from '../../src/core/operation.ts';
 import { requiredScope } from '../../src/core/oauth/scopes.ts';
 import { OAUTH_SCOPES } from '../../src/core/oauth/metadata.ts';
 
 /** Every module of the core, loaded so that each operation it exports (and each one's dry run) is found. */
-const modules = import.meta.glob<Record<string, unknown>>('../../src/core/**/*.ts', { eager: true });
+const CORE = fileURLToPath(new URL('../../src/core/', import.meta.url));
+const modules: Array<Record<string, unknown>> = await Promise.all(
+  readdirSync(CORE, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => import(join(CORE, file)) as Promise<Record<string, unknown>>),
+);
 
 const isOperation = (value: unknown): value is Operation =>
   typeof value === 'object' &&
@@ -19,8 +27,7 @@ function everyOperation(): Operation[] {
     found.set(operation.name, operation);
     if (operation.dryRun) add(operation.dryRun);
   };
-  for (const exports of Object.values(modules))
-    for (const value of Object.values(exports)) if (isOperation(value)) add(value);
+  for (const exports of modules) for (const value of Object.values(exports)) if (isOperation(value)) add(value);
   return [...found.values()];
 }
 
