@@ -128,6 +128,77 @@ export const ERROR_CATALOGUE = {
     action:
       "Give a return_url on the service's origin, or ask the operator to add your origin to CONNECT_RETURN_ORIGINS.",
   },
+  sign_in_refused: {
+    meaning:
+      'A dashboard sign-in (or an OAuth consent given by signing in) was refused: the email is unknown, the password is wrong, or the person belongs to no workspace. The three look alike.',
+    action: 'Check the email and password; an admin can print a password link with the admin CLI (reset-password).',
+  },
+  invalid_link: {
+    meaning: 'A setup, password or invitation link was already used, has expired, or was replaced by a newer one.',
+    action: 'Ask for a new link: an admin invites again, or prints a password link with the admin CLI.',
+  },
+  weak_password: {
+    meaning:
+      'The password chosen on a setup, password or invitation link is too short, too common or too close to the email.',
+    action: 'Choose a longer password that is not built from the email; the message says what was wrong.',
+  },
+  wrong_password: {
+    meaning: "An invitation was accepted with a password that is not the invited person's account password.",
+    action: 'Give the password you sign in with, or sign in first and accept with one button.',
+  },
+  email_taken: {
+    meaning: 'A setup link was given an email that already has an account or an invitation waiting.',
+    action: 'Give another email: the setup link only creates a new person.',
+  },
+  invalid_connect_state: {
+    meaning:
+      "An account connection's callback came with a state that is missing, unknown, expired or already used, without a code, or was confirmed from another browser than the one that brought the code; or its workspace is gone.",
+    action:
+      'Start the connection again from the dashboard or POST /api/v1/social-accounts/connect, and finish it in one browser.',
+  },
+  invalid_request: {
+    meaning:
+      'An OAuth token or revocation request is missing a parameter, or one cannot be read (RFC 6749 invalid_request).',
+    action: 'Send the form parameters the OAuth endpoint needs (grant_type, code, code_verifier, redirect_uri, …).',
+  },
+  invalid_client: {
+    meaning:
+      'The OAuth client is unknown, or its authentication at the token endpoint failed (RFC 6749 invalid_client).',
+    action: 'Register the client again (or fix its client_secret and its authentication method), then retry.',
+  },
+  invalid_grant: {
+    meaning:
+      'The authorization code or refresh token is unknown, expired, already used, revoked or issued to another client, or the redirect_uri or code_verifier does not match (RFC 6749 invalid_grant).',
+    action: 'Start the authorization again; a refresh token that was already used has revoked its grant.',
+  },
+  unsupported_grant_type: {
+    meaning: 'The token request names a grant_type the service does not serve (RFC 6749 unsupported_grant_type).',
+    action: 'Use grant_type authorization_code or refresh_token.',
+  },
+  invalid_scope: {
+    meaning:
+      'The scope asked for names a scope the service does not have, or more than the grant holds (RFC 6749 invalid_scope).',
+    action: 'Ask only for read, write and publish, and on a refresh no more than the grant was given.',
+  },
+  invalid_target: {
+    meaning:
+      "The resource of an OAuth request is not one this service serves, or not the grant's own (RFC 8707 invalid_target).",
+    action:
+      'Name PUBLIC_BASE_URL/mcp (or /mcp/readonly), as the protected-resource metadata gives it, or leave resource out.',
+  },
+  invalid_redirect_uri: {
+    meaning: 'A client registration lists a redirect URI the service does not accept (RFC 7591 invalid_redirect_uri).',
+    action: 'Register https redirect URIs, or http ones on a loopback address, without a fragment.',
+  },
+  invalid_client_metadata: {
+    meaning: 'A client registration carries metadata the service cannot use (RFC 7591 invalid_client_metadata).',
+    action: 'Fix the field the description names and register again.',
+  },
+  unusable_client_metadata: {
+    meaning:
+      'An OAuth client named by its metadata document URL (a client_id starting https://) cannot be used: the URL, the document or its fetch is at fault.',
+    action: "Fix the client's metadata document as the page says, or register the client instead.",
+  },
   idempotency_key_reused: {
     meaning: 'The Idempotency-Key was used before with another body.',
     action: 'Use a new key for a new request; reuse a key only to repeat the very same request.',

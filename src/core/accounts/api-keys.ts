@@ -102,9 +102,7 @@ export interface Credential {
  */
 function tokenCredential(runtime: Runtime, token: string): Credential {
   const grant = resolveAccessToken(runtime, token);
-  if ('refused' in grant) {
-    throw new ServiceError(grant.expired ? 'expired_key' : 'invalid_key', grant.refused);
-  }
+  if (grant instanceof ServiceError) throw grant;
   const resource = grant.resource === null ? null : protectedResourceOf(runtime.config, grant.resource);
   if (resource === undefined)
     throw new ServiceError('invalid_key', 'The access token was issued for another resource.');

@@ -6,7 +6,7 @@ import { authenticateApiKey } from '../accounts/api-keys.ts';
 import type { Runtime } from '../context.ts';
 import { RateLimitError, ServiceError } from '../errors.ts';
 import { derivedKey } from '../secrets.ts';
-import { ClientMetadataError, isMetadataDocumentClientId, resolveMetadataDocumentClient } from './client-metadata.ts';
+import { isMetadataDocumentClientId, resolveMetadataDocumentClient } from './client-metadata.ts';
 import { findClient, issueAuthorizationCode, parseScope, type OAuthClient } from './grants.ts';
 import { acceptedResources, mcpResourceUrl, protectedResourceOf, resourceScopes, type OAuthScope } from './metadata.ts';
 import { isClientRedirectUri } from './registration.ts';
@@ -69,7 +69,9 @@ async function clientFor(
   try {
     return await resolveMetadataDocumentClient(runtime, clientId, address);
   } catch (error) {
-    if (error instanceof ClientMetadataError) return { kind: 'page', message: error.message };
+    if (error instanceof ServiceError && error.code === 'unusable_client_metadata') {
+      return { kind: 'page', message: error.message };
+    }
     throw error;
   }
 }

@@ -2,15 +2,11 @@ import { and, asc, eq, gt, lte } from 'drizzle-orm';
 import { writeTransaction } from '../../../db/client.ts';
 import { oauthClients, oauthMetadataFetches } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
-import { RateLimitError } from '../errors.ts';
+import { RateLimitError, ServiceError } from '../errors.ts';
+import { isRegistrationError } from './errors.ts';
 import { DownloadError, getPublicFile } from '../media/download.ts';
 import { findClient, type OAuthClient } from './grants.ts';
-import {
-  ClientRegistrationError,
-  MAX_URI_LENGTH,
-  checkRegistrationAllowance,
-  readClientMetadata,
-} from './registration.ts';
+import { MAX_URI_LENGTH, checkRegistrationAllowance, readClientMetadata } from './registration.ts';
 
 /**
  * Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document): a client whose
@@ -42,12 +38,7 @@ export const METADATA_FETCHES_PER_ADDRESS = 20;
 const FETCH_TIMEOUT_MS = 5_000;
 
 /** Why a metadata-document client cannot be used: shown to the person, never redirected. */
-export class ClientMetadataError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ClientMetadataError';
-  }
-}
+const unusable = (message: string) => new ServiceError('unusable_client_metadata', message);
 
 /** Whether a client_id names a metadata document rather than a registered client. */
 export const isMetadataDocumentClientId = (clientId: string): boolean => /^https:\/\//i.test(clientId);
@@ -57,7 +48,7 @@ export const isMetadataDocumentClientId = (clientId: string): boolean => /^https
  * normal form (so `/./` or `/../` segments, which the URL parser would quietly resolve, are refused).
  */
 function checkClientIdUrl(clientId: string): void {
-  const refuse = (why: string) => new ClientMetadataError(`The client_id ${clientId} cannot be used: ${why}.`);
+  const refuse = (why: string) => unusable(`The client_id ${clientId} cannot be used: ${why}.`);
   if (clientId.length > MAX_URI_LENGTH) throw refuse(`it is longer than ${MAX_URI_LENGTH} characters`);
   let url: URL;
   try {
@@ -87,8 +78,7 @@ export function metadataFreshnessMs(cacheControl: string | undefined): number {
 
 /** Reads the fetched document: JSON naming itself, a public client, redirect URIs by the registration rules. */
 function parseDocument(clientId: string, body: Buffer) {
-  const refuse = (why: string) =>
-    new ClientMetadataError(`The client's metadata document at ${clientId} cannot be used: ${why}`);
+  const refuse = (why: string) => unusable(`The client's metadata document at ${clientId} cannot be used: ${why}`);
   let document: unknown;
   try {
     document = JSON.parse(body.toString('utf8'));
@@ -109,7 +99,7 @@ function parseDocument(clientId: string, body: Buffer) {
   try {
     return readClientMetadata({ ...fields, token_endpoint_auth_method: 'none' });
   } catch (error) {
-    if (error instanceof ClientRegistrationError) throw refuse(error.description);
+    if (isRegistrationError(error)) throw refuse(error.message);
     throw error;
   }
 }
@@ -150,7 +140,7 @@ function countMetadataFetch(runtime: Runtime, documentUrl: string, address: stri
  * The client a metadata-document client_id names: its stored row while fresh, else the document
  * fetched again and stored (for its Cache-Control's time, at least a minute). A new client counts
  * against the address's registration allowance, as a registration would, and every fetch against the
- * fetch allowances. Throws ClientMetadataError (for the person's page) or RateLimitError.
+ * fetch allowances. Throws unusable_client_metadata (for the person's page) or RateLimitError.
  */
 export async function resolveMetadataDocumentClient(
   runtime: Runtime,
@@ -175,7 +165,7 @@ export async function resolveMetadataDocumentClient(
       maxRedirects: 0,
     });
   } catch (error) {
-    if (error instanceof DownloadError) throw new ClientMetadataError(`${error.message}.`);
+    if (error instanceof DownloadError) throw unusable(`${error.message}.`);
     throw error;
   }
   const metadata = parseDocument(clientId, file.body);

@@ -5,6 +5,7 @@ import { oauthAuthorizationCodes, oauthClients, oauthTokens, plans, workspaces }
 import { toWorkspace, type Workspace } from '../accounts/workspace.ts';
 import type { Runtime } from '../context.ts';
 import { newId, randomBase62 } from '../ids.ts';
+import { ServiceError } from '../errors.ts';
 import { hashClientSecret } from './registration.ts';
 import {
   acceptedResources,
@@ -21,23 +22,6 @@ export const REFRESH_TOKEN_PREFIX = 'np_ort_';
 export const CODE_LIFETIME_MS = 60 * 1000;
 export const ACCESS_TOKEN_LIFETIME_MS = 60 * 60 * 1000;
 export const REFRESH_TOKEN_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
-
-/** An RFC 6749 section 5.2 refusal: the token door answers it as `{error, error_description}`. */
-export class OAuthError extends Error {
-  constructor(
-    readonly error:
-      | 'invalid_request'
-      | 'invalid_client'
-      | 'invalid_grant'
-      | 'unsupported_grant_type'
-      | 'invalid_scope'
-      | 'invalid_target',
-    readonly description: string,
-  ) {
-    super(description);
-    this.name = 'OAuthError';
-  }
-}
 
 const sha256Hex = (value: string): string => createHash('sha256').update(value).digest('hex');
 
@@ -79,7 +63,7 @@ export interface ClientCredentials {
  * sends its id alone, a confidential one its secret by Basic or in the form, whichever it chose.
  */
 export function authenticateClient(runtime: Runtime, credentials: ClientCredentials): OAuthClient {
-  const refuse = () => new OAuthError('invalid_client', 'The client is unknown or its authentication failed.');
+  const refuse = () => new ServiceError('invalid_client', 'The client is unknown or its authentication failed.');
   if (!credentials.clientId) throw refuse();
   const client = findClient(runtime, credentials.clientId);
   if (!client) throw refuse();
@@ -192,21 +176,24 @@ function tokenTarget(
   runtime: Runtime,
   asked: string | undefined,
   grant: { resource: string | null; scope: string },
-): { resource: string | null; scope: string } | OAuthError {
+): { resource: string | null; scope: string } | ServiceError {
   if (asked === undefined) return { resource: grant.resource, scope: grant.scope };
   const target = protectedResourceOf(runtime.config, asked);
   if (!target) {
-    return new OAuthError(
+    return new ServiceError(
       'invalid_target',
       `resource must be one this service serves: ${acceptedResources(runtime.config).join(', ')}.`,
     );
   }
   if (grant.resource !== null && asked !== grant.resource && target !== 'readonly') {
-    return new OAuthError('invalid_target', `resource differs from the one this grant is for (${grant.resource}).`);
+    return new ServiceError('invalid_target', `resource differs from the one this grant is for (${grant.resource}).`);
   }
   const scopes = (parseScope(grant.scope) ?? []).filter((scope) => resourceScopes(target).includes(scope));
   if (scopes.length === 0) {
-    return new OAuthError('invalid_target', `This grant allows nothing ${asked} serves (its scope is ${grant.scope}).`);
+    return new ServiceError(
+      'invalid_target',
+      `This grant allows nothing ${asked} serves (its scope is ${grant.scope}).`,
+    );
   }
   return { resource: asked, scope: scopes.join(' ') };
 }
@@ -230,14 +217,14 @@ export function exchangeAuthorizationCode(
   client: OAuthClient,
   input: { code?: string; codeVerifier?: string; redirectUri?: string; resource?: string },
 ): TokenResponse {
-  if (!input.code) throw new OAuthError('invalid_request', 'code is required.');
+  if (!input.code) throw new ServiceError('invalid_request', 'code is required.');
   if (!input.codeVerifier || !VERIFIER_PATTERN.test(input.codeVerifier)) {
-    throw new OAuthError('invalid_request', 'code_verifier is required: 43 to 128 unreserved characters (RFC 7636).');
+    throw new ServiceError('invalid_request', 'code_verifier is required: 43 to 128 unreserved characters (RFC 7636).');
   }
-  if (!input.redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required.');
+  if (!input.redirectUri) throw new ServiceError('invalid_request', 'redirect_uri is required.');
   const { code, codeVerifier, redirectUri } = input;
   const now = runtime.clock.now();
-  const refused = (why: string) => new OAuthError('invalid_grant', why);
+  const refused = (why: string) => new ServiceError('invalid_grant', why);
   const outcome = writeTransaction(runtime.db, () => {
     const row = runtime.db
       .select()
@@ -257,7 +244,7 @@ export function exchangeAuthorizationCode(
     if (row.expiresAt <= now) return refused('The code has expired; start the authorization again.');
     if (row.redirectUri !== redirectUri) return refused('redirect_uri differs from the authorization request.');
     const target = tokenTarget(runtime, input.resource, row);
-    if (target instanceof OAuthError) return target;
+    if (target instanceof ServiceError) return target;
     if (!verifierMatches(codeVerifier, row.codeChallenge))
       return refused('code_verifier does not match the challenge.');
     return issueTokens(runtime, {
@@ -268,7 +255,7 @@ export function exchangeAuthorizationCode(
       ...target,
     });
   });
-  if (outcome instanceof OAuthError) throw outcome;
+  if (outcome instanceof ServiceError) throw outcome;
   return outcome;
 }
 
@@ -281,10 +268,10 @@ export function refreshTokens(
   client: OAuthClient,
   input: { refreshToken?: string; scope?: string; resource?: string },
 ): TokenResponse {
-  if (!input.refreshToken) throw new OAuthError('invalid_request', 'refresh_token is required.');
+  if (!input.refreshToken) throw new ServiceError('invalid_request', 'refresh_token is required.');
   const { refreshToken } = input;
   const now = runtime.clock.now();
-  const refused = (why: string) => new OAuthError('invalid_grant', why);
+  const refused = (why: string) => new ServiceError('invalid_grant', why);
   const outcome = writeTransaction(runtime.db, () => {
     const row = runtime.db
       .select()
@@ -300,13 +287,13 @@ export function refreshTokens(
     if (row.revokedAt !== null) return refused('The refresh token has been revoked.');
     if (row.expiresAt <= now) return refused('The refresh token has expired; authorize again.');
     const target = tokenTarget(runtime, input.resource, row);
-    if (target instanceof OAuthError) return target;
+    if (target instanceof ServiceError) return target;
     const granted = target.scope.split(' ');
     let scope = target.scope;
     if (input.scope !== undefined) {
       const asked = parseScope(input.scope);
       if (!asked || asked.some((s) => !granted.includes(s))) {
-        return new OAuthError('invalid_scope', `scope may only narrow the grant's scopes (${target.scope}).`);
+        return new ServiceError('invalid_scope', `scope may only narrow the grant's scopes (${target.scope}).`);
       }
       scope = asked.join(' ');
     }
@@ -322,7 +309,7 @@ export function refreshTokens(
       resource: target.resource ?? mcpResourceUrl(runtime.config),
     });
   });
-  if (outcome instanceof OAuthError) throw outcome;
+  if (outcome instanceof ServiceError) throw outcome;
   return outcome;
 }
 
@@ -353,21 +340,19 @@ export interface AccessGrant {
 }
 
 /**
- * Resolves an access token to its grant and workspace, or says why it is refused. One prepared join
+ * Resolves an access token to its grant and workspace, or answers why it is refused (invalid_key, expired_key). One prepared join
  * (tokens, workspace, plan) per request: building the query each time cost about as much as the
  * rest of a GET (measured, bench rest). Touches `last_used_at` at most once a minute, so a busy token
  * does not write on every request.
  */
-export function resolveAccessToken(
-  runtime: Runtime,
-  token: string,
-): AccessGrant | { refused: string; expired: boolean } {
+export function resolveAccessToken(runtime: Runtime, token: string): AccessGrant | ServiceError {
   const found = statements(runtime.db).accessTokenWithWorkspace.get({ tokenHash: sha256Hex(token) });
   if (!found || found.token.revokedAt !== null)
-    return { refused: 'The access token is unknown or has been revoked.', expired: false };
+    return new ServiceError('invalid_key', 'The access token is unknown or has been revoked.');
   const { token: row } = found;
   const now = runtime.clock.now();
-  if (row.expiresAt <= now) return { refused: 'The access token has expired; use the refresh token.', expired: true };
+  if (row.expiresAt <= now)
+    return new ServiceError('expired_key', 'The access token has expired; use the refresh token.');
   if (row.lastUsedAt === null || now.getTime() - row.lastUsedAt.getTime() >= 60_000) {
     runtime.db.update(oauthTokens).set({ lastUsedAt: now }).where(eq(oauthTokens.tokenHash, row.tokenHash)).run();
   }

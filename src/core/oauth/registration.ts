@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { writeTransaction } from '../../../db/client.ts';
 import { OAUTH_CLIENT_AUTH_METHODS, oauthClients, type OAuthClientAuthMethod } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
-import { RateLimitError } from '../errors.ts';
+import { RateLimitError, ServiceError } from '../errors.ts';
 import { randomBase62 } from '../ids.ts';
 
 /** Registrations one IP address may make in an hour: a client registers once per installation, not per use. */
@@ -44,17 +44,6 @@ export function isClientRedirectUri(registered: readonly string[], requested: st
   });
 }
 
-/** A refusal in RFC 7591's terms (section 3.2.2): the door answers it 400 as `{error, error_description}`. */
-export class ClientRegistrationError extends Error {
-  constructor(
-    readonly error: 'invalid_redirect_uri' | 'invalid_client_metadata',
-    readonly description: string,
-  ) {
-    super(description);
-    this.name = 'ClientRegistrationError';
-  }
-}
-
 export interface RegisteredClient {
   client_id: string;
   client_id_issued_at: number;
@@ -70,11 +59,11 @@ export interface RegisteredClient {
 
 export const hashClientSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
 
-const invalidMetadata = (description: string) => new ClientRegistrationError('invalid_client_metadata', description);
+const invalidMetadata = (description: string) => new ServiceError('invalid_client_metadata', description);
 
 /** https anywhere, http only to a loopback host; no fragment (RFC 6749 section 3.1.2) and no credentials. */
 function checkRedirectUri(value: unknown): string {
-  const refuse = (why: string) => new ClientRegistrationError('invalid_redirect_uri', why);
+  const refuse = (why: string) => new ServiceError('invalid_redirect_uri', why);
   if (typeof value !== 'string' || value.length === 0) throw refuse('Each redirect URI must be a non-empty string.');
   if (value.length > MAX_URI_LENGTH) throw refuse(`A redirect URI is at most ${MAX_URI_LENGTH} characters.`);
   let url: URL;
@@ -120,10 +109,10 @@ export function readClientMetadata(body: unknown): ClientMetadata {
     throw invalidMetadata(`client_name must be a string of at most ${MAX_CLIENT_NAME_LENGTH} characters.`);
   }
   if (!Array.isArray(redirectUris) || redirectUris.length === 0) {
-    throw new ClientRegistrationError('invalid_redirect_uri', 'redirect_uris must list at least one URI.');
+    throw new ServiceError('invalid_redirect_uri', 'redirect_uris must list at least one URI.');
   }
   if (redirectUris.length > MAX_REDIRECT_URIS) {
-    throw new ClientRegistrationError('invalid_redirect_uri', `redirect_uris lists at most ${MAX_REDIRECT_URIS}.`);
+    throw new ServiceError('invalid_redirect_uri', `redirect_uris lists at most ${MAX_REDIRECT_URIS}.`);
   }
   if (method !== undefined && !OAUTH_CLIENT_AUTH_METHODS.includes(method as OAuthClientAuthMethod)) {
     throw invalidMetadata(`token_endpoint_auth_method must be one of ${OAUTH_CLIENT_AUTH_METHODS.join(', ')}.`);

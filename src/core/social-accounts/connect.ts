@@ -15,7 +15,7 @@ import { socialAccounts, type Platform } from '../../../db/schema/index.ts';
 import { findWorkspace } from '../accounts/workspaces.ts';
 import { inNextCommit } from '../batch.ts';
 import type { Runtime, ServiceContext } from '../context.ts';
-import { ServiceError } from '../errors.ts';
+import { ServiceError, type ErrorCode } from '../errors.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
@@ -314,26 +314,30 @@ export type ConnectionOutcome =
       workspaceName: string;
     }
   | { outcome: 'cancelled'; platform: Platform; returnUrl: string | null }
-  | { outcome: 'refused'; reason: ConnectionRefusal; message: string };
+  | { outcome: 'refused'; error: ServiceError & { code: ConnectionRefusal } };
 
 /**
- * - `unknown_platform`: no live client answers at this callback;
- * - `invalid_state`: the state is missing, unknown, expired or already used, or the code is missing, or
- *   the confirmation came from another browser than the one that brought the code;
- * - `invalid_choice`: the chooser's form named no account, or one the login did not offer;
+ * Why a callback connected nothing, as codes of the one error model (errors.ts); the door gives each
+ * its status:
+ * - `not_found`: no live client answers at this callback;
+ * - `invalid_connect_state`: the state is missing, unknown, expired or already used, or the code is
+ *   missing, or the confirmation came from another browser than the one that brought the code, or the
+ *   workspace is gone;
+ * - `invalid_body`: the chooser's form named no account, or one the login did not offer;
  * - `quota_exceeded`: the account would pass the workspace's platforms_limit;
- * - `platform_failed`: the platform refused the authorization or the code, or could not be reached.
+ * - `platform_unavailable`: the platform refused the authorization or the code, or could not be reached.
  */
-export type ConnectionRefusal =
-  'unknown_platform' | 'invalid_state' | 'invalid_choice' | 'quota_exceeded' | 'platform_failed';
+export type ConnectionRefusal = Extract<
+  ErrorCode,
+  'not_found' | 'invalid_connect_state' | 'invalid_body' | 'quota_exceeded' | 'platform_unavailable'
+>;
 
 /** What LinkedIn (`user_cancelled_*`) and X (`access_denied`) send back when the user declines. */
 const CANCELLATIONS = new Set(['access_denied', 'user_cancelled_authorize', 'user_cancelled_login']);
 
-const refused = (reason: ConnectionRefusal, message: string): ConnectionOutcome => ({
+const refused = (code: ConnectionRefusal, message: string): ConnectionOutcome => ({
   outcome: 'refused',
-  reason,
-  message,
+  error: new ServiceError(code, message) as ServiceError & { code: ConnectionRefusal },
 });
 
 const queryValue = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
@@ -343,7 +347,7 @@ export { accountHandle };
 
 const otherBrowser = (): ConnectionOutcome =>
   refused(
-    'invalid_state',
+    'invalid_connect_state',
     'This confirmation belongs to the browser that came back from the platform: finish it there, or start the connection again.',
   );
 
@@ -363,7 +367,7 @@ export async function completeConnection(
   sessionToken?: string,
 ): Promise<ConnectionOutcome> {
   if (!isOAuthPlatform(platform)) {
-    return refused('unknown_platform', `No OAuth connection is served for platform "${platform}".`);
+    return refused('not_found', `No OAuth connection is served for platform "${platform}".`);
   }
   // An OAuth platform (checked above) always has its OAuth steps.
   const provider = oauthProvider(runtime.config, runtime.clock, platform)!;
@@ -386,17 +390,18 @@ export async function completeConnection(
       return { outcome: 'cancelled', platform: provider.platform, returnUrl: pending.returnUrl };
     const description = queryValue(query.error_description)?.slice(0, 300);
     return refused(
-      'platform_failed',
+      'platform_unavailable',
       `${PLATFORM_NAMES[provider.platform]} refused the authorization with "${error.slice(0, 100)}"${description ? `: ${description}` : ''}.`,
     );
   }
   const code = queryValue(query.code);
-  if (!code) return refused('invalid_state', 'The platform sent no authorization code. Start the connection again.');
+  if (!code)
+    return refused('invalid_connect_state', 'The platform sent no authorization code. Start the connection again.');
 
   const app = oauthApp(runtime.config, platform);
   if (!app) {
     return refused(
-      'platform_failed',
+      'platform_unavailable',
       `The service's ${PLATFORM_NAMES[provider.platform]} app is no longer configured.`,
     );
   }
@@ -412,11 +417,11 @@ export async function completeConnection(
       : [{ profile: await provider.profile(grant.accessToken), grant }];
   } catch (failure) {
     if (!(failure instanceof PlatformError)) throw failure;
-    return refused('platform_failed', failure.message);
+    return refused('platform_unavailable', failure.message);
   }
   const name = PLATFORM_NAMES[provider.platform];
   if (offered.length === 0) {
-    return refused('platform_failed', `The ${name} login gave access to no account that can be connected.`);
+    return refused('platform_unavailable', `The ${name} login gave access to no account that can be connected.`);
   }
   // Started on the dashboard and back in the same signed-in browser: the person who asked is the one
   // who consented, so there is nothing to confirm. A login offering several accounts still needs the
@@ -455,7 +460,7 @@ export function completeConfirmation(
   browserConfirmation: string | undefined,
 ): ConnectionOutcome {
   if (!isOAuthPlatform(platform)) {
-    return refused('unknown_platform', `No OAuth connection is served for platform "${platform}".`);
+    return refused('not_found', `No OAuth connection is served for platform "${platform}".`);
   }
   // An OAuth platform (checked above) always has its OAuth steps.
   const provider = oauthProvider(runtime.config, runtime.clock, platform)!;
@@ -476,14 +481,14 @@ export function completeConfirmation(
   if (chosen.length === 0 || chosen.length !== new Set(picked).size) {
     // Nothing was stored, and the same page may be sent again with a choice.
     restoreConnectState(runtime, state, pending);
-    return refused('invalid_choice', 'Choose at least one of the accounts listed, then connect again.');
+    return refused('invalid_body', 'Choose at least one of the accounts listed, then connect again.');
   }
   return connectAccounts(runtime, provider, pending, chosen);
 }
 
 function invalidState(reason: 'unknown' | 'expired'): ConnectionOutcome {
   return refused(
-    'invalid_state',
+    'invalid_connect_state',
     reason === 'expired'
       ? 'This connection link has expired (links are good for 15 minutes). Start the connection again.'
       : 'This connection link is not valid: it was already used, or it was not made by this service. Start the connection again.',
@@ -502,7 +507,8 @@ function offerConfirmation(
   offered: string,
 ): ConnectionOutcome {
   const workspace = findWorkspace(runtime.db, pending.workspaceId);
-  if (!workspace) return refused('invalid_state', 'The workspace this connection was started for no longer exists.');
+  if (!workspace)
+    return refused('invalid_connect_state', 'The workspace this connection was started for no longer exists.');
   const confirmation = parkConnectState(runtime, state, pending, offered);
   const choices = parseChoices(offered).map(({ profile }) => ({
     id: profile.platformUserId,
@@ -543,7 +549,7 @@ function connectAccounts(
       return refused('quota_exceeded', failure.message);
     }
     if (failure instanceof ServiceError && failure.code === 'not_found') {
-      return refused('invalid_state', 'The workspace this connection was started for no longer exists.');
+      return refused('invalid_connect_state', 'The workspace this connection was started for no longer exists.');
     }
     throw failure;
   }

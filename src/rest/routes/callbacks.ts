@@ -17,6 +17,7 @@ import {
 import { sessionCookieName } from '../../core/people/sessions.ts';
 import { DataDeletionAnswer, DataDeletionStatus, DeauthorizeAnswer } from '../../core/social-accounts/schemas.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
+import { ERROR_STATUS } from '../errors.ts';
 import { requireBodyType } from '../handle.ts';
 import { confirmationPage, messagePage, PAGE_SECURITY_POLICY } from '../pages.ts';
 
@@ -81,15 +82,6 @@ const signedRequestBody = {
     },
   },
 };
-
-/** The status of each refusal: the core names what went wrong, the door picks the status. */
-const REFUSAL_STATUS = {
-  unknown_platform: 404,
-  invalid_state: 400,
-  invalid_choice: 400,
-  quota_exceeded: 403,
-  platform_failed: 502,
-} as const;
 
 /** The return URL with `params` set in its query (replacing any of the same name). */
 function withQuery(returnUrl: string, params: Record<string, string>): string {
@@ -182,7 +174,12 @@ function sendOutcome(runtime: Runtime, res: Response, outcome: ConnectionOutcome
       );
     }
     case 'refused':
-      return page(REFUSAL_STATUS[outcome.reason], 'Connection failed', `${outcome.message} No account was connected.`);
+      // The status of the refusal's code, as every REST answer has it (404, 400, 403 or 502).
+      return page(
+        ERROR_STATUS[outcome.error.code],
+        'Connection failed',
+        `${outcome.error.message} No account was connected.`,
+      );
   }
 }
 

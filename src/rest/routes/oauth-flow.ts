@@ -19,14 +19,16 @@ import {
   type AuthorizationRequest,
 } from '../../core/oauth/authorize.ts';
 import {
-  OAuthError,
   authenticateClient,
   exchangeAuthorizationCode,
   refreshTokens,
   revokeToken,
   type ClientCredentials,
 } from '../../core/oauth/grants.ts';
+import { ServiceError } from '../../core/errors.ts';
+import { isTokenError, oauthErrorBody } from '../../core/oauth/errors.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
+import { ERROR_STATUS } from '../errors.ts';
 import { consentPage, messagePage, PAGE_SECURITY_POLICY } from '../pages.ts';
 
 /** A consent form or a token request is a few fields; nothing larger has a reason to arrive. */
@@ -147,12 +149,12 @@ function clientCredentials(req: Request, body: Record<string, unknown>): ClientC
   if (basic) {
     const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    if (colon < 0) throw new OAuthError('invalid_client', 'The Basic credentials are malformed.');
+    if (colon < 0) throw new ServiceError('invalid_client', 'The Basic credentials are malformed.');
     const part = (text: string) => decodeURIComponent(text.replace(/\+/g, ' '));
     try {
       return { clientId: part(decoded.slice(0, colon)), secret: part(decoded.slice(colon + 1)), via: 'basic' };
     } catch {
-      throw new OAuthError('invalid_client', 'The Basic credentials are malformed.');
+      throw new ServiceError('invalid_client', 'The Basic credentials are malformed.');
     }
   }
   const secret = fieldOf(body, 'client_secret');
@@ -160,14 +162,11 @@ function clientCredentials(req: Request, body: Record<string, unknown>): ClientC
 }
 
 /** RFC 6749 section 5.2: the error JSON; 401 for a client that failed authentication. */
-function sendOAuthError(req: Request, res: Response, error: OAuthError): void {
-  if (error.error === 'invalid_client') {
-    if (/^Basic/i.test(req.get('authorization') ?? '')) res.set('WWW-Authenticate', 'Basic realm="oauth"');
-    res.status(401);
-  } else {
-    res.status(400);
+function sendOAuthError(req: Request, res: Response, error: ServiceError): void {
+  if (error.code === 'invalid_client' && /^Basic/i.test(req.get('authorization') ?? '')) {
+    res.set('WWW-Authenticate', 'Basic realm="oauth"');
   }
-  res.json({ error: error.error, error_description: error.description });
+  res.status(ERROR_STATUS[error.code]).json(oauthErrorBody(error));
 }
 
 const issueTokens =
@@ -197,10 +196,10 @@ const issueTokens =
           }),
         );
       }
-      if (grantType === undefined) throw new OAuthError('invalid_request', 'grant_type is required.');
-      throw new OAuthError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
+      if (grantType === undefined) throw new ServiceError('invalid_request', 'grant_type is required.');
+      throw new ServiceError('unsupported_grant_type', 'grant_type must be authorization_code or refresh_token.');
     } catch (error) {
-      if (!(error instanceof OAuthError)) throw error;
+      if (!isTokenError(error)) throw error;
       sendOAuthError(req, res, error);
     }
   };
@@ -215,7 +214,7 @@ const revoke =
       revokeToken(runtime, client, fieldOf(body, 'token'));
       res.status(200).end();
     } catch (error) {
-      if (!(error instanceof OAuthError)) throw error;
+      if (!isTokenError(error)) throw error;
       sendOAuthError(req, res, error);
     }
   };

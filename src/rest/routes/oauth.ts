@@ -7,8 +7,10 @@ import {
   protectedResourceMetadataUrl,
   type ProtectedResource,
 } from '../../core/oauth/metadata.ts';
-import { ClientRegistrationError, registerClient } from '../../core/oauth/registration.ts';
+import { isRegistrationError, oauthErrorBody } from '../../core/oauth/errors.ts';
+import { registerClient } from '../../core/oauth/registration.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
+import { ERROR_STATUS } from '../errors.ts';
 import { requireBodyType } from '../handle.ts';
 
 /** Client metadata is a few hundred bytes; a registration body has no reason to be large. */
@@ -78,8 +80,8 @@ const register = (runtime: Runtime): RequestHandler => {
       const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
       res.status(201).json(registerClient(runtime, req.body, address));
     } catch (error) {
-      if (!(error instanceof ClientRegistrationError)) throw error;
-      res.status(400).json({ error: error.error, error_description: error.description });
+      if (!isRegistrationError(error)) throw error;
+      res.status(ERROR_STATUS[error.code]).json(oauthErrorBody(error));
     }
   };
 };

@@ -9,17 +9,21 @@ import {
   exchangeAuthorizationCode,
   findClient,
   issueAuthorizationCode,
-  OAuthError,
   refreshTokens,
   resolveAccessToken,
   type OAuthClient,
 } from '../../../src/core/oauth/grants.ts';
+import { isTokenError } from '../../../src/core/oauth/errors.ts';
+import type { ServiceError } from '../../../src/core/errors.ts';
 import { registerClient } from '../../../src/core/oauth/registration.ts';
 import { makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
 const REDIRECT = 'http://127.0.0.1:4999/callback';
-const REVOKED = { refused: 'The access token is unknown or has been revoked.', expired: false };
+const REVOKED = expect.objectContaining({
+  code: 'invalid_key',
+  message: 'The access token is unknown or has been revoked.',
+});
 
 /** A verifier and its S256 challenge (RFC 7636 section 4.2). */
 function pkcePair() {
@@ -27,12 +31,12 @@ function pkcePair() {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-/** Calls `grant` and answers the OAuthError it throws (failing when it throws none). */
-function refusal(grant: () => unknown): OAuthError {
+/** Calls `grant` and answers the OAuth refusal it throws (failing when it throws none). */
+function refusal(grant: () => unknown): ServiceError {
   try {
     grant();
   } catch (error) {
-    if (error instanceof OAuthError) return error;
+    if (isTokenError(error)) return error;
     throw error;
   }
   throw new Error('expected the grant to be refused');
@@ -86,7 +90,7 @@ describe('OAuth grants at the core', () => {
         `${verifier.slice(0, -1)}${verifier.endsWith('A') ? 'B' : 'A'}`,
       ]) {
         const refused = refusal(() => exchange(codeFor(challenge), wrong));
-        expect(refused.error).toBe('invalid_grant');
+        expect(refused.code).toBe('invalid_grant');
         expect(refused.message).toBe('code_verifier does not match the challenge.');
       }
       expect(tokenRows()).toHaveLength(0);
@@ -95,8 +99,8 @@ describe('OAuth grants at the core', () => {
     it('spends the code on a wrong verifier: the right one afterwards is refused too', () => {
       const { verifier, challenge } = pkcePair();
       const code = codeFor(challenge);
-      expect(refusal(() => exchange(code, pkcePair().verifier)).error).toBe('invalid_grant');
-      expect(refusal(() => exchange(code, verifier)).error).toBe('invalid_grant');
+      expect(refusal(() => exchange(code, pkcePair().verifier)).code).toBe('invalid_grant');
+      expect(refusal(() => exchange(code, verifier)).code).toBe('invalid_grant');
       expect(tokenRows()).toHaveLength(0);
     });
   });
@@ -110,9 +114,9 @@ describe('OAuth grants at the core', () => {
       expect(resolveAccessToken(runtime, second.access_token)).toMatchObject({ clientId: client.id });
 
       const reused = refusal(() => refreshTokens(runtime, client, { refreshToken: first.refresh_token }));
-      expect(reused.error).toBe('invalid_grant');
+      expect(reused.code).toBe('invalid_grant');
       // Two parties held the spent token: neither keeps anything of the grant.
-      expect(refusal(() => refreshTokens(runtime, client, { refreshToken: second.refresh_token })).error).toBe(
+      expect(refusal(() => refreshTokens(runtime, client, { refreshToken: second.refresh_token })).code).toBe(
         'invalid_grant',
       );
       for (const token of [first.access_token, second.access_token])
@@ -126,7 +130,7 @@ describe('OAuth grants at the core', () => {
       const mine = exchange(codeFor(a.challenge), a.verifier);
       const other = exchange(codeFor(b.challenge), b.verifier);
       refreshTokens(runtime, client, { refreshToken: mine.refresh_token });
-      expect(refusal(() => refreshTokens(runtime, client, { refreshToken: mine.refresh_token })).error).toBe(
+      expect(refusal(() => refreshTokens(runtime, client, { refreshToken: mine.refresh_token })).code).toBe(
         'invalid_grant',
       );
       expect(resolveAccessToken(runtime, other.access_token)).toMatchObject({ clientId: client.id });
