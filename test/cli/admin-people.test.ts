@@ -30,7 +30,7 @@ describe('admin CLI: create-user and reset-password', () => {
     expect(openInvitation(runtime, token)).toMatchObject({ email: 'vi@example.com', role: 'viewer' });
     const accept = () => acceptInvitation(runtime, { token, password: 'first password!', address: 'x' });
     expect(await accept()).toHaveProperty('userId');
-    expect(await accept()).toHaveProperty('refused');
+    expect(await accept()).toMatchObject({ code: 'invalid_link' });
 
     const reset = await run(runtime, 'reset-password', '--email', 'vi@example.com');
     const resetToken = new URL(reset.out.match(/(http\S+\/app\/reset\?token=\S+)/)![1]).searchParams.get('token')!;

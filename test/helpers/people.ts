@@ -25,6 +25,6 @@ export async function makePerson(
     password: TEST_PASSWORD,
     address: 'test-helper',
   });
-  if ('refused' in accepted) throw new Error(accepted.refused);
+  if (accepted instanceof Error) throw accepted;
   return { userId: accepted.userId, email: invited.email, password: TEST_PASSWORD };
 }

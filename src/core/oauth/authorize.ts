@@ -231,7 +231,7 @@ export async function approveAuthorizationAsPerson(
   address: string,
 ): Promise<{ location: string } | { keyRefused: string }> {
   const outcome = await checkSignIn(runtime, { ...credentials, address });
-  if ('refused' in outcome) return { keyRefused: outcome.refused };
+  if (outcome instanceof ServiceError) return { keyRefused: outcome.message };
   // A person of several workspaces grants in the one they last chose on the dashboard, as sign-in lands.
   const workspaceId = landingOf(runtime.db, outcome.userId)?.workspaceId ?? outcome.workspaceId;
   const member = membershipOf(runtime.db, workspaceId, outcome.userId);

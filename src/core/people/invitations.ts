@@ -15,6 +15,7 @@ import {
   givePassword,
   INVITE_LINK_LIFETIME_MS,
   LINK_REFUSED,
+  linkRefused,
   newLinkToken,
   sha256Hex,
   workspacesOf,
@@ -160,14 +161,14 @@ export interface OpenInvitation {
   signedInAsInvitee: boolean;
 }
 
-/** What an invitation's link is for, to show its page; `refused` when it cannot be used. */
+/** What an invitation's link is for, to show its page; invalid_link when it cannot be used. */
 export function openInvitation(
   runtime: Runtime,
   token: string,
   signedInUserId?: string,
-): OpenInvitation | { refused: string } {
+): OpenInvitation | ServiceError {
   const row = liveInvitation(runtime.db, token, runtime.clock.now());
-  if (!row) return { refused: LINK_REFUSED };
+  if (!row) return linkRefused();
   return {
     email: row.email,
     workspaceName: getWorkspace(runtime.db, row.workspaceId).name,
@@ -185,7 +186,15 @@ export const WRONG_PASSWORD =
   'That is not the password of this account. Give the password you sign in with, or sign in first. If you never chose one, ask the operator of the service for a password reset.';
 const PASSWORD_SET_MEANWHILE = 'This account has a password now: give it to accept the invitation.';
 
-export type AcceptRefusal = { refused: string; status: 400 | 404 | 409 };
+/**
+ * Why an invitation was not accepted: invalid_link (used, expired or replaced), wrong_password,
+ * weak_password, or invalid_state (another workspace invited them first, or the account got a
+ * password meanwhile). The dashboard picks each one's page.
+ */
+export type AcceptRefusal = ServiceError & {
+  code: 'invalid_link' | 'wrong_password' | 'weak_password' | 'invalid_state';
+};
+const refuse = (code: AcceptRefusal['code'], message: string) => new ServiceError(code, message) as AcceptRefusal;
 
 /**
  * Accepts an invitation on its link: the person becomes a member with the invitation's role, and
@@ -200,7 +209,7 @@ export async function acceptInvitation(
 ): Promise<{ userId: string; workspaceId: string } | AcceptRefusal> {
   const { db } = runtime;
   const invitation = liveInvitation(db, input.token, runtime.clock.now());
-  if (!invitation) return { refused: LINK_REFUSED, status: 404 };
+  if (!invitation) return refuse('invalid_link', LINK_REFUSED);
   const password = (input.password ?? '').slice(0, 1024);
 
   const signedIn = input.signedInUserId;
@@ -210,30 +219,30 @@ export async function acceptInvitation(
 
   const user = findUserByEmail(db, invitation.email);
   if (user?.passwordHash) {
-    if (password === '') return { refused: WRONG_PASSWORD, status: 400 };
+    if (password === '') return refuse('wrong_password', WRONG_PASSWORD);
     const outcome = await checkSignIn(runtime, { email: invitation.email, password, address: input.address });
     // checkSignIn refuses a person of no workspace even with the right password; for them it is asked
     // once more, after checkSignIn has counted the attempt, so the limits still bound the guesses.
     const matched =
-      !('refused' in outcome) ||
+      !(outcome instanceof ServiceError) ||
       (workspacesOf(db, user.id).length === 0 && (await passwordMatches(user.passwordHash, password)));
-    if (!matched) return { refused: WRONG_PASSWORD, status: 400 };
+    if (!matched) return refuse('wrong_password', WRONG_PASSWORD);
     return joinWith(runtime, input.token, user.id);
   }
 
   const problem = passwordProblem(password, { email: invitation.email });
-  if (problem) return { refused: problem, status: 400 };
+  if (problem) return refuse('weak_password', problem);
   if (invitedFirstElsewhere(db, invitation, runtime.clock.now()))
-    return { refused: INVITED_FIRST_ELSEWHERE, status: 409 };
+    return refuse('invalid_state', INVITED_FIRST_ELSEWHERE);
   const passwordHash = await hashPassword(password);
   const now = runtime.clock.now();
   return writeTransaction(db, () => {
     // Read again after the hash: the link, or the account, may have changed meanwhile.
     const row = liveInvitation(db, input.token, now);
-    if (!row) return { refused: LINK_REFUSED, status: 404 as const };
+    if (!row) return refuse('invalid_link', LINK_REFUSED);
     const person = findUserByEmail(db, row.email);
-    if (person?.passwordHash) return { refused: PASSWORD_SET_MEANWHILE, status: 409 as const };
-    if (invitedFirstElsewhere(db, row, now)) return { refused: INVITED_FIRST_ELSEWHERE, status: 409 as const };
+    if (person?.passwordHash) return refuse('invalid_state', PASSWORD_SET_MEANWHILE);
+    if (invitedFirstElsewhere(db, row, now)) return refuse('invalid_state', INVITED_FIRST_ELSEWHERE);
     const userId = person?.id ?? newId();
     if (!person) {
       db.insert(users).values({ id: userId, email: row.email, passwordHash: null, createdAt: now }).run();
@@ -252,7 +261,7 @@ function joinWith(
   const now = runtime.clock.now();
   return writeTransaction(runtime.db, () => {
     const row = liveInvitation(runtime.db, token, now);
-    if (!row) return { refused: LINK_REFUSED, status: 404 as const };
+    if (!row) return refuse('invalid_link', LINK_REFUSED);
     join(runtime.db, row, userId, now);
     return { userId, workspaceId: row.workspaceId };
   });

@@ -4,6 +4,7 @@ import { preparedStatements, writeTransaction } from '../../../db/client.ts';
 import { sessions } from '../../../db/schema/index.ts';
 import { findWorkspace, type Workspace } from '../accounts/workspaces.ts';
 import type { Runtime } from '../context.ts';
+import { ServiceError } from '../errors.ts';
 import { passwordMatches } from './passwords.ts';
 import { personPrincipal, type Principal } from './principal.ts';
 import { membershipOf } from './memberships.ts';
@@ -112,18 +113,19 @@ export function endSession(runtime: Runtime, token: string | undefined): void {
  * Checks an email and password. The attempt is reserved first, within the sign-in limits
  * (sign-in-limits.ts): past them it throws a RateLimitError before the password is looked at. An
  * unknown email, a wrong password and a person with no workspace are refused alike, in about the same
- * time. `device` is the browser's device cookie, if any; a success answers the one to set.
+ * time, as sign_in_refused (returned, not thrown: the reserved attempt must stay). `device` is the
+ * browser's device cookie, if any; a success answers the one to set.
  */
 export async function checkSignIn(
   runtime: Runtime,
   input: { email: string; password: string; address: string; device?: string },
-): Promise<{ userId: string; workspaceId: string; device: string } | { refused: string }> {
+): Promise<{ userId: string; workspaceId: string; device: string } | ServiceError> {
   const email = normalizeEmail(input.email).slice(0, 254);
   const attempt = reserveSignInAttempt(runtime, { address: input.address, email, deviceCookie: input.device });
   const user = email === '' ? undefined : findUserByEmail(runtime.db, email);
   const matches = await passwordMatches(user?.passwordHash ?? null, input.password.slice(0, 1024));
   const first = user && matches ? workspacesOf(runtime.db, user.id)[0] : undefined;
   // Refused: the reserved attempt stays, as the failure.
-  if (!user || !first) return { refused: SIGN_IN_REFUSED };
+  if (!user || !first) return new ServiceError('sign_in_refused', SIGN_IN_REFUSED);
   return { userId: user.id, workspaceId: first.workspaceId, device: signInSucceeded(runtime, attempt) };
 }

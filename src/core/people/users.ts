@@ -189,6 +189,9 @@ export const LINK_REFUSED =
 export const SETUP_EMAIL_TAKEN =
   'That email already has an account or an invitation waiting: the setup link only creates a new person. Give another email.';
 
+/** A link that cannot be used, whatever the reason (used, expired, replaced, or never issued). */
+export const linkRefused = (): ServiceError => new ServiceError('invalid_link', LINK_REFUSED);
+
 function liveLink(runtime: Runtime, token: string, kind: PasswordLinkKind) {
   const row = runtime.db
     .select()
@@ -199,10 +202,10 @@ function liveLink(runtime: Runtime, token: string, kind: PasswordLinkKind) {
   return row;
 }
 
-/** What a link is for, to show its page; `refused` when it cannot be used. */
-export function openLink(runtime: Runtime, token: string, kind: PasswordLinkKind): OpenLink | { refused: string } {
+/** What a link is for, to show its page; invalid_link when it cannot be used. */
+export function openLink(runtime: Runtime, token: string, kind: PasswordLinkKind): OpenLink | ServiceError {
   const row = liveLink(runtime, token, kind);
-  if (!row) return { refused: LINK_REFUSED };
+  if (!row) return linkRefused();
   const user = row.userId ? runtime.db.select().from(users).where(eq(users.id, row.userId)).get() : undefined;
   const workspace = row.workspaceId ? getWorkspace(runtime.db, row.workspaceId) : undefined;
   return { kind: row.kind, email: user?.email ?? null, workspaceName: workspace?.name ?? null };
@@ -217,25 +220,26 @@ export function openLink(runtime: Runtime, token: string, kind: PasswordLinkKind
 export async function usePasswordLink(
   runtime: Runtime,
   input: { token: string; kind: PasswordLinkKind; email?: string; password: string },
-): Promise<{ userId: string; workspaceId: string | null } | { refused: string }> {
+): Promise<{ userId: string; workspaceId: string | null } | ServiceError> {
   const email = input.kind === 'setup' ? checkedEmail(input.email ?? '') : null;
   const link = liveLink(runtime, input.token, input.kind);
-  if (!link) return { refused: LINK_REFUSED };
+  if (!link) return linkRefused();
   // The email the password is for: the one typed on a setup link, the person's own otherwise.
   const person = link.userId ? runtime.db.select().from(users).where(eq(users.id, link.userId)).get() : undefined;
   const problem = passwordProblem(input.password, { email: email ?? person?.email });
-  if (problem) return { refused: problem };
+  if (problem) return new ServiceError('weak_password', problem);
   const { db } = runtime;
   if (email !== null && (findUserByEmail(db, email) || hasLiveInvitation(db, email, runtime.clock.now())))
-    return { refused: SETUP_EMAIL_TAKEN };
+    return new ServiceError('email_taken', SETUP_EMAIL_TAKEN);
   const passwordHash = await hashPassword(input.password);
   const now = runtime.clock.now();
   return writeTransaction(db, () => {
     // Read again after the hash: a link spent meanwhile (a double submit) works only once.
     const row = liveLink(runtime, input.token, input.kind);
-    if (!row) return { refused: LINK_REFUSED };
+    if (!row) return linkRefused();
     if (row.kind === 'setup') {
-      if (findUserByEmail(db, email!) || hasLiveInvitation(db, email!, now)) return { refused: SETUP_EMAIL_TAKEN };
+      if (findUserByEmail(db, email!) || hasLiveInvitation(db, email!, now))
+        return new ServiceError('email_taken', SETUP_EMAIL_TAKEN);
       const workspaceId = row.workspaceId!;
       const user = { id: newId(), email: email!, passwordHash, createdAt: now, lastWorkspaceId: null };
       db.insert(users).values(user).run();

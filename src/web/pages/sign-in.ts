@@ -6,6 +6,7 @@ import { checkSignIn, endSession, startSession } from '../../core/people/session
 import { DEVICE_COOKIE_LIFETIME_MS } from '../../core/people/sign-in-limits.ts';
 import { openLink, usePasswordLink, workspacesOf } from '../../core/people/users.ts';
 import { chooseWorkspace, landingOf } from '../../core/people/workspace-choice.ts';
+import { pageStatus } from '../errors.ts';
 import { safeNext } from '../links.ts';
 import { dashboardCookies, locals } from '../session.ts';
 import type { PageKit } from './kit.ts';
@@ -52,9 +53,9 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
         address: addressOf(req),
         device: req.cookies?.[cookies.device] as string | undefined,
       });
-      if ('refused' in outcome) {
-        res.status(401);
-        return loginForm(res, { next, email: body.email, error: outcome.refused });
+      if (outcome instanceof ServiceError) {
+        res.status(pageStatus(outcome.code));
+        return loginForm(res, { next, email: body.email, error: outcome.message });
       }
       // Vouches for this browser at this email next time: its sign-ins are then counted apart (see sign-in-limits.ts).
       res.cookie(cookies.device, outcome.device, { ...cookieOptions, maxAge: DEVICE_COOKIE_LIFETIME_MS });
@@ -96,7 +97,7 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
     router.get(`/${kind}`, (req, res) => {
       const token = typeof req.query.token === 'string' ? req.query.token : '';
       const link = openLink(runtime, token, kind);
-      if ('refused' in link) return linkRefused(res, link.refused);
+      if (link instanceof ServiceError) return linkRefused(res, link.message);
       form(res, {
         email: link.email,
         token,
@@ -106,6 +107,7 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
     router.post(`/${kind}`, async (req, res) => {
       const body = req.body as Record<string, string>;
       const token = String(body.token ?? '');
+      // Whatever was wrong (the link, the email, the password), the form comes back to try again.
       const again = (error: string) => {
         res.status(400);
         form(res, { email: body.email, token, error, submit: 'Try again' });
@@ -117,7 +119,7 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
           email: body.email,
           password: String(body.password ?? ''),
         });
-        if ('refused' in used) return again(used.refused);
+        if (used instanceof ServiceError) return again(used.message);
         if (used.workspaceId === null) {
           return page(res, 'Password set', 'message', {
             message:
@@ -144,7 +146,7 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
   // person, by choosing one (core/people/invitations.ts says who may do what).
   const invitePage = (res: Response, token: string, extra: Record<string, unknown>) => {
     const invitation = openInvitation(runtime, token, locals(res).signedIn?.user.id);
-    if ('refused' in invitation) return linkRefused(res, invitation.refused);
+    if (invitation instanceof ServiceError) return linkRefused(res, invitation.message);
     page(res, `Join ${invitation.workspaceName}`, 'invite', {
       ...invitation,
       token,
@@ -155,7 +157,8 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
   router.get('/invite', (req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
     // Reset links were printed on /app/invite before invitations had their own table.
-    if ('refused' in openInvitation(runtime, token) && !('refused' in openLink(runtime, token, 'reset'))) {
+    const unusable = (opened: object) => opened instanceof ServiceError;
+    if (unusable(openInvitation(runtime, token)) && !unusable(openLink(runtime, token, 'reset'))) {
       return res.redirect(303, `/app/reset?token=${encodeURIComponent(token)}`);
     }
     invitePage(res, token, {});
@@ -171,10 +174,11 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
         signedInUserId: who?.user.id,
         address: addressOf(req),
       });
-      if ('refused' in accepted) {
-        if (accepted.status === 404) return linkRefused(res, accepted.refused);
-        res.status(accepted.status);
-        return invitePage(res, token, { error: accepted.refused });
+      if (accepted instanceof ServiceError) {
+        if (accepted.code === 'invalid_link') return linkRefused(res, accepted.message);
+        // wrong_password and weak_password are 400, invalid_state (invited first elsewhere) 409.
+        res.status(pageStatus(accepted.code));
+        return invitePage(res, token, { error: accepted.message });
       }
       if (who && who.user.id === accepted.userId) {
         chooseWorkspace(runtime, req.cookies?.[sessionCookie] as string, accepted.userId, accepted.workspaceId);
