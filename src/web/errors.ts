@@ -1,8 +1,48 @@
 import type { ErrorCode } from '../core/errors.ts';
-import { ERROR_STATUS } from '../rest/errors.ts';
+
+/**
+ * The HTTP status of a dashboard page that answers with an error of each code. The dashboard's own
+ * table, not the API's (doors do not import each other); today the statuses are the API's. Keyed by
+ * ErrorCode, so a code cannot be added in the core without its status here.
+ */
+export const PAGE_STATUS: Record<ErrorCode, number> = {
+  invalid_body: 400,
+  no_updates: 400,
+  unknown_tool: 400,
+  missing_key: 401,
+  invalid_key: 401,
+  expired_key: 401,
+  payment_required: 402,
+  plan_forbidden: 403,
+  quota_exceeded: 403,
+  origin_not_allowed: 403,
+  host_not_allowed: 403,
+  forbidden: 403,
+  invalid_request_origin: 403,
+  insufficient_scope: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  invalid_state: 409,
+  idempotency_conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  range_not_satisfiable: 416,
+  no_target_platforms: 422,
+  unprocessable_entity: 422,
+  platform_not_configured: 422,
+  invalid_return_url: 422,
+  credentials_refused: 422,
+  idempotency_key_reused: 422,
+  rate_limit_exceeded: 429,
+  internal: 500,
+  platform_unavailable: 502,
+};
 
 /** The HTTP status of a page that answers with an error of `code`. */
-export const pageStatus = (code: ErrorCode): number => ERROR_STATUS[code];
+export const pageStatus = (code: ErrorCode): number => PAGE_STATUS[code];
+
+/** The title of the page a refused form action answers with. */
+export const actionErrorTitle = (code: ErrorCode): string => (code === 'not_found' ? 'Not found' : 'That did not work');
 
 /**
  * A form body the parser refused before any page saw it, as body-parser reports it (an http-error with

@@ -14,7 +14,7 @@ import { startSessionConnection } from '../../core/social-accounts/connect.ts';
 import { disconnectAccount } from '../../core/social-accounts/disconnect.ts';
 import { listSocialAccounts } from '../../core/social-accounts/operations.ts';
 import type { SocialAccountResource } from '../../core/social-accounts/serialize.ts';
-import { adminOf, field, type PageKit } from './kit.ts';
+import { adminOf, field, foundOr404, type PageKit } from './kit.ts';
 
 const STATUS_LABELS: Record<SocialAccountResource['status'], string> = {
   active: 'Active',
@@ -135,16 +135,19 @@ export function accountPages(runtime: Runtime, kit: PageKit): Router {
   router.get('/accounts/:id/disconnect', async (req, res) => {
     const who = adminOf(kit, req, res, 'Accounts');
     if (!who) return;
-    const account = (await kit.run<ListEnvelope<SocialAccountResource>>(who, listSocialAccounts, {})).data.find(
-      (a) => a.id === req.params.id,
-    );
-    if (!account) {
-      res.status(404);
-      return kit.page(res, 'Not found', 'message', {
+    const account = await foundOr404(
+      kit,
+      res,
+      async () =>
+        (await kit.run<ListEnvelope<SocialAccountResource>>(who, listSocialAccounts, {})).data.find(
+          (a) => a.id === req.params.id,
+        ),
+      {
         message: 'There is no such account in this workspace.',
-        link: { href: '/app/accounts', text: 'Back to accounts' },
-      });
-    }
+        back: { href: '/app/accounts', text: 'Back to accounts' },
+      },
+    );
+    if (!account) return;
     const handle = accountHandle(account.platform, { username: account.username });
     kit.page(res, 'Disconnect this account?', 'pages/confirm', {
       question: `Disconnect ${handle} on ${PLATFORM_NAMES[account.platform]}?`,

@@ -2,11 +2,37 @@ import { Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
 import { calendarContent } from '../../core/content/review.ts';
 import type { ContentRow } from '../../core/content/serialize.ts';
-import { dayKey, fromLocal, localParts } from '../../core/time-zones.ts';
+import { dayKey, fromLocal, localParts, parseLocalInput } from '../../core/time-zones.ts';
+import {
+  addDays,
+  addMonths,
+  monthGrid,
+  weekdayNames,
+  weekGrid,
+  type CalendarDay,
+  type CalendarMonth,
+  type DayCell,
+  type Weekday,
+} from '../calendar-grid.ts';
 import { fmt, noticeOf, STATUS_LABELS, timeOfDayFormat, titleOf } from '../format.ts';
 import { canReview, type PageKit } from './kit.ts';
 
-/** /app/calendar: a month of scheduled and published items in the workspace's time zone, or the same as a list. */
+/** Weeks start on Monday, as the calendar always has. */
+const FIRST_WEEKDAY: Weekday = 1;
+const VIEWS = ['month', 'week', 'list'] as const;
+type View = (typeof VIEWS)[number];
+
+const ym = (m: CalendarMonth) => `${m.year}-${String(m.month).padStart(2, '0')}`;
+const midnight = (d: CalendarDay, tz: string) => fromLocal({ ...d, hour: 0, minute: 0 }, tz);
+const utcLabel = (d: CalendarDay, options: Intl.DateTimeFormatOptions) =>
+  new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', ...options }).format(
+    new Date(Date.UTC(d.year, d.month - 1, d.day, 12)),
+  );
+
+/**
+ * /app/calendar: the scheduled and published items of a month (a grid, or a list) or of a week, in
+ * the workspace's time zone. The grids are calendar-grid.ts; this page fills them.
+ */
 export function calendarPage(runtime: Runtime, kit: PageKit): Router {
   const router = Router();
   router.get('/calendar', async (req, res) => {
@@ -14,18 +40,39 @@ export function calendarPage(runtime: Runtime, kit: PageKit): Router {
     if (!who) return;
     const tz = who.workspace.timezone;
     const now = localParts(runtime.clock.now(), tz);
-    const asked = /^(\d{4})-(\d{2})$/.exec(String(req.query.month ?? ''));
-    const year = asked ? +asked[1]! : now.year;
-    const month = asked && +asked[2]! >= 1 && +asked[2]! <= 12 ? +asked[2]! : now.month;
-    const from = fromLocal({ year, month, day: 1, hour: 0, minute: 0 }, tz);
-    const nextMonth = month === 12 ? { year: year + 1, month: 1 } : { year, month: month + 1 };
-    const prevMonth = month === 1 ? { year: year - 1, month: 12 } : { year, month: month - 1 };
-    const to = fromLocal({ ...nextMonth, day: 1, hour: 0, minute: 0 }, tz);
-    const rows = await kit.run<ContentRow[]>(who, calendarContent, { from, to });
+    const view: View = VIEWS.find((v) => v === req.query.view) ?? 'month';
+
+    // The days shown: a month, or the week of the day asked (today when none or no day of the calendar).
+    let month: CalendarMonth;
+    let first: CalendarDay;
+    let afterLast: CalendarDay;
+    let weeks: Array<Array<DayCell | null>>;
+    if (view === 'week') {
+      const text = String(req.query.week ?? '');
+      const asked = /^\d{4}-\d{2}-\d{2}$/.test(text) ? parseLocalInput(`${text}T00:00`) : null;
+      const week = weekGrid(asked ?? now, FIRST_WEEKDAY);
+      weeks = [week];
+      first = week[0]!;
+      afterLast = addDays(first, 7);
+      month = { year: first.year, month: first.month };
+    } else {
+      const asked = /^(\d{4})-(\d{2})$/.exec(String(req.query.month ?? ''));
+      month = {
+        year: asked ? +asked[1]! : now.year,
+        month: asked && +asked[2]! >= 1 && +asked[2]! <= 12 ? +asked[2]! : now.month,
+      };
+      weeks = monthGrid(month, FIRST_WEEKDAY);
+      first = { ...month, day: 1 };
+      afterLast = { ...addMonths(month, 1), day: 1 };
+    }
+
+    const rows = await kit.run<ContentRow[]>(who, calendarContent, {
+      from: midnight(first, tz),
+      to: midnight(afterLast, tz),
+    });
     const timeFmt = timeOfDayFormat(tz);
     const entries = rows.map((row) => {
       const at = row.publishedAt ?? row.scheduledFor!;
-      const p = localParts(at, tz);
       return {
         id: row.id,
         title: titleOf(row),
@@ -34,38 +81,64 @@ export function calendarPage(runtime: Runtime, kit: PageKit): Router {
         iso: at.toISOString(),
         when: fmt(who, at),
         time: timeFmt.format(at),
-        key: dayKey(p),
+        key: dayKey(localParts(at, tz)),
         movable: row.status === 'scheduled' && canReview(who),
       };
     });
-    const days = new Date(Date.UTC(year, month, 0)).getUTCDate();
-    const firstWeekday = (new Date(Date.UTC(year, month - 1, 1)).getUTCDay() + 6) % 7;
-    const cells: Array<{ key: string; label: number; entries: typeof entries } | null> = Array.from(
-      { length: firstWeekday },
-      () => null,
+    const filled = weeks.map((week) =>
+      week.map(
+        (cell) =>
+          cell && {
+            key: cell.key,
+            label: view === 'week' ? utcLabel(cell, { day: 'numeric', month: 'short' }) : cell.day,
+            entries: entries.filter((e) => e.key === cell.key),
+          },
+      ),
     );
-    for (let d = 1; d <= days; d++) {
-      const key = dayKey({ year, month, day: d });
-      cells.push({ key, label: d, entries: entries.filter((e) => e.key === key) });
-    }
-    while (cells.length % 7 !== 0) cells.push(null);
-    const weeks = Array.from({ length: cells.length / 7 }, (_, i) => cells.slice(i * 7, i * 7 + 7));
-    const ym = (m: { year: number; month: number }) => `${m.year}-${String(m.month).padStart(2, '0')}`;
+
+    // Where the links lead: the neighbouring months or weeks, and the other views of the same days.
+    const monthHref = (m: CalendarMonth, v: View) => `?month=${ym(m)}&view=${v}`;
+    const weekHref = (d: CalendarDay) => `?week=${dayKey(d)}&view=week`;
+    const isThisMonth = month.year === now.year && month.month === now.month;
+    const weekOfMonth = weekHref(isThisMonth ? now : { ...month, day: 1 });
+    const monthLabel = utcLabel({ ...month, day: 15 }, { month: 'long', year: 'numeric' });
+    const nav =
+      view === 'week'
+        ? {
+            label: `Week of ${utcLabel(first, { day: 'numeric', month: 'long', year: 'numeric' })}`,
+            prev: { href: weekHref(addDays(first, -7)), text: 'Previous week' },
+            next: { href: weekHref(afterLast), text: 'Next week' },
+            switches: [
+              { href: monthHref(month, 'month'), text: 'Month grid' },
+              { href: monthHref(month, 'list'), text: 'List view' },
+            ],
+            back: `/app/calendar${weekHref(first)}`,
+          }
+        : {
+            label: monthLabel,
+            prev: { href: monthHref(addMonths(month, -1), view), text: 'Previous month' },
+            next: { href: monthHref(addMonths(month, 1), view), text: 'Next month' },
+            switches: [
+              view === 'list'
+                ? { href: monthHref(month, 'month'), text: 'Month grid' }
+                : { href: monthHref(month, 'list'), text: 'List view' },
+              { href: weekOfMonth, text: 'Week view' },
+            ],
+            back: `/app/calendar?month=${ym(month)}`,
+          };
     kit.page(
       res,
       'Calendar',
       'calendar',
       {
         timezone: tz,
-        view: req.query.view === 'list' ? 'list' : 'month',
-        month: ym({ year, month }),
-        prev: ym(prevMonth),
-        next: ym(nextMonth),
-        monthLabel: new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', month: 'long', year: 'numeric' }).format(
-          new Date(Date.UTC(year, month - 1, 15)),
-        ),
-        weeks,
+        view,
+        nav,
+        weekdays: weekdayNames(FIRST_WEEKDAY),
+        weeks: filled,
         entries,
+        empty:
+          view === 'week' ? 'Nothing scheduled or published this week.' : 'Nothing scheduled or published this month.',
         notice: noticeOf(req.query.done),
       },
       'calendar',

@@ -5,10 +5,9 @@ import { getAccount } from '../../core/accounts/get-account.ts';
 import type { AccountResource } from '../../core/accounts/schemas.ts';
 import { getCampaign, launchCampaign, listCampaigns } from '../../core/campaigns/operations.ts';
 import type { CampaignResource } from '../../core/campaigns/serialize.ts';
-import { ServiceError } from '../../core/errors.ts';
 import type { ListEnvelope } from '../../core/pagination.ts';
 import { roleIncludes } from '../../core/people/roles.ts';
-import type { PageKit } from './kit.ts';
+import { foundOr404, type PageKit } from './kit.ts';
 
 const LAUNCHABLE = new Set(['draft', 'paused']);
 const CAMPAIGNS_PER_PAGE = 50;
@@ -55,20 +54,19 @@ export function campaignPages(_runtime: Runtime, kit: PageKit): Router {
     );
   });
 
-  router.get('/campaigns/:id/launch', async (req, res, next) => {
+  router.get('/campaigns/:id/launch', async (req, res) => {
     const who = kit.signedIn(req, res);
     if (!who) return;
-    let campaign: CampaignResource;
-    try {
-      campaign = await kit.run<CampaignResource>(who, getCampaign, { id: req.params.id });
-    } catch (error) {
-      if (!(error instanceof ServiceError && error.code === 'not_found')) return next(error);
-      res.status(404);
-      return kit.page(res, 'Not found', 'message', {
+    const campaign = await foundOr404(
+      kit,
+      res,
+      () => kit.run<CampaignResource>(who, getCampaign, { id: req.params.id }),
+      {
         message: 'There is no such campaign in this workspace.',
-        link: { href: '/app/campaigns', text: 'Back to campaigns' },
-      });
-    }
+        back: { href: '/app/campaigns', text: 'Back to campaigns' },
+      },
+    );
+    if (!campaign) return;
     const account = await kit.run<z.output<typeof AccountResource>>(who, getAccount, {});
     const { features, usage } = account;
     const creditsLeft = features.monthly_ai_credits - usage.ai_credits_used;

@@ -2,37 +2,31 @@ import { Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
 import { reviewContent, type ReviewItem } from '../../core/content/review.ts';
 import type { ContentRow } from '../../core/content/serialize.ts';
-import { ServiceError } from '../../core/errors.ts';
 import { toLocalInput } from '../../core/time-zones.ts';
 import { fmt, noticeOf, titleOf } from '../format.ts';
 import { itemViews } from '../item-view.ts';
 import { platformName } from '../preview/platform-preview.ts';
-import { canReview, type PageKit } from './kit.ts';
+import { canReview, foundOr404, type PageKit } from './kit.ts';
 
 /** /app/content/:id: one item with its previews, what was published where, its history, and its review forms. */
 export function itemPage(runtime: Runtime, kit: PageKit): Router {
   const router = Router();
   const itemView = itemViews(runtime);
-  router.get('/content/:id', async (req, res, next) => {
+  router.get('/content/:id', async (req, res) => {
     const who = kit.signedIn(req, res);
     if (!who) return;
-    let item: {
-      row: ContentRow;
-      previews: ReviewItem['previews'];
-      history: Array<{ action: string; by: string; note: string | null; at: Date }>;
-    };
-    try {
-      item = await kit.run(who, reviewContent, { id: req.params.id });
-    } catch (error) {
-      if (error instanceof ServiceError && error.code === 'not_found') {
-        res.status(404);
-        return kit.page(res, 'Not found', 'message', {
-          message: 'There is no such item in this workspace.',
-          link: { href: '/app/inbox', text: 'Back to the inbox' },
-        });
-      }
-      return next(error);
-    }
+    const item = await foundOr404(
+      kit,
+      res,
+      () =>
+        kit.run<{
+          row: ContentRow;
+          previews: ReviewItem['previews'];
+          history: Array<{ action: string; by: string; note: string | null; at: Date }>;
+        }>(who, reviewContent, { id: req.params.id }),
+      { message: 'There is no such item in this workspace.', back: { href: '/app/inbox', text: 'Back to the inbox' } },
+    );
+    if (!item) return;
     const { row } = item;
     const tz = who.workspace.timezone;
     kit.page(res, titleOf(row), 'item', {

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
 import { createKey, listKeys, revokeKey, type KeySummary } from '../../core/accounts/key-admin.ts';
 import { ServiceError } from '../../core/errors.ts';
-import { adminOf, field, flash, takeFlash, type PageKit } from './kit.ts';
+import { adminOf, field, flash, foundOr404, takeFlash, type PageKit } from './kit.ts';
 
 /** /app/keys: the workspace's API keys, a new key shown once, and revoking with a confirmation. */
 export function keyPages(runtime: Runtime, kit: PageKit): Router {
@@ -57,14 +57,16 @@ export function keyPages(runtime: Runtime, kit: PageKit): Router {
   router.get('/keys/:id/revoke', async (req, res) => {
     const who = adminOf(kit, req, res, 'API keys');
     if (!who) return;
-    const key = (await kit.run<KeySummary[]>(who, listKeys, {})).find((k) => k.id === req.params.id && !k.revoked_at);
-    if (!key) {
-      res.status(404);
-      return kit.page(res, 'Not found', 'message', {
+    const key = await foundOr404(
+      kit,
+      res,
+      async () => (await kit.run<KeySummary[]>(who, listKeys, {})).find((k) => k.id === req.params.id && !k.revoked_at),
+      {
         message: 'There is no such key in this workspace, or it is revoked already.',
-        link: { href: '/app/keys', text: 'Back to API keys' },
-      });
-    }
+        back: { href: '/app/keys', text: 'Back to API keys' },
+      },
+    );
+    if (!key) return;
     kit.page(res, 'Revoke this key?', 'pages/confirm', {
       question: `Revoke “${key.name}” (${key.masked})?`,
       detail: 'Every request made with it is refused from now on. This cannot be undone.',

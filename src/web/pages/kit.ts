@@ -5,7 +5,7 @@ import { executeOperation, type Operation } from '../../core/operation.ts';
 import { roleIncludes } from '../../core/people/roles.ts';
 import type { SignedIn } from '../../core/people/sessions.ts';
 import { decryptSecret, encryptSecret } from '../../core/secrets.ts';
-import { pageStatus } from '../errors.ts';
+import { actionErrorTitle, pageStatus } from '../errors.ts';
 import { fmt } from '../format.ts';
 import { backOf, safeNext, safeOrigin, withoutNotice } from '../links.ts';
 import { layoutPage } from '../render.ts';
@@ -67,7 +67,7 @@ export function pageKit(runtime: Runtime): PageKit {
         const more = Object.values(error.details?.fieldErrors ?? {})
           .flat()
           .filter((sentence) => !error.message.includes(sentence.replace(/\.$/, '')));
-        page(res, error.code === 'not_found' ? 'Not found' : 'That did not work', 'message', {
+        page(res, actionErrorTitle(error.code), 'message', {
           message: [error.message, ...new Set(more)].join(' '),
           link: { href: formPageOf(req), text: 'Back to the page you were on' },
         });
@@ -93,6 +93,34 @@ export function adminOf(kit: PageKit, req: Request, res: Response, what: string)
     message: `Only an admin of this workspace can see ${what.toLowerCase()}. Ask one if you need something changed.`,
     link: { href: '/app', text: 'Back to the home page' },
   });
+  return null;
+}
+
+/** What a page says when the thing it shows is not in the workspace, and where it leads back to. */
+export interface NotFound {
+  message: string;
+  back: { href: string; text: string };
+}
+
+/**
+ * The thing `fetch` finds, or null after answering the 404 page: a not_found error and an undefined
+ * result alike (a lookup in a list finds nothing). Any other error goes on to the error page.
+ */
+export async function foundOr404<T>(
+  kit: PageKit,
+  res: Response,
+  fetch: () => T | undefined | Promise<T | undefined>,
+  notFound: NotFound,
+): Promise<T | null> {
+  let found: T | undefined;
+  try {
+    found = await fetch();
+  } catch (error) {
+    if (!(error instanceof ServiceError && error.code === 'not_found')) throw error;
+  }
+  if (found !== undefined) return found;
+  res.status(404);
+  kit.page(res, 'Not found', 'message', { message: notFound.message, link: notFound.back });
   return null;
 }
 

@@ -3,14 +3,13 @@ import type { z } from 'zod';
 import type { Runtime } from '../../core/context.ts';
 import { getAccount } from '../../core/accounts/get-account.ts';
 import type { AccountResource } from '../../core/accounts/schemas.ts';
-import { ServiceError } from '../../core/errors.ts';
 import { deleteMediaAsset, getMediaAssetInWorkspace, itemsUsingMedia, listMedia } from '../../core/media/operations.ts';
 import { formatBytes } from '../../core/media/quota.ts';
 import { toMediaAssetResource, type MediaAssetResource } from '../../core/media/serialize.ts';
 import type { ListEnvelope } from '../../core/pagination.ts';
 import type { SignedIn } from '../../core/people/sessions.ts';
 import { roleAllows } from '../../core/people/roles.ts';
-import type { PageKit } from './kit.ts';
+import { foundOr404, type PageKit } from './kit.ts';
 
 const MEDIA_PER_PAGE = 50;
 
@@ -65,7 +64,7 @@ export function mediaPages(runtime: Runtime, kit: PageKit): Router {
     );
   });
 
-  router.get('/media/:id/delete', async (req, res, next) => {
+  router.get('/media/:id/delete', async (req, res) => {
     const who = kit.signedIn(req, res);
     if (!who) return;
     if (!mayDelete(who)) {
@@ -75,17 +74,16 @@ export function mediaPages(runtime: Runtime, kit: PageKit): Router {
         link: { href: '/app/media', text: 'Back to media' },
       });
     }
-    let asset;
-    try {
-      asset = getMediaAssetInWorkspace(runtime.db, who.workspace.id, req.params.id);
-    } catch (error) {
-      if (!(error instanceof ServiceError && error.code === 'not_found')) return next(error);
-      res.status(404);
-      return kit.page(res, 'Not found', 'message', {
+    const asset = await foundOr404(
+      kit,
+      res,
+      () => getMediaAssetInWorkspace(runtime.db, who.workspace.id, req.params.id),
+      {
         message: 'There is no such file in this workspace, or it is deleted already.',
-        link: { href: '/app/media', text: 'Back to media' },
-      });
-    }
+        back: { href: '/app/media', text: 'Back to media' },
+      },
+    );
+    if (!asset) return;
     const resource = toMediaAssetResource(asset, runtime.config.publicBaseUrl);
     const users = itemsUsingMedia(runtime.db, who.workspace.id, asset);
     if (users.length > 0) {

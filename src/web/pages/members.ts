@@ -11,7 +11,7 @@ import {
   type MemberSummary,
   type PendingInvite,
 } from '../../core/people/members.ts';
-import { adminOf, field, flash, takeFlash, type PageKit } from './kit.ts';
+import { adminOf, field, flash, foundOr404, takeFlash, type PageKit } from './kit.ts';
 
 const NOTICES: Record<string, string> = {
   role: 'Role changed.',
@@ -79,14 +79,16 @@ export function memberPages(runtime: Runtime, kit: PageKit): Router {
   router.get('/members/:id/remove', async (req, res) => {
     const who = adminOf(kit, req, res, 'Members');
     if (!who) return;
-    const member = (await kit.run<MemberSummary[]>(who, listMembers, {})).find((m) => m.user_id === req.params.id);
-    if (!member) {
-      res.status(404);
-      return kit.page(res, 'Not found', 'message', {
+    const member = await foundOr404(
+      kit,
+      res,
+      async () => (await kit.run<MemberSummary[]>(who, listMembers, {})).find((m) => m.user_id === req.params.id),
+      {
         message: 'There is no such member in this workspace.',
-        link: { href: '/app/members', text: 'Back to members' },
-      });
-    }
+        back: { href: '/app/members', text: 'Back to members' },
+      },
+    );
+    if (!member) return;
     kit.page(res, 'Remove this member?', 'pages/confirm', {
       question: `Remove ${member.email} (${member.role}) from ${who.workspace.name}?`,
       detail: 'They are signed out of this workspace at once, and need a new invite to come back.',

@@ -21,7 +21,7 @@ import {
   type TestDeliveryResult,
 } from '../../core/webhooks/operations.ts';
 import type { WebhookResource } from '../../core/webhooks/serialize.ts';
-import { adminOf, field, flash, takeFlash, type PageKit } from './kit.ts';
+import { adminOf, field, flash, foundOr404, takeFlash, type PageKit } from './kit.ts';
 
 type Delivery = ReturnType<typeof toDeliveryResource>;
 
@@ -147,20 +147,14 @@ export function webhookPages(runtime: Runtime, kit: PageKit): Router {
     }),
   );
 
-  router.get('/webhooks/:id', async (req, res, next) => {
+  router.get('/webhooks/:id', async (req, res) => {
     const who = adminOf(kit, req, res, 'Webhooks');
     if (!who) return;
-    let hook: WebhookResource;
-    try {
-      hook = await kit.run<WebhookResource>(who, getWebhook, { id: req.params.id });
-    } catch (error) {
-      if (!(error instanceof ServiceError && error.code === 'not_found')) return next(error);
-      res.status(404);
-      return kit.page(res, 'Not found', 'message', {
-        message: 'There is no such webhook in this workspace.',
-        link: { href: '/app/webhooks', text: 'Back to webhooks' },
-      });
-    }
+    const hook = await foundOr404(kit, res, () => kit.run<WebhookResource>(who, getWebhook, { id: req.params.id }), {
+      message: 'There is no such webhook in this workspace.',
+      back: { href: '/app/webhooks', text: 'Back to webhooks' },
+    });
+    if (!hook) return;
     const status = DELIVERY_STATUSES.find((s) => s === req.query.status);
     const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : undefined;
     const log = await kit.run<ListEnvelope<Delivery>>(who, listWebhookDeliveries, {
