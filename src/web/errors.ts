@@ -36,6 +36,21 @@ export const PAGE_STATUS: Record<ErrorCode, number> = {
   rate_limit_exceeded: 429,
   internal: 500,
   platform_unavailable: 502,
+  sign_in_refused: 401,
+  invalid_link: 404,
+  weak_password: 400,
+  wrong_password: 400,
+  email_taken: 409,
+  invalid_connect_state: 400,
+  invalid_request: 400,
+  invalid_client: 401,
+  invalid_grant: 400,
+  unsupported_grant_type: 400,
+  invalid_scope: 400,
+  invalid_target: 400,
+  invalid_redirect_uri: 400,
+  invalid_client_metadata: 400,
+  unusable_client_metadata: 400,
 };
 
 /** The HTTP status of a page that answers with an error of `code`. */
