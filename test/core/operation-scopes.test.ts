@@ -68,7 +68,7 @@ const SCOPES: Record<string, (typeof OAUTH_SCOPES)[number]> = {
   listTemplates: 'read',
   listWebhookDeliveries: 'read',
   listWebhooks: 'read',
-  previewPublish: 'read',
+  previewPublish: 'publish',
   publishContent: 'publish',
   removeMember: 'write',
   resendDelivery: 'write',

@@ -421,7 +421,10 @@ const PUBLISH_ERRORS = {
 export const previewPublish = defineOperation({
   name: 'previewPublish',
   buckets: ['read'],
-  scope: 'read',
+  // A dry run asks the scope of the publish it previews, so a door that gates the publish tool by
+  // its scope (the MCP step-up) and the core agree; any member may still read what it would do.
+  scope: 'publish',
+  role: 'viewer',
   input: PublishContentInput,
   output: PublishPreview,
   errors: PUBLISH_ERRORS,
