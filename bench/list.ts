@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { CONTENT_TYPES } from '../db/schema/index.ts';
 import { createWorkspace, type Workspace } from '../src/core/accounts/workspaces.ts';
-import { listContent } from '../src/core/content/operations.ts';
+import { listContent } from '../src/core/content/list.ts';
 import { loadConfig } from '../src/core/config.ts';
 import { contextFor, type Runtime } from '../src/core/context.ts';
 import { runOperation } from '../src/core/operation.ts';

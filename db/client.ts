@@ -25,6 +25,9 @@ export function openDatabase(filename: string): Db {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  sqlite.function('fold_case', { deterministic: true }, (text: unknown) =>
+    typeof text === 'string' ? foldCase(text) : text,
+  );
   const db = drizzle({ client: sqlite, schema }) as Db;
   // Several processes may start on one file at once. drizzle's own migrator reads the applied
   // migrations before it takes the write lock, so two starting processes could both apply one;
@@ -39,6 +42,13 @@ export function openDatabase(filename: string): Db {
     .immediate();
   return db;
 }
+
+/**
+ * Text as a case-insensitive search compares it: Unicode lower case (SQLite's lower() folds ASCII
+ * only), after NFC so a composed and a decomposed "é" are one. Registered as the SQL function
+ * fold_case on every connection, so a query folds both sides alike.
+ */
+export const foldCase = (text: string): string => text.normalize('NFC').toLowerCase();
 
 /** The files SQLite keeps beside a database in WAL mode, and the rollback journal a backup's copy uses. */
 const COMPANION_SUFFIXES = ['-wal', '-shm', '-journal'];

@@ -22,10 +22,10 @@ import {
   createContent,
   deleteContent,
   getContent,
-  listContent,
   publishContent,
   updateContent,
 } from '../../src/core/content/operations.ts';
+import { listContent } from '../../src/core/content/list.ts';
 import { EVENT_TYPES } from '../../src/core/events/record-event.ts';
 import { listMedia } from '../../src/core/media/operations.ts';
 import type { Operation } from '../../src/core/operation.ts';

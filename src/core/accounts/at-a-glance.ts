@@ -1,7 +1,8 @@
 import { and, asc, count, eq, gte } from 'drizzle-orm';
 import { z } from 'zod';
 import { content, socialAccounts, webhooks } from '../../../db/schema/index.ts';
-import { contentListWhere, type ContentListFilters } from '../content/list-filters.ts';
+import type { ContentListFilters } from '../content/list-filters.ts';
+import { countContent } from '../content/list.ts';
 import type { ContentRow } from '../content/serialize.ts';
 import { defineOperation } from '../operation.ts';
 
@@ -41,19 +42,14 @@ export const workspaceAtAGlance = defineOperation({
     const weekAhead = new Date(now.getTime() + 7 * DAY_MS);
     const failedSince = new Date(now.getTime() - DAY_MS);
     // Each count is the length of the list GET /api/v1/content answers for the same filters.
-    const countContent = (filters: ContentListFilters) =>
-      db
-        .select({ n: count() })
-        .from(content)
-        .where(and(...contentListWhere(db, workspace.id, filters)))
-        .get()!.n;
+    const countList = (filters: ContentListFilters) => countContent(db, workspace.id, filters);
     return {
-      awaitingApproval: countContent({ status: 'pending_review' }),
+      awaitingApproval: countList({ status: 'pending_review' }),
       scheduledFrom: now,
       scheduledTo: weekAhead,
-      scheduledNext7Days: countContent({ status: 'scheduled', scheduled_from: now, scheduled_to: weekAhead }),
+      scheduledNext7Days: countList({ status: 'scheduled', scheduled_from: now, scheduled_to: weekAhead }),
       failedSince,
-      failedLast24Hours: countContent({ failed_since: failedSince }),
+      failedLast24Hours: countList({ failed_since: failedSince }),
       accountsToReconnect: db
         .select({ n: count() })
         .from(socialAccounts)

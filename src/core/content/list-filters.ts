@@ -1,11 +1,61 @@
-import { and, eq, gte, inArray, lt, ne, type SQL } from 'drizzle-orm';
-import type { Db } from '../../../db/client.ts';
-import { content, publishRuns, type ContentStatus, type ContentType } from '../../../db/schema/index.ts';
+import { and, eq, gte, inArray, lt, ne, sql, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import { foldCase, type Db } from '../../../db/client.ts';
+import {
+  CONTENT_STATUSES,
+  CONTENT_TYPES,
+  content,
+  publishRuns,
+  type ContentStatus,
+  type ContentType,
+} from '../../../db/schema/index.ts';
+import { dateTimeInput } from '../dates.ts';
+import { paginationInput } from '../pagination.ts';
+
+/** The longest caption search: longer than any word, far shorter than a caption (4,000). */
+export const MAX_CAPTION_SEARCH = 200;
+
+/**
+ * The one filter schema of a content list: REST's query, the MCP tool's arguments, the dashboard's
+ * lists and the home page's counts all take these fields, so a filter added here reaches every door.
+ */
+export const contentListFilterFields = {
+  status: z
+    .enum(CONTENT_STATUSES)
+    .optional()
+    .describe('Only items in this status; archived items appear only when asked for.'),
+  content_type: z.enum(CONTENT_TYPES).optional().describe('Only items of this content type.'),
+  q: z
+    .string()
+    .trim()
+    .max(MAX_CAPTION_SEARCH)
+    // An empty search (a form's empty box) searches nothing: the same list as without it.
+    .transform((text) => (text === '' ? undefined : text))
+    .optional()
+    .describe(
+      `Only items whose caption contains this text, ignoring case (any script); % and _ are literal. Up to ${MAX_CAPTION_SEARCH} characters.`,
+    ),
+  campaign_id: z.string().max(100).optional().describe('Only items of this campaign.'),
+  platform: z.string().max(32).optional().describe('Only items that target this platform id.'),
+  scheduled_from: dateTimeInput.optional().describe('Only items scheduled at or after this time.'),
+  scheduled_to: dateTimeInput.optional().describe('Only items scheduled before this time.'),
+  failed_since: dateTimeInput
+    .optional()
+    .describe(
+      'Only items whose publishing failed on every platform at or after this time (they are back in approved).',
+    ),
+};
+
+/** A page of a content list: the filters, then limit and cursor. */
+export const ListContentInput = z.object({ ...contentListFilterFields, ...paginationInput });
 
 /** The filters every list of content items shares: REST and MCP, the dashboard's lists and the home counts. */
 export interface ContentListFilters {
   status?: ContentStatus | undefined;
   content_type?: ContentType | undefined;
+  q?: string | undefined;
+  campaign_id?: string | undefined;
+  platform?: string | undefined;
   scheduled_from?: Date | undefined;
   scheduled_to?: Date | undefined;
   failed_since?: Date | undefined;
@@ -34,6 +84,13 @@ function failedPublishSince(db: Db, workspaceId: string, since: Date): SQL {
 }
 
 /**
+ * Captions containing `text`, case folded the same way on both sides (fold_case, registered on every
+ * connection: SQLite's own lower() folds ASCII only, so "ÉTÉ" would miss "été"). instr, not LIKE, so a
+ * `%` or `_` in the search is the character itself and needs no escaping.
+ */
+const captionContains = (text: string): SQL => sql`instr(fold_case(${content.caption}), ${foldCase(text)}) > 0`;
+
+/**
  * The where clauses of a content list in a workspace, cursor aside: one definition, so a count on the
  * home page is the length of the list it links to. Archived items appear only when asked for.
  */
@@ -41,8 +98,13 @@ export function contentListWhere(db: Db, workspaceId: string, filters: ContentLi
   const where: SQL[] = [eq(content.workspaceId, workspaceId)];
   where.push(filters.status ? eq(content.status, filters.status) : ne(content.status, 'archived'));
   if (filters.content_type) where.push(eq(content.contentType, filters.content_type));
+  if (filters.campaign_id) where.push(eq(content.campaignId, filters.campaign_id));
+  if (filters.platform) {
+    where.push(sql`exists (select 1 from json_each(${content.targetPlatforms}) where value = ${filters.platform})`);
+  }
   if (filters.scheduled_from) where.push(gte(content.scheduledFor, filters.scheduled_from));
   if (filters.scheduled_to) where.push(lt(content.scheduledFor, filters.scheduled_to));
   if (filters.failed_since) where.push(failedPublishSince(db, workspaceId, filters.failed_since));
+  if (filters.q) where.push(captionContains(filters.q));
   return where;
 }

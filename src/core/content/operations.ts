@@ -1,4 +1,4 @@
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { insertRow, preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
 import { content, type ContentStatus } from '../../../db/schema/index.ts';
 import { postsPublishedIn, usagePeriod } from '../accounts/usage.ts';
@@ -8,7 +8,7 @@ import { recordEvent } from '../events/record-event.ts';
 import type { ServiceContext } from '../context.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
-import { afterCursor, deletedResource, listEnvelope, toPage } from '../pagination.ts';
+import { deletedResource } from '../pagination.ts';
 import { connectorsFor } from '../publishing/connectors/index.ts';
 import { checkPlatform } from '../publishing/readiness.ts';
 import { platformAccountsOf } from '../social-accounts/operations.ts';
@@ -16,14 +16,12 @@ import {
   ContentIdInput,
   ContentResource,
   CreateContentInput,
-  ListContentInput,
   PublishContentInput,
   UpdateContentInput,
   PublishPreview,
 } from './schemas.ts';
 import { contentStub, toContentResource, type ContentRow } from './serialize.ts';
 import { actionOf, recordContentHistory } from './history.ts';
-import { contentListWhere } from './list-filters.ts';
 import { assertContentChange } from '../people/roles.ts';
 import { assertNotPast } from '../dates.ts';
 import { approves, assertMayApprove, isApprovedStatus, POST_FIELDS } from './approval.ts';
@@ -135,28 +133,6 @@ function assertChangeable(row: ContentRow, action: string): void {
 }
 
 const approvedEvent = (row: ContentRow) => ({ content: { ...contentStub(row), status: row.status } });
-
-export const listContent = defineOperation({
-  name: 'listContent',
-  buckets: ['read'],
-  scope: 'read',
-  input: ListContentInput,
-  output: listEnvelope(ContentResource),
-  run({ db, workspace, answerBudget }, input) {
-    const filters: SQL[] = [
-      ...contentListWhere(db, workspace.id, input),
-      ...afterCursor(input.cursor, content.createdAt, content.id),
-    ];
-    const rows = db
-      .select()
-      .from(content)
-      .where(and(...filters))
-      .orderBy(desc(content.createdAt), desc(content.id))
-      .limit(input.limit + 1)
-      .all();
-    return toPage(rows, input.limit, (r) => ({ createdAt: r.createdAt, id: r.id }), toContentResource, answerBudget);
-  },
-});
 
 export const getContent = defineOperation({
   name: 'getContent',

@@ -1,13 +1,12 @@
-import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { preparedStatements } from '../../../db/client.ts';
-import { CONTENT_STATUSES, campaigns, content, type Platform } from '../../../db/schema/index.ts';
+import { campaigns, content, type Platform } from '../../../db/schema/index.ts';
 import { altTextOf } from '../platforms/media.ts';
 import { platformEntry, PLATFORMS } from '../platforms/registry.ts';
 import type { ServiceContext } from '../context.ts';
 import { defineOperation } from '../operation.ts';
-import { afterCursor, encodeCursor, paginationInput } from '../pagination.ts';
 import { codePointLength, hashtagsIn, measureText, PLATFORM_RULES } from '../platforms/rules.ts';
 import { connectorsFor } from '../publishing/connectors/index.ts';
 import { checkPlatform } from '../publishing/readiness.ts';
@@ -18,8 +17,8 @@ import { platformAccountsOf, type PlatformAccountLookup } from '../social-accoun
 import { contentHistoryOf, type ContentHistoryEntry } from './history.ts';
 import { getContentInWorkspace } from './operations.ts';
 import type { ContentRow } from './serialize.ts';
-import { contentListWhere } from './list-filters.ts';
-import { dateTimeInput } from '../dates.ts';
+import { ListContentInput } from './list-filters.ts';
+import { listContentPage } from './list.ts';
 
 /**
  * What people review: items with, per target platform, the post as that platform is sent it and
@@ -152,16 +151,8 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-export const BrowseContentInput = z.object({
-  status: z.enum(CONTENT_STATUSES).optional(),
-  campaign_id: z.string().max(100).optional(),
-  platform: z.string().max(32).optional(),
-  search: z.string().trim().max(200).optional(),
-  scheduled_from: dateTimeInput.optional(),
-  scheduled_to: dateTimeInput.optional(),
-  failed_since: dateTimeInput.optional(),
-  ...paginationInput,
-});
+/** The dashboard's lists take the one list's filters (list-filters.ts), nothing of their own. */
+export const BrowseContentInput = ListContentInput;
 
 export interface ReviewItem {
   row: ContentRow;
@@ -187,9 +178,9 @@ const statements = preparedStatements((db) => ({
 }));
 
 /**
- * The dashboard's lists (the inbox, the content list): newest first, filtered by status, campaign,
- * target platform and caption text, each item with its previews, and the campaigns a person can
- * filter by. One read for the whole page: any role may.
+ * The dashboard's lists (the inbox, the content list): a page of the one content list (list.ts), each
+ * item with its previews added on top, and the campaigns a person can filter by. One read for the
+ * whole page: any role may.
  */
 export const browseContent = defineOperation({
   name: 'browseContent',
@@ -198,34 +189,15 @@ export const browseContent = defineOperation({
   input: BrowseContentInput,
   output: z.custom<{ items: ReviewItem[]; nextCursor: string | null; campaigns: CampaignChoice[] }>(),
   run(ctx, input) {
-    const filters: SQL[] = [
-      ...contentListWhere(ctx.db, ctx.workspace.id, input),
-      ...afterCursor(input.cursor, content.createdAt, content.id),
-    ];
-    if (input.campaign_id) filters.push(eq(content.campaignId, input.campaign_id));
-    if (input.platform) {
-      filters.push(sql`exists (select 1 from json_each(${content.targetPlatforms}) where value = ${input.platform})`);
-    }
-    if (input.search) filters.push(sql`instr(lower(${content.caption}), lower(${input.search})) > 0`);
-    const rows = ctx.db
-      .select()
-      .from(content)
-      .where(and(...filters))
-      .orderBy(desc(content.createdAt), desc(content.id))
-      .limit(input.limit + 1)
-      .all();
-    const page = rows.slice(0, input.limit);
-    const previews = previewsOf(ctx, page);
-    const last = page.at(-1);
+    const { rows, nextCursor } = listContentPage(ctx.db, ctx.workspace.id, input);
+    const previews = previewsOf(ctx, rows);
     return {
-      items: page.map((row) => ({ row, previews: previews.get(row.id)! })),
-      nextCursor: rows.length > input.limit && last ? cursorOf(last) : null,
+      items: rows.map((row) => ({ row, previews: previews.get(row.id)! })),
+      nextCursor,
       campaigns: statements(ctx.db).campaignChoices.all({ workspaceId: ctx.workspace.id }),
     };
   },
 });
-
-const cursorOf = (row: ContentRow): string => encodeCursor({ createdAt: row.createdAt, id: row.id });
 
 /** One item for its page: the row, its previews and its history. Another workspace's item is not found. */
 export const reviewContent = defineOperation({

@@ -6,10 +6,9 @@ import {
   SOCIAL_ACCOUNT_STATUSES,
 } from '../../../db/schema/index.ts';
 import { PLATFORMS } from '../platforms/registry.ts';
-import { dateTimeInput, dateTimeOutput, scheduleTimeInput } from '../dates.ts';
+import { dateTimeOutput, scheduleTimeInput } from '../dates.ts';
 import { languageTag } from '../languages.ts';
 import { altText, MAX_ALT_TEXT_LENGTH } from '../media/schemas.ts';
-import { paginationInput } from '../pagination.ts';
 
 /** Statuses a client may set on create; a PATCH may also set `rejected` (kept aside, not deleted). */
 export const CREATE_STATUSES = ['draft', 'pending_review', 'approved', 'scheduled'] as const;
@@ -204,22 +203,6 @@ export const PublishPreview = z
   })
   .meta({ id: 'PublishPreview' });
 export type PublishPreview = z.output<typeof PublishPreview>;
-
-export const ListContentInput = z.object({
-  status: z
-    .enum(CONTENT_STATUSES)
-    .optional()
-    .describe('Only items in this status; archived items appear only when asked for.'),
-  content_type: z.enum(CONTENT_TYPES).optional(),
-  scheduled_from: dateTimeInput.optional().describe('Only items scheduled at or after this time.'),
-  scheduled_to: dateTimeInput.optional().describe('Only items scheduled before this time.'),
-  failed_since: dateTimeInput
-    .optional()
-    .describe(
-      'Only items whose publishing failed on every platform at or after this time (they are back in approved).',
-    ),
-  ...paginationInput,
-});
 
 /** One platform's latest publishing outcome: whether it published, the platform's post id or its error. */
 const PublishResult = z.object({

@@ -4,10 +4,10 @@ import {
   createContent,
   deleteContent,
   getContent,
-  listContent,
   publishContent,
   updateContent,
 } from '../../core/content/operations.ts';
+import { listContent } from '../../core/content/list.ts';
 import { operationEndpoint, routerFor } from '../endpoints.ts';
 
 export const contentEndpoints = [
@@ -15,7 +15,8 @@ export const contentEndpoints = [
     method: 'get',
     path: '/content',
     summary: 'List content items',
-    description: 'Newest first; archived items only when status=archived is asked for.',
+    description:
+      'Newest first; archived items only when status=archived is asked for. q searches captions, ignoring case; every filter combines with the others.',
     operation: listContent,
     input: 'query',
   }),

@@ -2,7 +2,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Db } from '../../../db/client.ts';
 import * as schema from '../../../db/schema/index.ts';
-import { listContent } from '../../../src/core/content/operations.ts';
+import { listContent } from '../../../src/core/content/list.ts';
 import { contextFor } from '../../../src/core/context.ts';
 import { runOperation } from '../../../src/core/operation.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
@@ -84,6 +84,8 @@ describe('listContent query plan', () => {
     ['status archived', { status: 'archived' }],
     ['content_type', { content_type: 'text_only' }],
     ['status and content_type', { status: 'draft', content_type: 'text_only' }],
+    ['q', { q: 'caption' }],
+    ['status and q', { status: 'approved', q: 'CAPTION' }],
   ];
 
   describe.each([
@@ -107,6 +109,17 @@ describe('listContent query plan', () => {
       expect(expectIndexedPlan(query).join('\n')).toMatch(/\(created_at,id\)<\(\?,\?\)\)/);
     });
   });
+
+  it.each(cases.filter(([, input]) => !('q' in input)))(
+    '%s: a caption search adds a check on the rows the same plan reads, and a list without q has none',
+    (_name, input) => {
+      const without = capture({ ...input, limit: 25 });
+      expect(without.sql).not.toMatch(/fold_case|instr/);
+      const withQ = capture({ ...input, q: 'caption', limit: 25 });
+      expect(withQ.sql).toMatch(/fold_case/);
+      expect(plan(withQ)).toEqual(plan(without));
+    },
+  );
 
   it('the plan check itself fails on a query that sorts in a temporary B-tree', () => {
     const unindexed = {
