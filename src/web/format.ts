@@ -1,8 +1,20 @@
-import { type ContentStatus } from '../../db/schema/index.ts';
+import { type ContentStatus, type ContentType } from '../../db/schema/index.ts';
 import { boundedMemo } from '../core/bounded-memo.ts';
 import type { ContentRow } from '../core/content/serialize.ts';
 import type { SignedIn } from '../core/people/sessions.ts';
 import { foldIndex } from './preview/platform-preview.ts';
+
+/** How the dashboard names each content type. */
+export const CONTENT_TYPE_LABELS: Record<ContentType, string> = {
+  text_only: 'Text only',
+  single_image: 'Single image',
+  slideshow: 'Slideshow',
+  reel: 'Reel',
+  talking_head: 'Talking head',
+  video_hook: 'Video hook',
+  video_hook_demo: 'Video hook with demo',
+  carousel: 'Carousel',
+};
 
 /** How the dashboard names each content status. */
 export const STATUS_LABELS: Record<ContentStatus, string> = {

@@ -5,6 +5,7 @@ import type { ContentListFilters } from '../content/list-filters.ts';
 import { countContent } from '../content/list.ts';
 import type { ContentRow } from '../content/serialize.ts';
 import { defineOperation } from '../operation.ts';
+import { countActiveAccounts } from '../social-accounts/operations.ts';
 
 const DAY_MS = 86_400_000;
 /** How many upcoming posts the home page lists. */
@@ -21,6 +22,8 @@ export interface WorkspaceGlance {
   /** Items whose publishing failed on every platform since failedSince (content.publish_failed), archived aside. */
   failedLast24Hours: number;
   accountsToReconnect: number;
+  /** Active social accounts, all platforms together: what platforms_limit caps. */
+  activeAccounts: number;
   disabledWebhooks: number;
   nextScheduled: ContentRow[];
 }
@@ -55,6 +58,7 @@ export const workspaceAtAGlance = defineOperation({
         .from(socialAccounts)
         .where(and(eq(socialAccounts.workspaceId, workspace.id), eq(socialAccounts.status, 'needs_reconnect')))
         .get()!.n,
+      activeAccounts: countActiveAccounts(db, workspace.id),
       disabledWebhooks: db
         .select({ n: count() })
         .from(webhooks)

@@ -1,13 +1,12 @@
 import { Router, type RequestHandler } from 'express';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ContentStatus } from '../../../db/schema/index.ts';
+import { CONTENT_TYPES, type ContentStatus } from '../../../db/schema/index.ts';
 import type { Runtime } from '../../core/context.ts';
 import { browseContent, type CampaignChoice, type ReviewItem } from '../../core/content/review.ts';
-import { PLATFORMS } from '../../core/platforms/registry.ts';
-import { moment, noticeOf, queryString, STATUS_LABELS } from '../format.ts';
+import { PLATFORM_NAMES, PLATFORMS } from '../../core/platforms/registry.ts';
+import { CONTENT_TYPE_LABELS, moment, noticeOf, queryString, STATUS_LABELS } from '../format.ts';
 import { itemViews } from '../item-view.ts';
-import { platformName } from '../preview/platform-preview.ts';
 import { eta, webDir } from '../render.ts';
 import { PARTS_SLOT } from '../send-page.ts';
 import { locals } from '../session.ts';
@@ -26,7 +25,7 @@ const emptyState = (
   status: string | undefined,
 ) => {
   const filtered = Boolean(
-    q.campaign || q.platform || q.search || q.failed_since || q.scheduled_from || q.scheduled_to,
+    q.campaign || q.platform || q.content_type || q.search || q.failed_since || q.scheduled_from || q.scheduled_to,
   );
   if (!filtered)
     return { empty: kind === 'inbox' ? 'Nothing is waiting for review.' : 'No content here yet.', clear: null };
@@ -48,11 +47,13 @@ export function contentListPages(runtime: Runtime, kit: PageKit): Router {
       if (!who) return;
       const q = req.query as Record<string, string | undefined>;
       const status = kind === 'inbox' ? 'pending_review' : q.status || undefined;
+      // The one content list's filters (core/content/list-filters.ts), named as the page's form names them.
       const input = {
         status,
+        content_type: q.content_type || undefined,
         campaign_id: q.campaign || undefined,
         platform: q.platform || undefined,
-        search: q.search || undefined,
+        q: q.search || undefined,
         // The lists behind the home page's counts: a window of scheduled items, and the failed ones.
         scheduled_from: kind === 'content' ? q.scheduled_from || undefined : undefined,
         scheduled_to: kind === 'content' ? q.scheduled_to || undefined : undefined,
@@ -101,8 +102,10 @@ export function contentListPages(runtime: Runtime, kit: PageKit): Router {
         search: q.search,
         campaign: q.campaign,
         platform: q.platform,
+        contentType: q.content_type,
         campaigns: result.campaigns,
-        platforms: PLATFORMS.map((id) => ({ id, name: platformName(id) })),
+        platforms: PLATFORMS.map((id) => ({ id, name: PLATFORM_NAMES[id] })),
+        contentTypes: CONTENT_TYPES.map((id) => ({ id, name: CONTENT_TYPE_LABELS[id] })),
         hasItems: result.items.length > 0,
         rows: PARTS_SLOT,
         canReview: canReview(who),

@@ -4,13 +4,15 @@ import { workspaceAtAGlance, type WorkspaceGlance } from '../../core/accounts/at
 import { getAccount } from '../../core/accounts/get-account.ts';
 import type { AccountResource } from '../../core/accounts/schemas.ts';
 import type { z } from 'zod';
-import { countActiveAccounts } from '../../core/social-accounts/operations.ts';
 import { formatBytes } from '../../core/media/quota.ts';
 import { PLATFORM_NAMES, isPlatform } from '../../core/platforms/registry.ts';
 import type { PageKit } from './kit.ts';
 
-/** /app: what waits, what is next, what failed, what is disconnected, and usage against the plan. */
-export function homePage(runtime: Runtime, kit: PageKit): Router {
+/**
+ * /app: what waits, what is next, what failed, what is disconnected, and usage against the plan. It
+ * reads through operations only (the kit runs them), never the database: the runtime goes unused.
+ */
+export function homePage(_runtime: Runtime, kit: PageKit): Router {
   const router = Router();
   router.get('/', async (req, res) => {
     const who = kit.signedIn(req, res);
@@ -58,7 +60,7 @@ export function homePage(runtime: Runtime, kit: PageKit): Router {
           { label: 'Posts published', used: account.usage.posts_published, limit: account.features.posts_per_month },
           {
             label: 'Active accounts',
-            used: countActiveAccounts(runtime.db, who.workspace.id),
+            used: glance.activeAccounts,
             limit: account.features.platforms_limit,
           },
           { label: 'AI credits', used: account.usage.ai_credits_used, limit: account.features.monthly_ai_credits },
