@@ -4,7 +4,6 @@ import type { PlatformPreviewData } from '../../src/core/content/review.ts';
 import {
   cardProblems,
   foldIndex,
-  platformName,
   renderHashtagLine,
   renderMediaStrip,
   renderPreviewCard,
@@ -35,9 +34,22 @@ describe('platform preview card', () => {
       limit: 280,
       unit: 'weighted characters',
       foldAt: null,
-      problems: ['twitter: text is 297 weighted characters; the limit is 280', 'No connected twitter account'],
+      problems: [
+        {
+          code: 'text_too_long',
+          platform: 'twitter',
+          measure: 297,
+          limit: 280,
+          unit: 'weighted characters',
+          message: 'twitter: text is 297 weighted characters; the limit is 280',
+        },
+        { code: 'account_missing', platform: 'twitter', message: 'No connected twitter account' },
+      ],
     });
-    expect(cardProblems(x)).toEqual(['X: 297 of 280 characters', 'No connected X account']);
+    expect(cardProblems(x)).toEqual([
+      'X: 297 of 280 characters',
+      'No connected X account in this workspace; connect one before publishing to X.',
+    ]);
     const card = renderPreviewCard(x);
     expect(card).toContain('297 of 280 weighted characters');
     expect(card).toContain('X would refuse this post:');
@@ -86,11 +98,6 @@ describe('platform preview card', () => {
     expect(renderHashtagLine([])).toBe('');
   });
 
-  it('names every platform the way people do', () => {
-    expect(platformName('twitter')).toBe('X');
-    expect(platformName('bluesky')).toBe('Bluesky');
-  });
-
   it('counts the fold in code points, so an emoji is never cut in half', () => {
     expect(foldIndex('👍👍👍', 2)).toBe(4);
     expect(foldIndex('abc', 3)).toBeNull();
@@ -133,16 +140,55 @@ describe('platform preview card', () => {
         text: '<script>alert("x")</script>',
         hashtags: ['<b>'],
         mediaUrls: ['https://cdn.example.com/a.jpg" onerror="alert(1)'],
-        problems: ['<img src=x>'],
+        problems: [{ code: 'account_inactive', platform: 'linkedin', username: '<img src=x>', message: '' }],
       }),
     );
     expect(card).not.toMatch(/<script|<b>|<img src=x>|" onerror=/);
     expect(card).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
   });
 
-  it('names a platform the data does not name by the names it knows, and any other by its id', () => {
-    expect(renderPreviewCard(preview({ platform: 'threads', name: undefined }))).toContain('<h3>Threads</h3>');
+  it("names the platform as the data names it (the registry's name), and a platform without a name by its id", () => {
+    expect(renderPreviewCard(preview({ platform: 'threads', name: 'Threads' }))).toContain('<h3>Threads</h3>');
     expect(renderPreviewCard(preview({ platform: 'mastodon', name: undefined }))).toContain('<h3>mastodon</h3>');
+    // No copy of the registry's names: the module names no platform itself.
+    const source = readFileSync(new URL('../../src/web/preview/platform-preview.ts', import.meta.url), 'utf8');
+    expect(source).not.toMatch(/'(LinkedIn|TikTok|Bluesky|Threads)'/);
+  });
+
+  it("says each problem in its own words from the code and numbers, never from core's sentence", () => {
+    const threads = preview({
+      platform: 'threads',
+      name: 'Threads',
+      problems: [
+        // Sentences a regular expression over core's English would misread: the card must not read them.
+        {
+          code: 'text_too_long',
+          platform: 'threads',
+          measure: 612,
+          limit: 500,
+          unit: 'characters (an emoji counts its UTF-8 bytes)',
+          message: 'threads: text is 612 characters (an emoji counts its UTF-8 bytes); the limit is 500',
+        },
+        { code: 'too_many_hashtags', platform: 'threads', measure: 2, limit: 1, unit: 'hashtags', message: 'unused' },
+        { code: 'account_needs_reconnect', platform: 'threads', username: 'acme', message: 'unused' },
+        {
+          code: 'too_few_media_for_type',
+          platform: 'threads',
+          content_type: 'carousel',
+          measure: 1,
+          limit: 2,
+          unit: 'media items',
+          message: 'unused',
+        },
+      ],
+    });
+    expect(cardProblems(threads)).toEqual([
+      'Threads: 612 of 500 characters',
+      'Threads: 2 hashtags, 1 at most',
+      'The Threads account @acme must be reconnected: Threads no longer accepts its tokens. Connect it again, then publish again.',
+      'Threads: a carousel post needs at least 2 media items, this one has 1',
+    ]);
+    expect(cardProblems(threads).join(' ')).not.toMatch(/threads|unused/);
   });
 
   it('stays pure: besides types, it imports only its own escaping template, so a browser can run it', () => {

@@ -417,7 +417,7 @@ export const previewPublish = defineOperation({
         platform,
         account: account && { id: account.id, username: account.username, mode: account.mode, status: account.status },
         ready: check.problems.length === 0,
-        problems: check.problems,
+        problems: check.messages,
       };
     });
     return {

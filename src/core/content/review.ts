@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { preparedStatements } from '../../../db/client.ts';
 import { campaigns, content, type Platform } from '../../../db/schema/index.ts';
 import { altTextOf } from '../platforms/media.ts';
+import type { PostProblem } from '../platforms/problems.ts';
 import { platformEntry, PLATFORMS } from '../platforms/registry.ts';
 import type { ServiceContext } from '../context.ts';
 import { defineOperation } from '../operation.ts';
@@ -29,7 +30,7 @@ import { listContentPage } from './list.ts';
 /** One target platform's post as a preview shows it. */
 export interface PlatformPreviewData {
   platform: string;
-  /** How people name the platform ("X"); absent, the preview module names the platforms it knows. */
+  /** How people name the platform ("X"), from the platform registry; absent for a platform it does not know. */
   name?: string;
   /** The text exactly as posted (caption, then the hashtags). */
   text: string;
@@ -43,8 +44,8 @@ export interface PlatformPreviewData {
   mediaUrls: string[];
   /** Each media's alt text as it would be sent (the item's own, else its media asset's), or null: in mediaUrls' order. */
   mediaAltText: Array<string | null>;
-  /** Why publishing would be refused on this platform now; empty when it is ready. */
-  problems: string[];
+  /** Why publishing would be refused on this platform now, each with its code and numbers; empty when it is ready. */
+  problems: PostProblem[];
 }
 
 /** Where LinkedIn and Instagram cut a post in the feed behind "…more" (characters). */

@@ -3,6 +3,7 @@ import type { Platform } from '../../../db/schema/index.ts';
 import { boundedMemo } from '../bounded-memo.ts';
 import type { PlatformRules, TextMeasureName } from './platform-entry.ts';
 import { platformEntry, PLATFORMS } from './registry.ts';
+import type { PostProblem, PostProblemCode } from './problems.ts';
 
 /**
  * How posts are judged against each platform's published limits (written once, in its registry
@@ -114,27 +115,69 @@ interface TextFacts {
 const measuredTexts = boundedMemo<TextFacts>(MEASURED_TEXTS);
 const factsOf = (text: string): TextFacts => measuredTexts(text, () => ({}));
 
-/** Every reason `platform` would refuse a post's text (its length, its hashtags), or an empty list. */
-export function textViolations(platform: Platform, text: string): string[] {
+/** One of a text's rule problems before it names its platform: the code, the numbers and the phrase. */
+type TextBreach = Pick<PostProblem, 'code' | 'limit' | 'measure' | 'unit'> & { phrase: string };
+
+function textBreaches(platform: Platform, text: string): TextBreach[] {
   const rules = PLATFORM_RULES[platform];
-  const problems: string[] = [];
+  const breaches: TextBreach[] = [];
+  const over = (code: PostProblemCode, measure: number, limit: number, unit: string, phrase: string) =>
+    breaches.push({ code, measure, limit, unit, phrase });
   const { unit, measure } = TEXT_MEASURES[rules.textMeasure];
   const length = measure(text);
-  if (length > rules.maxText) problems.push(`text is ${length} ${unit}; the limit is ${rules.maxText}`);
+  if (length > rules.maxText) {
+    over('text_too_long', length, rules.maxText, unit, `text is ${length} ${unit}; the limit is ${rules.maxText}`);
+  }
   if (rules.maxTextBytes !== undefined) {
     const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes > rules.maxTextBytes) problems.push(`text is ${bytes} UTF-8 bytes; the limit is ${rules.maxTextBytes}`);
+    if (bytes > rules.maxTextBytes) {
+      over(
+        'text_too_many_bytes',
+        bytes,
+        rules.maxTextBytes,
+        'UTF-8 bytes',
+        `text is ${bytes} UTF-8 bytes; the limit is ${rules.maxTextBytes}`,
+      );
+    }
   }
   if (rules.maxLinks !== undefined) {
     const links = linkCount(text);
-    if (links > rules.maxLinks) problems.push(`text has ${links} links; the limit is ${rules.maxLinks}`);
+    if (links > rules.maxLinks) {
+      over('too_many_links', links, rules.maxLinks, 'links', `text has ${links} links; the limit is ${rules.maxLinks}`);
+    }
   }
   if (rules.maxHashtags !== null) {
     // The platform sees one caption: a #tag written in it counts the same as one from `hashtags`.
     const hashtags = hashtagsIn(text).length;
-    if (hashtags > rules.maxHashtags) problems.push(`text has ${hashtags} hashtags; the limit is ${rules.maxHashtags}`);
+    if (hashtags > rules.maxHashtags) {
+      over(
+        'too_many_hashtags',
+        hashtags,
+        rules.maxHashtags,
+        'hashtags',
+        `text has ${hashtags} hashtags; the limit is ${rules.maxHashtags}`,
+      );
+    }
   }
-  return problems;
+  return breaches;
+}
+
+/** Every reason `platform` would refuse a post's text (its length, its hashtags), as phrases, or an empty list. */
+export function textViolations(platform: Platform, text: string): string[] {
+  return textBreaches(platform, text).map((breach) => breach.phrase);
+}
+
+/** A rule problem of `platform`, its message the phrase after the platform id, as a connector's refusal reads. */
+export function ruleProblem(
+  platform: Platform,
+  { phrase, ...problem }: Omit<PostProblem, 'platform' | 'message'> & { phrase: string },
+): PostProblem {
+  return { ...problem, platform, message: `${platform}: ${phrase}` };
+}
+
+/** Every reason `platform` would refuse a post's text, as problems with their numbers. */
+export function textProblems(platform: Platform, text: string): PostProblem[] {
+  return textBreaches(platform, text).map((breach) => ruleProblem(platform, breach));
 }
 
 /*

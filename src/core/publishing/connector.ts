@@ -1,5 +1,6 @@
 import type { Platform, SocialAccountMode } from '../../../db/schema/index.ts';
 import type { PlatformPost } from '../platforms/platform-client.ts';
+import type { PostProblem } from '../platforms/problems.ts';
 
 /** What one platform is asked to post: defined with the platform clients, which receive it. */
 export type { PlatformPost } from '../platforms/platform-client.ts';
@@ -22,8 +23,8 @@ export type PublishOutcome =
 /** One interface for every platform, so the publishing run treats them all alike. */
 export interface PlatformConnector {
   platform: Platform;
-  /** The platform's own rules: why it would refuse the post, or null. Runs before any attempt is recorded. */
-  validate(post: PlatformPost): string | null;
+  /** The platform's own rules: every reason it would refuse the post, or none. Runs before any attempt is recorded. */
+  validate(post: PlatformPost): PostProblem[];
   /**
    * Sends the post. Resolves with the platform's answer; throws when the outcome is not known. A live
    * account's call may be a resume: the attempt's checkpoint says how far a dead holder got.

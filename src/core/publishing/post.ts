@@ -63,10 +63,18 @@ const MIN_MEDIA_BY_CONTENT_TYPE: Record<ContentType, number> = {
 
 /** Why the post lacks the media its content type needs, or null. */
 export function contentTypeMediaError(post: Pick<PlatformPost, 'contentType' | 'mediaUrls'>): string | null {
+  const shortfall = contentTypeMediaShortfall(post);
+  if (!shortfall) return null;
+  return `content type ${post.contentType} needs at least ${shortfall.needed} media_urls; this post has ${shortfall.has}`;
+}
+
+/** How many media the post's content type needs and how many it has, when it has fewer; else null. */
+export function contentTypeMediaShortfall(
+  post: Pick<PlatformPost, 'contentType' | 'mediaUrls'>,
+): { needed: number; has: number } | null {
   const needed = MIN_MEDIA_BY_CONTENT_TYPE[post.contentType];
   const has = post.mediaUrls.length;
-  if (has >= needed) return null;
-  return `content type ${post.contentType} needs at least ${needed} media_urls; this post has ${has}`;
+  return has >= needed ? null : { needed, has };
 }
 
 /**

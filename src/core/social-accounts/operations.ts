@@ -3,6 +3,7 @@ import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
 import { socialAccounts } from '../../../db/schema/index.ts';
+import type { PostProblem } from '../platforms/problems.ts';
 import { PLATFORMS } from '../platforms/registry.ts';
 import { getWorkspace, type Workspace } from '../accounts/workspaces.ts';
 import type { Runtime } from '../context.ts';
@@ -211,20 +212,41 @@ export function platformAccountsOf(db: Db, workspaceId: string): (platform: stri
   };
 }
 
-/** The rejection text for a platform without a usable account, or null when it has an active one. */
-export function unavailableAccountReason(platform: string, lookup: PlatformAccountLookup): string | null {
+/** The problem of a platform without a usable account (its code, the account, the sentence), or null when it has an active one. */
+export function unavailableAccountProblem(platform: string, lookup: PlatformAccountLookup): PostProblem | null {
   switch (lookup.state) {
     case 'active':
       return null;
-    case 'inactive':
+    case 'inactive': {
+      const { username } = lookup.account;
       return lookup.account.status === 'needs_reconnect'
-        ? `The ${platform} account @${lookup.account.username} must be reconnected: ${platform} no longer accepts its tokens. ` +
-            `Connect it again (POST /api/v1/social-accounts/connect), then publish again.`
-        : `The ${platform} account @${lookup.account.username} is inactive; reconnect it before publishing to ${platform}.`;
+        ? {
+            code: 'account_needs_reconnect',
+            platform,
+            username,
+            message:
+              `The ${platform} account @${username} must be reconnected: ${platform} no longer accepts its tokens. ` +
+              `Connect it again (POST /api/v1/social-accounts/connect), then publish again.`,
+          }
+        : {
+            code: 'account_inactive',
+            platform,
+            username,
+            message: `The ${platform} account @${username} is inactive; reconnect it before publishing to ${platform}.`,
+          };
+    }
     case 'none':
-      return `No connected ${platform} account in this workspace; connect one before publishing to ${platform}.`;
+      return {
+        code: 'account_missing',
+        platform,
+        message: `No connected ${platform} account in this workspace; connect one before publishing to ${platform}.`,
+      };
   }
 }
+
+/** The rejection text for a platform without a usable account, or null when it has an active one. */
+export const unavailableAccountReason = (platform: string, lookup: PlatformAccountLookup): string | null =>
+  unavailableAccountProblem(platform, lookup)?.message ?? null;
 
 const statements = preparedStatements((db) => ({
   accountsOfWorkspace: db

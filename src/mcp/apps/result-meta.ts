@@ -5,6 +5,7 @@ import { getContentInWorkspace } from '../../core/content/operations.ts';
 import { previewsOf } from '../../core/content/review.ts';
 import { toContentResource } from '../../core/content/serialize.ts';
 import { assertContentChange } from '../../core/people/roles.ts';
+import { PLATFORM_NAMES } from '../../core/platforms/registry.ts';
 import type { ViewData, ViewItem } from './view-data.ts';
 import { PREVIEW_VIEW_URI, TOOL_VIEWS } from './views.ts';
 
@@ -59,6 +60,7 @@ export function viewResultMeta(
     may_review: tools.some((served) => served.name === REVIEW_TOOL) && principalMayApprove(ctx),
     timezone: ctx.workspace.timezone,
     media_origin: new URL(ctx.config.publicBaseUrl).origin,
+    platform_names: PLATFORM_NAMES,
   };
   const id = view === PREVIEW_VIEW_URI ? itemIdOf(result) : undefined;
   if (id) data.item = viewItem(ctx, id, (result as { object: string }).object !== 'content');

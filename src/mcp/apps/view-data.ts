@@ -18,6 +18,8 @@ export interface ViewData {
   timezone: string;
   /** The service's own origin (PUBLIC_BASE_URL), the only one a view loads thumbnails from. */
   media_origin: string;
+  /** How people name each platform id, from the platform registry ("twitter": "X"). */
+  platform_names: Record<string, string>;
   /** For the preview view: the item as each platform will show it, and its history. */
   item?: ViewItem;
 }

@@ -5,7 +5,7 @@ import type { ContentRow } from '../../core/content/serialize.ts';
 import { toLocalInput } from '../../core/time-zones.ts';
 import { fmt, noticeOf, titleOf } from '../format.ts';
 import { itemViews } from '../item-view.ts';
-import { platformName } from '../preview/platform-preview.ts';
+import { isPlatform, PLATFORM_NAMES } from '../../core/platforms/registry.ts';
 import { canReview, foundOr404, type PageKit } from './kit.ts';
 
 /** /app/content/:id: one item with its previews, what was published where, its history, and its review forms. */
@@ -40,7 +40,7 @@ export function itemPage(runtime: Runtime, kit: PageKit): Router {
         reschedule: canReview(who) && ['approved', 'scheduled', 'pending_review', 'draft'].includes(row.status),
       },
       results: row.publishResults.map((r) => ({
-        name: platformName(r.platform),
+        name: isPlatform(r.platform) ? PLATFORM_NAMES[r.platform] : r.platform,
         outcome: r.success ? 'published' : `failed: ${r.error ?? 'unknown error'}`,
         url: r.success && r.url && /^https?:\/\//.test(r.url) ? r.url : null,
       })),

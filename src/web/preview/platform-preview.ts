@@ -1,4 +1,5 @@
 import type { PlatformPreviewData } from '../../core/content/review.ts';
+import type { PostProblem } from '../../core/platforms/problems.ts';
 import { html, type SafeHtml } from './html.ts';
 
 /**
@@ -7,51 +8,51 @@ import { html, type SafeHtml } from './html.ts';
  * view can render the same module in the browser.
  */
 
-/** How people name each platform, for data that does not carry the name itself. */
-export const PLATFORM_NAMES: Record<string, string> = {
-  twitter: 'X',
-  linkedin: 'LinkedIn',
-  instagram: 'Instagram',
-  facebook: 'Facebook',
-  tiktok: 'TikTok',
-  threads: 'Threads',
-  bluesky: 'Bluesky',
-};
+/** The card's platform as people name it: the registry's name the data carries, else (a platform it does not know) its id. */
+const nameOf = (preview: PlatformPreviewData): string => preview.name ?? preview.platform;
 
-export const platformName = (platform: string): string => PLATFORM_NAMES[platform] ?? platform;
-
-const nameOf = (preview: PlatformPreviewData): string => preview.name ?? platformName(preview.platform);
-
-/** A platform's own message about the text's length, which the card says in its own words instead. */
-const LENGTH_PROBLEM = /text is \d+ [a-z ]+; the limit is \d+/;
-
-const idPatterns = new Map<string, RegExp>();
 /**
- * A platform's id as a word; built once per known platform, not once per card. An id the preview
- * does not know (stored content may name any) gets a pattern of its own, so the map stays small.
+ * One problem in the card's own words, from its code and numbers (core's sentence is for the API and
+ * names platforms by id); a code this module does not know yet shows core's sentence as it is.
  */
-function platformIdPattern(platform: string): RegExp {
-  let pattern = idPatterns.get(platform);
-  if (!pattern) {
-    pattern = new RegExp(`\\b${platform.replace(/[^a-z0-9_-]/gi, '')}\\b`, 'g');
-    if (platform in PLATFORM_NAMES) idPatterns.set(platform, pattern);
+function problemWords(problem: PostProblem, name: string): string {
+  const { measure, limit } = problem;
+  switch (problem.code) {
+    case 'unknown_platform':
+      return `${name} is not a platform this service knows.`;
+    case 'account_missing':
+      return `No connected ${name} account in this workspace; connect one before publishing to ${name}.`;
+    case 'account_needs_reconnect':
+      return `The ${name} account @${problem.username} must be reconnected: ${name} no longer accepts its tokens. Connect it again, then publish again.`;
+    case 'account_inactive':
+      return `The ${name} account @${problem.username} is inactive; reconnect it before publishing to ${name}.`;
+    case 'text_too_long':
+      return `${name}: ${measure} of ${limit} characters`;
+    case 'text_too_many_bytes':
+      return `${name}: ${measure} of ${limit} UTF-8 bytes`;
+    case 'too_many_links':
+      return `${name}: ${measure} links, ${limit} at most`;
+    case 'too_many_hashtags':
+      return `${name}: ${measure} hashtags, ${limit} at most`;
+    case 'too_many_media':
+      return `${name}: ${measure} media items, ${limit} at most`;
+    case 'video_refused':
+      return `${name} takes images only: publish the video elsewhere`;
+    case 'too_few_media_for_type':
+      return `${name}: a ${problem.content_type} post needs at least ${limit} media items, this one has ${measure}`;
+    case 'media_required':
+      return `${name} needs at least 1 media item`;
+    case 'check_failed':
+      return `${name}: the post could not be checked (${problem.detail})`;
+    default:
+      return problem.message;
   }
-  return pattern;
 }
 
-/** Every reason the card shows, the length first ("X: 297 of 280 characters"), the platform by its name. */
+/** Every reason the card shows, in its own words ("X: 297 of 280 characters"), the platform by its name. */
 export function cardProblems(preview: PlatformPreviewData): string[] {
   const name = nameOf(preview);
-  const problems: string[] = [];
-  const overLimit = preview.limit !== null && preview.length > preview.limit;
-  if (overLimit) problems.push(`${name}: ${preview.length} of ${preview.limit} characters`);
-  // Readiness speaks of platforms by id ("No connected twitter account"); a person knows them by name.
-  const id = platformIdPattern(preview.platform);
-  for (const problem of preview.problems) {
-    if (overLimit && LENGTH_PROBLEM.test(problem)) continue;
-    problems.push(name === preview.platform ? problem : problem.replace(id, name));
-  }
-  return problems;
+  return preview.problems.map((problem) => problemWords(problem, name));
 }
 
 /**

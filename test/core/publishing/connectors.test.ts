@@ -4,6 +4,7 @@ import { PLATFORMS } from '../../../src/core/platforms/registry.ts';
 import type { PlatformPost, PublishTarget } from '../../../src/core/publishing/connector.ts';
 import { connectorsFor } from '../../../src/core/publishing/connectors/index.ts';
 import { sandboxConnector } from '../../../src/core/publishing/connectors/sandbox.ts';
+import { ruleRefusal } from '../../../src/core/platforms/problems.ts';
 import { PLATFORM_RULES } from '../../../src/core/platforms/rules.ts';
 import { composePost, type PostSource } from '../../../src/core/publishing/post.ts';
 import { testRuntime } from '../../helpers/runtime.ts';
@@ -24,9 +25,11 @@ const target: PublishTarget = {
   attemptId: 'attempt-1',
 };
 
-/** validate for one platform, on the post composed from `source` for that platform. */
-const validateOn = (platform: Platform, source: PostSource) =>
-  sandboxConnector(testRuntime(), platform).validate(composePost(source, platform));
+/** validate for one platform, on the post composed from `source` for that platform: the refusal as the API words it, or null. */
+const validateOn = (platform: Platform, source: PostSource) => {
+  const problems = sandboxConnector(testRuntime(), platform).validate(composePost(source, platform));
+  return problems.length > 0 ? ruleRefusal(problems) : null;
+};
 
 const tags = (count: number, prefix = 'tag') => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
 

@@ -5,24 +5,61 @@ import { inNextCommit } from '../../batch.ts';
 import type { Runtime } from '../../context.ts';
 import { randomBase62 } from '../../ids.ts';
 import type { PlatformConnector, PlatformPost, PublishOutcome, PublishTarget } from '../connector.ts';
-import { PLATFORM_RULES, textViolations } from '../../platforms/rules.ts';
-import { contentTypeMediaError, videoMediaUrls } from '../post.ts';
+import { ruleRefusal, type PostProblem } from '../../platforms/problems.ts';
+import { PLATFORM_RULES, ruleProblem, textProblems } from '../../platforms/rules.ts';
+import { contentTypeMediaError, contentTypeMediaShortfall, videoMediaUrls } from '../post.ts';
 
-/** Every reason `platform` would refuse `post`, or an empty list. */
-function ruleViolations(platform: Platform, post: PlatformPost): string[] {
+/** Every reason `platform` would refuse `post`, each with its code and numbers, or an empty list. */
+function ruleViolations(platform: Platform, post: PlatformPost): PostProblem[] {
   const rules = PLATFORM_RULES[platform];
-  const problems = textViolations(platform, post.text);
+  const problems = textProblems(platform, post.text);
   const media = post.mediaUrls.length;
-  if (media > rules.maxMedia) problems.push(`post has ${media} media items; the limit is ${rules.maxMedia}`);
+  if (media > rules.maxMedia) {
+    problems.push(
+      ruleProblem(platform, {
+        code: 'too_many_media',
+        measure: media,
+        limit: rules.maxMedia,
+        unit: 'media items',
+        phrase: `post has ${media} media items; the limit is ${rules.maxMedia}`,
+      }),
+    );
+  }
   const videos = rules.refusesVideo ? videoMediaUrls(post) : [];
   if (videos.length > 0) {
-    problems.push(`post has a video (${videos[0]}); the platform takes images only, so publish the video elsewhere`);
+    problems.push(
+      ruleProblem(platform, {
+        code: 'video_refused',
+        url: videos[0]!,
+        phrase: `post has a video (${videos[0]}); the platform takes images only, so publish the video elsewhere`,
+      }),
+    );
   }
-  const contentTypeError = contentTypeMediaError(post);
-  if (contentTypeError) problems.push(contentTypeError);
+  const shortfall = contentTypeMediaShortfall(post);
+  if (shortfall) {
+    problems.push(
+      ruleProblem(platform, {
+        code: 'too_few_media_for_type',
+        content_type: post.contentType,
+        measure: shortfall.has,
+        limit: shortfall.needed,
+        unit: 'media items',
+        phrase: contentTypeMediaError(post)!,
+      }),
+    );
+  }
   // A content-type shortfall already says media is missing; say it once.
-  else if (rules.mediaRequired && media === 0)
-    problems.push('post has no media; the platform requires at least 1 media item');
+  else if (rules.mediaRequired && media === 0) {
+    problems.push(
+      ruleProblem(platform, {
+        code: 'media_required',
+        measure: 0,
+        limit: 1,
+        unit: 'media items',
+        phrase: 'post has no media; the platform requires at least 1 media item',
+      }),
+    );
+  }
   return problems;
 }
 
@@ -31,10 +68,7 @@ function ruleViolations(platform: Platform, post: PlatformPost): string[] {
  * what it accepted in `sandbox_posts`, so tests can count what a platform really received.
  */
 export function sandboxConnector(runtime: Runtime, platform: Platform): PlatformConnector {
-  const validate = (post: PlatformPost): string | null => {
-    const problems = ruleViolations(platform, post);
-    return problems.length === 0 ? null : problems.map((problem) => `${platform}: ${problem}`).join('. ');
-  };
+  const validate = (post: PlatformPost): PostProblem[] => ruleViolations(platform, post);
 
   const publish = async (post: PlatformPost, target: PublishTarget): Promise<PublishOutcome> => {
     const delayMs = runtime.config.publishing.sandboxDelayMs[platform] ?? 0;
@@ -42,8 +76,8 @@ export function sandboxConnector(runtime: Runtime, platform: Platform): Platform
     // a platform call is in flight.
     if (delayMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, delayMs));
     // A real platform judges the post itself, whatever the caller checked before sending it.
-    const error = validate(post);
-    if (error) return { status: 'rejected', error };
+    const problems = validate(post);
+    if (problems.length > 0) return { status: 'rejected', error: ruleRefusal(problems) };
     const platformPostId = `${platform}_${randomBase62(20)}`;
     const row = {
       id: platformPostId,

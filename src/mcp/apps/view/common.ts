@@ -143,3 +143,7 @@ export function formatInstant(iso: string, timeZone: string): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `${p.day} ${MONTH_ABBREVIATIONS[p.month - 1]} ${p.year}, ${pad(p.hour)}:${pad(p.minute)}`;
 }
+
+/** A platform as people name it, by the registry's names the server sent (ViewData), else its id. */
+export const platformNameIn = (data: ViewData | undefined, platform: string): string =>
+  data?.platform_names?.[platform] ?? platform;

@@ -1,9 +1,8 @@
 import type { ContentResource } from '../../../core/content/serialize.ts';
 import { dayKey, localParts, moveToDay, parseLocalInput } from '../../../core/time-zones.ts';
 import { html, type SafeHtml } from '../../../web/preview/html.ts';
-import { platformName } from '../../../web/preview/platform-preview.ts';
 import type { ViewData } from '../view-data.ts';
-import { startView, statusWord, viewDataOf, whileBusy } from './common.ts';
+import { platformNameIn, startView, statusWord, viewDataOf, whileBusy } from './common.ts';
 import type { ToolResult } from './host.ts';
 
 /**
@@ -63,7 +62,7 @@ function compactCard(item: ContentResource, options: { review?: boolean; select?
     <p id="${labelId}">${options.time ? html`<strong>${options.time}</strong> ` : ''}${excerpt(item.caption)}</p>
     <p class="meta">
       <span class="status">${statusWord(item.status)}</span>
-      ${item.target_platforms.map(platformName).join(', ')}
+      ${item.target_platforms.map((platform) => platformNameIn(data, platform)).join(', ')}
     </p>
     ${
       options.review

@@ -1,9 +1,9 @@
 import type { ContentResource } from '../../../core/content/serialize.ts';
 import { isWebUrl } from '../../../core/publishing/permalinks.ts';
 import { html, raw } from '../../../web/preview/html.ts';
-import { platformName, renderPreviewCard } from '../../../web/preview/platform-preview.ts';
+import { renderPreviewCard } from '../../../web/preview/platform-preview.ts';
 import type { ViewData } from '../view-data.ts';
-import { formatInstant, startView, statusWord, viewDataOf, whileBusy } from './common.ts';
+import { formatInstant, platformNameIn, startView, statusWord, viewDataOf, whileBusy } from './common.ts';
 import type { ToolResult } from './host.ts';
 
 /**
@@ -96,14 +96,14 @@ function render(): void {
               ${results.map(
                 (result) =>
                   html`<li>
-                    <strong>${platformName(result.platform)}</strong>:
+                    <strong>${platformNameIn(data, result.platform)}</strong>:
                     ${result.success ? 'published' : html`<span class="problems">${result.error ?? 'failed'}</span>`}
                     ${result.notice ? html`<span class="meta">${result.notice}</span>` : ''}
                     ${
                       // Only an http(s) URL is offered to open, even one stored before the service checked them.
                       result.url && isWebUrl(result.url)
                         ? html`<button data-action="open" data-url="${result.url}">
-                            View on ${platformName(result.platform)}
+                            View on ${platformNameIn(data, result.platform)}
                           </button>`
                         : ''
                     }
