@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from
 import { describe, expect, it } from 'vitest';
 import { EXTENSION_ID } from '@modelcontextprotocol/ext-apps/server';
 import { MAX_VIEW_BYTES } from '../../src/mcp/apps/views.ts';
+import { PLATFORM_NAMES } from '../../src/core/platforms/registry.ts';
 import { TOOLS } from '../../tools/index.ts';
 import { call, useRestTestbed } from '../helpers/http.ts';
 import { issueTestToken } from '../helpers/oauth-tokens.ts';
@@ -195,6 +196,9 @@ describe('MCP Apps: the views and the tools that open them', () => {
       expect(ui.may_review).toBe(true);
       expect(ui.timezone).toBe(bed.ws.workspace.timezone);
       expect(ui.media_origin).toBe('http://127.0.0.1:3000');
+      // The views name platforms by the registry's names, sent in the data (the preview module keeps no copy).
+      expect(ui.platform_names).toEqual(PLATFORM_NAMES);
+      expect(ui.item.previews[0].problems[0]).toMatchObject({ code: 'account_missing', platform: 'twitter' });
       expect(ui.item.previews.map((preview: any) => preview.platform)).toEqual(['twitter', 'linkedin']);
       expect(ui.item.previews[0]).toMatchObject({ text: 'Two platforms', limit: 280, unit: 'weighted characters' });
       expect(ui.item.history.map((entry: any) => entry.to)).toEqual(['pending_review']);
