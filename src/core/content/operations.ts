@@ -122,7 +122,7 @@ export function storedContentRow(row: NewContentRow): ContentRow {
 }
 
 /** Archived items are final and items mid-publish belong to the publishing run: both are `invalid_state`. */
-function assertChangeable(row: ContentRow, action: string): void {
+export function assertChangeable(row: Pick<ContentRow, 'status'>, action: string): void {
   if (row.status === 'archived') {
     throw new ServiceError('invalid_state', `The item is archived; it cannot be ${action}. Archiving is final.`);
   }
