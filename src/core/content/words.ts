@@ -1,5 +1,5 @@
 import { localParts } from '../time-zones.ts';
-import type { ContentAction } from './actions.ts';
+import type { ActionVerdict, ContentAction } from './actions.ts';
 
 /**
  * The words people read for a content item's state and for what they can do with it: one set for
@@ -25,6 +25,9 @@ export function statusWord(status: string, publishQueued = false): string {
   if (status === 'approved') return publishQueued ? 'Approved, publishing next' : 'Approved, not scheduled';
   return STATUS_WORDS[status] ?? status;
 }
+
+/** A status as a history line names it (where whether it was queued is not known). */
+export const plainStatusWord = (status: string): string => STATUS_WORDS[status] ?? status;
 
 /** Whether the publishing run will take the item (scheduled, or approved and queued): what the calendar marks. */
 export const isQueued = (status: string, publishQueued: boolean): boolean =>
@@ -69,4 +72,19 @@ export function actionLabel(action: ContentAction, item: { scheduledFor: Date | 
     case 'move':
       return 'Move';
   }
+}
+
+const APPROVALS: readonly ContentAction[] = ['approve_and_schedule', 'approve_and_publish_now', 'approve_only'];
+
+/**
+ * Why a person sees no Approve button on an item waiting for review, in the policy's own words: the
+ * reason of the first approval refused for who they are (their role, the approver rule, a scope or
+ * the plan), or null when an approval is offered or only the item's state stands in the way.
+ */
+export function approvalBlocked(status: string, verdicts: readonly ActionVerdict[] | undefined): string | null {
+  if (status !== 'pending_review' || !verdicts) return null;
+  const approvals = verdicts.filter((verdict) => APPROVALS.includes(verdict.action));
+  if (approvals.some((verdict) => verdict.allowed)) return null;
+  for (const verdict of approvals) if (!verdict.allowed && verdict.code !== 'invalid_state') return verdict.reason;
+  return null;
 }
