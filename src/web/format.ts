@@ -1,20 +1,12 @@
 import { type ContentStatus } from '../../db/schema/index.ts';
 import { boundedMemo } from '../core/bounded-memo.ts';
+import { STATUS_WORDS } from '../core/content/words.ts';
 import type { ContentRow } from '../core/content/serialize.ts';
 import type { SignedIn } from '../core/people/sessions.ts';
 import { foldIndex } from './preview/platform-preview.ts';
 
-/** How the dashboard names each content status. */
-export const STATUS_LABELS: Record<ContentStatus, string> = {
-  draft: 'Draft',
-  pending_review: 'Waiting for review',
-  approved: 'Approved',
-  scheduled: 'Scheduled',
-  rejected: 'Rejected',
-  archived: 'Archived',
-  publishing: 'Publishing',
-  published: 'Published',
-};
+/** How the dashboard names each content status: the words the MCP App views use too. */
+export const STATUS_LABELS = STATUS_WORDS as Record<ContentStatus, string>;
 
 /*
  * Building an Intl.DateTimeFormat takes about a fifth of a millisecond, and a list page formats a
@@ -57,7 +49,9 @@ export const queryString = (q: Record<string, unknown>): string => {
 };
 
 const NOTICES: Record<string, string> = {
-  approved: 'Approved.',
+  approved: 'Approved, not scheduled.',
+  scheduled: 'Scheduled.',
+  queued: 'Queued: it goes out on the next publishing run.',
   rejected: 'Rejected.',
   rescheduled: 'Rescheduled.',
   saved: 'Settings saved.',

@@ -109,6 +109,7 @@ describe('MCP App view-only tools', () => {
         scheduled_for: at,
       });
       expect(approved._meta.ui.allowed_actions[item.structuredContent.id].filter((v: any) => v.allowed)).toEqual([
+        { action: 'schedule', allowed: true },
         { action: 'move', allowed: true },
       ]);
       expect(await publishRun()).toEqual([]);

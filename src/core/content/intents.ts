@@ -48,6 +48,12 @@ function approve(ctx: ServiceContext, itemId: string, then: keyof typeof THEN_AC
   return updateContent.run(ctx, { id: row.id, status: 'approved' });
 }
 
+/** Approving without saying what next: at its time when it has one still to come, else approving only. */
+function asPlanned(ctx: ServiceContext, itemId: string): 'schedule' | 'none' {
+  const row = getContentInWorkspace(ctx.db, ctx.workspace.id, itemId);
+  return upcoming(row.scheduledFor, ctx.clock.now()) ? 'schedule' : 'none';
+}
+
 function reject(ctx: ServiceContext, itemId: string, reason: string | null | undefined): ContentAnswer {
   const row = judged(ctx, itemId, 'reject');
   return updateContent.run(ctx, { id: row.id, status: 'rejected', review_note: reason ?? null });
@@ -61,13 +67,14 @@ export const approveContent = defineOperation({
     id,
     then: z
       .enum(['schedule', 'publish_now', 'none'])
+      .optional()
       .describe(
-        'schedule: queue it at its scheduled_for; publish_now: queue it for the next publishing run; none: approve only (it waits for a publish).',
+        'schedule: queue it at its scheduled_for; publish_now: queue it for the next publishing run; none: approve only (it waits for a publish). Omitted: schedule when it has a time still to come, none otherwise.',
       ),
   }),
   output: ContentResource,
   errors: INTENT_ERRORS,
-  run: (ctx, input) => approve(ctx, input.id, input.then),
+  run: (ctx, input) => approve(ctx, input.id, input.then ?? asPlanned(ctx, input.id)),
 });
 
 const reason = z.string().trim().min(1).max(1000).nullable().optional().describe('Why, for the author.');
@@ -173,14 +180,13 @@ export const reviewContentMany = defineOperation({
   output: z.object({ object: z.literal('review_outcomes'), data: z.array(ReviewOutcome) }),
   errors: INTENT_ERRORS,
   run(ctx, input) {
-    const now = ctx.clock.now();
     const data: ReviewOutcome[] = [...new Set(input.ids)].map((itemId) => {
       try {
-        const content = savepoint(ctx.db, () => {
-          if (input.decision === 'reject') return reject(ctx, itemId, input.reason);
-          const row = getContentInWorkspace(ctx.db, ctx.workspace.id, itemId);
-          return approve(ctx, itemId, upcoming(row.scheduledFor, now) ? 'schedule' : 'none');
-        });
+        const content = savepoint(ctx.db, () =>
+          input.decision === 'reject'
+            ? reject(ctx, itemId, input.reason)
+            : approve(ctx, itemId, asPlanned(ctx, itemId)),
+        );
         return { id: itemId, ok: true as const, content };
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;

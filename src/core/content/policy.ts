@@ -104,6 +104,8 @@ function stateRefusal(action: ContentAction, row: PolicyRow, now: Date): string 
     }
     return null;
   }
+  // A scheduled item may be given a new time (scheduling it again); publishing now is for an approved item left waiting.
+  if (action === 'schedule' && row.status === 'scheduled') return null;
   if (action === 'schedule' || action === 'publish_now') {
     if (row.status === 'approved' && !row.publishQueued) return null;
     return row.status === 'approved' || row.status === 'scheduled'

@@ -66,7 +66,7 @@ describe('the content policy: one verdict per action, with a code and a reason w
     expect(allowed).toEqual(['approve_and_publish_now', 'approve_only', 'reject']);
   });
 
-  it('offers an approved item that is not queued "schedule" and "publish now"; a scheduled one only "move"', () => {
+  it('offers an approved item that is not queued "schedule" and "publish now"; a scheduled one a new time or day', () => {
     const approved = { ...pending, status: 'approved' as const };
     expect(
       contentPolicy(subject(), approved)
@@ -78,7 +78,7 @@ describe('the content policy: one verdict per action, with a code and a reason w
       contentPolicy(subject(), scheduled)
         .filter((v) => v.allowed)
         .map((v) => v.action),
-    ).toEqual(['move']);
+    ).toEqual(['schedule', 'move']);
   });
 
   it('refuses with forbidden: a viewer, an editor approving, and the author under approver_must_differ', () => {
@@ -140,7 +140,7 @@ describe('the content policy: one verdict per action, with a code and a reason w
       code: 'invalid_state',
       reason: expect.stringMatching(/no time/),
     });
-    expect(verdict(subject(), { ...pending, status: 'scheduled', publishQueued: true }, 'schedule')).toMatchObject({
+    expect(verdict(subject(), { ...pending, status: 'scheduled', publishQueued: true }, 'publish_now')).toMatchObject({
       code: 'invalid_state',
       reason: 'It is already queued for publishing.',
     });
