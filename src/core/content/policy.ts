@@ -7,7 +7,8 @@ import { assertScope } from '../oauth/scopes.ts';
 import type { Principal } from '../people/principal.ts';
 import { assertContentChange, assertRole } from '../people/roles.ts';
 import { approvalRefusal } from './approval.ts';
-import { assertChangeable, publishContent, updateContent } from './operations.ts';
+import { publishContent, updateContent } from './operations.ts';
+import { assertChangeable } from './state.ts';
 import type { ContentRow } from './serialize.ts';
 import { CONTENT_ACTIONS, type ActionVerdict, type ContentAction } from './actions.ts';
 
