@@ -55,7 +55,7 @@ describe("dashboard: the reschedule and move forms keep to the service's times",
     expect((await itemOf(item.id)).scheduled_for).toBe('2026-03-12T13:00:00.000Z');
   });
 
-  it("with approver_must_differ on, the author's own Approve and Reschedule are refused 403", async () => {
+  it("with approver_must_differ on, the author's own Approve and Schedule are refused 403", async () => {
     await call(bed.server, 'PATCH', '/api/v1/me', { headers: bed.ws.headers, body: { approver_must_differ: true } });
     const { person, browser } = await approverBrowser(bed);
     const { accessToken } = issueTestToken(
