@@ -25,6 +25,7 @@ import {
 import { answerSchema, operationFor } from '../core/operation.ts';
 import { consumeRateLimit } from '../core/rate-limits.ts';
 import { getUiCapability } from '@modelcontextprotocol/ext-apps/server';
+import { appToolsFor, type AppTool } from './apps/app-tools.ts';
 import { viewResultMeta } from './apps/result-meta.ts';
 import { listViewResources, readViewResource, TOOL_VIEWS, toolViewMeta } from './apps/views.ts';
 import { toolErrorResult, toToolError } from './errors.ts';
@@ -229,7 +230,11 @@ export function createMcpServer({ runtime, authorization, credential, onRateLimi
       'resources/read': VIEW_CACHE_HINT,
     },
   });
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  // The view-only tools are served beside the listed ones but never listed (see apps/app-tools.ts).
+  const byName = new Map<string, ToolDescriptor | AppTool>([
+    ...tools.map((tool) => [tool.name, tool] as const),
+    ...appToolsFor(tools).map((tool) => [tool.name, tool] as const),
+  ]);
   const listing = tools.map(describeTool);
 
   server.setRequestHandler('tools/list', () => ({ tools: listing }));
@@ -240,7 +245,7 @@ export function createMcpServer({ runtime, authorization, credential, onRateLimi
     return result;
   });
   server.setRequestHandler('tools/call', async (request): Promise<CallToolResult> => {
-    const tool = byName.get(request.params.name as ToolDescriptor['name']);
+    const tool = byName.get(request.params.name);
     // The protocol's answer to a tool that is not listed (MCP spec, Tools, Error handling): a JSON-RPC
     // error -32602, the same for a name that never existed and one this process does not expose. The
     // message carries no "MCP error" prefix: clients add it themselves.
@@ -268,7 +273,7 @@ export async function callTool(
     /** The tools whose views the result's `_meta.ui` may point at, when the client renders views. */
     views?: readonly ToolDescriptor[] | undefined;
   },
-  tool: ToolDescriptor,
+  tool: ToolDescriptor | AppTool,
   args: unknown,
 ): Promise<CallToolResult> {
   // A request the operation did not run for (a replay, a refused key) still counts, as over REST.

@@ -1,5 +1,6 @@
 import { type ContentStatus, type ContentType } from '../../db/schema/index.ts';
 import { boundedMemo } from '../core/bounded-memo.ts';
+import { STATUS_WORDS } from '../core/content/words.ts';
 import type { ContentRow } from '../core/content/serialize.ts';
 import type { SignedIn } from '../core/people/sessions.ts';
 import { foldIndex } from './preview/platform-preview.ts';
@@ -16,17 +17,8 @@ export const CONTENT_TYPE_LABELS: Record<ContentType, string> = {
   carousel: 'Carousel',
 };
 
-/** How the dashboard names each content status. */
-export const STATUS_LABELS: Record<ContentStatus, string> = {
-  draft: 'Draft',
-  pending_review: 'Waiting for review',
-  approved: 'Approved',
-  scheduled: 'Scheduled',
-  rejected: 'Rejected',
-  archived: 'Archived',
-  publishing: 'Publishing',
-  published: 'Published',
-};
+/** How the dashboard names each content status: the words the MCP App views use too. */
+export const STATUS_LABELS = STATUS_WORDS as Record<ContentStatus, string>;
 
 /*
  * Building an Intl.DateTimeFormat takes about a fifth of a millisecond, and a list page formats a
@@ -69,7 +61,9 @@ export const queryString = (q: Record<string, unknown>): string => {
 };
 
 const NOTICES: Record<string, string> = {
-  approved: 'Approved.',
+  approved: 'Approved, not scheduled.',
+  scheduled: 'Scheduled.',
+  queued: 'Queued: it goes out on the next publishing run.',
   rejected: 'Rejected.',
   rescheduled: 'Rescheduled.',
   saved: 'Settings saved.',

@@ -1,7 +1,9 @@
 import type { Runtime } from '../core/context.ts';
 import type { ReviewItem } from '../core/content/review.ts';
 import type { SignedIn } from '../core/people/sessions.ts';
-import { fmt, STATUS_LABELS, titleOf } from './format.ts';
+import { statusWord } from '../core/content/words.ts';
+import { fmt, titleOf } from './format.ts';
+import { itemActionsOf } from './item-actions.ts';
 import { renderHashtagLine, renderMediaStrip, renderPreviewCard } from './preview/platform-preview.ts';
 
 type Cards = { shared: string; cards: string };
@@ -54,10 +56,11 @@ export function itemViews(runtime: Runtime) {
     title: titleOf(row),
     caption: row.caption,
     status: row.status,
-    statusLabel: STATUS_LABELS[row.status],
+    statusLabel: statusWord(row.status, row.publishQueued),
     created: fmt(who, row.createdAt),
     scheduled: fmt(who, row.scheduledFor),
     reviewNote: row.reviewNote,
+    actions: itemActionsOf(runtime, who, row),
     ...previewCards(previews, inList),
   });
 }

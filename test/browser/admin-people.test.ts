@@ -97,7 +97,7 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
         await go(newcomer, '/app/inbox');
         await expect(newcomer.getByRole('article', { name: 'Waiting for review' }).count()).resolves.toBe(1);
         // A viewer: no action buttons, and the admin pages are closed.
-        for (const name of ['Approve', 'Reject', 'Approve selected', 'Reject selected'])
+        for (const name of ['Approve only', 'Approve and publish now', 'Reject', 'Approve selected', 'Reject selected'])
           await expect(newcomer.getByRole('button', { name, exact: true }).count(), name).resolves.toBe(0);
         expect(await go(newcomer, '/app/members')).toBe(403);
 
@@ -129,7 +129,7 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
         await expect(
           promoted
             .getByRole('article', { name: 'Needs an approver' })
-            .getByRole('button', { name: 'Approve', exact: true })
+            .getByRole('button', { name: 'Approve only', exact: true })
             .count(),
         ).resolves.toBe(1);
 

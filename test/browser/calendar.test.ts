@@ -28,6 +28,8 @@ describe('calendar and rescheduling in a browser', { timeout: 120_000 }, () => {
       status: 'scheduled',
       scheduled_for: '2026-12-15T14:30:00Z',
       caption,
+      // A new time queues it again, which needs a target platform, as publishing does.
+      target_platforms: ['linkedin'],
     });
 
   it('in America/New_York, 2026-12-15T14:30:00Z is on 15 December at 09:30; the field moves it to 2026-12-17T14:30:00Z', async () => {
@@ -38,11 +40,11 @@ describe('calendar and rescheduling in a browser', { timeout: 120_000 }, () => {
     await expect(cellWith(page, '09:30 Winter post').textContent()).resolves.toMatch(/^15\s/);
 
     await page.getByRole('link', { name: '09:30 Winter post' }).click();
-    const field = page.getByLabel('Scheduled for');
+    const field = page.getByLabel('Time to publish (America/New_York)');
     await expect(field.inputValue()).resolves.toBe('2026-12-15T09:30');
     await field.fill('2026-12-17T09:30');
-    await page.getByRole('button', { name: 'Reschedule' }).click();
-    await expect(page.getByRole('status').textContent()).resolves.toBe('Rescheduled.');
+    await page.getByRole('button', { name: 'Schedule', exact: true }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Scheduled.');
     expect(await scheduledFor(item.id)).toBe('2026-12-17T14:30:00.000Z');
     await page.goto(`${bed.server.url}/app/calendar?month=2026-12`);
     await expect(cellWith(page, '09:30 Winter post').textContent()).resolves.toMatch(/^17\s/);
@@ -60,7 +62,7 @@ describe('calendar and rescheduling in a browser', { timeout: 120_000 }, () => {
     await expect(cellWith(page, '09:30 Dragged post').textContent()).resolves.toMatch(/^17\s/);
   });
 
-  it('a published item cannot be moved: not draggable, no Reschedule, and a move POST is refused', async () => {
+  it('a published item cannot be moved: not draggable, no Schedule or Move, and a move POST is refused', async () => {
     const item = scheduled('Already out');
     bed.runtime.db.$client
       .prepare("update content set status = 'published', published_at = scheduled_for where id = ?")
@@ -76,7 +78,8 @@ describe('calendar and rescheduling in a browser', { timeout: 120_000 }, () => {
     });
     expect(refused.status()).toBe(409);
     await page.getByRole('link', { name: '09:30 Already out' }).click();
-    await expect(page.getByRole('button', { name: 'Reschedule' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Schedule', exact: true }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Move', exact: true }).count()).resolves.toBe(0);
     expect(await scheduledFor(item.id)).toBe('2026-12-15T14:30:00.000Z');
   });
 });

@@ -10,7 +10,13 @@ import { issueTestToken } from '../helpers/oauth-tokens.ts';
 import { makePerson } from '../helpers/people.ts';
 import { eq } from 'drizzle-orm';
 import { content } from '../../db/schema/index.ts';
-import { launchBrowser, loopbackContext, saveScreenshot, seriousAxeViolations } from '../helpers/browser.ts';
+import {
+  axeRuleViolations,
+  launchBrowser,
+  loopbackContext,
+  saveScreenshot,
+  seriousAxeViolations,
+} from '../helpers/browser.ts';
 
 /**
  * The MCP App views in headless chromium, inside a host page of the tests' own: the view sits in a
@@ -234,8 +240,8 @@ describe('MCP App views in a host page', () => {
       expect(await frame.getByRole('article', { name: 'LinkedIn preview' }).textContent()).toContain(
         '297 of 3000 characters',
       );
-      expect(await frame.locator('.status').first().textContent()).toBe('In review');
-      expect(await frame.locator('.history').textContent()).toContain('In review');
+      expect(await frame.locator('.status').first().textContent()).toBe('Waiting for review');
+      expect(await frame.locator('.history').textContent()).toContain('Waiting for review');
 
       expect(await seriousAxeViolations(frame as unknown as Page)).toEqual([]);
       expect((await page.evaluate(() => (globalThis as any).sizes as number[])).length).toBeGreaterThan(0);
@@ -260,10 +266,15 @@ describe('MCP App views in a host page', () => {
       expect(await seriousAxeViolations(frame as unknown as Page)).toEqual([]);
       await saveScreenshot(page, 'mcp-apps-preview-360-dark');
 
-      await frame.getByRole('button', { name: 'Approve' }).click();
-      await expect.poll(() => frame.locator('.status').first().textContent()).toBe('Approved');
-      expect((await restItem(item.id)).status).toBe('approved');
-      expect(await frame.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+      // Without a time: "Approve and publish now" or "Approve only", as the policy offers them.
+      expect(await frame.getByRole('button', { name: 'Approve and publish now' }).count()).toBe(1);
+      await frame.getByRole('button', { name: 'Approve only' }).click();
+      await expect.poll(() => frame.locator('.status').first().textContent()).toBe('Approved, not scheduled');
+      expect(await restItem(item.id)).toMatchObject({ status: 'approved', publish_queued: false });
+      expect(await frame.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
+      // What is left for an approved item that is not queued: schedule it, or publish it now.
+      expect(await frame.getByRole('button', { name: 'Publish now' }).count()).toBe(1);
+      expect(await frame.getByRole('button', { name: 'Schedule' }).count()).toBe(1);
       expectOnlyHostRequests(hosted);
     },
     SLOW,
@@ -379,18 +390,15 @@ describe('MCP App views in a host page', () => {
       expect((await call(bed.server, 'DELETE', `/api/v1/content/${item.id}`, { headers: bed.ws.headers })).status).toBe(
         200,
       );
-      await frame.getByRole('button', { name: 'Approve' }).click();
+      await frame.getByRole('button', { name: 'Approve only' }).click();
       await expect.poll(() => frame.locator('.alert').count()).toBe(1);
-      const shown = await frame.locator('.alert').textContent();
-      const refused = await call(bed.server, 'PATCH', `/api/v1/content/${item.id}`, {
-        headers: bed.ws.headers,
-        body: { status: 'approved' },
-      });
-      expect(refused.status).toBeGreaterThanOrEqual(400);
-      expect(shown).toBe(refused.body.error.message);
+      // The policy's own reason, as the server answered it.
+      expect(await frame.locator('.alert').textContent()).toBe(
+        'The item is archived; it cannot be changed. Archiving is final.',
+      );
       expect((await restItem(item.id)).status).toBe('archived');
-      expect(await frame.locator('.status').first().textContent()).toBe('In review');
-      expect(await frame.getByRole('button', { name: 'Approve' }).isEnabled()).toBe(true);
+      expect(await frame.locator('.status').first().textContent()).toBe('Waiting for review');
+      expect(await frame.getByRole('button', { name: 'Approve only' }).isEnabled()).toBe(true);
       expectOnlyHostRequests(hosted);
     },
     SLOW,
@@ -444,6 +452,12 @@ describe('MCP App views in a host page', () => {
         body: { status: 'scheduled' },
       });
       expect(scheduled.body.status).toBe('scheduled');
+      await createItem({
+        caption: 'Approved, never queued',
+        target_platforms: ['linkedin'],
+        status: 'approved',
+        scheduled_for: '2026-12-16T14:30:00Z',
+      });
       // The browser's own zone is another one: the view must not use it.
       const hosted = await hostView('service_list_content', {
         scheduled_from: '2026-12-01T05:00:00Z',
@@ -451,17 +465,27 @@ describe('MCP App views in a host page', () => {
       });
       const { frame, page } = hosted;
       await expect.poll(() => frame.locator('h1').textContent()).toBe('Calendar: December 2026');
-      await frame.getByRole('button', { name: '15 December, 1 post' }).click();
+      // Each day is named by what it shows (axe label-content-name-mismatch), and an item that will not
+      // go out is counted apart and marked in words.
+      expect(await axeRuleViolations(frame as unknown as Page, ['label-content-name-mismatch'])).toEqual([]);
+      await frame.getByRole('button', { name: '16 December 1 not scheduled' }).click();
+      const waiting = frame.getByRole('region', { name: '16 December' });
+      await expect.poll(() => waiting.textContent()).toContain('Not scheduled');
+      expect(await waiting.textContent()).toContain('Approved, not scheduled');
+      expect(await waiting.getByRole('button', { name: 'Move' }).count()).toBe(0);
+      await frame.getByRole('button', { name: '15 December 1 post' }).click();
       const day = frame.getByRole('region', { name: '15 December' });
       await expect.poll(() => day.textContent()).toContain('09:30');
       expect(await day.textContent()).toContain('Winter sale opens');
+      expect(await day.textContent()).toContain('Queued');
       expect(await seriousAxeViolations(frame as unknown as Page)).toEqual([]);
+      expect(await axeRuleViolations(frame as unknown as Page, ['label-content-name-mismatch'])).toEqual([]);
       await saveScreenshot(page, 'mcp-apps-calendar-800');
       await page.setViewportSize({ width: 360, height: 900 });
       await saveScreenshot(page, 'mcp-apps-calendar-360');
 
       await day.getByLabel('New day').fill('2026-12-17');
-      await day.getByRole('button', { name: 'Reschedule' }).click();
+      await day.getByRole('button', { name: 'Move' }).click();
       await expect.poll(async () => (await restItem(item.id)).scheduled_for).toBe('2026-12-17T14:30:00.000Z');
       await expect.poll(() => frame.getByRole('region', { name: '17 December' }).textContent()).toContain('09:30');
       expectOnlyHostRequests(hosted);
@@ -489,12 +513,12 @@ describe('MCP App views in a host page', () => {
       });
       await expect.poll(() => frame.locator('h1').textContent()).toBe('Calendar: December 2026');
       expect(await frame.getByRole('button', { name: 'Previous month' }).isDisabled()).toBe(true);
-      await frame.getByRole('button', { name: '31 December, 1 post' }).click();
+      await frame.getByRole('button', { name: '31 December 1 post' }).click();
       await expect.poll(() => frame.getByRole('region', { name: '31 December' }).textContent()).toContain('22:30');
       await frame.getByRole('button', { name: 'Next month' }).click();
       await expect.poll(() => frame.locator('h1').textContent()).toBe('Calendar: January 2027');
       expect(await frame.getByRole('button', { name: 'Next month' }).isDisabled()).toBe(true);
-      await frame.getByRole('button', { name: '4 January, 1 post' }).click();
+      await frame.getByRole('button', { name: '4 January 1 post' }).click();
       await expect.poll(() => frame.getByRole('region', { name: '4 January' }).textContent()).toContain('10:00');
     },
     SLOW,

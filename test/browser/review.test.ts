@@ -38,10 +38,10 @@ describe('reviewing in a browser', { timeout: 120_000 }, () => {
       const { page } = await browser.open();
       await signIn(page, bed.server.url, person);
       await expect(article(page, 'Please approve me').isVisible()).resolves.toBe(true);
-      for (const name of ['Approve', 'Reject', 'Approve selected', 'Reject selected'])
+      for (const name of ['Approve only', 'Approve and publish now', 'Reject', 'Approve selected', 'Reject selected'])
         await expect(page.getByRole('button', { name, exact: true }).count(), `${role}: ${name}`).resolves.toBe(0);
       await page.getByRole('link', { name: 'Please approve me' }).click();
-      await expect(page.getByRole('button', { name: 'Approve', exact: true }).count()).resolves.toBe(0);
+      await expect(page.getByRole('button', { name: /^Approve/ }).count()).resolves.toBe(0);
       expect((await directPost(page, `/app/content/${item.id}/approve`)).status(), role).toBe(403);
       expect((await restItem(item.id)).status).toBe('pending_review');
     }
@@ -57,8 +57,8 @@ describe('reviewing in a browser', { timeout: 120_000 }, () => {
     const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
     const { page } = await browser.open();
     await signIn(page, bed.server.url, approver);
-    await article(page, 'Launch post').getByRole('button', { name: 'Approve', exact: true }).click();
-    await expect(page.getByRole('status').textContent()).resolves.toBe('Approved.');
+    await article(page, 'Launch post').getByRole('button', { name: 'Approve only', exact: true }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Approved, not scheduled.');
     await expect(article(page, 'Launch post').count()).resolves.toBe(0);
     expect((await restItem(item.id)).status).toBe('approved');
     await receiver.waitForRequests(1, 10_000);
@@ -154,8 +154,8 @@ describe('reviewing in a browser', { timeout: 120_000 }, () => {
       const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
       const { page } = await browser.open({ javaScriptEnabled: false });
       await signIn(page, bed.server.url, approver);
-      await article(page, 'Approve without scripts').getByRole('button', { name: 'Approve', exact: true }).click();
-      await expect(page.getByRole('status').textContent()).resolves.toBe('Approved.');
+      await article(page, 'Approve without scripts').getByRole('button', { name: 'Approve only', exact: true }).click();
+      await expect(page.getByRole('status').textContent()).resolves.toBe('Approved, not scheduled.');
       expect((await restItem(approveMe.id)).status).toBe('approved');
       const card = article(page, 'Reject without scripts');
       await card.getByLabel('Reason').fill('Needs a picture');
@@ -170,8 +170,8 @@ describe('reviewing in a browser', { timeout: 120_000 }, () => {
       const { page } = await browser.open({ javaScriptEnabled: false });
       await signIn(page, bed.server.url, approver);
       await page.getByRole('link', { name: 'Item page approve' }).click();
-      await page.getByRole('button', { name: 'Approve', exact: true }).click();
-      await expect(page.getByRole('status').textContent()).resolves.toBe('Approved.');
+      await page.getByRole('button', { name: 'Approve only', exact: true }).click();
+      await expect(page.getByRole('status').textContent()).resolves.toBe('Approved, not scheduled.');
       expect((await restItem(approveMe.id)).status).toBe('approved');
       await page.goto(`${bed.server.url}/app/content/${rejectMe.id}`);
       await page.getByLabel('Reason').fill('Not this week');

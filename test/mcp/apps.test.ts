@@ -193,7 +193,10 @@ describe('MCP Apps: the views and the tools that open them', () => {
         arguments: { caption: 'Two platforms', target_platforms: ['twitter', 'linkedin'], status: 'pending_review' },
       })) as any;
       const ui = created._meta.ui;
-      expect(ui.may_review).toBe(true);
+      // The policy's verdicts on the item: the views make their buttons from them alone.
+      expect(
+        ui.allowed_actions[created.structuredContent.id].filter((v: any) => v.allowed).map((v: any) => v.action),
+      ).toEqual(['approve_and_publish_now', 'approve_only', 'reject']);
       expect(ui.timezone).toBe(bed.ws.workspace.timezone);
       expect(ui.media_origin).toBe('http://127.0.0.1:3000');
       // The views name platforms by the registry's names, sent in the data (the preview module keeps no copy).
@@ -239,8 +242,14 @@ describe('MCP Apps: the views and the tools that open them', () => {
         'service_list_content',
         'service_get_content',
       ]);
+      await call(bed.server, 'POST', '/api/v1/content', {
+        headers: bed.ws.headers,
+        body: { caption: 'Waiting', status: 'pending_review' },
+      });
       const listed = (await client.callTool({ name: 'service_list_content', arguments: {} })) as any;
-      expect(listed._meta.ui.may_review).toBe(false);
+      const verdicts = Object.values(listed._meta.ui.allowed_actions).flat() as any[];
+      expect(verdicts).toHaveLength(7);
+      expect(verdicts.some((v) => v.allowed)).toBe(false);
     } finally {
       await client.close();
     }
@@ -249,17 +258,24 @@ describe('MCP Apps: the views and the tools that open them', () => {
   it("says no review right for a viewer's grant, even with the write scope, and yes for an approver's", async () => {
     const viewer = await makePerson(bed.runtime, bed.ws.workspace.id, 'viewer');
     const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
-    const rights: Record<string, boolean> = {};
+    await call(bed.server, 'POST', '/api/v1/content', {
+      headers: bed.ws.headers,
+      body: { caption: 'Waiting', status: 'pending_review' },
+    });
+    const rights: Record<string, string[]> = {};
     for (const [name, person] of Object.entries({ viewer, approver })) {
       const { accessToken } = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read', 'write'], name, person.userId);
       const client = await connect(accessToken);
       try {
         const listed = (await client.callTool({ name: 'service_list_content', arguments: {} })) as any;
-        rights[name] = listed._meta.ui.may_review;
+        rights[name] = (Object.values(listed._meta.ui.allowed_actions).flat() as any[])
+          .filter((v) => v.allowed)
+          .map((v) => v.action);
       } finally {
         await client.close();
       }
     }
-    expect(rights).toEqual({ viewer: false, approver: true });
+    // Without the publish scope, the approver may approve only or reject, not queue a post.
+    expect(rights).toEqual({ viewer: [], approver: ['approve_only', 'reject'] });
   });
 });

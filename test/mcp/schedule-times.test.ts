@@ -12,7 +12,7 @@ describe('MCP: times to publish at are bounded, and scheduling refuses a time al
       scheduled_for: '2026-03-10T13:00:00Z',
       target_platforms: ['linkedin'],
     });
-    // What the MCP App view's Reschedule sends: the item's id and its new time.
+    // What a client sends to give an item a new time: its id and the time (the MCP App's Move sends a day to app_move_content).
     for (const args of [
       { id: item.id, scheduled_for: '0000-01-01T00:00:00Z' },
       { id: item.id, scheduled_for: '9999-12-31T23:00:00-05:00' },

@@ -32,7 +32,7 @@ describe("dashboard: the reschedule and move forms keep to the service's times",
       ['0000-01-01T00:00', /year 2000 to the year 9999/],
       ['2026-03-09T12:00', /has passed/],
     ] as const) {
-      const refused = await browser.post(`/app/content/${item.id}/reschedule`, { scheduled_for: time });
+      const refused = await browser.post(`/app/content/${item.id}/schedule`, { scheduled_for: time });
       expect(refused.status).toBe(400);
       expect(refused.text).toMatch(says);
     }
@@ -55,7 +55,7 @@ describe("dashboard: the reschedule and move forms keep to the service's times",
     expect((await itemOf(item.id)).scheduled_for).toBe('2026-03-12T13:00:00.000Z');
   });
 
-  it("with approver_must_differ on, the author's own Approve and Reschedule are refused 403", async () => {
+  it("with approver_must_differ on, the author's own Approve and Schedule are refused 403", async () => {
     await call(bed.server, 'PATCH', '/api/v1/me', { headers: bed.ws.headers, body: { approver_must_differ: true } });
     const { person, browser } = await approverBrowser(bed);
     const { accessToken } = issueTestToken(
@@ -77,7 +77,7 @@ describe("dashboard: the reschedule and move forms keep to the service's times",
       headers: bed.ws.headers,
       body: { status: 'approved' },
     });
-    const reschedule = await browser.post(`/app/content/${own.body.id}/reschedule`, {
+    const reschedule = await browser.post(`/app/content/${own.body.id}/schedule`, {
       scheduled_for: '2026-03-10T13:00',
     });
     expect(reschedule.status).toBe(403);

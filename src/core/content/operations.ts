@@ -25,6 +25,7 @@ import { actionOf, recordContentHistory } from './history.ts';
 import { assertContentChange } from '../people/roles.ts';
 import { assertNotPast } from '../dates.ts';
 import { approves, assertMayApprove, isApprovedStatus, POST_FIELDS } from './approval.ts';
+import { assertChangeable } from './state.ts';
 import { attachedMedia, checkedAltText, withoutDetached } from './alt-text.ts';
 
 /** Fetch-or-throw, always scoped to the workspace: another workspace's item is simply not found. */
@@ -117,19 +118,6 @@ export function storedContentRow(row: NewContentRow): ContentRow {
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
-}
-
-/** Archived items are final and items mid-publish belong to the publishing run: both are `invalid_state`. */
-function assertChangeable(row: ContentRow, action: string): void {
-  if (row.status === 'archived') {
-    throw new ServiceError('invalid_state', `The item is archived; it cannot be ${action}. Archiving is final.`);
-  }
-  if (row.status === 'publishing') {
-    throw new ServiceError(
-      'invalid_state',
-      `The item is being published right now; it cannot be ${action} until the run ends.`,
-    );
-  }
 }
 
 const approvedEvent = (row: ContentRow) => ({ content: { ...contentStub(row), status: row.status } });

@@ -1,3 +1,4 @@
+import type { ActionVerdict } from '../../core/content/actions.ts';
 import type { ContentResource } from '../../core/content/serialize.ts';
 import type { PlatformPreviewData } from '../../core/content/review.ts';
 
@@ -9,11 +10,12 @@ import type { PlatformPreviewData } from '../../core/content/review.ts';
  */
 export interface ViewData {
   /**
-   * Whether this credential, over this connection, may approve, reject and reschedule: false under
-   * /mcp/readonly, for a token without the write scope, and for a person whose role cannot approve.
-   * The view shows no action buttons then; the server still checks every call.
+   * The content policy's verdict on every action, per item of the result (its id): allowed, or
+   * refused with a code and a reason, for this credential over this connection (under /mcp/readonly
+   * every action is refused). The views show a button only for an allowed action and call its
+   * view-only tool (VIEW_TOOLS); the server still judges every call the same way.
    */
-  may_review: boolean;
+  allowed_actions: Record<string, ActionVerdict[]>;
   /** The workspace's IANA time zone: calendars and times are shown in it, never in the browser's. */
   timezone: string;
   /** The service's own origin (PUBLIC_BASE_URL), the only one a view loads thumbnails from. */
@@ -39,3 +41,13 @@ export interface ViewHistoryEntry {
   note: string | null;
   at: string;
 }
+
+/** The view-only tool behind each of the views' buttons (see src/mcp/apps/app-tools.ts). */
+export const VIEW_TOOLS = {
+  approve: 'app_approve_content',
+  reject: 'app_reject_content',
+  schedule: 'app_schedule_content',
+  publish_now: 'app_publish_content_now',
+  move: 'app_move_content',
+  review_many: 'app_review_content_many',
+} as const;

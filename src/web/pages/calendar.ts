@@ -14,8 +14,10 @@ import {
   type DayCell,
   type Weekday,
 } from '../calendar-grid.ts';
-import { fmt, noticeOf, STATUS_LABELS, timeOfDayFormat, titleOf } from '../format.ts';
-import { canReview, type PageKit } from './kit.ts';
+import { isQueued, statusWord } from '../../core/content/words.ts';
+import { fmt, noticeOf, timeOfDayFormat, titleOf } from '../format.ts';
+import { itemActionsOf } from '../item-actions.ts';
+import type { PageKit } from './kit.ts';
 
 /** Weeks start on Monday, as the calendar always has. */
 const FIRST_WEEKDAY: Weekday = 1;
@@ -77,12 +79,14 @@ export function calendarPage(runtime: Runtime, kit: PageKit): Router {
         id: row.id,
         title: titleOf(row),
         status: row.status,
-        statusLabel: STATUS_LABELS[row.status],
+        statusLabel: statusWord(row.status, row.publishQueued),
+        // Marked in words, not by colour alone: an item the publishing run will not take.
+        waiting: !isQueued(row.status, row.publishQueued) && row.status !== 'published' && row.status !== 'publishing',
         iso: at.toISOString(),
         when: fmt(who, at),
         time: timeFmt.format(at),
         key: dayKey(localParts(at, tz)),
-        movable: row.status === 'scheduled' && canReview(who),
+        movable: itemActionsOf(runtime, who, row).movable,
       };
     });
     const filled = weeks.map((week) =>

@@ -10,7 +10,7 @@ import { itemViews } from '../item-view.ts';
 import { eta, webDir } from '../render.ts';
 import { PARTS_SLOT } from '../send-page.ts';
 import { locals } from '../session.ts';
-import { canReview, type PageKit } from './kit.ts';
+import type { PageKit } from './kit.ts';
 
 /** A list's row, rendered once per item: compiled once, so no row looks its template up by name again. */
 const itemRowTemplate = eta.compile(readFileSync(join(webDir, 'views', 'item-row.eta'), 'utf8'));
@@ -80,10 +80,14 @@ export function contentListPages(runtime: Runtime, kit: PageKit): Router {
             }).join('')}</ul></nav>`
           : '';
       const { csrf } = locals(res);
-      const rowData = { csrf, canReview: canReview(who), back };
-      const rows = result.items.map((item) =>
-        eta.render(itemRowTemplate, { ...rowData, item: itemView(who, item, true) }),
-      );
+      const rowData = { csrf, back };
+      const views = result.items.map((item) => itemView(who, item, true));
+      const rows = views.map((view) => eta.render(itemRowTemplate, { ...rowData, item: view }));
+      // The bulk bar offers what the policy allows on at least one item of the page.
+      const bulk = {
+        approve: views.some((view) => view.actions.approvable),
+        reject: views.some((view) => view.actions.rejectable),
+      };
       const body = eta.render('items', {
         csrf,
         filters: true,
@@ -108,7 +112,7 @@ export function contentListPages(runtime: Runtime, kit: PageKit): Router {
         contentTypes: CONTENT_TYPES.map((id) => ({ id, name: CONTENT_TYPE_LABELS[id] })),
         hasItems: result.items.length > 0,
         rows: PARTS_SLOT,
-        canReview: canReview(who),
+        bulk,
         back,
         ...emptyState(kind, path, q, status),
         next: result.nextCursor ? `${path}?${queryString({ ...q, cursor: result.nextCursor })}` : null,

@@ -2,11 +2,10 @@ import { Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
 import { reviewContent, type ReviewItem } from '../../core/content/review.ts';
 import type { ContentRow } from '../../core/content/serialize.ts';
-import { toLocalInput } from '../../core/time-zones.ts';
 import { fmt, noticeOf, titleOf } from '../format.ts';
 import { itemViews } from '../item-view.ts';
 import { isPlatform, PLATFORM_NAMES } from '../../core/platforms/registry.ts';
-import { canReview, foundOr404, type PageKit } from './kit.ts';
+import { foundOr404, type PageKit } from './kit.ts';
 
 /** /app/content/:id: one item with its previews, what was published where, its history, and its review forms. */
 export function itemPage(runtime: Runtime, kit: PageKit): Router {
@@ -31,14 +30,7 @@ export function itemPage(runtime: Runtime, kit: PageKit): Router {
     const tz = who.workspace.timezone;
     kit.page(res, titleOf(row), 'item', {
       timezone: tz,
-      item: {
-        ...itemView(who, { row, previews: item.previews }),
-        localInput: row.scheduledFor ? toLocalInput(row.scheduledFor, tz) : '',
-      },
-      actions: {
-        review: canReview(who) && row.status === 'pending_review',
-        reschedule: canReview(who) && ['approved', 'scheduled', 'pending_review', 'draft'].includes(row.status),
-      },
+      item: itemView(who, { row, previews: item.previews }),
       results: row.publishResults.map((r) => ({
         name: isPlatform(r.platform) ? PLATFORM_NAMES[r.platform] : r.platform,
         outcome: r.success ? 'published' : `failed: ${r.error ?? 'unknown error'}`,

@@ -2,7 +2,6 @@ import type { Request, RequestHandler, Response } from 'express';
 import { contextFor, type Runtime } from '../../core/context.ts';
 import { RateLimitError, ServiceError } from '../../core/errors.ts';
 import { executeOperation, type Operation } from '../../core/operation.ts';
-import { roleIncludes } from '../../core/people/roles.ts';
 import type { SignedIn } from '../../core/people/sessions.ts';
 import { decryptSecret, encryptSecret } from '../../core/secrets.ts';
 import { actionErrorTitle, pageStatus } from '../errors.ts';
@@ -75,10 +74,6 @@ export function pageKit(runtime: Runtime): PageKit {
     };
   return { page, signedIn, run, act, fmt };
 }
-
-/** Whether the person may approve, reject and reschedule content (an approver or above). */
-export const canReview = (who: SignedIn): boolean =>
-  who.principal.role !== null && roleIncludes(who.principal.role, 'approver');
 
 /**
  * The signed-in admin, or null after answering: a redirect to sign in, or 403 for anyone else (the

@@ -1,29 +1,43 @@
 import { Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
-import { updateContent } from '../../core/content/operations.ts';
-import { reviewContent } from '../../core/content/review.ts';
-import type { ContentRow } from '../../core/content/serialize.ts';
+import {
+  approveContent,
+  moveContent,
+  publishContentNow,
+  rejectContent,
+  reviewContentMany,
+  scheduleContent,
+} from '../../core/content/intents.ts';
 import { ServiceError } from '../../core/errors.ts';
-import { fromLocal, moveToDay, parseLocalInput } from '../../core/time-zones.ts';
+import { fromLocal, parseLocalInput } from '../../core/time-zones.ts';
 import { backOf, withDone } from '../links.ts';
 import type { PageKit } from './kit.ts';
 
-/** What a reviewer's forms do: approve, reject, review many at once, reschedule, and move to another day. */
+/**
+ * What a reviewer's forms do, each one content intent called as it is (core/content/intents.ts):
+ * approve (then schedule, publish now or nothing more), reject, schedule, publish now, move to
+ * another day, and review many at once. The intents judge everything through the content policy;
+ * a form only reads its fields.
+ */
 export function reviewActions(_runtime: Runtime, kit: PageKit): Router {
   const router = Router();
   const { act, run } = kit;
+  const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
   router.post(
     '/content/:id/approve',
     act(async (who, req) => {
-      await run(who, updateContent, { id: req.params.id, status: 'approved' });
-      return withDone(backOf(req.body, '/app/inbox'), 'approved');
+      const done = await run<{ status: string; publish_queued: boolean }>(who, approveContent, {
+        id: req.params.id,
+        then: text(req.body.then) ?? undefined,
+      });
+      const shown = done.status === 'scheduled' ? 'scheduled' : done.publish_queued ? 'queued' : 'approved';
+      return withDone(backOf(req.body, '/app/inbox'), shown);
     }),
   );
   router.post(
     '/content/:id/reject',
     act(async (who, req) => {
-      const reason = typeof req.body.reason === 'string' && req.body.reason.trim() !== '' ? req.body.reason : null;
-      await run(who, updateContent, { id: req.params.id, status: 'rejected', review_note: reason });
+      await run(who, rejectContent, { id: req.params.id, reason: text(req.body.reason) });
       return withDone(backOf(req.body, '/app/inbox'), 'rejected');
     }),
   );
@@ -31,51 +45,49 @@ export function reviewActions(_runtime: Runtime, kit: PageKit): Router {
     '/bulk',
     act(async (who, req) => {
       const raw = req.body.ids;
-      const ids: string[] = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw])
-        .filter((id: unknown) => typeof id === 'string')
-        .slice(0, 100);
-      const action = req.body.action === 'reject' ? 'rejected' : req.body.action === 'approve' ? 'approved' : null;
-      if (!action) throw new ServiceError('invalid_body', 'Choose Approve selected or Reject selected.');
-      if (ids.length === 0) throw new ServiceError('invalid_body', 'Select at least one item first.');
-      const reason = typeof req.body.reason === 'string' && req.body.reason.trim() !== '' ? req.body.reason : null;
-      for (const id of ids) {
-        await run(who, updateContent, {
-          id,
-          status: action,
-          ...(action === 'rejected' ? { review_note: reason } : {}),
-        });
-      }
-      return withDone(backOf(req.body, '/app/inbox'), `${action}-${ids.length}`);
+      const ids = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter(
+        (id: unknown) => typeof id === 'string',
+      );
+      const decision = req.body.action === 'reject' ? 'reject' : req.body.action === 'approve' ? 'approve' : null;
+      if (!decision) throw new ServiceError('invalid_body', 'Choose Approve selected or Reject selected.');
+      const { data } = await run<{ data: Array<{ ok: boolean; error?: { code: string; message: string } }> }>(
+        who,
+        reviewContentMany,
+        { ids, decision, reason: text(req.body.reason) },
+      );
+      const done = data.filter((outcome) => outcome.ok).length;
+      const refused = data.find((outcome) => !outcome.ok);
+      // Nothing done: the first refusal is the page's answer. Some done: the notice says how many.
+      if (done === 0 && refused?.error) throw new ServiceError(refused.error.code as never, refused.error.message);
+      return withDone(backOf(req.body, '/app/inbox'), `${decision === 'approve' ? 'approved' : 'rejected'}-${done}`);
     }),
   );
   router.post(
-    '/content/:id/reschedule',
+    '/content/:id/schedule',
     act(async (who, req) => {
-      const local = parseLocalInput(String(req.body.scheduled_for ?? ''));
-      if (!local) throw new ServiceError('invalid_body', 'Give the date and time as shown, such as 2026-12-17T09:30.');
-      const at = fromLocal(local, who.workspace.timezone);
-      const { row } = await run<{ row: ContentRow }>(who, reviewContent, { id: req.params.id });
-      const status = row.status === 'approved' || row.status === 'scheduled' ? { status: 'scheduled' } : {};
-      await run(who, updateContent, { id: row.id, scheduled_for: at.toISOString(), ...status });
-      return withDone(`/app/content/${row.id}`, 'rescheduled');
+      const given = text(req.body.scheduled_for);
+      const local = given === null ? null : parseLocalInput(given);
+      if (given !== null && !local) {
+        throw new ServiceError('invalid_body', 'Give the date and time as shown, such as 2026-12-17T09:30.');
+      }
+      await run(who, scheduleContent, {
+        id: req.params.id,
+        ...(local ? { scheduled_for: fromLocal(local, who.workspace.timezone).toISOString() } : {}),
+      });
+      return withDone(backOf(req.body, `/app/content/${req.params.id}`), 'scheduled');
+    }),
+  );
+  router.post(
+    '/content/:id/publish-now',
+    act(async (who, req) => {
+      await run(who, publishContentNow, { id: req.params.id });
+      return withDone(backOf(req.body, `/app/content/${req.params.id}`), 'queued');
     }),
   );
   router.post(
     '/content/:id/move',
     act(async (who, req) => {
-      // A day of the calendar (2026-02-31 is none), read as the time input reads its date.
-      const text = String(req.body.day ?? '');
-      const day = /^\d{4}-\d{2}-\d{2}$/.test(text) ? parseLocalInput(`${text}T00:00`) : null;
-      if (!day) throw new ServiceError('invalid_body', 'Give the day as YYYY-MM-DD, a day of the calendar.');
-      const { row } = await run<{ row: ContentRow }>(who, reviewContent, { id: req.params.id });
-      if (row.status !== 'scheduled' || !row.scheduledFor) {
-        throw new ServiceError(
-          'invalid_state',
-          'Only scheduled items can be moved; published items stay where they went out.',
-        );
-      }
-      const at = moveToDay(row.scheduledFor, day, who.workspace.timezone);
-      await run(who, updateContent, { id: row.id, scheduled_for: at.toISOString() });
+      await run(who, moveContent, { id: req.params.id, day: String(req.body.day ?? '') });
       return withDone(backOf(req.body, '/app/calendar'), 'rescheduled');
     }),
   );

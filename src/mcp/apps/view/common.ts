@@ -34,7 +34,8 @@ textarea{width:100%;min-height:56px}label{display:block;font-size:.85rem;margin:
 .history{padding-left:18px;margin:4px 0}.results{list-style:none;padding:0}
 .grid{display:grid;grid-template-columns:repeat(7,minmax(0,1fr));gap:2px}.grid .weekday{font-size:.75rem;color:var(--fg2);text-align:center}
 .grid button{padding:4px 2px;min-height:44px;display:flex;flex-direction:column;align-items:center;font-size:.85rem}
-.grid button[aria-pressed=true]{outline:2px solid var(--accent)}.grid .posts{font-size:.7rem;color:var(--accent)}
+.grid button[aria-pressed=true]{outline:2px solid var(--accent)}.grid .posts{font-size:.7rem;color:var(--accent)}.grid .waiting{font-size:.7rem;color:var(--bad)}
+.mark{display:inline-block;border:1px solid var(--line);border-radius:4px;padding:0 4px;font-size:.75rem}.mark.waiting{border-style:dashed;color:var(--bad)}.refusal{color:var(--bad)}
 .grid .outside{visibility:hidden}.select{display:flex;align-items:center;gap:6px}.select input{width:18px;height:18px}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;
@@ -110,19 +111,8 @@ export function startView(name: string): ViewShell {
 export const viewDataOf = (result: ToolResult): ViewData | undefined =>
   (result._meta?.ui as ViewData | undefined) ?? undefined;
 
-export const STATUS_WORDS: Record<string, string> = {
-  draft: 'Draft',
-  pending_review: 'In review',
-  approved: 'Approved',
-  rejected: 'Rejected',
-  scheduled: 'Scheduled',
-  publishing: 'Publishing',
-  published: 'Published',
-  failed: 'Failed',
-  archived: 'Archived',
-};
-
-export const statusWord = (status: string): string => STATUS_WORDS[status] ?? status;
+/** The status words the dashboard shows too (one module for both). */
+export { statusWord } from '../../../core/content/words.ts';
 
 /** Calls `run` with every button under `root` disabled, so a click cannot send a call twice. */
 export async function whileBusy<T>(root: HTMLElement, run: () => Promise<T>): Promise<T> {

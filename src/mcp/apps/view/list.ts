@@ -1,7 +1,10 @@
 import type { ContentResource } from '../../../core/content/serialize.ts';
-import { dayKey, localParts, moveToDay, parseLocalInput } from '../../../core/time-zones.ts';
+import { allows } from '../../../core/content/actions.ts';
+import { isQueued, queueMark } from '../../../core/content/words.ts';
+import { dayKey, localParts, parseLocalInput } from '../../../core/time-zones.ts';
 import { html, type SafeHtml } from '../../../web/preview/html.ts';
-import type { ViewData } from '../view-data.ts';
+import { VIEW_TOOLS, type ViewData } from '../view-data.ts';
+import { actionBlock, doneMessage, intentCall } from './actions.ts';
 import { platformNameIn, startView, statusWord, viewDataOf, whileBusy } from './common.ts';
 import type { ToolResult } from './host.ts';
 
@@ -61,42 +64,31 @@ function compactCard(item: ContentResource, options: { review?: boolean; select?
     }
     <p id="${labelId}">${options.time ? html`<strong>${options.time}</strong> ` : ''}${excerpt(item.caption)}</p>
     <p class="meta">
-      <span class="status">${statusWord(item.status)}</span>
+      <span class="status">${statusWord(item.status, item.publish_queued)}</span>
       ${item.target_platforms.map((platform) => platformNameIn(data, platform)).join(', ')}
     </p>
-    ${
-      options.review
-        ? html`<div class="actions">
-            <button class="primary" data-action="approve" data-id="${item.id}" aria-describedby="${labelId}">
-              Approve
-            </button>
-            <details>
-              <summary>Reject…</summary>
-              <label for="reason-${item.id}">Reason for the author</label>
-              <textarea id="reason-${item.id}" maxlength="1000"></textarea>
-              <button data-action="reject" data-id="${item.id}" aria-describedby="${labelId}">Reject</button>
-            </details>
-          </div>`
-        : ''
-    }
+    ${options.review && data ? actionBlock(item, data, labelId) : ''}
   </article>`;
 }
 
+/** Whether the policy lets this person approve the item in some way: what selecting it for "Approve selected" needs. */
+const approvable = (item: ContentResource): boolean =>
+  (['approve_and_schedule', 'approve_and_publish_now', 'approve_only'] as const).some((action) =>
+    allows(data?.allowed_actions[item.id], action),
+  );
+
 function renderQueue(): SafeHtml {
-  const review = data?.may_review === true;
   const waiting = items.filter((item) => item.status === 'pending_review');
   return html`<h1>Approval queue</h1>
     <p class="meta">${waiting.length} waiting for review</p>
     ${
-      review && waiting.length > 0
+      items.some(approvable)
         ? html`<div class="actions">
             <button class="primary" data-action="approve-selected">Approve selected</button>
           </div>`
         : ''
     }
-    <div class="cards">
-      ${items.map((item) => compactCard(item, { review: review && item.status === 'pending_review', select: review && item.status === 'pending_review' }))}
-    </div>`;
+    <div class="cards">${items.map((item) => compactCard(item, { review: true, select: approvable(item) }))}</div>`;
 }
 
 const MONTHS = [
@@ -139,16 +131,29 @@ function renderCalendar(timeZone: string): SafeHtml {
   for (let i = 0; i < lead; i++) cells.push(html`<span class="outside" aria-hidden="true"></span>`);
   for (let day = 1; day <= daysInMonth; day++) {
     const key = dayKey({ year, month, day });
-    const count = byDay.get(key)?.length ?? 0;
-    const label = `${day} ${MONTHS[month - 1]}, ${count === 1 ? '1 post' : `${count} posts`}`;
+    const posts = byDay.get(key) ?? [];
+    const queued = posts.filter((item) => item.status !== 'approved' || isQueued(item.status, item.publish_queued));
+    const waiting = posts.length - queued.length;
+    // Named by its content (no aria-label): the visible day and counts are the start of each part of the
+    // name, the words only a screen reader needs are hidden visually. Items that will not go out are
+    // counted apart, in a dashed box, not by colour alone.
     cells.push(
-      html`<button data-day="${key}" aria-pressed="${pickedDay === key ? 'true' : 'false'}" aria-label="${label}">
-        <span>${day}</span>${count > 0 ? html`<span class="posts" aria-hidden="true">${count}</span>` : ''}
+      html`<button data-day="${key}" aria-pressed="${pickedDay === key ? 'true' : 'false'}">
+        <span>${day}</span><span class="visually-hidden"> ${MONTHS[month - 1]}</span>${
+          queued.length > 0
+            ? html`<span class="posts"
+                >${queued.length}<span class="visually-hidden"> ${queued.length === 1 ? ' post' : ' posts'}</span></span
+              >`
+            : ''
+        }${
+          waiting > 0
+            ? html`<span class="mark waiting">${waiting}<span class="visually-hidden"> not scheduled</span></span>`
+            : ''
+        }
       </button>`,
     );
   }
   const dayItems = pickedDay ? (byDay.get(pickedDay) ?? []) : [];
-  const review = data?.may_review === true;
   const picked = pickedDay ? parseLocalInput(`${pickedDay}T00:00`) : null;
   return html`<h1>Calendar: ${MONTHS[month - 1]} ${year}</h1>
     <p class="meta">Times in ${timeZone}</p>
@@ -172,16 +177,12 @@ function renderCalendar(timeZone: string): SafeHtml {
               ${dayItems.map(
                 (item) =>
                   html`<div>
-                    ${compactCard(item, { time: timeOfDay(whenOf(item)!, timeZone) })}
-                    ${
-                      review && item.status !== 'published' && item.scheduled_for
-                        ? html`<div class="actions">
-                            <label for="move-${item.id}">New day</label>
-                            <input type="date" id="move-${item.id}" value="${pickedDay}" />
-                            <button data-action="reschedule" data-id="${item.id}">Reschedule</button>
-                          </div>`
-                        : ''
-                    }
+                    <p>
+                      <span class="mark ${isQueued(item.status, item.publish_queued) ? '' : 'waiting'}"
+                        >${queueMark(item.status, item.publish_queued)}</span
+                      >
+                    </p>
+                    ${compactCard(item, { time: timeOfDay(whenOf(item)!, timeZone), review: true })}
                   </div>`,
               )}
             </div>
@@ -208,11 +209,21 @@ function replaceItem(next: ContentResource): void {
   items = items.map((item) => (item.id === next.id ? next : item));
 }
 
-async function updateItem(id: string, args: Record<string, unknown>): Promise<ContentResource> {
-  const result = await host.callTool('service_update_content', { id, ...args });
-  const next = result.structuredContent as unknown as ContentResource;
-  replaceItem(next);
-  return next;
+/** Takes in a call's answer: the items as the server holds them, and the policy's new verdicts on them. */
+function takeIn(result: ToolResult): ContentResource[] {
+  const answer = result.structuredContent as { object?: string; data?: unknown } | undefined;
+  const changed =
+    answer?.object === 'content'
+      ? [answer as unknown as ContentResource]
+      : answer?.object === 'review_outcomes'
+        ? (answer.data as Array<{ ok: boolean; content?: ContentResource }>).flatMap((outcome) =>
+            outcome.ok && outcome.content ? [outcome.content] : [],
+          )
+        : [];
+  for (const next of changed) replaceItem(next);
+  const verdicts = viewDataOf(result)?.allowed_actions;
+  if (data && verdicts) data = { ...data, allowed_actions: { ...data.allowed_actions, ...verdicts } };
+  return changed;
 }
 
 async function act(run: () => Promise<string>): Promise<void> {
@@ -243,59 +254,44 @@ root.addEventListener('click', (event) => {
     render();
     return;
   }
-  const id = button.dataset.id;
+  if (button.dataset.intent && data) {
+    const call = intentCall(button, root, data.timezone);
+    if (typeof call === 'string') return shell.showError(call);
+    const timeZone = data.timezone;
+    void act(async () => {
+      const [next] = takeIn(await host.callTool(call.name, call.args));
+      selected.delete(call.args.id as string);
+      if (next && button.dataset.intent === 'move' && next.scheduled_for) {
+        pickedDay = dayKey(localParts(new Date(next.scheduled_for), timeZone));
+      }
+      return next ? doneMessage(button.dataset.intent, next, timeZone) : 'Done.';
+    });
+    return;
+  }
   switch (button.dataset.action) {
     case 'month':
       monthOffset = Math.max(0, monthOffset + Number(button.dataset.step));
       pickedDay = null;
       render();
       break;
-    case 'approve':
-      void act(async () => {
-        await updateItem(id!, { status: 'approved' });
-        selected.delete(id!);
-        return 'Approved.';
-      });
-      break;
-    case 'reject': {
-      const reason = root.querySelector<HTMLTextAreaElement>(`#reason-${CSS.escape(id!)}`)?.value.trim() ?? '';
-      void act(async () => {
-        await updateItem(id!, { status: 'rejected', ...(reason ? { review_note: reason } : {}) });
-        selected.delete(id!);
-        return 'Rejected.';
-      });
-      break;
-    }
     case 'approve-selected':
       void act(async () => {
         const ids = items.filter((item) => selected.has(item.id)).map((item) => item.id);
         if (ids.length === 0) return 'Select the items to approve first.';
-        // One at a time, stopping at the first refusal: what was approved stays approved and is shown so.
-        for (const each of ids) {
-          await updateItem(each, { status: 'approved' });
-          selected.delete(each);
-        }
-        return ids.length === 1 ? 'Approved 1 item.' : `Approved ${ids.length} items.`;
+        // One call: each item is approved on its own (scheduled at its time when it has one), and each answered.
+        const result = await host.callTool(VIEW_TOOLS.review_many, { ids, decision: 'approve' });
+        takeIn(result);
+        const outcomes = (
+          result.structuredContent as { data: Array<{ id: string; ok: boolean; error?: { message: string } }> }
+        ).data;
+        for (const outcome of outcomes) if (outcome.ok) selected.delete(outcome.id);
+        const done = outcomes.filter((outcome) => outcome.ok).length;
+        const refused = outcomes.find((outcome) => !outcome.ok);
+        const summary = done === 1 ? 'Approved 1 item.' : `Approved ${done} items.`;
+        if (refused) throw new Error(`${summary} Not approved: ${refused.error?.message ?? 'refused'}`);
+        return summary;
       });
       break;
-    case 'reschedule': {
-      const item = items.find((candidate) => candidate.id === id);
-      const day = root.querySelector<HTMLInputElement>(`#move-${CSS.escape(id!)}`)?.value ?? '';
-      const parsed = parseLocalInput(`${day}T00:00`);
-      if (!item?.scheduled_for || !parsed || !data) {
-        shell.showError('Pick the new day first.');
-        break;
-      }
-      const timeZone = data.timezone;
-      void act(async () => {
-        // The time of day is kept, in the workspace's zone, whatever its offset on the new day.
-        const at = moveToDay(new Date(item.scheduled_for!), parsed, timeZone);
-        const next = await updateItem(item.id, { scheduled_for: at.toISOString() });
-        pickedDay = dayKey(localParts(new Date(next.scheduled_for!), timeZone));
-        return `Rescheduled to ${pickedDay} at ${timeOfDay(next.scheduled_for!, timeZone)}.`;
-      });
-      break;
-    }
   }
 });
 

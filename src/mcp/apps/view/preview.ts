@@ -3,13 +3,15 @@ import { isWebUrl } from '../../../core/publishing/permalinks.ts';
 import { html, raw } from '../../../web/preview/html.ts';
 import { renderPreviewCard } from '../../../web/preview/platform-preview.ts';
 import type { ViewData } from '../view-data.ts';
+import { plainStatusWord } from '../../../core/content/words.ts';
+import { actionBlock, doneMessage, intentCall } from './actions.ts';
 import { formatInstant, platformNameIn, startView, statusWord, viewDataOf, whileBusy } from './common.ts';
 import type { ToolResult } from './host.ts';
 
 /**
  * ui://content/preview: one content item as each target platform will show it (the dashboard's
- * preview module), its status and history, each platform's publishing result, and Approve / Reject
- * when the credential may.
+ * preview module), its status and history, each platform's publishing result, and the actions the
+ * policy allows this credential (actions.ts).
  */
 
 const shell = startView('content-preview');
@@ -53,40 +55,20 @@ function keepOwnThumbnails(markup: ParentNode, origin: string): void {
   }
 }
 
-const REVIEWABLE = ['draft', 'pending_review', 'rejected'];
-
 function render(): void {
   if (!item || !data) return;
   const { previews = [], history = [] } = data.item ?? {};
   const results = item.publish_results;
-  const canApprove = data.may_review && REVIEWABLE.includes(item.status);
-  const canReject = data.may_review && (item.status === 'draft' || item.status === 'pending_review');
   const markup = html`<h1>Post preview</h1>
     <p>
-      Status: <span class="status">${statusWord(item.status)}</span>${
+      Status: <span class="status">${statusWord(item.status, item.publish_queued)}</span>${
         item.scheduled_for
           ? html` <span class="meta">for ${formatInstant(item.scheduled_for, data.timezone)} (${data.timezone})</span>`
           : ''
       }
     </p>
     ${item.review_note ? html`<p class="meta">Rejected because: ${item.review_note}</p>` : ''}
-    ${
-      canApprove || canReject
-        ? html`<div class="actions">
-            ${canApprove ? html`<button class="primary" data-action="approve">Approve</button>` : ''}
-            ${
-              canReject
-                ? html`<details>
-                    <summary>Reject…</summary>
-                    <label for="reason">Reason for the author</label>
-                    <textarea id="reason" maxlength="1000"></textarea>
-                    <button data-action="reject">Reject</button>
-                  </details>`
-                : ''
-            }
-          </div>`
-        : ''
-    }
+    ${actionBlock(item, data)}
     <h2>As each platform shows it</h2>
     <div class="cards">${raw(previews.map((preview) => renderPreviewCard(preview, { headingLevel: 3 })).join(''))}</div>
     ${
@@ -119,8 +101,8 @@ function render(): void {
             ${history.map(
               (entry) =>
                 html`<li>
-                  ${formatInstant(entry.at, data!.timezone)}: ${entry.from ? statusWord(entry.from) : 'new'} →
-                  ${statusWord(entry.to)} by ${entry.by}${entry.note ? html` (“${entry.note}”)` : ''}
+                  ${formatInstant(entry.at, data!.timezone)}: ${entry.from ? plainStatusWord(entry.from) : 'new'} →
+                  ${plainStatusWord(entry.to)} by ${entry.by}${entry.note ? html` (“${entry.note}”)` : ''}
                 </li>`,
             )}
           </ol>`
@@ -134,29 +116,26 @@ function render(): void {
   root.replaceChildren(template.content);
 }
 
-async function update(args: Record<string, unknown>, done: string): Promise<void> {
-  if (!item) return;
+/** Calls the view-only tool behind a button; only a successful answer re-renders the item. */
+async function act(button: HTMLButtonElement): Promise<void> {
+  if (!item || !data) return;
+  const call = intentCall(button, root, data.timezone);
+  if (typeof call === 'string') return shell.showError(call);
   shell.showError('');
   try {
-    const result = await whileBusy(root, () => host.callTool('service_update_content', { id: item!.id, ...args }));
+    const result = await whileBusy(root, () => host.callTool(call.name, call.args));
     show(result);
-    shell.showNotice(done);
+    if (item) shell.showNotice(doneMessage(button.dataset.intent, item, data.timezone));
   } catch (error) {
-    // The item stays as it was: only a successful answer re-renders it.
     shell.showError((error as Error).message);
   }
 }
 
 root.addEventListener('click', (event) => {
-  const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button[data-action]');
+  const button = (event.target as HTMLElement).closest<HTMLButtonElement>('button[data-intent], button[data-action]');
   if (!button) return;
-  const action = button.dataset.action;
-  if (action === 'approve') void update({ status: 'approved' }, 'Approved.');
-  if (action === 'reject') {
-    const reason = root.querySelector<HTMLTextAreaElement>('#reason')?.value.trim() ?? '';
-    void update({ status: 'rejected', ...(reason ? { review_note: reason } : {}) }, 'Rejected.');
-  }
-  if (action === 'open' && button.dataset.url && isWebUrl(button.dataset.url)) {
+  if (button.dataset.intent) void act(button);
+  if (button.dataset.action === 'open' && button.dataset.url && isWebUrl(button.dataset.url)) {
     host.openLink(button.dataset.url).catch((error: Error) => shell.showError(error.message));
   }
 });
