@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { preparedStatements, savepoint, type Db } from '../../../db/client.ts';
 import { content, workspaces } from '../../../db/schema/index.ts';
 import { inNextCommit } from '../batch.ts';
@@ -210,14 +210,14 @@ function holdsLease(db: Db, claim: Claim): boolean {
 const statements = preparedStatements((db) => ({
   holds: db.select({ id: content.id }).from(content).where(HELD_UNDER_LEASE).prepare(),
   held: db.select().from(content).where(HELD_UNDER_LEASE).prepare(),
+  defaultLanguage: db
+    .select({ defaultLanguage: workspaces.defaultLanguage })
+    .from(workspaces)
+    .where(sql`${workspaces.id} = ${sql.placeholder('workspaceId')}`)
+    .prepare(),
 }));
 
 /** What the item's workspace says for every post (its default language), read with the item. */
 function postDefaultsOf(db: Db, workspaceId: string): PostDefaults {
-  const row = db
-    .select({ defaultLanguage: workspaces.defaultLanguage })
-    .from(workspaces)
-    .where(eq(workspaces.id, workspaceId))
-    .get();
-  return { defaultLanguage: row?.defaultLanguage ?? null };
+  return { defaultLanguage: statements(db).defaultLanguage.get({ workspaceId })?.defaultLanguage ?? null };
 }
