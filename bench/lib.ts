@@ -30,13 +30,18 @@ export function childEnv(extra: Record<string, string>): Record<string, string> 
   return { ...env, NODE_ENV: 'production', HOST: '127.0.0.1', ...extra };
 }
 
-/** A temp directory that is removed by `cleanup()` (also on exit, in case a benchmark throws). */
+/**
+ * A temp directory that is removed by `cleanup()` (also on exit, in case a benchmark throws). A
+ * cleaned-up directory stops listening for the exit: a full run makes dozens of them, and each left
+ * listening was one more `exit` listener on process (Node's MaxListenersExceededWarning past ten).
+ */
 export function tempDir(label: string): { path: string; cleanup: () => void } {
   const path = mkdtempSync(join(tmpdir(), `bench-${label}-`));
   let done = false;
   const cleanup = () => {
     if (done) return;
     done = true;
+    process.off('exit', cleanup);
     rmSync(path, { recursive: true, force: true });
   };
   process.once('exit', cleanup);

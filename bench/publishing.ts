@@ -129,19 +129,25 @@ async function lagRound(settings: PublishingSettings): Promise<{ toPublishing: n
   }
 }
 
-async function serviceThroughput(settings: PublishingSettings): Promise<number> {
+/** Items/s from queued to finished, and the process's CPU time (every thread, user and system) per item meanwhile. */
+async function serviceThroughput(settings: PublishingSettings): Promise<{ rate: number; cpuMicrosPerItem: number }> {
   const w = world('service', settings.workspaces);
   try {
     seedQueued(w, settings.throughputItems, () => null);
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     const scheduler = startPublishing(w.runtime);
     await until('publishing: every item finished', () => unfinished(w) === 0, 120, 100);
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
     await scheduler.stop();
     const posts = w.runtime.db.get<{ n: number }>(sql`select count(*) as n from sandbox_posts`).n;
     if (posts !== settings.throughputItems * THREE.length)
       throw new Error(`expected ${settings.throughputItems * 3} sandbox posts, found ${posts}`);
-    return settings.throughputItems / seconds;
+    return {
+      rate: settings.throughputItems / seconds,
+      cpuMicrosPerItem: (cpu.user + cpu.system) / settings.throughputItems,
+    };
   } finally {
     await w.close();
   }
@@ -194,15 +200,26 @@ export async function benchPublishing(settings: PublishingSettings): Promise<Row
   const toPublishing: number[] = [];
   const toFinished: number[] = [];
   const service: number[] = [];
+  const serviceCpu: number[] = [];
   const raw: number[] = [];
   for (let round = 0; round < settings.rounds; round++) {
     const lag = await lagRound(settings);
     toPublishing.push(...lag.toPublishing);
     toFinished.push(...lag.toFinished);
     // Alternate which goes first, so neither always gets the warmer machine.
-    const order = round % 2 === 0 ? [serviceThroughput, rawThroughput] : [rawThroughput, serviceThroughput];
-    for (const measure of order) (measure === serviceThroughput ? service : raw).push(await measure(settings));
-    console.log(`round ${round + 1}: service ${fmt(service.at(-1)!)} items/s, raw loop ${fmt(raw.at(-1)!)} items/s`);
+    const sides = [
+      async () => {
+        const { rate, cpuMicrosPerItem } = await serviceThroughput(settings);
+        service.push(rate);
+        serviceCpu.push(cpuMicrosPerItem);
+      },
+      async () => void raw.push(await rawThroughput(settings)),
+    ];
+    for (const measure of round % 2 === 0 ? sides : sides.reverse()) await measure();
+    // bench/ab.ts reads these lines: keep their shape.
+    console.log(
+      `round ${round + 1}: service ${fmt(service.at(-1)!)} items/s (CPU ${fmt(serviceCpu.at(-1)!)} µs per item), raw loop ${fmt(raw.at(-1)!)} items/s`,
+    );
   }
   toPublishing.sort((a, b) => a - b);
   toFinished.sort((a, b) => a - b);
@@ -225,6 +242,9 @@ export async function benchPublishing(settings: PublishingSettings): Promise<Row
   );
   const serviceRate = median(service);
   const rawRate = median(raw);
+  console.log(
+    `fan-out: median ${fmt(serviceRate)} items/s, CPU ${fmt(median(serviceCpu))} µs per item (the process's user and system time, every thread, from the first claim to the last finish)`,
+  );
   return [
     { name: 'publish lag p50 (ms, vs 250 ms)', unit: 'ms', project: lagP50, limit: 250, ratio: lagP50 / 250 },
     {

@@ -19,6 +19,9 @@
  *          on the same server, 10,000 pending items, median of at least 3 interleaved rounds (--dashboard-items N)
  *   generation  time to generate a 50/day x 365-day campaign vs a raw insert of the same rows
  *   media  server RSS while receiving a 50 MB upload vs its idle RSS (--media-mb N)
+ *          --against DIR runs this group in another checkout DIR too, side by side: per round one child
+ *          per tree, alternating which goes first (bench/ab.ts); `git worktree add /tmp/base <commit>` and a
+ *          node_modules symlink make one
  *   soak   10 minutes of mixed REST, MCP, publishing and webhook traffic against the real server:
  *          errors by status, throughput, p99, RSS growth (--soak-minutes N, --soak-warmup-seconds N,
  *          a 7-minute warm-up by default: see SoakSettings.warmupSeconds). Only when named: it is
@@ -31,6 +34,7 @@
 import { availableParallelism, cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
+import { benchAgainst } from './ab.ts';
 import { benchDashboard } from './dashboard.ts';
 import { createItem, createWorkspaceViaCli, oauthAccessToken } from './fixtures.ts';
 import { benchGeneration } from './generation.ts';
@@ -98,6 +102,7 @@ const { values, positionals } = parseArgs({
     'dashboard-items': { type: 'string', default: '10000' },
     'soak-minutes': { type: 'string', default: '10' },
     'soak-warmup-seconds': { type: 'string', default: '420' },
+    against: { type: 'string' },
     strict: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -127,6 +132,7 @@ async function main(): Promise<number> {
       'Usage: npm run bench -- [rest] [mcp] [list] [stdio] [publishing] [--seconds 10] [--warmup 3] [--connections 10] [--stdio-seconds 5] ' +
         '[--in-flight 8] [--rounds 2] [--calls 3000] [--sizes 10000,1000000] [--lag-items 10000] [--spread-seconds 10] [--workspaces 100] ' +
         '[--throughput-items 5000] [--live-items 2000] [--instagram-items 1000] [--webhook-events 5000] [--webhook-rate 200] [--webhook-seconds 5] [--media-mb 50] [--dashboard-items 10000] [--strict]\n' +
+        '       npm run bench -- publishing --against DIR [--rounds 3]   (this tree and the checkout DIR side by side, alternating)\n' +
         '       npm run bench -- soak [--soak-minutes 10] [--soak-warmup-seconds 420]   (the soak runs only when named)',
     );
     return 0;
@@ -141,6 +147,8 @@ async function main(): Promise<number> {
   if (sizes.length !== 2) throw new Error('--sizes takes two sizes, small and large');
 
   const rounds = Math.round(positiveNumber('rounds', values.rounds));
+  if (values.against !== undefined && (selected.size !== 1 || !selected.has('publishing')))
+    throw new Error('--against compares the publishing group only: npm run bench -- publishing --against DIR');
   const started = new Date();
   const load = () =>
     loadavg()
@@ -151,6 +159,17 @@ async function main(): Promise<number> {
     `Node ${process.version}, ${osType()} ${release()}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ` +
       `${(totalmem() / 2 ** 30).toFixed(0)} GiB, started ${started.toISOString()}, load average ${load()}`,
   );
+
+  if (values.against !== undefined) {
+    await benchAgainst(values.against, rounds, {
+      lagItems: positiveNumber('lag-items', values['lag-items']),
+      spreadSeconds: positiveNumber('spread-seconds', values['spread-seconds']),
+      workspaces: positiveNumber('workspaces', values.workspaces),
+      throughputItems: positiveNumber('throughput-items', values['throughput-items']),
+    });
+    console.log(`\nload average at the end ${load()}`);
+    return 0;
+  }
 
   const rows: Row[] = [];
   if (selected.has('rest') || selected.has('mcp') || selected.has('stdio')) {

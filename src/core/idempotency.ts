@@ -5,7 +5,8 @@ import { writeTransaction } from '../../db/client.ts';
 import { idempotencyKeys } from '../../db/schema/index.ts';
 import type { Runtime, ServiceContext } from './context.ts';
 import { fieldError, ServiceError, type RateLimitState } from './errors.ts';
-import { assertInputDepth, executeOperation, operationFor, type Operation } from './operation.ts';
+import { inNextCommit } from './batch.ts';
+import { assertInputDepth, executeOperation, operationFor, runInCommit, type Operation } from './operation.ts';
 import { consumeRateLimit } from './rate-limits.ts';
 import { decryptSecret, derivedKey, encryptSecret, type SecretsConfig } from './secrets.ts';
 
@@ -177,33 +178,49 @@ export function releaseIdempotencyKey(runtime: Runtime, request: { workspaceId: 
 
 /**
  * Runs a keyed call once: the first call with a key runs `run` and its answer is stored; a repeat of
- * the same call replays it (`replayed: true`, nothing run). Client errors are stored and replayed too
- * (the same call would fail the same way; `failed` shapes them as the door answers them); a 5xx or a
- * 429 frees the key so a retry runs anew. Errors are rethrown after they are stored.
+ * the same call replays it (`replayed: true`, nothing run; `onReplay` then runs in its place). Client
+ * errors are stored and replayed too (the same call would fail the same way; `failed` shapes them as
+ * the door answers them); a 5xx or a 429 frees the key so a retry runs anew. Errors are rethrown
+ * after they are stored. It all runs in the next group commit, so the claim, the operation's writes
+ * and the stored answer are one write transaction; `run` answering a promise (an operation that
+ * awaits a platform) has its answer stored when it settles, after that commit.
  */
-export async function runIdempotently(
+export function runIdempotently(
   runtime: Runtime,
   call: IdempotentCall,
-  run: () => Promise<StoredResponse>,
+  run: () => StoredResponse | Promise<StoredResponse>,
   failed: (error: ServiceError) => StoredResponse,
-): Promise<{ replayed: boolean; response: StoredResponse }> {
+  onReplay: () => void = () => {},
+): Promise<KeyedOutcome> {
   const scope = { workspaceId: call.workspaceId, key: call.key };
-  const replay = claimIdempotencyKey(runtime, call);
-  if (replay) return { replayed: true, response: replay };
-  let response: StoredResponse;
-  try {
-    response = await run();
-  } catch (error) {
+  const stored = (response: StoredResponse) => {
+    storeIdempotentResponse(runtime, scope, response);
+    return { replayed: false, response };
+  };
+  const refused = (error: unknown): never => {
     if (!(error instanceof ServiceError) || error.code === 'internal' || error.code === 'rate_limit_exceeded') {
       releaseIdempotencyKey(runtime, scope);
-      throw error;
-    }
-    storeIdempotentResponse(runtime, scope, failed(error));
+    } else storeIdempotentResponse(runtime, scope, failed(error));
     throw error;
-  }
-  storeIdempotentResponse(runtime, scope, response);
-  return { replayed: false, response };
+  };
+  // The promise of an async run is adopted: the call settles when it does.
+  return inNextCommit(runtime.db, (): KeyedOutcome | Promise<KeyedOutcome> => {
+    const replay = claimIdempotencyKey(runtime, call);
+    if (replay) {
+      onReplay();
+      return { replayed: true, response: replay };
+    }
+    let response: StoredResponse | Promise<StoredResponse>;
+    try {
+      response = run();
+    } catch (error) {
+      return refused(error);
+    }
+    return response instanceof Promise ? response.then(stored, refused) : stored(response);
+  }) as Promise<KeyedOutcome>;
 }
+
+type KeyedOutcome = { replayed: boolean; response: StoredResponse };
 
 /** A call's idempotency key as a door received it, and the input its fingerprint is taken over. */
 export interface CallKey {
@@ -228,12 +245,21 @@ export async function executeCall(
   answer: { status: number; failed: (error: ServiceError) => StoredResponse },
 ): Promise<{ replayed: boolean; response: StoredResponse }> {
   const chosen = operationFor(operation, raw);
-  const run = async () => ({ status: answer.status, body: await executeOperation(ctx, operation, raw, onRateLimit) });
-  if (key === undefined || chosen !== operation) return { replayed: false, response: await run() };
+  if (key === undefined || chosen !== operation) {
+    const body = await executeOperation(ctx, operation, raw, onRateLimit);
+    return { replayed: false, response: { status: answer.status, body } };
+  }
   const call = { workspaceId: ctx.workspace.id, key: key.key, keyField: key.keyField, operation: operation.name };
-  const outcome = await runIdempotently(ctx, { ...call, input: key.input }, run, answer.failed);
-  if (outcome.replayed) onRateLimit(consumeRateLimit(ctx, ctx.workspace.id, chosen.buckets));
-  return outcome;
+  const run = (): StoredResponse | Promise<StoredResponse> => {
+    const body: unknown = runInCommit(ctx, operation, raw, onRateLimit);
+    return body instanceof Promise
+      ? body.then((settled: unknown) => ({ status: answer.status, body: settled }))
+      : { status: answer.status, body };
+  };
+  // A replay runs nothing but still counts on the buckets of the operation the call chose.
+  return runIdempotently(ctx, { ...call, input: key.input }, run, answer.failed, () =>
+    onRateLimit(consumeRateLimit(ctx, ctx.workspace.id, chosen.buckets)),
+  );
 }
 
 /** Drops stored answers past the replay window; called by the maintenance job. */

@@ -148,31 +148,43 @@ export function executeOperation<Input extends z.ZodObject, Output, Preview = ne
   raw: unknown,
   onRateLimit?: (state: RateLimitState) => void,
 ): Promise<Awaited<Output | Preview>> {
+  // An async operation's promise is adopted: the request settles when it does.
+  return inNextCommit(ctx.db, () => runInCommit(ctx, operation, raw, onRateLimit)) as Promise<
+    Awaited<Output | Preview>
+  >;
+}
+
+/**
+ * executeOperation's part inside the group commit, for a caller already in it that writes more in
+ * the same transaction (a keyed call stores its answer beside the operation's writes).
+ */
+export function runInCommit<Input extends z.ZodObject, Output, Preview = never>(
+  ctx: ServiceContext,
+  operation: Operation<Input, Output, Preview>,
+  raw: unknown,
+  onRateLimit?: (state: RateLimitState) => void,
+): Output | Preview {
   // A dry run takes from its own buckets (a publish preview from `read`, never `publish`).
   const { buckets } = operationFor(operation, raw);
   const take = () => {
     const state = consumeRateLimit(ctx, ctx.workspace.id, buckets);
     onRateLimit?.(state);
   };
-  const readsOnly = buckets.every((bucket) => bucket === 'read');
-  // An async operation's promise is adopted: the request settles when it does.
-  return inNextCommit(ctx.db, () => {
-    if (readsOnly) {
+  if (buckets.every((bucket) => bucket === 'read')) {
+    take();
+    return runOperation(operation, ctx, raw);
+  }
+  try {
+    // better-sqlite3 refuses a transaction function that returns a promise, so an async
+    // operation's promise is carried out of the savepoint (which holds its part before the first await).
+    let result!: Output | Preview;
+    savepoint(ctx.db, () => {
       take();
-      return runOperation(operation, ctx, raw);
-    }
-    try {
-      // better-sqlite3 refuses a transaction function that returns a promise, so an async
-      // operation's promise is carried out of the savepoint (which holds its part before the first await).
-      let result!: Output | Preview;
-      savepoint(ctx.db, () => {
-        take();
-        result = runOperation(operation, ctx, raw);
-      });
-      return result;
-    } catch (error) {
-      if (!(error instanceof RateLimitError)) take();
-      throw error;
-    }
-  }) as Promise<Awaited<Output | Preview>>;
+      result = runOperation(operation, ctx, raw);
+    });
+    return result;
+  } catch (error) {
+    if (!(error instanceof RateLimitError)) take();
+    throw error;
+  }
 }

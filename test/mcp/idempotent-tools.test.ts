@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { campaigns, content, events, idempotencyKeys } from '../../db/schema/index.ts';
@@ -9,6 +10,33 @@ import { connectAccounts } from '../helpers/publishing.ts';
 import { callTool, toolError, toolResult } from '../helpers/tool-calls.ts';
 
 const MINUTE = 60_000;
+
+/**
+ * Counts the write transactions committed on `db` while `during` runs: each COMMIT, and each write
+ * statement run outside a transaction (SQLite commits it on its own). Read through better-sqlite3's
+ * Statement methods, which every query (drizzle's and the transaction runner's) goes through.
+ */
+async function writeTransactions(db: Database.Database, during: () => Promise<unknown>): Promise<number> {
+  const proto = Object.getPrototypeOf(db.prepare('select 1')) as Record<string, (...args: unknown[]) => unknown>;
+  const originals = { run: proto.run!, get: proto.get!, all: proto.all! };
+  let commits = 0;
+  for (const [name, original] of Object.entries(originals)) {
+    proto[name] = function (this: Database.Statement, ...args: unknown[]) {
+      if (this.database === db) {
+        if (this.source === 'COMMIT') commits += 1;
+        else if (!this.reader && !db.inTransaction && !/^(BEGIN|SAVEPOINT|RELEASE|ROLLBACK)/.test(this.source))
+          commits += 1;
+      }
+      return original.apply(this, args);
+    };
+  }
+  try {
+    await during();
+  } finally {
+    Object.assign(proto, originals);
+  }
+  return commits;
+}
 const HOUR = 60 * MINUTE;
 
 describe('idempotency_key on the creating tools', () => {
@@ -29,6 +57,25 @@ describe('idempotency_key on the creating tools', () => {
     expect(createdEvents()).toBe(1);
     // The key is not part of the item.
     expect(first).not.toHaveProperty('idempotency_key');
+  });
+
+  it('a keyed create and its replay each commit as many write transactions as an unkeyed create', async () => {
+    const db = bed.runtime.db.$client;
+    const create = (args: Record<string, unknown>) => toolResult(bed.client, 'service_create_content', args);
+    // The first call of a key also records the key's last use, once: count after it.
+    await create({ caption: 'Warm-up' });
+    const unkeyed = await writeTransactions(db, () => create({ caption: 'No key' }));
+    let first: unknown;
+    const keyed = await writeTransactions(db, async () => {
+      first = await create({ caption: 'With a key', idempotency_key: 'tx-1' });
+    });
+    const replay = await writeTransactions(db, async () => {
+      expect(await create({ caption: 'With a key', idempotency_key: 'tx-1' })).toEqual(first);
+    });
+    // The claim, the item and the stored answer commit together, in the operation's own group commit.
+    expect({ unkeyed, keyed, replay }).toEqual({ unkeyed: 1, keyed: 1, replay: 1 });
+    expect(contentRows()).toHaveLength(3);
+    expect(createdEvents()).toBe(3);
   });
 
   it('the same key with other arguments is idempotency_key_reused, and creates nothing', async () => {

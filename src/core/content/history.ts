@@ -1,5 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
-import type { Db } from '../../../db/client.ts';
+import { insertRow, type Db } from '../../../db/client.ts';
 import { contentHistory, type ContentStatus } from '../../../db/schema/index.ts';
 import type { Principal } from '../people/principal.ts';
 import type { PublishResult } from '../../../db/schema/index.ts';
@@ -55,20 +55,20 @@ export function recordContentHistory(
     at: Date;
   },
 ): void {
-  db.insert(contentHistory)
-    .values({
-      workspaceId: entry.workspaceId,
-      contentId: entry.contentId,
-      action: entry.action,
-      fromStatus: entry.from,
-      toStatus: entry.to,
-      actorType: entry.by.type,
-      actorId: entry.by.id,
-      actorLabel: entry.by.label,
-      note: entry.note ?? null,
-      at: entry.at,
-    })
-    .run();
+  // The run writes two lines per item it publishes: the raw prepared insert, not drizzle's builder
+  // (which built and prepared the statement again for every line).
+  insertRow(db, contentHistory, {
+    workspaceId: entry.workspaceId,
+    contentId: entry.contentId,
+    action: entry.action,
+    fromStatus: entry.from,
+    toStatus: entry.to,
+    actorType: entry.by.type,
+    actorId: entry.by.id,
+    actorLabel: entry.by.label,
+    note: entry.note ?? null,
+    at: entry.at,
+  });
 }
 
 /** Who the history names for what the publishing run does on its own. */

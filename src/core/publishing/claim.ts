@@ -17,6 +17,8 @@ export interface Claim {
   workspaceId: string;
   runId: string;
   leaseToken: string;
+  /** A new run (not one taken over from a holder whose lease ran out): it has no attempts yet. */
+  fresh?: true;
 }
 
 export interface ClaimResult {
@@ -122,7 +124,13 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
             continue;
           }
         }
-        const claim = { contentId: item.id, workspaceId: item.workspaceId, runId: newId(), leaseToken: lease() };
+        const claim: Claim = {
+          contentId: item.id,
+          workspaceId: item.workspaceId,
+          runId: newId(),
+          leaseToken: lease(),
+          fresh: true,
+        };
         s.claim.run({
           id: item.id,
           runId: claim.runId,

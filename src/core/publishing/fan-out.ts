@@ -1,11 +1,10 @@
-import { eq } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { preparedStatements, savepoint, type Db } from '../../../db/client.ts';
 import { content, workspaces } from '../../../db/schema/index.ts';
 import { inNextCommit } from '../batch.ts';
 import type { ContentRow } from '../content/serialize.ts';
 import type { Runtime } from '../context.ts';
-import { platformAccountsOf } from '../social-accounts/operations.ts';
-import type { SocialAccountRow } from '../social-accounts/serialize.ts';
+import { platformAccountsOf, type AccountOfLookup } from '../social-accounts/operations.ts';
 import { HELD_UNDER_LEASE, type Claim } from './claim.ts';
 import type { Connectors, PlatformConnector, PlatformPost, PublishOutcome, PublishTarget } from './connector.ts';
 import { checkPlatform, refusalOf } from './readiness.ts';
@@ -20,7 +19,7 @@ interface PlatformCall {
   target: PublishTarget;
 }
 
-const targetOf = (account: SocialAccountRow, attemptId: string): PublishTarget => ({
+const targetOf = (account: AccountOfLookup, attemptId: string): PublishTarget => ({
   account: {
     id: account.id,
     workspaceId: account.workspaceId,
@@ -53,7 +52,8 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
     const now = clock.now();
     const accountFor = platformAccountsOf(db, item.workspaceId);
     const defaults = postDefaultsOf(db, item.workspaceId);
-    const { tried, resumable } = settleLeftovers(db, claim, now);
+    // A new run has tried nothing yet: only a run taken over has leftovers to read.
+    const { tried, resumable } = claim.fresh ? NOTHING_TRIED : settleLeftovers(db, claim, now);
     const calls: PlatformCall[] = [];
     for (const attempt of resumable) {
       const connector = connectors.get(attempt.platform);
@@ -167,6 +167,11 @@ export async function abandonRun(runtime: Runtime, claim: Claim, cause: unknown)
 /** Group-committed, in a savepoint: a step that throws leaves nothing half-written (batch.ts). */
 const inCommit = <T>(db: Db, work: () => T): Promise<T> => inNextCommit(db, () => savepoint(db, work));
 
+const NOTHING_TRIED: { tried: ReadonlySet<string>; resumable: readonly AttemptRow[] } = {
+  tried: new Set(),
+  resumable: [],
+};
+
 /**
  * The platforms this run already tried. Attempts a dead holder left pending are reported unknown,
  * never called again, except live ones with a checkpoint: those are answered as `resumable`.
@@ -210,14 +215,14 @@ function holdsLease(db: Db, claim: Claim): boolean {
 const statements = preparedStatements((db) => ({
   holds: db.select({ id: content.id }).from(content).where(HELD_UNDER_LEASE).prepare(),
   held: db.select().from(content).where(HELD_UNDER_LEASE).prepare(),
+  defaultLanguage: db
+    .select({ defaultLanguage: workspaces.defaultLanguage })
+    .from(workspaces)
+    .where(sql`${workspaces.id} = ${sql.placeholder('workspaceId')}`)
+    .prepare(),
 }));
 
 /** What the item's workspace says for every post (its default language), read with the item. */
 function postDefaultsOf(db: Db, workspaceId: string): PostDefaults {
-  const row = db
-    .select({ defaultLanguage: workspaces.defaultLanguage })
-    .from(workspaces)
-    .where(eq(workspaces.id, workspaceId))
-    .get();
-  return { defaultLanguage: row?.defaultLanguage ?? null };
+  return { defaultLanguage: statements(db).defaultLanguage.get({ workspaceId })?.defaultLanguage ?? null };
 }

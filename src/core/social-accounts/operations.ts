@@ -192,7 +192,13 @@ export function disconnectSocialAccount(runtime: Runtime, id: string): SocialAcc
  * tells "no connected account" from "the account is inactive; reconnect it" with it.
  */
 export type PlatformAccountLookup =
-  { state: 'active'; account: SocialAccountRow } | { state: 'inactive'; account: SocialAccountRow } | { state: 'none' };
+  { state: 'active'; account: AccountOfLookup } | { state: 'inactive'; account: AccountOfLookup } | { state: 'none' };
+
+/** What a lookup reads of an account: who it posts as, never its tokens (the publishing run reads an item's accounts per item). */
+export type AccountOfLookup = Pick<
+  SocialAccountRow,
+  'id' | 'workspaceId' | 'platform' | 'platformUserId' | 'username' | 'mode' | 'status' | 'isActive'
+>;
 
 /**
  * Every platform's lookup for one workspace from a single query: the publishing run resolves all of
@@ -200,7 +206,7 @@ export type PlatformAccountLookup =
  * has no account.
  */
 export function platformAccountsOf(db: Db, workspaceId: string): (platform: string) => PlatformAccountLookup {
-  const best = new Map<string, SocialAccountRow>();
+  const best = new Map<string, AccountOfLookup>();
   // Ordered best first (active, then latest connected), so the first row per platform wins.
   for (const row of statements(db).accountsOfWorkspace.all({ workspaceId })) {
     if (!best.has(row.platform)) best.set(row.platform, row);
@@ -250,7 +256,16 @@ export const unavailableAccountReason = (platform: string, lookup: PlatformAccou
 
 const statements = preparedStatements((db) => ({
   accountsOfWorkspace: db
-    .select()
+    .select({
+      id: socialAccounts.id,
+      workspaceId: socialAccounts.workspaceId,
+      platform: socialAccounts.platform,
+      platformUserId: socialAccounts.platformUserId,
+      username: socialAccounts.username,
+      mode: socialAccounts.mode,
+      status: socialAccounts.status,
+      isActive: socialAccounts.isActive,
+    })
     .from(socialAccounts)
     .where(eq(socialAccounts.workspaceId, sql.placeholder('workspaceId')))
     .orderBy(desc(socialAccounts.isActive), desc(socialAccounts.connectedAt), desc(socialAccounts.id))

@@ -10,6 +10,7 @@ import { claimDuePublishes } from '../../../src/core/publishing/claim.ts';
 import { connectorsFor } from '../../../src/core/publishing/connectors/index.ts';
 import { fanOut } from '../../../src/core/publishing/fan-out.ts';
 import { fillLateUrls } from '../../../src/core/publishing/late-urls.ts';
+import { liveConnectorsFor } from '../../../src/core/publishing/live-clients.ts';
 import { liveConnector } from '../../../src/core/publishing/live-connector.ts';
 import {
   PlatformError,
@@ -83,7 +84,8 @@ function scriptedPlatform(runtime: TestRuntime) {
     credentialVariables: ['X_CLIENT_ID', 'X_CLIENT_SECRET'],
   };
   const connector = liveConnector(runtime, client, source);
-  const connectors = connectorsFor(runtime, (platform) => (platform === 'twitter' ? connector : null));
+  const others = liveConnectorsFor(runtime);
+  const connectors = connectorsFor(runtime, (platform) => (platform === 'twitter' ? connector : others(platform)));
   /** A request that records the token it was sent with. */
   const seeing =
     <T>(answer: () => T) =>

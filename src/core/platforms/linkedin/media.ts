@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { PlatformError, type LiveSession, type MediaFile } from '../platform-client.ts';
+import { pollUntilProcessed, type PollPacing } from '../processing-poll.ts';
 import type { LinkedInApi } from './api.ts';
 import { checkpointCodec } from '../checkpoint.ts';
 
@@ -20,11 +21,11 @@ export const MAX_LINKEDIN_IMAGES = 20;
 export type LinkedInContent =
   { media: { id: string; altText?: string } } | { multiImage: { images: Array<{ id: string; altText?: string }> } };
 
-/** First poll after the finalize, growth and cap of the pause between polls of a processing video. */
-const FIRST_POLL_MS = 3_000;
-const MAX_POLL_MS = 20_000;
-/** Beyond this, the publish gives up for now (`transient`): a resume polls the same video again. */
-const MAX_PROCESSING_MS = 30 * 60_000;
+/**
+ * The pause after the finalize and its cap between polls of a processing video; beyond
+ * `giveUpAfterMs` the publish gives up for now (`transient`): a resume polls the same video again.
+ */
+const VIDEO_POLL: PollPacing = { firstPauseMs: 3_000, maxPauseMs: 20_000, giveUpAfterMs: 30 * 60_000 };
 
 const ImageUrns = z.array(z.string().nullable());
 
@@ -197,32 +198,31 @@ async function videoStatus(api: LinkedInApi, urn: string): Promise<string> {
 
 /** Polls the video until LinkedIn has processed it; a failed processing refuses the file. */
 async function awaitProcessing(api: LinkedInApi, session: LiveSession, urn: string): Promise<void> {
-  let pause = FIRST_POLL_MS;
-  let waited = 0;
-  for (;;) {
-    const answer = await api.rest('videos.get', {
-      method: 'GET',
-      path: `/rest/videos/${encodeURIComponent(urn)}`,
-      subject: 'media',
-    });
-    const state = expectShape(VideoState, answer.body, 'video status');
-    if (state.status === 'AVAILABLE') return;
-    if (state.status === 'PROCESSING_FAILED') {
-      throw new PlatformError(
-        'media_invalid',
-        `LinkedIn could not process the video (PROCESSING_FAILED: ${state.processingFailureReason ?? 'no reason given'}). Upload it in another format (MP4 with H.264 is safest).`,
-      );
-    }
-    if (waited >= MAX_PROCESSING_MS) {
-      throw new PlatformError(
+  await pollUntilProcessed(
+    (ms) => session.wait(ms),
+    VIDEO_POLL,
+    async () => {
+      const answer = await api.rest('videos.get', {
+        method: 'GET',
+        path: `/rest/videos/${encodeURIComponent(urn)}`,
+        subject: 'media',
+      });
+      const state = expectShape(VideoState, answer.body, 'video status');
+      if (state.status === 'AVAILABLE') return { done: true, value: undefined };
+      if (state.status === 'PROCESSING_FAILED') {
+        throw new PlatformError(
+          'media_invalid',
+          `LinkedIn could not process the video (PROCESSING_FAILED: ${state.processingFailureReason ?? 'no reason given'}). Upload it in another format (MP4 with H.264 is safest).`,
+        );
+      }
+      return { done: false, status: state.status };
+    },
+    (waited, status) =>
+      new PlatformError(
         'transient',
-        `LinkedIn is still processing the video after ${Math.round(waited / 60_000)} minutes (status ${state.status}).`,
-      );
-    }
-    await session.wait(pause);
-    waited += pause;
-    pause = Math.min(Math.round(pause * 1.5), MAX_POLL_MS);
-  }
+        `LinkedIn is still processing the video after ${Math.round(waited / 60_000)} minutes (status ${status}).`,
+      ),
+  );
 }
 
 function expectShape<T>(schema: z.ZodType<T>, body: unknown, what: string): T {

@@ -5,17 +5,18 @@
  * take hours: a post complete without one is published with no URL yet.
  */
 import { PlatformError, type LivePost, type LiveSession } from '../platform-client.ts';
+import { pollUntilProcessed, type PollPacing } from '../processing-poll.ts';
 import { publicPostIds, type TikTokApi, type TikTokAnswer } from './api.ts';
 import { failReasonKind } from './errors.ts';
 import type { TikTokCheckpoint } from './upload.ts';
 
 export const STATUS_PATH = '/v2/post/publish/status/fetch/';
 
-/** Pauses between polls: status/fetch allows 30 calls a minute, so never faster than every 2 s. */
-const FIRST_POLL_MS = 2_000;
-const MAX_POLL_MS = 15_000;
-/** Beyond this the publish stops waiting; a later reconcile polls the same publish id again. */
-const MAX_PROCESSING_MS = 30 * 60_000;
+/**
+ * Pauses between polls: status/fetch allows 30 calls a minute, so never faster than every 2 s. Beyond
+ * `giveUpAfterMs` the publish stops waiting; a later reconcile polls the same publish id again.
+ */
+const STATUS_POLL: PollPacing = { firstPauseMs: 2_000, maxPauseMs: 15_000, giveUpAfterMs: 30 * 60_000 };
 
 export interface PublishStatus {
   status: string;
@@ -47,22 +48,20 @@ export function tiktokPostUrl(username: string, id: string, mode: TikTokCheckpoi
 
 /** Polls until the publish ends; answers the published post or throws the failure. */
 export async function awaitOutcome(api: TikTokApi, session: LiveSession, state: TikTokCheckpoint): Promise<LivePost> {
-  let pause = FIRST_POLL_MS;
-  let waited = 0;
-  for (;;) {
-    const current = await fetchStatus(api, state.publishId);
-    const outcome = settle(state, current);
-    if (outcome) return outcome;
-    if (waited >= MAX_PROCESSING_MS) {
-      throw new PlatformError(
+  return pollUntilProcessed(
+    (ms) => session.wait(ms),
+    STATUS_POLL,
+    async () => {
+      const current = await fetchStatus(api, state.publishId);
+      const outcome = settle(state, current);
+      return outcome ? { done: true, value: outcome } : { done: false, status: current.status };
+    },
+    (waited, status) =>
+      new PlatformError(
         'transient',
-        `TikTok was still processing the post after ${Math.round(waited / 60_000)} minutes (status ${current.status}).`,
-      );
-    }
-    await session.wait(pause);
-    waited += pause;
-    pause = Math.min(Math.round(pause * 1.5), MAX_POLL_MS);
-  }
+        `TikTok was still processing the post after ${Math.round(waited / 60_000)} minutes (status ${status}).`,
+      ),
+  );
 }
 
 /** The post once the status is final, undefined while TikTok is still at work. */
