@@ -19,7 +19,8 @@ import { DataDeletionAnswer, DataDeletionStatus, DeauthorizeAnswer } from '../..
 import { publicEndpoint, routerFor } from '../endpoints.ts';
 import { ERROR_STATUS } from '../errors.ts';
 import { requireBodyType } from '../handle.ts';
-import { confirmationPage, messagePage, PAGE_SECURITY_POLICY } from '../pages.ts';
+import { messagePage, PAGE_SECURITY_POLICY } from '../../http/message-page.ts';
+import { confirmationPage } from '../pages.ts';
 
 /** Platforms post form-encoded bodies; anything else would parse to nothing and read as "missing". */
 const requireFormBody = requireBodyType(

@@ -29,7 +29,8 @@ import { ServiceError } from '../../core/errors.ts';
 import { isTokenError, oauthErrorBody } from '../../core/oauth/errors.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
 import { ERROR_STATUS } from '../errors.ts';
-import { consentPage, messagePage, PAGE_SECURITY_POLICY } from '../pages.ts';
+import { messagePage, PAGE_SECURITY_POLICY } from '../../http/message-page.ts';
+import { consentPage } from '../pages.ts';
 
 /** A consent form or a token request is a few fields; nothing larger has a reason to arrive. */
 const FORM_LIMIT = '16kb';
