@@ -1,11 +1,74 @@
 // @ts-check
 import js from '@eslint/js';
 import globals from 'globals';
+import { dirname, relative, resolve, sep } from 'node:path';
 import tseslint from 'typescript-eslint';
 
-/** Imports flow one way: db <- src/core <- tools; the doors (rest, mcp, jobs, cli) sit on top. */
+/** Packages of the doors: the core and db/ know no transport, no HTTP and no timers. */
 const doorPackages = ['express', 'express/*', '@modelcontextprotocol/*', 'http', 'node:http', 'croner'];
-const doorFolders = ['**/rest/**', '**/rest', '**/mcp/**', '**/mcp', '**/jobs/**', '**/jobs', '**/cli/**', '**/cli'];
+
+/**
+ * The import direction, by layer: each layer (a folder, or the composition root) and the layers its
+ * relative imports may reach. db <- src/core <- tools; src/http is plumbing shared by the HTTP doors;
+ * the doors (rest, mcp, web, jobs, cli) use the core, never one another; src/app.ts, the composition
+ * root, alone imports several doors, and the CLI starts it. src/web/preview is the one pure module the
+ * dashboard renders on the server and the MCP App views in the browser: it uses core types only.
+ * Layers are matched in order, the first match wins; a file in none (test/, bench/, fakes/) is free.
+ */
+const LAYERS = [
+  { name: 'db', path: 'db/', may: ['db'] },
+  { name: 'core', path: 'src/core/', may: ['core', 'db'] },
+  { name: 'tools', path: 'tools/', may: ['tools', 'core', 'db'] },
+  { name: 'http', path: 'src/http/', may: ['http', 'core', 'db'] },
+  { name: 'preview', path: 'src/web/preview/', may: ['preview', 'core', 'db'] },
+  { name: 'rest', path: 'src/rest/', may: ['rest', 'http', 'core', 'db'] },
+  { name: 'mcp', path: 'src/mcp/', may: ['mcp', 'http', 'preview', 'tools', 'core', 'db'] },
+  { name: 'web', path: 'src/web/', may: ['web', 'http', 'preview', 'core', 'db'] },
+  { name: 'jobs', path: 'src/jobs/', may: ['jobs', 'core', 'db'] },
+  { name: 'cli', path: 'src/cli/', may: ['cli', 'root', 'core', 'db'] },
+  {
+    name: 'root',
+    path: 'src/app.ts',
+    may: ['root', 'rest', 'mcp', 'web', 'jobs', 'http', 'core', 'db'],
+  },
+];
+
+/** The layer of a path relative to the repository root, or undefined. */
+const layerOf = (/** @type {string} */ path) =>
+  LAYERS.find((layer) => (layer.path.endsWith('/') ? path.startsWith(layer.path) : path === layer.path));
+
+/** Resolves each relative import of a file in a layer and refuses one that reaches a layer it may not use. */
+const importDirection = {
+  meta: { type: 'problem', schema: [], messages: { refused: '{{from}} may not import {{to}} ({{target}}): {{why}}' } },
+  /** @param {import('eslint').Rule.RuleContext} context */
+  create(context) {
+    const file = relative(context.cwd, context.filename).split(sep).join('/');
+    const from = layerOf(file);
+    if (!from) return {};
+    /** @param {any} node */
+    const check = (node) => {
+      const source = node.source;
+      if (!source || source.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.'))
+        return;
+      const target = relative(context.cwd, resolve(dirname(context.filename), source.value))
+        .split(sep)
+        .join('/');
+      const to = layerOf(target);
+      if (!to || from.may.includes(to.name)) return;
+      const why =
+        from.name === 'root'
+          ? 'the composition root is started by the CLI, not the other way round.'
+          : `${from.name} uses only ${from.may.filter((name) => name !== from.name).join(', ')}.`;
+      context.report({ node: source, messageId: 'refused', data: { from: from.name, to: to.name, target, why } });
+    };
+    return {
+      ImportDeclaration: check,
+      ExportNamedDeclaration: check,
+      ExportAllDeclaration: check,
+      ImportExpression: check,
+    };
+  },
+};
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'data/', 'coverage/', 'db/migrations/', 'scratch/'] },
@@ -17,6 +80,12 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
     },
+  },
+  {
+    // The door lint: every layer's relative imports, checked against LAYERS above.
+    files: ['src/**/*.ts', 'db/**/*.ts', 'tools/**/*.ts'],
+    plugins: { layers: { rules: { 'import-direction': importDirection } } },
+    rules: { 'layers/import-direction': 'error' },
   },
   {
     // Tests read loosely typed JSON bodies; asserting on them is the point.
@@ -34,19 +103,8 @@ export default tseslint.config(
               group: doorPackages,
               message: 'The core knows no transport: keep Express, MCP, HTTP and timers in the doors.',
             },
-            { group: doorFolders, message: 'The core must not import a door (rest, mcp, jobs, cli).' },
-            { group: ['**/tools/**', '**/tools'], message: 'tools/ sits above the core, not below it.' },
           ],
         },
-      ],
-    },
-  },
-  {
-    files: ['db/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [{ group: ['**/src/**', '**/src', '**/tools/**'], message: 'db/ is the bottom layer.' }] },
       ],
     },
   },
@@ -56,10 +114,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            { group: ['express', 'express/*'], message: 'Tool descriptors are data over the core.' },
-            { group: doorFolders, message: 'Tool descriptors depend on the core only.' },
-          ],
+          patterns: [{ group: ['express', 'express/*'], message: 'Tool descriptors are data over the core.' }],
         },
       ],
     },
