@@ -37,29 +37,40 @@ const LAYERS = [
 const layerOf = (/** @type {string} */ path) =>
   LAYERS.find((layer) => (layer.path.endsWith('/') ? path.startsWith(layer.path) : path === layer.path));
 
+/**
+ * Why `file` may not import `target` (both relative to the repository root, with `/`), or undefined
+ * when it may. The lint rule below asks it of every relative import; the import-direction test asks it
+ * of the whole tree.
+ * @param {string} file
+ * @param {string} target
+ * @returns {string | undefined}
+ */
+export function importRefusal(file, target) {
+  const from = layerOf(file);
+  const to = layerOf(target);
+  if (!from || !to || from.may.includes(to.name)) return undefined;
+  const why =
+    from.name === 'root'
+      ? 'the composition root is started by the CLI, not the other way round.'
+      : `${from.name} uses only ${from.may.filter((name) => name !== from.name).join(', ')}.`;
+  return `${from.name} may not import ${to.name} (${target}): ${why}`;
+}
+
 /** Resolves each relative import of a file in a layer and refuses one that reaches a layer it may not use. */
 const importDirection = {
-  meta: { type: 'problem', schema: [], messages: { refused: '{{from}} may not import {{to}} ({{target}}): {{why}}' } },
+  meta: { type: 'problem', schema: [], messages: { refused: '{{refusal}}' } },
   /** @param {import('eslint').Rule.RuleContext} context */
   create(context) {
-    const file = relative(context.cwd, context.filename).split(sep).join('/');
-    const from = layerOf(file);
-    if (!from) return {};
+    const repoPath = (/** @type {string} */ path) => relative(context.cwd, path).split(sep).join('/');
+    const file = repoPath(context.filename);
+    if (!layerOf(file)) return {};
     /** @param {any} node */
     const check = (node) => {
       const source = node.source;
       if (!source || source.type !== 'Literal' || typeof source.value !== 'string' || !source.value.startsWith('.'))
         return;
-      const target = relative(context.cwd, resolve(dirname(context.filename), source.value))
-        .split(sep)
-        .join('/');
-      const to = layerOf(target);
-      if (!to || from.may.includes(to.name)) return;
-      const why =
-        from.name === 'root'
-          ? 'the composition root is started by the CLI, not the other way round.'
-          : `${from.name} uses only ${from.may.filter((name) => name !== from.name).join(', ')}.`;
-      context.report({ node: source, messageId: 'refused', data: { from: from.name, to: to.name, target, why } });
+      const refusal = importRefusal(file, repoPath(resolve(dirname(context.filename), source.value)));
+      if (refusal) context.report({ node: source, messageId: 'refused', data: { refusal } });
     };
     return {
       ImportDeclaration: check,

@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import type { Config } from './core/config.ts';
 import type { Runtime } from './core/context.ts';
 import { ServiceError } from './core/errors.ts';
-import { errorHandler } from './rest/errors.ts';
+import { errorHandler } from './http/errors.ts';
 import { hostCheck } from './http/host-check.ts';
 import { startCampaignGeneration } from './jobs/campaign-generation.ts';
 import { startMaintenance } from './jobs/maintenance.ts';

@@ -2,7 +2,7 @@ import { validateHostHeader } from '@modelcontextprotocol/server';
 import type { RequestHandler } from 'express';
 import type { Config } from '../core/config.ts';
 import { ServiceError } from '../core/errors.ts';
-import { sendError } from '../rest/errors.ts';
+import { sendError } from './errors.ts';
 import { messagePage, PAGE_SECURITY_POLICY } from './message-page.ts';
 
 /** The hostnames of this machine's loopback interface, as URL.hostname spells them. */

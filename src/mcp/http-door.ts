@@ -12,7 +12,7 @@ import {
 } from '../core/oauth/metadata.ts';
 import { requiredScope, scopeAllows } from '../core/oauth/scopes.ts';
 import { LOOPBACK_HOSTNAMES } from '../http/host-check.ts';
-import { sendError, setRateLimitHeaders } from '../rest/errors.ts';
+import { sendError, setRateLimitHeaders } from '../http/errors.ts';
 import { mcpRequestServer } from './http.ts';
 import { connectionTools, exposedTools, parseToolNames, unknownToolNames } from './tool-selection.ts';
 

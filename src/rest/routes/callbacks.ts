@@ -17,7 +17,7 @@ import {
 import { sessionCookieName } from '../../core/people/sessions.ts';
 import { DataDeletionAnswer, DataDeletionStatus, DeauthorizeAnswer } from '../../core/social-accounts/schemas.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
-import { ERROR_STATUS } from '../errors.ts';
+import { ERROR_STATUS } from '../../http/errors.ts';
 import { requireBodyType } from '../handle.ts';
 import { messagePage, PAGE_SECURITY_POLICY } from '../../http/message-page.ts';
 import { confirmationPage } from '../pages.ts';

@@ -28,7 +28,7 @@ import {
 import { ServiceError } from '../../core/errors.ts';
 import { isTokenError, oauthErrorBody } from '../../core/oauth/errors.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
-import { ERROR_STATUS } from '../errors.ts';
+import { ERROR_STATUS } from '../../http/errors.ts';
 import { messagePage, PAGE_SECURITY_POLICY } from '../../http/message-page.ts';
 import { consentPage } from '../pages.ts';
 
