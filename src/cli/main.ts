@@ -108,7 +108,7 @@ async function serve(): Promise<void> {
     Promise.all([closeServer(server, deadline), schedulers.stop(deadline)]),
   );
   runtime.log.info(
-    `Listening on http://${host.includes(':') ? `[${host}]` : host}:${actualPort} (REST /api/v1, MCP /mcp, metrics /metrics); public URL ${config.publicBaseUrl}`,
+    `Listening on http://${host.includes(':') ? `[${host}]` : host}:${actualPort} (REST /api/v1, MCP /mcp, dashboard /app, metrics /metrics); public URL ${config.publicBaseUrl}`,
   );
   // Out now rather than with the next buffer: whoever started the process waits for this line.
   runtime.log.flush();

@@ -4,6 +4,7 @@ import { dirname, join, normalize, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { PLATFORM_NAMES, PLATFORMS, platformEntry } from '../../src/core/platforms/registry.ts';
+import { API_SURFACE } from '../../src/rest/openapi.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const pages = ['README.md', ...readdirSync(join(root, 'docs')).map((name) => join('docs', name))].filter((file) =>
@@ -159,5 +160,27 @@ describe('the docs say what the code does', () => {
       }
     }
     expect([...missing]).toEqual([]);
+  });
+
+  it("docs/api.md's route table lists every operation route under /api/v1, and no other", () => {
+    const section = prose('docs/api.md')
+      .split(/^## Routes$/m)[1]!
+      .split(/^#{2,3} /m)[0]!;
+    const documented = new Set<string>();
+    for (const [, methods, paths] of section.matchAll(/^\|\s*([A-Z, ]+?)\s*\|([^|]+)\|/gm)) {
+      for (const [, path] of paths!.matchAll(/`([^`]+)`/g)) {
+        for (const method of methods!.split(/,\s*/)) documented.add(`${method} ${path!.replace(/\{(\w+)\}/g, ':$1')}`);
+      }
+    }
+    const served = new Set(
+      API_SURFACE.flatMap(({ mount, endpoints }) =>
+        endpoints
+          .filter((endpoint) => endpoint.kind === 'operation' && `${mount}${endpoint.path}`.startsWith('/api/v1/'))
+          .map((endpoint) => `${endpoint.method.toUpperCase()} ${`${mount}${endpoint.path}`.slice('/api/v1'.length)}`),
+      ),
+    );
+    expect(served.size).toBeGreaterThan(25);
+    expect([...documented].filter((route) => !served.has(route))).toEqual([]);
+    expect([...served].filter((route) => !documented.has(route))).toEqual([]);
   });
 });
