@@ -9,15 +9,7 @@ import { loadConfig } from '../core/config.ts';
 import type { Runtime } from '../core/context.ts';
 import { createLogger } from '../core/log.ts';
 import { openRuntime } from '../core/runtime.ts';
-import { startCampaignGeneration } from '../jobs/campaign-generation.ts';
-import { startMaintenance } from '../jobs/maintenance.ts';
-import { startPublishing } from '../jobs/publish-run.ts';
-import { startWebhookDelivery } from '../jobs/webhook-delivery.ts';
-import { viewDocuments } from '../mcp/apps/views.ts';
-import { serveMcpStdio } from '../mcp/stdio.ts';
-import { exposedTools } from '../mcp/tool-selection.ts';
-import { createApp } from '../rest/app.ts';
-import { createMetrics } from '../rest/metrics.ts';
+import { buildMcpViews, checkToolSelection, createApp, serveMcpStdio, startSchedulers } from '../app.ts';
 import { runAdmin } from './admin.ts';
 
 /** From SIGTERM or SIGINT to exit, at most (issue 7): past it the process exits 1. */
@@ -89,7 +81,7 @@ async function serve(): Promise<void> {
   const { runtime: opened, checkpointer } = openProcessRuntime(1);
   // /mcp settles its tools when the app is built, after listening; a bad selection must stop
   // start-up before a port is taken or a first API key is shown.
-  exposedTools(opened.config.mcpTools);
+  checkToolSelection(opened.config);
   const server = createServer();
   const { host, port } = opened.config;
   await listenOrExplain(server, port, host);
@@ -107,16 +99,16 @@ async function serve(): Promise<void> {
     // The one way in for the first person: no open registration (works once, within 24 hours).
     console.log(`Dashboard setup: ${linkUrl(runtime, issueSetupLink(runtime, created.workspace.id))}`);
   }
-  server.on('request', createApp(runtime, createMetrics(runtime, { processMetrics: true })));
+  server.on('request', createApp(runtime, { processMetrics: true }));
   const schedulers = startSchedulers(runtime);
   // Built now (esbuild, in the background), so a host's first resources/read of a view does not wait.
-  viewDocuments().catch((error: unknown) => runtime.log.error({ err: error }, 'MCP App views could not be built'));
+  buildMcpViews().catch((error: unknown) => runtime.log.error({ err: error }, 'MCP App views could not be built'));
   // Before announcing it: whoever waits for the line may signal at once.
   onShutdown(runtime, checkpointer, (deadline) =>
     Promise.all([closeServer(server, deadline), schedulers.stop(deadline)]),
   );
   runtime.log.info(
-    `Listening on http://${host.includes(':') ? `[${host}]` : host}:${actualPort} (REST /api/v1, MCP /mcp, metrics /metrics); public URL ${config.publicBaseUrl}`,
+    `Listening on http://${host.includes(':') ? `[${host}]` : host}:${actualPort} (REST /api/v1, MCP /mcp, dashboard /app, metrics /metrics); public URL ${config.publicBaseUrl}`,
   );
   // Out now rather than with the next buffer: whoever started the process waits for this line.
   runtime.log.flush();
@@ -168,41 +160,6 @@ function runWorker(): void {
   });
   runtime.log.info('Worker running the schedulers (publishing, webhook delivery, campaign generation, maintenance).');
   runtime.log.flush();
-}
-
-/**
- * The schedulers every serving process runs unless RUN_SCHEDULERS=false:
- * claims are leased rows, so several processes on one database share the work safely. Stopping
- * follows each job's rule (leased-worker.ts): webhook attempts in flight are cut short and handed
- * back, publishing fan-outs are given until `deadline` (a platform call cut short would become an
- * unknown outcome), generation hands its campaigns back after the batch in hand.
- */
-function startSchedulers(
-  runtime: Runtime,
-  options: { force?: boolean } = {},
-): { stop(deadline: number): Promise<void> } {
-  if (!runtime.config.runSchedulers && !options.force) return { stop: async () => {} };
-  const maintenance = startMaintenance(runtime);
-  const workers = {
-    publishing: startPublishing(runtime),
-    'webhook delivery': startWebhookDelivery(runtime),
-    'campaign generation': startCampaignGeneration(runtime),
-  };
-  return {
-    async stop(deadline) {
-      maintenance.stop();
-      await Promise.all(
-        Object.entries(workers).map(async ([name, worker]) => {
-          const left = await worker.stop(deadline);
-          if (left > 0)
-            runtime.log.warn(
-              { job: name, items: left },
-              `${name}: ${left} item(s) still in hand at the shutdown deadline; their leases will run out and another process takes them over`,
-            );
-        }),
-      );
-    },
-  };
 }
 
 /**

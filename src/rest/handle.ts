@@ -15,7 +15,7 @@ import type { Bucket } from '../core/config.ts';
 import { executeCall, isStoredError, type StoredResponse } from '../core/idempotency.ts';
 import { operationFor, type Operation } from '../core/operation.ts';
 import { consumeRateLimit } from '../core/rate-limits.ts';
-import { ERROR_STATUS, errorResponse, setRateLimitHeaders } from './errors.ts';
+import { ERROR_STATUS, errorResponse, setRateLimitHeaders } from '../http/errors.ts';
 import { recordRoutePattern } from './request-context.ts';
 
 /** Where a route finds its operation's input: the query for reads, the body for writes, plus path ids. */

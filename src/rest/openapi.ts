@@ -7,7 +7,7 @@ import { ERROR_CATALOGUE, ErrorBody, RateLimitBody, type ErrorCode } from '../co
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../core/idempotency.ts';
 import { operationErrorCodes } from '../core/operation.ts';
 import { publicEndpoint, routerFor, type Endpoint, type OperationEndpoint, type PublicEndpoint } from './endpoints.ts';
-import { ERROR_STATUS } from './errors.ts';
+import { ERROR_STATUS } from '../http/errors.ts';
 import { accountEndpoints } from './routes/account.ts';
 import { analyticsEndpoints } from './routes/analytics.ts';
 import { brandProfileEndpoints } from './routes/brand-profile.ts';

@@ -5,7 +5,7 @@ import { startFakeBluesky, type FakeBluesky } from '../../fakes/bluesky.ts';
 import { fakePlatformEnvironment } from '../../fakes/environment.ts';
 import { startFakeFacebook, type FakeFacebook } from '../../fakes/facebook.ts';
 import { startFakeX, type FakeX } from '../../fakes/x.ts';
-import { createApp } from '../../src/rest/app.ts';
+import { createApp } from '../../src/app.ts';
 import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
 import { drain } from '../../src/jobs/drain.ts';
 import { publishingJob } from '../../src/jobs/publish-run.ts';

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import fc from 'fast-check';
 import net from 'node:net';
 import { ERROR_CODES } from '../../src/core/errors.ts';
-import { ERROR_STATUS } from '../../src/rest/errors.ts';
+import { ERROR_STATUS } from '../../src/http/errors.ts';
 import { readReply, type TestServer } from '../helpers/http.ts';
 import { errorEnvelopeProblems, errorObjectProblems } from '../helpers/rest-expect.ts';
 import type { McpClientName } from './world.ts';

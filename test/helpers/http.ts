@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import type { Runtime } from '../../src/core/context.ts';
-import { createApp } from '../../src/rest/app.ts';
+import { createApp } from '../../src/app.ts';
 import { makeWorkspace, type TestWorkspace } from './factories.ts';
 import { nonConformance } from './openapi-conformance.ts';
 import { testRuntime, type TestRuntime } from './runtime.ts';

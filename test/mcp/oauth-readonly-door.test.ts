@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/rest/app.ts';
+import { createApp } from '../../src/app.ts';
 import { TOOLS } from '../../tools/index.ts';
 import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
 import { consentFormFields } from '../helpers/oauth-tokens.ts';

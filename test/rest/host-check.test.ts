@@ -77,6 +77,17 @@ describe('the Host header, with PUBLIC_BASE_URL http://127.0.0.1:3000', () => {
     }
   });
 
+  it('refuses it on /mcp and /mcp/readonly with the same envelope: the app-wide check is the only one in front of MCP', async () => {
+    for (const path of ['/mcp', '/mcp/readonly']) {
+      const reply = await requestAs(bed, evil(bed), path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bed.ws.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expectRefusedAsApi(bed, reply);
+    }
+  });
+
   it('refuses it on the OAuth pages, the error reference and unknown paths too, and lets the health probe through', async () => {
     for (const path of [
       '/oauth/authorize?client_id=x',

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Express } from 'express';
-import { createApp } from '../../src/rest/app.ts';
+import { createApp } from '../../src/app.ts';
 import { call, useRestTestbed } from '../helpers/http.ts';
 import { BASE_URL, baseEnv } from '../helpers/rest-expect.ts';
 import { testRuntime } from '../helpers/runtime.ts';

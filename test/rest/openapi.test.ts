@@ -1,6 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/rest/app.ts';
+import { createApp } from '../../src/app.ts';
 import { call, startTestServer, type TestServer } from '../helpers/http.ts';
 import { OUTSIDE_THE_DOCUMENT, nonConformance } from '../helpers/openapi-conformance.ts';
 import { BASE_URL, DOCS_URL, baseEnv } from '../helpers/rest-expect.ts';

@@ -17,9 +17,10 @@ import {
 import { sessionCookieName } from '../../core/people/sessions.ts';
 import { DataDeletionAnswer, DataDeletionStatus, DeauthorizeAnswer } from '../../core/social-accounts/schemas.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
-import { ERROR_STATUS } from '../errors.ts';
+import { ERROR_STATUS } from '../../http/errors.ts';
 import { requireBodyType } from '../handle.ts';
-import { confirmationPage, messagePage, PAGE_SECURITY_POLICY } from '../pages.ts';
+import { messagePage, PAGE_SECURITY_POLICY } from '../../http/message-page.ts';
+import { confirmationPage } from '../pages.ts';
 
 /** Platforms post form-encoded bodies; anything else would parse to nothing and read as "missing". */
 const requireFormBody = requireBodyType(

@@ -28,8 +28,9 @@ import {
 import { ServiceError } from '../../core/errors.ts';
 import { isTokenError, oauthErrorBody } from '../../core/oauth/errors.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
-import { ERROR_STATUS } from '../errors.ts';
-import { consentPage, messagePage, PAGE_SECURITY_POLICY } from '../pages.ts';
+import { ERROR_STATUS } from '../../http/errors.ts';
+import { messagePage, PAGE_SECURITY_POLICY } from '../../http/message-page.ts';
+import { consentPage } from '../pages.ts';
 
 /** A consent form or a token request is a few fields; nothing larger has a reason to arrive. */
 const FORM_LIMIT = '16kb';

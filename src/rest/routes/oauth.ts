@@ -10,7 +10,7 @@ import {
 import { isRegistrationError, oauthErrorBody } from '../../core/oauth/errors.ts';
 import { registerClient } from '../../core/oauth/registration.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
-import { ERROR_STATUS } from '../errors.ts';
+import { ERROR_STATUS } from '../../http/errors.ts';
 import { requireBodyType } from '../handle.ts';
 
 /** Client metadata is a few hundred bytes; a registration body has no reason to be large. */

@@ -4,8 +4,8 @@ import { pingDatabase } from '../../../db/client.ts';
 import type { Runtime } from '../../core/context.ts';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../core/errors.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
-import { ERROR_STATUS } from '../errors.ts';
-import { escapeHtml } from '../pages.ts';
+import { ERROR_STATUS } from '../../http/errors.ts';
+import { escapeHtml } from '../../http/message-page.ts';
 
 const Health = z.object({
   status: z.literal('ok'),

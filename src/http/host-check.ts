@@ -3,10 +3,10 @@ import type { RequestHandler } from 'express';
 import type { Config } from '../core/config.ts';
 import { ServiceError } from '../core/errors.ts';
 import { sendError } from './errors.ts';
-import { messagePage, PAGE_SECURITY_POLICY } from './pages.ts';
+import { messagePage, PAGE_SECURITY_POLICY } from './message-page.ts';
 
 /** The hostnames of this machine's loopback interface, as URL.hostname spells them. */
-const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
+export const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
 
 /**
  * The Host names the service answers to, or null for any. A service whose base is a loopback URL

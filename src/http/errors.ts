@@ -3,6 +3,12 @@ import { errorEnvelope, RateLimitError, ServiceError, type ErrorCode, type RateL
 import type { Logger } from '../core/log.ts';
 
 /**
+ * The API's errors over HTTP, shared by the doors that answer with its envelope (REST, and /mcp before
+ * the transport runs), so neither imports the other; the composition root (src/app.ts) mounts the
+ * translator once, after every route.
+ */
+
+/**
  * The HTTP status of every code (the core names what went wrong, the door picks
  * the status). Keyed by ErrorCode, so a code cannot be added in the core without its status here.
  */
@@ -126,7 +132,7 @@ function fromRouter(error: unknown): ServiceError | undefined {
   return new ServiceError('not_found', 'No resource at this address: the path is not valid percent-encoding.');
 }
 
-/** The REST door's only error translator; a 500 never shows internals. */
+/** The one error translator of the HTTP app (REST and /mcp's gate); a 500 never shows internals. */
 export function errorHandler(docsUrl: string, log: Logger): ErrorRequestHandler {
   return (error, _req, res, next) => {
     if (res.headersSent) return next(error);

@@ -1,23 +1,20 @@
-import { hostHeaderValidation } from '@modelcontextprotocol/express';
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
-import { TOOLS, type ToolDescriptor } from '../../../tools/index.ts';
-import { authenticateCredential, type Credential } from '../../core/accounts/api-keys.ts';
-import type { Runtime } from '../../core/context.ts';
-import { ServiceError } from '../../core/errors.ts';
+import { TOOLS, type ToolDescriptor } from '../../tools/index.ts';
+import { authenticateCredential, type Credential } from '../core/accounts/api-keys.ts';
+import type { Runtime } from '../core/context.ts';
+import { ServiceError } from '../core/errors.ts';
 import {
   insufficientScopeChallenge,
   mcpChallenge,
   resourceUrl,
   type OAuthScope,
   type ProtectedResource,
-} from '../../core/oauth/metadata.ts';
-import { requiredScope, scopeAllows } from '../../core/oauth/scopes.ts';
-import { mcpRequestServer } from '../../mcp/http.ts';
-import { connectionTools, exposedTools, parseToolNames, unknownToolNames } from '../../mcp/tool-selection.ts';
-import { sendError, setRateLimitHeaders } from '../errors.ts';
-
-/** The hostnames of this machine's loopback interface, as URL.hostname spells them. */
-const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
+} from '../core/oauth/metadata.ts';
+import { requiredScope, scopeAllows } from '../core/oauth/scopes.ts';
+import { LOOPBACK_HOSTNAMES } from '../http/host-check.ts';
+import { sendError, setRateLimitHeaders } from '../http/errors.ts';
+import { mcpRequestServer } from './http.ts';
+import { connectionTools, exposedTools, parseToolNames, unknownToolNames } from './tool-selection.ts';
 
 /**
  * The service's own origins: PUBLIC_BASE_URL's, and when that is a loopback URL the same scheme and
@@ -101,7 +98,7 @@ const MCP_DOORS: ReadonlyArray<readonly [string, McpDoor]> = [
 ];
 
 /**
- * Streamable HTTP MCP on the REST port: POST only, Bearer on every request, stateless. The process's
+ * Streamable HTTP MCP on the service's HTTP port (mounted by src/app.ts): POST only, Bearer on every request, stateless. The process's
  * tool selection is settled here, once, so a bad SERVICE_TOOLS stops the app from being built; each
  * request then narrows it by the route it came in by (`/mcp/readonly`), its X-MCP-Readonly and X-MCP-Tools headers,
  * and its token's scopes.
@@ -111,12 +108,8 @@ export function mcpRoutes(runtime: Runtime): Router {
   const processTools = exposedTools(runtime.config.mcpTools);
   const { docsUrl } = runtime.config;
   const allowedOrigins = [...ownOrigins(runtime.config.publicBaseUrl), ...runtime.config.mcpAllowedOrigins];
-  // A service whose base is a loopback URL runs on this machine for this machine: a request naming any
-  // other host reached it through a name rebound to 127.0.0.1, and is refused before anything else.
-  const loopbackOnly = LOOPBACK_HOSTNAMES.includes(new URL(runtime.config.publicBaseUrl).hostname);
-  const hostCheck: RequestHandler = loopbackOnly
-    ? hostHeaderValidation(LOOPBACK_HOSTNAMES)
-    : (_req, _res, next) => next();
+  // The Host header is not checked here: the app-wide check (src/http/host-check.ts) runs before every
+  // route, this one included, and refuses a name rebound to a loopback base before anything else.
   const serveMcp = mcpRequestServer(runtime);
   // Read here (after the gate), not by the transport, to see which tools a message calls before it runs; the parsed
   // body is handed to the SDK, which then reads nothing from the stream.
@@ -197,7 +190,7 @@ export function mcpRoutes(runtime: Runtime): Router {
     );
   };
   for (const [path, door] of MCP_DOORS) {
-    router.post(path, hostCheck, gate(door), readBody, serve(door));
+    router.post(path, gate(door), readBody, serve(door));
     router.all(path, refuseMethod);
   }
   return router;
