@@ -6,10 +6,12 @@ import type { ServiceContext } from '../context.ts';
 import { fieldError, notFound, ServiceError } from '../errors.ts';
 import { prefixedId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
+import { enforce, subjectOf } from '../policy.ts';
 import { afterCursor, deletedResource, listEnvelope, toPage, type ListEnvelope } from '../pagination.ts';
 import { resumeDeliveries } from './delivery/claim.ts';
 import { newDeliveryId, recordDeliveryAttempt, toDeliveryResource } from './delivery-log.ts';
 import { envelopeBody, signedHeaders, type OutboxEvent } from './envelope.ts';
+import { judgeWebhookAction } from './policy.ts';
 import {
   CreateWebhookInput,
   ListWebhookDeliveriesInput,
@@ -209,6 +211,27 @@ export const updateWebhook = defineOperation({
     if (fields.url === undefined) return apply();
     await assertDeliverableUrl(ctx, fields.url);
     return inNextCommit(db, apply);
+  },
+});
+
+/**
+ * Re-enabling a webhook the service stopped after repeated failures (the dashboard's Re-enable):
+ * what `PATCH is_enabled=true` does, refused unless the webhook was auto-disabled (webhooks/policy.ts).
+ * No REST route of its own: the contract's PATCH already re-enables.
+ */
+export const reenableWebhook = defineOperation({
+  name: 'reenableWebhook',
+  role: 'admin',
+  buckets: ['write'],
+  input: WebhookIdInput,
+  output: WebhookResourceSchema,
+  errors: {
+    invalid_state: 'the webhook was not disabled after repeated failures',
+  },
+  run(ctx, input): Promise<WebhookResource> {
+    const row = getWebhookInWorkspace(ctx.db, ctx.workspace.id, input.id);
+    enforce(judgeWebhookAction(subjectOf(ctx), row, 'reenable'));
+    return Promise.resolve(updateWebhook.run(ctx, { id: input.id, is_enabled: true }));
   },
 });
 

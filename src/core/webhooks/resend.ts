@@ -3,43 +3,20 @@
  * (resendDelivery) or every event that failed for good in a time range (resendFailedDeliveries).
  */
 import { and, asc, eq, gte, lt, max } from 'drizzle-orm';
-import type { Db } from '../../../db/client.ts';
 import { webhookDeliveries, webhookJobs } from '../../../db/schema/index.ts';
 import type { ServiceContext } from '../context.ts';
-import { fieldError, notFound, ServiceError } from '../errors.ts';
+import { fieldError, notFound } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
+import { enforce, subjectOf } from '../policy.ts';
 import { getWebhookInWorkspace } from './operations.ts';
+import { judgeDeliveryAction, judgeWebhookAction, queuedEventIds } from './policy.ts';
 import { MAX_RESEND_SPAN_DAYS, ResendDeliveryInput, ResendFailedInput, WebhookResendResult } from './schemas.ts';
-import type { WebhookRow } from './serialize.ts';
 
 /** The most events one resend-failed call queues; `has_more` says when the range held more. */
 export const MAX_RESEND_PER_CALL = 1000;
 
 const DAY_MS = 86_400_000;
-
-/** Resending is for an enabled webhook: a disabled one would only queue what it does not send. */
-function assertEnabledForResend(row: WebhookRow): void {
-  if (row.isEnabled) return;
-  throw new ServiceError(
-    'invalid_state',
-    row.autoDisabledAt
-      ? 'The webhook was disabled after repeated failures; enable it again (is_enabled true) before resending.'
-      : 'The webhook is disabled; enable it (is_enabled true) before resending.',
-  );
-}
-
-/** The event ids this webhook has a delivery queued for right now. */
-function queuedEventIds(db: Db, webhookId: string): Set<string> {
-  return new Set(
-    db
-      .select({ eventId: webhookJobs.eventId })
-      .from(webhookJobs)
-      .where(and(eq(webhookJobs.webhookId, webhookId), eq(webhookJobs.state, 'queued')))
-      .all()
-      .map((row) => row.eventId),
-  );
-}
 
 /**
  * A new delivery job of an event already sent once: it starts from attempt 1 with the full retry
@@ -86,19 +63,10 @@ export const resendDelivery = defineOperation({
       .where(and(eq(webhookDeliveries.webhookId, webhook.id), eq(webhookDeliveries.id, input.delivery_id)))
       .get();
     if (!delivery) throw notFound('delivery of this webhook');
-    assertEnabledForResend(webhook);
-    if (delivery.isTest) {
-      throw new ServiceError(
-        'invalid_state',
-        'Test deliveries are not resent: send a new one with POST /webhooks/{id}/test.',
-      );
-    }
-    if (queuedEventIds(db, webhook.id).has(delivery.eventId)) {
-      throw new ServiceError(
-        'invalid_state',
-        `Event ${delivery.eventId} is already queued for this webhook; its next attempt will deliver it.`,
-      );
-    }
+    const queued = queuedEventIds(db, webhook.id).has(delivery.eventId);
+    enforce(
+      judgeDeliveryAction(subjectOf(ctx), webhook, { isTest: delivery.isTest, eventId: delivery.eventId, queued }),
+    );
     queueAgain(ctx, webhook.id, delivery.eventId);
     ctx.wake('webhooks');
     return {
@@ -138,7 +106,7 @@ export const resendFailedDeliveries = defineOperation({
         `The range is longer than ${MAX_RESEND_SPAN_DAYS} days; resend a shorter range at a time.`,
       );
     }
-    assertEnabledForResend(webhook);
+    enforce(judgeWebhookAction(subjectOf(ctx), webhook, 'resend_failed'));
     const failures = db
       .select({
         eventId: webhookDeliveries.eventId,
