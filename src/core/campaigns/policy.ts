@@ -72,6 +72,7 @@ export const campaignPolicy = (
 export const listCampaignsWithActions = defineOperation({
   name: 'listCampaignsWithActions',
   buckets: ['read'],
+  scope: 'read',
   input: ListCampaignsInput,
   output: listEnvelope(CampaignResourceSchema.extend({ allowed_actions: allowedActionsSchema(CAMPAIGN_ACTIONS) })),
   run(ctx, input) {

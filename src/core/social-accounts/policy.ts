@@ -122,6 +122,7 @@ export const reconnectSocialAccount = defineOperation({
   name: 'reconnectSocialAccount',
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: z.object({
     id: z.string().min(1),
     return_url: z
@@ -152,6 +153,7 @@ export const listSocialAccountsWithActions = defineOperation({
   name: 'listSocialAccountsWithActions',
   role: 'editor',
   buckets: ['read'],
+  scope: 'read',
   input: z.object({}),
   output: listEnvelope(
     SocialAccountResourceSchema.extend({ allowed_actions: allowedActionsSchema(SOCIAL_ACCOUNT_ACTIONS) }),

@@ -223,6 +223,7 @@ export const reenableWebhook = defineOperation({
   name: 'reenableWebhook',
   role: 'admin',
   buckets: ['write'],
+  scope: 'write',
   input: WebhookIdInput,
   output: WebhookResourceSchema,
   errors: {

@@ -148,6 +148,7 @@ export const listWebhooksWithActions = defineOperation({
   name: 'listWebhooksWithActions',
   role: 'admin',
   buckets: ['read'],
+  scope: 'read',
   input: ListWebhooksInput,
   output: listEnvelope(WebhookResourceSchema.extend({ allowed_actions: allowedActionsSchema(WEBHOOK_ACTIONS) })),
   run(ctx, input) {
@@ -171,6 +172,7 @@ export const listWebhookDeliveriesWithActions = defineOperation({
   name: 'listWebhookDeliveriesWithActions',
   role: 'admin',
   buckets: ['read'],
+  scope: 'read',
   input: ListWebhookDeliveriesInput,
   output: listEnvelope(
     WebhookDeliveryResource.extend({ allowed_actions: allowedActionsSchema(DELIVERY_ACTIONS) }),
