@@ -358,6 +358,3 @@ export const listWebhookDeliveries = defineOperation({
     return toPage(rows, input.limit, (r) => ({ createdAt: r.deliveredAt, id: r.id }), toDeliveryResource, answerBudget);
   },
 });
-
-// The dashboard still imports resending from here until its pages move (web split); resend.ts holds it.
-export { resendDelivery, resendFailedDeliveries } from './resend.ts';
