@@ -8,7 +8,7 @@ import { defineOperation } from '../operation.ts';
 import { enforce, subjectOf } from '../policy.ts';
 import { afterCursor, deletedResource, listEnvelope, toPage } from '../pagination.ts';
 import { scheduleGeneration } from './generation.ts';
-import { campaignFacts, judgeCampaignAction } from './policy.ts';
+import { campaignFacts, judgeCampaignAction, LAUNCH_ACCESS } from './policy.ts';
 import {
   CampaignIdInput,
   CampaignResource as CampaignResourceSchema,
@@ -174,7 +174,7 @@ export const launchCampaign = defineOperation({
   name: 'launchCampaign',
   buckets: ['write'],
   // Launching generates and schedules posts: the issue puts it with publishing, not with edits.
-  scope: 'publish',
+  scope: LAUNCH_ACCESS.scope,
   input: CampaignIdInput,
   output: CampaignResourceSchema,
   errors: {

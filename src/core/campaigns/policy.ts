@@ -1,22 +1,14 @@
 import type { Db } from '../../../db/client.ts';
 import { aiCreditsUsedIn, usagePeriod } from '../accounts/usage.ts';
-import { defineOperation } from '../operation.ts';
-import { listEnvelope } from '../pagination.ts';
-import {
-  accessRefusal,
-  allowedActionsSchema,
-  subjectOf,
-  verdict,
-  type PolicySubject,
-  type Verdict,
-} from '../policy.ts';
-import { launchCampaign, listCampaigns } from './operations.ts';
-import { CampaignResource as CampaignResourceSchema, ListCampaignsInput } from './schemas.ts';
+import { accessRefusal, verdict, type PolicySubject, type Verdict } from '../policy.ts';
 import type { CampaignRow } from './serialize.ts';
 
 /** What people and assistants do with a campaign (the dashboard's Launch, POST /campaigns/{id}/launch). */
 export const CAMPAIGN_ACTIONS = ['launch'] as const;
 export type CampaignAction = (typeof CAMPAIGN_ACTIONS)[number];
+
+/** What launching needs of a credential: `publish`, so a person an approver's role (launchCampaign declares it from here). */
+export const LAUNCH_ACCESS = { scope: 'publish' } as const;
 
 /** What the policy needs beyond the row: the AI credits the workspace has spent this month. */
 export interface CampaignFacts {
@@ -40,7 +32,7 @@ export function judgeCampaignAction(
   const credits = subject.workspace.features.monthly_ai_credits;
   return verdict(
     action,
-    () => accessRefusal(subject, launchCampaign),
+    () => accessRefusal(subject, LAUNCH_ACCESS),
     () =>
       row.status === 'draft' || row.status === 'paused'
         ? null
@@ -64,21 +56,3 @@ export const campaignPolicy = (
   row: Pick<CampaignRow, 'status'>,
   facts: CampaignFacts,
 ): Verdict<CampaignAction>[] => CAMPAIGN_ACTIONS.map((action) => judgeCampaignAction(subject, row, facts, action));
-
-/**
- * The campaigns list with each campaign's `allowed_actions`: what the dashboard renders its buttons
- * from. No REST route or tool serves it (the contract's list has no such field).
- */
-export const listCampaignsWithActions = defineOperation({
-  name: 'listCampaignsWithActions',
-  buckets: ['read'],
-  scope: 'read',
-  input: ListCampaignsInput,
-  output: listEnvelope(CampaignResourceSchema.extend({ allowed_actions: allowedActionsSchema(CAMPAIGN_ACTIONS) })),
-  run(ctx, input) {
-    const page = listCampaigns.run(ctx, input);
-    const subject = subjectOf(ctx);
-    const facts = campaignFacts(ctx.db, subject);
-    return { ...page, data: page.data.map((c) => ({ ...c, allowed_actions: campaignPolicy(subject, c, facts) })) };
-  },
-});

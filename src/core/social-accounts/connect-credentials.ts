@@ -2,7 +2,6 @@
  * Connecting a live account of a platform that signs in with credentials (Bluesky's app password):
  * the same request that starts a connection carries them (connect-start.ts).
  */
-import type { z } from 'zod';
 import { savepoint } from '../../../db/client.ts';
 import type { Platform } from '../../../db/schema/index.ts';
 import { inNextCommit } from '../batch.ts';
@@ -10,7 +9,6 @@ import type { ServiceContext } from '../context.ts';
 import { ServiceError } from '../errors.ts';
 import { PlatformError, type ConnectableAccount } from '../platforms/platform-client.ts';
 import { PLATFORM_NAMES, sessionsProvider } from '../platforms/registry.ts';
-import type { ConnectRequest } from './connect-start.ts';
 import { hasActiveAccountOn, storeConnection } from './connect-storage.ts';
 import { assertRoomForAnotherAccount } from './operations.ts';
 import type { SocialAccountResource } from './serialize.ts';
@@ -25,7 +23,7 @@ import type { SocialAccountResource } from './serialize.ts';
 export async function connectWithCredentials(
   ctx: ServiceContext,
   platform: Platform,
-  input: z.output<typeof ConnectRequest>,
+  input: { identifier?: string; app_password?: string; service?: string },
 ): Promise<SocialAccountResource> {
   const { db, config, clock, workspace } = ctx;
   const sessions = sessionsProvider(config, clock, platform)!;

@@ -1,32 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../../db/client.ts';
 import { webhookJobs } from '../../../db/schema/index.ts';
-import { defineOperation } from '../operation.ts';
-import { listEnvelope } from '../pagination.ts';
-import {
-  accessRefusal,
-  allowedActionsSchema,
-  subjectOf,
-  verdict,
-  type PolicySubject,
-  type Refusal,
-  type Verdict,
-} from '../policy.ts';
-import {
-  getWebhookInWorkspace,
-  listWebhookDeliveries,
-  listWebhooks,
-  reenableWebhook,
-  updateWebhook,
-} from './operations.ts';
-import {
-  ListWebhookDeliveriesInput,
-  ListWebhooksInput,
-  WebhookDeliveryResource,
-  WebhookResource as WebhookResourceSchema,
-} from './schemas.ts';
-import { resendDelivery, resendFailedDeliveries } from './resend.ts';
-import { toWebhookResource, type WebhookRow } from './serialize.ts';
+import { accessRefusal, verdict, type PolicySubject, type Refusal, type Verdict } from '../policy.ts';
+import type { WebhookRow } from './serialize.ts';
 
 /**
  * What an admin does with a webhook: enable or disable it by hand, re-enable one the service
@@ -39,12 +15,11 @@ export type DeliveryAction = (typeof DELIVERY_ACTIONS)[number];
 
 export type WebhookPolicyRow = Pick<WebhookRow, 'isEnabled' | 'autoDisabledAt'>;
 
-const OPERATIONS = {
-  enable: () => updateWebhook,
-  disable: () => updateWebhook,
-  reenable: () => reenableWebhook,
-  resend_failed: () => resendFailedDeliveries,
-} as const;
+/**
+ * What every webhook action needs: an admin's role and the write scope, as each operation behind
+ * them (updateWebhook, reenableWebhook, resendDelivery, resendFailedDeliveries) declares.
+ */
+export const WEBHOOK_ACTION_ACCESS = { role: 'admin', scope: 'write' } as const;
 
 const invalid = (reason: string): Refusal => ({ code: 'invalid_state', reason });
 
@@ -84,7 +59,7 @@ export const judgeWebhookAction = (
 ): Verdict<WebhookAction> =>
   verdict(
     action,
-    () => accessRefusal(subject, OPERATIONS[action]()),
+    () => accessRefusal(subject, WEBHOOK_ACTION_ACCESS),
     () => stateRefusal(row, action),
   );
 
@@ -111,7 +86,7 @@ export const judgeDeliveryAction = (
 ): Verdict<DeliveryAction> =>
   verdict(
     action,
-    () => accessRefusal(subject, resendDelivery),
+    () => accessRefusal(subject, WEBHOOK_ACTION_ACCESS),
     () => enabledForResend(webhook),
     () =>
       delivery.isTest ? invalid('Test deliveries are not resent: send a new one with POST /webhooks/{id}/test.') : null,
@@ -139,63 +114,3 @@ export function queuedEventIds(db: Db, webhookId: string): Set<string> {
       .map((row) => row.eventId),
   );
 }
-
-/**
- * The webhooks with each one's `allowed_actions`: what the dashboard renders its buttons from. No
- * REST route or tool serves it (the contract's resources have no such field).
- */
-export const listWebhooksWithActions = defineOperation({
-  name: 'listWebhooksWithActions',
-  role: 'admin',
-  buckets: ['read'],
-  scope: 'read',
-  input: ListWebhooksInput,
-  output: listEnvelope(WebhookResourceSchema.extend({ allowed_actions: allowedActionsSchema(WEBHOOK_ACTIONS) })),
-  run(ctx, input) {
-    const page = listWebhooks.run(ctx, input);
-    const subject = subjectOf(ctx);
-    return {
-      ...page,
-      data: page.data.map((hook) => ({ ...hook, allowed_actions: webhookPolicy(subject, policyRowOf(hook)) })),
-    };
-  },
-});
-
-/** A webhook resource as the policy reads it. */
-const policyRowOf = (hook: { is_enabled: boolean; auto_disabled_at: string | null }): WebhookPolicyRow => ({
-  isEnabled: hook.is_enabled,
-  autoDisabledAt: hook.auto_disabled_at ? new Date(hook.auto_disabled_at) : null,
-});
-
-/** One webhook and a page of its delivery log, each with `allowed_actions` (the dashboard's delivery log). */
-export const listWebhookDeliveriesWithActions = defineOperation({
-  name: 'listWebhookDeliveriesWithActions',
-  role: 'admin',
-  buckets: ['read'],
-  scope: 'read',
-  input: ListWebhookDeliveriesInput,
-  output: listEnvelope(
-    WebhookDeliveryResource.extend({ allowed_actions: allowedActionsSchema(DELIVERY_ACTIONS) }),
-  ).extend({
-    webhook: WebhookResourceSchema.extend({ allowed_actions: allowedActionsSchema(WEBHOOK_ACTIONS) }),
-  }),
-  run(ctx, input) {
-    const row = getWebhookInWorkspace(ctx.db, ctx.workspace.id, input.id);
-    const page = listWebhookDeliveries.run(ctx, input);
-    const subject = subjectOf(ctx);
-    const queued = queuedEventIds(ctx.db, row.id);
-    const webhook = toWebhookResource(row);
-    return {
-      ...page,
-      webhook: { ...webhook, allowed_actions: webhookPolicy(subject, row) },
-      data: page.data.map((delivery) => ({
-        ...delivery,
-        allowed_actions: deliveryPolicy(subject, row, {
-          isTest: delivery.event_type === 'webhook.test',
-          eventId: delivery.event_id,
-          queued: queued.has(delivery.event_id),
-        }),
-      })),
-    };
-  },
-});

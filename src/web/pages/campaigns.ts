@@ -4,7 +4,7 @@ import type { Runtime } from '../../core/context.ts';
 import { getAccount } from '../../core/accounts/get-account.ts';
 import type { AccountResource } from '../../core/accounts/schemas.ts';
 import { getCampaign, launchCampaign } from '../../core/campaigns/operations.ts';
-import { listCampaignsWithActions } from '../../core/campaigns/policy.ts';
+import { listCampaignsWithActions } from '../../core/campaigns/views.ts';
 import type { CampaignResource } from '../../core/campaigns/serialize.ts';
 import type { ListEnvelope } from '../../core/pagination.ts';
 import { allows, type Verdict } from '../../core/policy.ts';

@@ -17,7 +17,7 @@ import {
   updateWebhook,
   type TestDeliveryResult,
 } from '../../core/webhooks/operations.ts';
-import { listWebhookDeliveriesWithActions, listWebhooksWithActions } from '../../core/webhooks/policy.ts';
+import { listWebhookDeliveriesWithActions, listWebhooksWithActions } from '../../core/webhooks/views.ts';
 import { resendDelivery, resendFailedDeliveries } from '../../core/webhooks/resend.ts';
 import { SUBSCRIBABLE_EVENTS } from '../../core/webhooks/schemas.ts';
 import type { WebhookResource } from '../../core/webhooks/serialize.ts';
