@@ -1,13 +1,14 @@
 import { and, desc, eq } from 'drizzle-orm';
 import { writeTransaction, type Db } from '../../../db/client.ts';
 import { campaigns, content } from '../../../db/schema/index.ts';
-import { aiCreditsUsedIn, usagePeriod } from '../accounts/usage.ts';
 import { notFound, ServiceError } from '../errors.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { newId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
+import { enforce, subjectOf } from '../policy.ts';
 import { afterCursor, deletedResource, listEnvelope, toPage } from '../pagination.ts';
 import { scheduleGeneration } from './generation.ts';
+import { campaignFacts, judgeCampaignAction, LAUNCH_ACCESS } from './policy.ts';
 import {
   CampaignIdInput,
   CampaignResource as CampaignResourceSchema,
@@ -167,13 +168,13 @@ export const deleteCampaign = defineOperation({
 /**
  * POST /campaigns/{id}/launch: from draft or paused only, to active with `start_date` now, and
  * `campaign.launched` with the full campaign; the generation run then writes its posts. A workspace with no AI credit left this month cannot
- * launch: each generated post spends one credit.
+ * launch: each generated post spends one credit. What it asks is the campaign policy's (policy.ts).
  */
 export const launchCampaign = defineOperation({
   name: 'launchCampaign',
   buckets: ['write'],
   // Launching generates and schedules posts: the issue puts it with publishing, not with edits.
-  scope: 'publish',
+  scope: LAUNCH_ACCESS.scope,
   input: CampaignIdInput,
   output: CampaignResourceSchema,
   errors: {
@@ -185,19 +186,8 @@ export const launchCampaign = defineOperation({
     const now = ctx.clock.now();
     return writeTransaction(db, () => {
       const row = getCampaignInWorkspace(db, ctx.workspace.id, input.id);
-      if (row.status !== 'draft' && row.status !== 'paused') {
-        throw new ServiceError(
-          'invalid_state',
-          `The campaign is ${row.status}; only a draft or paused campaign can be launched. A PATCH of status sets any status without this check.`,
-        );
-      }
-      const credits = ctx.workspace.features.monthly_ai_credits;
-      if (aiCreditsUsedIn(db, ctx.workspace.id, usagePeriod(now)) >= credits) {
-        throw new ServiceError(
-          'quota_exceeded',
-          `The plan's ${credits} AI credits for this month are used up, and each generated post takes one; GET /api/v1/me shows usage.`,
-        );
-      }
+      const subject = subjectOf(ctx);
+      enforce(judgeCampaignAction(subject, row, campaignFacts(db, subject), 'launch'));
       const next = db
         .update(campaigns)
         .set({ status: 'active', startDate: now, updatedAt: now })

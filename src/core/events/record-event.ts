@@ -6,7 +6,7 @@ import { prefixedId } from '../ids.ts';
  * The eleven subscribable names. One is reserved, accepted in subscriptions but never emitted:
  * `campaign.paused`. `campaign.completed` is emitted when the service completes a campaign
  * (campaigns/completion.ts), `social_account.connected` when an OAuth connection completes
- * (social-accounts/connect.ts).
+ * (social-accounts/connect-storage.ts).
  */
 export const EVENT_TYPES = [
   'content.created',

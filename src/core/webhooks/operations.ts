@@ -1,24 +1,22 @@
-import { and, asc, count, desc, eq, gte, lt, max } from 'drizzle-orm';
+import { and, count, desc, eq, max } from 'drizzle-orm';
 import { savepoint, type Db } from '../../../db/client.ts';
-import { events, webhookDeliveries, webhookJobs, webhooks } from '../../../db/schema/index.ts';
+import { events, webhookDeliveries, webhooks } from '../../../db/schema/index.ts';
 import { inNextCommit } from '../batch.ts';
 import type { ServiceContext } from '../context.ts';
 import { fieldError, notFound, ServiceError } from '../errors.ts';
-import { newId, prefixedId } from '../ids.ts';
+import { prefixedId } from '../ids.ts';
 import { defineOperation } from '../operation.ts';
+import { enforce, subjectOf } from '../policy.ts';
 import { afterCursor, deletedResource, listEnvelope, toPage, type ListEnvelope } from '../pagination.ts';
 import { resumeDeliveries } from './delivery/claim.ts';
 import { newDeliveryId, recordDeliveryAttempt, toDeliveryResource } from './delivery-log.ts';
 import { envelopeBody, signedHeaders, type OutboxEvent } from './envelope.ts';
+import { judgeWebhookAction } from './policy.ts';
 import {
   CreateWebhookInput,
   ListWebhookDeliveriesInput,
   ListWebhooksInput,
-  MAX_RESEND_SPAN_DAYS,
-  ResendDeliveryInput,
-  ResendFailedInput,
   UpdateWebhookInput,
-  WebhookResendResult,
   WebhookDeliveryResource,
   WebhookIdInput,
   WebhookResource as WebhookResourceSchema,
@@ -216,6 +214,28 @@ export const updateWebhook = defineOperation({
   },
 });
 
+/**
+ * Re-enabling a webhook the service stopped after repeated failures (the dashboard's Re-enable):
+ * what `PATCH is_enabled=true` does, refused unless the webhook was auto-disabled (webhooks/policy.ts).
+ * No REST route of its own: the contract's PATCH already re-enables.
+ */
+export const reenableWebhook = defineOperation({
+  name: 'reenableWebhook',
+  role: 'admin',
+  buckets: ['write'],
+  scope: 'write',
+  input: WebhookIdInput,
+  output: WebhookResourceSchema,
+  errors: {
+    invalid_state: 'the webhook was not disabled after repeated failures',
+  },
+  run(ctx, input): Promise<WebhookResource> {
+    const row = getWebhookInWorkspace(ctx.db, ctx.workspace.id, input.id);
+    enforce(judgeWebhookAction(subjectOf(ctx), row, 'reenable'));
+    return Promise.resolve(updateWebhook.run(ctx, { id: input.id, is_enabled: true }));
+  },
+});
+
 /** DELETE /webhooks/{id}: the subscription, its queued deliveries and its log go with it (cascade). */
 export const deleteWebhook = defineOperation({
   name: 'deleteWebhook',
@@ -336,182 +356,5 @@ export const listWebhookDeliveries = defineOperation({
       .limit(input.limit + 1)
       .all();
     return toPage(rows, input.limit, (r) => ({ createdAt: r.deliveredAt, id: r.id }), toDeliveryResource, answerBudget);
-  },
-});
-
-/** The most events one resend-failed call queues; `has_more` says when the range held more. */
-export const MAX_RESEND_PER_CALL = 1000;
-
-const DAY_MS = 86_400_000;
-
-/** Resending is for an enabled webhook: a disabled one would only queue what it does not send. */
-function assertEnabledForResend(row: WebhookRow): void {
-  if (row.isEnabled) return;
-  throw new ServiceError(
-    'invalid_state',
-    row.autoDisabledAt
-      ? 'The webhook was disabled after repeated failures; enable it again (is_enabled true) before resending.'
-      : 'The webhook is disabled; enable it (is_enabled true) before resending.',
-  );
-}
-
-/** The event ids this webhook has a delivery queued for right now. */
-function queuedEventIds(db: Db, webhookId: string): Set<string> {
-  return new Set(
-    db
-      .select({ eventId: webhookJobs.eventId })
-      .from(webhookJobs)
-      .where(and(eq(webhookJobs.webhookId, webhookId), eq(webhookJobs.state, 'queued')))
-      .all()
-      .map((row) => row.eventId),
-  );
-}
-
-/**
- * A new delivery job of an event already sent once: it starts from attempt 1 with the full retry
- * schedule, and its age (for the 72-hour give-up and for pruning) counts from now, not from the event.
- */
-function queueAgain(ctx: ServiceContext, webhookId: string, eventId: string): void {
-  const now = ctx.clock.now();
-  ctx.db
-    .insert(webhookJobs)
-    .values({
-      id: newId(),
-      webhookId,
-      workspaceId: ctx.workspace.id,
-      eventId,
-      state: 'queued',
-      attempts: 0,
-      nextAttemptAt: now,
-      createdAt: now,
-    })
-    .run();
-}
-
-/**
- * POST /webhooks/{id}/deliveries/{delivery_id}/resend: queues the attempt's event again for this
- * webhook, delivered under the same event id (receivers that deduplicate on webhook-id see it as the
- * same event). Test deliveries are not resent (Send test makes a new one), nor an event already queued.
- */
-export const resendDelivery = defineOperation({
-  name: 'resendDelivery',
-  role: 'admin',
-  buckets: ['write'],
-  scope: 'write',
-  input: ResendDeliveryInput,
-  output: WebhookResendResult,
-  errors: {
-    invalid_state: 'the webhook is disabled, the attempt was a test delivery, or its event is already queued',
-  },
-  run(ctx, input) {
-    const { db } = ctx;
-    const webhook = getWebhookInWorkspace(db, ctx.workspace.id, input.id);
-    const delivery = db
-      .select()
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.webhookId, webhook.id), eq(webhookDeliveries.id, input.delivery_id)))
-      .get();
-    if (!delivery) throw notFound('delivery of this webhook');
-    assertEnabledForResend(webhook);
-    if (delivery.isTest) {
-      throw new ServiceError(
-        'invalid_state',
-        'Test deliveries are not resent: send a new one with POST /webhooks/{id}/test.',
-      );
-    }
-    if (queuedEventIds(db, webhook.id).has(delivery.eventId)) {
-      throw new ServiceError(
-        'invalid_state',
-        `Event ${delivery.eventId} is already queued for this webhook; its next attempt will deliver it.`,
-      );
-    }
-    queueAgain(ctx, webhook.id, delivery.eventId);
-    ctx.wake('webhooks');
-    return {
-      object: 'webhook_resend' as const,
-      webhook_id: webhook.id,
-      queued: 1,
-      events: [{ event_id: delivery.eventId, event_type: delivery.eventType }],
-      has_more: false,
-    };
-  },
-});
-
-/**
- * POST /webhooks/{id}/resend-failed: queues again every event whose delivery to this webhook failed
- * for good (a `failed` attempt, test deliveries aside) in [since, until), unless it is queued now or
- * was delivered after that failure. Oldest failure first, at most MAX_RESEND_PER_CALL per call.
- */
-export const resendFailedDeliveries = defineOperation({
-  name: 'resendFailedDeliveries',
-  role: 'admin',
-  buckets: ['write'],
-  scope: 'write',
-  input: ResendFailedInput,
-  output: WebhookResendResult,
-  errors: {
-    invalid_state: 'the webhook is disabled',
-  },
-  run(ctx, input) {
-    const { db } = ctx;
-    const webhook = getWebhookInWorkspace(db, ctx.workspace.id, input.id);
-    const until = input.until ?? ctx.clock.now();
-    if (input.since.getTime() >= until.getTime())
-      throw fieldError('since', 'since must be earlier than until (now when omitted).');
-    if (until.getTime() - input.since.getTime() > MAX_RESEND_SPAN_DAYS * DAY_MS) {
-      throw fieldError(
-        'since',
-        `The range is longer than ${MAX_RESEND_SPAN_DAYS} days; resend a shorter range at a time.`,
-      );
-    }
-    assertEnabledForResend(webhook);
-    const failures = db
-      .select({
-        eventId: webhookDeliveries.eventId,
-        eventType: webhookDeliveries.eventType,
-        at: max(webhookDeliveries.deliveredAt),
-      })
-      .from(webhookDeliveries)
-      .where(
-        and(
-          eq(webhookDeliveries.webhookId, webhook.id),
-          gte(webhookDeliveries.deliveredAt, input.since),
-          lt(webhookDeliveries.deliveredAt, until),
-          eq(webhookDeliveries.status, 'failed'),
-          eq(webhookDeliveries.isTest, false),
-        ),
-      )
-      .groupBy(webhookDeliveries.eventId)
-      .orderBy(asc(max(webhookDeliveries.deliveredAt)))
-      .all();
-    const lastDelivered = new Map(
-      db
-        .select({ eventId: webhookDeliveries.eventId, at: max(webhookDeliveries.deliveredAt) })
-        .from(webhookDeliveries)
-        .where(
-          and(
-            eq(webhookDeliveries.webhookId, webhook.id),
-            gte(webhookDeliveries.deliveredAt, input.since),
-            eq(webhookDeliveries.status, 'delivered'),
-          ),
-        )
-        .groupBy(webhookDeliveries.eventId)
-        .all()
-        .map((row) => [row.eventId, row.at!.getTime()]),
-    );
-    const queued = queuedEventIds(db, webhook.id);
-    const due = failures.filter(
-      (failure) => !queued.has(failure.eventId) && (lastDelivered.get(failure.eventId) ?? -1) < failure.at!.getTime(),
-    );
-    const taken = due.slice(0, MAX_RESEND_PER_CALL);
-    for (const failure of taken) queueAgain(ctx, webhook.id, failure.eventId);
-    if (taken.length > 0) ctx.wake('webhooks');
-    return {
-      object: 'webhook_resend' as const,
-      webhook_id: webhook.id,
-      queued: taken.length,
-      events: taken.map((failure) => ({ event_id: failure.eventId, event_type: failure.eventType })),
-      has_more: due.length > taken.length,
-    };
   },
 });

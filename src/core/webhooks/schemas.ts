@@ -20,6 +20,9 @@ const eventName = z.enum(EVENT_TYPES, {
   },
 });
 
+/** The names a webhook may subscribe to: the very list its create and update validate against (doors offer these). */
+export const SUBSCRIBABLE_EVENTS: readonly EventType[] = eventName.options;
+
 /** A set of names: a name given twice is subscribed once, in the order first given. */
 const events = z
   .array(eventName, { error: 'events must be an array of event names; an empty array subscribes to every event.' })

@@ -6,12 +6,11 @@ import {
   getWebhook,
   listWebhookDeliveries,
   listWebhooks,
-  resendDelivery,
-  resendFailedDeliveries,
   rotateWebhookSecret,
   testWebhook,
   updateWebhook,
 } from '../../core/webhooks/operations.ts';
+import { resendDelivery, resendFailedDeliveries } from '../../core/webhooks/resend.ts';
 import { operationEndpoint, routerFor } from '../endpoints.ts';
 
 export const webhookEndpoints = [

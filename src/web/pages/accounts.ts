@@ -13,6 +13,8 @@ import {
 import { startSessionConnection } from '../../core/social-accounts/connect.ts';
 import { disconnectAccount } from '../../core/social-accounts/disconnect.ts';
 import { listSocialAccounts } from '../../core/social-accounts/operations.ts';
+import { listSocialAccountsWithActions, reconnectSocialAccount } from '../../core/social-accounts/policy.ts';
+import { allows, type Verdict } from '../../core/policy.ts';
 import type { SocialAccountResource } from '../../core/social-accounts/serialize.ts';
 import { adminOf, field, foundOr404, type PageKit } from './kit.ts';
 
@@ -59,7 +61,13 @@ export function accountPages(runtime: Runtime, kit: PageKit): Router {
   router.get('/accounts', async (req, res) => {
     const who = adminOf(kit, req, res, 'Accounts');
     if (!who) return;
-    const accounts = (await kit.run<ListEnvelope<SocialAccountResource>>(who, listSocialAccounts, {})).data;
+    const accounts = (
+      await kit.run<ListEnvelope<SocialAccountResource & { allowed_actions: Verdict[] }>>(
+        who,
+        listSocialAccountsWithActions,
+        {},
+      )
+    ).data;
     const connected = [req.query.social_account_id ?? []].flat().length;
     const at = (iso: string | null) => (iso ? kit.fmt(who, new Date(iso)) : null);
     allowFormsToConsentPages(res, consentOrigins(runtime));
@@ -88,10 +96,8 @@ export function accountPages(runtime: Runtime, kit: PageKit): Router {
           profileUrl: a.profile_url && /^https?:\/\//.test(a.profile_url) ? a.profile_url : null,
           tokenExpires: at(a.token_expires_at),
           reconnectBy: at(a.reconnect_by),
-          reconnect:
-            a.mode === 'live' &&
-            (a.status !== 'active' || a.reconnect_by !== null) &&
-            (OAUTH_PLATFORMS as readonly string[]).includes(a.platform),
+          // Shown exactly when the social account policy allows reconnecting.
+          reconnect: allows(a.allowed_actions, 'reconnect'),
         })),
         notice:
           req.query.done === 'disconnected'
@@ -112,6 +118,19 @@ export function accountPages(runtime: Runtime, kit: PageKit): Router {
     kit.act(async (who, req) => {
       const started = await kit.run<{ authorize_url: string }>(who, startSessionConnection, {
         platform: field(req.body, 'platform'),
+        return_url: new URL('/app/accounts', runtime.config.publicBaseUrl).toString(),
+        session_hash: who.sessionHash,
+      });
+      return started.authorize_url;
+    }),
+  );
+
+  // Reconnects one account: a new consent for its platform, bound to this session (the account policy decides).
+  router.post(
+    '/accounts/:id/reconnect',
+    kit.act(async (who, req) => {
+      const started = await kit.run<{ authorize_url: string }>(who, reconnectSocialAccount, {
+        id: req.params.id,
         return_url: new URL('/app/accounts', runtime.config.publicBaseUrl).toString(),
         session_hash: who.sessionHash,
       });

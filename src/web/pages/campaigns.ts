@@ -3,13 +3,13 @@ import type { z } from 'zod';
 import type { Runtime } from '../../core/context.ts';
 import { getAccount } from '../../core/accounts/get-account.ts';
 import type { AccountResource } from '../../core/accounts/schemas.ts';
-import { getCampaign, launchCampaign, listCampaigns } from '../../core/campaigns/operations.ts';
+import { getCampaign, launchCampaign } from '../../core/campaigns/operations.ts';
+import { listCampaignsWithActions } from '../../core/campaigns/views.ts';
 import type { CampaignResource } from '../../core/campaigns/serialize.ts';
 import type { ListEnvelope } from '../../core/pagination.ts';
-import { roleIncludes } from '../../core/people/roles.ts';
+import { allows, type Verdict } from '../../core/policy.ts';
 import { foundOr404, type PageKit } from './kit.ts';
 
-const LAUNCHABLE = new Set(['draft', 'paused']);
 const CAMPAIGNS_PER_PAGE = 50;
 const CAMPAIGN_STATUS_LABELS: Record<CampaignResource['status'], string> = {
   draft: 'Draft',
@@ -26,12 +26,15 @@ export function campaignPages(_runtime: Runtime, kit: PageKit): Router {
   router.get('/campaigns', async (req, res) => {
     const who = kit.signedIn(req, res);
     if (!who) return;
-    const mayLaunch = who.principal.role !== null && roleIncludes(who.principal.role, 'approver');
     const cursor = typeof req.query.cursor === 'string' && req.query.cursor !== '' ? req.query.cursor : undefined;
-    const list = await kit.run<ListEnvelope<CampaignResource>>(who, listCampaigns, {
-      limit: CAMPAIGNS_PER_PAGE,
-      cursor,
-    });
+    const list = await kit.run<ListEnvelope<CampaignResource & { allowed_actions: Verdict[] }>>(
+      who,
+      listCampaignsWithActions,
+      {
+        limit: CAMPAIGNS_PER_PAGE,
+        cursor,
+      },
+    );
     kit.page(
       res,
       'Campaigns',
@@ -43,7 +46,8 @@ export function campaignPages(_runtime: Runtime, kit: PageKit): Router {
           statusLabel: CAMPAIGN_STATUS_LABELS[c.status],
           generated: c.generated_posts,
           total: c.total_posts,
-          launchable: mayLaunch && LAUNCHABLE.has(c.status),
+          // Launch shows exactly when launching would be accepted (the campaign policy).
+          launchable: allows(c.allowed_actions, 'launch'),
         })),
         // Forward paging by cursor, as on the inbox and the content list; the first page is a link away.
         next: list.next_cursor ? `/app/campaigns?${new URLSearchParams({ cursor: list.next_cursor })}` : null,

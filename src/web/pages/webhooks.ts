@@ -2,28 +2,29 @@ import { Router, type Request } from 'express';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../../db/schema/index.ts';
 import type { Runtime } from '../../core/context.ts';
 import { ServiceError } from '../../core/errors.ts';
-import { EVENT_TYPES } from '../../core/events/record-event.ts';
 import type { ListEnvelope } from '../../core/pagination.ts';
 import type { SignedIn } from '../../core/people/sessions.ts';
+import { allows, type Verdict } from '../../core/policy.ts';
 import { fromLocal, parseLocalInput, toLocalInput } from '../../core/time-zones.ts';
 import type { toDeliveryResource } from '../../core/webhooks/delivery-log.ts';
 import { AUTO_DISABLE_FAILURES } from '../../core/webhooks/delivery/policy.ts';
 import {
   createWebhook,
-  getWebhook,
   listWebhookDeliveries,
-  listWebhooks,
-  resendDelivery,
-  resendFailedDeliveries,
+  reenableWebhook,
   rotateWebhookSecret,
   testWebhook,
   updateWebhook,
   type TestDeliveryResult,
 } from '../../core/webhooks/operations.ts';
+import { listWebhookDeliveriesWithActions, listWebhooksWithActions } from '../../core/webhooks/views.ts';
+import { resendDelivery, resendFailedDeliveries } from '../../core/webhooks/resend.ts';
+import { SUBSCRIBABLE_EVENTS } from '../../core/webhooks/schemas.ts';
 import type { WebhookResource } from '../../core/webhooks/serialize.ts';
 import { adminOf, field, flash, foundOr404, takeFlash, type PageKit } from './kit.ts';
 
 type Delivery = ReturnType<typeof toDeliveryResource>;
+type Acted<T> = T & { allowed_actions: Verdict[] };
 
 /** What the pages show of a response body: its first kilobyte. */
 const BODY_SHOWN_BYTES = 1024;
@@ -38,9 +39,6 @@ const OUTCOME_LABELS: Record<DeliveryStatus, string> = {
   failed: 'Failed (gave up)',
   pending_retry: 'Failed (will retry)',
 };
-
-/** Subscribable events: every type but the reserved one nothing emits. */
-const SUBSCRIBABLE = EVENT_TYPES.filter((type) => type !== 'campaign.paused');
 
 const NOTICES: Record<string, string> = {
   events: 'Events saved.',
@@ -61,7 +59,8 @@ export function webhookPages(runtime: Runtime, kit: PageKit): Router {
     const answer = last ? (last.status_code === 0 ? 'no answer came' : `it answered ${last.status_code}`) : null;
     return `${AUTO_DISABLE_FAILURES} deliveries failed within an hour${answer ? `; the last time ${answer}` : ''}.`;
   };
-  const hookView = async (who: SignedIn, hook: WebhookResource) => ({
+  // Each button shows exactly when the webhook policy allows its action.
+  const hookView = async (who: SignedIn, hook: Acted<WebhookResource>) => ({
     id: hook.id,
     url: hook.url,
     events: hook.events,
@@ -69,6 +68,10 @@ export function webhookPages(runtime: Runtime, kit: PageKit): Router {
     created: kit.fmt(who, new Date(hook.created_at)),
     autoDisabled: hook.auto_disabled_at ? kit.fmt(who, new Date(hook.auto_disabled_at)) : null,
     reason: await disabledReason(who, hook),
+    canEnable: allows(hook.allowed_actions, 'enable'),
+    canDisable: allows(hook.allowed_actions, 'disable'),
+    canReenable: allows(hook.allowed_actions, 'reenable'),
+    canResendFailed: allows(hook.allowed_actions, 'resend_failed'),
   });
   const eventsOf = (req: Request) =>
     [req.body?.events ?? []].flat().filter((name: unknown): name is string => typeof name === 'string');
@@ -76,7 +79,7 @@ export function webhookPages(runtime: Runtime, kit: PageKit): Router {
   router.get('/webhooks', async (req, res) => {
     const who = adminOf(kit, req, res, 'Webhooks');
     if (!who) return;
-    const hooks = (await kit.run<ListEnvelope<WebhookResource>>(who, listWebhooks, {})).data;
+    const hooks = (await kit.run<ListEnvelope<Acted<WebhookResource>>>(who, listWebhooksWithActions, {})).data;
     const fresh = takeFlash(runtime, req, res, who, 'webhook-secret');
     const secret = fresh ? (JSON.parse(fresh) as { url: string; value: string }) : null;
     const test = typeof req.query.test === 'string' ? req.query.test : null;
@@ -86,7 +89,8 @@ export function webhookPages(runtime: Runtime, kit: PageKit): Router {
       'pages/webhooks',
       {
         secret,
-        eventTypes: SUBSCRIBABLE,
+        // The list createWebhook and updateWebhook validate against, so the page offers every name REST takes.
+        eventTypes: SUBSCRIBABLE_EVENTS,
         hooks: await Promise.all(hooks.map((hook) => hookView(who, hook))),
         notice: secret
           ? 'Webhook ready. Copy its signing secret now.'
@@ -140,6 +144,14 @@ export function webhookPages(runtime: Runtime, kit: PageKit): Router {
     );
   }
   router.post(
+    '/webhooks/:id/reenable',
+    kit.act(async (who, req) => {
+      const id = req.params.id as string;
+      await kit.run(who, reenableWebhook, { id });
+      return `${backTo(req, id)}?done=enabled`;
+    }),
+  );
+  router.post(
     '/webhooks/:id/test',
     kit.act(async (who, req) => {
       const result = await kit.run<TestDeliveryResult>(who, testWebhook, { id: req.params.id });
@@ -150,19 +162,24 @@ export function webhookPages(runtime: Runtime, kit: PageKit): Router {
   router.get('/webhooks/:id', async (req, res) => {
     const who = adminOf(kit, req, res, 'Webhooks');
     if (!who) return;
-    const hook = await foundOr404(kit, res, () => kit.run<WebhookResource>(who, getWebhook, { id: req.params.id }), {
-      message: 'There is no such webhook in this workspace.',
-      back: { href: '/app/webhooks', text: 'Back to webhooks' },
-    });
-    if (!hook) return;
     const status = DELIVERY_STATUSES.find((s) => s === req.query.status);
     const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : undefined;
-    const log = await kit.run<ListEnvelope<Delivery>>(who, listWebhookDeliveries, {
-      id: hook.id,
-      status,
-      cursor,
-      limit: 50,
-    });
+    const log = await foundOr404(
+      kit,
+      res,
+      () =>
+        kit.run<ListEnvelope<Acted<Delivery>> & { webhook: Acted<WebhookResource> }>(
+          who,
+          listWebhookDeliveriesWithActions,
+          { id: req.params.id, status, cursor, limit: 50 },
+        ),
+      {
+        message: 'There is no such webhook in this workspace.',
+        back: { href: '/app/webhooks', text: 'Back to webhooks' },
+      },
+    );
+    if (!log) return;
+    const hook = log.webhook;
     const view = await hookView(who, hook);
     const tz = who.workspace.timezone;
     const dayAgo = new Date(runtime.clock.now().getTime() - 86_400_000);
@@ -190,7 +207,7 @@ export function webhookPages(runtime: Runtime, kit: PageKit): Router {
           statusCode: d.status_code,
           duration: d.duration_ms,
           body: firstKilobyte(d.response_body),
-          resendable: hook.is_enabled && d.event_type !== 'webhook.test',
+          resendable: allows(d.allowed_actions, 'resend'),
         })),
         next: log.next_cursor ? `/app/webhooks/${hook.id}?${query({ cursor: log.next_cursor })}` : null,
         notice:
