@@ -6,6 +6,7 @@ import { assertScope, type OperationAccess } from './oauth/scopes.ts';
 import type { Principal } from './people/principal.ts';
 import { assertRole } from './people/roles.ts';
 import type { Role } from '../../db/schema/index.ts';
+import type { Verdict } from './verdicts.ts';
 
 /**
  * What every resource's policy (campaigns/policy.ts, webhooks/policy.ts, social-accounts/policy.ts)
@@ -13,8 +14,7 @@ import type { Role } from '../../db/schema/index.ts';
  * plain reason. The operations enforce through it (enforce), and reads give it back as
  * `allowed_actions`, so a door shows an action exactly when the operation would accept it.
  */
-export type Verdict<A extends string = string> =
-  { action: A; allowed: true } | { action: A; allowed: false; code: ErrorCode; reason: string };
+export { allows, verdictOf, type Verdict } from './verdicts.ts';
 
 /** Who asks, where, and when. `scopes` are the credential's (every scope when it is not an OAuth token). */
 export interface PolicySubject {
@@ -81,10 +81,6 @@ export function verdict<A extends string>(action: A, ...checks: (() => Refusal |
 export function enforce(verdict: Verdict): void {
   if (!verdict.allowed) throw new ServiceError(verdict.code, verdict.reason);
 }
-
-/** Whether `verdicts` allow `action`: what a door asks before it shows the action. */
-export const allows = <A extends string>(verdicts: readonly Verdict<A>[] | undefined, action: A): boolean =>
-  verdicts?.some((one) => one.action === action && one.allowed) ?? false;
 
 /** `allowed_actions` as an output schema: one verdict per action name. */
 export const allowedActionsSchema = <A extends string>(actions: readonly [A, ...A[]]) => {

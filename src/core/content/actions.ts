@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../errors.ts';
+import type { Verdict } from '../verdicts.ts';
 
 /**
  * The names of what people and assistants do with a content item, and the verdicts the policy
@@ -15,13 +15,6 @@ export const CONTENT_ACTIONS = [
 ] as const;
 export type ContentAction = (typeof CONTENT_ACTIONS)[number];
 
-export type ActionVerdict =
-  { action: ContentAction; allowed: true } | { action: ContentAction; allowed: false; code: ErrorCode; reason: string };
+export type ActionVerdict = Verdict<ContentAction>;
 
-/** The verdict on `action` among `verdicts` (as reads give them back). */
-export const verdictOf = (verdicts: readonly ActionVerdict[], action: ContentAction): ActionVerdict | undefined =>
-  verdicts.find((verdict) => verdict.action === action);
-
-/** Whether `verdicts` allow `action`: what a door asks before it shows the action's button. */
-export const allows = (verdicts: readonly ActionVerdict[] | undefined, action: ContentAction): boolean =>
-  verdicts?.some((verdict) => verdict.action === action && verdict.allowed) ?? false;
+export { allows, verdictOf } from '../verdicts.ts';

@@ -1,17 +1,14 @@
-import type { Workspace } from '../accounts/workspace.ts';
-import { isActiveStatus } from '../accounts/workspace.ts';
 import { SCHEDULE_CLOCK_SKEW_MS } from '../dates.ts';
-import { ServiceError, type ErrorCode } from '../errors.ts';
-import { OAUTH_SCOPES, type OAuthScope } from '../oauth/metadata.ts';
-import { assertScope } from '../oauth/scopes.ts';
-import type { Principal } from '../people/principal.ts';
-import { assertContentChange, assertRole } from '../people/roles.ts';
+import type { ErrorCode } from '../errors.ts';
+import { assertContentChange } from '../people/roles.ts';
+import { accessRefusal, enforce, refusalOf, type PolicySubject } from '../policy.ts';
 import { approvalRefusal } from './approval.ts';
 import { publishContent, updateContent } from './operations.ts';
 import { assertChangeable } from './state.ts';
 import type { ContentRow } from './serialize.ts';
 import { CONTENT_ACTIONS, type ActionVerdict, type ContentAction } from './actions.ts';
 
+export { subjectOf, type PolicySubject } from '../policy.ts';
 export { allows, CONTENT_ACTIONS, verdictOf, type ActionVerdict, type ContentAction } from './actions.ts';
 
 /**
@@ -22,31 +19,10 @@ export { allows, CONTENT_ACTIONS, verdictOf, type ActionVerdict, type ContentAct
  * exist (scopes, roles, the approval rule, the state rules of update and publish) rather than
  * restating them.
  */
-/** Who asks, where, and when. `scopes` are the credential's (every scope when it is not an OAuth token). */
-export interface PolicySubject {
-  principal: Principal;
-  scopes?: readonly OAuthScope[];
-  workspace: Pick<Workspace, 'approverMustDiffer' | 'planStatus'>;
-  now: Date;
-}
-
 export type PolicyRow = Pick<
   ContentRow,
   'status' | 'publishQueued' | 'scheduledFor' | 'targetPlatforms' | 'createdByType' | 'createdById'
 >;
-
-/** The subject of a request: its principal, its credential's scopes (once the context carries them) and its workspace. */
-export const subjectOf = (ctx: {
-  principal: Principal;
-  workspace: PolicySubject['workspace'];
-  clock: { now(): Date };
-  scopes?: readonly OAuthScope[];
-}): PolicySubject => ({
-  principal: ctx.principal,
-  scopes: ctx.scopes ?? OAUTH_SCOPES,
-  workspace: ctx.workspace,
-  now: ctx.clock.now(),
-});
 
 /** How each action reaches the contract: the operation it writes through, the status it moves to. */
 const ROUTES: Record<
@@ -74,17 +50,6 @@ const QUEUEING: readonly ContentAction[] = [
 /** A time still to come (within the clock skew a schedule allows): what "scheduled for" can queue at. */
 export const upcoming = (at: Date | null, now: Date): at is Date =>
   at !== null && at.getTime() >= now.getTime() - SCHEDULE_CLOCK_SKEW_MS;
-
-/** The refusal a rule throws, as a verdict; null when the rule lets it through. */
-function refusalOf(check: () => void): { code: ErrorCode; reason: string } | null {
-  try {
-    check();
-    return null;
-  } catch (error) {
-    if (error instanceof ServiceError) return { code: error.code, reason: error.message };
-    throw error;
-  }
-}
 
 /** What the item's state allows, action by action (after plan, scope and role): null when it does. */
 function stateRefusal(action: ContentAction, row: PolicyRow, now: Date): string | null {
@@ -135,15 +100,8 @@ export function judgeContentAction(subject: PolicySubject, row: PolicyRow, actio
   const refuse = (code: ErrorCode, reason: string): ActionVerdict => ({ action, allowed: false, code, reason });
   const { principal, workspace, now } = subject;
   const route = ROUTES[action];
-  if (!isActiveStatus(workspace.planStatus)) {
-    return refuse(
-      'payment_required',
-      `The workspace subscription is ${workspace.planStatus}; update billing to continue.`,
-    );
-  }
   const access =
-    refusalOf(() => assertScope(subject.scopes ?? OAUTH_SCOPES, route.operation)) ??
-    refusalOf(() => assertRole(principal, route.operation)) ??
+    accessRefusal(subject, route.operation) ??
     refusalOf(() => assertContentChange(principal, { from: row.status, to: route.to, action: 'Changing' }));
   if (access) return refuse(access.code, access.reason);
   const changeable = refusalOf(() => assertChangeable(row, action === 'reject' ? 'rejected' : 'changed'));
@@ -167,6 +125,5 @@ export const contentPolicy = (subject: PolicySubject, row: PolicyRow): ActionVer
 
 /** Refuses, with the verdict's code and reason, an action the policy does not allow. */
 export function assertContentAction(subject: PolicySubject, row: PolicyRow, action: ContentAction): void {
-  const verdict = judgeContentAction(subject, row, action);
-  if (!verdict.allowed) throw new ServiceError(verdict.code, verdict.reason);
+  enforce(judgeContentAction(subject, row, action));
 }

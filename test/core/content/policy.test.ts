@@ -37,12 +37,26 @@ const pending: PolicyRow = {
   createdById: author.id,
 };
 
+/** The workspace fields the content policy does not read, filled in as a real workspace has them. */
+const WORKSPACE: Workspace = {
+  id: 'ws_policy',
+  orgId: 'org_policy',
+  name: 'Policy test',
+  plan: 'pro',
+  planStatus: 'active',
+  timezone: 'UTC',
+  approverMustDiffer: false,
+  defaultLanguage: null,
+  createdAt: NOW,
+} as Workspace;
+
 const subject = (
   overrides: Partial<PolicySubject> & { differ?: boolean; planStatus?: string } = {},
 ): PolicySubject => ({
   principal: overrides.principal ?? colleague,
   scopes: overrides.scopes ?? ['read', 'write', 'publish'],
   workspace: {
+    ...WORKSPACE,
     approverMustDiffer: overrides.differ ?? false,
     planStatus: (overrides.planStatus ?? 'active') as Workspace['planStatus'],
   },
