@@ -312,43 +312,81 @@ const FORMS_OUTSIDE_OPERATIONS: ReadonlyArray<readonly [RegExp, string]> = [
   ],
 ];
 
-/** The view data of an MCP App view, as the tool result's `_meta.ui` carries it (src/mcp/apps/view-data.ts). */
-type ViewData = { may_review?: boolean; item?: { content?: ContentResource } } & Record<string, unknown>;
+/** One verdict of a content policy, as the view data gives it back per item (`allowed_actions`). */
+interface ActionVerdict {
+  action: string;
+  allowed: boolean;
+  code?: string;
+  reason?: string;
+}
 
-/** A button of an MCP App view: the tool call that opens the view, and the call the button makes. */
+/** The view data of an MCP App view, as the tool result's `_meta.ui` carries it (src/mcp/apps/view-data.ts). */
+type ViewData = {
+  may_review?: boolean;
+  allowed_actions?: Record<string, ActionVerdict[]>;
+  item?: { content?: ContentResource };
+} & Record<string, unknown>;
+
+/** A call a view makes: a tool and its arguments. */
+type ToolCall = { tool: string; args: Record<string, unknown> };
+
+/**
+ * A button of an MCP App view: the tool call that opens the view, whether the view shows the button
+ * for the row's item, and the call the button makes.
+ *
+ * THE PLACE WHERE `allowed_actions` PLUGS IN. The views of today decide in browser code
+ * (src/mcp/apps/view/preview.ts and list.ts) from the connection-wide `may_review` and the item's
+ * status: `today` restates that code and the call it makes (service_update_content). Once the view
+ * data carries the content policy's `allowed_actions` (per item id), the test reads the verdict on
+ * `policy.action` instead and makes `policy.call`, the view-only tool the button then calls; the
+ * names follow the content intents (src/core/content/actions.ts, src/mcp/apps/app-tools.ts) as the
+ * branch bringing them names them, and are to be checked here after the merge.
+ */
 interface McpAppAction {
-  opens: (row: Row) => { tool: string; args: Record<string, unknown> };
-  /**
-   * THE PLACE TO PLUG IN `allowed_actions`. Today the views decide in browser code
-   * (src/mcp/apps/view/preview.ts and list.ts), from `may_review` and the item's status; this
-   * restates that code. Once the views render from the policy's `allowed_actions` in the view data,
-   * read that here instead (for example `ui.item.allowed_actions` or the listed item's own), and
-   * drop the restated rule.
-   */
-  shows: (ui: ViewData, item: ContentResource) => boolean;
-  /** The call the button makes, as the view makes it. */
-  calls: (row: Row) => { tool: string; args: Record<string, unknown> };
+  opens: (row: Row) => ToolCall;
+  today: { shows: (ui: ViewData, item: ContentResource) => boolean; call: (row: Row) => ToolCall };
+  policy: { action: string; call: (row: Row) => ToolCall };
 }
 
 const PREVIEW_REVIEWABLE = ['draft', 'pending_review', 'rejected'];
 const MCP_APP_ACTIONS: Partial<Record<ActionName, McpAppAction>> = {
   'content.approve': {
     opens: (row) => ({ tool: 'service_get_content', args: { id: row.id } }),
-    shows: (ui, item) => ui.may_review === true && PREVIEW_REVIEWABLE.includes(item.status),
-    calls: (row) => ({ tool: 'service_update_content', args: { id: row.id, status: 'approved' } }),
+    today: {
+      shows: (ui, item) => ui.may_review === true && PREVIEW_REVIEWABLE.includes(item.status),
+      call: (row) => ({ tool: 'service_update_content', args: { id: row.id, status: 'approved' } }),
+    },
+    // The row has no time: "Approve and publish now".
+    policy: {
+      action: 'approve_and_publish_now',
+      call: (row) => ({ tool: 'app_approve_content', args: { id: row.id, then: 'publish_now' } }),
+    },
   },
   'content.reject': {
     opens: (row) => ({ tool: 'service_get_content', args: { id: row.id } }),
-    shows: (ui, item) => ui.may_review === true && ['draft', 'pending_review'].includes(item.status),
-    calls: (row) => ({
-      tool: 'service_update_content',
-      args: { id: row.id, status: 'rejected', review_note: 'Not this week' },
-    }),
+    today: {
+      shows: (ui, item) => ui.may_review === true && ['draft', 'pending_review'].includes(item.status),
+      call: (row) => ({
+        tool: 'service_update_content',
+        args: { id: row.id, status: 'rejected', review_note: 'Not this week' },
+      }),
+    },
+    policy: {
+      action: 'reject',
+      call: (row) => ({ tool: 'app_reject_content', args: { id: row.id, reason: 'Not this week' } }),
+    },
   },
   'content.bulk approve': {
     opens: () => ({ tool: 'service_list_content', args: { status: 'pending_review', limit: 5 } }),
-    shows: (ui, item) => ui.may_review === true && item.status === 'pending_review',
-    calls: (row) => ({ tool: 'service_update_content', args: { id: row.id, status: 'approved' } }),
+    today: {
+      shows: (ui, item) => ui.may_review === true && item.status === 'pending_review',
+      call: (row) => ({ tool: 'service_update_content', args: { id: row.id, status: 'approved' } }),
+    },
+    // Reviewing many approves an item without a time only: it waits for a publish.
+    policy: {
+      action: 'approve_only',
+      call: (row) => ({ tool: 'app_review_content_many', args: { ids: [row.id], decision: 'approve' } }),
+    },
   },
   'content.move to a day': {
     opens: (row) => ({
@@ -358,11 +396,20 @@ const MCP_APP_ACTIONS: Partial<Record<ActionName, McpAppAction>> = {
         scheduled_to: new Date(row.scheduledFor!.getTime() + 1000).toISOString(),
       },
     }),
-    shows: (ui, item) => ui.may_review === true && item.status !== 'published' && item.scheduled_for !== null,
-    calls: (row) => ({
-      tool: 'service_update_content',
-      args: { id: row.id, scheduled_for: nextDay(row.scheduledFor!).toISOString() },
-    }),
+    today: {
+      shows: (ui, item) => ui.may_review === true && item.status !== 'published' && item.scheduled_for !== null,
+      call: (row) => ({
+        tool: 'service_update_content',
+        args: { id: row.id, scheduled_for: nextDay(row.scheduledFor!).toISOString() },
+      }),
+    },
+    policy: {
+      action: 'move',
+      call: (row) => ({
+        tool: 'app_move_content',
+        args: { id: row.id, day: nextDay(row.scheduledFor!).toISOString().slice(0, 10) },
+      }),
+    },
   },
 };
 
@@ -821,16 +868,27 @@ async function viaDashboard(form: DashboardForm, row: Row, browser: Browser): Pr
 async function viaMcpApp(app: McpAppAction, row: Row, bearer: string | undefined): Promise<DoorResult> {
   const opened = app.opens(row);
   const view = await callMcp(opened.tool, opened.args, bearer);
+  const withPolicy = view.ui?.allowed_actions !== undefined;
   let shown = false;
   if (view.accepted && view.ui) {
-    const items: ContentResource[] =
-      view.structured?.object === 'list' ? view.structured.data : [view.ui.item?.content ?? view.structured];
-    const item = items.find((candidate) => candidate.id === row.id);
-    shown = item !== undefined && app.shows(view.ui, item);
+    if (withPolicy) {
+      shown = (view.ui.allowed_actions![row.id] ?? []).some((v) => v.action === app.policy.action && v.allowed);
+    } else {
+      const items: ContentResource[] =
+        view.structured?.object === 'list' ? view.structured.data : [view.ui.item?.content ?? view.structured];
+      const item = items.find((candidate) => candidate.id === row.id);
+      shown = item !== undefined && app.today.shows(view.ui, item);
+    }
   }
-  const call = app.calls(row);
-  const { accepted, code } = await callMcp(call.tool, call.args, bearer);
-  return { shown, accepted, code };
+  const call = withPolicy ? app.policy.call(row) : app.today.call(row);
+  const answer = await callMcp(call.tool, call.args, bearer);
+  // A review of many answers per item: this row's own outcome says whether it was accepted.
+  const outcomes = answer.structured?.object === 'review_outcomes' ? answer.structured.data : [];
+  const own = (outcomes as Array<{ id: string; ok: boolean; error?: { code: string } }>).find(
+    (outcome) => outcome.id === row.id,
+  );
+  if (answer.accepted && own && !own.ok) return { shown, accepted: false, code: own.error?.code ?? 'refused' };
+  return { shown, accepted: answer.accepted, code: answer.code };
 }
 
 async function runCase(act: Action, door: Door, as: PrincipalName): Promise<DoorResult> {
