@@ -941,6 +941,8 @@ describe('the door × role test', () => {
         it.each(PRINCIPALS)(`as %s, on a fresh ${act.row === 'none' ? 'workspace' : act.row}`, async (as) => {
           const result = await runCase(act, door, as);
           results.set(key(act, door, as), result);
+          // No credential: every door asks for one (401 missing_key, the dashboard's sign-in page).
+          if (as === 'anonymous') expect(result.code, `${act.name} through ${door}`).toMatch(/^(missing_key|sign-in)$/);
           if (SHOWING_DOORS.includes(door)) {
             expect(
               result.shown,
