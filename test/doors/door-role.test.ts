@@ -5,52 +5,13 @@ import { desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events, webhookDeliveries } from '../../db/schema/index.ts';
 import { TOOLS } from '../../tools/index.ts';
-import { updateAccount } from '../../src/core/accounts/get-account.ts';
-import { createKey, revokeKey } from '../../src/core/accounts/key-admin.ts';
-import {
-  createCampaign,
-  deleteCampaign,
-  getCampaign,
-  launchCampaign,
-  listCampaigns,
-  updateCampaign,
-} from '../../src/core/campaigns/operations.ts';
-import { getAccount } from '../../src/core/accounts/get-account.ts';
-import { getAnalyticsOverview } from '../../src/core/analytics/overview.ts';
-import { getBrandProfile, updateBrandProfile } from '../../src/core/brand-profile/operations.ts';
-import {
-  createContent,
-  deleteContent,
-  getContent,
-  listContent,
-  publishContent,
-  updateContent,
-} from '../../src/core/content/operations.ts';
 import type { ContentResource } from '../../src/core/content/serialize.ts';
 import { contextFor } from '../../src/core/context.ts';
-import { createMediaAsset, deleteMediaAsset, listMedia, updateMediaAsset } from '../../src/core/media/operations.ts';
 import { newId } from '../../src/core/ids.ts';
-import type { Operation } from '../../src/core/operation.ts';
-import { runOperation } from '../../src/core/operation.ts';
+import { runOperation, type Operation } from '../../src/core/operation.ts';
 import { invitePerson } from '../../src/core/people/invitations.ts';
-import { changeMemberRole, inviteMember, removeMember, withdrawInvite } from '../../src/core/people/members.ts';
 import { personPrincipal, type Principal } from '../../src/core/people/principal.ts';
-import { startAccountConnection } from '../../src/core/social-accounts/connect.ts';
-import { disconnectAccount } from '../../src/core/social-accounts/disconnect.ts';
-import { connectSocialAccount, listSocialAccounts } from '../../src/core/social-accounts/operations.ts';
-import { listTemplates } from '../../src/core/templates/operations.ts';
-import {
-  createWebhook,
-  deleteWebhook,
-  getWebhook,
-  listWebhookDeliveries,
-  listWebhooks,
-  resendDelivery,
-  resendFailedDeliveries,
-  rotateWebhookSecret,
-  testWebhook,
-  updateWebhook,
-} from '../../src/core/webhooks/operations.ts';
+import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
 import { API_SURFACE } from '../../src/rest/openapi.ts';
 import type { OperationEndpoint } from '../../src/rest/endpoints.ts';
 import { png } from '../fixtures/media/files.ts';
@@ -145,13 +106,13 @@ const DASHBOARD_FORMS: Partial<Record<ActionName, DashboardForm>> = {
   },
   'content.bulk approve': {
     // Newest first: the fresh row is on the inbox's first page.
-    page: () => '/app/inbox',
+    page: () => '/app/inbox?limit=5',
     shows: (html, row) => html.includes(`name="ids" value="${row.id}"`) && html.includes('action="/app/bulk"'),
     post: () => '/app/bulk',
     fields: (row) => ({ ids: row.id, action: 'approve', back: '/app/inbox' }),
   },
   'content.bulk reject': {
-    page: () => '/app/inbox',
+    page: () => '/app/inbox?limit=5',
     shows: (html, row) => html.includes(`name="ids" value="${row.id}"`) && html.includes('action="/app/bulk"'),
     post: () => '/app/bulk',
     fields: (row) => ({ ids: row.id, action: 'reject', reason: 'Not this week', back: '/app/inbox' }),
@@ -423,7 +384,8 @@ const nextDay = (at: Date) => new Date(at.getTime() + 86_400_000);
 
 interface Action {
   name: string;
-  operation: Operation;
+  /** The operation's name (Operation.name): the route table and the tools are searched by it. */
+  operation: string;
   row: RowKind;
   input: (row: Row) => Record<string, unknown>;
   /** A REST request of its own (the multipart upload), instead of the route table's JSON one. */
@@ -432,107 +394,110 @@ interface Action {
 
 const action = (
   name: string,
-  operation: Operation<any, any, any>,
+  operation: string,
   row: RowKind,
   input: (row: Row) => Record<string, unknown> = (r) => ({ id: r.id }),
   extra: Partial<Action> = {},
-): Action => ({ name, operation: operation as Operation, row, input, ...extra });
+): Action => ({ name, operation, row, input, ...extra });
 
 const ACTIONS = [
   // content
-  action('content.list', listContent, 'none', () => ({ limit: 1 })),
-  action('content.get', getContent, 'pending item'),
-  action('content.create', createContent, 'none', () => ({ caption: 'A new draft' })),
-  action('content.edit caption', updateContent, 'draft item', (r) => ({ id: r.id, caption: 'Edited' })),
-  action('content.submit for review', updateContent, 'draft item', (r) => ({ id: r.id, status: 'pending_review' })),
-  action('content.approve', updateContent, 'pending item', (r) => ({ id: r.id, status: 'approved' })),
-  action('content.reject', updateContent, 'pending item', (r) => ({
+  action('content.list', 'listContent', 'none', () => ({ limit: 1 })),
+  action('content.get', 'getContent', 'pending item'),
+  action('content.create', 'createContent', 'none', () => ({ caption: 'A new draft' })),
+  action('content.edit caption', 'updateContent', 'draft item', (r) => ({ id: r.id, caption: 'Edited' })),
+  action('content.submit for review', 'updateContent', 'draft item', (r) => ({ id: r.id, status: 'pending_review' })),
+  action('content.approve', 'updateContent', 'pending item', (r) => ({ id: r.id, status: 'approved' })),
+  action('content.reject', 'updateContent', 'pending item', (r) => ({
     id: r.id,
     status: 'rejected',
     review_note: 'Not this week',
   })),
-  action('content.bulk approve', updateContent, 'pending item', (r) => ({ id: r.id, status: 'approved' })),
-  action('content.bulk reject', updateContent, 'pending item', (r) => ({
+  action('content.bulk approve', 'updateContent', 'pending item', (r) => ({ id: r.id, status: 'approved' })),
+  action('content.bulk reject', 'updateContent', 'pending item', (r) => ({
     id: r.id,
     status: 'rejected',
     review_note: 'Not this week',
   })),
-  action('content.reschedule', updateContent, 'scheduled item', (r) => ({
+  action('content.reschedule', 'updateContent', 'scheduled item', (r) => ({
     id: r.id,
     scheduled_for: new Date(r.scheduledFor!.getTime() + 3_600_000).toISOString(),
     status: 'scheduled',
   })),
-  action('content.move to a day', updateContent, 'scheduled item', (r) => ({
+  action('content.move to a day', 'updateContent', 'scheduled item', (r) => ({
     id: r.id,
     scheduled_for: nextDay(r.scheduledFor!).toISOString(),
   })),
-  action('content.delete', deleteContent, 'draft item'),
-  action('content.publish', publishContent, 'approved item'),
-  action('content.preview publishing', publishContent, 'approved item', (r) => ({ id: r.id, dry_run: true })),
+  action('content.delete', 'deleteContent', 'draft item'),
+  action('content.publish', 'publishContent', 'approved item'),
+  action('content.preview publishing', 'publishContent', 'approved item', (r) => ({ id: r.id, dry_run: true })),
   // campaigns
-  action('campaign.list', listCampaigns, 'none', () => ({ limit: 1 })),
-  action('campaign.get', getCampaign, 'draft campaign'),
-  action('campaign.create', createCampaign, 'none', () => ({ name: 'A new campaign' })),
-  action('campaign.rename', updateCampaign, 'draft campaign', (r) => ({ id: r.id, name: 'Renamed' })),
-  action('campaign.delete', deleteCampaign, 'draft campaign'),
-  action('campaign.launch', launchCampaign, 'draft campaign'),
-  action('campaign.launch again', launchCampaign, 'paused campaign'),
+  action('campaign.list', 'listCampaigns', 'none', () => ({ limit: 1 })),
+  action('campaign.get', 'getCampaign', 'draft campaign'),
+  action('campaign.create', 'createCampaign', 'none', () => ({ name: 'A new campaign' })),
+  action('campaign.rename', 'updateCampaign', 'draft campaign', (r) => ({ id: r.id, name: 'Renamed' })),
+  action('campaign.delete', 'deleteCampaign', 'draft campaign'),
+  action('campaign.launch', 'launchCampaign', 'draft campaign'),
+  action('campaign.launch again', 'launchCampaign', 'paused campaign'),
   // the workspace
-  action('account.get', getAccount, 'none', () => ({})),
-  action('account.update settings', updateAccount, 'none', () => ({ timezone: 'UTC' })),
-  action('brand profile.get', getBrandProfile, 'none', () => ({})),
-  action('brand profile.update', updateBrandProfile, 'none', () => ({ voice: 'Warm and brief' })),
-  action('analytics.overview', getAnalyticsOverview, 'none', () => ({})),
-  action('templates.list', listTemplates, 'none', () => ({})),
+  action('account.get', 'getAccount', 'none', () => ({})),
+  action('account.update settings', 'updateAccount', 'none', () => ({ timezone: 'UTC' })),
+  action('brand profile.get', 'getBrandProfile', 'none', () => ({})),
+  action('brand profile.update', 'updateBrandProfile', 'none', () => ({ voice: 'Warm and brief' })),
+  action('analytics.overview', 'getAnalyticsOverview', 'none', () => ({})),
+  action('templates.list', 'listTemplates', 'none', () => ({})),
   // social accounts
-  action('social account.list', listSocialAccounts, 'none', () => ({})),
-  action('social account.connect', startAccountConnection, 'none', () => ({ platform: 'twitter' })),
-  action('social account.disconnect', disconnectAccount, 'social account'),
+  action('social account.list', 'listSocialAccounts', 'none', () => ({})),
+  action('social account.connect', 'startAccountConnection', 'none', () => ({ platform: 'twitter' })),
+  action('social account.disconnect', 'disconnectAccount', 'social account'),
   // media
-  action('media.list', listMedia, 'none', () => ({ limit: 1 })),
-  action('media.upload', createMediaAsset, 'none', () => ({}), {
+  action('media.list', 'listMedia', 'none', () => ({ limit: 1 })),
+  action('media.upload', 'createMediaAsset', 'none', () => ({}), {
     restRequest: () => {
       const form = new FormData();
       form.append('file', new Blob([png(2, 2)], { type: 'image/png' }), 'door.png');
       return { method: 'POST', path: '/api/v1/media_assets', init: { body: form } };
     },
   }),
-  action('media.describe', updateMediaAsset, 'media asset', (r) => ({ id: r.id, alt_text: 'A small square' })),
-  action('media.delete', deleteMediaAsset, 'media asset'),
+  action('media.describe', 'updateMediaAsset', 'media asset', (r) => ({ id: r.id, alt_text: 'A small square' })),
+  action('media.delete', 'deleteMediaAsset', 'media asset'),
   // webhooks
-  action('webhook.list', listWebhooks, 'none', () => ({})),
-  action('webhook.get', getWebhook, 'enabled webhook'),
-  action('webhook.create', createWebhook, 'none', () => ({ url: HOOK_URL, events: ['content.published'] })),
-  action('webhook.create for campaign.paused', createWebhook, 'none', () => ({
+  action('webhook.list', 'listWebhooks', 'none', () => ({})),
+  action('webhook.get', 'getWebhook', 'enabled webhook'),
+  action('webhook.create', 'createWebhook', 'none', () => ({ url: HOOK_URL, events: ['content.published'] })),
+  action('webhook.create for campaign.paused', 'createWebhook', 'none', () => ({
     url: HOOK_URL,
     events: ['campaign.paused'],
   })),
-  action('webhook.subscribe to content.published', updateWebhook, 'enabled webhook', (r) => ({
+  action('webhook.subscribe to content.published', 'updateWebhook', 'enabled webhook', (r) => ({
     id: r.id,
     events: ['content.published'],
   })),
-  action('webhook.subscribe to campaign.paused', updateWebhook, 'enabled webhook', (r) => ({
+  action('webhook.subscribe to campaign.paused', 'updateWebhook', 'enabled webhook', (r) => ({
     id: r.id,
     events: ['campaign.paused'],
   })),
-  action('webhook.enable', updateWebhook, 'disabled webhook', (r) => ({ id: r.id, is_enabled: true })),
-  action('webhook.disable', updateWebhook, 'enabled webhook', (r) => ({ id: r.id, is_enabled: false })),
-  action('webhook.delete', deleteWebhook, 'enabled webhook'),
-  action('webhook.rotate secret', rotateWebhookSecret, 'enabled webhook'),
-  action('webhook.send test', testWebhook, 'enabled webhook'),
-  action('webhook.list deliveries', listWebhookDeliveries, 'enabled webhook', (r) => ({ id: r.id, limit: 1 })),
-  action('webhook.resend delivery', resendDelivery, 'failed delivery', (r) => ({ id: r.webhookId, delivery_id: r.id })),
-  action('webhook.resend failed', resendFailedDeliveries, 'enabled webhook', (r) => ({
+  action('webhook.enable', 'updateWebhook', 'disabled webhook', (r) => ({ id: r.id, is_enabled: true })),
+  action('webhook.disable', 'updateWebhook', 'enabled webhook', (r) => ({ id: r.id, is_enabled: false })),
+  action('webhook.delete', 'deleteWebhook', 'enabled webhook'),
+  action('webhook.rotate secret', 'rotateWebhookSecret', 'enabled webhook'),
+  action('webhook.send test', 'testWebhook', 'enabled webhook'),
+  action('webhook.list deliveries', 'listWebhookDeliveries', 'enabled webhook', (r) => ({ id: r.id, limit: 1 })),
+  action('webhook.resend delivery', 'resendDelivery', 'failed delivery', (r) => ({
+    id: r.webhookId,
+    delivery_id: r.id,
+  })),
+  action('webhook.resend failed', 'resendFailedDeliveries', 'enabled webhook', (r) => ({
     id: r.id,
     since: new Date(START.getTime() - 86_400_000).toISOString(),
   })),
   // dashboard only: keys and members
-  action('key.create', createKey, 'none', () => ({ name: 'Door test key' })),
-  action('key.revoke', revokeKey, 'api key'),
-  action('member.invite', inviteMember, 'none', () => ({ email: `invited-${newId()}@example.com`, role: 'editor' })),
-  action('member.change role', changeMemberRole, 'member', (r) => ({ user_id: r.id, role: 'approver' })),
-  action('member.remove', removeMember, 'member', (r) => ({ user_id: r.id })),
-  action('member.withdraw invitation', withdrawInvite, 'invitation', (r) => ({ invitation_id: r.id })),
+  action('key.create', 'createKey', 'none', () => ({ name: 'Door test key' })),
+  action('key.revoke', 'revokeKey', 'api key'),
+  action('member.invite', 'inviteMember', 'none', () => ({ email: `invited-${newId()}@example.com`, role: 'editor' })),
+  action('member.change role', 'changeMemberRole', 'member', (r) => ({ user_id: r.id, role: 'approver' })),
+  action('member.remove', 'removeMember', 'member', (r) => ({ user_id: r.id })),
+  action('member.withdraw invitation', 'withdrawInvite', 'invitation', (r) => ({ invitation_id: r.id })),
 ] as const satisfies readonly Action[];
 
 type ActionName = (typeof ACTIONS)[number]['name'];
@@ -546,8 +511,14 @@ type Door = 'REST' | 'MCP' | 'dashboard' | 'MCP App';
 const REST_ROUTES: Array<OperationEndpoint & { mount: string }> = API_SURFACE.flatMap(({ mount, endpoints }) =>
   endpoints.filter((e): e is OperationEndpoint => e.kind === 'operation').map((e) => ({ ...e, mount })),
 );
-const restRouteOf = (operation: Operation) => REST_ROUTES.find((route) => route.operation === operation);
-const toolOf = (operation: Operation) => TOOLS.find((tool) => tool.operation === operation);
+const restRouteOf = (name: string) => REST_ROUTES.find((route) => route.operation.name === name);
+const toolOf = (name: string) => TOOLS.find((tool) => tool.operation.name === name);
+/** A core operation by name, as the route table serves it: the rows below are made through it. */
+const servedOperation = (name: string): Operation<any, any> => {
+  const route = restRouteOf(name);
+  if (!route) throw new Error(`No REST route serves ${name}.`);
+  return route.operation;
+};
 
 function doorsOf(act: Action): Door[] {
   const doors: Door[] = [];
@@ -612,7 +583,9 @@ beforeAll(async () => {
   });
   server = await startTestServer(runtime);
   ws = makeWorkspace(runtime);
-  runOperation(updateAccount, contextFor(runtime, ws.workspace, 'rest'), { approver_must_differ: true });
+  runOperation(servedOperation('updateAccount'), contextFor(runtime, ws.workspace, 'rest'), {
+    approver_must_differ: true,
+  });
   const bed = { runtime, server, ws, mediaDir } as RestTestbed;
   const stranger = async (bearer?: string) => {
     const browser = new Browser(bed);
@@ -655,7 +628,7 @@ async function makeRow(kind: RowKind, as: PrincipalName): Promise<Row> {
   const author = as === 'author under approver_must_differ' ? who[as].principal : undefined;
   const authored = author ? contextFor(runtime, ws.workspace, 'rest', author) : keyCtx();
   const item = (input: Record<string, unknown>) =>
-    runOperation(createContent, authored, {
+    runOperation(servedOperation('createContent'), authored, {
       caption: 'A caption worth posting',
       target_platforms: ['twitter'],
       ...input,
@@ -674,7 +647,7 @@ async function makeRow(kind: RowKind, as: PrincipalName): Promise<Row> {
       // Each on a day of its own in March, so a calendar month shows it among few others.
       const at = new Date(Date.UTC(2026, 2, 12 + (scheduledDay++ % 15), 9, 30));
       const approved = runOperation(
-        updateContent,
+        servedOperation('updateContent'),
         keyCtx(),
         kind === 'approved item'
           ? { id: created.id, status: 'approved' }
@@ -690,14 +663,14 @@ async function makeRow(kind: RowKind, as: PrincipalName): Promise<Row> {
       return { kind, id: makeCampaign(runtime, ws.workspace).id };
     case 'paused campaign': {
       const made = makeCampaign(runtime, ws.workspace);
-      runOperation(updateCampaign, keyCtx(), { id: made.id, status: 'paused' });
+      runOperation(servedOperation('updateCampaign'), keyCtx(), { id: made.id, status: 'paused' });
       return { kind, id: made.id };
     }
     case 'enabled webhook':
       return { kind, id: (await makeWebhook(runtime, ws.workspace, { url: HOOK_URL })).id };
     case 'disabled webhook': {
       const hook = await makeWebhook(runtime, ws.workspace, { url: HOOK_URL });
-      runOperation(updateWebhook, keyCtx(), { id: hook.id, is_enabled: false });
+      runOperation(servedOperation('updateWebhook'), keyCtx(), { id: hook.id, is_enabled: false });
       return { kind, id: hook.id };
     }
     case 'failed delivery': {
@@ -912,8 +885,8 @@ async function runCase(act: Action, door: Door, as: PrincipalName): Promise<Door
 
 /** A workspace holds at most 20 webhooks: each case's go once it has run. */
 function removeWebhooks(): void {
-  for (const hook of runOperation(listWebhooks, keyCtx(), {}).data)
-    runOperation(deleteWebhook, keyCtx(), { id: hook.id });
+  for (const hook of runOperation(servedOperation('listWebhooks'), keyCtx(), {}).data)
+    runOperation(servedOperation('deleteWebhook'), keyCtx(), { id: hook.id });
 }
 
 /**
@@ -934,7 +907,7 @@ describe('the door × role test', () => {
   const results = new Map<string, DoorResult>();
   const key = (act: Action, door: Door, as: PrincipalName) => `${act.name}|${door}|${as}`;
 
-  describe.each(ACTIONS.map((act) => ({ act, name: act.name, operation: act.operation.name })))(
+  describe.each(ACTIONS.map((act) => ({ act, name: act.name, operation: act.operation })))(
     '$name ($operation)',
     ({ act }) => {
       describe.each(doorsOf(act))('through %s', (door) => {
@@ -946,7 +919,7 @@ describe('the door × role test', () => {
           if (SHOWING_DOORS.includes(door)) {
             expect(
               result.shown,
-              `${act.name} (${act.operation.name}) through ${door} as ${as}, row ${act.row}: ` +
+              `${act.name} (${act.operation}) through ${door} as ${as}, row ${act.row}: ` +
                 `${describeOutcome(result)}; a door shows an action exactly when it accepts it`,
             ).toBe(result.accepted);
           }
@@ -962,7 +935,7 @@ describe('the door × role test', () => {
           const accepted = new Set(answered.map(([, r]) => r!.accepted));
           expect(
             accepted.size,
-            `${act.name} (${act.operation.name}) as ${as}, row ${act.row}: the doors disagree: ` +
+            `${act.name} (${act.operation}) as ${as}, row ${act.row}: the doors disagree: ` +
               answered.map(([door, r]) => `${door} ${describeOutcome(r!)}`).join('; '),
           ).toBe(1);
         });
@@ -973,16 +946,16 @@ describe('the door × role test', () => {
 
 describe('the door × role test covers every door', () => {
   it('every operation a REST route serves has an action here', () => {
-    const covered = new Set<Operation>(ACTIONS.map((act) => act.operation));
-    const missing = REST_ROUTES.filter((route) => !covered.has(route.operation)).map(
+    const covered = new Set<string>(ACTIONS.map((act) => act.operation));
+    const missing = REST_ROUTES.filter((route) => !covered.has(route.operation.name)).map(
       (route) => `${route.method.toUpperCase()} ${route.mount}${route.path} (${route.operation.name})`,
     );
     expect(missing).toEqual([]);
   });
 
   it('every MCP tool has an action here', () => {
-    const covered = new Set<Operation>(ACTIONS.map((act) => act.operation));
-    expect(TOOLS.filter((tool) => !covered.has(tool.operation)).map((tool) => tool.name)).toEqual([]);
+    const covered = new Set<string>(ACTIONS.map((act) => act.operation));
+    expect(TOOLS.filter((tool) => !covered.has(tool.operation.name)).map((tool) => tool.name)).toEqual([]);
   });
 
   it('every form the dashboard renders for an admin is in DASHBOARD_FORMS, or said to run no operation', async () => {
