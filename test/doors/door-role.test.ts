@@ -583,6 +583,8 @@ beforeAll(async () => {
   });
   server = await startTestServer(runtime);
   ws = makeWorkspace(runtime);
+  // The workspace requires the approver to differ from the author. Only the author's rows are written
+  // by a person (makeRow); everyone else's are the key's, which the rule does not cover.
   runOperation(servedOperation('updateAccount'), contextFor(runtime, ws.workspace, 'rest'), {
     approver_must_differ: true,
   });
