@@ -32,11 +32,9 @@ export const contentListFilterFields = {
     // An empty search (a form's empty box) searches nothing: the same list as without it.
     .transform((text) => (text === '' ? undefined : text))
     .optional()
-    .describe(
-      `Only items whose caption contains this text, ignoring case (any script); % and _ are literal. Up to ${MAX_CAPTION_SEARCH} characters.`,
-    ),
+    .describe('Only items whose caption has this text, in any case.'),
   campaign_id: z.string().max(100).optional().describe('Only items of this campaign.'),
-  platform: z.string().max(32).optional().describe('Only items that target this platform id.'),
+  platform: z.string().max(32).optional().describe('Only items for this platform.'),
   scheduled_from: dateTimeInput.optional().describe('Only items scheduled at or after this time.'),
   scheduled_to: dateTimeInput.optional().describe('Only items scheduled before this time.'),
   failed_since: dateTimeInput
