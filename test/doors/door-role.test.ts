@@ -26,8 +26,8 @@ import { makePerson } from '../helpers/people.ts';
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
 
 /*
- * The door × role test. Every action (an operation with one meaning of its input: "approve" is
- * updateContent with status approved) runs through every door that offers it, as every principal,
+ * The door × role test. Every action (an operation with one meaning of its input: "approve only" is
+ * approveContent with then none) runs through every door that offers it, as every principal,
  * each time on a fresh row of the state the action is meant for. A door that shows actions (the
  * dashboard's pages, the MCP App's views) must show an action exactly when the door accepts it; and
  * every door that offers an action must accept and refuse the same principals.
@@ -35,7 +35,9 @@ import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
  * REST routes come from the route table (API_SURFACE), MCP tools from TOOLS: an operation gains its
  * doors there, and the coverage checks below fail until every served operation has an action here.
  * The dashboard's forms and the MCP App's buttons have no registry: DASHBOARD_FORMS and MCP_APP_ACTIONS
- * map them by hand, and the dashboard's coverage check reads every <form action> the pages render.
+ * map them by hand; the dashboard's coverage check reads every <form action> the pages render, and the
+ * MCP App's checks that every view-only tool (APP_TOOLS) is called for the operation it serves. Both
+ * showing doors judge "shown" from what the policy put on the page or in `allowed_actions`.
  */
 
 // ---------------------------------------------------------------------------------------------------
