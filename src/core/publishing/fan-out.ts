@@ -80,8 +80,8 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
       if (lookup.account.mode === 'live') openCheckpoint(db, attemptId, now);
       calls.push({ attemptId, connector, post, target: targetOf(lookup.account, attemptId) });
     }
-    if (calls.length === 0) return { calls, finished: finishRun(db, item, claim.runId, now) };
-    return { calls, finished: null };
+    if (calls.length === 0) return { item, calls, finished: finishRun(db, item, claim.runId, now) };
+    return { item, calls, finished: null };
   });
   if (!prepared) return 'lease_lost';
   if (prepared.finished) return reportRun(runtime, prepared.finished);
@@ -116,9 +116,11 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
   return reportRun(
     runtime,
     await inCommit(db, () => {
-      const item = heldItem(db, claim);
-      if (!item) return 'lease_lost' as const;
-      return finishRun(db, item, claim.runId, clock.now());
+      // The row as read at the start, not read again: while the lease holds, an item mid-publish
+      // refuses every change (content/state.ts). A campaign deleted meanwhile clears its
+      // campaign_id, which the finish only uses to look for that campaign, which is gone then.
+      if (!holdsLease(db, claim)) return 'lease_lost' as const;
+      return finishRun(db, prepared.item, claim.runId, clock.now());
     }),
   );
 }
