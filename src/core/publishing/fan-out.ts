@@ -2,13 +2,21 @@ import { sql } from 'drizzle-orm';
 import { preparedStatements, savepoint, type Db } from '../../../db/client.ts';
 import { content, workspaces } from '../../../db/schema/index.ts';
 import { inNextCommit } from '../batch.ts';
-import type { ContentRow } from '../content/serialize.ts';
 import type { Runtime } from '../context.ts';
 import { platformAccountsOf, type AccountOfLookup } from '../social-accounts/operations.ts';
 import { HELD_UNDER_LEASE, type Claim } from './claim.ts';
 import type { Connectors, PlatformConnector, PlatformPost, PublishOutcome, PublishTarget } from './connector.ts';
 import { checkPlatform, refusalOf } from './readiness.ts';
-import { attemptsOf, finishRun, recordAttempt, settleAttempt, UNKNOWN_OUTCOME, type AttemptRow } from './finish.ts';
+import {
+  attemptsOf,
+  finishRun,
+  recordAttempt,
+  RUN_ITEM_COLUMNS,
+  settleAttempt,
+  UNKNOWN_OUTCOME,
+  type AttemptRow,
+  type RunItem,
+} from './finish.ts';
 import { closeCheckpoint, hasCheckpoint, openCheckpoint } from './live-connector.ts';
 import { composePost, type PostDefaults } from './post.ts';
 
@@ -206,7 +214,7 @@ async function callPlatform(call: PlatformCall, timeoutMs: number | null): Promi
 }
 
 /** The item, if this claim still holds its lease. */
-function heldItem(db: Db, claim: Claim): ContentRow | undefined {
+function heldItem(db: Db, claim: Claim): RunItem | undefined {
   return statements(db).held.get({ id: claim.contentId, leaseToken: claim.leaseToken });
 }
 
@@ -216,7 +224,7 @@ function holdsLease(db: Db, claim: Claim): boolean {
 
 const statements = preparedStatements((db) => ({
   holds: db.select({ id: content.id }).from(content).where(HELD_UNDER_LEASE).prepare(),
-  held: db.select().from(content).where(HELD_UNDER_LEASE).prepare(),
+  held: db.select(RUN_ITEM_COLUMNS).from(content).where(HELD_UNDER_LEASE).prepare(),
   defaultLanguage: db
     .select({ defaultLanguage: workspaces.defaultLanguage })
     .from(workspaces)
