@@ -69,8 +69,9 @@ function ruleViolations(platform: Platform, post: PlatformPost): PostProblem[] {
  */
 export function sandboxConnector(runtime: Runtime, platform: Platform): PlatformConnector {
   // The run judges each post before recording its attempt (readiness.ts), then hands the same object
-  // to publish, which judges it again as the real platform would. Counting X's weighted length twice
-  // was a tenth of the run's CPU: the second judgement of an unchanged post is the first one's answer.
+  // to publish, which judges it again as the real platform would. Judging it twice (X's weighted length
+  // counted both times) cost about 8% of the run's CPU: the second judgement of an unchanged post is
+  // the first one's answer.
   // What the rules read (type, text, media) is kept beside it, so a post changed since is judged anew.
   const judged = new WeakMap<PlatformPost, { judgedAs: string; problems: PostProblem[] }>();
   const validate = (post: PlatformPost): PostProblem[] => {
