@@ -45,4 +45,4 @@ export function toContentResource(row: ContentRow): ContentResource {
 }
 
 /** The stub several events carry instead of the full item. */
-export const contentStub = (row: ContentRow) => ({ id: row.id, object: 'content' as const });
+export const contentStub = (row: Pick<ContentRow, 'id'>) => ({ id: row.id, object: 'content' as const });

@@ -2,13 +2,21 @@ import { sql } from 'drizzle-orm';
 import { preparedStatements, savepoint, type Db } from '../../../db/client.ts';
 import { content, workspaces } from '../../../db/schema/index.ts';
 import { inNextCommit } from '../batch.ts';
-import type { ContentRow } from '../content/serialize.ts';
 import type { Runtime } from '../context.ts';
 import { platformAccountsOf, type AccountOfLookup } from '../social-accounts/operations.ts';
 import { HELD_UNDER_LEASE, type Claim } from './claim.ts';
 import type { Connectors, PlatformConnector, PlatformPost, PublishOutcome, PublishTarget } from './connector.ts';
 import { checkPlatform, refusalOf } from './readiness.ts';
-import { attemptsOf, finishRun, recordAttempt, settleAttempt, UNKNOWN_OUTCOME, type AttemptRow } from './finish.ts';
+import {
+  attemptsOf,
+  finishRun,
+  recordAttempt,
+  RUN_ITEM_COLUMNS,
+  settleAttempt,
+  UNKNOWN_OUTCOME,
+  type AttemptRow,
+  type RunItem,
+} from './finish.ts';
 import { closeCheckpoint, hasCheckpoint, openCheckpoint } from './live-connector.ts';
 import { composePost, type PostDefaults } from './post.ts';
 
@@ -80,8 +88,8 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
       if (lookup.account.mode === 'live') openCheckpoint(db, attemptId, now);
       calls.push({ attemptId, connector, post, target: targetOf(lookup.account, attemptId) });
     }
-    if (calls.length === 0) return { calls, finished: finishRun(db, item, claim.runId, now) };
-    return { calls, finished: null };
+    if (calls.length === 0) return { item, calls, finished: finishRun(db, item, claim.runId, now) };
+    return { item, calls, finished: null };
   });
   if (!prepared) return 'lease_lost';
   if (prepared.finished) return reportRun(runtime, prepared.finished);
@@ -116,9 +124,11 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
   return reportRun(
     runtime,
     await inCommit(db, () => {
-      const item = heldItem(db, claim);
-      if (!item) return 'lease_lost' as const;
-      return finishRun(db, item, claim.runId, clock.now());
+      // The row as read at the start, not read again: while the lease holds, an item mid-publish
+      // refuses every change (content/state.ts). A campaign deleted meanwhile clears its
+      // campaign_id, which the finish only uses to look for that campaign, which is gone then.
+      if (!holdsLease(db, claim)) return 'lease_lost' as const;
+      return finishRun(db, prepared.item, claim.runId, clock.now());
     }),
   );
 }
@@ -204,7 +214,7 @@ async function callPlatform(call: PlatformCall, timeoutMs: number | null): Promi
 }
 
 /** The item, if this claim still holds its lease. */
-function heldItem(db: Db, claim: Claim): ContentRow | undefined {
+function heldItem(db: Db, claim: Claim): RunItem | undefined {
   return statements(db).held.get({ id: claim.contentId, leaseToken: claim.leaseToken });
 }
 
@@ -214,7 +224,7 @@ function holdsLease(db: Db, claim: Claim): boolean {
 
 const statements = preparedStatements((db) => ({
   holds: db.select({ id: content.id }).from(content).where(HELD_UNDER_LEASE).prepare(),
-  held: db.select().from(content).where(HELD_UNDER_LEASE).prepare(),
+  held: db.select(RUN_ITEM_COLUMNS).from(content).where(HELD_UNDER_LEASE).prepare(),
   defaultLanguage: db
     .select({ defaultLanguage: workspaces.defaultLanguage })
     .from(workspaces)

@@ -20,6 +20,28 @@ export const UNKNOWN_OUTCOME = 'outcome unknown: check the platform before publi
 
 export type AttemptRow = typeof publishAttempts.$inferSelect;
 
+/**
+ * The columns of an item the run reads, once per run: what its posts are composed from (post.ts) and
+ * what the finish records. Not the whole row: the rest (earlier publish results among them) would be
+ * parsed for nothing on every item.
+ */
+export const RUN_ITEM_COLUMNS = {
+  id: content.id,
+  workspaceId: content.workspaceId,
+  status: content.status,
+  targetPlatforms: content.targetPlatforms,
+  publishedAt: content.publishedAt,
+  campaignId: content.campaignId,
+  caption: content.caption,
+  hashtags: content.hashtags,
+  mediaUrls: content.mediaUrls,
+  contentType: content.contentType,
+  platformSpecific: content.platformSpecific,
+  mediaAltText: content.mediaAltText,
+};
+
+export type RunItem = Pick<ContentRow, keyof typeof RUN_ITEM_COLUMNS>;
+
 export interface NewAttempt {
   runId: string;
   workspaceId: string;
@@ -99,7 +121,7 @@ export function attemptsOf(db: Db, runId: string): AttemptRow[] {
  * `platform_post_id`). Either way `publish_results` holds each platform's outcome and the lease is
  * released. The caller holds the lease (or the item is still queued) inside the transaction.
  */
-export function finishRun(db: Db, item: ContentRow, runId: string, now: Date): 'published' | 'failed' {
+export function finishRun(db: Db, item: RunItem, runId: string, now: Date): 'published' | 'failed' {
   const order = new Map(item.targetPlatforms.map((platform, index) => [platform, index]));
   const attempts = attemptsOf(db, runId).sort((a, b) => (order.get(a.platform) ?? 0) - (order.get(b.platform) ?? 0));
   const results: PublishResult[] = attempts.map((a) => ({
@@ -163,7 +185,7 @@ export function finishRun(db: Db, item: ContentRow, runId: string, now: Date): '
  * without calling any platform: a run of its own, one rejected attempt per platform, finished.
  */
 export function rejectEveryPlatform(db: Db, contentId: string, reason: string, now: Date): void {
-  const item = db.select().from(content).where(eq(content.id, contentId)).get();
+  const item = statements(db).runItem.get({ id: contentId });
   if (!item) return;
   const runId = newId();
   startRun(db, { id: runId, workspaceId: item.workspaceId, contentId, at: now });
@@ -183,6 +205,11 @@ export function rejectEveryPlatform(db: Db, contentId: string, reason: string, n
 }
 
 const statements = preparedStatements((db) => ({
+  runItem: db
+    .select(RUN_ITEM_COLUMNS)
+    .from(content)
+    .where(sql`${content.id} = ${sql.placeholder('id')}`)
+    .prepare(),
   insertAttempt: db
     .insert(publishAttempts)
     .values({

@@ -68,7 +68,20 @@ function ruleViolations(platform: Platform, post: PlatformPost): PostProblem[] {
  * what it accepted in `sandbox_posts`, so tests can count what a platform really received.
  */
 export function sandboxConnector(runtime: Runtime, platform: Platform): PlatformConnector {
-  const validate = (post: PlatformPost): PostProblem[] => ruleViolations(platform, post);
+  // The run judges each post before recording its attempt (readiness.ts), then hands the same object
+  // to publish, which judges it again as the real platform would. Judging it twice (X's weighted length
+  // counted both times) cost about 8% of the run's CPU: the second judgement of an unchanged post is
+  // the first one's answer.
+  // What the rules read (type, text, media) is kept beside it, so a post changed since is judged anew.
+  const judged = new WeakMap<PlatformPost, { judgedAs: string; problems: PostProblem[] }>();
+  const validate = (post: PlatformPost): PostProblem[] => {
+    const judgedAs = `${post.contentType}\n${post.mediaUrls.join('\n')}\n\n${post.text}`;
+    const earlier = judged.get(post);
+    if (earlier && earlier.judgedAs === judgedAs) return [...earlier.problems];
+    const problems = ruleViolations(platform, post);
+    judged.set(post, { judgedAs, problems });
+    return [...problems];
+  };
 
   const publish = async (post: PlatformPost, target: PublishTarget): Promise<PublishOutcome> => {
     const delayMs = runtime.config.publishing.sandboxDelayMs[platform] ?? 0;
