@@ -93,6 +93,14 @@ const SCOPES: Record<string, (typeof OAUTH_SCOPES)[number]> = {
   updateWebhook: 'write',
   withdrawInvite: 'write',
   workspaceAtAGlance: 'read',
+  // The content intents write through updateContent or publishContent; the policy asks publish of
+  // the ones that queue a post (approve and schedule or publish now, schedule, publish now).
+  approveContent: 'write',
+  moveContent: 'write',
+  publishContentNow: 'write',
+  rejectContent: 'write',
+  reviewContentMany: 'write',
+  scheduleContent: 'write',
 };
 
 describe('every operation declares the OAuth scope it needs', () => {
