@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/core/errors.ts';
-import { actionErrorTitle, PAGE_STATUS, pageStatus } from '../../src/web/errors.ts';
+import { actionErrorTitle, pageStatus } from '../../src/web/errors.ts';
 
 /**
- * The dashboard's own error translator. Its table is a Record<ErrorCode, number>, so a code added
- * in the core without a page status fails the typecheck; this checks the values.
+ * The dashboard's own error translator, on the statuses every HTTP door shares (src/http): this
+ * checks the values a page answers with.
  */
 describe('dashboard error pages', () => {
-  it('gives every error code a client or server error status, and no other key', () => {
-    expect(Object.keys(PAGE_STATUS).sort()).toEqual([...ERROR_CODES].sort());
+  it('gives every error code a client or server error status', () => {
     for (const code of ERROR_CODES) {
       expect(pageStatus(code), code).toBeGreaterThanOrEqual(400);
       expect(pageStatus(code), code).toBeLessThan(600);
