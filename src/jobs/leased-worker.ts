@@ -118,6 +118,9 @@ export function startLeasedWorker<Claim, Outcome>(runtime: Runtime, job: LeasedJ
     if (stopped) return;
     const free = job.capacity - inHand.size;
     passRunning = true;
+    // The timer is armed from before the claim: an item that comes due while the claim waits for its
+    // commit was not claimable when the claim looked, and must not fall outside "due after now" either.
+    const lookedAt = runtime.clock.now();
     try {
       const claims = await claimItems(runtime, job, free, inHand.values());
       for (const claim of claims) {
@@ -127,7 +130,7 @@ export function startLeasedWorker<Claim, Outcome>(runtime: Runtime, job: LeasedJ
         });
         inHand.set(work, claim);
       }
-      armTimer();
+      armTimer(lookedAt);
     } catch (error) {
       runtime.log.error({ err: error, job: job.name }, `${job.name}: pass failed`);
     } finally {
@@ -139,12 +142,12 @@ export function startLeasedWorker<Claim, Outcome>(runtime: Runtime, job: LeasedJ
     }
   };
 
-  const armTimer = () => {
+  const armTimer = (lookedAt: Date) => {
     clearTimeout(timer);
-    const now = runtime.clock.now().getTime();
-    const next = job.nextDueAfter(new Date(now));
+    const next = job.nextDueAfter(lookedAt);
     if (next === null) return;
-    timer = setTimeout(schedulePass, Math.min(next - now, MAX_TIMER_MS));
+    const wait = next - runtime.clock.now().getTime();
+    timer = setTimeout(schedulePass, Math.max(0, Math.min(wait, MAX_TIMER_MS)));
     timer.unref();
   };
 
