@@ -1,0 +1,56 @@
+import { getTableColumns, is, Param, sql, type SQL } from 'drizzle-orm';
+import { SQLiteAsyncDialect, type SQLiteInsertConfig } from 'drizzle-orm/sqlite-core';
+import type { QueryConfig, QueryResult } from 'pg';
+import type { Executor } from './session.ts';
+
+/** What can run a query: a pool, or the client a unit of work holds. */
+export interface Queryable {
+  query(config: QueryConfig): Promise<QueryResult>;
+}
+
+/**
+ * The builder's SQL, rendered for PostgreSQL. For the statements core builds, drizzle's SQLite and
+ * PostgreSQL renderings differ in three ways, made alike here: parameters are numbered (`$1`, not
+ * `?`); a value an insert leaves out is `default` (SQLite can only say `null`, which it also reads as
+ * "assign" for a rowid key and PostgreSQL reads as NULL); and a conflict target names bare columns.
+ */
+export class PostgresDialect extends SQLiteAsyncDialect {
+  override escapeParam(num: number): string {
+    return `$${num + 1}`;
+  }
+
+  override buildInsertQuery(config: SQLiteInsertConfig): SQL {
+    if (!Array.isArray(config.values)) return super.buildInsertQuery(config);
+    // Columns drizzle fills itself (a default, a default function, an update function) keep that.
+    const bare = Object.entries(getTableColumns(config.table)).filter(
+      ([, column]) => !column.hasDefault && column.onUpdateFn === undefined,
+    );
+    const values = config.values.map((row) => {
+      const filled = { ...row };
+      for (const [key] of bare) {
+        const value = row[key];
+        if (value === undefined || (is(value, Param) && value.value === undefined)) filled[key] = sql`default`;
+      }
+      return filled;
+    });
+    return super.buildInsertQuery({ ...config, values });
+  }
+}
+
+/** `on conflict ("t"."a", "t"."b")` as PostgreSQL takes it: `on conflict ("a", "b")`. */
+export const bareConflictTarget = (text: string): string =>
+  text.replace(
+    / on conflict \(([^)]*)\)/g,
+    (_, columns: string) => ` on conflict (${columns.replace(/"[^"]*"\./g, '')})`,
+  );
+
+/** Runs built statements on PostgreSQL through whatever `target()` answers (a unit's client, or the pool). */
+export function postgresExecutor(target: () => Queryable): Executor {
+  const query = (text: string, values: unknown[], arrayMode: boolean) =>
+    target().query({ text: bareConflictTarget(text), values, ...(arrayMode ? { rowMode: 'array' } : {}) });
+  return {
+    run: async (text, params) => ({ changes: (await query(text, params, false)).rowCount ?? 0 }),
+    all: async (text, params, arrayMode) => (await query(text, params, arrayMode)).rows,
+    get: async (text, params, arrayMode) => (await query(text, params, arrayMode)).rows[0],
+  };
+}
