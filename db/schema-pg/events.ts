@@ -1,0 +1,19 @@
+import { bigint, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { workspaces } from './accounts.ts';
+import { epochMs } from './columns.ts';
+
+export const events = pgTable('events', {
+  /**
+   * Order of writing, assigned by the database as SQLite's rowid is. bigint: at a thousand events a
+   * second int4 lasts under a month. Identities commit out of order across transactions, so a reader
+   * of "seq > cursor" needs more than this column on PostgreSQL.
+   */
+  seq: bigint('seq', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+  id: text('id').notNull().unique(),
+  workspaceId: text('workspace_id')
+    .notNull()
+    .references(() => workspaces.id, { onDelete: 'cascade' }),
+  type: text('type').notNull(),
+  data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+  createdAt: epochMs('created_at').notNull(),
+});
