@@ -1,4 +1,4 @@
-import { is, type Table } from 'drizzle-orm';
+import { getTableColumns, is, type Table } from 'drizzle-orm';
 import { getTableConfig as getPgTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { getTableConfig as getSqliteTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { describe, expect, expectTypeOf, it } from 'vitest';
@@ -13,6 +13,12 @@ import * as sqlite from '../../db/schema/index.ts';
  */
 
 type Tables<S> = { [K in keyof S as S[K] extends Table ? K : never]: S[K] };
+/** Each table's columns by property, with the SQL name each maps to: a rename on either side changes it. */
+type ColumnNames<S> = {
+  [K in keyof Tables<S>]: Tables<S>[K] extends { _: { columns: infer Columns } }
+    ? { [C in keyof Columns]: Columns[C] extends { _: { name: infer Name } } ? Name : never }
+    : never;
+};
 type Rows<S, Kind extends '$inferSelect' | '$inferInsert'> = {
   [K in keyof Tables<S>]: Tables<S>[K] extends Record<Kind, infer Row> ? Row : never;
 };
@@ -20,6 +26,7 @@ type Rows<S, Kind extends '$inferSelect' | '$inferInsert'> = {
 describe('the row types of the two schemas', () => {
   it('have the same tables, each with the same select and insert rows', () => {
     expectTypeOf<keyof Tables<typeof pg>>().toEqualTypeOf<keyof Tables<typeof sqlite>>();
+    expectTypeOf<ColumnNames<typeof pg>>().toEqualTypeOf<ColumnNames<typeof sqlite>>();
     expectTypeOf<Rows<typeof pg, '$inferSelect'>>().toEqualTypeOf<Rows<typeof sqlite, '$inferSelect'>>();
     expectTypeOf<Rows<typeof pg, '$inferInsert'>>().toEqualTypeOf<Rows<typeof sqlite, '$inferInsert'>>();
   });
@@ -54,16 +61,24 @@ describe('the row types of the two schemas', () => {
     expectTypeOf<typeof pg.contentHistory.$inferInsert>().toEqualTypeOf<typeof sqlite.contentHistory.$inferInsert>();
   });
   it('dataDeletionRequests', () => {
-    expectTypeOf<typeof pg.dataDeletionRequests.$inferSelect>().toEqualTypeOf<typeof sqlite.dataDeletionRequests.$inferSelect>();
-    expectTypeOf<typeof pg.dataDeletionRequests.$inferInsert>().toEqualTypeOf<typeof sqlite.dataDeletionRequests.$inferInsert>();
+    expectTypeOf<typeof pg.dataDeletionRequests.$inferSelect>().toEqualTypeOf<
+      typeof sqlite.dataDeletionRequests.$inferSelect
+    >();
+    expectTypeOf<typeof pg.dataDeletionRequests.$inferInsert>().toEqualTypeOf<
+      typeof sqlite.dataDeletionRequests.$inferInsert
+    >();
   });
   it('events', () => {
     expectTypeOf<typeof pg.events.$inferSelect>().toEqualTypeOf<typeof sqlite.events.$inferSelect>();
     expectTypeOf<typeof pg.events.$inferInsert>().toEqualTypeOf<typeof sqlite.events.$inferInsert>();
   });
   it('handledSignedRequests', () => {
-    expectTypeOf<typeof pg.handledSignedRequests.$inferSelect>().toEqualTypeOf<typeof sqlite.handledSignedRequests.$inferSelect>();
-    expectTypeOf<typeof pg.handledSignedRequests.$inferInsert>().toEqualTypeOf<typeof sqlite.handledSignedRequests.$inferInsert>();
+    expectTypeOf<typeof pg.handledSignedRequests.$inferSelect>().toEqualTypeOf<
+      typeof sqlite.handledSignedRequests.$inferSelect
+    >();
+    expectTypeOf<typeof pg.handledSignedRequests.$inferInsert>().toEqualTypeOf<
+      typeof sqlite.handledSignedRequests.$inferInsert
+    >();
   });
   it('idempotencyKeys', () => {
     expectTypeOf<typeof pg.idempotencyKeys.$inferSelect>().toEqualTypeOf<typeof sqlite.idempotencyKeys.$inferSelect>();
@@ -82,24 +97,40 @@ describe('the row types of the two schemas', () => {
     expectTypeOf<typeof pg.memberships.$inferInsert>().toEqualTypeOf<typeof sqlite.memberships.$inferInsert>();
   });
   it('oauthAuthorizationCodes', () => {
-    expectTypeOf<typeof pg.oauthAuthorizationCodes.$inferSelect>().toEqualTypeOf<typeof sqlite.oauthAuthorizationCodes.$inferSelect>();
-    expectTypeOf<typeof pg.oauthAuthorizationCodes.$inferInsert>().toEqualTypeOf<typeof sqlite.oauthAuthorizationCodes.$inferInsert>();
+    expectTypeOf<typeof pg.oauthAuthorizationCodes.$inferSelect>().toEqualTypeOf<
+      typeof sqlite.oauthAuthorizationCodes.$inferSelect
+    >();
+    expectTypeOf<typeof pg.oauthAuthorizationCodes.$inferInsert>().toEqualTypeOf<
+      typeof sqlite.oauthAuthorizationCodes.$inferInsert
+    >();
   });
   it('oauthClients', () => {
     expectTypeOf<typeof pg.oauthClients.$inferSelect>().toEqualTypeOf<typeof sqlite.oauthClients.$inferSelect>();
     expectTypeOf<typeof pg.oauthClients.$inferInsert>().toEqualTypeOf<typeof sqlite.oauthClients.$inferInsert>();
   });
   it('oauthConnectStates', () => {
-    expectTypeOf<typeof pg.oauthConnectStates.$inferSelect>().toEqualTypeOf<typeof sqlite.oauthConnectStates.$inferSelect>();
-    expectTypeOf<typeof pg.oauthConnectStates.$inferInsert>().toEqualTypeOf<typeof sqlite.oauthConnectStates.$inferInsert>();
+    expectTypeOf<typeof pg.oauthConnectStates.$inferSelect>().toEqualTypeOf<
+      typeof sqlite.oauthConnectStates.$inferSelect
+    >();
+    expectTypeOf<typeof pg.oauthConnectStates.$inferInsert>().toEqualTypeOf<
+      typeof sqlite.oauthConnectStates.$inferInsert
+    >();
   });
   it('oauthConsentFailures', () => {
-    expectTypeOf<typeof pg.oauthConsentFailures.$inferSelect>().toEqualTypeOf<typeof sqlite.oauthConsentFailures.$inferSelect>();
-    expectTypeOf<typeof pg.oauthConsentFailures.$inferInsert>().toEqualTypeOf<typeof sqlite.oauthConsentFailures.$inferInsert>();
+    expectTypeOf<typeof pg.oauthConsentFailures.$inferSelect>().toEqualTypeOf<
+      typeof sqlite.oauthConsentFailures.$inferSelect
+    >();
+    expectTypeOf<typeof pg.oauthConsentFailures.$inferInsert>().toEqualTypeOf<
+      typeof sqlite.oauthConsentFailures.$inferInsert
+    >();
   });
   it('oauthMetadataFetches', () => {
-    expectTypeOf<typeof pg.oauthMetadataFetches.$inferSelect>().toEqualTypeOf<typeof sqlite.oauthMetadataFetches.$inferSelect>();
-    expectTypeOf<typeof pg.oauthMetadataFetches.$inferInsert>().toEqualTypeOf<typeof sqlite.oauthMetadataFetches.$inferInsert>();
+    expectTypeOf<typeof pg.oauthMetadataFetches.$inferSelect>().toEqualTypeOf<
+      typeof sqlite.oauthMetadataFetches.$inferSelect
+    >();
+    expectTypeOf<typeof pg.oauthMetadataFetches.$inferInsert>().toEqualTypeOf<
+      typeof sqlite.oauthMetadataFetches.$inferInsert
+    >();
   });
   it('oauthTokens', () => {
     expectTypeOf<typeof pg.oauthTokens.$inferSelect>().toEqualTypeOf<typeof sqlite.oauthTokens.$inferSelect>();
@@ -118,16 +149,24 @@ describe('the row types of the two schemas', () => {
     expectTypeOf<typeof pg.publishAttempts.$inferInsert>().toEqualTypeOf<typeof sqlite.publishAttempts.$inferInsert>();
   });
   it('publishCheckpoints', () => {
-    expectTypeOf<typeof pg.publishCheckpoints.$inferSelect>().toEqualTypeOf<typeof sqlite.publishCheckpoints.$inferSelect>();
-    expectTypeOf<typeof pg.publishCheckpoints.$inferInsert>().toEqualTypeOf<typeof sqlite.publishCheckpoints.$inferInsert>();
+    expectTypeOf<typeof pg.publishCheckpoints.$inferSelect>().toEqualTypeOf<
+      typeof sqlite.publishCheckpoints.$inferSelect
+    >();
+    expectTypeOf<typeof pg.publishCheckpoints.$inferInsert>().toEqualTypeOf<
+      typeof sqlite.publishCheckpoints.$inferInsert
+    >();
   });
   it('publishRuns', () => {
     expectTypeOf<typeof pg.publishRuns.$inferSelect>().toEqualTypeOf<typeof sqlite.publishRuns.$inferSelect>();
     expectTypeOf<typeof pg.publishRuns.$inferInsert>().toEqualTypeOf<typeof sqlite.publishRuns.$inferInsert>();
   });
   it('rateLimitWindows', () => {
-    expectTypeOf<typeof pg.rateLimitWindows.$inferSelect>().toEqualTypeOf<typeof sqlite.rateLimitWindows.$inferSelect>();
-    expectTypeOf<typeof pg.rateLimitWindows.$inferInsert>().toEqualTypeOf<typeof sqlite.rateLimitWindows.$inferInsert>();
+    expectTypeOf<typeof pg.rateLimitWindows.$inferSelect>().toEqualTypeOf<
+      typeof sqlite.rateLimitWindows.$inferSelect
+    >();
+    expectTypeOf<typeof pg.rateLimitWindows.$inferInsert>().toEqualTypeOf<
+      typeof sqlite.rateLimitWindows.$inferInsert
+    >();
   });
   it('sandboxPosts', () => {
     expectTypeOf<typeof pg.sandboxPosts.$inferSelect>().toEqualTypeOf<typeof sqlite.sandboxPosts.$inferSelect>();
@@ -158,12 +197,20 @@ describe('the row types of the two schemas', () => {
     expectTypeOf<typeof pg.users.$inferInsert>().toEqualTypeOf<typeof sqlite.users.$inferInsert>();
   });
   it('webhookDeliveries', () => {
-    expectTypeOf<typeof pg.webhookDeliveries.$inferSelect>().toEqualTypeOf<typeof sqlite.webhookDeliveries.$inferSelect>();
-    expectTypeOf<typeof pg.webhookDeliveries.$inferInsert>().toEqualTypeOf<typeof sqlite.webhookDeliveries.$inferInsert>();
+    expectTypeOf<typeof pg.webhookDeliveries.$inferSelect>().toEqualTypeOf<
+      typeof sqlite.webhookDeliveries.$inferSelect
+    >();
+    expectTypeOf<typeof pg.webhookDeliveries.$inferInsert>().toEqualTypeOf<
+      typeof sqlite.webhookDeliveries.$inferInsert
+    >();
   });
   it('webhookEnqueueCursor', () => {
-    expectTypeOf<typeof pg.webhookEnqueueCursor.$inferSelect>().toEqualTypeOf<typeof sqlite.webhookEnqueueCursor.$inferSelect>();
-    expectTypeOf<typeof pg.webhookEnqueueCursor.$inferInsert>().toEqualTypeOf<typeof sqlite.webhookEnqueueCursor.$inferInsert>();
+    expectTypeOf<typeof pg.webhookEnqueueCursor.$inferSelect>().toEqualTypeOf<
+      typeof sqlite.webhookEnqueueCursor.$inferSelect
+    >();
+    expectTypeOf<typeof pg.webhookEnqueueCursor.$inferInsert>().toEqualTypeOf<
+      typeof sqlite.webhookEnqueueCursor.$inferInsert
+    >();
   });
   it('webhookJobs', () => {
     expectTypeOf<typeof pg.webhookJobs.$inferSelect>().toEqualTypeOf<typeof sqlite.webhookJobs.$inferSelect>();
@@ -181,6 +228,8 @@ describe('the row types of the two schemas', () => {
 
 /** What both engines must agree on about a table, in names and meanings rather than SQL types. */
 interface Shape {
+  /** The property each column is read by in the core, by column name. */
+  properties: Record<string, string>;
   columns: Record<string, { kind: string; notNull: boolean; optionalOnInsert: boolean; generated: boolean }>;
   primaryKey: string[];
   indexes: Record<string, { unique: boolean; on: string[]; partial: boolean }>;
@@ -188,7 +237,8 @@ interface Shape {
   foreignKeys: string[];
 }
 
-type AnyColumn = ReturnType<typeof getSqliteTableConfig>['columns'][number] | ReturnType<typeof getPgTableConfig>['columns'][number];
+type AnyColumn =
+  ReturnType<typeof getSqliteTableConfig>['columns'][number] | ReturnType<typeof getPgTableConfig>['columns'][number];
 
 /** The value type a column hands the core: a SQLite timestamp and the PostgreSQL epochMs column both say `date`. */
 function kindOf(column: AnyColumn): string {
@@ -211,10 +261,14 @@ function onNames(columns: readonly unknown[]): string[] {
   return columns.map((c) => (c !== null && typeof c === 'object' && 'name' in c ? String(c.name) : 'expression'));
 }
 
-function shapeOf(config: ReturnType<typeof getSqliteTableConfig> | ReturnType<typeof getPgTableConfig>): Shape {
+function shapeOf(
+  table: Table,
+  config: ReturnType<typeof getSqliteTableConfig> | ReturnType<typeof getPgTableConfig>,
+): Shape {
   const columns = config.columns as AnyColumn[];
   const primary = columns.filter((c) => c.primary).map((c) => c.name);
   return {
+    properties: Object.fromEntries(Object.entries(getTableColumns(table)).map(([key, column]) => [column.name, key])),
     columns: Object.fromEntries(columns.map((c) => [c.name, columnShape(c)])),
     primaryKey: primary.length > 0 ? primary : config.primaryKeys.flatMap((pk) => pk.columns.map((c) => c.name)),
     indexes: Object.fromEntries(
@@ -246,10 +300,10 @@ function shapes(schema: Record<string, unknown>): Record<string, Shape> {
   for (const value of Object.values(schema)) {
     if (is(value, SQLiteTable)) {
       const config = getSqliteTableConfig(value);
-      result[config.name] = shapeOf(config);
+      result[config.name] = shapeOf(value, config);
     } else if (is(value, PgTable)) {
       const config = getPgTableConfig(value);
-      result[config.name] = shapeOf(config);
+      result[config.name] = shapeOf(value, config);
     }
   }
   return result;
