@@ -1,6 +1,6 @@
 import { getTableColumns, is, Param, sql, type SQL } from 'drizzle-orm';
 import { SQLiteAsyncDialect, type SQLiteInsertConfig } from 'drizzle-orm/sqlite-core';
-import type { QueryConfig, QueryResult } from 'pg';
+import pg, { type QueryConfig, type QueryResult } from 'pg';
 import type { Executor } from './session.ts';
 
 /** What can run a query: a pool, or the client a unit of work holds. */
@@ -53,4 +53,30 @@ export function postgresExecutor(target: () => Queryable): Executor {
     all: async (text, params, arrayMode) => (await query(text, params, arrayMode)).rows,
     get: async (text, params, arrayMode) => (await query(text, params, arrayMode)).rows[0],
   };
+}
+
+const INT8 = 20;
+const NUMERIC = 1700;
+const JSON_OID = 114;
+const JSONB = 3802;
+
+/**
+ * How values come back from PostgreSQL, so they decode as SQLite's do: epoch milliseconds and
+ * counts (`bigint`, `numeric`) as numbers, and JSON as its text, which the builder's JSON columns
+ * parse themselves. A number past 2^53 would lose digits, so it is refused instead.
+ */
+export const postgresTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
+    if (oid === INT8 || oid === NUMERIC) return exactNumber;
+    if (oid === JSON_OID || oid === JSONB) return (value) => value;
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+function exactNumber(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) && !(Number.isFinite(value) && text.includes('.'))) {
+    throw new RangeError(`PostgreSQL returned ${text}, which a JavaScript number cannot hold exactly`);
+  }
+  return value;
 }

@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The migrated database test/setup/postgres-template.ts made, which each test database copies. */
+    postgresTemplate: string;
+  }
+}
+
+/** The server the PostgreSQL tests run against (a throwaway cluster: tools/pg/cluster.sh). */
+export function postgresServerUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: the PostgreSQL tests need a server');
+  return url;
+}
+
+/** `url` with its database replaced by `database`. */
+export function databaseUrl(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  /** Ends every connection still open on it and drops it. */
+  drop(): Promise<void>;
+}
+
+/** Runs `work` on a connection to the server's maintenance database. */
+export async function onServer<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: postgresServerUrl() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * A database of its own for one test file: a copy of the migrated template (or, with `empty`, a
+ * database with nothing in it). Copied with `strategy file_copy`: measured here on a loaded machine,
+ * 8 copies interleaved, a median of 0.2 s against 0.28 s for PostgreSQL 15's default, wal_log.
+ */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
+  const name = `test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const template = options.empty ? 'template0' : inject('postgresTemplate');
+  await onServer((client) =>
+    client.query(`create database ${quoted(name)} template ${quoted(template)} strategy file_copy`),
+  );
+  return {
+    name,
+    url: databaseUrl(postgresServerUrl(), name),
+    drop: () => dropDatabase(name),
+  };
+}
+
+export async function dropDatabase(name: string): Promise<void> {
+  await onServer(async (client) => {
+    await client.query(
+      'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+      [name],
+    );
+    await client.query(`drop database if exists ${quoted(name)}`);
+  });
+}
