@@ -7,13 +7,19 @@ import { defineConfig } from 'vitest/config';
  */
 const aloneAtTheEnd = ['test/jobs/webhook-retention.test.ts'];
 
+/** The tests against a PostgreSQL server run only when one is given (its URL, a superuser's). */
+const postgresTests = process.env.TEST_DATABASE_URL ? [] : ['test/postgres/**'];
+
 export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
     projects: [
-      { extends: true, test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: aloneAtTheEnd } },
+      {
+        extends: true,
+        test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: [...aloneAtTheEnd, ...postgresTests] },
+      },
       { extends: true, test: { name: 'alone', include: aloneAtTheEnd, sequence: { groupOrder: 1 } } },
     ],
   },
