@@ -97,7 +97,7 @@ describe('migratePostgres', () => {
 
 /** Every table of db/schema-pg, as drizzle describes it. */
 function schemaTables() {
-  return Object.values(schema)
+  return Object.values(schema as Record<string, unknown>)
     .filter((value): value is PgTable => is(value, PgTable))
     .map((table) => ({ table, config: getTableConfig(table) }));
 }
