@@ -103,7 +103,7 @@ function schemaTables() {
 }
 
 describe('a database after migratePostgres', () => {
-  it('has exactly the tables, columns (types, nullability) and indexes of db/schema-pg', async () => {
+  it('has exactly the tables, columns (types, nullability), indexes and foreign keys of db/schema-pg', async () => {
     database = await createScratchDatabase('migrate_schema');
     const db = await open(database.url);
     await migratePostgres(db);
@@ -143,11 +143,23 @@ describe('a database after migratePostgres', () => {
       .sort();
     expect(indexes.rows.map((r) => r.indexname).sort()).toEqual(expectedIndexes);
 
-    const foreignKeys = await db.$client.query<{ count: string }>(
-      `select count(*) from information_schema.referential_constraints where constraint_schema = 'public'`,
+    const foreignKeys = await db.$client.query<{ name: string; on_delete: string }>(
+      `select c.conname as name, c.confdeltype as on_delete from pg_constraint c
+         join pg_namespace n on n.oid = c.connamespace where n.nspname = 'public' and c.contype = 'f'`,
     );
-    expect(Number(foreignKeys.rows[0]!.count)).toBe(
-      schemaTables().reduce((n, { config }) => n + config.foreignKeys.length, 0),
+    const deleteRules: Record<string, string> = {
+      a: 'no action',
+      r: 'restrict',
+      c: 'cascade',
+      n: 'set null',
+      d: 'set default',
+    };
+    expect(foreignKeys.rows.map((r) => `${r.name} on delete ${deleteRules[r.on_delete]}`).sort()).toEqual(
+      schemaTables()
+        .flatMap(({ config }) =>
+          config.foreignKeys.map((fk) => `${fk.getName()} on delete ${fk.onDelete ?? 'no action'}`),
+        )
+        .sort(),
     );
   }, 30_000);
 
