@@ -16,10 +16,14 @@ export function postgresServerUrl(): string {
   return url;
 }
 
-/** `url` with its database replaced by `database`. */
-export function databaseUrl(url: string, database: string): string {
+/** `url` with another database (and, when given, another user and password). */
+export function databaseUrl(url: string, database: string, credentials?: { user: string; password: string }): string {
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;
+  if (credentials) {
+    parsed.username = encodeURIComponent(credentials.user);
+    parsed.password = encodeURIComponent(credentials.password);
+  }
   return parsed.toString();
 }
 
@@ -32,7 +36,7 @@ export interface TestDatabase {
 
 /** Runs `work` on a connection to the server's maintenance database. */
 export async function onServer<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: postgresServerUrl() });
+  const client = new pg.Client({ connectionString: databaseUrl(postgresServerUrl(), 'postgres') });
   await client.connect();
   try {
     return await work(client);
@@ -61,12 +65,7 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
   };
 }
 
+/** Drops `name`, ending the connections still open on it (`with (force)`, PostgreSQL 13 on). */
 export async function dropDatabase(name: string): Promise<void> {
-  await onServer(async (client) => {
-    await client.query(
-      'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
-      [name],
-    );
-    await client.query(`drop database if exists ${quoted(name)}`);
-  });
+  await onServer((client) => client.query(`drop database if exists ${quoted(name)} with (force)`));
 }

@@ -3,14 +3,14 @@ import { createServer } from 'node:net';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres, PostgresConnectError } from '../../db/postgres.ts';
-import { onServer, serverUrl, withDatabase } from './scratch-database.ts';
+import { databaseUrl, onServer, postgresServerUrl } from '../helpers/postgres.ts';
 
 /** The role the wrong-password case signs in as: the server's pg_hba.conf must ask it for a password. */
 const PASSWORD_ROLE = 'password_probe';
 const rightPassword = `right-${randomBytes(8).toString('hex')}`;
 const wrongPassword = `wrong-${randomBytes(8).toString('hex')}`;
 
-const server = new URL(serverUrl());
+const server = new URL(postgresServerUrl());
 const hostPort = `${server.hostname}:${server.port || '5432'}`;
 
 /** Every message the error exposes: its own, its causes', and what inspecting it prints. */
@@ -65,7 +65,7 @@ describe('openPostgres', () => {
 
   it('opens with the right password (the role and rule the next cases rely on work)', async () => {
     const db = await openPostgres(
-      withDatabase(serverUrl(), 'postgres', { user: PASSWORD_ROLE, password: rightPassword }),
+      databaseUrl(postgresServerUrl(), 'postgres', { user: PASSWORD_ROLE, password: rightPassword }),
     );
     expect((await db.$client.query('select current_user as who')).rows).toEqual([{ who: PASSWORD_ROLE }]);
     await db.$client.end();
@@ -73,7 +73,7 @@ describe('openPostgres', () => {
 
   it('names the server, the database and the reason for a wrong password, and never the password', async () => {
     const error = await openError(
-      withDatabase(serverUrl(), 'postgres', { user: PASSWORD_ROLE, password: wrongPassword }),
+      databaseUrl(postgresServerUrl(), 'postgres', { user: PASSWORD_ROLE, password: wrongPassword }),
     );
     expect(error.message).toBe(
       `Cannot connect to PostgreSQL at ${hostPort}/postgres as ${PASSWORD_ROLE}: password authentication failed`,
@@ -94,7 +94,9 @@ describe('openPostgres', () => {
 
   it('names the server and the database that does not exist, and never the password', async () => {
     const name = `missing_${randomBytes(4).toString('hex')}`;
-    const error = await openError(withDatabase(serverUrl(), name, { user: PASSWORD_ROLE, password: rightPassword }));
+    const error = await openError(
+      databaseUrl(postgresServerUrl(), name, { user: PASSWORD_ROLE, password: rightPassword }),
+    );
     expect(error.message).toBe(
       `Cannot connect to PostgreSQL at ${hostPort}/${name} as ${PASSWORD_ROLE}: the database does not exist`,
     );

@@ -8,11 +8,11 @@ import { SEEDED_PLANS } from '../../db/plans.ts';
 import { migratePostgres, openPostgres, type PgDb } from '../../db/postgres.ts';
 import * as schema from '../../db/schema-pg/index.ts';
 import { ROOT } from '../helpers/subprocess.ts';
-import { createScratchDatabase, type ScratchDatabase } from './scratch-database.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 
 const migrations = readMigrationFiles({ migrationsFolder: join(ROOT, 'db/migrations-pg') });
 
-let database: ScratchDatabase | undefined;
+let database: TestDatabase | undefined;
 const pools: PgDb[] = [];
 afterEach(async () => {
   await Promise.all(pools.splice(0).map((db) => db.$client.end()));
@@ -68,7 +68,7 @@ const expectedRecords = migrations.map((m) => ({ hash: m.hash, created_at: Strin
 
 describe('migratePostgres', () => {
   it('applies each migration once when three processes start on an empty database at the same moment', async () => {
-    database = await createScratchDatabase('migrate_processes');
+    database = await createTestDatabase({ empty: true });
     const children = [0, 1, 2].map(() => startChild(database!.url));
     await Promise.all(children.map((child) => child.ready));
     for (const child of children) child.go();
@@ -84,7 +84,7 @@ describe('migratePostgres', () => {
   }, 60_000);
 
   it('applies each migration once when three pools of one process migrate at once, and again finds nothing to do', async () => {
-    database = await createScratchDatabase('migrate_pools');
+    database = await createTestDatabase({ empty: true });
     const dbs = await Promise.all([0, 1, 2].map(() => open(database!.url)));
     await Promise.all(dbs.map((db) => migratePostgres(db)));
     expect(await recordedMigrations(dbs[0]!)).toEqual(expectedRecords);
@@ -104,7 +104,7 @@ function schemaTables() {
 
 describe('a database after migratePostgres', () => {
   it('has exactly the tables, columns (types, nullability), indexes and foreign keys of db/schema-pg', async () => {
-    database = await createScratchDatabase('migrate_schema');
+    database = await createTestDatabase({ empty: true });
     const db = await open(database.url);
     await migratePostgres(db);
 
@@ -164,7 +164,7 @@ describe('a database after migratePostgres', () => {
   }, 30_000);
 
   it('moves the auth epoch on every write to api_keys, workspaces and plans, as the SQLite triggers do', async () => {
-    database = await createScratchDatabase('migrate_epoch');
+    database = await createTestDatabase({ empty: true });
     const db = await open(database.url);
     await migratePostgres(db);
     const version = async () => (await db.select().from(schema.authEpoch)).map((row) => row.version);

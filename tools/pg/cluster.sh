@@ -49,6 +49,10 @@ case "$command" in
     if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; fi
     as_owner "$bin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
       { cat "$dir/initdb.log" >&2; exit 1; }
+    # Every role signs in without a password but one: the tests of a wrong password need a server
+    # that asks for one (test/postgres/connect-errors.test.ts).
+    { echo "host all password_probe 127.0.0.1/32 scram-sha-256"; cat "$dir/data/pg_hba.conf"; } >"$dir/pg_hba.conf"
+    as_owner cp "$dir/pg_hba.conf" "$dir/data/pg_hba.conf"
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o \
       "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=128MB" \
       start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
