@@ -56,6 +56,12 @@ describe('dashboard calendar, week view', () => {
       expect(page.status, path).toBe(200);
       expect(page.text, path).toContain('<caption>Week of 9 March 2026 (UTC)</caption>');
     }
+    // A year the calendar does not show (none before 2000) is no day of the calendar either: not 1950.
+    const ancient = await browser.open('/app/calendar?view=week&week=0050-01-05');
+    expect(ancient.text).toContain('<caption>Week of 9 March 2026 (UTC)</caption>');
+    const ancientMonth = await browser.open('/app/calendar?month=0050-01');
+    expect(ancientMonth.text).toContain('March 2026');
+    expect(ancientMonth.text).not.toContain('1950');
     const month = await browser.open('/app/calendar?month=2026-03');
     expect(month.text).toContain('<a href="?week=2026-03-10&amp;view=week">Week view</a>');
     expect((await browser.open('/app/calendar?month=2026-05')).text).toContain(

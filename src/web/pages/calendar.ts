@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Runtime } from '../../core/context.ts';
 import { calendarContent } from '../../core/content/review.ts';
+import { SCHEDULE_RANGE } from '../../core/dates.ts';
 import type { ContentRow } from '../../core/content/serialize.ts';
 import { dayKey, fromLocal, localParts, parseLocalInput } from '../../core/time-zones.ts';
 import {
@@ -21,6 +22,12 @@ import type { PageKit } from './kit.ts';
 
 /** Weeks start on Monday, as the calendar always has. */
 const FIRST_WEEKDAY: Weekday = 1;
+/**
+ * The years the calendar shows: those an item can be scheduled in. A month or week asked outside
+ * them shows today's, as one the calendar lacks does (and no year 50 is read as 1950).
+ */
+const onCalendar = (year: number) =>
+  year >= SCHEDULE_RANGE.from.getUTCFullYear() && year <= SCHEDULE_RANGE.to.getUTCFullYear();
 const VIEWS = ['month', 'week', 'list'] as const;
 type View = (typeof VIEWS)[number];
 
@@ -51,14 +58,16 @@ export function calendarPage(runtime: Runtime, kit: PageKit): Router {
     let weeks: Array<Array<DayCell | null>>;
     if (view === 'week') {
       const text = String(req.query.week ?? '');
-      const asked = /^\d{4}-\d{2}-\d{2}$/.test(text) ? parseLocalInput(`${text}T00:00`) : null;
+      const parsed = /^\d{4}-\d{2}-\d{2}$/.test(text) ? parseLocalInput(`${text}T00:00`) : null;
+      const asked = parsed && onCalendar(parsed.year) ? parsed : null;
       const week = weekGrid(asked ?? now, FIRST_WEEKDAY);
       weeks = [week];
       first = week[0]!;
       afterLast = addDays(first, 7);
       month = { year: first.year, month: first.month };
     } else {
-      const asked = /^(\d{4})-(\d{2})$/.exec(String(req.query.month ?? ''));
+      const matched = /^(\d{4})-(\d{2})$/.exec(String(req.query.month ?? ''));
+      const asked = matched && onCalendar(+matched[1]!) ? matched : null;
       month = {
         year: asked ? +asked[1]! : now.year,
         month: asked && +asked[2]! >= 1 && +asked[2]! <= 12 ? +asked[2]! : now.month,
