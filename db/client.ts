@@ -7,6 +7,7 @@ import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SEEDED_PLANS } from './plans.ts';
+import { withFastExecution } from './prepared.ts';
 import * as schema from './schema/index.ts';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -119,7 +120,8 @@ function transactionRunner(db: Db): ReturnType<Database.Database['transaction']>
  * Statements built once per connection. drizzle's query builder costs far more than SQLite itself
  * on the hot paths (measured: ~100 µs to build a three-table join, ~5 µs to run it prepared), so
  * per-request queries are built with `sql.placeholder` and prepared here. They run on the same
- * connection, so inside a transaction they see and join it.
+ * connection, so inside a transaction they see and join it. Each runs without drizzle's per-call
+ * overhead (db/prepared.ts).
  */
 export function preparedStatements<T>(build: (db: Db) => T): (db: Db) => T {
   const cache = new WeakMap<Db, T>();
@@ -127,6 +129,9 @@ export function preparedStatements<T>(build: (db: Db) => T): (db: Db) => T {
     let statements = cache.get(db);
     if (!statements) {
       statements = build(db);
+      if (statements && typeof statements === 'object')
+        for (const [name, statement] of Object.entries(statements))
+          (statements as Record<string, unknown>)[name] = withFastExecution(statement);
       cache.set(db, statements);
     }
     return statements;
