@@ -55,11 +55,12 @@ export type FanOutResult = 'published' | 'failed' | 'lease_lost';
 export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Claim): Promise<FanOutResult> {
   const { db, clock, outcomes } = runtime;
   const prepared = await inCommit(db, () => {
-    const item = heldItem(db, claim);
-    if (!item) return null;
+    const held = heldItem(db, claim);
+    if (!held) return null;
+    const { defaultLanguage, ...item } = held;
     const now = clock.now();
     const accountFor = platformAccountsOf(db, item.workspaceId);
-    const defaults = postDefaultsOf(db, item.workspaceId);
+    const defaults: PostDefaults = { defaultLanguage };
     // A new run has tried nothing yet: only a run taken over has leftovers to read.
     const { tried, resumable } = claim.fresh ? NOTHING_TRIED : settleLeftovers(db, claim, now);
     const calls: PlatformCall[] = [];
@@ -94,22 +95,15 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
   if (!prepared) return 'lease_lost';
   if (prepared.finished) return reportRun(runtime, prepared.finished);
 
-  // Each answer is recorded as soon as it comes (a crash then loses only the calls still out).
+  // Each answer is recorded as soon as it comes (a crash then loses only the calls still out), in the
+  // next group commit; the answers that come in the same turn (a sandbox fan-out's, usually all)
+  // share one lease check and savepoint there instead of one each.
   const timeoutMs = runtime.config.publishing.platformTimeoutSeconds * 1000;
+  const record = answerRecorder(runtime, claim);
   const held = await Promise.all(
     prepared.calls.map(async (call) => {
       const outcome = await callPlatform(call, call.target.account.mode === 'live' ? null : timeoutMs);
-      const recorded = await inCommit(db, () => {
-        if (!holdsLease(db, claim)) return false;
-        const now = clock.now();
-        if (outcome === null) settleAttempt(db, call.attemptId, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
-        else if (outcome.status === 'published') {
-          const { platformPostId, url, notice } = outcome;
-          settleAttempt(db, call.attemptId, { status: 'published', platformPostId, url, notice }, now);
-        } else settleAttempt(db, call.attemptId, { status: outcome.status, error: outcome.error }, now);
-        if (call.target.account.mode === 'live') closeCheckpoint(db, call.attemptId);
-        return true;
-      });
+      const recorded = await record(call, outcome);
       if (recorded)
         outcomes.report({
           kind: 'platform_call',
@@ -131,6 +125,44 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
       return finishRun(db, prepared.item, claim.runId, clock.now());
     }),
   );
+}
+
+/**
+ * Records platform answers under the lease: each joins the next group commit, with every other answer
+ * of this run queued since that commit's work for it was queued. Resolves true once committed, false
+ * when the lease was lost (nothing is written then).
+ */
+function answerRecorder(
+  runtime: Runtime,
+  claim: Claim,
+): (call: PlatformCall, outcome: PublishOutcome | null) => Promise<boolean> {
+  const { db, clock } = runtime;
+  let waiting: { answers: Array<[PlatformCall, PublishOutcome | null]>; recorded: Promise<boolean> } | null = null;
+  return (call, outcome) => {
+    if (!waiting) {
+      const answers: Array<[PlatformCall, PublishOutcome | null]> = [];
+      const recorded = inCommit(db, () => {
+        // An answer that comes after this runs waits for the next commit.
+        waiting = null;
+        if (!holdsLease(db, claim)) return false;
+        const now = clock.now();
+        for (const [call, outcome] of answers) recordAnswer(db, call, outcome, now);
+        return true;
+      });
+      waiting = { answers, recorded };
+    }
+    waiting.answers.push([call, outcome]);
+    return waiting.recorded;
+  };
+}
+
+function recordAnswer(db: Db, call: PlatformCall, outcome: PublishOutcome | null, now: Date): void {
+  if (outcome === null) settleAttempt(db, call.attemptId, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
+  else if (outcome.status === 'published') {
+    const { platformPostId, url, notice } = outcome;
+    settleAttempt(db, call.attemptId, { status: 'published', platformPostId, url, notice }, now);
+  } else settleAttempt(db, call.attemptId, { status: outcome.status, error: outcome.error }, now);
+  if (call.target.account.mode === 'live') closeCheckpoint(db, call.attemptId);
 }
 
 /** Tells the outcome listeners how a run ended, once that is committed. */
@@ -213,8 +245,11 @@ async function callPlatform(call: PlatformCall, timeoutMs: number | null): Promi
   }
 }
 
-/** The item, if this claim still holds its lease. */
-function heldItem(db: Db, claim: Claim): RunItem | undefined {
+/**
+ * The item, if this claim still holds its lease, with what its workspace says for every post (its
+ * default language) read in the same statement.
+ */
+function heldItem(db: Db, claim: Claim): (RunItem & PostDefaults) | undefined {
   return statements(db).held.get({ id: claim.contentId, leaseToken: claim.leaseToken });
 }
 
@@ -224,15 +259,14 @@ function holdsLease(db: Db, claim: Claim): boolean {
 
 const statements = preparedStatements((db) => ({
   holds: db.select({ id: content.id }).from(content).where(HELD_UNDER_LEASE).prepare(),
-  held: db.select(RUN_ITEM_COLUMNS).from(content).where(HELD_UNDER_LEASE).prepare(),
-  defaultLanguage: db
-    .select({ defaultLanguage: workspaces.defaultLanguage })
-    .from(workspaces)
-    .where(sql`${workspaces.id} = ${sql.placeholder('workspaceId')}`)
+  held: db
+    .select({
+      ...RUN_ITEM_COLUMNS,
+      defaultLanguage: sql<
+        string | null
+      >`(select ${workspaces.defaultLanguage} from ${workspaces} where ${workspaces.id} = ${content.workspaceId})`,
+    })
+    .from(content)
+    .where(HELD_UNDER_LEASE)
     .prepare(),
 }));
-
-/** What the item's workspace says for every post (its default language), read with the item. */
-function postDefaultsOf(db: Db, workspaceId: string): PostDefaults {
-  return { defaultLanguage: statements(db).defaultLanguage.get({ workspaceId })?.defaultLanguage ?? null };
-}

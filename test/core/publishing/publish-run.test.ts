@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { content } from '../../../db/schema/index.ts';
+import { content, workspaces } from '../../../db/schema/index.ts';
 import { getWorkspace, setWorkspacePlan } from '../../../src/core/accounts/workspaces.ts';
 import { publishContent } from '../../../src/core/content/operations.ts';
 import { contextFor } from '../../../src/core/context.ts';
@@ -8,6 +8,7 @@ import { RateLimitError } from '../../../src/core/errors.ts';
 import { executeOperation } from '../../../src/core/operation.ts';
 import { consumeRateLimit } from '../../../src/core/rate-limits.ts';
 import { claimDuePublishes, renewLeases } from '../../../src/core/publishing/claim.ts';
+import type { PlatformPost, PublishTarget } from '../../../src/core/publishing/connector.ts';
 import { connectorsFor } from '../../../src/core/publishing/connectors/index.ts';
 import { abandonRun, fanOut } from '../../../src/core/publishing/fan-out.ts';
 import { UNKNOWN_OUTCOME } from '../../../src/core/publishing/finish.ts';
@@ -215,6 +216,34 @@ describe('publishing run', () => {
     const received = Object.fromEntries(sandboxPostsFor(runtime, post.id).map((p) => [p.platform, p]));
     expect(received.twitter).toMatchObject({ text: 'Short for X', mediaUrls: [IMAGE] });
     expect(received.instagram).toMatchObject({ text: `${'y'.repeat(400)}\n\n#gram`, mediaUrls: [IMAGE, IMAGE2] });
+  });
+
+  it("sends every post in its workspace's default language, and none where the workspace sets none", async () => {
+    const other = makeWorkspace(runtime, { name: 'Other' });
+    runtime.db.update(workspaces).set({ defaultLanguage: 'pt-BR' }).where(eq(workspaces.id, ws.workspace.id)).run();
+    connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin']);
+    connectAccounts(runtime, other.workspace, ['twitter']);
+    const sent: Array<[string, string, string[]]> = [];
+    const recording = (platform: 'twitter' | 'linkedin') => ({
+      publish: async (post: PlatformPost, target: PublishTarget) => {
+        sent.push([target.account.workspaceId, platform, post.languages]);
+        return { status: 'published' as const, platformPostId: `${platform}_${sent.length}`, url: null };
+      },
+    });
+    const ours = item({ caption: 'Olá', target_platforms: ['twitter', 'linkedin'] });
+    const theirs = makeContent(runtime, other.workspace, { media_urls: [IMAGE], target_platforms: ['twitter'] });
+    publish(runtime, ws.workspace, ours.id);
+    publish(runtime, other.workspace, theirs.id);
+    expect(
+      await run(connectorsWith(runtime, { twitter: recording('twitter'), linkedin: recording('linkedin') })),
+    ).toEqual(['published', 'published']);
+    expect(sent.sort()).toEqual(
+      [
+        [ws.workspace.id, 'linkedin', ['pt-BR']],
+        [ws.workspace.id, 'twitter', ['pt-BR']],
+        [other.workspace.id, 'twitter', []],
+      ].sort(),
+    );
   });
 
   it('rejects a content type without the media it needs, on every platform', async () => {

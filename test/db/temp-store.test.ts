@@ -1,0 +1,22 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { openDatabase, savepoint, writeTransaction } from '../../db/client.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'temp-store-'));
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+// Savepoints inside a group commit keep their statement journals in memory: on disk, a batch of
+// publishing runs wrote them to temporary files page by page (db/client.ts).
+it('keeps temporary files in memory on every connection it opens', () => {
+  const db = openDatabase(join(dir, 'service.db'));
+  expect(db.$client.pragma('temp_store', { simple: true })).toBe(2);
+  db.$client.exec('create table t (id integer primary key, body text not null)');
+  writeTransaction(db, () => {
+    for (let i = 0; i < 2_000; i++)
+      savepoint(db, () => db.$client.prepare('insert into t (body) values (?)').run('x'.repeat(500)));
+  });
+  expect(db.$client.prepare('select count(*) as n from t').get()).toEqual({ n: 2_000 });
+  db.$client.close();
+});
