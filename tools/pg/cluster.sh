@@ -9,6 +9,7 @@
 set -euo pipefail
 
 command="${1:-}"
+MARKER=.throwaway-postgres-cluster
 dir="${2:-}"
 if [ -z "$command" ] || [ -z "$dir" ]; then
   echo "usage: $0 start DIR [PORT] | stop DIR" >&2
@@ -45,7 +46,13 @@ case "$command" in
   start)
     bin="$(bindir)"
     port="${3:-$(free_port)}"
+    if [ -e "$dir" ] && [ -n "$(ls -A "$dir")" ]; then
+      echo "$dir is not empty: give start a new or empty folder" >&2
+      exit 1
+    fi
     mkdir -p "$dir"
+    # stop removes only a folder start made (this file says so), never one mistyped.
+    touch "$dir/$MARKER"
     if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; fi
     as_owner "$bin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
       { cat "$dir/initdb.log" >&2; exit 1; }
@@ -59,6 +66,11 @@ case "$command" in
     echo "postgres://postgres@127.0.0.1:$port/postgres"
     ;;
   stop)
+    [ -e "$dir" ] || exit 0
+    if [ ! -f "$dir/$MARKER" ]; then
+      echo "$dir was not made by $0 start: left as it is" >&2
+      exit 1
+    fi
     if [ -f "$dir/data/postmaster.pid" ]; then
       as_owner "$(bindir)/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
     fi
