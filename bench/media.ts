@@ -10,24 +10,41 @@
 import { openAsBlob, writeFileSync, createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { crc32 } from 'node:zlib';
 import { createWorkspaceViaCli } from './fixtures.ts';
 import { childEnv, fmt, RAISED_LIMITS, startHttpChild, statusField, table, tempDir, type Row } from './lib.ts';
 import { png } from '../test/fixtures/media/files.ts';
 
 const MB = 1024 * 1024;
 
-/** A file of `size` bytes that starts as a real PNG (so it is accepted) and is written without holding it in memory. */
+/**
+ * A well-formed PNG of exactly `size` bytes, written without holding it in memory: a 64x64 image whose
+ * filler rides in a private ancillary chunk before IEND (the upload's structural check reads every
+ * chunk up to IEND and refuses bytes after it), its CRC computed as the filler streams out.
+ */
 async function writeUploadFile(path: string, size: number): Promise<void> {
+  const image = png(64, 64);
+  const iend = image.subarray(-12);
+  const fillerLength = size - image.length - 12;
+  if (fillerLength < 0) throw new Error(`An upload of ${size} bytes is too small for the filler chunk`);
   const out = createWriteStream(path);
-  const head = png(64, 64);
-  out.write(head);
+  const header = Buffer.alloc(8);
+  header.writeUInt32BE(fillerLength, 0);
+  header.write('fiLl', 4, 'latin1');
+  out.write(image.subarray(0, -12));
+  out.write(header);
+  let crc = crc32(header.subarray(4));
   const chunk = Buffer.alloc(MB, 0x5a);
-  for (let written = head.length; written < size;) {
-    const part = chunk.subarray(0, Math.min(chunk.length, size - written));
+  for (let written = 0; written < fillerLength;) {
+    const part = chunk.subarray(0, Math.min(chunk.length, fillerLength - written));
     written += part.length;
+    crc = crc32(part, crc);
     if (!out.write(part)) await once(out, 'drain');
   }
-  out.end();
+  const trailer = Buffer.alloc(4);
+  trailer.writeUInt32BE(crc, 0);
+  out.write(trailer);
+  out.end(iend);
   await once(out, 'finish');
 }
 
