@@ -95,26 +95,36 @@ const STATE_WORDS: Record<ContentRow['status'], string> = {
   published: 'published',
 };
 
+const refusedVerdict = (action: ContentAction, code: ErrorCode, reason: string): ActionVerdict => ({
+  action,
+  allowed: false,
+  code,
+  reason,
+});
+
 /** The verdict on one action: plan, scope, role, state, the approval rule, then publish's own preconditions. */
 export function judgeContentAction(subject: PolicySubject, row: PolicyRow, action: ContentAction): ActionVerdict {
-  const refuse = (code: ErrorCode, reason: string): ActionVerdict => ({ action, allowed: false, code, reason });
   const { principal, workspace, now } = subject;
   const route = ROUTES[action];
   const access =
     accessRefusal(subject, route.operation) ??
     refusalOf(() => assertContentChange(principal, { from: row.status, to: route.to, action: 'Changing' }));
-  if (access) return refuse(access.code, access.reason);
+  if (access) return refusedVerdict(action, access.code, access.reason);
   const changeable = refusalOf(() => assertChangeable(row, action === 'reject' ? 'rejected' : 'changed'));
-  if (changeable) return refuse(changeable.code, changeable.reason);
+  if (changeable) return refusedVerdict(action, changeable.code, changeable.reason);
   const state = stateRefusal(action, row, now);
-  if (state) return refuse('invalid_state', state);
+  if (state) return refusedVerdict(action, 'invalid_state', state);
   // Every action but rejecting and moving approves the item (moving a scheduled item keeps its approval).
   if (action !== 'reject' && action !== 'move') {
     const differ = approvalRefusal(workspace, row, principal);
-    if (differ) return refuse('forbidden', differ);
+    if (differ) return refusedVerdict(action, 'forbidden', differ);
   }
   if (QUEUEING.includes(action) && row.targetPlatforms.length === 0) {
-    return refuse('no_target_platforms', 'The item has no target_platforms; set them before it can be published.');
+    return refusedVerdict(
+      action,
+      'no_target_platforms',
+      'The item has no target_platforms; set them before it can be published.',
+    );
   }
   return { action, allowed: true };
 }

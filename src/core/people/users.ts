@@ -1,6 +1,6 @@
-import { and, asc, eq, gt, isNull } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import { createHash, randomBytes } from 'node:crypto';
-import { writeTransaction, type Db } from '../../../db/client.ts';
+import { preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
 import {
   invitations,
   memberships,
@@ -53,16 +53,20 @@ export function checkedRole(role: string | undefined): Role {
   return role as Role;
 }
 
-/** The workspaces a person belongs to, oldest membership first. */
+/** The workspaces a person belongs to, oldest membership first (read for every dashboard page's navigation). */
 export function workspacesOf(db: Db, userId: string): Array<{ workspaceId: string; name: string; role: Role }> {
-  return db
+  return statements(db).workspacesOf.all({ userId });
+}
+
+const statements = preparedStatements((db) => ({
+  workspacesOf: db
     .select({ workspaceId: memberships.workspaceId, name: workspaces.name, role: memberships.role })
     .from(memberships)
     .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
-    .where(eq(memberships.userId, userId))
+    .where(eq(memberships.userId, sql.placeholder('userId')))
     .orderBy(asc(memberships.createdAt), asc(memberships.workspaceId))
-    .all();
-}
+    .prepare(),
+}));
 
 export const findUserByEmail = (db: Db, email: string) =>
   db
