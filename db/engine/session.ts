@@ -1,6 +1,5 @@
 import { entityKind, fillPlaceholders, type Query } from 'drizzle-orm';
 import { NoopCache } from 'drizzle-orm/cache/core';
-import { NoopLogger } from 'drizzle-orm/logger';
 import {
   BaseSQLiteDatabase,
   SQLiteAsyncDialect,
@@ -131,5 +130,3 @@ export function asyncDb(executor: Executor, dialect: SQLiteAsyncDialect = new SQ
   const session = new ExecutorSession(executor, dialect);
   return new BaseSQLiteDatabase('async', dialect, session as never, undefined) as unknown as AsyncDb;
 }
-
-export { NoopLogger };
