@@ -27,19 +27,25 @@ const APPROVE_THEN = {
 } as const;
 
 function formOf(action: ContentAction, row: ContentRow, timeZone: string): ActionForm {
-  const base = { action, label: actionLabel(action, row, timeZone) };
-  const path = (tail: string) => `/app/content/${row.id}/${tail}`;
+  const label = actionLabel(action, row, timeZone);
+  const path = `/app/content/${row.id}/`;
   switch (action) {
     case 'approve_and_schedule':
     case 'approve_and_publish_now':
     case 'approve_only':
-      return { ...base, path: path('approve'), then: APPROVE_THEN[action] };
+      return { action, label, path: `${path}approve`, then: APPROVE_THEN[action] };
     case 'reject':
-      return { ...base, path: path('reject'), field: { name: 'reason', label: 'Reason', type: 'text', value: '' } };
+      return {
+        action,
+        label,
+        path: `${path}reject`,
+        field: { name: 'reason', label: 'Reason', type: 'text', value: '' },
+      };
     case 'schedule':
       return {
-        ...base,
-        path: path('schedule'),
+        action,
+        label,
+        path: `${path}schedule`,
         field: {
           name: 'scheduled_for',
           label: `Time to publish (${timeZone})`,
@@ -48,11 +54,12 @@ function formOf(action: ContentAction, row: ContentRow, timeZone: string): Actio
         },
       };
     case 'publish_now':
-      return { ...base, path: path('publish-now') };
+      return { action, label, path: `${path}publish-now` };
     case 'move':
       return {
-        ...base,
-        path: path('move'),
+        action,
+        label,
+        path: `${path}move`,
         field: {
           name: 'day',
           label: 'New day',
@@ -73,14 +80,25 @@ export function itemActionsOf(runtime: Runtime, who: SignedIn, row: ContentRow) 
     subjectOf({ principal: who.principal, workspace: who.workspace, clock: runtime.clock }),
     row,
   );
-  const allowed = (action: ContentAction) => verdicts.some((v) => v.action === action && v.allowed);
+  // One pass over the verdicts: a list page asks this for every row.
+  const forms: ActionForm[] = [];
+  let approvable = false;
+  let rejectable = false;
+  let movable = false;
+  for (const verdict of verdicts) {
+    if (!verdict.allowed) continue;
+    forms.push(formOf(verdict.action, row, who.workspace.timezone));
+    if (verdict.action in APPROVE_THEN) approvable = true;
+    else if (verdict.action === 'reject') rejectable = true;
+    else if (verdict.action === 'move') movable = true;
+  }
   return {
     allowed_actions: verdicts,
-    forms: verdicts.filter((v) => v.allowed).map((v) => formOf(v.action, row, who.workspace.timezone)),
+    forms,
     blocked: approvalBlocked(row.status, verdicts),
     /** What "Approve selected" and "Reject selected" may take. */
-    approvable: allowed('approve_and_schedule') || allowed('approve_and_publish_now') || allowed('approve_only'),
-    rejectable: allowed('reject'),
-    movable: allowed('move'),
+    approvable,
+    rejectable,
+    movable,
   };
 }

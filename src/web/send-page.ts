@@ -19,10 +19,13 @@ export function sendPage(res: Response, html: string, parts: readonly string[] =
   const at = parts.length > 0 ? html.indexOf(PARTS_SLOT) : -1;
   if (parts.length > 0 && at < 0) throw new Error('the page has no place for its parts');
   const pieces = at < 0 ? [html] : [html.slice(0, at), ...parts, html.slice(at + PARTS_SLOT.length)];
+  // Encoded once: room for the longest encoding (three bytes per UTF-16 unit), then cut to what was
+  // written; measuring the pieces first would read the whole page twice.
+  let units = 0;
+  for (const piece of pieces) units += piece.length;
+  const room = Buffer.allocUnsafe(units * 3);
   let length = 0;
-  for (const piece of pieces) length += Buffer.byteLength(piece);
-  const body = Buffer.allocUnsafe(length);
-  let written = 0;
-  for (const piece of pieces) written += body.write(piece, written);
+  for (const piece of pieces) length += room.write(piece, length);
+  const body = room.subarray(0, length);
   res.type('html').set('Content-Length', String(length)).end(body);
 }

@@ -1,5 +1,5 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { createHash } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { preparedStatements } from '../../../db/client.ts';
 import { campaigns, content, type Platform } from '../../../db/schema/index.ts';
@@ -13,7 +13,7 @@ import { connectorsFor } from '../publishing/connectors/index.ts';
 import { checkPlatform } from '../publishing/readiness.ts';
 import type { Connectors } from '../publishing/connector.ts';
 import type { PostSource } from '../publishing/post.ts';
-import { boundedMemo } from '../bounded-memo.ts';
+import { boundedMap } from '../bounded-memo.ts';
 import { platformAccountsOf, type PlatformAccountLookup } from '../social-accounts/operations.ts';
 import { contentHistoryOf, type ContentHistoryEntry } from './history.ts';
 import { getContentInWorkspace } from './operations.ts';
@@ -57,23 +57,29 @@ export function previewsOf(ctx: ServiceContext, rows: readonly ContentRow[]): Ma
   const previews = new Map<string, PlatformPreviewData[]>();
   for (const row of rows) {
     const lookups = row.targetPlatforms.map(accountFor);
-    // Looked up before the memo, and part of its key: an asset's alt text changes without the item changing.
+    // Looked up before the memo, and part of its inputs: an asset's alt text changes without the item changing.
     const altTexts = new Map([...attachedMediaOf(row)].map((url) => [url, altTextOf(ctx, url, row.mediaAltText)]));
-    const kept = keptPreviews(previewKey(row, lookups, altTexts), () => {
+    const inputs = previewInputs(row, lookups, altTexts);
+    let kept = keptPreviews.get(row.id);
+    if (!kept || !isDeepStrictEqual(kept.inputs, inputs)) {
       connectors ??= connectorsFor(ctx);
-      return deepFreeze(
-        row.targetPlatforms.map((platform, i) =>
-          previewOf(
-            connectors!,
-            () => lookups[i]!,
-            row,
-            platform,
-            (url) => altTexts.get(url) ?? null,
+      kept = {
+        inputs,
+        previews: deepFreeze(
+          row.targetPlatforms.map((platform, i) =>
+            previewOf(
+              connectors!,
+              () => lookups[i]!,
+              row,
+              platform,
+              (url) => altTexts.get(url) ?? null,
+            ),
           ),
         ),
-      );
-    });
-    previews.set(row.id, kept);
+      };
+      keptPreviews.set(row.id, kept);
+    }
+    previews.set(row.id, kept.previews);
   }
   return previews;
 }
@@ -113,20 +119,22 @@ const attachedMediaOf = (row: ContentRow): Set<string> =>
 
 /*
  * An item's previews are a pure function of what decides its posts (PostSource: caption, hashtags,
- * media, content type and per-platform overrides), its target platforms and, for each platform, the
- * account publishing would use (whether there is one, its status and its name); the platforms'
- * rules are fixed. A reviewer's inbox shows the same items on every reload, so previews are kept per
- * those inputs, for a thousand items at most. A change to any input is another key, so a kept
- * preview is never stale. Kept previews are shared between requests, so they are frozen.
+ * media, content type, per-platform overrides and alt texts), its target platforms and, for each
+ * platform, the account publishing would use (whether there is one, its status and its name); the
+ * platforms' rules are fixed. A reviewer's inbox shows the same items on every reload, so each item's
+ * previews are kept with the inputs they were made from, for a thousand items at most, and made again
+ * when any input differs: a kept preview is never stale. Compared, not hashed: comparing the few
+ * fields costs a fraction of serialising and hashing them. Kept previews are shared between
+ * requests, so they are frozen.
  */
 const PREVIEWED_ITEMS = 1000;
-const keptPreviews = boundedMemo<PlatformPreviewData[]>(PREVIEWED_ITEMS);
+const keptPreviews = boundedMap<string, { inputs: unknown; previews: PlatformPreviewData[] }>(PREVIEWED_ITEMS);
 
-function previewKey(
+function previewInputs(
   row: ContentRow,
   lookups: readonly PlatformAccountLookup[],
   altTexts: ReadonlyMap<string, string | null>,
-): string {
+): unknown {
   const source: { [K in keyof PostSource]: PostSource[K] } = {
     caption: row.caption,
     hashtags: row.hashtags,
@@ -138,10 +146,7 @@ function previewKey(
   const accounts = lookups.map((lookup) =>
     lookup.state === 'none' ? null : [lookup.state, lookup.account.status, lookup.account.username],
   );
-  // Hashed: the inputs may hold several long texts, which the memo need not keep.
-  return createHash('sha256')
-    .update(JSON.stringify([row.targetPlatforms, source, accounts, [...altTexts]]))
-    .digest('base64');
+  return [row.targetPlatforms, source, accounts, altTexts];
 }
 
 function deepFreeze<T>(value: T): T {
