@@ -1,5 +1,4 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { preparedStatements } from '../../../db/client.ts';
 import { campaigns, content, type Platform } from '../../../db/schema/index.ts';
@@ -14,6 +13,7 @@ import { checkPlatform } from '../publishing/readiness.ts';
 import type { Connectors } from '../publishing/connector.ts';
 import type { PostSource } from '../publishing/post.ts';
 import { boundedMap } from '../bounded-memo.ts';
+import { sameJson } from '../same-json.ts';
 import { platformAccountsOf, type PlatformAccountLookup } from '../social-accounts/operations.ts';
 import { contentHistoryOf, type ContentHistoryEntry } from './history.ts';
 import { getContentInWorkspace } from './operations.ts';
@@ -61,7 +61,7 @@ export function previewsOf(ctx: ServiceContext, rows: readonly ContentRow[]): Ma
     const altTexts = new Map([...attachedMediaOf(row)].map((url) => [url, altTextOf(ctx, url, row.mediaAltText)]));
     const inputs = previewInputs(row, lookups, altTexts);
     let kept = keptPreviews.get(row.id);
-    if (!kept || !isDeepStrictEqual(kept.inputs, inputs)) {
+    if (!kept || !sameJson(kept.inputs, inputs)) {
       connectors ??= connectorsFor(ctx);
       kept = {
         inputs,
@@ -146,7 +146,7 @@ function previewInputs(
   const accounts = lookups.map((lookup) =>
     lookup.state === 'none' ? null : [lookup.state, lookup.account.status, lookup.account.username],
   );
-  return [row.targetPlatforms, source, accounts, altTexts];
+  return [row.targetPlatforms, source, accounts, [...altTexts]];
 }
 
 function deepFreeze<T>(value: T): T {
