@@ -39,19 +39,22 @@ export function itemViews(runtime: Runtime) {
         .join(''),
     };
   };
-  const listCards = new WeakMap<ReviewItem['previews'], Cards>();
-  const previewCards = (previews: ReviewItem['previews'], inList: boolean) => {
-    if (!inList) return renderCards(previews, false);
-    // Core keeps an unchanged item's previews (the same object from one reload to the next): its
-    // cards are rendered once for them.
-    let rendered = listCards.get(previews);
-    if (!rendered) {
-      rendered = renderCards(previews, true);
-      listCards.set(previews, rendered);
+  const listPreviews = new WeakMap<ReviewItem['previews'], Uint8Array>();
+  /*
+   * A list row's previews, encoded: core keeps an unchanged item's previews (the same object from
+   * one reload to the next), so their cards are rendered and encoded once, and each page copies the
+   * bytes. They are most of a row, and encoding them was most of sending the page.
+   */
+  const previewsInList = (previews: ReviewItem['previews']) => {
+    let encoded = listPreviews.get(previews);
+    if (!encoded) {
+      const { shared, cards } = renderCards(previews, true);
+      encoded = Buffer.from(`${shared}<div class="cards">${cards}</div>`);
+      listPreviews.set(previews, encoded);
     }
-    return rendered;
+    return encoded;
   };
-  return (who: SignedIn, { row, previews }: ReviewItem, inList = false) => ({
+  const common = (who: SignedIn, row: ReviewItem['row']) => ({
     id: row.id,
     title: titleOf(row),
     caption: row.caption,
@@ -61,6 +64,20 @@ export function itemViews(runtime: Runtime) {
     scheduled: fmt(who, row.scheduledFor),
     reviewNote: row.reviewNote,
     actions: itemActionsOf(runtime, who, row),
-    ...previewCards(previews, inList),
   });
+  return {
+    /** The item page's view: its cards in full. */
+    page: (who: SignedIn, { row, previews }: ReviewItem) => ({
+      ...common(who, row),
+      cards: renderCards(previews, false).cards,
+    }),
+    /** A list row's view: its previews as the row shows them, encoded (the row's view puts ROW_PREVIEWS_SLOT for them). */
+    row: (who: SignedIn, { row, previews }: ReviewItem) => ({
+      ...common(who, row),
+      previews: previewsInList(previews),
+    }),
+  };
 }
+
+/** Where a list row's view puts the row's previews, sent as the bytes `itemViews().row` gives. */
+export const ROW_PREVIEWS_SLOT = '<!--previews-->';

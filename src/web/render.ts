@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Runtime } from '../core/context.ts';
 import { workspacesOf } from '../core/people/users.ts';
-import { sendPage } from './send-page.ts';
+import { sendPage, type PagePart } from './send-page.ts';
 import { locals } from './session.ts';
 
 /** The dashboard's folder: its views and assets are beside this file. */
@@ -31,7 +31,7 @@ export const layoutPage =
     view: string,
     data: Record<string, unknown>,
     nav?: string,
-    parts?: readonly string[],
+    parts?: readonly PagePart[],
   ): void => {
     const { signedIn, csrf } = locals(res);
     const body = eta.render(view, { ...data, csrf });

@@ -6,9 +6,9 @@ import type { Runtime } from '../../core/context.ts';
 import { browseContent, type CampaignChoice, type ReviewItem } from '../../core/content/review.ts';
 import { PLATFORM_NAMES, PLATFORMS } from '../../core/platforms/registry.ts';
 import { CONTENT_TYPE_LABELS, moment, noticeOf, queryString, STATUS_LABELS } from '../format.ts';
-import { itemViews } from '../item-view.ts';
+import { itemViews, ROW_PREVIEWS_SLOT } from '../item-view.ts';
 import { eta, webDir } from '../render.ts';
-import { PARTS_SLOT } from '../send-page.ts';
+import { PARTS_SLOT, partsAround } from '../send-page.ts';
 import { locals } from '../session.ts';
 import type { PageKit } from './kit.ts';
 
@@ -80,9 +80,11 @@ export function contentListPages(runtime: Runtime, kit: PageKit): Router {
             }).join('')}</ul></nav>`
           : '';
       const { csrf } = locals(res);
-      const rowData = { csrf, back };
-      const views = result.items.map((item) => itemView(who, item, true));
-      const rows = views.map((view) => eta.render(itemRowTemplate, { ...rowData, item: view }));
+      const rowData = { csrf, back, previewsSlot: ROW_PREVIEWS_SLOT };
+      const views = result.items.map((item) => itemView.row(who, item));
+      const rows = views.flatMap((view) =>
+        partsAround(eta.render(itemRowTemplate, { ...rowData, item: view }), ROW_PREVIEWS_SLOT, [view.previews]),
+      );
       // The bulk bar offers what the policy allows on at least one item of the page.
       const bulk = {
         approve: views.some((view) => view.actions.approvable),

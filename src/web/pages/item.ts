@@ -30,7 +30,7 @@ export function itemPage(runtime: Runtime, kit: PageKit): Router {
     const tz = who.workspace.timezone;
     kit.page(res, titleOf(row), 'item', {
       timezone: tz,
-      item: itemView(who, { row, previews: item.previews }),
+      item: itemView.page(who, { row, previews: item.previews }),
       results: row.publishResults.map((r) => ({
         name: isPlatform(r.platform) ? PLATFORM_NAMES[r.platform] : r.platform,
         outcome: r.success ? 'published' : `failed: ${r.error ?? 'unknown error'}`,

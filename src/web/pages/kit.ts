@@ -8,6 +8,7 @@ import { actionErrorTitle, pageStatus } from '../errors.ts';
 import { fmt } from '../format.ts';
 import { backOf, safeNext, safeOrigin, withoutNotice } from '../links.ts';
 import { layoutPage } from '../render.ts';
+import type { PagePart } from '../send-page.ts';
 import { allowedOrigins, locals } from '../session.ts';
 
 /**
@@ -22,7 +23,7 @@ export interface PageKit {
     view: string,
     data: Record<string, unknown>,
     nav?: string,
-    parts?: readonly string[],
+    parts?: readonly PagePart[],
   ) => void;
   signedIn: (req: Request, res: Response) => SignedIn | null;
   run: <T>(who: SignedIn, operation: Operation, input: unknown) => Promise<T>;
