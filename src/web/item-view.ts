@@ -79,5 +79,5 @@ export function itemViews(runtime: Runtime) {
   };
 }
 
-/** Where a list row's view puts the row's previews, sent as the bytes `itemViews().row` gives. */
+/** Where a list row's view (item-row.eta) has the row's previews, sent as the bytes `itemViews().row` gives. */
 export const ROW_PREVIEWS_SLOT = '<!--previews-->';

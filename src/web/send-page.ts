@@ -7,7 +7,7 @@ export const PARTS_SLOT = '<!--parts-->';
 export type PagePart = string | Uint8Array;
 
 /** `html` with `inner` in place of `slot`: the pieces to send, in order. */
-export function partsAround(html: string, slot: string, inner: readonly PagePart[]): PagePart[] {
+function partsAround(html: string, slot: string, inner: readonly PagePart[]): PagePart[] {
   const at = html.indexOf(slot);
   if (at < 0) throw new Error('the page has no place for its parts');
   return [html.slice(0, at), ...inner, html.slice(at + slot.length)];

@@ -8,12 +8,18 @@ import { PLATFORM_NAMES, PLATFORMS } from '../../core/platforms/registry.ts';
 import { CONTENT_TYPE_LABELS, moment, noticeOf, queryString, STATUS_LABELS } from '../format.ts';
 import { itemViews, ROW_PREVIEWS_SLOT } from '../item-view.ts';
 import { eta, webDir } from '../render.ts';
-import { PARTS_SLOT, partsAround } from '../send-page.ts';
+import { PARTS_SLOT } from '../send-page.ts';
 import { locals } from '../session.ts';
 import type { PageKit } from './kit.ts';
 
-/** A list's row, rendered once per item: compiled once, so no row looks its template up by name again. */
-const itemRowTemplate = eta.compile(readFileSync(join(webDir, 'views', 'item-row.eta'), 'utf8'));
+/*
+ * A list's row, rendered once per item: compiled once, so no row looks its template up by name
+ * again, and in two halves around the row's previews, which are sent as kept bytes in between.
+ */
+const [rowBeforePreviews, rowAfterPreviews] = readFileSync(join(webDir, 'views', 'item-row.eta'), 'utf8')
+  .split(ROW_PREVIEWS_SLOT)
+  .map((half) => eta.compile(half));
+if (!rowAfterPreviews) throw new Error(`item-row.eta has no ${ROW_PREVIEWS_SLOT}`);
 
 const STATUS_TABS = ['', 'draft', 'pending_review', 'approved', 'scheduled', 'published', 'rejected'] as const;
 
@@ -80,11 +86,12 @@ export function contentListPages(runtime: Runtime, kit: PageKit): Router {
             }).join('')}</ul></nav>`
           : '';
       const { csrf } = locals(res);
-      const rowData = { csrf, back, previewsSlot: ROW_PREVIEWS_SLOT };
+      const rowData = { csrf, back };
       const views = result.items.map((item) => itemView.row(who, item));
-      const rows = views.flatMap((view) =>
-        partsAround(eta.render(itemRowTemplate, { ...rowData, item: view }), ROW_PREVIEWS_SLOT, [view.previews]),
-      );
+      const rows = views.flatMap((view) => {
+        const data = { ...rowData, item: view };
+        return [eta.render(rowBeforePreviews!, data), view.previews, eta.render(rowAfterPreviews, data)];
+      });
       // The bulk bar offers what the policy allows on at least one item of the page.
       const bulk = {
         approve: views.some((view) => view.actions.approvable),
