@@ -16,10 +16,12 @@ import type { PageKit } from './kit.ts';
  * A list's row, rendered once per item: compiled once, so no row looks its template up by name
  * again, and in two halves around the row's previews, which are sent as kept bytes in between.
  */
-const [rowBeforePreviews, rowAfterPreviews] = readFileSync(join(webDir, 'views', 'item-row.eta'), 'utf8')
-  .split(ROW_PREVIEWS_SLOT)
-  .map((half) => eta.compile(half));
-if (!rowAfterPreviews) throw new Error(`item-row.eta has no ${ROW_PREVIEWS_SLOT}`);
+const rowHalves = readFileSync(join(webDir, 'views', 'item-row.eta'), 'utf8').split(ROW_PREVIEWS_SLOT);
+if (rowHalves.length !== 2) throw new Error(`item-row.eta must hold ${ROW_PREVIEWS_SLOT} once`);
+const [rowBeforePreviews, rowAfterPreviews] = rowHalves.map((half) => eta.compile(half)) as [
+  ReturnType<typeof eta.compile>,
+  ReturnType<typeof eta.compile>,
+];
 
 const STATUS_TABS = ['', 'draft', 'pending_review', 'approved', 'scheduled', 'published', 'rejected'] as const;
 
@@ -90,7 +92,7 @@ export function contentListPages(runtime: Runtime, kit: PageKit): Router {
       const views = result.items.map((item) => itemView.row(who, item));
       const rows = views.flatMap((view) => {
         const data = { ...rowData, item: view };
-        return [eta.render(rowBeforePreviews!, data), view.previews, eta.render(rowAfterPreviews, data)];
+        return [eta.render(rowBeforePreviews, data), view.previews, eta.render(rowAfterPreviews, data)];
       });
       // The bulk bar offers what the policy allows on at least one item of the page.
       const bulk = {
