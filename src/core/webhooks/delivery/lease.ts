@@ -98,17 +98,25 @@ const leaseUntil = (runtime: Runtime, now: number): number => now + runtime.conf
  */
 export function renewLease(runtime: Runtime, queue: HeldQueue, now: number): boolean {
   const s = statements(runtime.db);
-  const row = s.heldLease.get({ id: queue.webhookId, leaseToken: queue.leaseToken });
-  if (!row) {
+  const lost = () => {
     queue.sending = false;
     queue.readAhead.length = 0;
     const queues = queuesOf(runtime.db);
     if (queues.get(queue.webhookId) === queue) queues.delete(queue.webhookId);
     return false;
-  }
-  // Still this process's token, so nobody took it over, even if it ran out a moment ago.
+  };
+  const row = s.heldLease.get({ id: queue.webhookId, leaseToken: queue.leaseToken });
+  if (!row) return lost();
+  // Still this process's token, so nobody took it over, even if it ran out a moment ago. The
+  // extension asks for the token again, so it never extends a lease another process took over,
+  // whatever isolation the read and the write get (on SQLite the caller's transaction holds both).
   if (row.leaseExpiresAt - now < runtime.config.webhooks.timeoutMs + LEASE_MARGIN_MS / 2) {
-    s.extendLease.run({ id: queue.webhookId, until: leaseUntil(runtime, now) });
+    const extended = s.extendLease.run({
+      id: queue.webhookId,
+      leaseToken: queue.leaseToken,
+      until: leaseUntil(runtime, now),
+    });
+    if (extended.changes === 0) return lost();
   }
   queue.url = row.url;
   queue.secretCiphertext = row.secretCiphertext;
@@ -177,7 +185,7 @@ const statements = preparedStatements((db) => ({
   extendLease: db
     .update(webhooks)
     .set({ leaseExpiresAt: sql`${sql.placeholder('until')}` })
-    .where(sql`${webhooks.id} = ${sql.placeholder('id')}`)
+    .where(sql`${webhooks.id} = ${sql.placeholder('id')} and ${webhooks.leaseToken} = ${sql.placeholder('leaseToken')}`)
     .prepare(),
   releaseLease: db
     .update(webhooks)
