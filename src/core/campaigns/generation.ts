@@ -54,16 +54,19 @@ export function claimDueGenerations(runtime: Runtime, free: number): GenerationC
       .orderBy(campaigns.generationDueAt)
       .limit(free)
       .all();
-    return due.map((row) => {
+    // Each claim asks again that the campaign is due, so a campaign another process claimed after
+    // the read (possible wherever the read and the write are not serialised) is left to it.
+    return due.flatMap((row) => {
       const leaseToken = randomBase62(22);
-      db.update(campaigns)
+      const claimed = db
+        .update(campaigns)
         .set({
           generationDueAt: new Date(now.getTime() + generationLeaseMs(runtime)),
           generationLeaseToken: leaseToken,
         })
-        .where(eq(campaigns.id, row.id))
+        .where(and(eq(campaigns.id, row.id), lte(campaigns.generationDueAt, now)))
         .run();
-      return { campaignId: row.id, workspaceId: row.workspaceId, leaseToken };
+      return claimed.changes === 1 ? [{ campaignId: row.id, workspaceId: row.workspaceId, leaseToken }] : [];
     });
   });
 }
