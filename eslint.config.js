@@ -99,6 +99,16 @@ export default tseslint.config(
     rules: { 'layers/import-direction': 'error' },
   },
   {
+    // A promise nobody awaits loses its error and its ordering: every one is awaited, returned or
+    // handed on with `void` and a reason. Type-aware, so it reads the project's types.
+    files: ['src/**/*.ts', 'db/**/*.ts', 'tools/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+    },
+  },
+  {
     // Tests read loosely typed JSON bodies; asserting on them is the point.
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
