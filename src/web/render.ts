@@ -12,11 +12,10 @@ import { locals } from './session.ts';
 export const webDir = dirname(fileURLToPath(import.meta.url));
 export const eta = new Eta({ views: join(webDir, 'views'), autoEscape: true, cache: true, autoTrim: false });
 /*
- * Partials a list includes once per row, by name: an include by path resolves and checks the path on
- * every call (a tenth of a list page's rendering), an include by name is one lookup.
+ * The partial a list includes once per row, by name: an include by path resolves and checks the path
+ * on every call (a tenth of a list page's rendering), an include by name is one lookup.
  */
-for (const partial of ['item-actions'])
-  eta.loadTemplate(`@${partial}`, readFileSync(join(webDir, 'views', `${partial}.eta`), 'utf8'));
+eta.loadTemplate('@item-actions', readFileSync(join(webDir, 'views', 'item-actions.eta'), 'utf8'));
 
 /**
  * Renders `view` inside the layout and sends it. A long list passes its rows as `parts`, each

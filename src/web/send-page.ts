@@ -6,13 +6,6 @@ export const PARTS_SLOT = '<!--parts-->';
 /** A piece of a page: text, or text already encoded (UTF-8) and kept, such as a list row's preview cards. */
 export type PagePart = string | Uint8Array;
 
-/** `html` with `inner` in place of `slot`: the pieces to send, in order. */
-function partsAround(html: string, slot: string, inner: readonly PagePart[]): PagePart[] {
-  const at = html.indexOf(slot);
-  if (at < 0) throw new Error('the page has no place for its parts');
-  return [html.slice(0, at), ...inner, html.slice(at + slot.length)];
-}
-
 /**
  * Sends a rendered page: `html`, with `parts` (when there are any) in place of its PARTS_SLOT.
  *
@@ -27,7 +20,9 @@ function partsAround(html: string, slot: string, inner: readonly PagePart[]): Pa
  * If-None-Match, and hashing each page for one would be wasted work.
  */
 export function sendPage(res: Response, html: string, parts: readonly PagePart[] = []): void {
-  const pieces = parts.length > 0 ? partsAround(html, PARTS_SLOT, parts) : [html];
+  const at = parts.length > 0 ? html.indexOf(PARTS_SLOT) : -1;
+  if (parts.length > 0 && at < 0) throw new Error('the page has no place for its parts');
+  const pieces = at < 0 ? [html] : [html.slice(0, at), ...parts, html.slice(at + PARTS_SLOT.length)];
   // Encoded once: room for the longest encoding (three bytes per UTF-16 unit), then cut to what was
   // written; measuring the pieces first would read the whole page twice.
   let room = 0;
