@@ -32,10 +32,10 @@ const POSTS_PER_DAY = 50;
 const DAYS = 365;
 const BATCH = 500;
 
-function openWorld(label: string): { runtime: Runtime; close(): Promise<void> } {
+async function openWorld(label: string): Promise<{ runtime: Runtime; close(): Promise<void> }> {
   const dir = tempDir(`generation-${label}`);
   const config = loadConfig({ DATABASE_FILE: join(dir.path, 'service.db'), DATA_DIR: dir.path, ...RAISED_LIMITS });
-  const runtime = openRuntime({ config });
+  const runtime = await openRuntime({ config });
   const checkpointer = startBackgroundCheckpoints(runtime.db);
   return {
     runtime,
@@ -57,19 +57,19 @@ const cpuMsSince = (start: NodeJS.CpuUsage): number => {
 async function generateCampaign(
   drafts: DraftThread,
 ): Promise<{ seconds: number; cpuMs: number; rows: Array<Record<string, unknown>> }> {
-  const world = openWorld('engine');
+  const world = await openWorld('engine');
   try {
     const { runtime } = world;
-    const { workspace } = createWorkspace(runtime, { name: 'Generation bench', plan: 'business' });
+    const { workspace } = await createWorkspace(runtime, { name: 'Generation bench', plan: 'business' });
     const ctx = contextFor(runtime, workspace, 'rest');
-    const { id } = runOperation(createCampaign, ctx, {
+    const { id } = (await runOperation(createCampaign, ctx, {
       name: 'A year of posts',
       description: 'Everyday outdoor gear for people who walk to work',
       posts_per_day: POSTS_PER_DAY,
       campaign_length_days: DAYS,
       content_mix: { ugc: 3, carousel: 2, talkingHead: 1, videoHook: 1, slideshow: 1 },
-    }) as { id: string };
-    runOperation(launchCampaign, ctx, { id });
+    })) as { id: string };
+    await runOperation(launchCampaign, ctx, { id });
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const outcomes = await drain(runtime, campaignGenerationJob(runtime, drafts));
@@ -88,10 +88,10 @@ async function generateCampaign(
 
 /** The limit: the same rows through one raw prepared INSERT, 500 per transaction. */
 async function insertRaw(rows: Array<Record<string, unknown>>): Promise<{ seconds: number; cpuMs: number }> {
-  const world = openWorld('raw');
+  const world = await openWorld('raw');
   try {
     const sqlite = world.runtime.db.$client;
-    const { workspace } = createWorkspace(world.runtime, { name: 'Raw insert', plan: 'business' });
+    const { workspace } = await createWorkspace(world.runtime, { name: 'Raw insert', plan: 'business' });
     const columns = getTableConfig(content).columns.map((column) => column.name);
     const insert = sqlite.prepare(
       `insert into content (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`,

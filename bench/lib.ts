@@ -345,12 +345,12 @@ export function summaryTable(rows: Row[]): string {
 /** Waits (polling every `intervalMs`) until `check` holds; throws with `what` after `timeoutSeconds`. */
 export async function until(
   what: string,
-  check: () => boolean,
+  check: () => boolean | Promise<boolean>,
   timeoutSeconds: number,
   intervalMs = 20,
 ): Promise<void> {
   const deadline = Date.now() + timeoutSeconds * 1000;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutSeconds} s`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }

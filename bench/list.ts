@@ -177,7 +177,7 @@ function seed(
  * covered too). Off, the wrapper costs one boolean check per query.
  */
 function queryRecorder(sqlite: Database.Database): {
-  record: <T>(work: () => T) => { result: T; queries: Array<{ sql: string; params: unknown[] }> };
+  record: <T>(work: () => Promise<T>) => Promise<{ result: T; queries: Array<{ sql: string; params: unknown[] }> }>;
 } {
   const original = sqlite.prepare.bind(sqlite);
   let recording: Array<{ sql: string; params: unknown[] }> | null = null;
@@ -193,10 +193,10 @@ function queryRecorder(sqlite: Database.Database): {
     return statement;
   }) as typeof sqlite.prepare;
   return {
-    record(work) {
+    async record(work) {
       recording = [];
       try {
-        const result = work();
+        const result = await work();
         return { result, queries: recording };
       } finally {
         recording = null;
@@ -262,9 +262,9 @@ interface Prepared {
 }
 
 /** Seeds one workspace of `n` items in a fresh temp database; checks each scenario once and keeps its query plan. */
-function prepare(n: number): Prepared {
+async function prepare(n: number): Promise<Prepared> {
   const dir = tempDir(`list-${n}`);
-  const runtime = openRuntime({ config: loadConfig({ DATA_DIR: dir.path, ...RAISED_LIMITS }) });
+  const runtime = await openRuntime({ config: loadConfig({ DATA_DIR: dir.path, ...RAISED_LIMITS }) });
   const sqlite = runtime.db.$client;
   const cleanup = () => {
     sqlite.close();
@@ -272,7 +272,7 @@ function prepare(n: number): Prepared {
   };
   try {
     const recorder = queryRecorder(sqlite);
-    const { workspace } = createWorkspace(runtime, { name: `list ${n}`, plan: 'business' });
+    const { workspace } = await createWorkspace(runtime, { name: `list ${n}`, plan: 'business' });
     const seeded = seed(sqlite, workspace.id, n, Date.UTC(2026, 10, 22));
     console.log(
       `seeded ${fmt(n)} items in ${fmt(seeded.seconds, 1)} s (rows ${fmt(seeded.insertSeconds, 1)} s, then indexes; ${fmt(seeded.identical)} share their predecessor's created_at)`,
@@ -282,7 +282,9 @@ function prepare(n: number): Prepared {
     const plans = new Map<string, string>();
     const ctx = contextFor(runtime, workspace, 'rest');
     for (const scenario of list) {
-      const { result: page, queries } = recorder.record(() => runOperation(listContent, ctx, scenario.input));
+      const { result: page, queries } = await recorder.record(async () =>
+        runOperation(listContent, ctx, scenario.input),
+      );
       if (page.data.length !== PAGE || !page.has_more)
         throw new Error(`${scenario.name}: expected a full page with more after it`);
       const query = queries.find((q) => /from\s+"content"/i.test(q.sql) && /order by/i.test(q.sql));
@@ -301,18 +303,24 @@ function prepare(n: number): Prepared {
 }
 
 /** `count` timed calls of one scenario on one database, in milliseconds. */
-function timeCalls(db: Prepared, scenario: Scenario, count: number, deadline: number, into: number[]): void {
+async function timeCalls(
+  db: Prepared,
+  scenario: Scenario,
+  count: number,
+  deadline: number,
+  into: number[],
+): Promise<void> {
   const ctx = contextFor(db.runtime, db.workspace, 'rest');
   for (let i = 0; i < count && performance.now() < deadline; i++) {
     const t0 = process.hrtime.bigint();
-    runOperation(listContent, ctx, scenario.input);
+    await runOperation(listContent, ctx, scenario.input);
     into.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
 }
 
 const ROUNDS = 10;
 
-export function benchList(settings: ListSettings): Row[] {
+export async function benchList(settings: ListSettings): Promise<Row[]> {
   const [small, large] = settings.sizes;
   console.log(
     `\n== List page latency: listContent in process, limit ${PAGE}, ${fmt(settings.calls)} calls per scenario and size, ` +
@@ -320,18 +328,18 @@ export function benchList(settings: ListSettings): Row[] {
   );
   const dbs: Prepared[] = [];
   try {
-    for (const n of [small, large]) dbs.push(prepare(n));
+    for (const n of [small, large]) dbs.push(await prepare(n));
     const [smallDb, largeDb] = dbs;
     const timings = new Map<string, Array<{ calls: number; p50: number; p99: number }>>();
     for (const [index, scenario] of smallDb.scenarios.entries()) {
       const deadline = performance.now() + settings.maxSecondsPerScenario * 1000;
       const latencies: number[][] = [[], []];
       // Warm-up on both, then alternate which size goes first so neither gets the warmer turn.
-      for (const db of dbs) timeCalls(db, db.scenarios[index], settings.warmupCalls, deadline, []);
+      for (const db of dbs) await timeCalls(db, db.scenarios[index], settings.warmupCalls, deadline, []);
       for (let round = 0; round < ROUNDS; round++) {
         const order = round % 2 === 0 ? [0, 1] : [1, 0];
         for (const which of order)
-          timeCalls(
+          await timeCalls(
             dbs[which],
             dbs[which].scenarios[index],
             Math.ceil(settings.calls / ROUNDS),

@@ -91,7 +91,7 @@ function serviceRound(fake: FakeInstagramInfo, mediaHost: string, settings: Live
       mediaUrls: [`${mediaHost}/media/${STORAGE_KEY}.png`],
     }),
     // The image the fake downloads is the service's own: its media asset says what it is.
-    prepare: (db, workspaceId, now) =>
+    prepare: async (db, workspaceId, now) =>
       db
         .insert(mediaAssets)
         .values({

@@ -30,7 +30,7 @@ export interface LiveRound {
   /** The n-th post. */
   post: (n: number) => { caption: string; contentType: ContentType; mediaUrls: string[] };
   /** Rows the posts need beside the account (a media asset), written in the same transaction. */
-  prepare?: (db: Db, workspaceId: string, now: Date) => void;
+  prepare?: (db: Db, workspaceId: string, now: Date) => Promise<unknown> | void;
   /** What a published attempt's URL looks like on this platform. */
   urlPrefix: string;
 }
@@ -45,14 +45,14 @@ export async function liveServiceRound(round: LiveRound): Promise<number> {
     LOG_LEVEL: 'warn',
     ...round.env,
   });
-  const runtime = openRuntime({ config });
+  const runtime = await openRuntime({ config });
   const checkpointer = startBackgroundCheckpoints(runtime.db);
   try {
     const now = new Date();
-    writeTransaction(runtime.db, () => {
-      const { workspace } = createWorkspace(runtime, { name: `Bench ${round.label}`, plan: 'business' });
-      round.prepare?.(runtime.db, workspace.id, now);
-      const account = runtime.db
+    await writeTransaction(runtime.db, async () => {
+      const { workspace } = await createWorkspace(runtime, { name: `Bench ${round.label}`, plan: 'business' });
+      await round.prepare?.(runtime.db, workspace.id, now);
+      const account = await runtime.db
         .insert(socialAccounts)
         .values({
           id: newId(),
@@ -68,13 +68,13 @@ export async function liveServiceRound(round: LiveRound): Promise<number> {
         })
         .returning()
         .get();
-      storeTokens(runtime, account.id, {
+      await storeTokens(runtime, account.id, {
         accessToken: round.account.accessToken,
         expiresAt: new Date(now.getTime() + round.account.expiresInSecs * 1000),
       });
       for (let n = 0; n < round.items; n++) {
         const post = round.post(n);
-        insertContentRow(runtime.db, {
+        await insertContentRow(runtime.db, {
           id: newId(),
           workspaceId: workspace.id,
           caption: post.caption,
@@ -94,19 +94,24 @@ export async function liveServiceRound(round: LiveRound): Promise<number> {
         });
       }
     });
-    const unfinished = () =>
-      runtime.db.get<{ n: number }>(sql`select count(*) as n from content where status in ('approved', 'publishing')`)
-        .n;
+    const unfinished = async () =>
+      (
+        await runtime.db.get<{ n: number }>(
+          sql`select count(*) as n from content where status in ('approved', 'publishing')`,
+        )
+      ).n;
     const t0 = performance.now();
     const scheduler = startPublishing(runtime);
-    await until(`${round.label}: every item finished`, () => unfinished() === 0, 300, 20);
+    await until(`${round.label}: every item finished`, async () => (await unfinished()) === 0, 300, 20);
     const seconds = (performance.now() - t0) / 1000;
     await scheduler.stop();
-    const published = runtime.db.get<{ n: number }>(
-      sql`select count(*) as n from publish_attempts where status = 'published' and url like ${`${round.urlPrefix}%`}`,
+    const published = (
+      await runtime.db.get<{ n: number }>(
+        sql`select count(*) as n from publish_attempts where status = 'published' and url like ${`${round.urlPrefix}%`}`,
+      )
     ).n;
     if (published !== round.items) {
-      const sample = runtime.db.get<{ error: string | null }>(
+      const sample = await runtime.db.get<{ error: string | null }>(
         sql`select error from publish_attempts where status != 'published' limit 1`,
       );
       throw new Error(`${round.label}: expected ${round.items} posts published, ${published} were (${sample?.error})`);

@@ -43,7 +43,7 @@ interface World {
 }
 
 /** A fresh database file with `workspaces` business workspaces, each connected to every platform. */
-function world(label: string, workspaces: number): World {
+async function world(label: string, workspaces: number): Promise<World> {
   const dir = tempDir(`publishing-${label}`);
   const config = loadConfig({
     DATABASE_FILE: join(dir.path, 'service.db'),
@@ -51,16 +51,18 @@ function world(label: string, workspaces: number): World {
     // The run's own setting, when given, so its effect can be measured.
     PUBLISH_CONCURRENCY: process.env.PUBLISH_CONCURRENCY,
   });
-  const runtime = openRuntime({ config });
+  const runtime = await openRuntime({ config });
   const checkpointer = startBackgroundCheckpoints(runtime.db);
-  const workspaceIds = writeTransaction(runtime.db, () =>
-    Array.from({ length: workspaces }, (_, i) => {
-      const { workspace } = createWorkspace(runtime, { name: `Bench ${i}`, plan: 'business' });
+  const workspaceIds = await writeTransaction(runtime.db, async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < workspaces; i++) {
+      const { workspace } = await createWorkspace(runtime, { name: `Bench ${i}`, plan: 'business' });
       for (const platform of PLATFORMS)
-        connectSocialAccount(runtime, { workspaceId: workspace.id, platform, username: `bench${i}_${platform}` });
-      return workspace.id;
-    }),
-  );
+        await connectSocialAccount(runtime, { workspaceId: workspace.id, platform, username: `bench${i}_${platform}` });
+      ids.push(workspace.id);
+    }
+    return ids;
+  });
   return {
     runtime,
     workspaceIds,
@@ -73,12 +75,12 @@ function world(label: string, workspaces: number): World {
 }
 
 /** Queued items, as POST /publish (scheduledFor null) or a schedule (a time) leaves them. */
-function seedQueued(w: World, count: number, scheduledFor: (i: number) => Date | null): void {
+async function seedQueued(w: World, count: number, scheduledFor: (i: number) => Date | null): Promise<void> {
   const now = new Date();
-  writeTransaction(w.runtime.db, () => {
+  await writeTransaction(w.runtime.db, async () => {
     for (let i = 0; i < count; i++) {
       const at = scheduledFor(i);
-      insertContentRow(w.runtime.db, {
+      await insertContentRow(w.runtime.db, {
         id: newId(),
         workspaceId: w.workspaceIds[i % w.workspaceIds.length]!,
         caption: `Benchmark post ${i}: a caption of ordinary length with a link https://example.com/p/${i}`,
@@ -100,27 +102,34 @@ function seedQueued(w: World, count: number, scheduledFor: (i: number) => Date |
   });
 }
 
-const unfinished = (w: World): number =>
-  w.runtime.db.get<{ n: number }>(
-    sql`select count(*) as n from content where status in ('scheduled', 'approved', 'publishing') and publish_queued = 1`,
+const unfinished = async (w: World): Promise<number> =>
+  (
+    await w.runtime.db.get<{ n: number }>(
+      sql`select count(*) as n from content where status in ('scheduled', 'approved', 'publishing') and publish_queued = 1`,
+    )
   ).n;
 
 async function lagRound(settings: PublishingSettings): Promise<{ toPublishing: number[]; toFinished: number[] }> {
-  const w = world('lag', settings.workspaces);
+  const w = await world('lag', settings.workspaces);
   try {
     const start = Date.now() + 1500;
     const spreadMs = settings.spreadSeconds * 1000;
-    seedQueued(w, settings.lagItems, (i) => new Date(start + Math.floor((i * spreadMs) / settings.lagItems)));
+    await seedQueued(w, settings.lagItems, (i) => new Date(start + Math.floor((i * spreadMs) / settings.lagItems)));
     const scheduler = startPublishing(w.runtime);
-    await until('publishing: every item finished', () => unfinished(w) === 0, settings.spreadSeconds + 60, 100);
+    await until(
+      'publishing: every item finished',
+      async () => (await unfinished(w)) === 0,
+      settings.spreadSeconds + 60,
+      100,
+    );
     await scheduler.stop();
-    const rows = w.runtime.db.all<{ claimed: number; finished: number }>(
+    const rows = await w.runtime.db.all<{ claimed: number; finished: number }>(
       sql`select r.started_at - c.scheduled_for as claimed, r.finished_at - c.scheduled_for as finished
           from publish_runs r join content c on c.id = r.content_id`,
     );
     if (rows.length !== settings.lagItems) throw new Error(`expected ${settings.lagItems} runs, found ${rows.length}`);
-    const published = w.runtime.db.get<{ n: number }>(
-      sql`select count(*) as n from content where status = 'published'`,
+    const published = (
+      await w.runtime.db.get<{ n: number }>(sql`select count(*) as n from content where status = 'published'`)
     ).n;
     if (published !== settings.lagItems) throw new Error(`expected every item published, ${published} were`);
     return { toPublishing: rows.map((r) => r.claimed), toFinished: rows.map((r) => r.finished) };
@@ -131,17 +140,17 @@ async function lagRound(settings: PublishingSettings): Promise<{ toPublishing: n
 
 /** Items/s from queued to finished, and the process's CPU time (every thread, user and system) per item meanwhile. */
 async function serviceThroughput(settings: PublishingSettings): Promise<{ rate: number; cpuMicrosPerItem: number }> {
-  const w = world('service', settings.workspaces);
+  const w = await world('service', settings.workspaces);
   try {
-    seedQueued(w, settings.throughputItems, () => null);
+    await seedQueued(w, settings.throughputItems, () => null);
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     const scheduler = startPublishing(w.runtime);
-    await until('publishing: every item finished', () => unfinished(w) === 0, 120, 100);
+    await until('publishing: every item finished', async () => (await unfinished(w)) === 0, 120, 100);
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     await scheduler.stop();
-    const posts = w.runtime.db.get<{ n: number }>(sql`select count(*) as n from sandbox_posts`).n;
+    const posts = (await w.runtime.db.get<{ n: number }>(sql`select count(*) as n from sandbox_posts`)).n;
     if (posts !== settings.throughputItems * THREE.length)
       throw new Error(`expected ${settings.throughputItems * 3} sandbox posts, found ${posts}`);
     return {
@@ -159,9 +168,9 @@ async function serviceThroughput(settings: PublishingSettings): Promise<{ rate: 
  * the same batch size as the run's concurrency.
  */
 async function rawThroughput(settings: PublishingSettings): Promise<number> {
-  const w = world('raw', settings.workspaces);
+  const w = await world('raw', settings.workspaces);
   try {
-    seedQueued(w, settings.throughputItems, () => null);
+    await seedQueued(w, settings.throughputItems, () => null);
     const sqlite = w.runtime.db.$client;
     const batch = w.runtime.config.publishing.concurrency;
     const claim = sqlite.prepare(

@@ -231,12 +231,12 @@ async function main(): Promise<number> {
   }
   if (selected.has('list')) {
     rows.push(
-      ...benchList({
+      ...(await benchList({
         sizes,
         calls: positiveNumber('calls', values.calls),
         warmupCalls: 300,
         maxSecondsPerScenario: 30,
-      }),
+      })),
     );
   }
 

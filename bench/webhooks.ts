@@ -60,9 +60,9 @@ async function world(label: string, receiverUrl: string): Promise<World> {
     ...RAISED_LIMITS,
     WEBHOOK_CONCURRENCY: process.env.WEBHOOK_CONCURRENCY,
   });
-  const runtime = openRuntime({ config });
+  const runtime = await openRuntime({ config });
   const checkpointer = startBackgroundCheckpoints(runtime.db);
-  const { workspace } = createWorkspace(runtime, { name: 'Webhook bench', plan: 'business' });
+  const { workspace } = await createWorkspace(runtime, { name: 'Webhook bench', plan: 'business' });
   await runOperation(createWebhook, contextFor(runtime, workspace, 'rest'), { url: `${receiverUrl}/hook`, events: [] });
   return {
     runtime,
@@ -75,21 +75,23 @@ async function world(label: string, receiverUrl: string): Promise<World> {
   };
 }
 
-const writeEvent = (w: World, i: number) =>
+const writeEvent = async (w: World, i: number) =>
   runOperation(createContent, contextFor(w.runtime, w.workspace, 'rest'), { caption: `${CAPTION} ${i}` });
 
-const delivered = (w: World): number =>
-  w.runtime.db.get<{ n: number }>(sql`select count(*) as n from webhook_jobs where state = 'delivered'`).n;
+const delivered = async (w: World): Promise<number> =>
+  (await w.runtime.db.get<{ n: number }>(sql`select count(*) as n from webhook_jobs where state = 'delivered'`)).n;
 
 /**
  * Every event fanned out and no job queued (a job in flight is still queued). Polled while the
  * worker runs, so it reads only the partial queue index: counting delivered jobs scans the table,
  * and 50 scans a second took a tenth of the worker's CPU time.
  */
-const drained = (w: World): boolean =>
-  w.runtime.db.get<{ done: number }>(
-    sql`select (select last_seq from webhook_fanout_cursor) = (select max(seq) from events)
+const drained = async (w: World): Promise<boolean> =>
+  (
+    await w.runtime.db.get<{ done: number }>(
+      sql`select (select last_seq from webhook_fanout_cursor) = (select max(seq) from events)
       and not exists (select 1 from webhook_jobs where state = 'queued') as done`,
+    )
   ).done === 1;
 
 /** The worker's throughput: every event already written, the worker started, timed until all are delivered. */
@@ -99,37 +101,39 @@ async function serviceThroughput(
 ): Promise<{ perSecond: number; concurrency: number; bodies: string[] }> {
   const w = await world('service', receiverUrl);
   try {
-    writeTransaction(w.runtime.db, () => {
-      for (let i = 0; i < settings.events; i++) writeEvent(w, i);
+    await writeTransaction(w.runtime.db, async () => {
+      for (let i = 0; i < settings.events; i++) await writeEvent(w, i);
     });
     const t0 = performance.now();
     const worker = startWebhookDelivery(w.runtime);
     await until('webhooks: every event delivered', () => drained(w), 120);
     const seconds = (performance.now() - t0) / 1000;
     await worker.stop();
-    if (delivered(w) !== settings.events)
-      throw new Error(`webhooks: ${delivered(w)} of ${settings.events} events delivered`);
-    const failed = w.runtime.db.get<{ n: number }>(
-      sql`select count(*) as n from webhook_deliveries where status <> 'delivered'`,
+    if ((await delivered(w)) !== settings.events)
+      throw new Error(`webhooks: ${await delivered(w)} of ${settings.events} events delivered`);
+    const failed = (
+      await w.runtime.db.get<{ n: number }>(
+        sql`select count(*) as n from webhook_deliveries where status <> 'delivered'`,
+      )
     ).n;
     if (failed > 0) throw new Error(`webhooks: ${failed} attempts failed`);
     // Bodies of the same size for the raw loop: the events as the worker would wrap them.
-    const bodies = w.runtime.db
-      .all<{ data: string; id: string; type: string; created_at: number }>(
+    const bodies = (
+      await w.runtime.db.all<{ data: string; id: string; type: string; created_at: number }>(
         sql`select id, type, data, created_at from events limit 100`,
       )
-      .map((e) =>
-        JSON.stringify({
-          id: e.id,
-          object: 'event',
-          type: e.type,
-          created_at: new Date(e.created_at).toISOString(),
-          workspace_id: w.workspace.id,
-          delivery_id: 'whd_x',
-          attempt: 1,
-          data: JSON.parse(e.data),
-        }),
-      );
+    ).map((e) =>
+      JSON.stringify({
+        id: e.id,
+        object: 'event',
+        type: e.type,
+        created_at: new Date(e.created_at).toISOString(),
+        workspace_id: w.workspace.id,
+        delivery_id: 'whd_x',
+        attempt: 1,
+        data: JSON.parse(e.data),
+      }),
+    );
     return {
       perSecond: settings.events / seconds,
       concurrency: Math.ceil(w.runtime.config.webhooks.concurrency / 4),
@@ -193,16 +197,16 @@ async function latency(receiverUrl: string, settings: WebhookSettings): Promise<
       const due = start + (i * 1000) / settings.rate;
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
-      writeEvent(w, i);
+      await writeEvent(w, i);
     }
     await until('webhooks: every event delivered', () => drained(w), 60);
     await worker.stop();
-    if (delivered(w) !== total) throw new Error(`webhooks: ${delivered(w)} of ${total} events delivered`);
-    return w.runtime.db
-      .all<{ lag: number }>(
+    if ((await delivered(w)) !== total) throw new Error(`webhooks: ${await delivered(w)} of ${total} events delivered`);
+    return (
+      await w.runtime.db.all<{ lag: number }>(
         sql`select d.delivered_at - e.created_at as lag from webhook_deliveries d join events e on e.id = d.event_id where d.attempt = 1`,
       )
-      .map((r) => r.lag);
+    ).map((r) => r.lag);
   } finally {
     await w.close();
   }

@@ -1,16 +1,23 @@
 import Database from 'better-sqlite3';
 import { getTableColumns, getTableName, sql } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { chmodSync, closeSync, fchmodSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prepareSql, type AsyncDb, type PreparedSql } from './engine/session.ts';
+export { prepareText } from './engine/session.ts';
+import { SqliteStore } from './engine/sqlite-store.ts';
+import type { Store } from './engine/store.ts';
 import { SEEDED_PLANS } from './plans.ts';
-import { withFastExecution } from './prepared.ts';
 import * as schema from './schema/index.ts';
 
-export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+/**
+ * The query builder core uses, on the store its statements run in (db/engine/store.ts). `$client`
+ * is the SQLite connection itself, for what only SQLite has (its online backup, the checkpointer).
+ */
+export type Db = AsyncDb & { readonly $store: Store; readonly $client: Database.Database };
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -35,7 +42,7 @@ export function openDatabase(filename: string): Db {
   sqlite.function('fold_case', { deterministic: true }, (text: unknown) =>
     typeof text === 'string' ? foldCase(text) : text,
   );
-  const db = drizzle({ client: sqlite, schema }) as Db;
+  const seeding = drizzle({ client: sqlite, schema });
   // Several processes may start on one file at once. drizzle's own migrator reads the applied
   // migrations before it takes the write lock, so two starting processes could both apply one;
   // this does the same bookkeeping (drizzle's table and hashes) inside one IMMEDIATE transaction.
@@ -43,11 +50,12 @@ export function openDatabase(filename: string): Db {
     .transaction(() => {
       applyMigrations(sqlite);
       for (const plan of SEEDED_PLANS) {
-        db.insert(schema.plans).values(plan).onConflictDoUpdate({ target: schema.plans.name, set: plan }).run();
+        seeding.insert(schema.plans).values(plan).onConflictDoUpdate({ target: schema.plans.name, set: plan }).run();
       }
     })
     .immediate();
-  return db;
+  const store = new SqliteStore(sqlite);
+  return Object.assign(store.db, { $store: store, $client: sqlite });
 }
 
 /**
@@ -90,44 +98,29 @@ function ownerOnly(chmod: () => void): void {
 }
 
 /**
- * Runs `work` in an IMMEDIATE transaction on the connection; queries inside simply use `db` (one
- * connection, synchronous: never await inside). Every read-then-write takes the write lock up front:
- * a deferred transaction that reads first cannot upgrade once another process has committed, and
- * fails at once with SQLITE_BUSY instead of waiting for busy_timeout. A nested call joins the
- * transaction already open (no savepoint: each SQLite statement costs), so a failure inside must
- * abort the outermost transaction: let it propagate, never catch it and go on writing.
+ * Runs `work` in a transaction of its own that takes the write lock up front, or inside the unit
+ * already running (a nested call joins it, with no savepoint: each statement costs), so a failure
+ * inside must abort the outermost transaction: let it propagate, never catch it and go on writing.
+ * Every read-then-write takes the lock up front: on SQLite a deferred transaction that reads first
+ * cannot upgrade once another process has committed, and fails at once with SQLITE_BUSY.
  */
-export function writeTransaction<T>(db: Db, work: () => T): T {
-  if (db.$client.inTransaction) return work();
-  return transactionRunner(db).immediate(work) as T;
+export function writeTransaction<T>(db: Db, work: () => Promise<T> | T): Promise<T> {
+  return db.$store.transaction(work);
 }
 
 /**
- * Runs `work` in a savepoint of the open transaction (or in a transaction of its own when none is
- * open): when `work` throws, its writes roll back and the rest of the transaction goes on.
+ * Runs `work` in a savepoint of the running unit (or in a transaction of its own outside one):
+ * when `work` throws, its writes roll back and the rest of the unit goes on.
  */
-export function savepoint<T>(db: Db, work: () => T): T {
-  return transactionRunner(db).immediate(work) as T;
-}
-
-const transactionRunners = new WeakMap<Db, ReturnType<Database.Database['transaction']>>();
-
-/** better-sqlite3 transaction functions are meant to be made once and called many times. */
-function transactionRunner(db: Db): ReturnType<Database.Database['transaction']> {
-  let runner = transactionRunners.get(db);
-  if (!runner) {
-    runner = db.$client.transaction((work: () => unknown) => work());
-    transactionRunners.set(db, runner);
-  }
-  return runner;
+export async function savepoint<T>(db: Db, work: () => Promise<T> | T): Promise<T> {
+  return db.$store.savepoint(work);
 }
 
 /**
- * Statements built once per connection. drizzle's query builder costs far more than SQLite itself
- * on the hot paths (measured: ~100 µs to build a three-table join, ~5 µs to run it prepared), so
- * per-request queries are built with `sql.placeholder` and prepared here. They run on the same
- * connection, so inside a transaction they see and join it. Each runs without drizzle's per-call
- * overhead (db/prepared.ts).
+ * Statements built once per database. drizzle's query builder costs far more than the database
+ * itself on the hot paths (measured on SQLite: ~100 µs to build a three-table join, ~5 µs to run
+ * it prepared), so per-request queries are built with `sql.placeholder` and prepared here. They
+ * run wherever the caller is: inside a unit, they join it.
  */
 export function preparedStatements<T>(build: (db: Db) => T): (db: Db) => T {
   const cache = new WeakMap<Db, T>();
@@ -135,9 +128,6 @@ export function preparedStatements<T>(build: (db: Db) => T): (db: Db) => T {
     let statements = cache.get(db);
     if (!statements) {
       statements = build(db);
-      if (statements && typeof statements === 'object')
-        for (const [name, statement] of Object.entries(statements))
-          (statements as Record<string, unknown>)[name] = withFastExecution(statement);
       cache.set(db, statements);
     }
     return statements;
@@ -147,7 +137,7 @@ export function preparedStatements<T>(build: (db: Db) => T): (db: Db) => T {
 /** A row for insertRow: any column may hold SerializedJson (only JSON columns should). */
 type InsertableRow<T extends SQLiteTable> = { [K in keyof T['$inferInsert']]: T['$inferInsert'][K] | SerializedJson };
 
-const insertsByTable = new WeakMap<Db, Map<SQLiteTable, (row: Record<string, unknown>) => void>>();
+const insertsByTable = new WeakMap<Db, Map<SQLiteTable, (row: Record<string, unknown>) => Promise<unknown>>>();
 
 /**
  * A JSON column's value serialised already (somewhere cheaper, such as a worker thread): insertRow
@@ -158,24 +148,35 @@ export class SerializedJson {
 }
 
 /**
- * An INSERT of one row into `table`, every column bound, run straight on the better-sqlite3
- * statement with each value put through its own column's encoder (JSON, timestamps, booleans), as
- * drizzle would. For the inserts made thousands of times a second (content items, outbox events):
- * drizzle's prepared insert spent more filling its placeholders than SQLite spent on the row
- * (measured on campaign generation: 39 µs a content row, against 15 µs for the raw statement).
- * A column left out of `row` (undefined) or null is stored as NULL; defaults are not applied.
+ * An INSERT of one row into `table`, every column bound, each value put through its own column's
+ * encoder (JSON, timestamps, booleans) as drizzle would. For the inserts made thousands of times a
+ * second (content items, outbox events): drizzle's prepared insert spent more filling its
+ * placeholders than SQLite spent on the row (measured on campaign generation: 39 µs a content row,
+ * against 15 µs for the raw statement). A column left out of `row` (undefined) or null is stored as
+ * NULL; defaults are not applied.
  */
-export function insertRow<T extends SQLiteTable>(db: Db, table: T, row: InsertableRow<T>): void {
+export async function insertRow<T extends SQLiteTable>(db: Db, table: T, row: InsertableRow<T>): Promise<void> {
   let inserts = insertsByTable.get(db);
   if (!inserts) insertsByTable.set(db, (inserts = new Map()));
   let insert = inserts.get(table);
   if (!insert) {
     const columns = Object.entries(getTableColumns(table));
-    const statement = db.$client.prepare(
-      `insert into "${getTableName(table)}" (${columns.map(([, column]) => `"${column.name}"`).join(', ')}) values (${columns.map(() => '?').join(', ')})`,
+    const statement: PreparedSql<never> = prepareSql(
+      db,
+      sql
+        .raw(
+          `insert into "${getTableName(table)}" (${columns.map(([, column]) => `"${column.name}"`).join(', ')}) values (`,
+        )
+        .append(
+          sql.join(
+            columns.map((_, i) => sql.placeholder(String(i))),
+            sql.raw(', '),
+          ),
+        )
+        .append(sql.raw(')')),
     );
-    const values: unknown[] = new Array(columns.length);
-    insert = (input) => {
+    const values: Record<string, unknown> = {};
+    insert = async (input) => {
       for (let i = 0; i < columns.length; i++) {
         const [key, column] = columns[i]!;
         const value = input[key];
@@ -186,16 +187,16 @@ export function insertRow<T extends SQLiteTable>(db: Db, table: T, row: Insertab
               ? value.text
               : column.mapToDriverValue(value);
       }
-      statement.run(values);
+      return statement.run(values);
     };
     inserts.set(table, insert);
   }
-  insert(row as Record<string, unknown>);
+  await insert(row as Record<string, unknown>);
 }
 
 /** A cheap liveness probe used by /healthz. */
-export function pingDatabase(db: Db): boolean {
-  return db.get<{ ok: number }>(sql`select 1 as ok`).ok === 1;
+export async function pingDatabase(db: Db): Promise<boolean> {
+  return (await db.get<{ ok: number }>(sql`select 1 as ok`))?.ok === 1;
 }
 
 function applyMigrations(sqlite: Database.Database): void {

@@ -1,4 +1,4 @@
-import { entityKind, fillPlaceholders, type Query } from 'drizzle-orm';
+import { Column, entityKind, is, Param, Placeholder, SQL, sql, type Query } from 'drizzle-orm';
 import { NoopCache } from 'drizzle-orm/cache/core';
 import {
   BaseSQLiteDatabase,
@@ -42,6 +42,9 @@ export interface Executor {
 /** The query builder core uses on both engines: drizzle's SQLite builder in its async mode. */
 export type AsyncDb = BaseSQLiteDatabase<'async', RunResult, typeof schema>;
 
+type Bind = (values: Record<string, unknown>) => unknown;
+type Decoder = { mapFromDriverValue(value: unknown): unknown };
+
 class ExecutorPreparedQuery extends SQLitePreparedQuery<{
   type: 'async';
   run: RunResult;
@@ -51,6 +54,14 @@ class ExecutorPreparedQuery extends SQLitePreparedQuery<{
   execute: unknown;
 }> {
   static override readonly [entityKind]: string = 'ExecutorPreparedQuery';
+  /** How each parameter is filled, worked out once (drizzle's fillPlaceholders walks each class on every call). */
+  private readonly binds: Bind[];
+  /**
+   * Each selected column's key and decoder, when every field is a plain top-level one; else null and
+   * rows go through drizzle's own mapResultRow (a join nesting its fields by table). Measured in the
+   * publishing run, drizzle's per-call class checks cost more than SQLite spent on the reads.
+   */
+  private readonly columns: { keys: string[]; decoders: Decoder[] } | null;
 
   constructor(
     private executor: Executor,
@@ -60,6 +71,8 @@ class ExecutorPreparedQuery extends SQLitePreparedQuery<{
     private customResultMapper?: (rows: unknown[][]) => unknown,
   ) {
     super('async', executeMethod, query, new NoopCache(), undefined, undefined);
+    this.binds = query.params.map(binding);
+    this.columns = fields && !customResultMapper ? plainColumns(fields) : null;
   }
 
   /** Which joined tables may be absent from a row (set by drizzle on a query with joins). */
@@ -67,36 +80,96 @@ class ExecutorPreparedQuery extends SQLitePreparedQuery<{
     return (this as unknown as { joinsNotNullableMap?: Record<string, boolean> }).joinsNotNullableMap;
   }
 
-  async run(placeholders?: Record<string, unknown>): Promise<RunResult> {
-    return this.executor.run(this.query.sql, fillPlaceholders(this.query.params, placeholders ?? {}));
+  private bound(values: Record<string, unknown> | undefined): unknown[] {
+    const { binds } = this;
+    const params = new Array<unknown>(binds.length);
+    for (let i = 0; i < binds.length; i++) params[i] = binds[i]!(values ?? NO_VALUES);
+    return params;
   }
 
-  async all(placeholders?: Record<string, unknown>): Promise<unknown[]> {
-    const params = fillPlaceholders(this.query.params, placeholders ?? {});
-    if (!this.fields && !this.customResultMapper) return this.executor.all(this.query.sql, params, false);
-    const rows = (await this.executor.all(this.query.sql, params, true)) as unknown[][];
-    if (this.customResultMapper) return this.customResultMapper(rows) as unknown[];
-    return rows.map((row) => mapResultRow(this.fields!, row, this.nullableJoins()));
-  }
-
-  async get(placeholders?: Record<string, unknown>): Promise<unknown> {
-    const params = fillPlaceholders(this.query.params, placeholders ?? {});
-    if (!this.fields && !this.customResultMapper) return this.executor.get(this.query.sql, params, false);
-    const row = (await this.executor.get(this.query.sql, params, true)) as unknown[] | undefined;
-    if (row === undefined) return undefined;
+  private decode(row: unknown[]): unknown {
+    const { columns } = this;
+    if (columns) {
+      const result: Record<string, unknown> = {};
+      const { keys, decoders } = columns;
+      for (let i = 0; i < keys.length; i++) {
+        const value = row[i];
+        result[keys[i]!] = value === null ? null : decoders[i]!.mapFromDriverValue(value);
+      }
+      return result;
+    }
     if (this.customResultMapper) return this.customResultMapper([row]);
     return mapResultRow(this.fields!, row, this.nullableJoins());
   }
 
+  async run(placeholders?: Record<string, unknown>): Promise<RunResult> {
+    return this.executor.run(this.query.sql, this.bound(placeholders));
+  }
+
+  async all(placeholders?: Record<string, unknown>): Promise<unknown[]> {
+    const params = this.bound(placeholders);
+    if (!this.fields && !this.customResultMapper) return this.executor.all(this.query.sql, params, false);
+    const rows = (await this.executor.all(this.query.sql, params, true)) as unknown[][];
+    if (this.customResultMapper) return this.customResultMapper(rows) as unknown[];
+    return rows.map((row) => this.decode(row));
+  }
+
+  async get(placeholders?: Record<string, unknown>): Promise<unknown> {
+    const params = this.bound(placeholders);
+    if (!this.fields && !this.customResultMapper) return this.executor.get(this.query.sql, params, false);
+    const row = (await this.executor.get(this.query.sql, params, true)) as unknown[] | undefined;
+    return row === undefined ? undefined : this.decode(row);
+  }
+
   async values(placeholders?: Record<string, unknown>): Promise<unknown[][]> {
-    const params = fillPlaceholders(this.query.params, placeholders ?? {});
-    return (await this.executor.all(this.query.sql, params, true)) as unknown[][];
+    return (await this.executor.all(this.query.sql, this.bound(placeholders), true)) as unknown[][];
   }
 
   /** @internal drizzle asks this of a relational query's statement. */
   isResponseInArrayMode(): boolean {
     return true;
   }
+}
+
+const NO_VALUES: Record<string, unknown> = {};
+
+/** How drizzle's fillPlaceholders fills one parameter, decided once. */
+function binding(param: unknown): Bind {
+  if (is(param, Placeholder)) return valueOf(param.name, (value) => value);
+  if (is(param, Param) && is(param.value, Placeholder)) {
+    const encoder = param.encoder as { mapToDriverValue(value: unknown): unknown };
+    return valueOf(param.value.name, (value) => encoder.mapToDriverValue(value));
+  }
+  return () => param;
+}
+
+const valueOf =
+  (name: string, map: (value: unknown) => unknown): Bind =>
+  (values) => {
+    if (!(name in values)) throw new Error(`No value for placeholder "${name}" was provided`);
+    return map(values[name]);
+  };
+
+/** The keys and decoders of fields that are all top-level columns or SQL with a decoder, else null. */
+function plainColumns(fields: SelectedFieldsOrdered): { keys: string[]; decoders: Decoder[] } | null {
+  const keys: string[] = [];
+  const decoders: Decoder[] = [];
+  for (const { path, field } of fields) {
+    const decoder = decoderOf(field);
+    if (path.length !== 1 || !decoder) return null;
+    keys.push(path[0]!);
+    decoders.push(decoder);
+  }
+  return { keys, decoders };
+}
+
+/** The decoder drizzle's mapResultRow uses for a selected field. */
+function decoderOf(field: unknown): Decoder | null {
+  if (is(field, Column)) return field as unknown as Decoder;
+  // `decoder` is drizzle's internal field, as mapResultRow reads it.
+  if (is(field, SQL)) return (field as unknown as { decoder: Decoder }).decoder;
+  if (is(field, SQL.Aliased)) return (field.sql as unknown as { decoder: Decoder }).decoder;
+  return null;
 }
 
 class ExecutorSession extends SQLiteSession<'async', RunResult, typeof schema, never> {
@@ -129,4 +202,44 @@ class ExecutorSession extends SQLiteSession<'async', RunResult, typeof schema, n
 export function asyncDb(executor: Executor, dialect: SQLiteAsyncDialect = new SQLiteAsyncDialect()): AsyncDb {
   const session = new ExecutorSession(executor, dialect);
   return new BaseSQLiteDatabase('async', dialect, session as never, undefined) as unknown as AsyncDb;
+}
+
+/** A raw statement prepared once: its placeholders (`sql.placeholder`) filled on each call, rows as objects. */
+export interface PreparedSql<Row, Values = Record<string, unknown>> {
+  all(values?: Values): Promise<Row[]>;
+  get(values?: Values): Promise<Row | undefined>;
+  run(values?: Values): Promise<RunResult>;
+}
+
+/**
+ * `statement` rendered once by `db`'s dialect and kept, for raw SQL run on a hot path (building an
+ * `sql` template costs far more than running it). Its rows come back as objects keyed by column name.
+ */
+export function prepareSql<Row, Values = Record<string, unknown>>(
+  db: AsyncDb,
+  statement: SQL,
+): PreparedSql<Row, Values> {
+  const { session, dialect } = db as unknown as { session: ExecutorSession; dialect: SQLiteAsyncDialect };
+  return session.prepareQuery(dialect.sqlToQuery(statement), undefined, 'all', false) as unknown as PreparedSql<
+    Row,
+    Values
+  >;
+}
+
+/**
+ * `text`, raw SQL naming its values `@name`, prepared once (prepareSql): each `@name` is filled
+ * from the object a call passes, whatever the engine's own parameter syntax.
+ */
+export function prepareText<Values extends Record<string, unknown>, Row = never>(
+  db: AsyncDb,
+  text: string,
+): PreparedSql<Row, Values> {
+  const chunks: SQL[] = [];
+  let from = 0;
+  for (const match of text.matchAll(/@(\w+)/g)) {
+    chunks.push(sql.raw(text.slice(from, match.index)), sql`${sql.placeholder(match[1]!)}`);
+    from = match.index + match[0].length;
+  }
+  chunks.push(sql.raw(text.slice(from)));
+  return prepareSql<Row, Values>(db, sql.join(chunks));
 }

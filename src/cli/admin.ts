@@ -91,9 +91,9 @@ function required(
  * Runs `action`, naming the fields of an operation's refusal as this door's flags (`expires_at` is
  * `--expires-at` here), so the words are the operation's and only the names are the CLI's.
  */
-function withFlagNames<T>(action: () => T): T {
+async function withFlagNames<T>(action: () => Promise<T>): Promise<T> {
   try {
-    return action();
+    return await action();
   } catch (error) {
     if (!(error instanceof ServiceError) || !error.details) throw error;
     const flag = (field: string) => field.replaceAll('_', '-');
@@ -131,7 +131,7 @@ async function run(
 ): Promise<{ json: unknown; text: string }> {
   switch (command) {
     case 'create-workspace': {
-      const { workspace, apiKey } = createWorkspace(runtime, {
+      const { workspace, apiKey } = await createWorkspace(runtime, {
         name: required(values, 'name'),
         plan: values.plan as never,
         status: values.status as never,
@@ -142,9 +142,9 @@ async function run(
       };
     }
     case 'create-key': {
-      const workspace = getWorkspace(runtime.db, required(values, 'workspace'));
+      const workspace = await getWorkspace(runtime.db, required(values, 'workspace'));
       // The dashboard's operation, so a name or expiry is refused here with the very same words.
-      const created = withFlagNames(() =>
+      const created = await withFlagNames(async () =>
         runOperation(createKey, contextFor(runtime, workspace, 'cli'), {
           name: values.name ?? DEFAULT_KEY_NAME,
           expires_at: values['expires-at'],
@@ -157,20 +157,20 @@ async function run(
       };
     }
     case 'create-user': {
-      const workspace = getWorkspace(runtime.db, required(values, 'workspace'));
+      const workspace = await getWorkspace(runtime.db, required(values, 'workspace'));
       const email = required(values, 'email');
       const role = required(values, 'role');
       const ctx = contextFor(runtime, workspace, 'cli');
       // Someone already in the workspace gets the new role; anyone else gets an invitation to accept.
-      const existing = findUserByEmail(runtime.db, email);
-      if (existing && membershipOf(runtime.db, workspace.id, existing.id)) {
-        const changed = runOperation(changeMemberRole, ctx, { user_id: existing.id, role });
+      const existing = await findUserByEmail(runtime.db, email);
+      if (existing && (await membershipOf(runtime.db, workspace.id, existing.id))) {
+        const changed = await runOperation(changeMemberRole, ctx, { user_id: existing.id, role });
         return {
           json: { user_id: changed.user_id, email: changed.email, role: changed.role, invite_url: null },
           text: `${changed.email} is already in the workspace; their role is now ${changed.role}.`,
         };
       }
-      const invited = invitePerson(runtime, { workspaceId: workspace.id, email, role, invitedBy: null });
+      const invited = await invitePerson(runtime, { workspaceId: workspace.id, email, role, invitedBy: null });
       const link = linkUrl(runtime, invited.path);
       return {
         json: {
@@ -184,7 +184,7 @@ async function run(
       };
     }
     case 'reset-password': {
-      const reset = issuePasswordReset(runtime, required(values, 'email'));
+      const reset = await issuePasswordReset(runtime, required(values, 'email'));
       const link = linkUrl(runtime, reset.path);
       return {
         json: { user_id: reset.userId, reset_url: link },
@@ -193,13 +193,13 @@ async function run(
     }
     case 'revoke-key': {
       const keyId = required(values, 'key-id');
-      revokeApiKey(runtime, keyId);
+      await revokeApiKey(runtime, keyId);
       return { json: { key_id: keyId, revoked: true }, text: `Revoked key ${keyId}.` };
     }
     case 'list-keys': {
-      const workspace = getWorkspace(runtime.db, required(values, 'workspace'));
+      const workspace = await getWorkspace(runtime.db, required(values, 'workspace'));
       const iso = (at: Date | null) => at?.toISOString() ?? null;
-      const keys = runOperation(listKeys, contextFor(runtime, workspace, 'cli'), {}).map((key) => ({
+      const keys = (await runOperation(listKeys, contextFor(runtime, workspace, 'cli'), {})).map((key) => ({
         key_id: key.id,
         name: key.name,
         key: key.masked,
@@ -222,16 +222,16 @@ async function run(
       };
     }
     case 'list-users': {
-      const workspace = getWorkspace(runtime.db, required(values, 'workspace'));
+      const workspace = await getWorkspace(runtime.db, required(values, 'workspace'));
       const ctx = contextFor(runtime, workspace, 'cli');
-      const users = runOperation(listMembers, ctx, {}).map((member) => ({
+      const users = (await runOperation(listMembers, ctx, {})).map((member) => ({
         user_id: member.user_id,
         email: member.email,
         role: member.role,
         has_password: member.active,
         joined_at: member.joined_at.toISOString(),
       }));
-      const invitations = runOperation(listPendingInvites, ctx, {}).map((invite) => ({
+      const invitations = (await runOperation(listPendingInvites, ctx, {})).map((invite) => ({
         invitation_id: invite.invitation_id,
         email: invite.email,
         role: invite.role,
@@ -252,7 +252,7 @@ async function run(
       };
     }
     case 'set-plan': {
-      const workspace = setWorkspacePlan(runtime, required(values, 'workspace'), {
+      const workspace = await setWorkspacePlan(runtime, required(values, 'workspace'), {
         plan: values.plan,
         status: values.status,
       });
@@ -262,7 +262,7 @@ async function run(
       };
     }
     case 'list-workspaces': {
-      const rows = listWorkspaces(runtime.db).map((w) => ({
+      const rows = (await listWorkspaces(runtime.db)).map((w) => ({
         workspace_id: w.id,
         org_id: w.orgId,
         name: w.name,
@@ -283,7 +283,7 @@ async function run(
       };
     }
     case 'connect-account': {
-      const account = connectSocialAccount(runtime, {
+      const account = await connectSocialAccount(runtime, {
         workspaceId: required(values, 'workspace'),
         platform: required(values, 'platform'),
         username: required(values, 'username'),
@@ -296,7 +296,7 @@ async function run(
       };
     }
     case 'connect-url': {
-      const workspace = getWorkspace(runtime.db, required(values, 'workspace'));
+      const workspace = await getWorkspace(runtime.db, required(values, 'workspace'));
       const platform = required(values, 'platform');
       if (isCredentialsPlatform(platform)) {
         throw fieldError(
@@ -305,7 +305,7 @@ async function run(
             'POST /api/v1/social-accounts/connect with platform, identifier and app_password.',
         );
       }
-      const started = runOperation(startAccountConnection, contextFor(runtime, workspace, 'cli'), {
+      const started = await runOperation(startAccountConnection, contextFor(runtime, workspace, 'cli'), {
         platform,
         ...(values['return-url'] !== undefined && { return_url: values['return-url'] }),
       });
@@ -319,18 +319,18 @@ async function run(
       };
     }
     case 'disconnect-account': {
-      const account = disconnectSocialAccount(runtime, required(values, 'id'));
+      const account = await disconnectSocialAccount(runtime, required(values, 'id'));
       return {
         json: { social_account_id: account.id, is_active: false },
         text: `Disconnected ${account.platform} account @${account.username} (${account.id}); it stays listed as inactive.`,
       };
     }
     case 'import-templates': {
-      const counts = importTemplates(runtime.db, readJsonFile(args[0]), runtime.clock.now());
+      const counts = await importTemplates(runtime.db, readJsonFile(args[0]), runtime.clock.now());
       return { json: counts, text: `Imported templates: ${counts.inserted} inserted, ${counts.updated} updated.` };
     }
     case 'list-grants': {
-      const grants = listHeldGrants(runtime, required(values, 'workspace')).map((grant) => ({
+      const grants = (await listHeldGrants(runtime, required(values, 'workspace'))).map((grant) => ({
         client_id: grant.clientId,
         client_name: grant.clientName,
         scopes: grant.scopes,
@@ -350,7 +350,7 @@ async function run(
     }
     case 'revoke-grant': {
       const clientId = required(values, 'client');
-      const { revokedTokens } = revokeHeldGrant(runtime, required(values, 'workspace'), clientId);
+      const { revokedTokens } = await revokeHeldGrant(runtime, required(values, 'workspace'), clientId);
       return {
         json: { client_id: clientId, revoked_tokens: revokedTokens },
         text: `Revoked ${revokedTokens} token(s) of client ${clientId}; it must be authorized again.`,

@@ -30,12 +30,12 @@ async function main(argv: string[]): Promise<number> {
       await serveStdio();
       return -1;
     case 'worker':
-      runWorker();
+      await runWorker();
       return -1;
     case 'admin': {
       // stdout carries the command's answer (JSON with --json): log lines, if any, go to stderr.
       const config = loadConfig();
-      const runtime = openRuntime({ config, log: createLogger({ level: config.logLevel, destination: 2 }) });
+      const runtime = await openRuntime({ config, log: createLogger({ level: config.logLevel, destination: 2 }) });
       try {
         return await runAdmin(runtime, rest);
       } finally {
@@ -49,9 +49,9 @@ async function main(argv: string[]): Promise<number> {
 }
 
 /** A serving process's runtime: its one logger writes JSON lines to `logTo` (1 stdout, 2 stderr). */
-function openProcessRuntime(logTo: 1 | 2): { runtime: Runtime; checkpointer: Checkpointer } {
+async function openProcessRuntime(logTo: 1 | 2): Promise<{ runtime: Runtime; checkpointer: Checkpointer }> {
   const config = loadConfig();
-  const runtime = openRuntime({ config, log: createLogger({ level: config.logLevel, destination: logTo }) });
+  const runtime = await openRuntime({ config, log: createLogger({ level: config.logLevel, destination: logTo }) });
   const checkpointer = startBackgroundCheckpoints(runtime.db, undefined, (message, error) =>
     runtime.log.error({ err: error }, message),
   );
@@ -78,7 +78,7 @@ function applyServingFlags(command: string, args: string[]): void {
 }
 
 async function serve(): Promise<void> {
-  const { runtime: opened, checkpointer } = openProcessRuntime(1);
+  const { runtime: opened, checkpointer } = await openProcessRuntime(1);
   // /mcp settles its tools when the app is built, after listening; a bad selection must stop
   // start-up before a port is taken or a first API key is shown.
   checkToolSelection(opened.config);
@@ -87,7 +87,7 @@ async function serve(): Promise<void> {
   await listenOrExplain(server, port, host);
   // Only once the port is ours: a start that cannot listen must leave the first start's key to the
   // next one, not print a key for a server that never ran.
-  const created = ensureDefaultWorkspace(opened);
+  const created = await ensureDefaultWorkspace(opened);
   const actualPort = (server.address() as AddressInfo).port;
   // PORT=0 picks a free port: the derived public URL (docs_url, the allowed /mcp origin) must name it.
   const config = actualPort === port ? opened.config : loadConfig({ ...process.env, PORT: String(actualPort) });
@@ -97,7 +97,7 @@ async function serve(): Promise<void> {
     console.log(`Created workspace "${created.workspace.name}" (${created.workspace.id}).`);
     console.log(`API key (shown once, keep it safe): ${created.apiKey}`);
     // The one way in for the first person: no open registration (works once, within 24 hours).
-    console.log(`Dashboard setup: ${linkUrl(runtime, issueSetupLink(runtime, created.workspace.id))}`);
+    console.log(`Dashboard setup: ${linkUrl(runtime, await issueSetupLink(runtime, created.workspace.id))}`);
   }
   server.on('request', createApp(runtime, { processMetrics: true }));
   const schedulers = startSchedulers(runtime);
@@ -137,7 +137,7 @@ async function listenOrExplain(server: Server, port: number, host: string): Prom
 async function serveStdio(): Promise<void> {
   // stdout is the protocol channel: logs go to stderr, and so does any stray console.log.
   console.log = console.error;
-  const { runtime, checkpointer } = openProcessRuntime(2);
+  const { runtime, checkpointer } = await openProcessRuntime(2);
   const schedulers = startSchedulers(runtime);
   const server = await serveMcpStdio(runtime, process.env.SERVICE_API_KEY);
   const shutdown = onShutdown(runtime, checkpointer, async (deadline) => {
@@ -148,8 +148,8 @@ async function serveStdio(): Promise<void> {
   process.stdin.once('end', () => shutdown('stdin closed'));
 }
 
-function runWorker(): void {
-  const { runtime, checkpointer } = openProcessRuntime(1);
+async function runWorker(): Promise<void> {
+  const { runtime, checkpointer } = await openProcessRuntime(1);
   const schedulers = startSchedulers(runtime, { force: true });
   // The schedulers' timers are unref'd (they must not keep `serve` or `mcp` alive); a worker has
   // no server or stdin, so this keeps it running until a signal.

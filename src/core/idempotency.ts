@@ -110,7 +110,7 @@ const keyOf = (request: { workspaceId: string; key: string }) =>
  * idempotency_conflict while the first request is still running, and idempotency_key_reused when
  * the key came with another request.
  */
-export function claimIdempotencyKey(runtime: Runtime, request: IdempotentCall): StoredResponse | null {
+export async function claimIdempotencyKey(runtime: Runtime, request: IdempotentCall): Promise<StoredResponse | null> {
   if (request.key.length === 0 || request.key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     const what = request.keyField === 'Idempotency-Key' ? 'The Idempotency-Key header' : 'idempotency_key';
     throw fieldError(request.keyField, `${what} must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`);
@@ -120,8 +120,8 @@ export function claimIdempotencyKey(runtime: Runtime, request: IdempotentCall): 
   const now = runtime.clock.now();
   const fingerprint = fingerprintOf(runtime.config, request);
   const { db } = runtime;
-  return writeTransaction(db, () => {
-    const existing = db.select().from(idempotencyKeys).where(keyOf(request)).get();
+  return writeTransaction(db, async () => {
+    const existing = await db.select().from(idempotencyKeys).where(keyOf(request)).get();
     const age = existing ? now.getTime() - existing.createdAt.getTime() : Infinity;
     const finished = existing?.responseStatus != null;
     const live = existing && (finished ? age < REPLAY_WINDOW_MS : age < ABANDONED_AFTER_MS);
@@ -144,7 +144,8 @@ export function claimIdempotencyKey(runtime: Runtime, request: IdempotentCall): 
           : JSON.parse(decryptSecret(runtime.config, existing.responseBodyEncrypted));
       return { status: existing.responseStatus!, body };
     }
-    db.insert(idempotencyKeys)
+    await db
+      .insert(idempotencyKeys)
       .values({ workspaceId: request.workspaceId, key: request.key, fingerprint, createdAt: now })
       .onConflictDoUpdate({
         target: [idempotencyKeys.workspaceId, idempotencyKeys.key],
@@ -156,12 +157,12 @@ export function claimIdempotencyKey(runtime: Runtime, request: IdempotentCall): 
 }
 
 /** Stores the answer to replay for the claimed key, its body encrypted (it may hold a secret shown once). */
-export function storeIdempotentResponse(
+export async function storeIdempotentResponse(
   runtime: Runtime,
   request: { workspaceId: string; key: string },
   response: StoredResponse,
-): void {
-  runtime.db
+): Promise<void> {
+  await runtime.db
     .update(idempotencyKeys)
     .set({
       responseStatus: response.status,
@@ -172,8 +173,11 @@ export function storeIdempotentResponse(
 }
 
 /** Frees the key when the answer is not worth replaying (a 5xx or a 429): a retry should run anew. */
-export function releaseIdempotencyKey(runtime: Runtime, request: { workspaceId: string; key: string }): void {
-  runtime.db.delete(idempotencyKeys).where(keyOf(request)).run();
+export async function releaseIdempotencyKey(
+  runtime: Runtime,
+  request: { workspaceId: string; key: string },
+): Promise<void> {
+  await runtime.db.delete(idempotencyKeys).where(keyOf(request)).run();
 }
 
 /**
@@ -182,42 +186,46 @@ export function releaseIdempotencyKey(runtime: Runtime, request: { workspaceId: 
  * errors are stored and replayed too (the same call would fail the same way; `failed` shapes them as
  * the door answers them); a 5xx or a 429 frees the key so a retry runs anew. Errors are rethrown
  * after they are stored. It all runs in the next group commit, so the claim, the operation's writes
- * and the stored answer are one write transaction; `run` answering a promise (an operation that
- * awaits a platform) has its answer stored when it settles, after that commit.
+ * and the stored answer are one write transaction; for an operation that awaits the network
+ * (`outsideCommit`), the key is claimed in a commit of its own, the operation runs outside it, and
+ * its answer is stored once it has settled.
  */
-export function runIdempotently(
+export async function runIdempotently(
   runtime: Runtime,
   call: IdempotentCall,
-  run: () => StoredResponse | Promise<StoredResponse>,
+  run: () => Promise<StoredResponse>,
   failed: (error: ServiceError) => StoredResponse,
-  onReplay: () => void = () => {},
+  onReplay: () => Promise<void> | void = () => {},
+  outsideCommit = false,
 ): Promise<KeyedOutcome> {
   const scope = { workspaceId: call.workspaceId, key: call.key };
-  const stored = (response: StoredResponse) => {
-    storeIdempotentResponse(runtime, scope, response);
+  const stored = async (response: StoredResponse) => {
+    await storeIdempotentResponse(runtime, scope, response);
     return { replayed: false, response };
   };
-  const refused = (error: unknown): never => {
+  const refused = async (error: unknown): Promise<never> => {
     if (!(error instanceof ServiceError) || error.code === 'internal' || error.code === 'rate_limit_exceeded') {
-      releaseIdempotencyKey(runtime, scope);
-    } else storeIdempotentResponse(runtime, scope, failed(error));
+      await releaseIdempotencyKey(runtime, scope);
+    } else await storeIdempotentResponse(runtime, scope, failed(error));
     throw error;
   };
-  // The promise of an async run is adopted: the call settles when it does.
-  return inNextCommit(runtime.db, (): KeyedOutcome | Promise<KeyedOutcome> => {
-    const replay = claimIdempotencyKey(runtime, call);
-    if (replay) {
-      onReplay();
-      return { replayed: true, response: replay };
-    }
-    let response: StoredResponse | Promise<StoredResponse>;
+  const once = async (): Promise<KeyedOutcome | null> => {
+    const replay = await claimIdempotencyKey(runtime, call);
+    if (!replay) return null;
+    await onReplay();
+    return { replayed: true, response: replay };
+  };
+  const runAndStore = async (): Promise<KeyedOutcome> => {
+    let response: StoredResponse;
     try {
-      response = run();
+      response = await run();
     } catch (error) {
       return refused(error);
     }
-    return response instanceof Promise ? response.then(stored, refused) : stored(response);
-  }) as Promise<KeyedOutcome>;
+    return stored(response);
+  };
+  if (outsideCommit) return (await inNextCommit(runtime.db, once)) ?? runAndStore();
+  return inNextCommit(runtime.db, async () => (await once()) ?? runAndStore());
 }
 
 type KeyedOutcome = { replayed: boolean; response: StoredResponse };
@@ -250,20 +258,26 @@ export async function executeCall(
     return { replayed: false, response: { status: answer.status, body } };
   }
   const call = { workspaceId: ctx.workspace.id, key: key.key, keyField: key.keyField, operation: operation.name };
-  const run = (): StoredResponse | Promise<StoredResponse> => {
-    const body: unknown = runInCommit(ctx, operation, raw, onRateLimit);
-    return body instanceof Promise
-      ? body.then((settled: unknown) => ({ status: answer.status, body: settled }))
-      : { status: answer.status, body };
-  };
+  const awaitsNetwork = chosen.awaitsNetwork === true;
+  const run = async (): Promise<StoredResponse> => ({
+    status: answer.status,
+    body: awaitsNetwork
+      ? await executeOperation(ctx, operation, raw, onRateLimit)
+      : await runInCommit(ctx, operation, raw, onRateLimit),
+  });
   // A replay runs nothing but still counts on the buckets of the operation the call chose.
-  return runIdempotently(ctx, { ...call, input: key.input }, run, answer.failed, () =>
-    onRateLimit(consumeRateLimit(ctx, ctx.workspace.id, chosen.buckets)),
+  return runIdempotently(
+    ctx,
+    { ...call, input: key.input },
+    run,
+    answer.failed,
+    async () => onRateLimit(await consumeRateLimit(ctx, ctx.workspace.id, chosen.buckets)),
+    awaitsNetwork,
   );
 }
 
 /** Drops stored answers past the replay window; called by the maintenance job. */
-export function pruneIdempotencyKeys(runtime: Runtime): number {
+export async function pruneIdempotencyKeys(runtime: Runtime): Promise<number> {
   const cutoff = new Date(runtime.clock.now().getTime() - REPLAY_WINDOW_MS);
-  return runtime.db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, cutoff)).run().changes;
+  return (await runtime.db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, cutoff)).run()).changes;
 }

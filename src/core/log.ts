@@ -73,8 +73,3 @@ function bufferedDestination(fd: number): DestinationStream {
 export function withLogContext<T>(context: LogContext | undefined, work: () => T): T {
   return context ? contexts.run(context, work) : contexts.exit(work);
 }
-
-/** The context current here, to carry into work that runs later on another call stack (batch.ts). */
-export function currentLogContext(): LogContext | undefined {
-  return contexts.getStore();
-}

@@ -44,12 +44,17 @@ export interface Operation<Input extends z.ZodObject = z.ZodObject, Output = unk
   /** Overrides how a schema failure is reported (the brand profile splits 400 and 422). */
   invalidInput?: (error: z.ZodError) => Error;
   /**
-   * Synchronous for database work. An operation that must wait on the network (a webhook test
-   * delivery, a DNS check) is async: the part before its first `await` runs inside the request's
-   * group commit like any other operation; what comes after runs once that batch has committed,
-   * so its writes must go through `inNextCommit` themselves.
+   * Runs inside the request's group commit, so it awaits only the database (db/engine/store.ts),
+   * unless the operation `awaitsNetwork`.
    */
   run(ctx: ServiceContext, input: z.output<Input>): Output;
+  /**
+   * Set by an operation that must wait on the network (a webhook's DNS check, a test delivery) or
+   * on the file system after its write (removing a deleted file): it runs outside any group commit,
+   * after its rate-limit take has committed on its own, and puts its writes in `inNextCommit`
+   * itself, so no unit is held open across the wait.
+   */
+  awaitsNetwork?: true;
   /**
    * What answers the same input with `dry_run: true` (the publish preview): run instead of this one,
    * with its own buckets, so a dry run takes nothing this operation's buckets would (see operationFor).
@@ -119,11 +124,11 @@ export function assertInputDepth(raw: unknown): void {
 }
 
 /** Validates raw input (a body, a query, tool arguments) and runs the operation on it (or its dry run: operationFor). */
-export function runOperation<Input extends z.ZodObject, Output, Preview = never>(
+export async function runOperation<Input extends z.ZodObject, Output, Preview = never>(
   operation: Operation<Input, Output, Preview>,
   ctx: ServiceContext,
   raw: unknown,
-): Output | Preview {
+): Promise<Awaited<Output | Preview>> {
   assertInputDepth(raw);
   const chosen = operationFor(operation, raw);
   // Every door runs operations here, so a credential's scopes and a person's role are checked once
@@ -132,59 +137,63 @@ export function runOperation<Input extends z.ZodObject, Output, Preview = never>
   assertRole(ctx.principal, chosen);
   const parsed = chosen.input.safeParse(raw ?? {});
   if (!parsed.success) throw (chosen.invalidInput ?? validationError)(parsed.error);
-  return chosen.run(ctx, parsed.data);
+  return (await chosen.run(ctx, parsed.data)) as Awaited<Output | Preview>;
 }
 
 /**
  * How every door runs an operation for a request: take from the rate-limit buckets and run it, as
  * part of the next group commit (see batch.ts). A write runs with its take in a savepoint; when it
  * fails, both roll back and the failed request is then counted on its own (a failed request still
- * counts; only a 429 consumes nothing). A read takes, then reads. `onRateLimit` hears the bucket
+ * counts; only a 429 consumes nothing). A read takes, then reads. An operation that awaits the
+ * network takes in a commit of its own, then runs outside it. `onRateLimit` hears the bucket
  * state, so a door can report it whether the operation succeeds or fails.
  */
-export function executeOperation<Input extends z.ZodObject, Output, Preview = never>(
+export async function executeOperation<Input extends z.ZodObject, Output, Preview = never>(
   ctx: ServiceContext,
   operation: Operation<Input, Output, Preview>,
   raw: unknown,
   onRateLimit?: (state: RateLimitState) => void,
 ): Promise<Awaited<Output | Preview>> {
-  // An async operation's promise is adopted: the request settles when it does.
-  return inNextCommit(ctx.db, () => runInCommit(ctx, operation, raw, onRateLimit)) as Promise<
-    Awaited<Output | Preview>
-  >;
+  const chosen = operationFor(operation, raw);
+  if (chosen.awaitsNetwork) {
+    await inNextCommit(ctx.db, () => takeFor(ctx, chosen.buckets, onRateLimit));
+    return runOperation(operation, ctx, raw);
+  }
+  return inNextCommit(ctx.db, () => runInCommit(ctx, operation, raw, onRateLimit));
+}
+
+async function takeFor(
+  ctx: ServiceContext,
+  buckets: readonly Bucket[],
+  onRateLimit: ((state: RateLimitState) => void) | undefined,
+): Promise<void> {
+  const state = await consumeRateLimit(ctx, ctx.workspace.id, buckets);
+  onRateLimit?.(state);
 }
 
 /**
  * executeOperation's part inside the group commit, for a caller already in it that writes more in
  * the same transaction (a keyed call stores its answer beside the operation's writes).
  */
-export function runInCommit<Input extends z.ZodObject, Output, Preview = never>(
+export async function runInCommit<Input extends z.ZodObject, Output, Preview = never>(
   ctx: ServiceContext,
   operation: Operation<Input, Output, Preview>,
   raw: unknown,
   onRateLimit?: (state: RateLimitState) => void,
-): Output | Preview {
+): Promise<Awaited<Output | Preview>> {
   // A dry run takes from its own buckets (a publish preview from `read`, never `publish`).
   const { buckets } = operationFor(operation, raw);
-  const take = () => {
-    const state = consumeRateLimit(ctx, ctx.workspace.id, buckets);
-    onRateLimit?.(state);
-  };
   if (buckets.every((bucket) => bucket === 'read')) {
-    take();
+    await takeFor(ctx, buckets, onRateLimit);
     return runOperation(operation, ctx, raw);
   }
   try {
-    // better-sqlite3 refuses a transaction function that returns a promise, so an async
-    // operation's promise is carried out of the savepoint (which holds its part before the first await).
-    let result!: Output | Preview;
-    savepoint(ctx.db, () => {
-      take();
-      result = runOperation(operation, ctx, raw);
+    return await savepoint(ctx.db, async () => {
+      await takeFor(ctx, buckets, onRateLimit);
+      return runOperation(operation, ctx, raw);
     });
-    return result;
   } catch (error) {
-    if (!(error instanceof RateLimitError)) take();
+    if (!(error instanceof RateLimitError)) await takeFor(ctx, buckets, onRateLimit);
     throw error;
   }
 }

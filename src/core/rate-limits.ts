@@ -16,18 +16,22 @@ const WINDOW_SECONDS = 60;
  * counts while under the limit); several buckets go in one transaction that a refusal rolls back.
  * Returns the state of the applicable bucket with the least remaining, for the headers.
  */
-export function consumeRateLimit(runtime: Runtime, workspaceId: string, buckets: readonly Bucket[]): RateLimitState {
+export async function consumeRateLimit(
+  runtime: Runtime,
+  workspaceId: string,
+  buckets: readonly Bucket[],
+): Promise<RateLimitState> {
   const { db, clock, config } = runtime;
   const nowSeconds = Math.floor(clock.now().getTime() / 1000);
   const windowStart = nowSeconds - (nowSeconds % WINDOW_SECONDS);
   const reset = windowStart + WINDOW_SECONDS;
   const { take } = statements(db);
 
-  const takeAll = (): RateLimitState => {
+  const takeAll = async (): Promise<RateLimitState> => {
     let tightest: RateLimitState | undefined;
     for (const bucket of buckets) {
       const limit = config.rateLimits[bucket];
-      const taken = take.get({ workspaceId, bucket, windowStart, limit });
+      const taken = await take.get({ workspaceId, bucket, windowStart, limit });
       if (!taken) throw new RateLimitError({ limit, remaining: 0, reset }, Math.max(1, reset - nowSeconds), bucket);
       const state = { limit, remaining: limit - taken.count, reset };
       if (!tightest || state.remaining < tightest.remaining) tightest = state;
@@ -35,7 +39,7 @@ export function consumeRateLimit(runtime: Runtime, workspaceId: string, buckets:
     if (!tightest) throw new Error('consumeRateLimit needs at least one bucket');
     return tightest;
   };
-  return buckets.length === 1 ? takeAll() : writeTransaction(db, takeAll);
+  return buckets.length === 1 ? await takeAll() : await writeTransaction(db, takeAll);
 }
 
 const statements = preparedStatements((db) => ({
@@ -57,10 +61,12 @@ const statements = preparedStatements((db) => ({
 }));
 
 /** Drops windows that have rolled over; called by the maintenance job. */
-export function pruneRateLimitWindows(runtime: Runtime): number {
+export async function pruneRateLimitWindows(runtime: Runtime): Promise<number> {
   const nowSeconds = Math.floor(runtime.clock.now().getTime() / 1000);
-  return runtime.db
-    .delete(rateLimitWindows)
-    .where(lt(rateLimitWindows.windowStart, nowSeconds - 2 * WINDOW_SECONDS))
-    .run().changes;
+  return (
+    await runtime.db
+      .delete(rateLimitWindows)
+      .where(lt(rateLimitWindows.windowStart, nowSeconds - 2 * WINDOW_SECONDS))
+      .run()
+  ).changes;
 }

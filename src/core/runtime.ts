@@ -8,14 +8,16 @@ import { seedTemplates } from './templates/seed.ts';
 import { Wakeups } from './wakeups.ts';
 
 /** Opens the database named by the configuration and assembles what every door shares. */
-export function openRuntime(options: { config?: Config; clock?: Clock; db?: Db; log?: Logger } = {}): Runtime {
+export async function openRuntime(
+  options: { config?: Config; clock?: Clock; db?: Db; log?: Logger } = {},
+): Promise<Runtime> {
   const config = options.config ?? loadConfig();
   const wakeups = new Wakeups();
   const db = options.db ?? openDatabase(config.databaseFile);
   // Here rather than in openDatabase: db/ sits below the core and cannot import it. Every process
   // (serve, mcp, admin, worker) and every test runtime comes through here; seeding costs well under
   // a millisecond once the file is validated (measured), so it runs on every open.
-  seedTemplates(db);
+  await seedTemplates(db);
   return {
     config,
     clock: options.clock ?? systemClock,

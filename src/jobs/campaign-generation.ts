@@ -27,11 +27,11 @@ export function campaignGenerationJob(
   return {
     name: 'campaign generation',
     capacity: CONCURRENT_CAMPAIGNS,
-    claim: (free) => claimDueGenerations(runtime, free),
+    claim: async (free) => claimDueGenerations(runtime, free),
     process: (claim, stopping) => generateCampaign(runtime, claim, writer, stopping),
     abandon: (claim, error) => abandonGeneration(runtime, claim, error),
-    nextDueAfter: (now) => nextGenerationDueAfter(runtime, now),
-    renew: { everyMs: generationLeaseMs(runtime) / 3, run: (claims) => renewGenerationLeases(runtime, claims) },
+    nextDueAfter: async (now) => nextGenerationDueAfter(runtime, now),
+    renew: { everyMs: generationLeaseMs(runtime) / 3, run: async (claims) => renewGenerationLeases(runtime, claims) },
     listen: (wake) => runtime.wakeups.listen('generation', wake),
   };
 }

@@ -13,7 +13,7 @@ export interface LeasedJob<Claim, Outcome = unknown> {
   /** Items one process holds at once. */
   capacity: number;
   /** Claims up to `free` due items (leased rows). Runs inside a group commit, in a savepoint. */
-  claim(free: number, inHand: Iterable<Claim>): Claim[];
+  claim(free: number, inHand: Iterable<Claim>): Promise<Claim[]>;
   /**
    * Works one claimed item to its end. `stopping` is aborted when the worker stops: a job whose
    * items are safe to hand back (a webhook attempt) cuts them short; one whose items are not (a
@@ -23,9 +23,9 @@ export interface LeasedJob<Claim, Outcome = unknown> {
   /** Finishes an item whose `process` threw, so it is not reclaimed and failed forever. */
   abandon(claim: Claim, error: unknown): Promise<unknown>;
   /** When the earliest queued item comes due after `now` (ms), or null. */
-  nextDueAfter(now: Date): number | null;
+  nextDueAfter(now: Date): Promise<number | null>;
   /** Extends the leases of the items in hand; called every `renewEveryMs`. */
-  renew?: { everyMs: number; run(claims: Iterable<Claim>): void };
+  renew?: { everyMs: number; run(claims: Iterable<Claim>): Promise<unknown> };
   /** Subscribes to this process's wake-ups; returns the unsubscribe. */
   listen(wake: () => void): () => void;
 }
@@ -130,7 +130,7 @@ export function startLeasedWorker<Claim, Outcome>(runtime: Runtime, job: LeasedJ
         });
         inHand.set(work, claim);
       }
-      armTimer(lookedAt);
+      await armTimer(lookedAt);
     } catch (error) {
       runtime.log.error({ err: error, job: job.name }, `${job.name}: pass failed`);
     } finally {
@@ -142,10 +142,10 @@ export function startLeasedWorker<Claim, Outcome>(runtime: Runtime, job: LeasedJ
     }
   };
 
-  const armTimer = (lookedAt: Date) => {
+  const armTimer = async (lookedAt: Date) => {
+    const next = await job.nextDueAfter(lookedAt);
     clearTimeout(timer);
-    const next = job.nextDueAfter(lookedAt);
-    if (next === null) return;
+    if (next === null || stopped) return;
     const wait = next - runtime.clock.now().getTime();
     timer = setTimeout(schedulePass, Math.max(0, Math.min(wait, MAX_TIMER_MS)));
     timer.unref();
@@ -153,11 +153,10 @@ export function startLeasedWorker<Claim, Outcome>(runtime: Runtime, job: LeasedJ
 
   const renewal = job.renew
     ? setInterval(() => {
-        try {
-          if (inHand.size > 0) job.renew!.run(inHand.values());
-        } catch (error) {
+        if (inHand.size === 0) return;
+        job.renew!.run(inHand.values()).catch((error: unknown) => {
           runtime.log.error({ err: error, job: job.name }, `${job.name}: renewing leases failed`);
-        }
+        });
       }, job.renew.everyMs)
     : undefined;
   renewal?.unref();

@@ -38,12 +38,12 @@ export interface MaintenanceReport {
  * the pruning between two batches.
  */
 export async function runMaintenance(runtime: Runtime, signal?: AbortSignal): Promise<MaintenanceReport> {
-  const rateLimitWindows = pruneRateLimitWindows(runtime);
-  const idempotencyKeys = pruneIdempotencyKeys(runtime);
+  const rateLimitWindows = await pruneRateLimitWindows(runtime);
+  const idempotencyKeys = await pruneIdempotencyKeys(runtime);
   // Expired first, so deliveries given up now are finished jobs the prune may take once old enough.
-  const expiredDeliveries = expireStaleDeliveries(runtime);
+  const expiredDeliveries = await expireStaleDeliveries(runtime);
   const pruned = await pruneDeliveryHistory(runtime, signal);
-  const expiredConnectStates = pruneExpiredConnectStates(runtime);
+  const expiredConnectStates = await pruneExpiredConnectStates(runtime);
   const refreshedTokens = await refreshExpiringTokens(runtime, (platform) => tokenSourceFor(runtime, platform));
   const lateUrls = await fillLateUrls(runtime, liveClientLookup(runtime));
   return {

@@ -17,13 +17,13 @@ export function publishingJob(
   return {
     name: 'publishing',
     capacity: runtime.config.publishing.concurrency,
-    claim: (free) => claimDuePublishes(runtime, free).claims,
+    claim: async (free) => (await claimDuePublishes(runtime, free)).claims,
     process: (claim) => fanOut(runtime, connectors, claim),
     abandon: (claim, error) => abandonRun(runtime, claim, error),
-    nextDueAfter: (now) => nextDueAfter(runtime.db, now),
+    nextDueAfter: async (now) => nextDueAfter(runtime.db, now),
     renew: {
       everyMs: (runtime.config.publishing.leaseSeconds * 1000) / 3,
-      run: (claims) => renewLeases(runtime, claims),
+      run: async (claims) => renewLeases(runtime, claims),
     },
     listen: (wake) => runtime.wakeups.listen('publishing', wake),
   };

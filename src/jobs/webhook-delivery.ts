@@ -19,13 +19,13 @@ export function webhookDeliveryJob(runtime: Runtime): LeasedJob<DeliveryClaim, D
   return {
     name: 'webhook delivery',
     capacity: runtime.config.webhooks.concurrency,
-    claim: (free) => {
-      enqueueAllEvents(runtime);
+    claim: async (free) => {
+      await enqueueAllEvents(runtime);
       return claimDueDeliveries(runtime, free);
     },
     process: (claim, stopping) => deliver(runtime, claim, stopping),
     abandon: (claim, error) => abandonDelivery(runtime, claim, error),
-    nextDueAfter: (now) => nextDeliveryDueAfter(runtime.db, now),
+    nextDueAfter: async (now) => nextDeliveryDueAfter(runtime.db, now),
     listen: (wake) => {
       const stopEvents = onEventRecorded(runtime.db, wake);
       const stopWakeups = runtime.wakeups.listen('webhooks', wake);
@@ -48,7 +48,7 @@ export function startWebhookDelivery(runtime: Runtime): Worker {
     async stop(deadline) {
       const left = await worker.stop(deadline);
       // The subscriptions this process held are given back, so a restart resumes them at once.
-      releaseHeldDeliveries(runtime);
+      await releaseHeldDeliveries(runtime);
       return left;
     },
   };

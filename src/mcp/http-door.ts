@@ -46,9 +46,9 @@ function originAllowed(req: Request, allowed: readonly string[]): boolean {
  * Authenticates the request's credential without plan checks, answering 401 with the OAuth challenge.
  * Its scopes decide which tools this request sees; a tool call then checks only the plan.
  */
-function authenticateRequest(runtime: Runtime, door: McpDoor, req: Request, res: Response): Credential {
+async function authenticateRequest(runtime: Runtime, door: McpDoor, req: Request, res: Response): Promise<Credential> {
   try {
-    return authenticateCredential(runtime, req.get('authorization'), { planChecks: false });
+    return await authenticateCredential(runtime, req.get('authorization'), { planChecks: false });
   } catch (error) {
     if (error instanceof ServiceError) {
       // RFC 6750 and RFC 9728: every 401 says where the OAuth metadata is; a credential that was sent
@@ -121,7 +121,7 @@ export function mcpRoutes(runtime: Runtime): Router {
    */
   const gate =
     (door: McpDoor): RequestHandler =>
-    (req, res, next) => {
+    async (req, res, next) => {
       if (!originAllowed(req, allowedOrigins)) {
         return sendError(
           res,
@@ -129,7 +129,7 @@ export function mcpRoutes(runtime: Runtime): Router {
           docsUrl,
         );
       }
-      res.locals.credential = authenticateRequest(runtime, door, req, res);
+      res.locals.credential = await authenticateRequest(runtime, door, req, res);
       const names = parseToolNames(req.get('x-mcp-tools'));
       const unknown = unknownToolNames(names);
       if (unknown.length > 0) {

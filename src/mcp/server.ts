@@ -190,9 +190,9 @@ const toolResult = (result: unknown, meta?: Record<string, unknown>): CallToolRe
  * The view's data for a result (MCP Apps), or nothing. The call has already succeeded: a failure
  * here costs the view its extras, never the caller its answer.
  */
-function viewMeta(...args: Parameters<typeof viewResultMeta>): Record<string, unknown> | undefined {
+async function viewMeta(...args: Parameters<typeof viewResultMeta>): Promise<Record<string, unknown> | undefined> {
   try {
-    return viewResultMeta(...args);
+    return await viewResultMeta(...args);
   } catch (error) {
     args[0].log.warn({ err: error, tool: args[1].name }, 'MCP App view data not attached');
     return undefined;
@@ -286,7 +286,7 @@ export async function callTool(
   try {
     const { operation } = tool;
     const planChecks = operation.planChecks ?? true;
-    const credential = authenticated ?? authenticateCredential(runtime, authorization, { planChecks });
+    const credential = authenticated ?? (await authenticateCredential(runtime, authorization, { planChecks }));
     if (authenticated && planChecks) checkPlan(authenticated.workspace);
     workspace = credential.workspace;
     // A list answers as many items as fit the text limit (the result's text is the JSON of its data).
@@ -309,12 +309,12 @@ export async function callTool(
       },
     );
     if (isStoredError(response)) return toolErrorResult(response.body);
-    return toolResult(response.body, views ? viewMeta(ctx, tool, views, response.body) : undefined);
+    return toolResult(response.body, views ? await viewMeta(ctx, tool, views, response.body) : undefined);
   } catch (error) {
     if (workspace && !counted && !(error instanceof RateLimitError)) {
       try {
         const { buckets } = operationFor(tool.operation, argumentsOf(args));
-        report(consumeRateLimit(runtime, workspace.id, buckets));
+        report(await consumeRateLimit(runtime, workspace.id, buckets));
       } catch (refused) {
         return toToolError(refused, runtime.config.docsUrl, runtime.log);
       }

@@ -15,7 +15,7 @@ export async function serveMcpStdio(runtime: Runtime, apiKey: string | undefined
   const tools = exposedTools(runtime.config.mcpTools);
   if (!apiKey) throw new Error('Set SERVICE_API_KEY to the API key (np_live_…) the stdio server should act with.');
   const authorization = `Bearer ${apiKey}`;
-  authenticate(runtime, authorization, { planChecks: false });
+  await authenticate(runtime, authorization, { planChecks: false });
   // Built now, so a host's first resources/read of a view does not wait for esbuild.
   viewDocuments().catch((error: unknown) => runtime.log.error({ err: error }, 'MCP App views could not be built'));
   return serveStdio(() => createMcpServer({ runtime, authorization, tools }));

@@ -68,11 +68,11 @@ export function handle(
   /** The buckets a request of this route counts on: its dry run's, once the input asked for one. */
   const bucketsOf = (res: Response): readonly Bucket[] =>
     (res.locals.buckets as Bucket[] | undefined) ?? operation.buckets;
-  const gate: RequestHandler = (req, res, next) => {
+  const gate: RequestHandler = async (req, res, next) => {
     // An answer is one credential's view of its workspace, and some carry a secret (a webhook's
     // signing_secret): no cache, the browser's included, may keep any of them.
     res.set('Cache-Control', 'no-store');
-    const credential = authenticateCredential(runtime, req.get('authorization'), {
+    const credential = await authenticateCredential(runtime, req.get('authorization'), {
       planChecks: operation.planChecks ?? true,
     });
     // An API key carries every scope, a token its own; runOperation checks them against the
@@ -87,7 +87,8 @@ export function handle(
     setRateLimitHeaders(res, state);
   };
   /** Counts a request the operation did not run for (a replay, a bad body) and reports the buckets. */
-  const countRequest = (res: Response) => report(res)(consumeRateLimit(runtime, workspaceOf(res).id, bucketsOf(res)));
+  const countRequest = async (res: Response) =>
+    report(res)(await consumeRateLimit(runtime, workspaceOf(res).id, bucketsOf(res)));
   const run: RequestHandler = async (req, res) => {
     const ctx = contextFor(
       runtime,
@@ -113,11 +114,11 @@ export function handle(
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
     res.status(replayStatus(response, answerStatus)).json(response.body);
   };
-  const countFailedRequest: ErrorRequestHandler = (error, _req, res, next) => {
+  const countFailedRequest: ErrorRequestHandler = async (error, _req, res, next) => {
     const authenticated = res.locals.workspace !== undefined;
     if (authenticated && !res.locals.rateLimited && !(error instanceof RateLimitError)) {
       try {
-        countRequest(res);
+        await countRequest(res);
       } catch (refused) {
         return next(refused);
       }

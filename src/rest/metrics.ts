@@ -47,8 +47,8 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
     help: 'Publishing queue: items due and not claimed (state="due"), items being published (state="in_flight").',
     labelNames: ['state'] as const,
     registers,
-    collect() {
-      const stats = publishQueueStats(runtime);
+    async collect() {
+      const stats = await publishQueueStats(runtime);
       this.set({ state: 'due' }, stats.due);
       this.set({ state: 'in_flight' }, stats.inFlight);
     },
@@ -58,8 +58,8 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
     help: 'Publishing queue: how long the oldest due item has waited (state="due"), how long ago the oldest item in flight was claimed (state="in_flight"); 0 when none.',
     labelNames: ['state'] as const,
     registers,
-    collect() {
-      const stats = publishQueueStats(runtime);
+    async collect() {
+      const stats = await publishQueueStats(runtime);
       this.set({ state: 'due' }, stats.oldestDueAgeSeconds);
       this.set({ state: 'in_flight' }, stats.oldestInFlightAgeSeconds);
     },
@@ -69,8 +69,8 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
     help: 'Webhook delivery queue: jobs due (state="due"), waiting for a retry or a re-enable (state="waiting"), being attempted (state="in_flight").',
     labelNames: ['state'] as const,
     registers,
-    collect() {
-      const stats = deliveryQueueStats(runtime);
+    async collect() {
+      const stats = await deliveryQueueStats(runtime);
       this.set({ state: 'due' }, stats.due);
       this.set({ state: 'waiting' }, stats.waiting);
       this.set({ state: 'in_flight' }, stats.inFlight);
@@ -80,8 +80,8 @@ export function createMetrics(runtime: Runtime, options: { processMetrics?: bool
     name: 'webhook_queue_oldest_due_age_seconds',
     help: 'Webhook delivery queue: how long the oldest due job has been due; 0 when none.',
     registers,
-    collect() {
-      this.set(deliveryQueueStats(runtime).oldestDueAgeSeconds);
+    async collect() {
+      this.set((await deliveryQueueStats(runtime)).oldestDueAgeSeconds);
     },
   });
 

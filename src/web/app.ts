@@ -35,9 +35,9 @@ export function webRoutes(runtime: Runtime): Router {
 
   router.use(dashboardPages(runtime, kit));
 
-  router.use((req, res) => {
+  router.use(async (req, res) => {
     res.status(404);
-    page(res, 'Not found', 'message', {
+    await page(res, 'Not found', 'message', {
       message: `There is no page at ${req.path}.`,
       link: { href: '/app/inbox', text: 'Back to the inbox' },
     });

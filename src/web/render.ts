@@ -24,14 +24,14 @@ eta.loadTemplate('@item-actions', readFileSync(join(webDir, 'views', 'item-actio
  */
 export const layoutPage =
   (runtime: Runtime) =>
-  (
+  async (
     res: Response,
     title: string,
     view: string,
     data: Record<string, unknown>,
     nav?: string,
     parts?: readonly PagePart[],
-  ): void => {
+  ): Promise<void> => {
     const { signedIn, csrf } = locals(res);
     const body = eta.render(view, { ...data, csrf });
     const me = signedIn && {
@@ -40,7 +40,7 @@ export const layoutPage =
       workspace: signedIn.workspace.name,
       workspaceId: signedIn.workspace.id,
       // The header's switcher: shown to a person of more than one workspace.
-      workspaces: workspacesOf(runtime.db, signedIn.user.id),
+      workspaces: await workspacesOf(runtime.db, signedIn.user.id),
     };
     const html = eta.render('layout', { title, body, me, csrf, nav, notice: data.notice, error: data.error });
     sendPage(res, html, parts);

@@ -83,8 +83,8 @@ export function sessionAndForms(runtime: Runtime, page: PageKit['page']): Router
   router.use(express.urlencoded({ extended: false, limit: '64kb' }));
 
   // Who is signed in, and the CSRF token bound to their session (or, before sign-in, to a browser cookie).
-  router.use((req, res, next) => {
-    const signedIn = resolveSession(runtime, req.cookies?.[cookies.session] as string | undefined) ?? undefined;
+  router.use(async (req, res, next) => {
+    const signedIn = (await resolveSession(runtime, req.cookies?.[cookies.session] as string | undefined)) ?? undefined;
     let binding: string;
     if (signedIn) binding = `s:${signedIn.sessionHash}`;
     else {

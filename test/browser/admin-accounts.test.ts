@@ -61,7 +61,7 @@ describe('the accounts page in a browser', { timeout: 120_000 }, () => {
   beforeEach(async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    runtime = testRuntime({
+    runtime = await testRuntime({
       // The browser judges cookie expiry by its own clock: the service's starts at the same time.
       start: new Date().toISOString(),
       env: { ...fakePlatformEnvironment({ x, bluesky, facebook }), PUBLIC_BASE_URL: url },
@@ -77,7 +77,7 @@ describe('the accounts page in a browser', { timeout: 120_000 }, () => {
           listening.close(() => resolve());
         }),
     };
-    ws = makeWorkspace(runtime);
+    ws = await makeWorkspace(runtime);
     admin = await makePerson(runtime, ws.workspace.id, 'admin');
     x.script.loginAs(x.users[0]!.id);
     facebook.script.loginAs(facebook.users[0]!.id);
@@ -209,7 +209,7 @@ describe('the accounts page in a browser', { timeout: 120_000 }, () => {
     });
 
     it(`"Disconnect" asks first: Cancel leaves the account, confirming marks it Disconnected (${mode})`, async () => {
-      const account = connectSocialAccount(runtime!, {
+      const account = await connectSocialAccount(runtime!, {
         workspaceId: ws.workspace.id,
         platform: 'twitter',
         username: 'sandboxed',
@@ -249,7 +249,7 @@ describe('the accounts page in a browser', { timeout: 120_000 }, () => {
 
   it('with a card in each status, the page names the variables of unconfigured platforms, passes axe and fits 360 px', async () => {
     const user = x.users[0]!;
-    connectSocialAccount(runtime!, { workspaceId: ws.workspace.id, platform: 'linkedin', username: 'gone' });
+    await connectSocialAccount(runtime!, { workspaceId: ws.workspace.id, platform: 'linkedin', username: 'gone' });
     const page = await signedIn(true, { bypassCSP: true });
     await throughXConsent(page, 'Connect X');
     x.script.revoke(user.id);

@@ -88,7 +88,7 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
         await expect(invites.getByRole('row', { name: new RegExp(email) }).textContent()).resolves.toContain('viewer');
 
         // The new person, in another browser, opens the link, chooses a password and is signed in.
-        makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', caption: 'Waiting for review' });
+        await makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', caption: 'Waiting for review' });
         const newcomer = (await browser.open({ javaScriptEnabled })).page;
         await newcomer.goto(link.replace(/^https?:\/\/[^/]+/, bed.server.url));
         await newcomer.getByLabel('Password', { exact: true }).fill('a fresh long password');
@@ -124,7 +124,7 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
         );
         // The new role holds at once: they may approve now.
         const promoted = (await browser.open({ javaScriptEnabled })).page;
-        makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', caption: 'Needs an approver' });
+        await makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', caption: 'Needs an approver' });
         await signIn(promoted, bed.server.url, editor);
         await expect(
           promoted
@@ -222,9 +222,9 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
     const { workspace } = bed.ws;
     const now = bed.runtime.clock.now().getTime();
     for (let i = 0; i < 2; i++)
-      makeContent(bed.runtime, workspace, { status: 'pending_review', caption: `Pending ${i}` });
+      await makeContent(bed.runtime, workspace, { status: 'pending_review', caption: `Pending ${i}` });
     for (const days of [0.5, 1, 2, 3, 4, 6, 9]) {
-      makeContent(bed.runtime, workspace, {
+      await makeContent(bed.runtime, workspace, {
         caption: `In ${days} days`,
         status: 'scheduled',
         scheduled_for: new Date(now + days * DAY).toISOString(),
@@ -232,23 +232,26 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
       });
     }
     for (const hours of [2, 20, 30]) {
-      recordPublishRun(bed.runtime, workspace, {
+      await recordPublishRun(bed.runtime, workspace, {
         finishedAt: new Date(now - hours * HOUR),
         platforms: { twitter: 'rejected' },
       });
     }
-    recordPublishRun(bed.runtime, workspace, { finishedAt: new Date(now - HOUR), platforms: { twitter: 'published' } });
-    const stale = connectSocialAccount(bed.runtime, {
+    await recordPublishRun(bed.runtime, workspace, {
+      finishedAt: new Date(now - HOUR),
+      platforms: { twitter: 'published' },
+    });
+    const stale = await connectSocialAccount(bed.runtime, {
       workspaceId: workspace.id,
       platform: 'twitter',
       username: 'stale',
     });
-    bed.runtime.db
+    await bed.runtime.db
       .update(socialAccounts)
       .set({ mode: 'live', status: 'needs_reconnect' })
       .where(eq(socialAccounts.id, stale.id))
       .run();
-    connectSocialAccount(bed.runtime, { workspaceId: workspace.id, platform: 'linkedin', username: 'fine' });
+    await connectSocialAccount(bed.runtime, { workspaceId: workspace.id, platform: 'linkedin', username: 'fine' });
     const hook = await makeWebhook(bed.runtime, workspace, { url: 'http://127.0.0.1:9/off' });
     await makeWebhook(bed.runtime, workspace, { url: 'http://127.0.0.1:9/on' });
     expect((await rest('PATCH', `/api/v1/webhooks/${hook.id}`, { is_enabled: false })).status).toBe(200);
@@ -349,14 +352,14 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
   describe('campaigns', () => {
     for (const javaScriptEnabled of MODES) {
       it(`progress, status and drafts for everyone; "Launch" for approvers shows posts and credits first (${jsLabel(javaScriptEnabled)})`, async () => {
-        const campaign = makeCampaign(bed.runtime, bed.ws.workspace, { name: 'Spring' });
-        const draft = makeContent(bed.runtime, bed.ws.workspace, {
+        const campaign = await makeCampaign(bed.runtime, bed.ws.workspace, { name: 'Spring' });
+        const draft = await makeContent(bed.runtime, bed.ws.workspace, {
           status: 'pending_review',
           caption: 'A Spring draft',
         });
         // Generation files its drafts under the campaign; the API does not take campaign_id.
-        bed.runtime.db.update(content).set({ campaignId: campaign.id }).where(eq(content.id, draft.id)).run();
-        makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', caption: 'Not of the campaign' });
+        await bed.runtime.db.update(content).set({ campaignId: campaign.id }).where(eq(content.id, draft.id)).run();
+        await makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', caption: 'Not of the campaign' });
 
         const editor = (await signedIn('editor', javaScriptEnabled, '/app/campaigns')).page;
         const row = editor.getByRole('row', { name: /Spring/ });
@@ -407,7 +410,7 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
     }
 
     it('pages through more campaigns than fit on one page', async () => {
-      for (let i = 1; i <= 53; i++) makeCampaign(bed.runtime, bed.ws.workspace, { name: `Campaign ${i}` });
+      for (let i = 1; i <= 53; i++) await makeCampaign(bed.runtime, bed.ws.workspace, { name: `Campaign ${i}` });
       const { page } = await signedIn('viewer', false, '/app/campaigns');
       const names = async () =>
         (await page.getByRole('row').allTextContents()).slice(1).map((text) => /Campaign \d+/.exec(text)![0]);
@@ -441,9 +444,9 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
   });
 
   it('a person of two workspaces: chooser, header switcher and the Join page, by keyboard, axe-clean at 1280 and 360 px', async () => {
-    const second = makeWorkspace(bed.runtime, { name: 'Second workspace with a long name' });
+    const second = await makeWorkspace(bed.runtime, { name: 'Second workspace with a long name' });
     const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'editor', 'two.workspaces@example.com');
-    const invitation = invitePerson(bed.runtime, {
+    const invitation = await invitePerson(bed.runtime, {
       workspaceId: second.workspace.id,
       email: person.email,
       role: 'viewer',
@@ -498,13 +501,13 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
   });
 
   it('home, keys, members and campaigns: no serious axe findings and a screenshot, at 1280 and 360 px', async () => {
-    makeContent(bed.runtime, bed.ws.workspace, {
+    await makeContent(bed.runtime, bed.ws.workspace, {
       status: 'scheduled',
       caption: 'Soon',
       scheduled_for: new Date(bed.runtime.clock.now().getTime() + DAY).toISOString(),
       target_platforms: ['twitter'],
     });
-    makeCampaign(bed.runtime, bed.ws.workspace, { name: 'Autumn launch with a rather long name' });
+    await makeCampaign(bed.runtime, bed.ws.workspace, { name: 'Autumn launch with a rather long name' });
     const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'admin');
     await makePerson(bed.runtime, bed.ws.workspace.id, 'editor', 'someone.with.a.long.address@example.com');
     for (const [width, viewport] of [

@@ -50,7 +50,7 @@ describe('webhooks and their delivery log in a browser', { timeout: 120_000 }, (
   };
   /** What the delivery scheduler does on its ticks: queue the new events, then send everything due now. */
   const deliverAll = async () => {
-    enqueueAllEvents(bed.runtime);
+    await enqueueAllEvents(bed.runtime);
     await drain(bed.runtime, webhookDeliveryJob(bed.runtime));
   };
   /** standardwebhooks checks the timestamp against the wall clock: verify at the runtime's time. */
@@ -146,7 +146,7 @@ describe('webhooks and their delivery log in a browser', { timeout: 120_000 }, (
       await expect(page.getByRole('textbox', { name: 'Signing secret' }).count()).resolves.toBe(0);
       await expect(card(page).count()).resolves.toBe(1);
 
-      const item = makeContent(bed.runtime, bed.ws.workspace, { caption: 'Signed hello' });
+      const item = await makeContent(bed.runtime, bed.ws.workspace, { caption: 'Signed hello' });
       await deliverAll();
       expect(receiver.requests).toHaveLength(1);
       expect(verify(secret, receiver.requests[0]!)).toMatchObject({
@@ -200,7 +200,7 @@ describe('webhooks and their delivery log in a browser', { timeout: 120_000 }, (
       await expect(page.getByRole('alert').textContent()).resolves.toContain('it is shown this once');
       await page.reload();
       expect(await page.content()).not.toContain(rotated);
-      const item = makeContent(bed.runtime, bed.ws.workspace, { caption: 'After rotation' });
+      const item = await makeContent(bed.runtime, bed.ws.workspace, { caption: 'After rotation' });
       await deliverAll();
       expect(receiver.requests).toHaveLength(1);
       const [afterRotation] = receiver.requests;
@@ -226,7 +226,7 @@ describe('webhooks and their delivery log in a browser', { timeout: 120_000 }, (
       const hook = await restWebhook(['content.created']);
       const longBody = `receiver down ${'x'.repeat(3000)}`;
       receiver.respondWith({ status: 500, body: longBody });
-      makeContent(bed.runtime, bed.ws.workspace, { caption: 'Into the void' });
+      await makeContent(bed.runtime, bed.ws.workspace, { caption: 'Into the void' });
       await deliverAll();
       bed.runtime.clock.advance(1000);
       await deliverAll();
@@ -299,7 +299,7 @@ describe('webhooks and their delivery log in a browser', { timeout: 120_000 }, (
       const since = bed.runtime.clock.now();
       // Three events, two attempts each: the fifth failure within the hour stops the endpoint.
       for (const caption of ['one', 'two', 'three']) {
-        makeContent(bed.runtime, bed.ws.workspace, { caption });
+        await makeContent(bed.runtime, bed.ws.workspace, { caption });
         await deliverAll();
         bed.runtime.clock.advance(1000);
         await deliverAll();
@@ -365,7 +365,7 @@ describe('webhooks and their delivery log in a browser', { timeout: 120_000 }, (
   }
 
   it("another workspace's webhook is not found: its log answers 404 and its actions are refused", async () => {
-    const other = makeWorkspace(bed.runtime);
+    const other = await makeWorkspace(bed.runtime);
     const theirs = await makeWebhook(bed.runtime, other.workspace, { url: `${receiver.url}/theirs` });
     const page = await signedInAdmin(false);
     await expect(page.getByRole('article', { name: `${receiver.url}/theirs` }).count()).resolves.toBe(0);
@@ -411,7 +411,7 @@ describe('webhooks and their delivery log in a browser', { timeout: 120_000 }, (
   it('the webhooks list, a new secret and a delivery log with rows have no serious axe findings at 1280 and 360 px, and are screenshot', async () => {
     const hook = await restWebhook(['content.created', 'content.approved']);
     receiver.respondWith({ status: 500, body: 'Internal Server Error: the receiver is down for maintenance.' });
-    for (const caption of ['one', 'two']) makeContent(bed.runtime, bed.ws.workspace, { caption });
+    for (const caption of ['one', 'two']) await makeContent(bed.runtime, bed.ws.workspace, { caption });
     await deliverAll();
     receiver.respondWith({ status: 200, body: '{"ok":true}' });
     bed.runtime.clock.advance(1000);

@@ -22,8 +22,8 @@ describe('admin pages in a browser', { timeout: 120_000 }, () => {
 
   beforeEach(async () => {
     admin = await makePerson(bed.runtime, bed.ws.workspace.id, 'admin');
-    makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
-    makeCampaign(bed.runtime, bed.ws.workspace, { name: 'Spring' });
+    await makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
+    await makeCampaign(bed.runtime, bed.ws.workspace, { name: 'Spring' });
     await call(bed.server, 'POST', '/api/v1/webhooks', {
       headers: bed.ws.headers,
       body: { url: 'http://127.0.0.1:9/hook', events: ['content.created'] },

@@ -23,7 +23,7 @@ describe('calendar and rescheduling in a browser', { timeout: 120_000 }, () => {
     await signIn(opened.page, bed.server.url, approver);
     return opened.page;
   }
-  const scheduled = (caption: string) =>
+  const scheduled = async (caption: string) =>
     makeContent(bed.runtime, bed.ws.workspace, {
       status: 'scheduled',
       scheduled_for: '2026-12-15T14:30:00Z',
@@ -33,7 +33,7 @@ describe('calendar and rescheduling in a browser', { timeout: 120_000 }, () => {
     });
 
   it('in America/New_York, 2026-12-15T14:30:00Z is on 15 December at 09:30; the field moves it to 2026-12-17T14:30:00Z', async () => {
-    const item = scheduled('Winter post');
+    const item = await scheduled('Winter post');
     const page = await newYorkApprover();
     await page.goto(`${bed.server.url}/app/calendar?month=2026-12`);
     await expect(page.getByText('Times are shown in America/New_York.').isVisible()).resolves.toBe(true);
@@ -51,7 +51,7 @@ describe('calendar and rescheduling in a browser', { timeout: 120_000 }, () => {
   });
 
   it('dragging an item to the 17th keeps its time of day: 2026-12-17T14:30:00Z', async () => {
-    const item = scheduled('Dragged post');
+    const item = await scheduled('Dragged post');
     const page = await newYorkApprover();
     await page.goto(`${bed.server.url}/app/calendar?month=2026-12`);
     await page
@@ -63,7 +63,7 @@ describe('calendar and rescheduling in a browser', { timeout: 120_000 }, () => {
   });
 
   it('a published item cannot be moved: not draggable, no Schedule or Move, and a move POST is refused', async () => {
-    const item = scheduled('Already out');
+    const item = await scheduled('Already out');
     bed.runtime.db.$client
       .prepare("update content set status = 'published', published_at = scheduled_for where id = ?")
       .run(item.id);

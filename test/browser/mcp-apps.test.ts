@@ -304,7 +304,7 @@ describe('MCP App views in a host page', () => {
       const url = 'https://x.com/brand/status/1866000000000000000';
       const { id: contentId } = await createItem({ caption: 'Out now', target_platforms: ['twitter', 'linkedin'] });
       const attemptedAt = '2026-03-10T09:00:00.000Z';
-      bed.runtime.db
+      await bed.runtime.db
         .update(content)
         .set({
           status: 'published',
@@ -357,7 +357,7 @@ describe('MCP App views in a host page', () => {
         error: null,
         attempted_at: attemptedAt,
       });
-      bed.runtime.db
+      await bed.runtime.db
         .update(content)
         .set({
           status: 'published',
@@ -548,7 +548,7 @@ describe('MCP App views in a host page', () => {
         status: 'pending_review',
       });
       const viewer = await makePerson(bed.runtime, bed.ws.workspace.id, 'viewer');
-      const { accessToken } = issueTestToken(
+      const { accessToken } = await issueTestToken(
         bed.runtime,
         bed.ws.workspace.id,
         ['read', 'write'],

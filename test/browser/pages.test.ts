@@ -47,9 +47,9 @@ describe('dashboard pages in a browser', { timeout: 120_000 }, () => {
   async function seed() {
     const { workspace } = bed.ws;
     await call(bed.server, 'PATCH', '/api/v1/me', { headers: bed.ws.headers, body: { timezone: 'America/New_York' } });
-    connectAccounts(bed.runtime, workspace, ['twitter', 'linkedin', 'instagram']);
-    const campaign = makeCampaign(bed.runtime, workspace, { name: 'Winter launch' });
-    const waiting = makeContent(bed.runtime, workspace, {
+    await connectAccounts(bed.runtime, workspace, ['twitter', 'linkedin', 'instagram']);
+    const campaign = await makeCampaign(bed.runtime, workspace, { name: 'Winter launch' });
+    const waiting = await makeContent(bed.runtime, workspace, {
       status: 'pending_review',
       campaign_id: campaign.id,
       caption:
@@ -61,30 +61,30 @@ describe('dashboard pages in a browser', { timeout: 120_000 }, () => {
       media_urls: [media.at('/one.png'), media.at('/two.png')],
       target_platforms: ['twitter', 'linkedin', 'instagram'],
     });
-    makeContent(bed.runtime, workspace, {
+    await makeContent(bed.runtime, workspace, {
       status: 'pending_review',
       caption: `${'a'.repeat(290)} 日本語`,
       content_type: 'text_only',
       target_platforms: ['twitter', 'linkedin'],
     });
-    makeContent(bed.runtime, workspace, {
+    await makeContent(bed.runtime, workspace, {
       status: 'scheduled',
       scheduled_for: '2026-12-15T14:30:00Z',
       caption: 'Advent calendar, day 15',
       content_type: 'text_only',
       target_platforms: ['linkedin'],
     });
-    const rejected = makeContent(bed.runtime, workspace, { status: 'pending_review', caption: 'Too early' });
+    const rejected = await makeContent(bed.runtime, workspace, { status: 'pending_review', caption: 'Too early' });
     await call(bed.server, 'PATCH', `/api/v1/content/${rejected.id}`, {
       headers: bed.ws.headers,
       body: { status: 'rejected', review_note: 'Wait for the press release' },
     });
-    const live = makeContent(bed.runtime, workspace, {
+    const live = await makeContent(bed.runtime, workspace, {
       caption: 'We are live',
       content_type: 'text_only',
       target_platforms: ['twitter', 'linkedin'],
     });
-    publish(bed.runtime, workspace, live.id, { scheduled_for: '2026-12-02T15:00:00Z' });
+    await publish(bed.runtime, workspace, live.id, { scheduled_for: '2026-12-02T15:00:00Z' });
     bed.runtime.clock.set('2026-12-02T15:00:01Z');
     const connectors = connectorsWith(bed.runtime, {
       twitter: {
@@ -134,8 +134,8 @@ describe('dashboard pages in a browser', { timeout: 120_000 }, () => {
 
   it('the sign-in, setup, invite and spent-link pages pass axe and fit 360 px', async () => {
     const { page } = await browser.open();
-    const setup = issueSetupLink(bed.runtime, bed.ws.workspace.id);
-    const invite = invitePerson(bed.runtime, {
+    const setup = await issueSetupLink(bed.runtime, bed.ws.workspace.id);
+    const invite = await invitePerson(bed.runtime, {
       workspaceId: bed.ws.workspace.id,
       email: 'new@example.com',
       role: 'editor',
@@ -158,7 +158,7 @@ describe('dashboard pages in a browser', { timeout: 120_000 }, () => {
   });
 
   it('the setup link creates the admin once; /app then asks to sign in', async () => {
-    const link = issueSetupLink(bed.runtime, bed.ws.workspace.id);
+    const link = await issueSetupLink(bed.runtime, bed.ws.workspace.id);
     const { page } = await browser.open();
     await page.goto(bed.server.url + link);
     await page.getByLabel('Email').fill('founder@example.com');

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { startWebhookDelivery } from '../../src/jobs/webhook-delivery.ts';
 import type { Worker } from '../../src/jobs/leased-worker.ts';
-import { makeContent, makeWebhook } from '../helpers/factories.ts';
+import { inOrder, makeContent, makeWebhook } from '../helpers/factories.ts';
 import { call, useRestTestbed } from '../helpers/http.ts';
 import { makePerson } from '../helpers/people.ts';
 import { connectAccounts } from '../helpers/publishing.ts';
@@ -20,7 +20,7 @@ describe('reviewing in a browser', { timeout: 120_000 }, () => {
 
   const restItem = async (id: string) =>
     (await call(bed.server, 'GET', `/api/v1/content/${id}`, { headers: bed.ws.headers })).body;
-  const pending = (caption: string) =>
+  const pending = async (caption: string) =>
     makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', caption });
   const article = (page: Page, title: string) => page.getByRole('article', { name: title });
   /** A POST as a hand-made request would send it: the person's cookies, the page's CSRF token, this origin. */
@@ -32,7 +32,7 @@ describe('reviewing in a browser', { timeout: 120_000 }, () => {
     });
 
   it('a viewer sees no action buttons and a direct approve POST answers 403; an editor cannot approve', async () => {
-    const item = pending('Please approve me');
+    const item = await pending('Please approve me');
     for (const role of ['viewer', 'editor'] as const) {
       const person = await makePerson(bed.runtime, bed.ws.workspace.id, role);
       const { page } = await browser.open();
@@ -53,7 +53,7 @@ describe('reviewing in a browser', { timeout: 120_000 }, () => {
     await makeWebhook(bed.runtime, bed.ws.workspace, { url: `${receiver.url}/hook`, events: ['content.approved'] });
     const worker: Worker = startWebhookDelivery(bed.runtime);
     stops.push(() => worker.stop());
-    const item = pending('Launch post');
+    const item = await pending('Launch post');
     const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
     const { page } = await browser.open();
     await signIn(page, bed.server.url, approver);
@@ -70,7 +70,7 @@ describe('reviewing in a browser', { timeout: 120_000 }, () => {
   });
 
   it('rejecting with a reason: REST shows rejected and the review_note; the item page shows the reason', async () => {
-    const item = pending('Off-brand post');
+    const item = await pending('Off-brand post');
     const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
     const { page } = await browser.open();
     await signIn(page, bed.server.url, approver);
@@ -84,7 +84,9 @@ describe('reviewing in a browser', { timeout: 120_000 }, () => {
   });
 
   it('"Approve selected" on two items approves both, and leaves the third waiting', async () => {
-    const [first, second, third] = ['First', 'Second', 'Third'].map((caption) => pending(`${caption} in the batch`));
+    const [first, second, third] = await inOrder(['First', 'Second', 'Third'], async (caption) =>
+      pending(`${caption} in the batch`),
+    );
     const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
     const { page } = await browser.open();
     await signIn(page, bed.server.url, approver);
@@ -98,7 +100,7 @@ describe('reviewing in a browser', { timeout: 120_000 }, () => {
   });
 
   it('"Select all on this page" selects every item for a bulk reject', async () => {
-    const items = ['One', 'Two'].map((caption) => pending(`${caption} to reject`));
+    const items = await inOrder(['One', 'Two'], async (caption) => pending(`${caption} to reject`));
     const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
     const { page } = await browser.open();
     await signIn(page, bed.server.url, approver);
@@ -111,8 +113,8 @@ describe('reviewing in a browser', { timeout: 120_000 }, () => {
   });
 
   it('a caption of 297 weighted characters shows the problem on its X card and none on its LinkedIn card', async () => {
-    connectAccounts(bed.runtime, bed.ws.workspace, ['twitter', 'linkedin']);
-    const item = makeContent(bed.runtime, bed.ws.workspace, {
+    await connectAccounts(bed.runtime, bed.ws.workspace, ['twitter', 'linkedin']);
+    const item = await makeContent(bed.runtime, bed.ws.workspace, {
       status: 'pending_review',
       caption: `${'a'.repeat(290)} 日本語`, // 291 + 3 × 2 = 297 weighted
       content_type: 'text_only',
@@ -133,8 +135,12 @@ describe('reviewing in a browser', { timeout: 120_000 }, () => {
 
   it('filtering by platform swaps the list in place (htmx) and keeps the filter in the address', async () => {
     const forLinkedIn = { status: 'pending_review', content_type: 'text_only', target_platforms: ['linkedin'] };
-    makeContent(bed.runtime, bed.ws.workspace, { ...forLinkedIn, caption: 'For LinkedIn only' });
-    makeContent(bed.runtime, bed.ws.workspace, { ...forLinkedIn, caption: 'For X too', target_platforms: ['twitter'] });
+    await makeContent(bed.runtime, bed.ws.workspace, { ...forLinkedIn, caption: 'For LinkedIn only' });
+    await makeContent(bed.runtime, bed.ws.workspace, {
+      ...forLinkedIn,
+      caption: 'For X too',
+      target_platforms: ['twitter'],
+    });
     const viewer = await makePerson(bed.runtime, bed.ws.workspace.id, 'viewer');
     const { page } = await browser.open();
     await signIn(page, bed.server.url, viewer);
@@ -150,7 +156,7 @@ describe('reviewing in a browser', { timeout: 120_000 }, () => {
 
   describe('without JavaScript', () => {
     it('approve and reject work as plain forms', async () => {
-      const [approveMe, rejectMe] = [pending('Approve without scripts'), pending('Reject without scripts')];
+      const [approveMe, rejectMe] = [await pending('Approve without scripts'), await pending('Reject without scripts')];
       const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
       const { page } = await browser.open({ javaScriptEnabled: false });
       await signIn(page, bed.server.url, approver);
@@ -165,7 +171,7 @@ describe('reviewing in a browser', { timeout: 120_000 }, () => {
     });
 
     it('approve and reject on the item page', async () => {
-      const [approveMe, rejectMe] = [pending('Item page approve'), pending('Item page reject')];
+      const [approveMe, rejectMe] = [await pending('Item page approve'), await pending('Item page reject')];
       const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
       const { page } = await browser.open({ javaScriptEnabled: false });
       await signIn(page, bed.server.url, approver);

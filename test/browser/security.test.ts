@@ -34,7 +34,7 @@ describe('dashboard security in a browser', { timeout: 120_000 }, () => {
   }
 
   it('a POST without the CSRF token, with a foreign Origin, or from another site answers 403 and changes nothing', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', caption: 'Guarded' });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', caption: 'Guarded' });
     const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
     const { page } = await browser.open();
     await signIn(page, bed.server.url, approver);
@@ -103,8 +103,8 @@ describe('dashboard security in a browser', { timeout: 120_000 }, () => {
 
   it("another workspace's item answers 404, on its page and to an approve", async () => {
     const admin = await makePerson(bed.runtime, bed.ws.workspace.id, 'admin');
-    const other = makeWorkspace(bed.runtime);
-    const foreign = makeContent(bed.runtime, other.workspace, { status: 'pending_review', caption: 'Not yours' });
+    const other = await makeWorkspace(bed.runtime);
+    const foreign = await makeContent(bed.runtime, other.workspace, { status: 'pending_review', caption: 'Not yours' });
     const { page } = await browser.open();
     await signIn(page, bed.server.url, admin);
     const response = await page.goto(`${bed.server.url}/app/content/${foreign.id}`);

@@ -16,9 +16,9 @@ describe('admin CLI: social accounts (in process)', async () => {
   let ws: TestWorkspace;
   let out: string[];
   let err: string[];
-  beforeEach(() => {
-    runtime = testRuntime();
-    ws = makeWorkspace(runtime, { plan: 'free' });
+  beforeEach(async () => {
+    runtime = await testRuntime();
+    ws = await makeWorkspace(runtime, { plan: 'free' });
     out = [];
     err = [];
     vi.spyOn(console, 'log').mockImplementation((line: string) => void out.push(line));
@@ -32,7 +32,7 @@ describe('admin CLI: social accounts (in process)', async () => {
     const body = JSON.parse(out.at(-1)!);
     return { code, body };
   };
-  const rows = () => runtime.db.select().from(socialAccounts).all();
+  const rows = async () => runtime.db.select().from(socialAccounts).all();
 
   it('connect-account connects with every option and answers {social_account_id}', async () => {
     const { code, body } = await json(
@@ -50,7 +50,7 @@ describe('admin CLI: social accounts (in process)', async () => {
     );
     expect(code).toBe(0);
     expect(body).toEqual({ social_account_id: expect.stringMatching(UUID) });
-    expect(rows()).toEqual([
+    expect(await rows()).toEqual([
       expect.objectContaining({
         id: body.social_account_id,
         workspaceId: ws.workspace.id,
@@ -71,7 +71,7 @@ describe('admin CLI: social accounts (in process)', async () => {
     expect(
       await admin('connect-account', '--workspace', ws.workspace.id, '--platform', 'twitter', '--username', 'acme'),
     ).toBe(0);
-    const [row] = rows();
+    const [row] = await rows();
     expect(out).toEqual([`Connected twitter account @acme (platform user ${row.platformUserId}) as ${row.id}.`]);
     expect(await admin('disconnect-account', '--id', row.id)).toBe(0);
     expect(out[1]).toMatch(/^Disconnected twitter account @acme/);
@@ -90,7 +90,7 @@ describe('admin CLI: social accounts (in process)', async () => {
     const { code, body } = await json('disconnect-account', '--id', connected.social_account_id);
     expect(code).toBe(0);
     expect(body).toEqual({ social_account_id: connected.social_account_id, is_active: false });
-    expect(rows()[0]).toMatchObject({ status: 'disconnected', isActive: false });
+    expect((await rows())[0]).toMatchObject({ status: 'disconnected', isActive: false });
   });
 
   it('refuses an unknown platform (naming the known ones), a missing option, past the plan limit, and unknown ids', async () => {
@@ -144,7 +144,7 @@ describe('admin CLI: social accounts (in process)', async () => {
     expect(noAccount.code).toBe(1);
     expect(noAccount.body.error.code).toBe('not_found');
     expect((await json('disconnect-account')).body.error.message).toContain('--id');
-    expect(rows()).toHaveLength(2);
+    expect(await rows()).toHaveLength(2);
   });
 
   it('lists both commands in the usage', async () => {
@@ -174,7 +174,7 @@ describe('admin CLI: social accounts (subprocess)', async () => {
       '--username',
       'shellco',
     );
-    const runtime = openRuntime({
+    const runtime = await openRuntime({
       config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }),
     });
     const server = await startTestServer(runtime);

@@ -11,9 +11,9 @@ describe('admin CLI: OAuth grants (in process)', () => {
   let runtime: TestRuntime;
   let ws: TestWorkspace;
   let out: string[];
-  beforeEach(() => {
-    runtime = testRuntime({ env: { PUBLIC_BASE_URL: 'https://api.example.test' } });
-    ws = makeWorkspace(runtime);
+  beforeEach(async () => {
+    runtime = await testRuntime({ env: { PUBLIC_BASE_URL: 'https://api.example.test' } });
+    ws = await makeWorkspace(runtime);
     out = [];
     vi.spyOn(console, 'log').mockImplementation((line: string) => void out.push(line));
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
@@ -24,9 +24,9 @@ describe('admin CLI: OAuth grants (in process)', () => {
     const code = await runAdmin(runtime, [...args, '--json']);
     return { code, body: JSON.parse(out.at(-1)!) };
   };
-  const tokenWorks = (token: string) => {
+  const tokenWorks = async (token: string) => {
     try {
-      authenticateCredential(runtime, `Bearer ${token}`);
+      await authenticateCredential(runtime, `Bearer ${token}`);
       return true;
     } catch (error) {
       if (error instanceof ServiceError) return false;
@@ -35,13 +35,13 @@ describe('admin CLI: OAuth grants (in process)', () => {
   };
 
   it('lists the clients holding tokens, with their scopes and last use, and never a token', async () => {
-    const reader = issueTestToken(runtime, ws.workspace.id, ['read'], 'Reader');
+    const reader = await issueTestToken(runtime, ws.workspace.id, ['read'], 'Reader');
     runtime.clock.advance(1_000);
-    const writer = issueTestToken(runtime, ws.workspace.id, ['read', 'write'], 'Writer');
-    const other = makeWorkspace(runtime);
-    issueTestToken(runtime, other.workspace.id, ['read', 'write', 'publish'], 'Elsewhere');
+    const writer = await issueTestToken(runtime, ws.workspace.id, ['read', 'write'], 'Writer');
+    const other = await makeWorkspace(runtime);
+    await issueTestToken(runtime, other.workspace.id, ['read', 'write', 'publish'], 'Elsewhere');
     runtime.clock.advance(5_000);
-    authenticateCredential(runtime, `Bearer ${reader.accessToken}`);
+    await authenticateCredential(runtime, `Bearer ${reader.accessToken}`);
     const usedAt = runtime.clock.now().toISOString();
 
     const { code, body } = await json('list-grants', '--workspace', ws.workspace.id);
@@ -54,16 +54,16 @@ describe('admin CLI: OAuth grants (in process)', () => {
   });
 
   it('revokes a client at once: its tokens stop working, other clients keep theirs, and it leaves the list', async () => {
-    const revoked = issueTestToken(runtime, ws.workspace.id, ['read'], 'Revoked');
-    const kept = issueTestToken(runtime, ws.workspace.id, ['read'], 'Kept');
-    expect(tokenWorks(revoked.accessToken)).toBe(true);
+    const revoked = await issueTestToken(runtime, ws.workspace.id, ['read'], 'Revoked');
+    const kept = await issueTestToken(runtime, ws.workspace.id, ['read'], 'Kept');
+    expect(await tokenWorks(revoked.accessToken)).toBe(true);
 
     const { code, body } = await json('revoke-grant', '--workspace', ws.workspace.id, '--client', revoked.clientId);
     expect(code).toBe(0);
     // The access token and its refresh token.
     expect(body).toEqual({ client_id: revoked.clientId, revoked_tokens: 2 });
-    expect(tokenWorks(revoked.accessToken)).toBe(false);
-    expect(tokenWorks(kept.accessToken)).toBe(true);
+    expect(await tokenWorks(revoked.accessToken)).toBe(false);
+    expect(await tokenWorks(kept.accessToken)).toBe(true);
     const listed = await json('list-grants', '--workspace', ws.workspace.id);
     expect(listed.body.grants.map((g: { client_id: string }) => g.client_id)).toEqual([kept.clientId]);
   });

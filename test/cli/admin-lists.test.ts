@@ -10,8 +10,8 @@ describe('admin CLI: list-keys and list-users', () => {
   const run = runAdminCaptured;
 
   it('list-keys shows name, np_live_… with the last 4, created, last used and expiry, never a whole key', async () => {
-    const runtime = testRuntime();
-    const ws = makeWorkspace(runtime);
+    const runtime = await testRuntime();
+    const ws = await makeWorkspace(runtime);
     const created = await run(
       runtime,
       'create-key',
@@ -68,9 +68,9 @@ describe('admin CLI: list-keys and list-users', () => {
   });
 
   it('list-users shows each member with role, then the invitations not accepted yet; the last admin cannot be demoted', async () => {
-    const runtime = testRuntime();
-    const { workspace } = makeWorkspace(runtime);
-    const other = makeWorkspace(runtime);
+    const runtime = await testRuntime();
+    const { workspace } = await makeWorkspace(runtime);
+    const other = await makeWorkspace(runtime);
     const invite = async (email: string, role: string, ws = workspace.id) =>
       (await run(runtime, 'create-user', '--workspace', ws, '--email', email, '--role', role, '--json')).out;
     const admin = JSON.parse(await invite('boss@example.com', 'admin'));

@@ -11,8 +11,8 @@ describe('admin CLI: create-user and reset-password', () => {
   const run = runAdminCaptured;
 
   it('create-user prints an invite link that sets the password once; reset-password prints a new one', async () => {
-    const runtime = testRuntime();
-    const { workspace } = makeWorkspace(runtime);
+    const runtime = await testRuntime();
+    const { workspace } = await makeWorkspace(runtime);
     const created = await run(
       runtime,
       'create-user',
@@ -27,7 +27,7 @@ describe('admin CLI: create-user and reset-password', () => {
     const link = created.out.match(/(http:\/\/127\.0\.0\.1:3000\/app\/invite\?token=\S+)/)?.[1];
     expect(link, created.out).toBeDefined();
     const token = new URL(link!).searchParams.get('token')!;
-    expect(openInvitation(runtime, token)).toMatchObject({ email: 'vi@example.com', role: 'viewer' });
+    expect(await openInvitation(runtime, token)).toMatchObject({ email: 'vi@example.com', role: 'viewer' });
     const accept = () => acceptInvitation(runtime, { token, password: 'first password!', address: 'x' });
     expect(await accept()).toHaveProperty('userId');
     expect(await accept()).toMatchObject({ code: 'invalid_link' });
@@ -41,8 +41,8 @@ describe('admin CLI: create-user and reset-password', () => {
   });
 
   it('refuses an unknown role, a bad email, an unknown workspace and an unknown person, with exit 1', async () => {
-    const runtime = testRuntime();
-    const { workspace } = makeWorkspace(runtime);
+    const runtime = await testRuntime();
+    const { workspace } = await makeWorkspace(runtime);
     expect(
       (await run(runtime, 'create-user', '--workspace', workspace.id, '--email', 'a@b.co', '--role', 'owner')).out,
     ).toMatch(/role/);

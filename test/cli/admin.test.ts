@@ -50,7 +50,9 @@ describe('admin CLI (subprocess)', () => {
       org_id: expect.stringMatching(/^org_\w+$/),
       api_key: expect.stringMatching(API_KEY),
     });
-    runtime = openRuntime({ config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }) });
+    runtime = await openRuntime({
+      config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }),
+    });
     server = await startTestServer(runtime);
   }, SLOW);
 
@@ -113,7 +115,7 @@ describe('admin CLI (subprocess)', () => {
       expect((await me(expiring.api_key)).status).toBe(200);
       // The expiry is 2029-12-31T22:00:00Z: look at the same file from just before and at that instant.
       const clock = new ManualClock('2029-12-31T21:59:59Z');
-      const later = openRuntime({ config: runtime.config, clock });
+      const later = await openRuntime({ config: runtime.config, clock });
       const laterServer = await startTestServer(later);
       try {
         const headers = { authorization: `Bearer ${expiring.api_key}` };
@@ -204,7 +206,7 @@ describe('admin CLI (subprocess)', () => {
   it(
     'refuses bad input with a non-zero exit and a JSON error, creating nothing',
     async () => {
-      const before = listWorkspaces(runtime.db);
+      const before = await listWorkspaces(runtime.db);
       const [badPlan, noName, naive, past, unknownCommand, unknownOption] = await Promise.all([
         adminJsonError('create-workspace', '--name', 'Nope', '--plan', 'platinum'),
         adminJsonError('create-workspace'),
@@ -221,7 +223,7 @@ describe('admin CLI (subprocess)', () => {
       expect(naive.message).toMatch(/expires-at/);
       expect(naive.message).toMatch(/offset/);
       expect(unknownCommand.message).toContain('frobnicate');
-      expect(listWorkspaces(runtime.db)).toEqual(before);
+      expect(await listWorkspaces(runtime.db)).toEqual(before);
     },
     SLOW,
   );

@@ -36,12 +36,12 @@ describe('admin import-templates (subprocess)', () => {
     writeFileSync(path, text);
     return path;
   };
-  const readLibrary = () => {
-    const runtime = openRuntime({
+  const readLibrary = async () => {
+    const runtime = await openRuntime({
       config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }),
     });
     try {
-      return runtime.db.select().from(templates).all().map(toTemplateResource);
+      return (await runtime.db.select().from(templates).all()).map(toTemplateResource);
     } finally {
       runtime.db.$client.close();
     }
@@ -68,7 +68,7 @@ describe('admin import-templates (subprocess)', () => {
       expect(text.stdout).toMatch(/0 inserted, 3 updated/);
 
       // Opening the database again (which re-runs the seed) keeps both the imports and the change.
-      const library = readLibrary();
+      const library = await readLibrary();
       expect(library).toHaveLength(SEED.length + 2);
       expect(library.find((t) => t.id === SEED[0]!.id)!.name).toBe('Renamed by the operator');
       expect(library.find((t) => t.id === entry(2).id)).toMatchObject({
@@ -108,7 +108,7 @@ describe('admin import-templates (subprocess)', () => {
       expect(missing.code).not.toBe(0);
       expect(missing.stderr).toMatch(/Cannot read .*nope\.json/);
 
-      expect(readLibrary().some((t) => t.id === entry(3).id)).toBe(false);
+      expect((await readLibrary()).some((t) => t.id === entry(3).id)).toBe(false);
     },
     SLOW,
   );

@@ -26,7 +26,11 @@ describe('serve shutting down under load (subprocess)', () => {
   it('SIGTERM during load loses nothing that was acknowledged and exits 0 within 10 s', async () => {
     const data = tempDataDir('shutdown');
     const file = join(data.dir, 'service.db');
-    const runtime = testRuntime({ file, start: new Date().toISOString(), env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    const runtime = await testRuntime({
+      file,
+      start: new Date().toISOString(),
+      env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+    });
     runtime.clock.now = () => new Date();
     const receiver = await startReceiver();
     receiver.respondWith('hang');
@@ -37,8 +41,8 @@ describe('serve shutting down under load (subprocess)', () => {
       },
       () => receiver.close(),
     );
-    const ws = makeWorkspace(runtime);
-    connectAccounts(runtime, ws.workspace, ['twitter']);
+    const ws = await makeWorkspace(runtime);
+    await connectAccounts(runtime, ws.workspace, ['twitter']);
     await makeWebhook(runtime, ws.workspace, { url: `${receiver.url}/hook`, events: ['content.created'] });
 
     const server: RunningProcess = startEntry(['serve'], {
@@ -103,7 +107,7 @@ describe('serve shutting down under load (subprocess)', () => {
       `shutdown test: ${created.size} creates and ${published.size} publishes acknowledged, ${refused} refused or cut off; exit after ${tookMs} ms`,
     );
 
-    const rows = runtime.db
+    const rows = await runtime.db
       .select()
       .from(content)
       .where(inArray(content.id, [...created.keys()]))
@@ -124,25 +128,19 @@ describe('serve shutting down under load (subprocess)', () => {
     expect(rows.filter((row) => row.status === 'published').length).toBeGreaterThan(0);
     // The attempts hanging at the receiver were handed back: still queued, nothing recorded, and the
     // subscription's lease given back so a restart sends them at once.
-    const jobs = runtime.db.select().from(webhookJobs).all();
+    const jobs = await runtime.db.select().from(webhookJobs).all();
     expect(jobs.length).toBeGreaterThan(0);
     expect(jobs.filter((job) => job.state !== 'queued' || job.attempts !== 0)).toEqual([]);
-    expect(runtime.db.select().from(webhookDeliveries).all()).toEqual([]);
-    expect(
-      runtime.db
-        .select()
-        .from(webhooks)
-        .all()
-        .filter((hook) => hook.leaseToken !== null),
-    ).toEqual([]);
+    expect(await runtime.db.select().from(webhookDeliveries).all()).toEqual([]);
+    expect((await runtime.db.select().from(webhooks).all()).filter((hook) => hook.leaseToken !== null)).toEqual([]);
   }, 120_000);
 
   it('the stdio MCP server shuts down the same way when its stdin closes, the worker on SIGTERM', async () => {
     const data = tempDataDir('shutdown-stdio');
     cleanups.push(() => data.remove());
     const file = join(data.dir, 'service.db');
-    const runtime = testRuntime({ file });
-    const ws = makeWorkspace(runtime);
+    const runtime = await testRuntime({ file });
+    const ws = await makeWorkspace(runtime);
     runtime.db.$client.close();
     const env = { DATABASE_FILE: file, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY };
 

@@ -10,11 +10,11 @@ import { testRuntime } from '../helpers/runtime.ts';
 /** Requests commit in batches (group commit); each must still be decided exactly, in order. */
 describe('group commit', () => {
   it('decides every take of a batch in order and refuses only those past the limit', async () => {
-    const runtime = testRuntime({ env: { RATE_LIMIT_READ: '3' } });
-    const a = makeWorkspace(runtime);
-    const b = makeWorkspace(runtime);
+    const runtime = await testRuntime({ env: { RATE_LIMIT_READ: '3' } });
+    const a = await makeWorkspace(runtime);
+    const b = await makeWorkspace(runtime);
     const take = (workspaceId: string) =>
-      inNextCommit(runtime.db, () => consumeRateLimit(runtime, workspaceId, ['read']));
+      inNextCommit(runtime.db, async () => consumeRateLimit(runtime, workspaceId, ['read']));
     const outcomes = await Promise.allSettled([
       take(a.workspace.id),
       take(a.workspace.id),
@@ -27,34 +27,27 @@ describe('group commit', () => {
     );
     expect(summary).toEqual([2, 1, 2, 0, 'rate_limit_exceeded']);
     // The batch committed: a later take sees every count, and the refused take consumed nothing.
-    expect(() => consumeRateLimit(runtime, a.workspace.id, ['read'])).toThrow(RateLimitError);
-    expect(consumeRateLimit(runtime, b.workspace.id, ['read']).remaining).toBe(1);
+    await expect(consumeRateLimit(runtime, a.workspace.id, ['read'])).rejects.toThrow(RateLimitError);
+    expect((await consumeRateLimit(runtime, b.workspace.id, ['read'])).remaining).toBe(1);
   });
 
   it('a failing piece of work fails alone; the others of its batch commit', async () => {
-    const runtime = testRuntime();
-    const ws = makeWorkspace(runtime);
+    const runtime = await testRuntime();
+    const ws = await makeWorkspace(runtime);
     const outcomes = await Promise.allSettled([
-      inNextCommit(runtime.db, () => makeContent(runtime, ws.workspace, { caption: 'first' })),
-      inNextCommit(runtime.db, () => makeContent(runtime, ws.workspace, { caption: '' })),
-      inNextCommit(runtime.db, () => makeContent(runtime, ws.workspace, { caption: 'third' })),
+      inNextCommit(runtime.db, async () => makeContent(runtime, ws.workspace, { caption: 'first' })),
+      inNextCommit(runtime.db, async () => makeContent(runtime, ws.workspace, { caption: '' })),
+      inNextCommit(runtime.db, async () => makeContent(runtime, ws.workspace, { caption: 'third' })),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect(
-      runtime.db
-        .select()
-        .from(content)
-        .all()
-        .map((c) => c.caption)
-        .sort(),
-    ).toEqual(['first', 'third']);
+    expect((await runtime.db.select().from(content).all()).map((c) => c.caption).sort()).toEqual(['first', 'third']);
   });
 
   it('concurrent writes over HTTP: each is created once with its event, failures isolated', async () => {
-    const runtime = testRuntime();
+    const runtime = await testRuntime();
     const server = await startTestServer(runtime);
     try {
-      const ws = makeWorkspace(runtime);
+      const ws = await makeWorkspace(runtime);
       const bodies = Array.from({ length: 12 }, (_, i) => ({ caption: i % 4 === 3 ? '' : `post ${i}` }));
       const answers = await Promise.all(
         bodies.map((body) => call(server, 'POST', '/api/v1/content', { headers: ws.headers, body })),
@@ -62,18 +55,18 @@ describe('group commit', () => {
       expect(answers.map((r) => r.status)).toEqual(bodies.map((b) => (b.caption ? 201 : 400)));
       const remaining = answers.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((x, y) => y - x);
       expect(remaining).toEqual(Array.from({ length: 12 }, (_, i) => 59 - i));
-      expect(runtime.db.select().from(content).all()).toHaveLength(9);
-      expect(runtime.db.select().from(events).all()).toHaveLength(9);
+      expect(await runtime.db.select().from(content).all()).toHaveLength(9);
+      expect(await runtime.db.select().from(events).all()).toHaveLength(9);
     } finally {
       await server.close();
     }
   });
 
   it('concurrent GETs over HTTP: exactly the limit is served, the rest get 429', async () => {
-    const runtime = testRuntime({ env: { RATE_LIMIT_READ: '3' } });
+    const runtime = await testRuntime({ env: { RATE_LIMIT_READ: '3' } });
     const server = await startTestServer(runtime);
     try {
-      const ws = makeWorkspace(runtime);
+      const ws = await makeWorkspace(runtime);
       const answers = await Promise.all(
         Array.from({ length: 6 }, () => call(server, 'GET', '/api/v1/content', { headers: ws.headers })),
       );

@@ -8,9 +8,9 @@ import { makeWorkspace } from '../helpers/factories.ts';
 import { testRuntime } from '../helpers/runtime.ts';
 
 /** The refusal codes of the campaign, webhook and social account policies, one rule at a time. */
-describe('resource policies', () => {
-  const runtime = testRuntime();
-  const { workspace } = makeWorkspace(runtime);
+describe('resource policies', async () => {
+  const runtime = await testRuntime();
+  const { workspace } = await makeWorkspace(runtime);
   const now = runtime.clock.now();
   const person = (role: 'viewer' | 'editor' | 'approver' | 'admin'): Principal =>
     personPrincipal({ id: `user-${role}`, email: `${role}@example.com` }, role);

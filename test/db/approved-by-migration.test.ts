@@ -67,22 +67,22 @@ it("items waiting to go out take their approver from their history, and an autho
   item.run('c-none', null, 'approved', 0);
   before.close();
 
-  const runtime = testRuntime({ file, start: '2026-03-10T12:00:30Z' });
+  const runtime = await testRuntime({ file, start: '2026-03-10T12:00:30Z' });
   try {
-    const approverOf = (id: string) => {
-      const row = contentRow(runtime, id)!;
+    const approverOf = async (id: string) => {
+      const row = (await contentRow(runtime, id))!;
       return [row.approvedByType, row.approvedById];
     };
-    expect(approverOf('c-own')).toEqual(['user', 'u-author']);
-    expect(approverOf('c-other')).toEqual(['user', 'u-other']);
-    expect(approverOf('c-draft')).toEqual([null, null]);
-    expect(approverOf('c-none')).toEqual([null, null]);
+    expect(await approverOf('c-own')).toEqual(['user', 'u-author']);
+    expect(await approverOf('c-other')).toEqual(['user', 'u-other']);
+    expect(await approverOf('c-draft')).toEqual([null, null]);
+    expect(await approverOf('c-none')).toEqual([null, null]);
 
-    connectAccounts(runtime, getWorkspace(runtime.db, 'ws-1'), ['linkedin']);
+    await connectAccounts(runtime, await getWorkspace(runtime.db, 'ws-1'), ['linkedin']);
     expect(await drain(runtime, publishingJob(runtime))).toEqual(['published']);
-    expect(contentRow(runtime, 'c-other')!.status).toBe('published');
-    expect(sandboxPostsFor(runtime, 'c-own')).toEqual([]);
-    expect(contentRow(runtime, 'c-own')).toMatchObject({ status: 'approved', publishQueued: false });
+    expect((await contentRow(runtime, 'c-other'))!.status).toBe('published');
+    expect(await sandboxPostsFor(runtime, 'c-own')).toEqual([]);
+    expect(await contentRow(runtime, 'c-own')).toMatchObject({ status: 'approved', publishQueued: false });
   } finally {
     runtime.db.$client.close();
   }

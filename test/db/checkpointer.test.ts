@@ -15,12 +15,12 @@ const framesInWal = (db: Db): number => (db.$client.pragma('wal_checkpoint(PASSI
 
 it('takes checkpoints off the serving connection and leaves the WAL rewound when stopped', async () => {
   const file = join(dir, 'service.db');
-  const runtime = testRuntime({ file });
-  const ws = makeWorkspace(runtime);
+  const runtime = await testRuntime({ file });
+  const ws = await makeWorkspace(runtime);
   const checkpointer = startBackgroundCheckpoints(runtime.db, 60_000);
   expect(runtime.db.$client.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
   for (let i = 0; i < 300; i += 1) {
-    runtime.db
+    await runtime.db
       .insert(events)
       .values({
         id: `evt_${i}`,
@@ -34,13 +34,13 @@ it('takes checkpoints off the serving connection and leaves the WAL rewound when
   await checkpointer.stop();
   // The final RESTART copied every frame into the database and rewound the log, so the next
   // write starts the WAL over instead of appending to hundreds of frames.
-  runtime.db
+  await runtime.db
     .insert(events)
     .values({ id: 'evt_after', workspaceId: ws.workspace.id, type: 'content.updated', data: {}, createdAt: new Date() })
     .run();
   expect(framesInWal(runtime.db)).toBeLessThan(10);
   runtime.db.$client.close();
   const reopened = openDatabase(file);
-  expect(reopened.select().from(events).all()).toHaveLength(301);
+  expect(await reopened.select().from(events).all()).toHaveLength(301);
   reopened.$client.close();
 });

@@ -26,7 +26,7 @@ describe('the async query builder over SQLite', () => {
     const { sync, db } = bothBuilders();
     await db.insert(workspaces).values(WORKSPACE).run();
     const viaAsync = await db.select().from(workspaces).where(eq(workspaces.id, 'ws_1')).get();
-    expect(viaAsync).toEqual(sync.select().from(workspaces).where(eq(workspaces.id, 'ws_1')).get());
+    expect(viaAsync).toEqual(await sync.select().from(workspaces).where(eq(workspaces.id, 'ws_1')).get());
     expect(viaAsync?.createdAt).toEqual(NOW);
     expect(typeof viaAsync?.approverMustDiffer).toBe('boolean');
 

@@ -24,19 +24,19 @@ afterEach(() => {
 });
 
 /** The service's runtime on DATA_DIR, as `serve` opens it. */
-function openService(dataDir: string): Runtime {
-  const runtime = openRuntime({ config: loadConfig({ DATA_DIR: dataDir, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }) });
+async function openService(dataDir: string): Promise<Runtime> {
+  const runtime = await openRuntime({ config: loadConfig({ DATA_DIR: dataDir, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }) });
   opened.push(runtime);
   return runtime;
 }
 
-it('creates the data directory 0700 and service.db, its -wal and its -shm 0600', () => {
+it('creates the data directory 0700 and service.db, its -wal and its -shm 0600', async () => {
   const dataDir = join(root, 'fresh', 'data');
-  const runtime = openService(dataDir);
+  const runtime = await openService(dataDir);
   const file = join(dataDir, 'service.db');
   expect(modeOf(dataDir)).toBe('700');
   expect(modeOf(file)).toBe('600');
-  makeWorkspace(runtime);
+  await makeWorkspace(runtime);
   expect(existsSync(`${file}-wal`)).toBe(true);
   expect(existsSync(`${file}-shm`)).toBe(true);
   expect(modeOf(`${file}-wal`)).toBe('600');
@@ -44,33 +44,33 @@ it('creates the data directory 0700 and service.db, its -wal and its -shm 0600',
 });
 
 it('keeps the WAL 0600 when the background checkpointer rewinds it', async () => {
-  const runtime = openService(join(root, 'data'));
+  const runtime = await openService(join(root, 'data'));
   const file = runtime.config.databaseFile;
   const checkpointer = startBackgroundCheckpoints(runtime.db, 60_000);
-  for (let i = 0; i < 20; i += 1) makeWorkspace(runtime);
+  for (let i = 0; i < 20; i += 1) await makeWorkspace(runtime);
   await checkpointer.stop();
-  makeWorkspace(runtime);
+  await makeWorkspace(runtime);
   for (const path of [file, `${file}-wal`, `${file}-shm`]) expect(modeOf(path), path).toBe('600');
 });
 
-it('brings a database an earlier version left 0644 (and its -wal and -shm) back to 0600 when it opens', () => {
+it('brings a database an earlier version left 0644 (and its -wal and -shm) back to 0600 when it opens', async () => {
   const dataDir = join(root, 'data');
-  const first = openService(dataDir);
-  makeWorkspace(first);
+  const first = await openService(dataDir);
+  await makeWorkspace(first);
   const file = first.config.databaseFile;
   for (const path of [file, `${file}-wal`, `${file}-shm`]) chmodSync(path, 0o644);
   chmodSync(dataDir, 0o755);
 
-  const again = openService(dataDir);
-  makeWorkspace(again);
+  const again = await openService(dataDir);
+  await makeWorkspace(again);
   for (const path of [file, `${file}-wal`, `${file}-shm`]) expect(modeOf(path), path).toBe('600');
   // An existing directory stays as the operator set it.
   expect(modeOf(dataDir)).toBe('755');
 });
 
 it('writes the copy `admin backup` takes 0600', async () => {
-  const runtime = openService(join(root, 'data'));
-  makeWorkspace(runtime);
+  const runtime = await openService(join(root, 'data'));
+  await makeWorkspace(runtime);
   const target = join(root, 'copy.db');
   const { code, out } = await runAdminCaptured(runtime, 'backup', '--to', target);
   expect(code, out).toBe(0);

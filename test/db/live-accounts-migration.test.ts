@@ -27,7 +27,7 @@ function databaseBeforeLiveAccounts(file: string): Database.Database {
   return sqlite;
 }
 
-it('turns existing accounts into sandbox accounts, active or disconnected as is_active said', () => {
+it('turns existing accounts into sandbox accounts, active or disconnected as is_active said', async () => {
   const file = join(dir, 'service.db');
   const before = databaseBeforeLiveAccounts(file);
   expect(before.prepare("select 1 from pragma_table_info('social_accounts') where name = 'status'").get()).toBe(
@@ -44,7 +44,7 @@ it('turns existing accounts into sandbox accounts, active or disconnected as is_
 
   const db = openDatabase(file);
   try {
-    const rows = db.select().from(socialAccounts).orderBy(socialAccounts.id).all();
+    const rows = await db.select().from(socialAccounts).orderBy(socialAccounts.id).all();
     expect(rows.map((row) => [row.id, row.mode, row.status, row.isActive, row.scopes])).toEqual([
       ['acc-off', 'sandbox', 'disconnected', false, []],
       ['acc-on', 'sandbox', 'active', true, []],

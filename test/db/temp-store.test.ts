@@ -9,13 +9,13 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 // Savepoints inside a group commit keep their statement journals in memory: on disk, a batch of
 // publishing runs wrote them to temporary files page by page (db/client.ts).
-it('keeps temporary files in memory on every connection it opens', () => {
+it('keeps temporary files in memory on every connection it opens', async () => {
   const db = openDatabase(join(dir, 'service.db'));
   expect(db.$client.pragma('temp_store', { simple: true })).toBe(2);
   db.$client.exec('create table t (id integer primary key, body text not null)');
-  writeTransaction(db, () => {
+  await writeTransaction(db, async () => {
     for (let i = 0; i < 2_000; i++)
-      savepoint(db, () => db.$client.prepare('insert into t (body) values (?)').run('x'.repeat(500)));
+      await savepoint(db, () => db.$client.prepare('insert into t (body) values (?)').run('x'.repeat(500)));
   });
   expect(db.$client.prepare('select count(*) as n from t').get()).toEqual({ n: 2_000 });
   db.$client.close();

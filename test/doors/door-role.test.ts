@@ -650,7 +650,7 @@ const who = {} as Record<PrincipalName, Credentials>;
 
 beforeAll(async () => {
   mediaDir = mkdtempSync(join(tmpdir(), 'door-role-media-'));
-  runtime = testRuntime({
+  runtime = await testRuntime({
     start: START.toISOString(),
     env: {
       MEDIA_DIR: mediaDir,
@@ -668,10 +668,10 @@ beforeAll(async () => {
     },
   });
   server = await startTestServer(runtime);
-  ws = makeWorkspace(runtime);
+  ws = await makeWorkspace(runtime);
   // The workspace requires the approver to differ from the author. Only the author's rows are written
   // by a person (makeRow); everyone else's are the key's, which the rule does not cover.
-  runOperation(servedOperation('updateAccount'), contextFor(runtime, ws.workspace, 'rest'), {
+  await runOperation(servedOperation('updateAccount'), contextFor(runtime, ws.workspace, 'rest'), {
     approver_must_differ: true,
   });
   const bed = { runtime, server, ws, mediaDir } as RestTestbed;
@@ -685,7 +685,13 @@ beforeAll(async () => {
     const made = await makePerson(runtime, ws.workspace.id, role);
     const browser = new Browser(bed);
     await browser.signIn(made.email, made.password);
-    const { accessToken } = issueTestToken(runtime, ws.workspace.id, ['read', 'write', 'publish'], role, made.userId);
+    const { accessToken } = await issueTestToken(
+      runtime,
+      ws.workspace.id,
+      ['read', 'write', 'publish'],
+      role,
+      made.userId,
+    );
     return {
       bearer: accessToken,
       browser,
@@ -694,7 +700,7 @@ beforeAll(async () => {
   };
   who.anonymous = { browser: await stranger() };
   for (const role of ['viewer', 'editor', 'approver', 'admin'] as const) who[role] = await person(role);
-  const readOnly = issueTestToken(runtime, ws.workspace.id, ['read'], 'Read-only client').accessToken;
+  const readOnly = (await issueTestToken(runtime, ws.workspace.id, ['read'], 'Read-only client')).accessToken;
   who['read-only OAuth grant'] = { bearer: readOnly, browser: await stranger(readOnly) };
   who['author under approver_must_differ'] = await person('approver');
 });
@@ -715,37 +721,37 @@ let scheduledDay = 0;
 async function makeRow(kind: RowKind, as: PrincipalName): Promise<Row> {
   const author = as === 'author under approver_must_differ' ? who[as].principal : undefined;
   const authored = author ? contextFor(runtime, ws.workspace, 'rest', author) : keyCtx();
-  const item = (input: Record<string, unknown>) =>
-    runOperation(servedOperation('createContent'), authored, {
+  const item = async (input: Record<string, unknown>) =>
+    (await runOperation(servedOperation('createContent'), authored, {
       caption: 'A caption worth posting',
       target_platforms: ['twitter'],
       ...input,
-    }) as ContentResource;
+    })) as ContentResource;
   switch (kind) {
     case 'none':
       return { kind, id: '' };
     case 'draft item':
-      return { kind, id: item({}).id };
+      return { kind, id: (await item({})).id };
     case 'pending item':
-      return { kind, id: item({ status: 'pending_review' }).id };
+      return { kind, id: (await item({ status: 'pending_review' })).id };
     case 'pending item with a time': {
       const at = new Date(Date.UTC(2026, 2, 12 + (scheduledDay++ % 15), 9, 30));
-      const made = item({ status: 'pending_review', scheduled_for: at.toISOString() });
+      const made = await item({ status: 'pending_review', scheduled_for: at.toISOString() });
       return { kind, id: made.id, scheduledFor: at };
     }
     case 'approved, not queued item':
     case 'scheduled item': {
-      const created = item({ status: 'pending_review' });
+      const created = await item({ status: 'pending_review' });
       // Someone else approves it (a key): the author's own item, approved as the rule asks.
       // Each on a day of its own in March, so a calendar month shows it among few others.
       const at = new Date(Date.UTC(2026, 2, 12 + (scheduledDay++ % 15), 9, 30));
-      const approved = runOperation(
+      const approved = (await runOperation(
         servedOperation('updateContent'),
         keyCtx(),
         kind === 'approved, not queued item'
           ? { id: created.id, status: 'approved' }
           : { id: created.id, status: 'scheduled', scheduled_for: at.toISOString() },
-      ) as ContentResource;
+      )) as ContentResource;
       return {
         kind,
         id: approved.id,
@@ -753,23 +759,23 @@ async function makeRow(kind: RowKind, as: PrincipalName): Promise<Row> {
       };
     }
     case 'draft campaign':
-      return { kind, id: makeCampaign(runtime, ws.workspace).id };
+      return { kind, id: (await makeCampaign(runtime, ws.workspace)).id };
     case 'paused campaign': {
-      const made = makeCampaign(runtime, ws.workspace);
-      runOperation(servedOperation('updateCampaign'), keyCtx(), { id: made.id, status: 'paused' });
+      const made = await makeCampaign(runtime, ws.workspace);
+      await runOperation(servedOperation('updateCampaign'), keyCtx(), { id: made.id, status: 'paused' });
       return { kind, id: made.id };
     }
     case 'enabled webhook':
       return { kind, id: (await makeWebhook(runtime, ws.workspace, { url: HOOK_URL })).id };
     case 'disabled webhook': {
       const hook = await makeWebhook(runtime, ws.workspace, { url: HOOK_URL });
-      runOperation(servedOperation('updateWebhook'), keyCtx(), { id: hook.id, is_enabled: false });
+      await runOperation(servedOperation('updateWebhook'), keyCtx(), { id: hook.id, is_enabled: false });
       return { kind, id: hook.id };
     }
     case 'auto-disabled webhook': {
       // As the delivery run leaves a webhook after repeated failures.
       const hook = await makeWebhook(runtime, ws.workspace, { url: HOOK_URL });
-      runtime.db
+      await runtime.db
         .update(webhooks)
         .set({ isEnabled: false, autoDisabledAt: runtime.clock.now() })
         .where(eq(webhooks.id, hook.id))
@@ -778,15 +784,15 @@ async function makeRow(kind: RowKind, as: PrincipalName): Promise<Row> {
     }
     case 'failed delivery': {
       const hook = await makeWebhook(runtime, ws.workspace, { url: HOOK_URL });
-      item({});
-      const event = runtime.db
+      await item({});
+      const event = (await runtime.db
         .select()
         .from(events)
         .where(eq(events.workspaceId, ws.workspace.id))
         .orderBy(desc(events.seq))
-        .get()!;
+        .get())!;
       const id = newId();
-      runtime.db
+      await runtime.db
         .insert(webhookDeliveries)
         .values({
           id,
@@ -810,20 +816,22 @@ async function makeRow(kind: RowKind, as: PrincipalName): Promise<Row> {
     case 'social account':
       return {
         kind,
-        id: connectSocialAccount(runtime, {
-          workspaceId: ws.workspace.id,
-          platform: 'linkedin',
-          username: `door_${newId().slice(0, 8)}`,
-        }).id,
+        id: (
+          await connectSocialAccount(runtime, {
+            workspaceId: ws.workspace.id,
+            platform: 'linkedin',
+            username: `door_${newId().slice(0, 8)}`,
+          })
+        ).id,
       };
     case 'account to reconnect': {
       // An X account (X's app is configured here) whose platform refused its token.
-      const account = connectSocialAccount(runtime, {
+      const account = await connectSocialAccount(runtime, {
         workspaceId: ws.workspace.id,
         platform: 'twitter',
         username: `door_${newId().slice(0, 8)}`,
       });
-      runtime.db
+      await runtime.db
         .update(socialAccounts)
         .set({ mode: 'live', status: 'needs_reconnect' })
         .where(eq(socialAccounts.id, account.id))
@@ -831,18 +839,20 @@ async function makeRow(kind: RowKind, as: PrincipalName): Promise<Row> {
       return { kind, id: account.id };
     }
     case 'api key':
-      return { kind, id: makeKey(runtime, ws.workspace.id).keyId };
+      return { kind, id: (await makeKey(runtime, ws.workspace.id)).keyId };
     case 'member':
       return { kind, id: (await makePerson(runtime, ws.workspace.id, 'editor')).userId };
     case 'invitation':
       return {
         kind,
-        id: invitePerson(runtime, {
-          workspaceId: ws.workspace.id,
-          email: `pending-${newId()}@example.com`,
-          role: 'viewer',
-          invitedBy: null,
-        }).invitationId,
+        id: (
+          await invitePerson(runtime, {
+            workspaceId: ws.workspace.id,
+            email: `pending-${newId()}@example.com`,
+            role: 'viewer',
+            invitedBy: null,
+          })
+        ).invitationId,
       };
   }
 }
@@ -986,14 +996,14 @@ async function runCase(act: Action, door: Door, as: PrincipalName): Promise<Door
         return await viaMcpApp(MCP_APP_ACTIONS[act.name as ActionName]!, row, bearer);
     }
   } finally {
-    removeWebhooks();
+    await removeWebhooks();
   }
 }
 
 /** A workspace holds at most 20 webhooks: each case's go once it has run. */
-function removeWebhooks(): void {
-  for (const hook of runOperation(servedOperation('listWebhooks'), keyCtx(), {}).data)
-    runOperation(servedOperation('deleteWebhook'), keyCtx(), { id: hook.id });
+async function removeWebhooks(): Promise<void> {
+  for (const hook of (await runOperation(servedOperation('listWebhooks'), keyCtx(), {})).data)
+    await runOperation(servedOperation('deleteWebhook'), keyCtx(), { id: hook.id });
 }
 
 /**
@@ -1090,7 +1100,7 @@ describe('the door × role test covers every door', () => {
   });
 
   it('every form the dashboard renders for an admin is in DASHBOARD_FORMS, or said to run no operation', async () => {
-    removeWebhooks();
+    await removeWebhooks();
     // A row of each kind the dashboard's actions run on, so each page renders every form it has.
     const rows = new Map<RowKind, Row>();
     for (const act of ACTIONS) if (!rows.has(act.row)) rows.set(act.row, await makeRow(act.row, 'admin'));

@@ -80,7 +80,7 @@ const UNLIMITED = {
 export async function buildWorld(options: { env?: Record<string, string> } = {}): Promise<World> {
   const mediaDir = mkdtempSync(join(tmpdir(), 'fuzz-media-'));
   const receiver = await startReceiver();
-  const runtime = testRuntime({
+  const runtime = await testRuntime({
     env: {
       ...baseEnv,
       ...UNLIMITED,
@@ -94,13 +94,13 @@ export async function buildWorld(options: { env?: Record<string, string> } = {})
     },
   });
   const server = await startTestServer(runtime);
-  const a = makeWorkspace(runtime, { name: 'Fuzz A' });
-  const b = makeWorkspace(runtime, { name: 'Fuzz B' });
-  const pastDue = makeWorkspace(runtime, { status: 'past_due' });
-  const freePlan = makeWorkspace(runtime, { plan: 'free' });
-  const expired = makeKey(runtime, a.workspace.id, new Date(runtime.clock.now().getTime() - 60_000)).apiKey;
-  const revokedKey = makeKey(runtime, a.workspace.id);
-  revokeApiKey(runtime, revokedKey.keyId);
+  const a = await makeWorkspace(runtime, { name: 'Fuzz A' });
+  const b = await makeWorkspace(runtime, { name: 'Fuzz B' });
+  const pastDue = await makeWorkspace(runtime, { status: 'past_due' });
+  const freePlan = await makeWorkspace(runtime, { plan: 'free' });
+  const expired = (await makeKey(runtime, a.workspace.id, new Date(runtime.clock.now().getTime() - 60_000))).apiKey;
+  const revokedKey = await makeKey(runtime, a.workspace.id);
+  await revokeApiKey(runtime, revokedKey.keyId);
 
   const ids = {
     a: await seedWorkspace(runtime, server, receiver, a, 'a'),
@@ -152,19 +152,23 @@ async function seedWorkspace(
   tag: string,
 ): Promise<WorkspaceIds> {
   const ctx = contextFor(runtime, ws.workspace, 'rest');
-  const run = (operation: Parameters<typeof runOperation>[0], input: Record<string, unknown>) =>
-    runOperation(operation, ctx, input) as { id: string };
+  const run = async (operation: Parameters<typeof runOperation>[0], input: Record<string, unknown>) =>
+    (await runOperation(operation, ctx, input)) as { id: string };
   const facebookUserId = tag === 'a' ? '1000000000000001' : '1000000000000002';
-  connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'twitter', username: `fuzz_${tag}` });
-  connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'linkedin', username: `fuzz_${tag}_li` });
-  connectSocialAccount(runtime, {
+  await connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'twitter', username: `fuzz_${tag}` });
+  await connectSocialAccount(runtime, {
+    workspaceId: ws.workspace.id,
+    platform: 'linkedin',
+    username: `fuzz_${tag}_li`,
+  });
+  await connectSocialAccount(runtime, {
     workspaceId: ws.workspace.id,
     platform: 'facebook',
     username: `fuzz_${tag}_fb`,
     platformUserId: facebookUserId,
   });
 
-  run(updateBrandProfile, {
+  await run(updateBrandProfile, {
     brand_name: `Brand ${tag}`,
     voice: 'Warm and direct',
     topics_to_lean_into: ['coffee'],
@@ -183,42 +187,52 @@ async function seedWorkspace(
     aspect_ratio: '1:1',
   };
   for (const status of ['draft', 'pending_review', 'approved'] as const)
-    content.push(makeContent(runtime, ws.workspace, { ...base, status }).id);
+    content.push((await makeContent(runtime, ws.workspace, { ...base, status })).id);
   content.push(
-    makeContent(runtime, ws.workspace, { ...base, status: 'scheduled', scheduled_for: '2026-04-01T09:00:00Z' }).id,
+    (await makeContent(runtime, ws.workspace, { ...base, status: 'scheduled', scheduled_for: '2026-04-01T09:00:00Z' }))
+      .id,
   );
-  content.push(makeContent(runtime, ws.workspace, { caption: 'Bare text', content_type: 'text_only' }).id);
-  const rejected = makeContent(runtime, ws.workspace, base).id;
-  run(updateContent, { id: rejected, status: 'rejected' });
-  const archived = makeContent(runtime, ws.workspace, base).id;
-  run(deleteContent, { id: archived });
-  const queued = makeContent(runtime, ws.workspace, base).id;
-  run(publishContent, { id: queued });
-  const publishing = makeContent(runtime, ws.workspace, base).id;
-  forceStatus(runtime, publishing, 'publishing');
-  const published = makeContent(runtime, ws.workspace, base).id;
-  forceStatus(runtime, published, 'published');
+  content.push((await makeContent(runtime, ws.workspace, { caption: 'Bare text', content_type: 'text_only' })).id);
+  const rejected = (await makeContent(runtime, ws.workspace, base)).id;
+  await run(updateContent, { id: rejected, status: 'rejected' });
+  const archived = (await makeContent(runtime, ws.workspace, base)).id;
+  await run(deleteContent, { id: archived });
+  const queued = (await makeContent(runtime, ws.workspace, base)).id;
+  await run(publishContent, { id: queued });
+  const publishing = (await makeContent(runtime, ws.workspace, base)).id;
+  await forceStatus(runtime, publishing, 'publishing');
+  const published = (await makeContent(runtime, ws.workspace, base)).id;
+  await forceStatus(runtime, published, 'published');
   content.push(rejected, archived, queued, publishing, published);
   for (let i = 0; i < 30; i++)
     content.push(
-      makeContent(runtime, ws.workspace, {
-        caption: `Filler ${i}`,
-        status: FILLER_STATUSES[i % FILLER_STATUSES.length],
-      }).id,
+      (
+        await makeContent(runtime, ws.workspace, {
+          caption: `Filler ${i}`,
+          status: FILLER_STATUSES[i % FILLER_STATUSES.length],
+        })
+      ).id,
     );
 
   // Campaigns in every status, three of each, so the deleting properties do not run out.
   const campaigns: string[] = [];
-  const campaign = (name: string) =>
-    run(createCampaign, { name, content_mix: { carousel: 2, ugc: 1 }, posts_per_day: 2, campaign_length_days: 3 }).id;
+  const campaign = async (name: string) =>
+    (
+      await run(createCampaign, {
+        name,
+        content_mix: { carousel: 2, ugc: 1 },
+        posts_per_day: 2,
+        campaign_length_days: 3,
+      })
+    ).id;
   for (let i = 0; i < 3; i++) {
-    campaigns.push(campaign(`Draft ${tag} ${i}`));
-    const launched = campaign(`Active ${tag} ${i}`);
-    run(launchCampaign, { id: launched });
+    campaigns.push(await campaign(`Draft ${tag} ${i}`));
+    const launched = await campaign(`Active ${tag} ${i}`);
+    await run(launchCampaign, { id: launched });
     campaigns.push(launched);
     for (const status of ['paused', 'completed', 'archived'] as const) {
-      const id = campaign(`${status} ${tag} ${i}`);
-      run(updateCampaign, { id, status });
+      const id = await campaign(`${status} ${tag} ${i}`);
+      await run(updateCampaign, { id, status });
       campaigns.push(id);
     }
   }

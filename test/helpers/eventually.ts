@@ -4,12 +4,12 @@
  */
 export async function eventually(
   what: string,
-  check: () => boolean,
+  check: () => boolean | Promise<boolean>,
   timeoutMs = 20_000,
   intervalMs = 20,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }

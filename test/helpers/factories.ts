@@ -28,12 +28,12 @@ export interface TestWorkspace {
 
 let counter = 0;
 
-export function makeWorkspace(
+export async function makeWorkspace(
   runtime: Runtime,
   overrides: { name?: string; plan?: PlanName; status?: PlanStatus } = {},
-): TestWorkspace {
+): Promise<TestWorkspace> {
   counter += 1;
-  const { workspace, apiKey, keyId } = createWorkspace(runtime, {
+  const { workspace, apiKey, keyId } = await createWorkspace(runtime, {
     name: overrides.name ?? `Workspace ${counter}`,
     ...overrides,
   });
@@ -45,16 +45,16 @@ export function makeWorkspace(
   };
 }
 
-export function makeKey(runtime: Runtime, workspaceId: string, expiresAt: Date | null = null) {
+export async function makeKey(runtime: Runtime, workspaceId: string, expiresAt: Date | null = null) {
   return createApiKey(runtime, { workspaceId, expiresAt });
 }
 
 /** Creates a content item through the core operation, as a REST or MCP call would. */
-export function makeContent(
+export async function makeContent(
   runtime: Runtime,
   workspace: Workspace,
   input: Record<string, unknown> = {},
-): ContentResource {
+): Promise<ContentResource> {
   return runOperation(createContent, contextFor(runtime, workspace, 'rest'), {
     caption: 'A caption worth posting',
     ...input,
@@ -75,15 +75,15 @@ export async function makeWebhook(
 }
 
 /** Creates a draft campaign through the core operation, launched too when `launch` is set. */
-export function makeCampaign(
+export async function makeCampaign(
   runtime: Runtime,
   workspace: Workspace,
   input: Record<string, unknown> = {},
   options: { launch?: boolean } = {},
-): CampaignResource {
+): Promise<CampaignResource> {
   const ctx = contextFor(runtime, workspace, 'rest');
-  const created = runOperation(createCampaign, ctx, { name: 'A campaign', ...input });
-  return options.launch ? runOperation(launchCampaign, ctx, { id: created.id }) : created;
+  const created = await runOperation(createCampaign, ctx, { name: 'A campaign', ...input });
+  return options.launch ? await runOperation(launchCampaign, ctx, { id: created.id }) : created;
 }
 
 /**
@@ -99,11 +99,18 @@ export async function makeMedia(
   const upload = await receiveUpload(
     mediaStoreFor(dir),
     Readable.from([input.bytes ?? png(2, 2)]),
-    uploadLimitsFor(runtime.db, workspace, maxBytes),
+    await uploadLimitsFor(runtime.db, workspace, maxBytes),
   );
   return runOperation(createMediaAsset, contextFor(runtime, workspace, 'rest'), {
     upload,
     filename: input.filename ?? 'upload.png',
     tags: input.tags,
   });
+}
+
+/** `make` over `items` one after another (rows made in order, as a loop would), answering what each made. */
+export async function inOrder<T, R>(items: Iterable<T>, make: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const made: R[] = [];
+  for (const item of items) made.push(await make(item, made.length));
+  return made;
 }

@@ -4,7 +4,7 @@ import type { Runtime } from '../../src/core/context.ts';
 import { connectLiveAccount } from './publishing.ts';
 
 /** A live X account of the fake X's first user, connected to `workspace` as the OAuth callback leaves it. */
-export function connectFakeXAccount(runtime: Runtime, workspace: Workspace, x: FakeX) {
+export async function connectFakeXAccount(runtime: Runtime, workspace: Workspace, x: FakeX) {
   const author = x.users[0]!;
   const issued = x.issueTokens(author.id);
   return connectLiveAccount(

@@ -92,9 +92,9 @@ export function useRestTestbed({ media, ...options }: TestbedOptions = {}): Rest
   beforeEach(async () => {
     const env = { ...options.env };
     if (media) env.MEDIA_DIR = bed.mediaDir = mkdtempSync(join(tmpdir(), 'testbed-media-'));
-    bed.runtime = testRuntime({ ...options, env });
+    bed.runtime = await testRuntime({ ...options, env });
     bed.server = await startTestServer(bed.runtime);
-    bed.ws = makeWorkspace(bed.runtime);
+    bed.ws = await makeWorkspace(bed.runtime);
   });
   afterEach(async () => {
     await bed.server.close();

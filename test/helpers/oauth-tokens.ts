@@ -12,7 +12,7 @@ export const CHALLENGE = 'ZtNPunH49FD35FWYhT5Tv8I7vRKQJ8uxMaL0_9eHjNA';
  * An access token with the given scopes for a workspace, minted through the core steps the consent
  * page and token endpoint take (the HTTP flow itself is tested in oauth-flow.test.ts).
  */
-export function issueTestToken(
+export async function issueTestToken(
   runtime: Runtime,
   workspaceId: string,
   scopes: OAuthScope[],
@@ -21,13 +21,13 @@ export function issueTestToken(
   userId: string | null = null,
   /** The resource the grant is for, as the consent page would bind it; /mcp by default. */
   resource = `${runtime.config.publicBaseUrl}/mcp`,
-): { accessToken: string; clientId: string } {
-  const registered = registerClient(
+): Promise<{ accessToken: string; clientId: string }> {
+  const registered = await registerClient(
     runtime,
     { client_name: clientName, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
     '127.0.0.1',
   );
-  const code = issueAuthorizationCode(runtime, {
+  const code = await issueAuthorizationCode(runtime, {
     clientId: registered.client_id,
     workspaceId,
     userId,
@@ -36,7 +36,7 @@ export function issueTestToken(
     scopes,
     resource,
   });
-  const tokens = exchangeAuthorizationCode(runtime, findClient(runtime, registered.client_id)!, {
+  const tokens = await exchangeAuthorizationCode(runtime, (await findClient(runtime, registered.client_id))!, {
     code,
     codeVerifier: VERIFIER,
     redirectUri: REDIRECT,

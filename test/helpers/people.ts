@@ -19,7 +19,7 @@ export async function makePerson(
   role: Role,
   email = `person${++counter}-${role}@example.com`,
 ): Promise<{ userId: string; email: string; password: string }> {
-  const invited = invitePerson(runtime, { workspaceId, email, role, invitedBy: null });
+  const invited = await invitePerson(runtime, { workspaceId, email, role, invitedBy: null });
   const accepted = await acceptInvitation(runtime, {
     token: tokenOf(invited.path),
     password: TEST_PASSWORD,

@@ -26,7 +26,7 @@ export interface PastRun {
  * and neither has the run (outcome null, item in `publishing`). Otherwise the run finishes at
  * `finishedAt`, `published` when at least one platform published, `failed` when every one failed.
  */
-export function recordPublishRun(
+export async function recordPublishRun(
   runtime: Runtime,
   workspace: Workspace,
   options: {
@@ -36,20 +36,26 @@ export function recordPublishRun(
     /** How long before finishedAt the run started (default 5 s). */
     tookMs?: number;
   },
-): PastRun {
+): Promise<PastRun> {
   const finishedAt = new Date(options.finishedAt);
   const startedAt = new Date(finishedAt.getTime() - (options.tookMs ?? 5000));
   const entries = Object.entries(options.platforms);
   if (entries.length === 0) throw new Error('a run attempts at least one platform');
   const contentId =
     options.contentId ??
-    makeContent(runtime, workspace, { target_platforms: entries.map(([platform]) => platform), status: 'approved' }).id;
+    (
+      await makeContent(runtime, workspace, {
+        target_platforms: entries.map(([platform]) => platform),
+        status: 'approved',
+      })
+    ).id;
 
   const inProgress = entries.some(([, status]) => status === 'pending');
   const outcome = inProgress ? null : entries.some(([, status]) => status === 'published') ? 'published' : 'failed';
   const runId = randomUUID();
   const { db } = runtime;
-  db.insert(publishRuns)
+  await db
+    .insert(publishRuns)
     .values({
       id: runId,
       workspaceId: workspace.id,
@@ -59,7 +65,8 @@ export function recordPublishRun(
       outcome,
     })
     .run();
-  db.insert(publishAttempts)
+  await db
+    .insert(publishAttempts)
     .values(
       entries.map(([platform, status], i) => ({
         id: randomUUID(),
@@ -77,7 +84,8 @@ export function recordPublishRun(
       })),
     )
     .run();
-  db.update(content)
+  await db
+    .update(content)
     .set(
       outcome === 'published'
         ? { status: 'published', publishedAt: finishedAt, publishQueued: false, updatedAt: finishedAt }
@@ -112,20 +120,20 @@ export const HISTORY_NOW = '2026-03-10T12:00:30.000Z';
  * and workspace `other`: o1 2026-03-10 10:00 twitter + linkedin published; o2 2026-03-09 10:00
  * facebook rejected; o3 2026-02-20 12:00 tiktok published, instagram unknown.
  */
-export function seedKnownHistory(runtime: Runtime, ws: Workspace, other: Workspace): void {
-  const run = (workspace: Workspace, finishedAt: string, platforms: Record<string, AttemptStatus>) =>
+export async function seedKnownHistory(runtime: Runtime, ws: Workspace, other: Workspace): Promise<void> {
+  const run = async (workspace: Workspace, finishedAt: string, platforms: Record<string, AttemptStatus>) =>
     recordPublishRun(runtime, workspace, { finishedAt, platforms });
-  run(ws, '2026-03-10T09:00:00.000Z', { twitter: 'published', linkedin: 'published', instagram: 'rejected' });
-  run(ws, '2026-03-10T11:00:00.000Z', { twitter: 'rejected', linkedin: 'unknown', instagram: 'rejected' });
-  run(ws, '2026-03-09T23:59:59.999Z', { twitter: 'published', facebook: 'rejected' });
-  run(ws, '2026-03-09T00:00:00.000Z', { linkedin: 'rejected' });
-  run(ws, '2026-03-08T14:00:00.000Z', { twitter: 'published', linkedin: 'published', tiktok: 'rejected' });
-  run(ws, '2026-03-10T12:00:10.000Z', { twitter: 'published', linkedin: 'pending' });
-  run(ws, '2026-02-09T00:00:00.000Z', { facebook: 'published' });
-  run(ws, '2026-02-08T23:59:59.999Z', { twitter: 'published', linkedin: 'rejected' });
-  run(ws, '2025-12-20T08:00:00.000Z', { instagram: 'rejected', tiktok: 'rejected' });
+  await run(ws, '2026-03-10T09:00:00.000Z', { twitter: 'published', linkedin: 'published', instagram: 'rejected' });
+  await run(ws, '2026-03-10T11:00:00.000Z', { twitter: 'rejected', linkedin: 'unknown', instagram: 'rejected' });
+  await run(ws, '2026-03-09T23:59:59.999Z', { twitter: 'published', facebook: 'rejected' });
+  await run(ws, '2026-03-09T00:00:00.000Z', { linkedin: 'rejected' });
+  await run(ws, '2026-03-08T14:00:00.000Z', { twitter: 'published', linkedin: 'published', tiktok: 'rejected' });
+  await run(ws, '2026-03-10T12:00:10.000Z', { twitter: 'published', linkedin: 'pending' });
+  await run(ws, '2026-02-09T00:00:00.000Z', { facebook: 'published' });
+  await run(ws, '2026-02-08T23:59:59.999Z', { twitter: 'published', linkedin: 'rejected' });
+  await run(ws, '2025-12-20T08:00:00.000Z', { instagram: 'rejected', tiktok: 'rejected' });
 
-  run(other, '2026-03-10T10:00:00.000Z', { twitter: 'published', linkedin: 'published' });
-  run(other, '2026-03-09T10:00:00.000Z', { facebook: 'rejected' });
-  run(other, '2026-02-20T12:00:00.000Z', { tiktok: 'published', instagram: 'unknown' });
+  await run(other, '2026-03-10T10:00:00.000Z', { twitter: 'published', linkedin: 'published' });
+  await run(other, '2026-03-09T10:00:00.000Z', { facebook: 'rejected' });
+  await run(other, '2026-02-20T12:00:00.000Z', { tiktok: 'published', instagram: 'unknown' });
 }

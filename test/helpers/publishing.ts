@@ -14,35 +14,40 @@ import type { SocialAccountRow } from '../../src/core/social-accounts/serialize.
 import { storeTokens, type TokenGrant } from '../../src/core/social-accounts/tokens.ts';
 
 /** Connects one account per platform, as the admin CLI would; returns them by platform. */
-export function connectAccounts(runtime: Runtime, workspace: Workspace, platforms: readonly Platform[]) {
-  return Object.fromEntries(
-    platforms.map((platform) => [
+export async function connectAccounts(runtime: Runtime, workspace: Workspace, platforms: readonly Platform[]) {
+  const accounts: Array<[Platform, Awaited<ReturnType<typeof connectSocialAccount>>]> = [];
+  for (const platform of platforms) {
+    accounts.push([
       platform,
-      connectSocialAccount(runtime, {
+      await connectSocialAccount(runtime, {
         workspaceId: workspace.id,
         platform,
         username: `${workspace.name.replace(/\W/g, '')}_${platform}`,
       }),
-    ]),
-  ) as Record<Platform, ReturnType<typeof connectSocialAccount>>;
+    ]);
+  }
+  return Object.fromEntries(accounts) as Record<Platform, Awaited<ReturnType<typeof connectSocialAccount>>>;
 }
 
-export function publish(
+export async function publish(
   runtime: Runtime,
   workspace: Workspace,
   id: string,
   body: Record<string, unknown> = {},
-): ContentResource {
+): Promise<ContentResource> {
   // A real publish: callers never pass dry_run here (a preview is not a content item).
-  return runOperation(publishContent, contextFor(runtime, workspace, 'rest'), { id, ...body }) as ContentResource;
+  return (await runOperation(publishContent, contextFor(runtime, workspace, 'rest'), {
+    id,
+    ...body,
+  })) as ContentResource;
 }
 
-export function update(
+export async function update(
   runtime: Runtime,
   workspace: Workspace,
   id: string,
   body: Record<string, unknown>,
-): ContentResource {
+): Promise<ContentResource> {
   return runOperation(updateContent, contextFor(runtime, workspace, 'rest'), { id, ...body });
 }
 
@@ -60,7 +65,7 @@ export function connectorsWith(
 }
 
 /** What the sandbox platforms received for an item: their own ledger, joined to our attempts. */
-export function sandboxPostsFor(runtime: Runtime, contentId: string) {
+export async function sandboxPostsFor(runtime: Runtime, contentId: string) {
   return runtime.db
     .select({
       platform: sandboxPosts.platform,
@@ -75,7 +80,7 @@ export function sandboxPostsFor(runtime: Runtime, contentId: string) {
     .all();
 }
 
-export function attemptsFor(runtime: Runtime, contentId: string) {
+export async function attemptsFor(runtime: Runtime, contentId: string) {
   return runtime.db
     .select()
     .from(publishAttempts)
@@ -88,15 +93,15 @@ export function attemptsFor(runtime: Runtime, contentId: string) {
  * A live account as the OAuth callback leaves it (mode `live`, active, tokens stored encrypted),
  * without the consent dance: for tests about what happens after connecting.
  */
-export function connectLiveAccount(
+export async function connectLiveAccount(
   runtime: Runtime,
   workspace: Workspace,
   platform: Platform,
   grant: TokenGrant,
   fields: { platformUserId?: string; username?: string } = {},
-): SocialAccountRow {
+): Promise<SocialAccountRow> {
   const now = runtime.clock.now();
-  const row = runtime.db
+  const row = await runtime.db
     .insert(socialAccounts)
     .values({
       id: newId(),
@@ -112,6 +117,6 @@ export function connectLiveAccount(
     })
     .returning()
     .get();
-  storeTokens(runtime, row.id, grant);
-  return runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, row.id)).get()!;
+  await storeTokens(runtime, row.id, grant);
+  return (await runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, row.id)).get())!;
 }

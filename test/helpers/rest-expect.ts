@@ -91,21 +91,26 @@ export function expectFieldError(res: Reply, field: string): void {
 }
 
 /** The outbox rows of a workspace (or of every workspace), oldest first. */
-export function eventsOf(runtime: Runtime, workspaceId?: string) {
+export async function eventsOf(runtime: Runtime, workspaceId?: string) {
   const query = runtime.db.select().from(events);
   const rows = workspaceId
-    ? query.where(eq(events.workspaceId, workspaceId)).orderBy(asc(events.seq)).all()
-    : query.orderBy(asc(events.seq)).all();
+    ? await query.where(eq(events.workspaceId, workspaceId)).orderBy(asc(events.seq)).all()
+    : await query.orderBy(asc(events.seq)).all();
   return rows;
 }
 
 /** The raw content row, straight from the database. */
-export function contentRow(runtime: Runtime, id: string) {
+export async function contentRow(runtime: Runtime, id: string) {
   return runtime.db.select().from(content).where(eq(content.id, id)).get();
 }
 
 /** Inserts `count` items already published at `publishedAt`, as the publishing run would leave them. */
-export function insertPublished(runtime: Runtime, workspaceId: string, count: number, publishedAt: Date): void {
+export async function insertPublished(
+  runtime: Runtime,
+  workspaceId: string,
+  count: number,
+  publishedAt: Date,
+): Promise<void> {
   const rows = Array.from({ length: count }, () => ({
     id: randomUUID(),
     workspaceId,
@@ -121,10 +126,14 @@ export function insertPublished(runtime: Runtime, workspaceId: string, count: nu
     createdAt: publishedAt,
     updatedAt: publishedAt,
   }));
-  runtime.db.insert(content).values(rows).run();
+  await runtime.db.insert(content).values(rows).run();
 }
 
 /** Puts an item into a status no client may set (publishing, published), as the publishing run does. */
-export function forceStatus(runtime: Runtime, id: string, status: 'publishing' | 'published' | 'archived'): void {
-  runtime.db.update(content).set({ status }).where(eq(content.id, id)).run();
+export async function forceStatus(
+  runtime: Runtime,
+  id: string,
+  status: 'publishing' | 'published' | 'archived',
+): Promise<void> {
+  await runtime.db.update(content).set({ status }).where(eq(content.id, id)).run();
 }

@@ -1,4 +1,6 @@
-import { openDatabase } from '../../db/client.ts';
+import { openDatabase, type Db } from '../../db/client.ts';
+import { asyncDb, type Executor } from '../../db/engine/session.ts';
+import { sqliteExecutor } from '../../db/engine/sqlite-executor.ts';
 import { ManualClock } from '../../src/core/clock.ts';
 import { loadConfig } from '../../src/core/config.ts';
 import type { Runtime } from '../../src/core/context.ts';
@@ -16,9 +18,9 @@ export interface TestRuntime extends Runtime {
  * A fresh in-memory database migrated with the real migrations, a clock that only moves when told,
  * and configuration from `env` (the spec's defaults otherwise).
  */
-export function testRuntime(
+export async function testRuntime(
   options: { env?: Record<string, string>; start?: string; file?: string } = {},
-): TestRuntime {
+): Promise<TestRuntime> {
   const clock = new ManualClock(options.start ?? TEST_START);
   // A fixed key, so no test writes a generated key file into the repository's data directory.
   // Warnings and errors only: an access line per request would bury the test output.
@@ -28,6 +30,25 @@ export function testRuntime(
     LOG_LEVEL: 'warn',
     ...options.env,
   });
-  const runtime = openRuntime({ config, clock, db: openDatabase(options.file ?? ':memory:') });
+  const runtime = await openRuntime({ config, clock, db: openDatabase(options.file ?? ':memory:') });
   return { ...runtime, clock };
+}
+
+export interface CapturedStatement {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * `db`'s connection behind a handle that records in `captured` every statement run through it (its
+ * SQL and parameters), for tests that read a query's plan. Transactions still go through `db`'s store.
+ */
+export function capturingDb(db: Db, captured: CapturedStatement[]): Db {
+  const inner = sqliteExecutor(db.$client);
+  const recorded: Executor = {
+    run: (sql, params) => (captured.push({ sql, params }), inner.run(sql, params)),
+    all: (sql, params, arrayMode) => (captured.push({ sql, params }), inner.all(sql, params, arrayMode)),
+    get: (sql, params, arrayMode) => (captured.push({ sql, params }), inner.get(sql, params, arrayMode)),
+  };
+  return Object.assign(asyncDb(recorded), { $store: db.$store, $client: db.$client });
 }

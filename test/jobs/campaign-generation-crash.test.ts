@@ -22,7 +22,7 @@ describe('campaign generation across a crash', () => {
   it('a SIGKILL mid-generation, then a restart: exactly 18,250 items, no slot twice, the mix exact', async () => {
     const data = tempDataDir('generation-crash');
     const file = join(data.dir, 'service.db');
-    const runtime = testRuntime({ file, start: new Date().toISOString() });
+    const runtime = await testRuntime({ file, start: new Date().toISOString() });
     runtime.clock.now = () => new Date();
     cleanups.push(
       () => data.remove(),
@@ -30,15 +30,16 @@ describe('campaign generation across a crash', () => {
         runtime.db.$client.close();
       },
     );
-    const ws = makeWorkspace(runtime, { plan: 'business' });
+    const ws = await makeWorkspace(runtime, { plan: 'business' });
     const mix = { ugc: 3, carousel: 2, talkingHead: 1, videoHook: 1 };
-    const { id } = makeCampaign(
+    const { id } = await makeCampaign(
       runtime,
       ws.workspace,
       { name: 'Year of posts', posts_per_day: 50, campaign_length_days: 365, content_mix: mix },
       { launch: true },
     );
-    const generated = () => runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get()!.generatedPosts;
+    const generated = async () =>
+      (await runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get())!.generatedPosts;
 
     const env = { DATABASE_FILE: file, PORT: '0', ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, GENERATION_LEASE_SECONDS: '2' };
     const start = (): RunningProcess => {
@@ -48,18 +49,18 @@ describe('campaign generation across a crash', () => {
     };
     const first = start();
     await first.waitForOutput(/Listening on/);
-    await eventually('the first batches are written', () => generated() >= 1000, 30_000, 10);
+    await eventually('the first batches are written', async () => (await generated()) >= 1000, 30_000, 10);
     first.child.kill('SIGKILL');
     await first.stop();
-    const beforeRestart = generated();
+    const beforeRestart = await generated();
     expect(beforeRestart).toBeLessThan(18_250);
 
     const second = start();
     await second.waitForOutput(/Listening on/);
-    await eventually('every slot is generated', () => generated() === 18_250, 90_000, 100);
+    await eventually('every slot is generated', async () => (await generated()) === 18_250, 90_000, 100);
     console.log(`campaign generation crash test: ${beforeRestart} posts before the SIGKILL, 18,250 after the restart`);
 
-    const slots = runtime.db
+    const slots = await runtime.db
       .select({ slot: content.campaignSlot, type: content.contentType })
       .from(content)
       .where(eq(content.campaignId, id))
@@ -71,11 +72,12 @@ describe('campaign generation across a crash', () => {
     for (const { type } of slots) counts.set(type, (counts.get(type) ?? 0) + 1);
     expect(Object.fromEntries(counts)).toEqual(Object.fromEntries(apportionContentTypes(mix, 18_250)));
     expect(
-      runtime.db.select({ n: count() }).from(content).where(eq(content.workspaceId, ws.workspace.id)).get()!.n,
+      (await runtime.db.select({ n: count() }).from(content).where(eq(content.workspaceId, ws.workspace.id)).get())!.n,
     ).toBe(18_250);
     await eventually(
       'the run lets the campaign go',
-      () => runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get()!.generationDueAt === null,
+      async () =>
+        (await runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get())!.generationDueAt === null,
       10_000,
       50,
     );

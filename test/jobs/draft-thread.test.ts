@@ -162,9 +162,9 @@ describe('the draft thread', () => {
   });
 
   it('generates a whole campaign through the engine: every slot once, in order', async () => {
-    const runtime = testRuntime();
-    const { workspace } = makeWorkspace(runtime, { plan: 'business' });
-    const { id } = makeCampaign(
+    const runtime = await testRuntime();
+    const { workspace } = await makeWorkspace(runtime, { plan: 'business' });
+    const { id } = await makeCampaign(
       runtime,
       workspace,
       { name: 'Through the thread', posts_per_day: 50, campaign_length_days: 30 },
@@ -173,7 +173,7 @@ describe('the draft thread', () => {
 
     expect(await drain(runtime, campaignGenerationJob(runtime, thread()))).toEqual(['completed']);
 
-    const items = runtime.db
+    const items = await runtime.db
       .select()
       .from(content)
       .where(eq(content.campaignId, id))
@@ -182,7 +182,7 @@ describe('the draft thread', () => {
     expect(items.map((item) => item.campaignSlot)).toEqual(Array.from({ length: 1500 }, (_, i) => i));
     expect(new Set(items.map((item) => item.caption)).size).toBeGreaterThan(1400);
     // Each item's content.created event, serialised on the thread, is the item as stored.
-    const created = eventsOf(runtime, workspace.id).filter((event) => event.type === 'content.created');
+    const created = (await eventsOf(runtime, workspace.id)).filter((event) => event.type === 'content.created');
     expect(created.map((event) => event.data)).toEqual(items.map((item) => ({ content: toContentResource(item) })));
     expect(created.map((event) => event.createdAt)).toEqual(items.map((item) => item.createdAt));
   });

@@ -31,10 +31,10 @@ describe('work longer than its lease, with a second process on the database', ()
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  function setUp(env: Record<string, string>): { runtime: TestRuntime; file: string } {
+  async function setUp(env: Record<string, string>): Promise<{ runtime: TestRuntime; file: string }> {
     const data = tempDataDir('lease-renewal');
     const file = join(data.dir, 'service.db');
-    const runtime = testRuntime({ file, start: new Date().toISOString(), env });
+    const runtime = await testRuntime({ file, start: new Date().toISOString(), env });
     cleanups.push(
       () => data.remove(),
       () => {
@@ -66,15 +66,15 @@ describe('work longer than its lease, with a second process on the database', ()
   async function watchLease(
     began: number,
     secondReady: number,
-    token: () => string | null,
+    token: () => Promise<string | null>,
   ): Promise<Set<string | null>> {
     const until = Math.max(began + 3 * LEASE_SECONDS * 1000, secondReady + (LEASE_SECONDS + 2 * POLL_SECONDS) * 1000);
     const seen = new Set<string | null>();
     while (Date.now() < until) {
-      seen.add(token());
+      seen.add(await token());
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    seen.add(token());
+    seen.add(await token());
     return seen;
   }
 
@@ -82,11 +82,11 @@ describe('work longer than its lease, with a second process on the database', ()
     const x: FakeX = await startFakeX();
     cleanups.push(() => x.close());
     const env = { PUBLISH_LEASE_SECONDS: String(LEASE_SECONDS), ...fakePlatformEnvironment({ x }) };
-    const { runtime, file } = setUp(env);
-    const ws = makeWorkspace(runtime, { name: 'Slow platform' });
+    const { runtime, file } = await setUp(env);
+    const ws = await makeWorkspace(runtime, { name: 'Slow platform' });
     const author = x.users[0]!;
     const issued = x.issueTokens(author.id);
-    connectLiveAccount(
+    await connectLiveAccount(
       runtime,
       ws.workspace,
       'twitter',
@@ -98,12 +98,12 @@ describe('work longer than its lease, with a second process on the database', ()
       },
       { platformUserId: author.id, username: author.username },
     );
-    const post = makeContent(runtime, ws.workspace, {
+    const post = await makeContent(runtime, ws.workspace, {
       caption: 'Answered late',
       content_type: 'text_only',
       target_platforms: ['twitter'],
     });
-    publish(runtime, ws.workspace, post.id);
+    await publish(runtime, ws.workspace, post.id);
 
     const held = x.script.hold('tweets.create');
     const holder = startPublishing(runtime);
@@ -114,20 +114,22 @@ describe('work longer than its lease, with a second process on the database', ()
     );
     await eventually('the create call is out', () => x.log.calls('tweets.create').length === 1);
     const began = Date.now();
-    const claimed = contentRow(runtime, post.id)!;
+    const claimed = (await contentRow(runtime, post.id))!;
     expect(claimed.status).toBe('publishing');
     const firstExpiry = claimed.leaseExpiresAt!.getTime();
 
     await startSecondWorker(file, env);
-    const tokens = await watchLease(began, Date.now(), () => contentRow(runtime, post.id)!.leaseToken);
+    const tokens = await watchLease(began, Date.now(), async () => (await contentRow(runtime, post.id))!.leaseToken);
     // Still the holder's, and renewed well past the lease it was claimed with.
     expect([...tokens]).toEqual([claimed.leaseToken]);
-    expect(contentRow(runtime, post.id)!.leaseExpiresAt!.getTime()).toBeGreaterThan(firstExpiry + LEASE_SECONDS * 1000);
+    expect((await contentRow(runtime, post.id))!.leaseExpiresAt!.getTime()).toBeGreaterThan(
+      firstExpiry + LEASE_SECONDS * 1000,
+    );
     expect(x.log.calls('tweets.create')).toEqual([expect.objectContaining({ status: null })]);
 
     held.release();
-    await eventually('the item is finished', () => contentRow(runtime, post.id)!.status !== 'publishing');
-    const row = contentRow(runtime, post.id)!;
+    await eventually('the item is finished', async () => (await contentRow(runtime, post.id))!.status !== 'publishing');
+    const row = (await contentRow(runtime, post.id))!;
     expect(row.status, JSON.stringify(row.publishResults)).toBe('published');
     expect(x.posts).toHaveLength(1);
     expect(x.log.creates()).toHaveLength(1);
@@ -142,8 +144,8 @@ describe('work longer than its lease, with a second process on the database', ()
     ]);
     // Nothing looked for the post: no process took the item over and resumed it.
     expect(x.log.calls('users.tweets')).toHaveLength(0);
-    expect(attemptsFor(runtime, post.id).map((a) => a.status)).toEqual(['published']);
-    const runs = runtime.db.select().from(publishRuns).where(eq(publishRuns.contentId, post.id)).all();
+    expect((await attemptsFor(runtime, post.id)).map((a) => a.status)).toEqual(['published']);
+    const runs = await runtime.db.select().from(publishRuns).where(eq(publishRuns.contentId, post.id)).all();
     expect(runs.map((run) => [run.claimedBy, run.outcome])).toEqual([[`${hostname()}:${process.pid}`, 'published']]);
   }, 90_000);
 
@@ -156,16 +158,16 @@ describe('work longer than its lease, with a second process on the database', ()
       AI_API_KEY: 'sk-test',
       AI_MAX_RETRIES: '0',
     };
-    const { runtime, file } = setUp(env);
-    const ws = makeWorkspace(runtime, { name: 'Slow writer' });
+    const { runtime, file } = await setUp(env);
+    const ws = await makeWorkspace(runtime, { name: 'Slow writer' });
     // One batch: the OpenAI-compatible generator writes at most 20 slots a call.
-    const { id } = makeCampaign(
+    const { id } = await makeCampaign(
       runtime,
       ws.workspace,
       { name: 'Slow drafts', posts_per_day: 2, campaign_length_days: 10 },
       { launch: true },
     );
-    const campaign = () => runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get()!;
+    const campaign = async () => (await runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get())!;
 
     const holder = startCampaignGeneration(runtime);
     cleanups.push(
@@ -174,24 +176,24 @@ describe('work longer than its lease, with a second process on the database', ()
     );
     await eventually('the first batch is being written', () => ai.requests() === 1);
     const began = Date.now();
-    const claimed = campaign();
+    const claimed = await campaign();
     expect(claimed.generationLeaseToken).not.toBeNull();
     const firstDue = claimed.generationDueAt!.getTime();
 
     await startSecondWorker(file, env);
-    const tokens = await watchLease(began, Date.now(), () => campaign().generationLeaseToken);
+    const tokens = await watchLease(began, Date.now(), async () => (await campaign()).generationLeaseToken);
     expect([...tokens]).toEqual([claimed.generationLeaseToken]);
-    expect(campaign().generationDueAt!.getTime()).toBeGreaterThan(firstDue + LEASE_SECONDS * 1000);
-    expect(campaign().generatedPosts).toBe(0);
+    expect((await campaign()).generationDueAt!.getTime()).toBeGreaterThan(firstDue + LEASE_SECONDS * 1000);
+    expect((await campaign()).generatedPosts).toBe(0);
 
     ai.release();
-    await eventually('the campaign is generated and let go', () => {
-      const row = campaign();
+    await eventually('the campaign is generated and let go', async () => {
+      const row = await campaign();
       return row.generatedPosts === 20 && row.generationDueAt === null;
     });
     // One request for the one batch: the second process never wrote it again.
     expect(ai.requests()).toBe(1);
-    const items = runtime.db
+    const items = await runtime.db
       .select({ slot: content.campaignSlot, caption: content.caption })
       .from(content)
       .where(eq(content.campaignId, id))

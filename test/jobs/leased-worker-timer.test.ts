@@ -10,14 +10,14 @@ describe('leased worker: the timer for the next due item', () => {
   });
 
   it('an item that comes due while a pass is claiming is still claimed, without waiting for the poll', async () => {
-    const runtime = testRuntime({ env: { SCHEDULER_POLL_SECONDS: '3600' } });
+    const runtime = await testRuntime({ env: { SCHEDULER_POLL_SECONDS: '3600' } });
     const due = runtime.clock.now().getTime() + 100;
     let queued = true;
     const processed: number[] = [];
     const job: LeasedJob<number> = {
       name: 'test queue',
       capacity: 1,
-      claim: () => {
+      claim: async () => {
         const now = runtime.clock.now().getTime();
         // The claim looks before the item is due; by the time its commit is done the item is due.
         runtime.clock.set(Math.max(now, due + 1));
@@ -27,7 +27,7 @@ describe('leased worker: the timer for the next due item', () => {
       },
       process: async (n) => void processed.push(n),
       abandon: async () => {},
-      nextDueAfter: (now) => (queued && due > now.getTime() ? due : null),
+      nextDueAfter: async (now) => (queued && due > now.getTime() ? due : null),
       listen: () => () => {},
     };
     worker = startLeasedWorker(runtime, job);

@@ -8,22 +8,22 @@ import { testRuntime } from '../helpers/runtime.ts';
 
 describe('maintenance', () => {
   it('drops rolled-over rate-limit windows and keeps the current one', async () => {
-    const runtime = testRuntime();
-    const ws = makeWorkspace(runtime);
-    consumeRateLimit(runtime, ws.workspace.id, ['read']);
+    const runtime = await testRuntime();
+    const ws = await makeWorkspace(runtime);
+    await consumeRateLimit(runtime, ws.workspace.id, ['read']);
     runtime.clock.advance(3 * 60_000);
-    consumeRateLimit(runtime, ws.workspace.id, ['read']);
+    await consumeRateLimit(runtime, ws.workspace.id, ['read']);
     expect((await runMaintenance(runtime)).rateLimitWindows).toBe(1);
-    const left = runtime.db.select().from(rateLimitWindows).all();
+    const left = await runtime.db.select().from(rateLimitWindows).all();
     expect(left).toHaveLength(1);
     expect(left[0].count).toBe(1);
     // The current window still counts on.
-    expect(consumeRateLimit(runtime, ws.workspace.id, ['read']).remaining).toBe(298);
+    expect((await consumeRateLimit(runtime, ws.workspace.id, ['read'])).remaining).toBe(298);
   });
 
   it('drops idempotency answers older than 24 hours and keeps younger ones', async () => {
-    const runtime = testRuntime();
-    const ws = makeWorkspace(runtime);
+    const runtime = await testRuntime();
+    const ws = await makeWorkspace(runtime);
     const request = (key: string) => ({
       workspaceId: ws.workspace.id,
       key,
@@ -31,12 +31,14 @@ describe('maintenance', () => {
       operation: 'createContent',
       input: { caption: key },
     });
-    claimIdempotencyKey(runtime, request('old'));
-    storeIdempotentResponse(runtime, request('old'), { status: 201, body: {} });
+    await claimIdempotencyKey(runtime, request('old'));
+    await storeIdempotentResponse(runtime, request('old'), { status: 201, body: {} });
     runtime.clock.advance(23 * 60 * 60_000);
-    claimIdempotencyKey(runtime, request('young'));
+    await claimIdempotencyKey(runtime, request('young'));
     runtime.clock.advance(60 * 60_000 + 1);
     expect((await runMaintenance(runtime)).idempotencyKeys).toBe(1);
-    expect(runtime.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).all()).toEqual([{ key: 'young' }]);
+    expect(await runtime.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).all()).toEqual([
+      { key: 'young' },
+    ]);
   });
 });

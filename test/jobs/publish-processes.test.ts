@@ -21,10 +21,10 @@ describe('publishing across real processes', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  function setUp(): { runtime: TestRuntime; file: string } {
+  async function setUp(): Promise<{ runtime: TestRuntime; file: string }> {
     const data = tempDataDir('publish-processes');
     const file = join(data.dir, 'service.db');
-    const runtime = testRuntime({ file, start: new Date().toISOString() });
+    const runtime = await testRuntime({ file, start: new Date().toISOString() });
     cleanups.push(
       () => data.remove(),
       () => {
@@ -43,50 +43,54 @@ describe('publishing across real processes', () => {
   }
 
   it('a worker SIGKILLed mid fan-out: after a restart no platform is posted twice and the item is finished', async () => {
-    const { runtime, file } = setUp();
-    const ws = makeWorkspace(runtime, { name: 'Crash' });
-    connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin', 'facebook']);
-    const post = makeContent(runtime, ws.workspace, {
+    const { runtime, file } = await setUp();
+    const ws = await makeWorkspace(runtime, { name: 'Crash' });
+    await connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin', 'facebook']);
+    const post = await makeContent(runtime, ws.workspace, {
       media_urls: ['https://cdn.example.com/a.jpg'],
       target_platforms: ['twitter', 'linkedin', 'facebook'],
     });
-    publish(runtime, ws.workspace, post.id);
+    await publish(runtime, ws.workspace, post.id);
 
     // linkedin answers only after a minute: the worker dies while that call is out.
     const first = startWorker(file, { SANDBOX_PUBLISH_DELAY_MS: 'linkedin:60000' });
-    const statuses = () => Object.fromEntries(attemptsFor(runtime, post.id).map((a) => [a.platform, a.status]));
-    await eventually('twitter and facebook answered while linkedin is out', () => {
-      const s = statuses();
+    const statuses = async () =>
+      Object.fromEntries((await attemptsFor(runtime, post.id)).map((a) => [a.platform, a.status]));
+    await eventually('twitter and facebook answered while linkedin is out', async () => {
+      const s = await statuses();
       return s.twitter === 'published' && s.facebook === 'published' && s.linkedin === 'pending';
     });
     first.child.kill('SIGKILL');
     await first.stop();
-    expect(contentRow(runtime, post.id)!.status).toBe('publishing');
+    expect((await contentRow(runtime, post.id))!.status).toBe('publishing');
 
     // A fresh worker, without the delay, takes the item over once the dead worker's lease runs out.
     const second = startWorker(file);
-    await eventually('the item is finished', () => contentRow(runtime, post.id)!.status !== 'publishing').catch((e) => {
+    await eventually(
+      'the item is finished',
+      async () => (await contentRow(runtime, post.id))!.status !== 'publishing',
+    ).catch(async (e) => {
       throw new Error(
-        `${e.message}\n${second.stdout()}\n${second.stderr()}\n${JSON.stringify(contentRow(runtime, post.id))}`,
+        `${e.message}\n${second.stdout()}\n${second.stderr()}\n${JSON.stringify(await contentRow(runtime, post.id))}`,
       );
     });
 
-    const row = contentRow(runtime, post.id)!;
+    const row = (await contentRow(runtime, post.id))!;
     expect(row.status).toBe('published');
     expect(row.publishResults.map((r) => [r.platform, r.success, r.error])).toEqual([
       ['twitter', true, null],
       ['linkedin', false, UNKNOWN_OUTCOME],
       ['facebook', true, null],
     ]);
-    expect(sandboxPostsFor(runtime, post.id).map((p) => p.platform)).toEqual(['facebook', 'twitter']);
-    const published = runtime.db.select().from(events).where(eq(events.type, 'content.published')).all();
+    expect((await sandboxPostsFor(runtime, post.id)).map((p) => p.platform)).toEqual(['facebook', 'twitter']);
+    const published = await runtime.db.select().from(events).where(eq(events.type, 'content.published')).all();
     expect(published).toHaveLength(1);
   }, 60_000);
 
   it('two workers on one database publish every item exactly once', async () => {
-    const { runtime, file } = setUp();
-    const workspaces = [makeWorkspace(runtime, { name: 'One' }), makeWorkspace(runtime, { name: 'Two' })];
-    for (const ws of workspaces) connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin']);
+    const { runtime, file } = await setUp();
+    const workspaces = [await makeWorkspace(runtime, { name: 'One' }), await makeWorkspace(runtime, { name: 'Two' })];
+    for (const ws of workspaces) await connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin']);
 
     // Small slots and a platform delay keep either worker from finishing alone before the other's first pass.
     const env = { PUBLISH_CONCURRENCY: '8', SANDBOX_PUBLISH_DELAY_MS: 'twitter:200' };
@@ -96,33 +100,34 @@ describe('publishing across real processes', () => {
     const ids: string[] = [];
     for (let i = 0; i < 150; i += 1) {
       const ws = workspaces[i % 2]!;
-      const item = makeContent(runtime, ws.workspace, {
+      const item = await makeContent(runtime, ws.workspace, {
         content_type: 'text_only',
         caption: `Post ${i}`,
         target_platforms: ['twitter', 'linkedin'],
       });
-      publish(runtime, ws.workspace, item.id);
+      await publish(runtime, ws.workspace, item.id);
       ids.push(item.id);
     }
-    const finished = () =>
-      runtime.db.select({ n: count() }).from(content).where(eq(content.status, 'published')).get()!.n;
-    await eventually('every item is published', () => finished() === ids.length, 45_000);
+    const finished = async () =>
+      (await runtime.db.select({ n: count() }).from(content).where(eq(content.status, 'published')).get())!.n;
+    await eventually('every item is published', async () => (await finished()) === ids.length, 45_000);
 
     const db = runtime.db;
-    expect(db.select({ n: count() }).from(publishRuns).get()!.n).toBe(ids.length);
+    expect((await db.select({ n: count() }).from(publishRuns).get())!.n).toBe(ids.length);
     // Both workers took part: the runs name two claiming processes.
-    const claimers = db.selectDistinct({ by: publishRuns.claimedBy }).from(publishRuns).all();
+    const claimers = await db.selectDistinct({ by: publishRuns.claimedBy }).from(publishRuns).all();
     expect(claimers.map((c) => c.by).sort()).toEqual(workers.map((w) => `${hostname()}:${w.child.pid}`).sort());
-    expect(db.select({ n: count() }).from(sandboxPosts).get()!.n).toBe(ids.length * 2);
+    expect((await db.select({ n: count() }).from(sandboxPosts).get())!.n).toBe(ids.length * 2);
     expect(
-      db.select({ n: count() }).from(publishAttempts).where(eq(publishAttempts.status, 'published')).get()!.n,
+      (await db.select({ n: count() }).from(publishAttempts).where(eq(publishAttempts.status, 'published')).get())!.n,
     ).toBe(ids.length * 2);
-    const perItem = db
+    const perItem = (await db
       .select({ n: count() })
       .from(events)
       .where(and(eq(events.type, 'content.published')))
-      .get()!.n;
+      .get())!.n;
     expect(perItem).toBe(ids.length);
-    for (const id of ids) expect(sandboxPostsFor(runtime, id).map((p) => p.platform)).toEqual(['linkedin', 'twitter']);
+    for (const id of ids)
+      expect((await sandboxPostsFor(runtime, id)).map((p) => p.platform)).toEqual(['linkedin', 'twitter']);
   }, 90_000);
 });

@@ -20,8 +20,8 @@ describe('work handed back when a worker stops', () => {
   let receiver: Receiver;
   let outcomes: Outcome[];
   beforeEach(async () => {
-    runtime = testRuntime({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
-    ws = makeWorkspace(runtime);
+    runtime = await testRuntime({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    ws = await makeWorkspace(runtime);
     receiver = await startReceiver();
     outcomes = [];
     runtime.outcomes.listen((outcome) => outcomes.push(outcome));
@@ -31,9 +31,9 @@ describe('work handed back when a worker stops', () => {
   it('a webhook attempt in flight is cut short and its job handed back unrecorded, due again at once', async () => {
     receiver.respondWith('hang');
     await makeWebhook(runtime, ws.workspace, { url: `${receiver.url}/hook`, events: ['content.created'] });
-    makeContent(runtime, ws.workspace);
-    enqueueAllEvents(runtime);
-    const [claim] = claimDueDeliveries(runtime, 1);
+    await makeContent(runtime, ws.workspace);
+    await enqueueAllEvents(runtime);
+    const [claim] = await claimDueDeliveries(runtime, 1);
     const stopping = new AbortController();
     const delivering = deliver(runtime, claim!, stopping.signal);
     await receiver.waitForRequests(1);
@@ -41,28 +41,28 @@ describe('work handed back when a worker stops', () => {
 
     expect(await delivering).toBe('handed_back');
     // What the stopped worker does last (webhook-delivery.ts): the subscription's lease is given back.
-    releaseHeldDeliveries(runtime);
-    expect(runtime.db.select().from(webhookJobs).get()).toMatchObject({
+    await releaseHeldDeliveries(runtime);
+    expect(await runtime.db.select().from(webhookJobs).get()).toMatchObject({
       id: claim!.jobId,
       state: 'queued',
       attempts: 0,
     });
-    expect(runtime.db.select().from(webhooks).get()).toMatchObject({ leaseToken: null, leaseExpiresAt: null });
-    expect(runtime.db.select().from(webhookDeliveries).all()).toEqual([]);
+    expect(await runtime.db.select().from(webhooks).get()).toMatchObject({ leaseToken: null, leaseExpiresAt: null });
+    expect(await runtime.db.select().from(webhookDeliveries).all()).toEqual([]);
     expect(outcomes).toEqual([]);
-    const [again] = claimDueDeliveries(runtime, 1);
+    const [again] = await claimDueDeliveries(runtime, 1);
     expect(again).toMatchObject({ jobId: claim!.jobId, attempt: 1 });
   });
 
   it('campaign generation finishes the batch in hand, then hands the campaign back due at once', async () => {
-    connectAccounts(runtime, ws.workspace, ['twitter']);
-    const { id } = makeCampaign(
+    await connectAccounts(runtime, ws.workspace, ['twitter']);
+    const { id } = await makeCampaign(
       runtime,
       ws.workspace,
       { name: 'Spring', posts_per_day: 50, campaign_length_days: 30 },
       { launch: true },
     );
-    const [claim] = claimDueGenerations(runtime, 1);
+    const [claim] = await claimDueGenerations(runtime, 1);
     const stopping = new AbortController();
     const generator: CaptionGenerator = {
       name: 'stops the worker while writing',
@@ -73,13 +73,13 @@ describe('work handed back when a worker stops', () => {
     };
 
     expect(await generateCampaign(runtime, claim!, batchWriter([generator]), stopping.signal)).toBe('handed_back');
-    const written = runtime.db.select().from(content).where(eq(content.campaignId, id)).all();
-    const row = runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get()!;
+    const written = await runtime.db.select().from(content).where(eq(content.campaignId, id)).all();
+    const row = (await runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get())!;
     // One batch, committed; the rest is left for the next run, which may start at once.
     expect(written.length).toBeGreaterThan(0);
     expect(written.length).toBeLessThan(1500);
     expect(row).toMatchObject({ generatedPosts: written.length, generationLeaseToken: null, status: 'active' });
     expect(row.generationDueAt!.getTime()).toBe(runtime.clock.now().getTime());
-    expect(claimDueGenerations(runtime, 1)).toHaveLength(1);
+    expect(await claimDueGenerations(runtime, 1)).toHaveLength(1);
   });
 });

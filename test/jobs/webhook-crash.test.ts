@@ -21,7 +21,11 @@ describe('webhook delivery across a crash', () => {
   it('a SIGKILL with 1,000 deliveries in flight loses none after a restart', async () => {
     const data = tempDataDir('webhook-crash');
     const file = join(data.dir, 'service.db');
-    const runtime = testRuntime({ file, start: new Date().toISOString(), env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    const runtime = await testRuntime({
+      file,
+      start: new Date().toISOString(),
+      env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+    });
     runtime.clock.now = () => new Date();
     const receiver = await startReceiver();
     cleanups.push(
@@ -31,9 +35,9 @@ describe('webhook delivery across a crash', () => {
       },
       () => receiver.close(),
     );
-    const ws = makeWorkspace(runtime);
+    const ws = await makeWorkspace(runtime);
     await makeWebhook(runtime, ws.workspace, { url: `${receiver.url}/hook`, events: ['content.created'] });
-    for (let i = 0; i < 1000; i++) makeContent(runtime, ws.workspace, { caption: `Event ${i}` });
+    for (let i = 0; i < 1000; i++) await makeContent(runtime, ws.workspace, { caption: `Event ${i}` });
 
     const env = {
       DATABASE_FILE: file,
@@ -66,11 +70,12 @@ describe('webhook delivery across a crash', () => {
     );
     await eventually(
       'every job is delivered',
-      () =>
-        runtime.db.select({ n: count() }).from(webhookJobs).where(ne(webhookJobs.state, 'delivered')).get()!.n === 0,
+      async () =>
+        (await runtime.db.select({ n: count() }).from(webhookJobs).where(ne(webhookJobs.state, 'delivered')).get())!
+          .n === 0,
       10_000,
       50,
     );
-    expect(runtime.db.select({ n: count() }).from(webhookJobs).get()!.n).toBe(1000);
+    expect((await runtime.db.select({ n: count() }).from(webhookJobs).get())!.n).toBe(1000);
   }, 90_000);
 });

@@ -22,7 +22,7 @@ describe('webhook delivery worker', () => {
   async function setUp(
     env: Record<string, string> = {},
   ): Promise<{ runtime: TestRuntime; receiver: Receiver; worker: Worker }> {
-    const runtime = testRuntime({
+    const runtime = await testRuntime({
       env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', SCHEDULER_POLL_SECONDS: '3600', ...env },
       start: new Date().toISOString(),
     });
@@ -39,9 +39,9 @@ describe('webhook delivery worker', () => {
 
   it('an event written in this process is delivered at once, not at the next poll', async () => {
     const { runtime, receiver } = await setUp();
-    const ws = makeWorkspace(runtime);
+    const ws = await makeWorkspace(runtime);
     await makeWebhook(runtime, ws.workspace, { url: `${receiver.url}/hook` });
-    makeContent(runtime, ws.workspace);
+    await makeContent(runtime, ws.workspace);
     // No poll runs within the test: only the wake-up from the event written can send it.
     await receiver.waitForRequests(1, 5000);
   });
@@ -49,10 +49,10 @@ describe('webhook delivery worker', () => {
   it('one endpoint that hangs holds at most a quarter of the slots; the others are delivered meanwhile', async () => {
     const { runtime, receiver } = await setUp({ WEBHOOK_CONCURRENCY: '8' });
     receiver.respondWith('hang', '/slow');
-    const ws = makeWorkspace(runtime);
+    const ws = await makeWorkspace(runtime);
     const slow = await makeWebhook(runtime, ws.workspace, { url: `${receiver.url}/slow` });
     await makeWebhook(runtime, ws.workspace, { url: `${receiver.url}/fast` });
-    for (let i = 0; i < 30; i++) makeContent(runtime, ws.workspace, { caption: `Event ${i}` });
+    for (let i = 0; i < 30; i++) await makeContent(runtime, ws.workspace, { caption: `Event ${i}` });
 
     await eventually(
       'the fast endpoint has all thirty',
@@ -61,9 +61,9 @@ describe('webhook delivery worker', () => {
       10,
     );
     // All thirty arrived while the slow endpoint's attempts were still out (none of them is logged yet).
-    expect(runtime.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, slow.id)).all()).toEqual(
-      [],
-    );
+    expect(
+      await runtime.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, slow.id)).all(),
+    ).toEqual([]);
     // The slow endpoint never had more than its two slots (a quarter of 8) out at once.
     expect(receiver.requests.filter((r) => r.path === '/slow')).toHaveLength(2);
   });
@@ -72,22 +72,22 @@ describe('webhook delivery worker', () => {
     const data = tempDataDir('webhook-stop');
     cleanups.push(() => data.remove());
     const env = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', SCHEDULER_POLL_SECONDS: '3600', WEBHOOK_CONCURRENCY: '4' };
-    const open = () => {
-      const runtime = testRuntime({ env, file: join(data.dir, 'service.db'), start: new Date().toISOString() });
+    const open = async () => {
+      const runtime = await testRuntime({ env, file: join(data.dir, 'service.db'), start: new Date().toISOString() });
       runtime.clock.now = () => new Date();
       cleanups.push(() => {
         runtime.db.$client.close();
       });
       return runtime;
     };
-    const first = open();
+    const first = await open();
     const receiver = await startReceiver();
     cleanups.push(() => receiver.close());
-    const ws = makeWorkspace(first);
+    const ws = await makeWorkspace(first);
     await makeWebhook(first, ws.workspace, { url: `${receiver.url}/hook` });
     // One slot for the subscription (a quarter of 4), which makes 100 deliveries in a row before
     // going back to the worker: stopped meanwhile, the worker still holds the subscription after it.
-    for (let i = 0; i < 150; i++) makeContent(first, ws.workspace, { caption: `Event ${i}` });
+    for (let i = 0; i < 150; i++) await makeContent(first, ws.workspace, { caption: `Event ${i}` });
     const worker = startWebhookDelivery(first);
     await receiver.waitForRequests(1, 5000);
     await worker.stop();
@@ -95,7 +95,7 @@ describe('webhook delivery worker', () => {
     expect(sent).toBeLessThan(150);
 
     // Well inside the 15 s lease: only a subscription given back can be taken over now.
-    const second = open();
+    const second = await open();
     expect((await drain(second, webhookDeliveryJob(second))).length).toBeGreaterThan(0);
     expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(150);
   });

@@ -38,25 +38,20 @@ const DELIVERER = `
 
   const dir = process.argv[2];
   const db = openDatabase(join(dir, 'service.db'));
-  // Timed before anything writes: the first write transaction makes the runner every later one uses.
+  // Every write transaction of the store begins with its BEGIN IMMEDIATE: timed there.
   const client = db.$client;
   const waits = [];
   let writes = 0;
-  const transaction = client.transaction.bind(client);
-  client.transaction = (work) => {
-    let acquired = 0;
-    const run = transaction((...args) => {
-      acquired = performance.now();
-      return work(...args);
-    });
-    const timed = (...args) => {
-      if (client.inTransaction) return run.immediate(...args);
+  const store = db.$store;
+  const begin = store.begin;
+  store.begin = {
+    run: () => {
       writes += 1;
       // First without waiting: a write that gets the lock at once did not wait for anyone, whatever
       // the scheduler made of its wall time on a busy machine.
       client.pragma('busy_timeout = 0');
       try {
-        return run.immediate(...args);
+        return begin.run();
       } catch (error) {
         if (error.code !== 'SQLITE_BUSY') throw error;
       } finally {
@@ -64,18 +59,17 @@ const DELIVERER = `
       }
       const started = performance.now();
       try {
-        return run.immediate(...args);
+        return begin.run();
       } finally {
-        waits.push(acquired - started);
+        waits.push(performance.now() - started);
       }
-    };
-    return Object.assign((...args) => run(...args), { immediate: timed, deferred: run.deferred, exclusive: run.exclusive });
+    },
   };
   const config = loadConfig({ ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
-  const runtime = openRuntime({ config, db });
+  const runtime = await openRuntime({ config, db });
   const checkpoints = startBackgroundCheckpoints(runtime.db);
   const receiver = await startReceiver();
-  const { workspace } = makeWorkspace(runtime);
+  const { workspace } = await makeWorkspace(runtime);
   const hook = await runOperation(createWebhook, contextFor(runtime, workspace, 'rest'), { url: receiver.url + '/hook', events: [] });
   // Renamed into place, so the test never reads it half written.
   writeFileSync(join(dir, 'ready.tmp'), hook.id);
@@ -85,7 +79,7 @@ const DELIVERER = `
   writes = 0;
   const outcomes = {};
   while (!existsSync(join(dir, 'stop'))) {
-    makeContent(runtime, workspace);
+    await makeContent(runtime, workspace);
     for (const outcome of await drain(runtime, webhookDeliveryJob(runtime))) outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
     if (outcomes.delivered >= 20 && !existsSync(join(dir, 'delivering'))) writeFileSync(join(dir, 'delivering'), '');
   }
@@ -123,7 +117,11 @@ describe('webhook delivery history retention under load', () => {
     const file = join(data.dir, 'service.db');
     const at = (name: string) => join(data.dir, name);
     // Migrated before the deliverer starts, so the two processes do not race to create the schema.
-    const runtime = testRuntime({ file, start: new Date().toISOString(), env: { WEBHOOK_LOG_RETENTION_DAYS: '1' } });
+    const runtime = await testRuntime({
+      file,
+      start: new Date().toISOString(),
+      env: { WEBHOOK_LOG_RETENTION_DAYS: '1' },
+    });
     runtime.clock.now = () => new Date();
     cleanups.push(() => {
       runtime.db.$client.close();

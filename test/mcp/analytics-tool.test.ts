@@ -14,8 +14,8 @@ describe('MCP service_get_analytics', () => {
     call(bed.server, 'GET', `/api/v1/analytics/overview${query}`, { headers: as.headers });
 
   beforeEach(async () => {
-    other = makeWorkspace(bed.runtime);
-    seedKnownHistory(bed.runtime, bed.ws.workspace, other.workspace);
+    other = await makeWorkspace(bed.runtime);
+    await seedKnownHistory(bed.runtime, bed.ws.workspace, other.workspace);
   });
 
   it('answers what GET /analytics/overview answers, by default and for a given days', async () => {
@@ -46,8 +46,8 @@ describe('MCP service_get_analytics', () => {
   });
 
   it('caps days at the plan history and says the days used', async () => {
-    const starter = makeWorkspace(bed.runtime, { plan: 'starter' });
-    recordPublishRun(bed.runtime, starter.workspace, {
+    const starter = await makeWorkspace(bed.runtime, { plan: 'starter' });
+    await recordPublishRun(bed.runtime, starter.workspace, {
       finishedAt: '2026-02-09T00:00:00.000Z',
       platforms: { tiktok: 'unknown' },
     });
@@ -93,7 +93,7 @@ describe('MCP service_get_analytics', () => {
 
   it('refuses a call without a key, and a workspace whose plan has no API access', async () => {
     const anonymous = await connectMcp(bed.runtime, undefined);
-    const free = makeWorkspace(bed.runtime, { plan: 'free' });
+    const free = await makeWorkspace(bed.runtime, { plan: 'free' });
     const freeClient = await connectMcp(bed.runtime, free.apiKey);
     try {
       await toolError(anonymous, 'service_get_analytics', {}, 'missing_key');

@@ -80,7 +80,7 @@ describe('MCP App view-only tools', () => {
   });
 
   it('"Approve and schedule" on an item planned a minute ahead posts once to X at that time', async () => {
-    connectFakeXAccount(bed.runtime, bed.ws.workspace, x);
+    await connectFakeXAccount(bed.runtime, bed.ws.workspace, x);
     const client = await connect();
     try {
       const at = new Date(bed.runtime.clock.now().getTime() + 60_000).toISOString();
@@ -124,7 +124,7 @@ describe('MCP App view-only tools', () => {
   });
 
   it('"Approve and publish now" posts on the next publishing run', async () => {
-    connectFakeXAccount(bed.runtime, bed.ws.workspace, x);
+    await connectFakeXAccount(bed.runtime, bed.ws.workspace, x);
     const client = await connect();
     try {
       const caption = `Right away ${crypto.randomUUID()}`;
@@ -149,7 +149,7 @@ describe('MCP App view-only tools', () => {
   it('the author under approver_must_differ is offered no approval, told why, and refused if they call it', async () => {
     await call(bed.server, 'PATCH', '/api/v1/me', { headers: bed.ws.headers, body: { approver_must_differ: true } });
     const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
-    const { accessToken } = issueTestToken(
+    const { accessToken } = await issueTestToken(
       bed.runtime,
       bed.ws.workspace.id,
       ['read', 'write', 'publish'],

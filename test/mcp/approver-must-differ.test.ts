@@ -16,7 +16,7 @@ const POST = { caption: 'From the assistant', content_type: 'text_only', target_
 /** An MCP client acting for a new person of the bed's workspace with `role`. */
 async function assistantOf(bed: RestTestbed, role: Role) {
   const person = await makePerson(bed.runtime, bed.ws.workspace.id, role);
-  const { accessToken } = issueTestToken(
+  const { accessToken } = await issueTestToken(
     bed.runtime,
     bed.ws.workspace.id,
     ['read', 'write', 'publish'],
@@ -30,7 +30,7 @@ describe('MCP: approver_must_differ holds on every tool that approves', () => {
   const bed = useRestTestbed({ env: baseEnv });
 
   it("an author's assistant cannot create as approved or scheduled, schedule, or publish; another person's can", async () => {
-    connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
+    await connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
     await call(bed.server, 'PATCH', '/api/v1/me', { headers: bed.ws.headers, body: { approver_must_differ: true } });
     const author = await assistantOf(bed, 'approver');
     let other: Awaited<ReturnType<typeof assistantOf>> | undefined;
@@ -53,7 +53,7 @@ describe('MCP: approver_must_differ holds on every tool that approves', () => {
       await toolError(author, 'service_publish_content', { id: own.id, dry_run: true }, 'forbidden');
       bed.runtime.clock.advance(61 * 60_000);
       expect(await drain(bed.runtime, publishingJob(bed.runtime))).toEqual([]);
-      expect(sandboxPostsFor(bed.runtime, own.id)).toEqual([]);
+      expect(await sandboxPostsFor(bed.runtime, own.id)).toEqual([]);
 
       // Another person schedules the same item, and it goes out (a new token: an hour has passed).
       other = await assistantOf(bed, 'approver');
@@ -64,7 +64,7 @@ describe('MCP: approver_must_differ holds on every tool that approves', () => {
       });
       expect(scheduled.status).toBe('scheduled');
       expect(await drain(bed.runtime, publishingJob(bed.runtime))).toEqual(['published']);
-      expect(sandboxPostsFor(bed.runtime, own.id)).toHaveLength(1);
+      expect(await sandboxPostsFor(bed.runtime, own.id)).toHaveLength(1);
     } finally {
       await author.close();
       await other?.close();

@@ -264,7 +264,13 @@ describe('MCP Apps: the views and the tools that open them', () => {
     });
     const rights: Record<string, string[]> = {};
     for (const [name, person] of Object.entries({ viewer, approver })) {
-      const { accessToken } = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read', 'write'], name, person.userId);
+      const { accessToken } = await issueTestToken(
+        bed.runtime,
+        bed.ws.workspace.id,
+        ['read', 'write'],
+        name,
+        person.userId,
+      );
       const client = await connect(accessToken);
       try {
         const listed = (await client.callTool({ name: 'service_list_content', arguments: {} })) as any;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeContent } from '../helpers/factories.ts';
+import { inOrder, makeContent } from '../helpers/factories.ts';
 import { call } from '../helpers/http.ts';
 import { useMcpTestbed } from '../helpers/mcp.ts';
 
@@ -12,7 +12,7 @@ describe('MCP list answers stay under 100,000 characters', () => {
   it('cuts a page of long captions short and continues exactly there through next_cursor', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 100; i += 1) {
-      ids.push(makeContent(bed.runtime, bed.ws.workspace, { caption: captionFor(i) }).id);
+      ids.push((await makeContent(bed.runtime, bed.ws.workspace, { caption: captionFor(i) })).id);
       // Pairs share a created_at: the keyset cursor (created_at, id) must neither skip nor repeat either.
       if (i % 2 === 1) bed.runtime.clock.advance(1000);
     }
@@ -89,12 +89,12 @@ describe('MCP answers that are not lists', () => {
     // Listed among ordinary items, it gets a page of its own whose text keeps the cursor and the
     // item's id, so a client reading only the text still pages past it to every other item.
     // One second apart, so the newest-first order is known.
-    const itemAt = (offsetMs: number) => {
+    const itemAt = async (offsetMs: number) => {
       bed.runtime.clock.advance(offsetMs);
-      return makeContent(bed.runtime, bed.ws.workspace, { caption: captionFor(2) }).id;
+      return (await makeContent(bed.runtime, bed.ws.workspace, { caption: captionFor(2) })).id;
     };
-    const newer = [1000, 1000, 1000].map(itemAt);
-    const older = [-5000, 1000].map(itemAt);
+    const newer = await inOrder([1000, 1000, 1000], itemAt);
+    const older = await inOrder([-5000, 1000], itemAt);
     const seen: string[] = [];
     let cursor: string | undefined;
     for (let pages = 0; pages < 10; pages += 1) {

@@ -140,7 +140,7 @@ describe('MCP brand profile tools', () => {
   });
 
   it('reads and writes only the caller workspace profile', async () => {
-    const other = makeWorkspace(bed.runtime);
+    const other = await makeWorkspace(bed.runtime);
     await toolResult(bed.client, 'service_update_brand_profile', { brand_name: 'Mine' });
     const theirs = await rest('GET', undefined, other);
     expect(theirs.body).toMatchObject({ workspace_id: other.workspace.id, brand_name: null });

@@ -42,7 +42,9 @@ describe('MCP campaign tools', () => {
       status: 'active',
       start_date: bed.runtime.clock.now().toISOString(),
     });
-    expect(eventsOf(bed.runtime, bed.ws.workspace.id).filter((e) => e.type === 'campaign.launched')).toHaveLength(1);
+    expect(
+      (await eventsOf(bed.runtime, bed.ws.workspace.id)).filter((e) => e.type === 'campaign.launched'),
+    ).toHaveLength(1);
     const again = await toolError(bed.client, 'service_launch_campaign', { id: created.id }, 'invalid_state');
     expect(again.message).toMatch(/draft or paused/);
 
@@ -65,7 +67,7 @@ describe('MCP campaign tools', () => {
     const created = await toolResult(bed.client, 'service_create_campaign', { name: 'Mine' });
     await toolError(bed.client, 'service_update_campaign', { id: created.id }, 'no_updates');
 
-    const stranger = makeWorkspace(bed.runtime);
+    const stranger = await makeWorkspace(bed.runtime);
     const theirs = await connectMcp(bed.runtime, stranger.apiKey);
     try {
       for (const name of ['service_get_campaign', 'service_launch_campaign', 'service_delete_campaign']) {

@@ -58,7 +58,7 @@ describe('scopes and tool selection on /mcp', () => {
   const bed = useRestTestbed({ env: baseEnv });
 
   it('lists only the read-only tools to a read token, and answers 403 insufficient_scope to a publish call', async () => {
-    const { accessToken } = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read']);
+    const { accessToken } = await issueTestToken(bed.runtime, bed.ws.workspace.id, ['read']);
     expect(await listedNames(bed, accessToken)).toEqual(READ_ONLY_TOOLS);
     const refused = await mcp(bed, accessToken, {
       method: 'tools/call',
@@ -73,7 +73,7 @@ describe('scopes and tool selection on /mcp', () => {
   });
 
   it('lets a read write token see the writing tools but not publish or launch', async () => {
-    const { accessToken } = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read', 'write']);
+    const { accessToken } = await issueTestToken(bed.runtime, bed.ws.workspace.id, ['read', 'write']);
     const names = await listedNames(bed, accessToken);
     expect(names).toContain('service_create_content');
     expect(names).not.toContain('service_publish_content');
@@ -88,7 +88,7 @@ describe('scopes and tool selection on /mcp', () => {
 
   it('gives an API key every tool, and a read token a working read tool', async () => {
     expect(await listedNames(bed, bed.ws.apiKey)).toEqual(TOOLS.map((tool) => tool.name));
-    const { accessToken } = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read']);
+    const { accessToken } = await issueTestToken(bed.runtime, bed.ws.workspace.id, ['read']);
     const read = await mcp(bed, accessToken, {
       method: 'tools/call',
       params: { name: 'service_list_content', arguments: {} },
@@ -121,7 +121,7 @@ describe('scopes and tool selection on /mcp', () => {
       'service_get_account',
       'service_publish_content',
     ]);
-    const { accessToken } = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read']);
+    const { accessToken } = await issueTestToken(bed.runtime, bed.ws.workspace.id, ['read']);
     expect(await listedNames(bed, accessToken, { headers })).toEqual(['service_get_account']);
     const readOnly = { ...headers, 'x-mcp-readonly': 'true' };
     expect(await listedNames(bed, bed.ws.apiKey, { headers: readOnly })).toEqual(['service_get_account']);
@@ -161,7 +161,7 @@ describe('scopes on REST', () => {
   const bed = useRestTestbed({ env: baseEnv });
 
   it('lets a read token GET, and answers 403 insufficient_scope to a write, in the error envelope', async () => {
-    const { accessToken } = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read']);
+    const { accessToken } = await issueTestToken(bed.runtime, bed.ws.workspace.id, ['read']);
     const headers = { authorization: `Bearer ${accessToken}` };
     expect((await call(bed.server, 'GET', '/api/v1/content', { headers })).status).toBe(200);
     const write = await call(bed.server, 'POST', '/api/v1/content', { headers, body: { body: 'Hello' } });
@@ -172,7 +172,7 @@ describe('scopes on REST', () => {
   });
 
   it('answers 403 to a write token publishing, and lets an API key through', async () => {
-    const { accessToken } = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read', 'write']);
+    const { accessToken } = await issueTestToken(bed.runtime, bed.ws.workspace.id, ['read', 'write']);
     const publish = await call(bed.server, 'POST', '/api/v1/content/cnt_x/publish', {
       headers: { authorization: `Bearer ${accessToken}` },
       body: {},
@@ -189,13 +189,13 @@ describe('scopes on REST', () => {
 
 describe("scopes on a server without the HTTP gate: core's check refuses", () => {
   it('answers a read token calling a write tool with an insufficient_scope tool error, and changes nothing', async () => {
-    const runtime = testRuntime();
-    const { workspace } = makeWorkspace(runtime);
-    const { accessToken } = issueTestToken(runtime, workspace.id, ['read']);
+    const runtime = await testRuntime();
+    const { workspace } = await makeWorkspace(runtime);
+    const { accessToken } = await issueTestToken(runtime, workspace.id, ['read']);
     // Every tool is given to this server: only the operation's own check stands between the token and a write.
     const client = await connectMcp(runtime, accessToken);
     try {
-      const item = makeContent(runtime, workspace, { caption: 'Before' });
+      const item = await makeContent(runtime, workspace, { caption: 'Before' });
       const refused = await toolError(
         client,
         'service_update_content',
@@ -206,7 +206,7 @@ describe("scopes on a server without the HTTP gate: core's check refuses", () =>
       const launch = await toolError(
         client,
         'service_launch_campaign',
-        { id: makeCampaign(runtime, workspace).id },
+        { id: (await makeCampaign(runtime, workspace)).id },
         'insufficient_scope',
       );
       expect(launch.message).toMatch(/lacks the publish scope/);

@@ -14,7 +14,7 @@ describe('MCP service_list_content: q', () => {
   it('finds captions whatever their case, and answers what REST answers', async () => {
     const { workspace } = bed.ws;
     for (const caption of ['Spring SALE', 'spring notes', 'Winter', 'Ünïcode ÜBER']) {
-      makeContent(bed.runtime, workspace, { caption });
+      await makeContent(bed.runtime, workspace, { caption });
     }
     const page = await list({ q: 'SPRING' });
     expect(captionsOf(page)).toEqual(['Spring SALE', 'spring notes']);
@@ -23,8 +23,8 @@ describe('MCP service_list_content: q', () => {
   });
 
   it('answers an empty page when nothing matches, and takes % and _ literally', async () => {
-    makeContent(bed.runtime, bed.ws.workspace, { caption: '100% organic' });
-    makeContent(bed.runtime, bed.ws.workspace, { caption: '100 organic' });
+    await makeContent(bed.runtime, bed.ws.workspace, { caption: '100% organic' });
+    await makeContent(bed.runtime, bed.ws.workspace, { caption: '100 organic' });
     expect(await list({ q: 'zebra' })).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
     expect(captionsOf(await list({ q: '0%' }))).toEqual(['100% organic']);
     expect(await list({ q: '_' })).toMatchObject({ data: [] });
@@ -32,21 +32,25 @@ describe('MCP service_list_content: q', () => {
 
   it('combines with status and content_type', async () => {
     const { workspace } = bed.ws;
-    makeContent(bed.runtime, workspace, { caption: 'Launch A', content_type: 'text_only', status: 'pending_review' });
-    makeContent(bed.runtime, workspace, {
+    await makeContent(bed.runtime, workspace, {
+      caption: 'Launch A',
+      content_type: 'text_only',
+      status: 'pending_review',
+    });
+    await makeContent(bed.runtime, workspace, {
       caption: 'Launch B',
       content_type: 'single_image',
       status: 'pending_review',
     });
-    makeContent(bed.runtime, workspace, { caption: 'Launch C', content_type: 'text_only' });
+    await makeContent(bed.runtime, workspace, { caption: 'Launch C', content_type: 'text_only' });
     expect(captionsOf(await list({ q: 'launch', status: 'pending_review', content_type: 'text_only' }))).toEqual([
       'Launch A',
     ]);
   });
 
   it("never finds another workspace's items", async () => {
-    const other = makeWorkspace(bed.runtime);
-    makeContent(bed.runtime, other.workspace, { caption: 'Their launch' });
+    const other = await makeWorkspace(bed.runtime);
+    await makeContent(bed.runtime, other.workspace, { caption: 'Their launch' });
     expect((await list({ q: 'their' })).data).toEqual([]);
   });
 

@@ -52,7 +52,7 @@ async function serveDoor(
     const authorization = req.headers.authorization;
     await door(req, res, JSON.parse(Buffer.concat(chunks).toString('utf8')), {
       authorization,
-      credential: authenticateCredential(runtime, authorization, { planChecks: false }),
+      credential: await authenticateCredential(runtime, authorization, { planChecks: false }),
       tools: TOOLS,
       onRateLimit: (state) => res.setHeader('x-ratelimit-remaining', String(state.remaining)),
     });
@@ -68,8 +68,8 @@ describe('the direct 2026-07-28 tools/call path', () => {
   let sdkOnly: { url: string; server: Server };
 
   beforeAll(async () => {
-    runtime = testRuntime({ env: { RATE_LIMIT_READ: '100000', RATE_LIMIT_WRITE: '100000' } });
-    ws = makeWorkspace(runtime);
+    runtime = await testRuntime({ env: { RATE_LIMIT_READ: '100000', RATE_LIMIT_WRITE: '100000' } });
+    ws = await makeWorkspace(runtime);
     direct = await serveDoor(runtime, {});
     sdkOnly = await serveDoor(runtime, { directToolCalls: false });
   });
@@ -96,7 +96,7 @@ describe('the direct 2026-07-28 tools/call path', () => {
   ];
 
   it('answers a call exactly as the SDK does: result, resultType, serverInfo, id', async () => {
-    const item = makeContent(runtime, ws.workspace, { caption: 'Read me back' });
+    const item = await makeContent(runtime, ws.workspace, { caption: 'Read me back' });
     for (const id of [1, 'call-one']) {
       const [mine, sdk] = await both(toolCall(id, 'service_get_content', { id: item.id }));
       expect(mine).toEqual(sdk);
@@ -136,7 +136,7 @@ describe('the direct 2026-07-28 tools/call path', () => {
   });
 
   it('answers a past_due workspace payment_required on content tools and still its account, as the SDK does', async () => {
-    const pastDue = makeWorkspace(runtime, { status: 'past_due' });
+    const pastDue = await makeWorkspace(runtime, { status: 'past_due' });
     const [refused, sdkRefused] = await both(toolCall(7, 'service_list_content', {}), pastDue.apiKey);
     expect(refused).toEqual(sdkRefused);
     expect(JSON.parse(refused.body.result.content[0].text).error.code).toBe('payment_required');
@@ -146,7 +146,7 @@ describe('the direct 2026-07-28 tools/call path', () => {
   });
 
   it('leaves every request it does not fully vouch for to the SDK: the refusals and odd shapes answer alike', async () => {
-    const item = makeContent(runtime, ws.workspace);
+    const item = await makeContent(runtime, ws.workspace);
     const call = toolCall(9, 'service_get_content', { id: item.id });
     const callBody = call.body as { params: Record<string, unknown> };
     const variants: Array<[string, Exchange]> = [
@@ -234,7 +234,7 @@ describe('the direct path behind the real route', () => {
     );
 
   it('serves only the tools the connection selects, and puts the rate-limit headers on the answer', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace);
+    const item = await makeContent(bed.runtime, bed.ws.workspace);
     const read = await send('/mcp', toolCall(1, 'service_get_content', { id: item.id }));
     expect(read.status).toBe(200);
     expect(read.body.result.structuredContent.id).toBe(item.id);

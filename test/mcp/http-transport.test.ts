@@ -61,7 +61,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
   });
 
   it('answers service_get_account for a past_due workspace and payment_required on content tools', async () => {
-    const pastDue = makeWorkspace(bed.runtime, { status: 'past_due' });
+    const pastDue = await makeWorkspace(bed.runtime, { status: 'past_due' });
     const client = await connectHttp(bed.server, pastDue.apiKey, []);
     try {
       expect(await toolResult(client, 'service_get_account')).toMatchObject({
@@ -96,13 +96,17 @@ describe('MCP over streamable HTTP at /mcp', () => {
       );
       expect((await json(unknown)).error.code).toBe('invalid_key');
 
-      const revokedKey = makeKey(bed.runtime, bed.ws.workspace.id);
-      revokeApiKey(bed.runtime, revokedKey.keyId);
+      const revokedKey = await makeKey(bed.runtime, bed.ws.workspace.id);
+      await revokeApiKey(bed.runtime, revokedKey.keyId);
       const revoked = await post(listTools, { authorization: `Bearer ${revokedKey.apiKey}` });
       expect(revoked.status).toBe(401);
       expect(challenge(revoked)).toContain('error="invalid_token"');
 
-      const expiring = makeKey(bed.runtime, bed.ws.workspace.id, new Date(bed.runtime.clock.now().getTime() + 1000));
+      const expiring = await makeKey(
+        bed.runtime,
+        bed.ws.workspace.id,
+        new Date(bed.runtime.clock.now().getTime() + 1000),
+      );
       bed.runtime.clock.advance(1000);
       const expired = await post(listTools, { authorization: `Bearer ${expiring.apiKey}` });
       expect(expired.status).toBe(401);
@@ -151,12 +155,12 @@ describe('MCP over streamable HTTP at /mcp', () => {
     });
 
     it('lets an origin listed in MCP_ALLOWED_ORIGINS through and still refuses others', async () => {
-      const configured = testRuntime({
+      const configured = await testRuntime({
         env: { MCP_ALLOWED_ORIGINS: 'https://app.example.com, https://studio.example.org' },
       });
       const other = await startTestServer(configured);
       try {
-        const key = makeWorkspace(configured).apiKey;
+        const key = (await makeWorkspace(configured)).apiKey;
         for (const origin of ['https://app.example.com', 'https://studio.example.org', 'http://127.0.0.1:3000']) {
           const res = await other.request('/mcp', {
             method: 'POST',

@@ -44,17 +44,17 @@ describe('idempotency_key on the creating tools', () => {
 
   const rest = (path: string, body: unknown, key: string) =>
     call(bed.server, 'POST', path, { headers: { ...bed.ws.headers, 'idempotency-key': key }, body });
-  const contentRows = () => bed.runtime.db.select().from(content).all();
-  const createdEvents = () =>
-    bed.runtime.db.select().from(events).where(eq(events.type, 'content.created')).all().length;
+  const contentRows = async () => bed.runtime.db.select().from(content).all();
+  const createdEvents = async () =>
+    (await bed.runtime.db.select().from(events).where(eq(events.type, 'content.created')).all()).length;
 
   it('two service_create_content calls with one key give one item, the same id', async () => {
     const args = { caption: 'Launch day', idempotency_key: 'create-1' };
     const first = await toolResult(bed.client, 'service_create_content', args);
     const again = await toolResult(bed.client, 'service_create_content', args);
     expect(again).toEqual(first);
-    expect(contentRows().map((row) => row.id)).toEqual([first.id]);
-    expect(createdEvents()).toBe(1);
+    expect((await contentRows()).map((row) => row.id)).toEqual([first.id]);
+    expect(await createdEvents()).toBe(1);
     // The key is not part of the item.
     expect(first).not.toHaveProperty('idempotency_key');
   });
@@ -74,8 +74,8 @@ describe('idempotency_key on the creating tools', () => {
     });
     // The claim, the item and the stored answer commit together, in the operation's own group commit.
     expect({ unkeyed, keyed, replay }).toEqual({ unkeyed: 1, keyed: 1, replay: 1 });
-    expect(contentRows()).toHaveLength(3);
-    expect(createdEvents()).toBe(3);
+    expect(await contentRows()).toHaveLength(3);
+    expect(await createdEvents()).toBe(3);
   });
 
   it('the same key with other arguments is idempotency_key_reused, and creates nothing', async () => {
@@ -86,7 +86,7 @@ describe('idempotency_key on the creating tools', () => {
       { caption: 'Second', idempotency_key: 'create-2' },
       'idempotency_key_reused',
     );
-    expect(contentRows()).toHaveLength(1);
+    expect(await contentRows()).toHaveLength(1);
   });
 
   it('a key first used over REST replays over MCP: same id, no second item', async () => {
@@ -99,13 +99,13 @@ describe('idempotency_key on the creating tools', () => {
       caption: 'From REST',
     });
     expect(replayed).toEqual(created.body);
-    expect(contentRows()).toHaveLength(1);
-    expect(createdEvents()).toBe(1);
+    expect(await contentRows()).toHaveLength(1);
+    expect(await createdEvents()).toBe(1);
   });
 
   it('a key first used over MCP replays over REST with the route status, path ids included', async () => {
-    connectAccounts(bed.runtime, bed.ws.workspace, ['twitter']);
-    const item = makeContent(bed.runtime, bed.ws.workspace, {
+    await connectAccounts(bed.runtime, bed.ws.workspace, ['twitter']);
+    const item = await makeContent(bed.runtime, bed.ws.workspace, {
       content_type: 'text_only',
       target_platforms: ['twitter'],
     });
@@ -114,10 +114,10 @@ describe('idempotency_key on the creating tools', () => {
     expect(replayed.status).toBe(202);
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(replayed.body).toEqual(queued);
-    expect(bed.runtime.db.select().from(events).where(eq(events.type, 'content.approved')).all()).toHaveLength(1);
+    expect(await bed.runtime.db.select().from(events).where(eq(events.type, 'content.approved')).all()).toHaveLength(1);
 
     // The same key for another item is another call.
-    const other = makeContent(bed.runtime, bed.ws.workspace, {
+    const other = await makeContent(bed.runtime, bed.ws.workspace, {
       content_type: 'text_only',
       target_platforms: ['twitter'],
     });
@@ -153,33 +153,33 @@ describe('idempotency_key on the creating tools', () => {
     expect(await toolResult(bed.client, 'service_create_content', args)).toEqual(first);
     bed.runtime.clock.advance(MINUTE - 1);
     expect(await toolResult(bed.client, 'service_create_content', args)).toEqual(first);
-    expect(contentRows().map((row) => row.id)).toEqual([first.id]);
+    expect((await contentRows()).map((row) => row.id)).toEqual([first.id]);
 
     bed.runtime.clock.advance(1);
     const anew = await toolResult(bed.client, 'service_create_content', args);
     expect(anew.id).not.toBe(first.id);
-    expect(contentRows()).toHaveLength(2);
-    expect(createdEvents()).toBe(2);
+    expect(await contentRows()).toHaveLength(2);
+    expect(await createdEvents()).toBe(2);
     // The key now stands for the second call, for another 24 hours.
     bed.runtime.clock.advance(HOUR);
     expect(await toolResult(bed.client, 'service_create_content', args)).toEqual(anew);
   });
 
   it('scopes a key to the workspace: the same key and arguments in another workspace are another call', async () => {
-    const other = makeWorkspace(bed.runtime, { name: 'Other' });
+    const other = await makeWorkspace(bed.runtime, { name: 'Other' });
     const otherClient = await connectMcp(bed.runtime, other.apiKey);
     try {
       const args = { caption: 'Same words', idempotency_key: 'shared-key' };
       const mine = await toolResult(bed.client, 'service_create_content', args);
       const theirs = await toolResult(otherClient, 'service_create_content', args);
       expect(theirs.id).not.toBe(mine.id);
-      const rows = contentRows();
+      const rows = await contentRows();
       expect(rows.find((row) => row.id === mine.id)?.workspaceId).toBe(bed.ws.workspace.id);
       expect(rows.find((row) => row.id === theirs.id)?.workspaceId).toBe(other.workspace.id);
       // Each workspace replays its own answer.
       expect(await toolResult(otherClient, 'service_create_content', args)).toEqual(theirs);
       expect(await toolResult(bed.client, 'service_create_content', args)).toEqual(mine);
-      expect(contentRows()).toHaveLength(2);
+      expect(await contentRows()).toHaveLength(2);
       // The key's other arguments are refused where it was used; a key used only in one workspace is free in the other.
       await toolError(
         otherClient,
@@ -197,14 +197,14 @@ describe('idempotency_key on the creating tools', () => {
           idempotency_key: 'only-theirs',
         }),
       ).not.toEqual(fresh);
-      expect(contentRows()).toHaveLength(4);
+      expect(await contentRows()).toHaveLength(4);
     } finally {
       await otherClient.close();
     }
   });
 
   it('answers idempotency_conflict while the first call runs', async () => {
-    claimIdempotencyKey(bed.runtime, {
+    await claimIdempotencyKey(bed.runtime, {
       workspaceId: bed.ws.workspace.id,
       key: 'busy-1',
       keyField: 'idempotency_key',
@@ -217,7 +217,7 @@ describe('idempotency_key on the creating tools', () => {
       { caption: 'x', idempotency_key: 'busy-1' },
       'idempotency_conflict',
     );
-    expect(contentRows()).toHaveLength(0);
+    expect(await contentRows()).toHaveLength(0);
   });
 
   it('refuses a key that is no string of 1 to 255 characters, naming the argument', async () => {
@@ -230,14 +230,14 @@ describe('idempotency_key on the creating tools', () => {
       );
       expect(error.details.fieldErrors.idempotency_key).toBeDefined();
     }
-    expect(contentRows()).toHaveLength(0);
+    expect(await contentRows()).toHaveLength(0);
   });
 
   it('keys service_create_campaign and service_launch_campaign too', async () => {
     const args = { name: 'Spring', idempotency_key: 'camp-1' };
     const first = await toolResult(bed.client, 'service_create_campaign', args);
     expect(await toolResult(bed.client, 'service_create_campaign', args)).toEqual(first);
-    expect(bed.runtime.db.select().from(campaigns).all()).toHaveLength(1);
+    expect(await bed.runtime.db.select().from(campaigns).all()).toHaveLength(1);
     const launch = await callTool(bed.client, 'service_launch_campaign', { id: first.id, idempotency_key: 'launch-1' });
     const relaunch = await callTool(bed.client, 'service_launch_campaign', {
       id: first.id,
@@ -249,22 +249,22 @@ describe('idempotency_key on the creating tools', () => {
   it('takes a null idempotency_key as none, as agents send optional fields', async () => {
     await toolResult(bed.client, 'service_create_content', { caption: 'One', idempotency_key: null });
     await toolResult(bed.client, 'service_create_content', { caption: 'One', idempotency_key: null });
-    expect(contentRows()).toHaveLength(2);
-    expect(bed.runtime.db.select().from(idempotencyKeys).all()).toHaveLength(0);
+    expect(await contentRows()).toHaveLength(2);
+    expect(await bed.runtime.db.select().from(idempotencyKeys).all()).toHaveLength(0);
   });
 
   it('does not store a dry run under its key: a later preview sees the item anew, and the real publish takes the key', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, {
+    const item = await makeContent(bed.runtime, bed.ws.workspace, {
       content_type: 'text_only',
       target_platforms: ['twitter'],
     });
     const args = { id: item.id, dry_run: true, idempotency_key: 'preview-1' };
     const before = await toolResult(bed.client, 'service_publish_content', args);
     expect(before.ready).toBe(false);
-    connectAccounts(bed.runtime, bed.ws.workspace, ['twitter']);
+    await connectAccounts(bed.runtime, bed.ws.workspace, ['twitter']);
     const after = await toolResult(bed.client, 'service_publish_content', args);
     expect(after.ready).toBe(true);
-    expect(bed.runtime.db.select().from(idempotencyKeys).all()).toHaveLength(0);
+    expect(await bed.runtime.db.select().from(idempotencyKeys).all()).toHaveLength(0);
     const queued = await toolResult(bed.client, 'service_publish_content', {
       id: item.id,
       idempotency_key: 'preview-1',
@@ -274,7 +274,7 @@ describe('idempotency_key on the creating tools', () => {
     expect(replayed.status).toBe(202);
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     // dry_run null is no dry run: the real call, queued (202).
-    const other = makeContent(bed.runtime, bed.ws.workspace, {
+    const other = await makeContent(bed.runtime, bed.ws.workspace, {
       content_type: 'text_only',
       target_platforms: ['twitter'],
     });
@@ -282,8 +282,8 @@ describe('idempotency_key on the creating tools', () => {
   });
 
   it('a tool without the flag ignores an idempotency_key argument, as any unknown argument', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace);
+    const item = await makeContent(bed.runtime, bed.ws.workspace);
     await toolResult(bed.client, 'service_update_content', { id: item.id, caption: 'New', idempotency_key: 'u-1' });
-    expect(bed.runtime.db.select().from(idempotencyKeys).all()).toHaveLength(0);
+    expect(await bed.runtime.db.select().from(idempotencyKeys).all()).toHaveLength(0);
   });
 });

@@ -59,11 +59,13 @@ describe('the MCP Inspector CLI drives both transports', () => {
   let workspaceId: string;
 
   beforeAll(async () => {
-    runtime = openRuntime({ config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }) });
+    runtime = await openRuntime({
+      config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }),
+    });
     ({
       apiKey,
       workspace: { id: workspaceId },
-    } = createWorkspace(runtime, { name: 'Inspector workspace' }));
+    } = await createWorkspace(runtime, { name: 'Inspector workspace' }));
     server = await startTestServer(runtime);
   });
   afterAll(async () => {

@@ -51,7 +51,7 @@ describe('MCP service_list_media', () => {
   });
 
   it("lists only the caller's workspace", async () => {
-    const other = makeWorkspace(bed.runtime);
+    const other = await makeWorkspace(bed.runtime);
     const mine = await upload(png(1, 1), 'mine.png');
     const theirs = await upload(png(1, 1), 'theirs.png', other);
     expect((await toolResult(bed.client, 'service_list_media')).data.map((a: any) => a.id)).toEqual([mine.id]);

@@ -42,9 +42,9 @@ describe('the read-only door, signed in to with oauth4webapi', () => {
     server = createServer((req, res) => bound.app!(req, res)).listen(0, '127.0.0.1');
     await new Promise((resolve) => server!.once('listening', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const runtime = testRuntime({ env: { PUBLIC_BASE_URL: url } });
+    const runtime = await testRuntime({ env: { PUBLIC_BASE_URL: url } });
     bound.app = createApp(runtime);
-    bed = { url, runtime, ws: makeWorkspace(runtime) };
+    bed = { url, runtime, ws: await makeWorkspace(runtime) };
   });
   afterEach(async () => {
     server?.closeAllConnections();

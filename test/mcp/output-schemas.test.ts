@@ -52,11 +52,11 @@ describe('MCP outputSchema', () => {
 
     // Every list holds at least one item, so the item schemas are exercised too.
     const { workspace } = bed.ws;
-    connectAccounts(bed.runtime, workspace, ['linkedin']);
+    await connectAccounts(bed.runtime, workspace, ['linkedin']);
     await makeMedia(bed.runtime, workspace);
     await makeWebhook(bed.runtime, workspace, { url: 'https://93.184.216.34/hook' });
-    const listed = makeContent(bed.runtime, workspace, { topic: 'launch', hashtags: ['news'] });
-    const campaign = makeCampaign(bed.runtime, workspace);
+    const listed = await makeContent(bed.runtime, workspace, { topic: 'launch', hashtags: ['news'] });
+    const campaign = await makeCampaign(bed.runtime, workspace);
 
     await check('service_get_account');
     await check('service_get_brand_profile');
@@ -92,7 +92,7 @@ describe('MCP outputSchema', () => {
     const { tools } = await bed.client.listTools();
     const schema = tools.find((tool) => tool.name === 'service_get_content')!.outputSchema!;
     const validate = schemaValidator().compile(schema);
-    const item = makeContent(bed.runtime, bed.ws.workspace);
+    const item = await makeContent(bed.runtime, bed.ws.workspace);
     expect(validate(JSON.parse(JSON.stringify(item)))).toBe(true);
     expect(validate({ ...item, status: 'lost' })).toBe(false);
     expect(validate({ ...item, caption: 42 })).toBe(false);
@@ -111,8 +111,8 @@ describe('a failing call through the SDK client (2.4)', () => {
   it('resolves with isError, no structuredContent and the code in the text, once the client holds the output schemas', async () => {
     const { tools } = await bed.client.listTools();
     expect(tools.every((tool) => tool.outputSchema)).toBe(true);
-    const draft = makeContent(bed.runtime, bed.ws.workspace);
-    const launched = makeCampaign(bed.runtime, bed.ws.workspace, {}, { launch: true });
+    const draft = await makeContent(bed.runtime, bed.ws.workspace);
+    const launched = await makeCampaign(bed.runtime, bed.ws.workspace, {}, { launch: true });
     const failing: Array<[string, Record<string, unknown>, string]> = [
       ['service_get_content', { id: '00000000-0000-4000-8000-000000000000' }, 'not_found'],
       ['service_create_content', { caption: '' }, 'invalid_body'],

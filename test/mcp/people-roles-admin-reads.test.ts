@@ -11,13 +11,13 @@ import { toolError, toolResult } from '../helpers/tool-calls.ts';
 /** The same rule over MCP: webhooks are an admin's to read, the accounts list an editor's and above. */
 describe("MCP: reading webhooks and social accounts with a person's token", () => {
   async function world() {
-    const runtime = testRuntime({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
-    const ws = makeWorkspace(runtime);
+    const runtime = await testRuntime({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    const ws = await makeWorkspace(runtime);
     await makeWebhook(runtime, ws.workspace, { url: 'http://127.0.0.1:9/hook?token=receiver-token-4f7c' });
-    connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'linkedin', username: 'brand' });
+    await connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'linkedin', username: 'brand' });
     const clientFor = async (role: Role | null) => {
       const userId = role === null ? null : (await makePerson(runtime, ws.workspace.id, role)).userId;
-      const { accessToken } = issueTestToken(runtime, ws.workspace.id, ['read'], 'Assistant', userId);
+      const { accessToken } = await issueTestToken(runtime, ws.workspace.id, ['read'], 'Assistant', userId);
       return connectMcp(runtime, accessToken);
     };
     return { ws, runtime, clientFor };

@@ -8,10 +8,10 @@ import { toolError, toolResult } from '../helpers/tool-calls.ts';
 
 describe('MCP: a token bound to a person acts with their role', () => {
   it("an editor's token creates content (created_by the person) and is refused forbidden when approving", async () => {
-    const runtime = testRuntime();
-    const { workspace } = makeWorkspace(runtime);
+    const runtime = await testRuntime();
+    const { workspace } = await makeWorkspace(runtime);
     const editor = await makePerson(runtime, workspace.id, 'editor');
-    const { accessToken } = issueTestToken(runtime, workspace.id, ['read', 'write'], 'Assistant', editor.userId);
+    const { accessToken } = await issueTestToken(runtime, workspace.id, ['read', 'write'], 'Assistant', editor.userId);
     const client = await connectMcp(runtime, accessToken);
     try {
       const created = await toolResult(client, 'service_create_content', { caption: 'From the assistant' });
@@ -23,7 +23,10 @@ describe('MCP: a token bound to a person acts with their role', () => {
         'forbidden',
       );
       expect(refused.message).toMatch(/approver/);
-      const pending = makeContent(runtime, workspace, { status: 'scheduled', scheduled_for: '2026-12-15T14:30:00Z' });
+      const pending = await makeContent(runtime, workspace, {
+        status: 'scheduled',
+        scheduled_for: '2026-12-15T14:30:00Z',
+      });
       const listed = await toolResult(client, 'service_list_content', {
         scheduled_from: '2026-12-15T00:00:00Z',
         scheduled_to: '2026-12-16T00:00:00Z',

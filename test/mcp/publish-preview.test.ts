@@ -23,27 +23,28 @@ describe('publish preview (dry_run): REST and service_publish_content', () => {
     return answer.body;
   };
   const mcpPreview = (id: string) => toolResult(bed.client, 'service_publish_content', { id, dry_run: true });
-  const eventCount = () =>
-    bed.runtime.db.select().from(events).where(eq(events.workspaceId, bed.ws.workspace.id)).all().length;
-  const row = (id: string) => bed.runtime.db.select().from(content).where(eq(content.id, id)).get()!;
-  const publishTokensTaken = () =>
-    bed.runtime.db
-      .select()
-      .from(rateLimitWindows)
-      .where(and(eq(rateLimitWindows.workspaceId, bed.ws.workspace.id), eq(rateLimitWindows.bucket, 'publish')))
-      .all()
-      .reduce((sum, window) => sum + window.count, 0);
+  const eventCount = async () =>
+    (await bed.runtime.db.select().from(events).where(eq(events.workspaceId, bed.ws.workspace.id)).all()).length;
+  const row = async (id: string) => (await bed.runtime.db.select().from(content).where(eq(content.id, id)).get())!;
+  const publishTokensTaken = async () =>
+    (
+      await bed.runtime.db
+        .select()
+        .from(rateLimitWindows)
+        .where(and(eq(rateLimitWindows.workspaceId, bed.ws.workspace.id), eq(rateLimitWindows.bucket, 'publish')))
+        .all()
+    ).reduce((sum, window) => sum + window.count, 0);
 
   it('names every problem, changes nothing, and answers ready once the item is fixed', async () => {
     expect(xWeightedLength(LONG_FOR_X)).toBe(300);
-    const accounts = connectAccounts(bed.runtime, bed.ws.workspace, ['twitter']);
-    const item = makeContent(bed.runtime, bed.ws.workspace, {
+    const accounts = await connectAccounts(bed.runtime, bed.ws.workspace, ['twitter']);
+    const item = await makeContent(bed.runtime, bed.ws.workspace, {
       caption: LONG_FOR_X,
       content_type: 'text_only',
       target_platforms: ['twitter', 'linkedin'],
       status: 'approved',
     });
-    const before = { row: row(item.id), events: eventCount() };
+    const before = { row: await row(item.id), events: await eventCount() };
     bed.runtime.clock.advance(5_000);
 
     for (const preview of [await restPreview(item.id), await mcpPreview(item.id)]) {
@@ -59,12 +60,12 @@ describe('publish preview (dry_run): REST and service_publish_content', () => {
       expect(linkedin.problems).toEqual([expect.stringContaining('No connected linkedin account')]);
     }
     // Nothing changed: not the status, not updated_at, no event, no publish token.
-    expect(row(item.id)).toEqual(before.row);
-    expect(eventCount()).toBe(before.events);
-    expect(publishTokensTaken()).toBe(0);
+    expect(await row(item.id)).toEqual(before.row);
+    expect(await eventCount()).toBe(before.events);
+    expect(await publishTokensTaken()).toBe(0);
 
-    update(bed.runtime, bed.ws.workspace, item.id, { caption: 'Short enough for X' });
-    connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
+    await update(bed.runtime, bed.ws.workspace, item.id, { caption: 'Short enough for X' });
+    await connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
     for (const preview of [await restPreview(item.id), await mcpPreview(item.id)]) {
       expect(preview.ready).toBe(true);
       expect(preview.platforms.map((p: { ready: boolean; problems: string[] }) => [p.ready, p.problems])).toEqual([
@@ -72,17 +73,17 @@ describe('publish preview (dry_run): REST and service_publish_content', () => {
         [true, []],
       ]);
     }
-    expect(publishTokensTaken()).toBe(0);
+    expect(await publishTokensTaken()).toBe(0);
     // The one publish token of the minute is still there for the real call.
     const queued = await rest('POST', `/api/v1/content/${item.id}/publish`, {});
     expect(queued.status).toBe(202);
     expect(queued.body.publish_queued).toBe(true);
-    expect(publishTokensTaken()).toBe(1);
+    expect(await publishTokensTaken()).toBe(1);
   });
 
   it('judges the media a content type needs and each platform override, as publishing does', async () => {
-    connectAccounts(bed.runtime, bed.ws.workspace, ['instagram', 'twitter']);
-    const item = makeContent(bed.runtime, bed.ws.workspace, {
+    await connectAccounts(bed.runtime, bed.ws.workspace, ['instagram', 'twitter']);
+    const item = await makeContent(bed.runtime, bed.ws.workspace, {
       caption: 'A photo post',
       content_type: 'single_image',
       target_platforms: ['instagram', 'twitter'],
@@ -98,13 +99,13 @@ describe('publish preview (dry_run): REST and service_publish_content', () => {
   });
 
   it('refuses a dry run the way the real call refuses the item itself', async () => {
-    const bare = makeContent(bed.runtime, bed.ws.workspace, { content_type: 'text_only' });
+    const bare = await makeContent(bed.runtime, bed.ws.workspace, { content_type: 'text_only' });
     const noPlatforms = await rest('POST', `/api/v1/content/${bare.id}/publish`, { dry_run: true });
     expect(noPlatforms.status).toBe(422);
     expect(noPlatforms.body.error.code).toBe('no_target_platforms');
     await toolError(bed.client, 'service_publish_content', { id: bare.id, dry_run: true }, 'no_target_platforms');
 
-    const archived = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+    const archived = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
     await rest('DELETE', `/api/v1/content/${archived.id}`);
     const refused = await rest('POST', `/api/v1/content/${archived.id}/publish`, { dry_run: true });
     expect(refused.status).toBe(409);
@@ -117,24 +118,27 @@ describe('publish preview (dry_run): REST and service_publish_content', () => {
     const wrongType = await rest('POST', `/api/v1/content/${bare.id}/publish`, { dry_run: 'yes' });
     expect(wrongType.status).toBe(400);
     expect(wrongType.body.error.details.fieldErrors.dry_run).toBeDefined();
-    expect(publishTokensTaken()).toBe(0);
+    expect(await publishTokensTaken()).toBe(0);
   });
 
   it('publishes for real with dry_run false', async () => {
-    connectAccounts(bed.runtime, bed.ws.workspace, ['twitter']);
-    const item = makeContent(bed.runtime, bed.ws.workspace, {
+    await connectAccounts(bed.runtime, bed.ws.workspace, ['twitter']);
+    const item = await makeContent(bed.runtime, bed.ws.workspace, {
       content_type: 'text_only',
       target_platforms: ['twitter'],
     });
     const queued = await toolResult(bed.client, 'service_publish_content', { id: item.id, dry_run: false });
     expect(queued).toMatchObject({ object: 'content', id: item.id, publish_queued: true });
-    expect(publishTokensTaken()).toBe(1);
+    expect(await publishTokensTaken()).toBe(1);
   });
 
   it("answers 404 for another workspace's item", async () => {
-    const { workspace } = makeWorkspace(bed.runtime);
-    connectAccounts(bed.runtime, workspace, ['twitter']);
-    const other = makeContent(bed.runtime, workspace, { content_type: 'text_only', target_platforms: ['twitter'] });
+    const { workspace } = await makeWorkspace(bed.runtime);
+    await connectAccounts(bed.runtime, workspace, ['twitter']);
+    const other = await makeContent(bed.runtime, workspace, {
+      content_type: 'text_only',
+      target_platforms: ['twitter'],
+    });
     const answer = await rest('POST', `/api/v1/content/${other.id}/publish`, { dry_run: true });
     expect(answer.status).toBe(404);
     await toolError(bed.client, 'service_publish_content', { id: other.id, dry_run: true }, 'not_found');

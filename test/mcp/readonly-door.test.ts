@@ -155,7 +155,7 @@ describe('/mcp/readonly, however it is spelled', () => {
   it('holds a token for the read-only door to reading wherever it is used, whatever scopes its grant row names', async () => {
     // Minted by the core steps with all three scopes: the consent page and the token endpoint cut a
     // grant for the door to read, and the credential holds the cut even for a row that says otherwise.
-    const { accessToken } = issueTestToken(
+    const { accessToken } = await issueTestToken(
       bed.runtime,
       bed.ws.workspace.id,
       ['read', 'write', 'publish'],

@@ -250,9 +250,9 @@ describe('revision 2026-07-28 over stdio (subprocess)', () => {
   const data = tempDataDir('mcp-stdio-2026');
   let apiKey: string;
 
-  beforeAll(() => {
-    const runtime = openRuntime({ config: loadConfig({ DATA_DIR: data.dir }) });
-    apiKey = createWorkspace(runtime, { name: 'Stdio 2026 workspace' }).apiKey;
+  beforeAll(async () => {
+    const runtime = await openRuntime({ config: loadConfig({ DATA_DIR: data.dir }) });
+    apiKey = (await createWorkspace(runtime, { name: 'Stdio 2026 workspace' })).apiKey;
     runtime.db.$client.close();
   });
   afterAll(() => data.remove());

@@ -7,7 +7,7 @@ describe('MCP: times to publish at are bounded, and scheduling refuses a time al
   const bed = useMcpTestbed();
 
   it('update, create and publish answer invalid_body naming scheduled_for, and the item keeps its time', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, {
+    const item = await makeContent(bed.runtime, bed.ws.workspace, {
       status: 'scheduled',
       scheduled_for: '2026-03-10T13:00:00Z',
       target_platforms: ['linkedin'],

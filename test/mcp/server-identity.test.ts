@@ -6,8 +6,8 @@ import { testRuntime } from '../helpers/runtime.ts';
 describe('MCP serverInfo', () => {
   it('names the service with a title and gives PUBLIC_BASE_URL as its websiteUrl', async () => {
     for (const base of ['https://publishing.example.com', 'http://127.0.0.1:4123']) {
-      const runtime = testRuntime({ env: { PUBLIC_BASE_URL: base } });
-      const client = await connectMcp(runtime, makeWorkspace(runtime).apiKey);
+      const runtime = await testRuntime({ env: { PUBLIC_BASE_URL: base } });
+      const client = await connectMcp(runtime, (await makeWorkspace(runtime)).apiKey);
       try {
         expect(client.getServerVersion()).toEqual({
           name: 'content-publishing-service',

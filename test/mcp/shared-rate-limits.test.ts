@@ -11,7 +11,7 @@ describe('rate limits shared between REST and MCP', () => {
   const get = (path: string) => call(bed.server, 'GET', path, { headers: bed.ws.headers });
 
   beforeEach(async () => {
-    itemId = makeContent(bed.runtime, bed.ws.workspace).id;
+    itemId = (await makeContent(bed.runtime, bed.ws.workspace)).id;
   });
 
   it('3 REST reads and 2 tool reads empty the read bucket; the next REST read gets 429 and the next tool read rate_limit_exceeded', async () => {

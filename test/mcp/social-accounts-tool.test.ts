@@ -32,18 +32,18 @@ describe('MCP service_list_social_accounts', () => {
   });
 
   it('answers what GET /api/v1/social-accounts answers, inactive accounts included', async () => {
-    const twitter = connectSocialAccount(bed.runtime, {
+    const twitter = await connectSocialAccount(bed.runtime, {
       workspaceId: bed.ws.workspace.id,
       platform: 'twitter',
       username: 'acme',
     });
     bed.runtime.clock.advance(1000);
-    const linkedin = connectSocialAccount(bed.runtime, {
+    const linkedin = await connectSocialAccount(bed.runtime, {
       workspaceId: bed.ws.workspace.id,
       platform: 'linkedin',
       username: 'acme',
     });
-    disconnectSocialAccount(bed.runtime, linkedin.id);
+    await disconnectSocialAccount(bed.runtime, linkedin.id);
 
     const listed = await toolResult(bed.client, 'service_list_social_accounts');
     const rest = await call(bed.server, 'GET', '/api/v1/social-accounts', { headers: bed.ws.headers });
@@ -67,17 +67,17 @@ describe('MCP service_list_social_accounts', () => {
   });
 
   it("shows a live account's token expiry and scopes, never its tokens, as the route does", async () => {
-    const account = connectSocialAccount(bed.runtime, {
+    const account = await connectSocialAccount(bed.runtime, {
       workspaceId: bed.ws.workspace.id,
       platform: 'twitter',
       username: 'acme',
     });
-    bed.runtime.db
+    await bed.runtime.db
       .update(socialAccounts)
       .set({ mode: 'live', profileUrl: 'https://x.com/acme' })
       .where(eq(socialAccounts.id, account.id))
       .run();
-    storeTokens(bed.runtime, account.id, {
+    await storeTokens(bed.runtime, account.id, {
       accessToken: 'x-access-token-secret',
       refreshToken: 'x-refresh-token-secret',
       expiresAt: new Date('2026-03-10T14:00:30.000Z'),
@@ -103,8 +103,12 @@ describe('MCP service_list_social_accounts', () => {
   });
 
   it("never shows another workspace's accounts", async () => {
-    const other = makeWorkspace(bed.runtime);
-    connectSocialAccount(bed.runtime, { workspaceId: other.workspace.id, platform: 'tiktok', username: 'theirs' });
+    const other = await makeWorkspace(bed.runtime);
+    await connectSocialAccount(bed.runtime, {
+      workspaceId: other.workspace.id,
+      platform: 'tiktok',
+      username: 'theirs',
+    });
     expect((await toolResult(bed.client, 'service_list_social_accounts')).data).toEqual([]);
     const theirs = await connectMcp(bed.runtime, other.apiKey);
     try {

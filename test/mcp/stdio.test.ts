@@ -23,8 +23,10 @@ describe('MCP over stdio (subprocess)', () => {
   let workspaceId: string;
 
   beforeAll(async () => {
-    runtime = openRuntime({ config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }) });
-    const created = createWorkspace(runtime, { name: 'Stdio workspace' });
+    runtime = await openRuntime({
+      config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }),
+    });
+    const created = await createWorkspace(runtime, { name: 'Stdio workspace' });
     apiKey = created.apiKey;
     workspaceId = created.workspace.id;
     server = await startTestServer(runtime);
@@ -79,7 +81,7 @@ describe('MCP over stdio (subprocess)', () => {
         await toolError(client, 'service_get_content', { id: '00000000-0000-4000-8000-000000000000' }, 'not_found');
 
         // Rate-limit counters live in the database, shared with every other process.
-        const counted = runtime.db
+        const counted = await runtime.db
           .select()
           .from(rateLimitWindows)
           .where(eq(rateLimitWindows.workspaceId, workspaceId))

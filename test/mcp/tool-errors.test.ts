@@ -119,7 +119,7 @@ describe('MCP tool errors carry the API code and message', () => {
     );
     expect(Object.keys(typed.details.fieldErrors).sort()).toEqual(['hashtags', 'media_urls']);
 
-    const item = makeContent(bed.runtime, bed.ws.workspace);
+    const item = await makeContent(bed.runtime, bed.ws.workspace);
     const badStatus = await toolError(
       bed.client,
       'service_update_content',
@@ -172,7 +172,7 @@ describe('MCP tool errors carry the API code and message', () => {
   });
 
   it('answers no_updates for an update with no recognised field', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace);
+    const item = await makeContent(bed.runtime, bed.ws.workspace);
     const bare = await toolError(bed.client, 'service_update_content', { id: item.id }, 'no_updates');
     await toolError(bed.client, 'service_update_content', { id: item.id, colour: 'blue' }, 'no_updates');
     const viaRest = await restError('PATCH', `/api/v1/content/${item.id}`, { colour: 'blue' });
@@ -181,7 +181,7 @@ describe('MCP tool errors carry the API code and message', () => {
   });
 
   it('answers invalid_state for update, publish and delete on an archived item', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
     await toolResult(bed.client, 'service_delete_content', { id: item.id });
     await toolError(bed.client, 'service_update_content', { id: item.id, caption: 'Back?' }, 'invalid_state');
     await toolError(bed.client, 'service_publish_content', { id: item.id }, 'invalid_state');
@@ -191,7 +191,7 @@ describe('MCP tool errors carry the API code and message', () => {
   });
 
   it('answers no_target_platforms when publishing an item without target_platforms', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'approved' });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { status: 'approved' });
     const error = await toolError(bed.client, 'service_publish_content', { id: item.id }, 'no_target_platforms');
     const viaRest = await restError('POST', `/api/v1/content/${item.id}/publish`);
     expect({ code: error.code, message: error.message }).toEqual({ code: viaRest.code, message: viaRest.message });
@@ -200,14 +200,14 @@ describe('MCP tool errors carry the API code and message', () => {
 
   describe('authentication and plan', () => {
     it('answers missing_key on every tool when the client has no key', async () => {
-      const item = makeContent(bed.runtime, bed.ws.workspace);
+      const item = await makeContent(bed.runtime, bed.ws.workspace);
       const anonymous = await connectMcp(bed.runtime, undefined);
       for (const name of ALL_TOOLS) await toolError(anonymous, name, validArgs(item.id)[name], 'missing_key');
       expect(await toolResult(bed.client, 'service_get_content', { id: item.id })).toEqual(item);
     });
 
     it('answers invalid_key for an unknown key and for a key of the wrong shape', async () => {
-      const item = makeContent(bed.runtime, bed.ws.workspace);
+      const item = await makeContent(bed.runtime, bed.ws.workspace);
       const forged = `np_live_${'A'.repeat(38)}`;
       for (const key of [forged, `${bed.ws.apiKey.slice(0, -1)}${bed.ws.apiKey.endsWith('a') ? 'b' : 'a'}`]) {
         const stranger = await connectMcp(bed.runtime, key);
@@ -218,16 +218,16 @@ describe('MCP tool errors carry the API code and message', () => {
     });
 
     it('answers invalid_key as soon as the key is revoked, on an open connection', async () => {
-      const { keyId, apiKey } = makeKey(bed.runtime, bed.ws.workspace.id);
+      const { keyId, apiKey } = await makeKey(bed.runtime, bed.ws.workspace.id);
       const keyed = await connectMcp(bed.runtime, apiKey);
       await toolResult(keyed, 'service_list_content');
-      revokeApiKey(bed.runtime, keyId);
+      await revokeApiKey(bed.runtime, keyId);
       for (const name of ALL_TOOLS) await toolError(keyed, name, validArgs('any')[name], 'invalid_key');
       await toolResult(bed.client, 'service_list_content');
     });
 
     it('answers expired_key once the clock passes the key expiry', async () => {
-      const { apiKey } = makeKey(
+      const { apiKey } = await makeKey(
         bed.runtime,
         bed.ws.workspace.id,
         new Date(bed.runtime.clock.now().getTime() + 60 * 60 * 1000),
@@ -240,9 +240,9 @@ describe('MCP tool errors carry the API code and message', () => {
 
     for (const status of ['past_due', 'canceled'] as const) {
       it(`answers payment_required on content and brand profile tools for a ${status} workspace; service_get_account still answers`, async () => {
-        const inactive = makeWorkspace(bed.runtime, { status });
+        const inactive = await makeWorkspace(bed.runtime, { status });
         const inactiveClient = await connectMcp(bed.runtime, inactive.apiKey);
-        const item = makeContent(bed.runtime, inactive.workspace, { target_platforms: ['twitter'] });
+        const item = await makeContent(bed.runtime, inactive.workspace, { target_platforms: ['twitter'] });
         for (const name of PLAN_CHECKED_TOOLS)
           await toolError(inactiveClient, name, validArgs(item.id)[name], 'payment_required');
         const account = await toolResult(inactiveClient, 'service_get_account');
@@ -254,9 +254,9 @@ describe('MCP tool errors carry the API code and message', () => {
     }
 
     it('answers plan_forbidden on content and brand profile tools for a free workspace; service_get_account still answers', async () => {
-      const free = makeWorkspace(bed.runtime, { plan: 'free' });
+      const free = await makeWorkspace(bed.runtime, { plan: 'free' });
       const freeClient = await connectMcp(bed.runtime, free.apiKey);
-      const item = makeContent(bed.runtime, free.workspace, { target_platforms: ['twitter'] });
+      const item = await makeContent(bed.runtime, free.workspace, { target_platforms: ['twitter'] });
       for (const name of PLAN_CHECKED_TOOLS)
         await toolError(freeClient, name, validArgs(item.id)[name], 'plan_forbidden');
       const account = await toolResult(freeClient, 'service_get_account');
@@ -265,15 +265,15 @@ describe('MCP tool errors carry the API code and message', () => {
     });
 
     it('checks the subscription before the plan (past_due free workspace answers payment_required)', async () => {
-      const both = makeWorkspace(bed.runtime, { plan: 'free', status: 'past_due' });
+      const both = await makeWorkspace(bed.runtime, { plan: 'free', status: 'past_due' });
       await toolError(await connectMcp(bed.runtime, both.apiKey), 'service_list_content', {}, 'payment_required');
     });
   });
 
   describe('rate limits', () => {
     it('answers rate_limit_exceeded with retry_after when the bucket is empty, and consumes nothing', async () => {
-      const limited = testRuntime({ env: { RATE_LIMIT_WRITE: '2' } });
-      const lws = makeWorkspace(limited);
+      const limited = await testRuntime({ env: { RATE_LIMIT_WRITE: '2' } });
+      const lws = await makeWorkspace(limited);
       const lclient = await connectMcp(limited, lws.apiKey);
       await toolResult(lclient, 'service_create_content', { caption: 'One' });
       await toolResult(lclient, 'service_create_content', { caption: 'Two' });
@@ -292,11 +292,11 @@ describe('MCP tool errors carry the API code and message', () => {
     });
 
     it('takes publish calls from both the write and the publish bucket', async () => {
-      const limited = testRuntime({ env: { RATE_LIMIT_PUBLISH: '1' } });
-      const lws = makeWorkspace(limited);
+      const limited = await testRuntime({ env: { RATE_LIMIT_PUBLISH: '1' } });
+      const lws = await makeWorkspace(limited);
       const lclient = await connectMcp(limited, lws.apiKey);
-      const a = makeContent(limited, lws.workspace, { target_platforms: ['twitter'] });
-      const b = makeContent(limited, lws.workspace, { target_platforms: ['twitter'] });
+      const a = await makeContent(limited, lws.workspace, { target_platforms: ['twitter'] });
+      const b = await makeContent(limited, lws.workspace, { target_platforms: ['twitter'] });
       await toolResult(lclient, 'service_publish_content', { id: a.id });
       const error = await toolError(lclient, 'service_publish_content', { id: b.id }, 'rate_limit_exceeded');
       expect(error.retry_after).toBe(30);

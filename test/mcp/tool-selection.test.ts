@@ -127,8 +127,8 @@ describe('MCP tool selection: SERVICE_READ_ONLY and SERVICE_TOOLS', () => {
 
   describe('in process (SDK client over the in-memory transport)', () => {
     it('lists only the read tools in read-only mode, serves a read, and answers a write tool as an unknown tool', async () => {
-      const runtime = testRuntime({ env: { SERVICE_READ_ONLY: 'true' } });
-      const ws = makeWorkspace(runtime);
+      const runtime = await testRuntime({ env: { SERVICE_READ_ONLY: 'true' } });
+      const ws = await makeWorkspace(runtime);
       const client = await connectMcp(runtime, ws.apiKey);
       try {
         expect(names((await client.listTools()).tools)).toEqual(READ_TOOLS);
@@ -145,8 +145,8 @@ describe('MCP tool selection: SERVICE_READ_ONLY and SERVICE_TOOLS', () => {
     });
 
     it('lists and serves only the SERVICE_TOOLS subset', async () => {
-      const runtime = testRuntime({ env: { SERVICE_TOOLS: 'service_get_content,service_create_content' } });
-      const ws = makeWorkspace(runtime);
+      const runtime = await testRuntime({ env: { SERVICE_TOOLS: 'service_get_content,service_create_content' } });
+      const ws = await makeWorkspace(runtime);
       const client = await connectMcp(runtime, ws.apiKey);
       try {
         expect(names((await client.listTools()).tools)).toEqual(['service_get_content', 'service_create_content']);
@@ -159,10 +159,10 @@ describe('MCP tool selection: SERVICE_READ_ONLY and SERVICE_TOOLS', () => {
     });
 
     it('tells the assistant in its instructions when only some tools are exposed', async () => {
-      const runtime = testRuntime();
-      const ws = makeWorkspace(runtime);
+      const runtime = await testRuntime();
+      const ws = await makeWorkspace(runtime);
       const full = await connectMcp(runtime, ws.apiKey);
-      const readOnly = await connectMcp(testRuntime({ env: { SERVICE_READ_ONLY: 'true' } }), ws.apiKey);
+      const readOnly = await connectMcp(await testRuntime({ env: { SERVICE_READ_ONLY: 'true' } }), ws.apiKey);
       try {
         expect(full.getInstructions()).toContain('Recommended flow');
         expect(full.getInstructions()).not.toContain('only some of the tools');
@@ -176,14 +176,14 @@ describe('MCP tool selection: SERVICE_READ_ONLY and SERVICE_TOOLS', () => {
 
   describe('over streamable HTTP at /mcp', () => {
     it('applies read-only and SERVICE_TOOLS together; a hidden tool is a JSON-RPC -32602 error', async () => {
-      const runtime = testRuntime({
+      const runtime = await testRuntime({
         env: {
           SERVICE_READ_ONLY: 'true',
           SERVICE_TOOLS: 'service_list_content,service_get_account,service_update_content',
         },
       });
       const server = await startTestServer(runtime);
-      const ws = makeWorkspace(runtime);
+      const ws = await makeWorkspace(runtime);
       const client = new Client({ name: 'selection-http-client', version: '1.0.0' });
       try {
         await client.connect(
@@ -229,9 +229,9 @@ describe('MCP tool selection: SERVICE_READ_ONLY and SERVICE_TOOLS', () => {
     const data = tempDataDir('mcp-selection');
     let apiKey: string;
 
-    beforeAll(() => {
-      const runtime = openRuntime({ config: loadConfig({ DATA_DIR: data.dir }) });
-      apiKey = createWorkspace(runtime, { name: 'Selection workspace' }).apiKey;
+    beforeAll(async () => {
+      const runtime = await openRuntime({ config: loadConfig({ DATA_DIR: data.dir }) });
+      apiKey = (await createWorkspace(runtime, { name: 'Selection workspace' })).apiKey;
       runtime.db.$client.close();
     });
     afterAll(() => data.remove());

@@ -93,8 +93,8 @@ describe('MCP tools/list', () => {
   };
 
   beforeEach(async () => {
-    const runtime = testRuntime();
-    client = await connectMcp(runtime, makeWorkspace(runtime).apiKey);
+    const runtime = await testRuntime();
+    client = await connectMcp(runtime, (await makeWorkspace(runtime)).apiKey);
     ({ tools } = await client.listTools());
   });
 

@@ -15,21 +15,21 @@ describe('MCP tools: cross-workspace isolation', () => {
   let clientA: Client;
   let clientB: Client;
   let itemA: ContentResource;
-  const eventCountOfA = () =>
-    runtime.db.select().from(events).where(eq(events.workspaceId, a.workspace.id)).all().length;
+  const eventCountOfA = async () =>
+    (await runtime.db.select().from(events).where(eq(events.workspaceId, a.workspace.id)).all()).length;
 
   beforeEach(async () => {
-    runtime = testRuntime();
-    a = makeWorkspace(runtime);
-    b = makeWorkspace(runtime, { name: 'Workspace B', plan: 'business' });
+    runtime = await testRuntime();
+    a = await makeWorkspace(runtime);
+    b = await makeWorkspace(runtime, { name: 'Workspace B', plan: 'business' });
     clientA = await connectMcp(runtime, a.apiKey);
     clientB = await connectMcp(runtime, b.apiKey);
-    itemA = makeContent(runtime, a.workspace, {
+    itemA = await makeContent(runtime, a.workspace, {
       caption: 'Secret plan of A',
       target_platforms: ['twitter'],
       status: 'approved',
     });
-    makeContent(runtime, b.workspace, { caption: 'B own item' });
+    await makeContent(runtime, b.workspace, { caption: 'B own item' });
     runtime.clock.advance(1000);
   });
 
@@ -47,23 +47,23 @@ describe('MCP tools: cross-workspace isolation', () => {
       ['service_publish_content', { id: itemA.id }],
       ['service_publish_content', { id: itemA.id, scheduled_for: '2026-03-12T09:00:00Z' }],
     ];
-    const before = eventCountOfA();
+    const before = await eventCountOfA();
     for (const [name, args] of calls) {
       const error = await toolError(clientB, name, args, 'not_found');
       expect(error.message, name).toBe(missing.message);
     }
     expect(await toolResult(clientA, 'service_get_content', { id: itemA.id })).toEqual(itemA);
-    expect(eventCountOfA()).toBe(before);
+    expect(await eventCountOfA()).toBe(before);
   });
 
   it("never lists A's items to B, whatever the filter: each page holds exactly B's matching items", async () => {
     // Each filter matches items of both workspaces, so no page passes by being empty.
-    const archivedA = makeContent(runtime, a.workspace, { caption: 'A archived' });
+    const archivedA = await makeContent(runtime, a.workspace, { caption: 'A archived' });
     await toolResult(clientA, 'service_delete_content', { id: archivedA.id });
-    makeContent(runtime, a.workspace, { caption: 'A carousel', content_type: 'carousel' });
-    makeContent(runtime, b.workspace, { caption: 'B approved', status: 'approved' });
-    makeContent(runtime, b.workspace, { caption: 'B carousel', content_type: 'carousel' });
-    const archivedB = makeContent(runtime, b.workspace, { caption: 'B archived' });
+    await makeContent(runtime, a.workspace, { caption: 'A carousel', content_type: 'carousel' });
+    await makeContent(runtime, b.workspace, { caption: 'B approved', status: 'approved' });
+    await makeContent(runtime, b.workspace, { caption: 'B carousel', content_type: 'carousel' });
+    const archivedB = await makeContent(runtime, b.workspace, { caption: 'B archived' });
     await toolResult(clientB, 'service_delete_content', { id: archivedB.id });
     const filters: Array<[Record<string, unknown>, string[]]> = [
       [{}, ['B approved', 'B carousel', 'B own item']],
@@ -84,7 +84,7 @@ describe('MCP tools: cross-workspace isolation', () => {
 
   it("does not let a cursor made from A's item leak A's items to B", async () => {
     for (let i = 0; i < 3; i += 1) {
-      makeContent(runtime, a.workspace, { caption: `A page item ${i}` });
+      await makeContent(runtime, a.workspace, { caption: `A page item ${i}` });
       runtime.clock.advance(1000);
     }
     const pageA = await toolResult(clientA, 'service_list_content', { limit: 1 });

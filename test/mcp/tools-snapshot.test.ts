@@ -20,8 +20,8 @@ const MAX_TOOLS_LIST_CHARS = 45_000;
  */
 describe('MCP tools/list snapshot', () => {
   it('matches the committed tool surface', async () => {
-    const runtime = testRuntime({ env: { PUBLIC_BASE_URL: 'https://publishing.example.com' } });
-    const client = await connectMcp(runtime, makeWorkspace(runtime).apiKey);
+    const runtime = await testRuntime({ env: { PUBLIC_BASE_URL: 'https://publishing.example.com' } });
+    const client = await connectMcp(runtime, (await makeWorkspace(runtime)).apiKey);
     try {
       // Read as sent, not through the SDK's ListToolsResult schema, which would drop keys it does not know.
       const answer = await client.request(
@@ -36,8 +36,8 @@ describe('MCP tools/list snapshot', () => {
   });
 
   it(`stays within ${MAX_TOOLS_LIST_CHARS} characters of compact JSON, every tool with its annotations and outputSchema`, async () => {
-    const runtime = testRuntime({ env: { PUBLIC_BASE_URL: 'https://publishing.example.com' } });
-    const client = await connectMcp(runtime, makeWorkspace(runtime).apiKey);
+    const runtime = await testRuntime({ env: { PUBLIC_BASE_URL: 'https://publishing.example.com' } });
+    const client = await connectMcp(runtime, (await makeWorkspace(runtime)).apiKey);
     try {
       const answer = await client.request(
         { method: 'tools/list', params: {} },

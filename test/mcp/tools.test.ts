@@ -16,16 +16,17 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
 
   const rest = (method: string, path: string, body?: unknown) =>
     call(bed.server, method, path, { headers: bed.ws.headers, body });
-  const eventsOf = (contentId: string, type: string) =>
-    bed.runtime.db
-      .select()
-      .from(events)
-      .where(and(eq(events.workspaceId, bed.ws.workspace.id), eq(events.type, type)))
-      .all()
-      .filter((e) => {
-        const data = e.data as { id?: string; content?: { id?: string } };
-        return data.id === contentId || data.content?.id === contentId;
-      });
+  const eventsOf = async (contentId: string, type: string) =>
+    (
+      await bed.runtime.db
+        .select()
+        .from(events)
+        .where(and(eq(events.workspaceId, bed.ws.workspace.id), eq(events.type, type)))
+        .all()
+    ).filter((e) => {
+      const data = e.data as { id?: string; content?: { id?: string } };
+      return data.id === contentId || data.content?.id === contentId;
+    });
 
   it('service_get_account answers what GET /me answers', async () => {
     const account = await toolResult(bed.client, 'service_get_account');
@@ -59,7 +60,7 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
     const twin = await rest('POST', '/api/v1/content', { caption: 'Launch day' });
     expect(twin.status).toBe(201);
     expect(withoutId(created)).toEqual(withoutId(twin.body));
-    expect(eventsOf(created.id, 'content.created')).toHaveLength(1);
+    expect(await eventsOf(created.id, 'content.created')).toHaveLength(1);
   });
 
   it('service_create_content takes every create field by its REST name', async () => {
@@ -87,7 +88,7 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
   });
 
   it('service_get_content answers what GET /content/{id} answers', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['tiktok'], hashtags: ['a'] });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['tiktok'], hashtags: ['a'] });
     const viaTool = await toolResult(bed.client, 'service_get_content', { id: item.id });
     const viaRest = await rest('GET', `/api/v1/content/${item.id}`);
     expect(viaRest.status).toBe(200);
@@ -99,8 +100,12 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) {
       ids.push(
-        makeContent(bed.runtime, bed.ws.workspace, { caption: `Item ${i}`, content_type: i % 2 ? 'reel' : 'text_only' })
-          .id,
+        (
+          await makeContent(bed.runtime, bed.ws.workspace, {
+            caption: `Item ${i}`,
+            content_type: i % 2 ? 'reel' : 'text_only',
+          })
+        ).id,
       );
       bed.runtime.clock.advance(1000);
     }
@@ -128,8 +133,8 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
   });
 
   it('service_update_content changes fields as PATCH does and approval emits content.approved', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace);
-    const twin = makeContent(bed.runtime, bed.ws.workspace);
+    const item = await makeContent(bed.runtime, bed.ws.workspace);
+    const twin = await makeContent(bed.runtime, bed.ws.workspace);
     bed.runtime.clock.advance(5000);
     const patch = { caption: 'Edited', hashtags: ['fresh'], status: 'approved', unknown_field: 'ignored' };
     const updated = await toolResult(bed.client, 'service_update_content', { id: item.id, ...patch });
@@ -142,25 +147,25 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
     expect(viaRest.status).toBe(200);
     expect(withoutId(updated)).toEqual(withoutId(viaRest.body));
 
-    expect(eventsOf(item.id, 'content.updated')).toHaveLength(1);
-    const approved = eventsOf(item.id, 'content.approved');
+    expect(await eventsOf(item.id, 'content.updated')).toHaveLength(1);
+    const approved = await eventsOf(item.id, 'content.approved');
     expect(approved).toHaveLength(1);
     expect(approved[0].data).toEqual({ content: { id: item.id, object: 'content', status: 'approved' } });
 
     // Approving an approved item fires the approved event again, by contract.
     await toolResult(bed.client, 'service_update_content', { id: item.id, status: 'approved' });
-    expect(eventsOf(item.id, 'content.approved')).toHaveLength(2);
+    expect(await eventsOf(item.id, 'content.approved')).toHaveLength(2);
   });
 
   it('service_update_content accepts status rejected, which create does not', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace);
+    const item = await makeContent(bed.runtime, bed.ws.workspace);
     const updated = await toolResult(bed.client, 'service_update_content', { id: item.id, status: 'rejected' });
     expect(updated.status).toBe('rejected');
   });
 
   it('service_publish_content queues the item: approved, publish_queued true, a content.approved event', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
-    const twin = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+    const twin = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
     const published = await toolResult(bed.client, 'service_publish_content', { id: item.id });
     expect(published).toMatchObject({ id: item.id, object: 'content', status: 'approved', publish_queued: true });
     expect(published.publish_results).toEqual([]);
@@ -170,13 +175,13 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
     expect(viaRest.status).toBe(202);
     expect(withoutId(published)).toEqual(withoutId(viaRest.body));
 
-    const approved = eventsOf(item.id, 'content.approved');
+    const approved = await eventsOf(item.id, 'content.approved');
     expect(approved).toHaveLength(1);
     expect(approved[0].data).toEqual({ content: { id: item.id, object: 'content', status: 'approved' } });
   });
 
   it('service_publish_content with a future scheduled_for schedules the item', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['linkedin'] });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['linkedin'] });
     const published = await toolResult(bed.client, 'service_publish_content', {
       id: item.id,
       scheduled_for: '2026-03-11T10:00:00-05:00',
@@ -186,11 +191,11 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
       scheduled_for: '2026-03-11T15:00:00.000Z',
       publish_queued: true,
     });
-    expect(eventsOf(item.id, 'content.approved')).toHaveLength(1);
+    expect(await eventsOf(item.id, 'content.approved')).toHaveLength(1);
   });
 
   it('service_publish_content with a past scheduled_for queues the item for the next run', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['facebook'] });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['facebook'] });
     const published = await toolResult(bed.client, 'service_publish_content', {
       id: item.id,
       scheduled_for: '2026-03-10T11:00:00Z',
@@ -199,8 +204,8 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
   });
 
   it('service_delete_content archives: {id, object, deleted}, out of lists, still readable', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace);
-    const twin = makeContent(bed.runtime, bed.ws.workspace);
+    const item = await makeContent(bed.runtime, bed.ws.workspace);
+    const twin = await makeContent(bed.runtime, bed.ws.workspace);
     const deleted = await toolResult(bed.client, 'service_delete_content', { id: item.id });
     expect(deleted).toEqual({ id: item.id, object: 'content', deleted: true });
     const viaRest = await rest('DELETE', `/api/v1/content/${twin.id}`);
@@ -213,6 +218,6 @@ describe('MCP tools end to end: the same JSON as the REST route', () => {
     expect(listed.data).toEqual([]);
     const archived = await toolResult(bed.client, 'service_list_content', { status: 'archived' });
     expect(archived.data.map((c: { id: string }) => c.id).sort()).toEqual([item.id, twin.id].sort());
-    expect(eventsOf(item.id, 'content.deleted').map((e) => e.data)).toEqual([{ id: item.id }]);
+    expect((await eventsOf(item.id, 'content.deleted')).map((e) => e.data)).toEqual([{ id: item.id }]);
   });
 });

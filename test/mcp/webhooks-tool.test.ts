@@ -56,7 +56,7 @@ describe('MCP service_list_webhooks', () => {
   });
 
   it("never shows another workspace's webhooks", async () => {
-    const other = makeWorkspace(bed.runtime);
+    const other = await makeWorkspace(bed.runtime);
     const theirs = await create(other, { url: 'https://93.184.216.34/theirs' });
     expect((await toolResult(bed.client, 'service_list_webhooks')).data).toEqual([]);
     const theirClient = await connectMcp(bed.runtime, other.apiKey);

@@ -24,8 +24,8 @@ describe('REST GET /api/v1/analytics/overview', () => {
     call(bed.server, 'GET', `/api/v1/analytics/overview${query}`, { headers: as.headers });
 
   beforeEach(async () => {
-    other = makeWorkspace(bed.runtime);
-    seedKnownHistory(bed.runtime, bed.ws.workspace, other.workspace);
+    other = await makeWorkspace(bed.runtime);
+    await seedKnownHistory(bed.runtime, bed.ws.workspace, other.workspace);
   });
 
   it('answers the last 30 days by default, with every figure', async () => {
@@ -102,14 +102,14 @@ describe('REST GET /api/v1/analytics/overview', () => {
   });
 
   it("caps days at the plan's analytics_history_days without an error (starter: 30)", async () => {
-    const starter = makeWorkspace(bed.runtime, { plan: 'starter' });
+    const starter = await makeWorkspace(bed.runtime, { plan: 'starter' });
     const me = await call(bed.server, 'GET', '/api/v1/me', { headers: starter.headers });
     expect(me.body.features.analytics_history_days).toBe(30);
-    recordPublishRun(bed.runtime, starter.workspace, {
+    await recordPublishRun(bed.runtime, starter.workspace, {
       finishedAt: '2026-02-09T00:00:00.000Z',
       platforms: { twitter: 'published' },
     });
-    recordPublishRun(bed.runtime, starter.workspace, {
+    await recordPublishRun(bed.runtime, starter.workspace, {
       finishedAt: '2026-02-08T23:59:59.999Z',
       platforms: { twitter: 'rejected' },
     });
@@ -130,12 +130,12 @@ describe('REST GET /api/v1/analytics/overview', () => {
   });
 
   it('goes up to 365 days on a plan that keeps them (business)', async () => {
-    const business = makeWorkspace(bed.runtime, { plan: 'business' });
-    recordPublishRun(bed.runtime, business.workspace, {
+    const business = await makeWorkspace(bed.runtime, { plan: 'business' });
+    await recordPublishRun(bed.runtime, business.workspace, {
       finishedAt: '2025-03-11T00:00:00.000Z',
       platforms: { linkedin: 'published' },
     });
-    recordPublishRun(bed.runtime, business.workspace, {
+    await recordPublishRun(bed.runtime, business.workspace, {
       finishedAt: '2025-03-10T23:59:59.999Z',
       platforms: { linkedin: 'published' },
     });
@@ -189,7 +189,7 @@ describe('REST GET /api/v1/analytics/overview', () => {
       ],
       daily: dailyFrom('2026-02-09', 30, { '2026-02-20': [1, 0], '2026-03-09': [0, 1], '2026-03-10': [1, 0] }),
     });
-    const empty = makeWorkspace(bed.runtime);
+    const empty = await makeWorkspace(bed.runtime);
     const none = await get('?days=90', empty);
     expect(none.body).toMatchObject({ days: 90, totals: { published: 0, failed: 0 }, platforms: [] });
     expect(none.body.daily).toEqual(dailyFrom('2025-12-11', 90));
@@ -206,7 +206,7 @@ describe('REST GET /api/v1/analytics/overview', () => {
 
   it('needs an API key of a plan with API access', async () => {
     expectError(await call(bed.server, 'GET', '/api/v1/analytics/overview'), 401, 'missing_key');
-    const free = makeWorkspace(bed.runtime, { plan: 'free' });
+    const free = await makeWorkspace(bed.runtime, { plan: 'free' });
     expectError(await get('', free), 403, 'plan_forbidden');
   });
 });

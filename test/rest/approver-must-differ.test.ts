@@ -15,7 +15,7 @@ const POST = { caption: 'Our spring launch', content_type: 'text_only', target_p
 /** A person of the bed's workspace with `role`, and the headers of a grant bound to them (all three scopes). */
 async function personWith(bed: RestTestbed, role: Role) {
   const person = await makePerson(bed.runtime, bed.ws.workspace.id, role);
-  const { accessToken } = issueTestToken(
+  const { accessToken } = await issueTestToken(
     bed.runtime,
     bed.ws.workspace.id,
     ['read', 'write', 'publish'],
@@ -41,7 +41,7 @@ describe('REST: approver_must_differ holds on every way into approved or schedul
   const bed = useRestTestbed({ env: baseEnv });
 
   it('an author cannot create their item as approved or scheduled; nothing is created, and nothing is posted', async () => {
-    connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
+    await connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
     await setApproverMustDiffer(bed, true);
     const author = await personWith(bed, 'approver');
     for (const body of [
@@ -58,7 +58,7 @@ describe('REST: approver_must_differ holds on every way into approved or schedul
   });
 
   it('an author cannot PATCH their item straight to scheduled, nor schedule it once another approved it', async () => {
-    connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
+    await connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
     await setApproverMustDiffer(bed, true);
     const author = await personWith(bed, 'approver');
     const other = await personWith(bed, 'approver');
@@ -90,7 +90,7 @@ describe('REST: approver_must_differ holds on every way into approved or schedul
     });
     expectError(scheduled, 403, 'forbidden');
     expect(await publishDue(bed)).toEqual([]);
-    expect(sandboxPostsFor(bed.runtime, id)).toEqual([]);
+    expect(await sandboxPostsFor(bed.runtime, id)).toEqual([]);
   });
 
   it("an author cannot change what their approved item posts; another person's edit approves it anew", async () => {
@@ -124,19 +124,19 @@ describe('REST: approver_must_differ holds on every way into approved or schedul
       body: { scheduled_for: '2026-03-10T14:00:00.000Z' },
     });
     expect(later.body).toMatchObject({ status: 'scheduled', caption: POST.caption });
-    expect(contentRow(bed.runtime, id)!.approvedById).toBe(other.userId);
+    expect((await contentRow(bed.runtime, id))!.approvedById).toBe(other.userId);
     const third = await personWith(bed, 'approver');
     const edited = await call(bed.server, 'PATCH', `/api/v1/content/${id}`, {
       headers: third.headers,
       body: { caption: 'Edited by a third person' },
     });
     expect(edited.status).toBe(200);
-    expect(contentRow(bed.runtime, id)!.approvedById).toBe(third.userId);
+    expect((await contentRow(bed.runtime, id))!.approvedById).toBe(third.userId);
     await call(bed.server, 'PATCH', `/api/v1/content/${id}`, {
       headers: author.headers,
       body: { status: 'pending_review' },
     });
-    expect(contentRow(bed.runtime, id)).toMatchObject({ status: 'pending_review', approvedById: null });
+    expect(await contentRow(bed.runtime, id)).toMatchObject({ status: 'pending_review', approvedById: null });
     const reworked = await call(bed.server, 'PATCH', `/api/v1/content/${id}`, {
       headers: author.headers,
       body: { caption: 'Reworked for review' },
@@ -145,7 +145,7 @@ describe('REST: approver_must_differ holds on every way into approved or schedul
   });
 
   it('the publishing run refuses an item its author approved, with the reason, once the setting is on', async () => {
-    connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
+    await connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
     const author = await personWith(bed, 'approver');
     // Scheduled by its author while the workspace allowed it; the setting comes on before it is due.
     const created = await call(bed.server, 'POST', '/api/v1/content', {
@@ -156,7 +156,7 @@ describe('REST: approver_must_differ holds on every way into approved or schedul
     await setApproverMustDiffer(bed, true);
 
     expect(await publishDue(bed)).toEqual([]);
-    expect(sandboxPostsFor(bed.runtime, created.body.id)).toEqual([]);
+    expect(await sandboxPostsFor(bed.runtime, created.body.id)).toEqual([]);
     const read = await call(bed.server, 'GET', `/api/v1/content/${created.body.id}`, { headers: bed.ws.headers });
     expect(read.body).toMatchObject({ status: 'approved', publish_queued: false, published_at: null });
     expect(read.body.publish_results).toEqual([
@@ -169,7 +169,7 @@ describe('REST: approver_must_differ holds on every way into approved or schedul
   });
 
   it('an item approved or published by a different person still publishes, and records who approved it', async () => {
-    connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
+    await connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
     await setApproverMustDiffer(bed, true);
     const author = await personWith(bed, 'editor');
     const approver = await personWith(bed, 'approver');
@@ -188,7 +188,7 @@ describe('REST: approver_must_differ holds on every way into approved or schedul
       body: { status: 'scheduled', scheduled_for: LATER },
     });
     expect(scheduled.status).toBe(200);
-    expect(contentRow(bed.runtime, scheduledId)).toMatchObject({
+    expect(await contentRow(bed.runtime, scheduledId)).toMatchObject({
       approvedByType: 'user',
       approvedById: approver.userId,
     });
@@ -200,20 +200,20 @@ describe('REST: approver_must_differ holds on every way into approved or schedul
 
     expect((await publishDue(bed)).sort()).toEqual(['published', 'published']);
     for (const id of [scheduledId, publishedId]) {
-      expect(sandboxPostsFor(bed.runtime, id)).toHaveLength(1);
-      expect(contentRow(bed.runtime, id)).toMatchObject({ status: 'published', approvedById: approver.userId });
+      expect(await sandboxPostsFor(bed.runtime, id)).toHaveLength(1);
+      expect(await contentRow(bed.runtime, id)).toMatchObject({ status: 'published', approvedById: approver.userId });
     }
   });
 
   it('API keys are not people: a key creates an item as scheduled and it publishes', async () => {
-    connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
+    await connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
     await setApproverMustDiffer(bed, true);
     const created = await call(bed.server, 'POST', '/api/v1/content', {
       headers: bed.ws.headers,
       body: { ...POST, status: 'scheduled', scheduled_for: LATER },
     });
     expect(created.status).toBe(201);
-    expect(contentRow(bed.runtime, created.body.id)).toMatchObject({
+    expect(await contentRow(bed.runtime, created.body.id)).toMatchObject({
       approvedByType: 'api_key',
       approvedById: bed.ws.keyId,
     });

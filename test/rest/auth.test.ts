@@ -15,7 +15,7 @@ describe('REST authentication', () => {
   const bearer = (key: string) => `Bearer ${key}`;
 
   it('answers 200 with a valid key of an active workspace', async () => {
-    const ws = makeWorkspace(bed.runtime);
+    const ws = await makeWorkspace(bed.runtime);
     const res = await get('/api/v1/content', bearer(ws.apiKey));
     expect(res.status).toBe(200);
     expect(res.body.object).toBe('list');
@@ -39,14 +39,14 @@ describe('REST authentication', () => {
 
   describe('invalid_key (401)', () => {
     it('for a well-formed key that this service never issued', async () => {
-      makeWorkspace(bed.runtime);
+      await makeWorkspace(bed.runtime);
       // A key with a valid checksum, issued by another database, so only the lookup can refuse it.
-      const elsewhere = makeWorkspace(testRuntime());
+      const elsewhere = await makeWorkspace(await testRuntime());
       expectError(await get('/api/v1/content', bearer(elsewhere.apiKey)), 401, 'invalid_key');
     });
 
     it('for a key whose checksum is broken', async () => {
-      const ws = makeWorkspace(bed.runtime);
+      const ws = await makeWorkspace(bed.runtime);
       const last = ws.apiKey.at(-1)!;
       const broken = ws.apiKey.slice(0, -1) + (last === 'A' ? 'B' : 'A');
       expectError(await get('/api/v1/content', bearer(broken)), 401, 'invalid_key');
@@ -55,14 +55,14 @@ describe('REST authentication', () => {
     });
 
     it('for a revoked key, with the same body as an unknown key', async () => {
-      const ws = makeWorkspace(bed.runtime);
-      const second = makeKey(bed.runtime, ws.workspace.id);
+      const ws = await makeWorkspace(bed.runtime);
+      const second = await makeKey(bed.runtime, ws.workspace.id);
       expect((await get('/api/v1/content', bearer(second.apiKey))).status).toBe(200);
-      revokeApiKey(bed.runtime, second.keyId);
+      await revokeApiKey(bed.runtime, second.keyId);
 
       const revoked = await get('/api/v1/content', bearer(second.apiKey));
       expectError(revoked, 401, 'invalid_key');
-      const unknown = await get('/api/v1/content', bearer(makeWorkspace(testRuntime()).apiKey));
+      const unknown = await get('/api/v1/content', bearer((await makeWorkspace(await testRuntime())).apiKey));
       expect(revoked.body).toEqual(unknown.body);
       // Revoking one key leaves the workspace's other keys working.
       expect((await get('/api/v1/content', bearer(ws.apiKey))).status).toBe(200);
@@ -71,8 +71,8 @@ describe('REST authentication', () => {
 
   describe('expired_key (401)', () => {
     it('once the clock passes the expiry, and not before', async () => {
-      const ws = makeWorkspace(bed.runtime);
-      const key = makeKey(bed.runtime, ws.workspace.id, new Date(bed.runtime.clock.now().getTime() + 60_000));
+      const ws = await makeWorkspace(bed.runtime);
+      const key = await makeKey(bed.runtime, ws.workspace.id, new Date(bed.runtime.clock.now().getTime() + 60_000));
       bed.runtime.clock.advance(59_999);
       expect((await get('/api/v1/content', bearer(key.apiKey))).status).toBe(200);
       bed.runtime.clock.advance(2);
@@ -84,14 +84,14 @@ describe('REST authentication', () => {
 
   describe('subscription and plan', () => {
     it.each(['past_due', 'canceled'] as const)('a %s workspace gets 402 payment_required', async (status) => {
-      const ws = makeWorkspace(bed.runtime, { status });
+      const ws = await makeWorkspace(bed.runtime, { status });
       expectError(await get('/api/v1/content', bearer(ws.apiKey)), 402, 'payment_required');
       const write = await call(bed.server, 'POST', '/api/v1/content', { headers: ws.headers, body: { caption: 'x' } });
       expectError(write, 402, 'payment_required');
     });
 
     it('a trialing workspace works', async () => {
-      const ws = makeWorkspace(bed.runtime, { status: 'trialing' });
+      const ws = await makeWorkspace(bed.runtime, { status: 'trialing' });
       expect((await get('/api/v1/content', bearer(ws.apiKey))).status).toBe(200);
       const created = await call(bed.server, 'POST', '/api/v1/content', {
         headers: ws.headers,
@@ -101,50 +101,50 @@ describe('REST authentication', () => {
     });
 
     it('a workspace on the free plan gets 403 plan_forbidden', async () => {
-      const ws = makeWorkspace(bed.runtime, { plan: 'free' });
+      const ws = await makeWorkspace(bed.runtime, { plan: 'free' });
       expectError(await get('/api/v1/content', bearer(ws.apiKey)), 403, 'plan_forbidden');
     });
 
     it('a workspace that moves to a paid plan gets access at once', async () => {
-      const ws = makeWorkspace(bed.runtime, { plan: 'free' });
+      const ws = await makeWorkspace(bed.runtime, { plan: 'free' });
       expectError(await get('/api/v1/content', bearer(ws.apiKey)), 403, 'plan_forbidden');
-      setWorkspacePlan(bed.runtime, ws.workspace.id, { plan: 'starter' });
+      await setWorkspacePlan(bed.runtime, ws.workspace.id, { plan: 'starter' });
       expect((await get('/api/v1/content', bearer(ws.apiKey))).status).toBe(200);
     });
   });
 
   describe('check order: header, lookup, expiry, subscription, plan', () => {
     it('an expired key on a canceled workspace is expired_key', async () => {
-      const ws = makeWorkspace(bed.runtime, { status: 'canceled', plan: 'free' });
-      const key = makeKey(bed.runtime, ws.workspace.id, new Date(bed.runtime.clock.now().getTime() + 1000));
+      const ws = await makeWorkspace(bed.runtime, { status: 'canceled', plan: 'free' });
+      const key = await makeKey(bed.runtime, ws.workspace.id, new Date(bed.runtime.clock.now().getTime() + 1000));
       bed.runtime.clock.advance(1001);
       expectError(await get('/api/v1/content', bearer(key.apiKey)), 401, 'expired_key');
     });
 
     it('a revoked key on a canceled workspace is invalid_key', async () => {
-      const ws = makeWorkspace(bed.runtime, { status: 'canceled' });
-      const key = makeKey(bed.runtime, ws.workspace.id);
-      revokeApiKey(bed.runtime, key.keyId);
+      const ws = await makeWorkspace(bed.runtime, { status: 'canceled' });
+      const key = await makeKey(bed.runtime, ws.workspace.id);
+      await revokeApiKey(bed.runtime, key.keyId);
       expectError(await get('/api/v1/content', bearer(key.apiKey)), 401, 'invalid_key');
     });
 
     it('a revoked key that has also expired is invalid_key', async () => {
-      const ws = makeWorkspace(bed.runtime);
-      const key = makeKey(bed.runtime, ws.workspace.id, new Date(bed.runtime.clock.now().getTime() + 1000));
-      revokeApiKey(bed.runtime, key.keyId);
+      const ws = await makeWorkspace(bed.runtime);
+      const key = await makeKey(bed.runtime, ws.workspace.id, new Date(bed.runtime.clock.now().getTime() + 1000));
+      await revokeApiKey(bed.runtime, key.keyId);
       bed.runtime.clock.advance(5000);
       expectError(await get('/api/v1/content', bearer(key.apiKey)), 401, 'invalid_key');
     });
 
     it('a past_due workspace on the free plan is payment_required, not plan_forbidden', async () => {
-      const ws = makeWorkspace(bed.runtime, { status: 'past_due', plan: 'free' });
+      const ws = await makeWorkspace(bed.runtime, { status: 'past_due', plan: 'free' });
       expectError(await get('/api/v1/content', bearer(ws.apiKey)), 402, 'payment_required');
     });
 
     it('authentication comes before the route looks at the id or the body', async () => {
       const missing = await call(bed.server, 'PATCH', '/api/v1/content/not-an-id', { rawBody: '{broken' });
       expectError(missing, 401, 'missing_key');
-      const ws = makeWorkspace(bed.runtime, { status: 'canceled' });
+      const ws = await makeWorkspace(bed.runtime, { status: 'canceled' });
       const canceled = await call(bed.server, 'PATCH', '/api/v1/content/not-an-id', {
         headers: ws.headers,
         rawBody: '{broken',
@@ -160,7 +160,7 @@ describe('REST authentication', () => {
       ['canceled', { status: 'canceled' }, 402, 'payment_required'],
       ['free', { plan: 'free' }, 403, 'plan_forbidden'],
     ])('%s: /me is 200, /content is refused', async (_label, overrides, status, code) => {
-      const ws = makeWorkspace(bed.runtime, overrides);
+      const ws = await makeWorkspace(bed.runtime, overrides);
       const me = await get('/api/v1/me', bearer(ws.apiKey));
       expect(me.status).toBe(200);
       expect(me.body.org_id).toBe(ws.workspace.orgId);
@@ -172,7 +172,7 @@ describe('REST authentication', () => {
     });
 
     it('reports trialing as active and trialing', async () => {
-      const ws = makeWorkspace(bed.runtime, { status: 'trialing' });
+      const ws = await makeWorkspace(bed.runtime, { status: 'trialing' });
       const me = await get('/api/v1/me', bearer(ws.apiKey));
       expect(me.status).toBe(200);
       expect(me.body).toMatchObject({ plan_status: 'trialing', is_active: true, is_trialing: true });
@@ -180,7 +180,11 @@ describe('REST authentication', () => {
 
     it('still refuses a missing or unknown key', async () => {
       expectError(await get('/api/v1/me'), 401, 'missing_key');
-      expectError(await get('/api/v1/me', bearer(makeWorkspace(testRuntime()).apiKey)), 401, 'invalid_key');
+      expectError(
+        await get('/api/v1/me', bearer((await makeWorkspace(await testRuntime())).apiKey)),
+        401,
+        'invalid_key',
+      );
     });
   });
 });

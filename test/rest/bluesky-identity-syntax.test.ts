@@ -52,8 +52,8 @@ describe('connecting Bluesky: the handle and DID the server answers are checked'
       expect(res.body.error.message, name).toMatch(/not a valid (handle|DID)/);
       expect(res.body.error.message, name).not.toMatch(/<|javascript/);
     }
-    expect(bed.runtime.db.select().from(socialAccounts).all()).toEqual([]);
-    expect(eventsOf(bed.runtime, bed.ws.workspace.id).map((event) => event.type)).not.toContain(
+    expect(await bed.runtime.db.select().from(socialAccounts).all()).toEqual([]);
+    expect((await eventsOf(bed.runtime, bed.ws.workspace.id)).map((event) => event.type)).not.toContain(
       'social_account.connected',
     );
   });

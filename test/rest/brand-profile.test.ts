@@ -129,7 +129,7 @@ describe('REST brand profile', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body;
   };
-  const storedRow = (workspaceId = bed.ws.workspace.id) =>
+  const storedRow = async (workspaceId = bed.ws.workspace.id) =>
     bed.runtime.db.select().from(brandProfiles).where(eq(brandProfiles.workspaceId, workspaceId)).get();
 
   describe('read', () => {
@@ -141,13 +141,13 @@ describe('REST brand profile', () => {
         expect(res.body, path).toEqual(defaultsFor(bed.ws));
         expect(Object.keys(res.body), path).toEqual(Object.keys(defaultsFor(bed.ws)));
       }
-      expect(storedRow()).toBeUndefined();
+      expect(await storedRow()).toBeUndefined();
     });
 
     it('gives brandProfileOf the same resource as GET, before and after a PATCH', async () => {
-      expect(brandProfileOf(bed.runtime.db, bed.ws.workspace.id)).toEqual(await read());
+      expect(await brandProfileOf(bed.runtime.db, bed.ws.workspace.id)).toEqual(await read());
       await patch({ voice: 'Warm', forbidden_words: ['cheap'] });
-      expect(brandProfileOf(bed.runtime.db, bed.ws.workspace.id)).toEqual(await read());
+      expect(await brandProfileOf(bed.runtime.db, bed.ws.workspace.id)).toEqual(await read());
     });
 
     it('takes GET from the read bucket and PATCH from the write bucket', async () => {
@@ -168,7 +168,7 @@ describe('REST brand profile', () => {
           'missing_key',
         );
       }
-      expect(storedRow()).toBeUndefined();
+      expect(await storedRow()).toBeUndefined();
     });
 
     it('answers 405 for other methods on both paths', async () => {
@@ -279,7 +279,7 @@ describe('REST brand profile', () => {
       expect((await read()).updated_at).toBe(first.updated_at);
       const second = await patch({ voice: 'Two' });
       expect(second.updated_at).toBe(new Date(created + 65_000).toISOString());
-      expect(storedRow()!.updatedAt.getTime()).toBe(created + 65_000);
+      expect((await storedRow())!.updatedAt.getTime()).toBe(created + 65_000);
     });
 
     it('answers no_updates for an empty body, no body, or only unknown fields, and stores nothing', async () => {
@@ -291,7 +291,7 @@ describe('REST brand profile', () => {
         const res = await send('PATCH', PATH, body);
         expectError(res, 400, 'no_updates');
       }
-      expect(storedRow()).toBeUndefined();
+      expect(await storedRow()).toBeUndefined();
       expect(await read()).toEqual(defaultsFor(bed.ws));
     });
 
@@ -323,7 +323,7 @@ describe('REST brand profile', () => {
       const res = await send('PATCH', PATH, { voice: chars(501), tone_energy: 11, brand_name: 'Fine' });
       expectError(res, 422, 'unprocessable_entity', { details: true });
       expect(Object.keys(res.body.error.details.fieldErrors).sort()).toEqual(['tone_energy', 'voice']);
-      expect(storedRow()).toBeUndefined();
+      expect(await storedRow()).toBeUndefined();
     });
   });
 
@@ -333,7 +333,7 @@ describe('REST brand profile', () => {
         const res = await send('PATCH', PATH, { [field]: value });
         expectError(res, 400, 'invalid_body', { details: true });
         expect(Object.keys(res.body.error.details.fieldErrors)).toEqual([field]);
-        expect(storedRow()).toBeUndefined();
+        expect(await storedRow()).toBeUndefined();
       });
     }
 
@@ -341,20 +341,20 @@ describe('REST brand profile', () => {
       const res = await send('PATCH', PATH, { voice: chars(501), tone_humor: 'playful' });
       expectError(res, 400, 'invalid_body', { details: true });
       expect(Object.keys(res.body.error.details.fieldErrors).sort()).toEqual(['tone_humor', 'voice']);
-      expect(storedRow()).toBeUndefined();
+      expect(await storedRow()).toBeUndefined();
     });
 
     it('answers 400 for a JSON array instead of an object of fields', async () => {
       const res = await send('PATCH', PATH, [{ voice: 'Warm' }]);
       expectError(res, 400, 'invalid_body', { details: true });
       expect(res.body.error.details.formErrors).toEqual([expect.any(String)]);
-      expect(storedRow()).toBeUndefined();
+      expect(await storedRow()).toBeUndefined();
     });
   });
 
   describe('workspaces', () => {
     it('keeps each workspace to its own profile', async () => {
-      const other = makeWorkspace(bed.runtime);
+      const other = await makeWorkspace(bed.runtime);
       const mine = await patch({ brand_name: 'Mine', forbidden_words: ['rival'] });
 
       expect(await read(other)).toEqual(defaultsFor(other));

@@ -23,8 +23,8 @@ describe('REST platform callbacks', () => {
   let b: TestWorkspace;
   const bed = useRestTestbed({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET } });
   beforeEach(async () => {
-    a = makeWorkspace(bed.runtime);
-    b = makeWorkspace(bed.runtime);
+    a = await makeWorkspace(bed.runtime);
+    b = await makeWorkspace(bed.runtime);
   });
 
   const post = (path: string, form: Record<string, string> | string, headers: Record<string, string> = FORM) =>
@@ -38,37 +38,42 @@ describe('REST platform callbacks', () => {
     post(`/callbacks/${platform}/data-deletion`, { signed_request: signedRequest });
 
   /** The same facebook user connected to both workspaces (under different usernames), plus bystanders. */
-  function connectShared() {
-    const connect = (ws: TestWorkspace, platform: string, username: string, platformUserId: string) =>
+  async function connectShared() {
+    const connect = async (ws: TestWorkspace, platform: string, username: string, platformUserId: string) =>
       connectSocialAccount(bed.runtime, { workspaceId: ws.workspace.id, platform, username, platformUserId });
     return {
-      inA: connect(a, 'facebook', 'shared_in_a', '10001'),
-      inB: connect(b, 'facebook', 'shared_in_b', '10001'),
-      otherUser: connect(a, 'facebook', 'someone_else', '10002'),
-      otherPlatform: connect(b, 'instagram', 'shared_in_b', '10001'),
+      inA: await connect(a, 'facebook', 'shared_in_a', '10001'),
+      inB: await connect(b, 'facebook', 'shared_in_b', '10001'),
+      otherUser: await connect(a, 'facebook', 'someone_else', '10002'),
+      otherPlatform: await connect(b, 'instagram', 'shared_in_b', '10001'),
     };
   }
-  const rows = () => bed.runtime.db.select().from(socialAccounts).all();
-  const activeById = () => Object.fromEntries(rows().map((r) => [r.id, r.isActive]));
-  const expectNothingChanged = (before: ReturnType<typeof rows>) => {
-    expect(rows()).toEqual(before);
-    expect(eventsOf(bed.runtime)).toEqual([]);
-    expect(bed.runtime.db.select().from(dataDeletionRequests).all()).toEqual([]);
+  const rows = async () => bed.runtime.db.select().from(socialAccounts).all();
+  const activeById = async () => Object.fromEntries((await rows()).map((r) => [r.id, r.isActive]));
+  const expectNothingChanged = async (before: Awaited<ReturnType<typeof rows>>) => {
+    expect(await rows()).toEqual(before);
+    expect(await eventsOf(bed.runtime)).toEqual([]);
+    expect(await bed.runtime.db.select().from(dataDeletionRequests).all()).toEqual([]);
   };
 
   it('deauthorize marks the user inactive in both workspaces, with exactly one event in each', async () => {
-    const { inA, inB, otherUser, otherPlatform } = connectShared();
+    const { inA, inB, otherUser, otherPlatform } = await connectShared();
     const res = await deauthorize(sign({ algorithm: 'HMAC-SHA256', issued_at: 1773144000, user_id: '10001' }));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true });
-    expect(activeById()).toEqual({ [inA.id]: false, [inB.id]: false, [otherUser.id]: true, [otherPlatform.id]: true });
+    expect(await activeById()).toEqual({
+      [inA.id]: false,
+      [inB.id]: false,
+      [otherUser.id]: true,
+      [otherPlatform.id]: true,
+    });
 
     const inEach = [
       [a, 'shared_in_a', inA.id],
       [b, 'shared_in_b', inB.id],
     ] as const;
     for (const [ws, username, id] of inEach) {
-      const written = eventsOf(bed.runtime, ws.workspace.id);
+      const written = await eventsOf(bed.runtime, ws.workspace.id);
       expect(written).toHaveLength(1);
       expect(written[0].type).toBe('social_account.disconnected');
       expect(written[0].id).toMatch(/^evt_/);
@@ -78,7 +83,7 @@ describe('REST platform callbacks', () => {
         reason: 'deauthorized',
       });
     }
-    expect(eventsOf(bed.runtime)).toHaveLength(2);
+    expect(await eventsOf(bed.runtime)).toHaveLength(2);
 
     // The list shows them inactive; nothing else about them changed.
     const listed = await call(bed.server, 'GET', '/api/v1/social-accounts', { headers: a.headers });
@@ -90,51 +95,47 @@ describe('REST platform callbacks', () => {
   });
 
   it('refuses a stale issued_at and a replayed request with 400; neither changes an account', async () => {
-    const { inA, inB } = connectShared();
-    const before = rows();
+    const { inA, inB } = await connectShared();
+    const before = await rows();
     const stale = await deauthorize(sign({ algorithm: 'HMAC-SHA256', issued_at: 1_000_000_000, user_id: '10001' }));
     expectError(stale, 400, 'invalid_body', { details: true });
     expect(stale.body.error.message).toMatch(/issued at 2001/);
-    expectNothingChanged(before);
+    await expectNothingChanged(before);
 
     const genuine = sign({ algorithm: 'HMAC-SHA256', user_id: '10001' });
     expect((await deauthorize(genuine)).status).toBe(200);
     // The person connects again; the same request, sent again, must not disconnect them again.
-    bed.runtime.db.update(socialAccounts).set({ status: 'active' }).run();
-    const reconnected = rows();
-    const eventsBefore = eventsOf(bed.runtime).length;
+    await bed.runtime.db.update(socialAccounts).set({ status: 'active' }).run();
+    const reconnected = await rows();
+    const eventsBefore = (await eventsOf(bed.runtime)).length;
     for (const replay of [await deauthorize(genuine), await dataDeletion(genuine)]) {
       expectError(replay, 400, 'invalid_body', { details: true });
       expect(replay.body.error.message).toMatch(/already handled/);
     }
-    expect(rows()).toEqual(reconnected);
-    expect(activeById()).toMatchObject({ [inA.id]: true, [inB.id]: true });
-    expect(eventsOf(bed.runtime)).toHaveLength(eventsBefore);
+    expect(await rows()).toEqual(reconnected);
+    expect(await activeById()).toMatchObject({ [inA.id]: true, [inB.id]: true });
+    expect(await eventsOf(bed.runtime)).toHaveLength(eventsBefore);
     // Once the window has passed, the request is forgotten, and refused as stale instead.
     bed.runtime.clock.advance(11 * 60 * 1000);
     expect((await deauthorize(genuine)).body.error.message).toMatch(/more than 10 minutes from now/);
-    expect(rows()).toEqual(reconnected);
+    expect(await rows()).toEqual(reconnected);
   });
 
   it('data-deletion removes the rows in both workspaces, one event each, and answers a working status URL', async () => {
-    const { inA, inB, otherUser, otherPlatform } = connectShared();
+    const { inA, inB, otherUser, otherPlatform } = await connectShared();
     const res = await dataDeletion(sign({ algorithm: 'HMAC-SHA256', user_id: '10001' }));
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['confirmation_code', 'url']);
     const code: string = res.body.confirmation_code;
     expect(code).toMatch(/^[0-9A-Za-z]{16,}$/);
     expect(res.body.url).toBe(`${BASE_URL}/callbacks/facebook/data-deletion/${code}`);
-    expect(
-      rows()
-        .map((r) => r.id)
-        .sort(),
-    ).toEqual([otherUser.id, otherPlatform.id].sort());
+    expect((await rows()).map((r) => r.id).sort()).toEqual([otherUser.id, otherPlatform.id].sort());
 
     for (const [ws, username, id] of [
       [a, 'shared_in_a', inA.id],
       [b, 'shared_in_b', inB.id],
     ] as const) {
-      const written = eventsOf(bed.runtime, ws.workspace.id);
+      const written = await eventsOf(bed.runtime, ws.workspace.id);
       expect(written.map((e) => [e.type, e.data])).toEqual([
         [
           'social_account.disconnected',
@@ -160,12 +161,12 @@ describe('REST platform callbacks', () => {
   });
 
   it('data-deletion also removes an account already deauthorized, and answers for a user nobody connected', async () => {
-    const { inA } = connectShared();
+    const { inA } = await connectShared();
     await deauthorize(sign({ user_id: '10001' }));
     const res = await dataDeletion(sign({ user_id: '10001' }));
     expect(res.status).toBe(200);
-    expect(rows().find((r) => r.id === inA.id)).toBeUndefined();
-    expect(eventsOf(bed.runtime, a.workspace.id).map((e) => (e.data as { reason: string }).reason)).toEqual([
+    expect((await rows()).find((r) => r.id === inA.id)).toBeUndefined();
+    expect((await eventsOf(bed.runtime, a.workspace.id)).map((e) => (e.data as { reason: string }).reason)).toEqual([
       'deauthorized',
       'data_deletion',
     ]);
@@ -174,24 +175,24 @@ describe('REST platform callbacks', () => {
     expect(nobody.status).toBe(200);
     const status = await call(bed.server, 'GET', `/callbacks/facebook/data-deletion/${nobody.body.confirmation_code}`);
     expect(status.body).toMatchObject({ status: 'completed', accounts_removed: 0 });
-    expect(eventsOf(bed.runtime)).toHaveLength(4);
+    expect(await eventsOf(bed.runtime)).toHaveLength(4);
   });
 
   it('a bad signature is 400 invalid_body on both callbacks and changes nothing', async () => {
-    connectShared();
-    const before = rows();
+    await connectShared();
+    const before = await rows();
     for (const send of [deauthorize, dataDeletion]) {
       const res = await send(sign({ algorithm: 'HMAC-SHA256', user_id: '10001' }, 'not-the-secret'));
       expectError(res, 400, 'invalid_body', { details: true });
       expect(res.body.error.message).toMatch(/signature/);
       expect(Object.keys(res.body.error.details.fieldErrors)).toEqual(['signed_request']);
     }
-    expectNothingChanged(before);
+    await expectNothingChanged(before);
   });
 
   it('refuses a tampered payload, a wrong algorithm, a malformed or missing signed_request', async () => {
-    connectShared();
-    const before = rows();
+    await connectShared();
+    const before = await rows();
     const good = sign({ user_id: '10002' });
     const [signature] = good.split('.');
     const cases: Array<[string, string | Record<string, string>, RegExp]> = [
@@ -213,17 +214,17 @@ describe('REST platform callbacks', () => {
         expect(res.body.error.message, name).toMatch(message);
       }
     }
-    expectNothingChanged(before);
+    await expectNothingChanged(before);
   });
 
   it('an unconfigured platform and an unknown one answer 404, even with a good signature', async () => {
-    connectSocialAccount(bed.runtime, {
+    await connectSocialAccount(bed.runtime, {
       workspaceId: a.workspace.id,
       platform: 'instagram',
       username: 'gram',
       platformUserId: '10001',
     });
-    const before = rows();
+    const before = await rows();
     for (const platform of ['instagram', 'twitter', 'myspace']) {
       for (const kind of ['deauthorize', 'data-deletion']) {
         const res = await post(`/callbacks/${platform}/${kind}`, { signed_request: sign({ user_id: '10001' }) });
@@ -232,15 +233,17 @@ describe('REST platform callbacks', () => {
     }
     const instagram = await deauthorize(sign({ user_id: '10001' }), 'instagram');
     expect(instagram.body.error.message).toContain('INSTAGRAM_APP_SECRET');
-    expectNothingChanged(before);
+    await expectNothingChanged(before);
   });
 
   it('each platform verifies with its own secret', async () => {
     await bed.server.close();
-    bed.runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET, INSTAGRAM_APP_SECRET: 'ig-secret' } });
+    bed.runtime = await testRuntime({
+      env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET, INSTAGRAM_APP_SECRET: 'ig-secret' },
+    });
     bed.server = await startTestServer(bed.runtime);
-    const ws = makeWorkspace(bed.runtime);
-    const gram = connectSocialAccount(bed.runtime, {
+    const ws = await makeWorkspace(bed.runtime);
+    const gram = await connectSocialAccount(bed.runtime, {
       workspaceId: ws.workspace.id,
       platform: 'instagram',
       username: 'gram',
@@ -248,13 +251,13 @@ describe('REST platform callbacks', () => {
     });
     expectError(await deauthorize(sign({ user_id: '7' }), 'instagram'), 400, 'invalid_body', { details: true });
     expect((await deauthorize(sign({ user_id: '7' }, 'ig-secret'), 'instagram')).body).toEqual({ success: true });
-    expect(bed.runtime.db.select().from(socialAccounts).all()).toEqual([
+    expect(await bed.runtime.db.select().from(socialAccounts).all()).toEqual([
       expect.objectContaining({ id: gram.id, isActive: false }),
     ]);
   });
 
   it('needs no API key, takes only form bodies, and answers 405 for other methods', async () => {
-    connectShared();
+    await connectShared();
     const json = await post(
       '/callbacks/facebook/deauthorize',
       JSON.stringify({ signed_request: sign({ user_id: '10001' }) }),
@@ -263,7 +266,7 @@ describe('REST platform callbacks', () => {
       },
     );
     expectError(json, 415, 'unsupported_media_type');
-    expect(eventsOf(bed.runtime)).toEqual([]);
+    expect(await eventsOf(bed.runtime)).toEqual([]);
 
     const withCharset = await post(
       '/callbacks/facebook/deauthorize',
@@ -295,7 +298,7 @@ describe('REST platform callbacks', () => {
 
   it('refuses an oversized form with 413 and a form with too many fields with 413', async () => {
     await bed.server.close();
-    bed.runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET, BODY_LIMIT_BYTES: '2048' } });
+    bed.runtime = await testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET, BODY_LIMIT_BYTES: '2048' } });
     bed.server = await startTestServer(bed.runtime);
     expectError(
       await post('/callbacks/facebook/deauthorize', { signed_request: 'x'.repeat(4096) }),
@@ -304,7 +307,7 @@ describe('REST platform callbacks', () => {
     );
     const many = Array.from({ length: 1001 }, (_, i) => `f${i}=1`).join('&');
     await bed.server.close();
-    bed.runtime = testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET } });
+    bed.runtime = await testRuntime({ env: { ...baseEnv, FACEBOOK_APP_SECRET: SECRET } });
     bed.server = await startTestServer(bed.runtime);
     expectError(await post('/callbacks/facebook/deauthorize', many), 413, 'payload_too_large');
   });

@@ -114,7 +114,7 @@ describe('REST campaigns', () => {
         await send('POST', '/api/v1/campaigns', { name: 'x', campaign_length_days: '7' }),
         'campaign_length_days',
       );
-      expect(bed.runtime.db.select().from(campaigns).all()).toEqual([]);
+      expect(await bed.runtime.db.select().from(campaigns).all()).toEqual([]);
     });
 
     it('content_mix: engine names only, non-negative weights, not all zero; {} is allowed', async () => {
@@ -177,7 +177,9 @@ describe('REST campaigns', () => {
         expect(res.body.status).toBe(status);
       }
       expectFieldError(await patch(created.id, { status: 'launched' }), 'status');
-      expect(eventsOf(bed.runtime, bed.ws.workspace.id).filter((e) => e.type.startsWith('campaign.'))).toEqual([]);
+      expect((await eventsOf(bed.runtime, bed.ws.workspace.id)).filter((e) => e.type.startsWith('campaign.'))).toEqual(
+        [],
+      );
     });
 
     it('a body with no recognised field answers 400 no_updates; limits hold as on create', async () => {
@@ -200,7 +202,7 @@ describe('REST campaigns', () => {
       expect(res.body).toEqual({ ...created, status: 'active', start_date: now, updated_at: now });
       expect(res.body).not.toHaveProperty('scheduled_posts');
       expect(res.body).not.toHaveProperty('skipped_posts');
-      const launched = eventsOf(bed.runtime, bed.ws.workspace.id).filter((e) => e.type === 'campaign.launched');
+      const launched = (await eventsOf(bed.runtime, bed.ws.workspace.id)).filter((e) => e.type === 'campaign.launched');
       expect(launched.map((e) => e.data)).toEqual([{ campaign: res.body }]);
     });
 
@@ -217,13 +219,15 @@ describe('REST campaigns', () => {
         expectError(await launch(created.id), 409, 'invalid_state');
         expect((await send('GET', `/api/v1/campaigns/${created.id}`)).body).toEqual(before);
       }
-      expect(eventsOf(bed.runtime, bed.ws.workspace.id).filter((e) => e.type === 'campaign.launched')).toHaveLength(2);
+      expect(
+        (await eventsOf(bed.runtime, bed.ws.workspace.id)).filter((e) => e.type === 'campaign.launched'),
+      ).toHaveLength(2);
     });
 
     it('with no AI credit left this month answers 403 quota_exceeded and stays a draft', async () => {
       const created = await create();
       const credits = bed.ws.workspace.features.monthly_ai_credits;
-      bed.runtime.db
+      await bed.runtime.db
         .insert(usagePeriods)
         .values({
           workspaceId: bed.ws.workspace.id,
@@ -233,7 +237,9 @@ describe('REST campaigns', () => {
         .run();
       expectError(await launch(created.id), 403, 'quota_exceeded');
       expect((await send('GET', `/api/v1/campaigns/${created.id}`)).body.status).toBe('draft');
-      expect(eventsOf(bed.runtime, bed.ws.workspace.id).filter((e) => e.type === 'campaign.launched')).toEqual([]);
+      expect((await eventsOf(bed.runtime, bed.ws.workspace.id)).filter((e) => e.type === 'campaign.launched')).toEqual(
+        [],
+      );
 
       // Credits come back with the next calendar month.
       bed.runtime.clock.set(usagePeriod(bed.runtime.clock.now()).end.toISOString());
@@ -245,11 +251,11 @@ describe('REST campaigns', () => {
     it('removes the row, clears campaign_id on its items (which stay), and fires nothing', async () => {
       const created = await create();
       const other = await create({ name: 'Other' });
-      const item = makeContent(bed.runtime, bed.ws.workspace);
-      const kept = makeContent(bed.runtime, bed.ws.workspace);
-      bed.runtime.db.update(content).set({ campaignId: created.id }).where(eq(content.id, item.id)).run();
-      bed.runtime.db.update(content).set({ campaignId: other.id }).where(eq(content.id, kept.id)).run();
-      const eventsBefore = eventsOf(bed.runtime, bed.ws.workspace.id).length;
+      const item = await makeContent(bed.runtime, bed.ws.workspace);
+      const kept = await makeContent(bed.runtime, bed.ws.workspace);
+      await bed.runtime.db.update(content).set({ campaignId: created.id }).where(eq(content.id, item.id)).run();
+      await bed.runtime.db.update(content).set({ campaignId: other.id }).where(eq(content.id, kept.id)).run();
+      const eventsBefore = (await eventsOf(bed.runtime, bed.ws.workspace.id)).length;
 
       const res = await send('DELETE', `/api/v1/campaigns/${created.id}`);
       expect(res.status).toBe(200);
@@ -261,7 +267,7 @@ describe('REST campaigns', () => {
         status: 'draft',
       });
       expect((await send('GET', `/api/v1/content/${kept.id}`)).body.campaign_id).toBe(other.id);
-      expect(eventsOf(bed.runtime, bed.ws.workspace.id)).toHaveLength(eventsBefore);
+      expect(await eventsOf(bed.runtime, bed.ws.workspace.id)).toHaveLength(eventsBefore);
       expectError(await send('DELETE', `/api/v1/campaigns/${created.id}`), 404, 'not_found');
     });
   });
@@ -269,7 +275,7 @@ describe('REST campaigns', () => {
   describe('workspace isolation', () => {
     it("another workspace's campaign answers 404 to every route and is never listed", async () => {
       const mine = await create({ name: 'Mine' });
-      const stranger = makeWorkspace(bed.runtime);
+      const stranger = await makeWorkspace(bed.runtime);
       const as = (method: string, path: string, body?: unknown) => send(method, path, body, stranger.headers);
       expectError(await as('GET', `/api/v1/campaigns/${mine.id}`), 404, 'not_found');
       expectError(await as('PATCH', `/api/v1/campaigns/${mine.id}`, { name: 'Taken' }), 404, 'not_found');

@@ -13,8 +13,8 @@ describe('REST content: transitions and their events', () => {
   const send = (method: string, path: string, body?: unknown) =>
     call(bed.server, method, path, { headers: bed.ws.headers, body });
   /** Events written since `from` rows were there. */
-  const newEvents = (from: number) => eventsOf(bed.runtime, bed.ws.workspace.id).slice(from);
-  const eventCount = () => eventsOf(bed.runtime, bed.ws.workspace.id).length;
+  const newEvents = async (from: number) => (await eventsOf(bed.runtime, bed.ws.workspace.id)).slice(from);
+  const eventCount = async () => (await eventsOf(bed.runtime, bed.ws.workspace.id)).length;
 
   it('create writes one content.created with the full resource', async () => {
     const res = await send('POST', '/api/v1/content', {
@@ -23,7 +23,7 @@ describe('REST content: transitions and their events', () => {
       hashtags: ['#a'],
     });
     expect(res.status).toBe(201);
-    const rows = eventsOf(bed.runtime, bed.ws.workspace.id);
+    const rows = await eventsOf(bed.runtime, bed.ws.workspace.id);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({
       type: 'content.created',
@@ -36,31 +36,31 @@ describe('REST content: transitions and their events', () => {
   });
 
   it('PATCH writes content.updated with the full updated resource, and nothing else', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace);
-    const from = eventCount();
+    const item = await makeContent(bed.runtime, bed.ws.workspace);
+    const from = await eventCount();
     bed.runtime.clock.advance(1000);
     const res = await send('PATCH', `/api/v1/content/${item.id}`, { caption: 'Changed', status: 'pending_review' });
     expect(res.status).toBe(200);
-    const rows = newEvents(from);
+    const rows = await newEvents(from);
     expect(rows.map((e) => e.type)).toEqual(['content.updated']);
     expect(rows[0].data).toEqual({ content: res.body });
   });
 
   it.each(['draft', 'rejected', 'scheduled'])('PATCH to %s writes no approved event', async (status) => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { scheduled_for: '2026-04-01T00:00:00Z' });
-    const from = eventCount();
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { scheduled_for: '2026-04-01T00:00:00Z' });
+    const from = await eventCount();
     expect((await send('PATCH', `/api/v1/content/${item.id}`, { status })).status).toBe(200);
-    expect(newEvents(from).map((e) => e.type)).toEqual(['content.updated']);
+    expect((await newEvents(from)).map((e) => e.type)).toEqual(['content.updated']);
   });
 
   it('PATCH to approved writes content.updated and content.approved, and again when already approved', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace);
+    const item = await makeContent(bed.runtime, bed.ws.workspace);
     for (let round = 0; round < 2; round += 1) {
-      const from = eventCount();
+      const from = await eventCount();
       const res = await send('PATCH', `/api/v1/content/${item.id}`, { status: 'approved' });
       expect(res.status).toBe(200);
       expect(res.body.status).toBe('approved');
-      const rows = newEvents(from);
+      const rows = await newEvents(from);
       expect(rows.map((e) => e.type)).toEqual(['content.updated', 'content.approved']);
       expect(rows[0].data).toEqual({ content: res.body });
       expect(rows[1].data).toEqual({ content: { id: item.id, object: 'content', status: 'approved' } });
@@ -68,16 +68,16 @@ describe('REST content: transitions and their events', () => {
   });
 
   it('PATCH of another field on an approved item writes no approved event', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'approved' });
-    const from = eventCount();
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { status: 'approved' });
+    const from = await eventCount();
     expect((await send('PATCH', `/api/v1/content/${item.id}`, { caption: 'Tweak' })).status).toBe(200);
-    expect(newEvents(from).map((e) => e.type)).toEqual(['content.updated']);
+    expect((await newEvents(from)).map((e) => e.type)).toEqual(['content.updated']);
   });
 
   describe('publish', () => {
     it('without scheduled_for: 202, approved, publish_queued, one content.approved', async () => {
-      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
-      const from = eventCount();
+      const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+      const from = await eventCount();
       const res = await send('POST', `/api/v1/content/${item.id}/publish`);
       expect(res.status).toBe(202);
       expect(res.body).toMatchObject({
@@ -87,21 +87,21 @@ describe('REST content: transitions and their events', () => {
         publish_queued: true,
         scheduled_for: null,
       });
-      const rows = newEvents(from);
+      const rows = await newEvents(from);
       expect(rows.map((e) => e.type)).toEqual(['content.approved']);
       expect(rows[0].data).toEqual({ content: { id: item.id, object: 'content', status: 'approved' } });
     });
 
     it('with an empty JSON body behaves as without one', async () => {
-      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+      const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
       const res = await send('POST', `/api/v1/content/${item.id}/publish`, {});
       expect(res.status).toBe(202);
       expect(res.body).toMatchObject({ status: 'approved', publish_queued: true });
     });
 
     it('with a past scheduled_for: approved; with a future one: scheduled for that time', async () => {
-      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
-      const from = eventCount();
+      const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+      const from = await eventCount();
       const res = await send('POST', `/api/v1/content/${item.id}/publish`, {
         scheduled_for: '2026-03-10T13:00:00+01:00',
       });
@@ -118,13 +118,13 @@ describe('REST content: transitions and their events', () => {
         publish_queued: true,
         scheduled_for: '2026-03-11T08:00:00.000Z',
       });
-      const rows = newEvents(from);
+      const rows = await newEvents(from);
       expect(rows.map((e) => e.type)).toEqual(['content.approved', 'content.approved']);
       expect(rows[1].data).toEqual({ content: { id: item.id, object: 'content', status: 'scheduled' } });
     });
 
     it('with scheduled_for equal to now: approved, not scheduled', async () => {
-      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+      const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
       const res = await send('POST', `/api/v1/content/${item.id}/publish`, {
         scheduled_for: bed.runtime.clock.now().toISOString(),
       });
@@ -137,7 +137,7 @@ describe('REST content: transitions and their events', () => {
     });
 
     it.each(['draft', 'pending_review', 'rejected', 'scheduled'])('works from %s', async (status) => {
-      const item = makeContent(bed.runtime, bed.ws.workspace, {
+      const item = await makeContent(bed.runtime, bed.ws.workspace, {
         target_platforms: ['linkedin'],
         scheduled_for: '2026-04-01T00:00:00Z',
       });
@@ -150,12 +150,12 @@ describe('REST content: transitions and their events', () => {
 
   describe('DELETE', () => {
     it('archives, answers the deletion object and writes content.deleted with the id at the top of data', async () => {
-      const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'approved' });
-      const from = eventCount();
+      const item = await makeContent(bed.runtime, bed.ws.workspace, { status: 'approved' });
+      const from = await eventCount();
       const res = await send('DELETE', `/api/v1/content/${item.id}`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ id: item.id, object: 'content', deleted: true });
-      const rows = newEvents(from);
+      const rows = await newEvents(from);
       expect(rows.map((e) => e.type)).toEqual(['content.deleted']);
       expect(rows[0].data).toEqual({ id: item.id });
 
@@ -168,7 +168,7 @@ describe('REST content: transitions and their events', () => {
     });
 
     it('of a queued item takes it out of the queue', async () => {
-      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+      const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
       expect((await send('POST', `/api/v1/content/${item.id}/publish`)).body.publish_queued).toBe(true);
       await send('DELETE', `/api/v1/content/${item.id}`);
       expect((await send('GET', `/api/v1/content/${item.id}`)).body).toMatchObject({
@@ -180,40 +180,40 @@ describe('REST content: transitions and their events', () => {
 
   describe('failed operations write no event', () => {
     it('409 on an archived item', async () => {
-      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
-      forceStatus(bed.runtime, item.id, 'archived');
-      const from = eventCount();
+      const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+      await forceStatus(bed.runtime, item.id, 'archived');
+      const from = await eventCount();
       expectError(await send('PATCH', `/api/v1/content/${item.id}`, { status: 'approved' }), 409, 'invalid_state');
       expectError(await send('POST', `/api/v1/content/${item.id}/publish`), 409, 'invalid_state');
       expectError(await send('DELETE', `/api/v1/content/${item.id}`), 409, 'invalid_state');
-      expect(newEvents(from)).toEqual([]);
+      expect(await newEvents(from)).toEqual([]);
     });
 
     it('409 on an item being published', async () => {
-      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
-      forceStatus(bed.runtime, item.id, 'publishing');
-      const from = eventCount();
+      const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+      await forceStatus(bed.runtime, item.id, 'publishing');
+      const from = await eventCount();
       expectError(await send('PATCH', `/api/v1/content/${item.id}`, { status: 'approved' }), 409, 'invalid_state');
       expectError(await send('POST', `/api/v1/content/${item.id}/publish`), 409, 'invalid_state');
-      expect(newEvents(from)).toEqual([]);
+      expect(await newEvents(from)).toEqual([]);
     });
 
     it('400 on a create or a PATCH that fails validation', async () => {
-      const item = makeContent(bed.runtime, bed.ws.workspace);
-      const from = eventCount();
+      const item = await makeContent(bed.runtime, bed.ws.workspace);
+      const from = await eventCount();
       expectError(await send('POST', '/api/v1/content', { caption: '' }), 400, 'invalid_body', { details: true });
       expectError(await send('PATCH', `/api/v1/content/${item.id}`, { status: 'scheduled' }), 400, 'invalid_body', {
         details: true,
       });
       expectError(await send('PATCH', `/api/v1/content/${item.id}`, {}), 400, 'no_updates');
-      expect(newEvents(from)).toEqual([]);
+      expect(await newEvents(from)).toEqual([]);
     });
 
     it('422 on publish without target platforms', async () => {
-      const item = makeContent(bed.runtime, bed.ws.workspace);
-      const from = eventCount();
+      const item = await makeContent(bed.runtime, bed.ws.workspace);
+      const from = await eventCount();
       expectError(await send('POST', `/api/v1/content/${item.id}/publish`), 422, 'no_target_platforms');
-      expect(newEvents(from)).toEqual([]);
+      expect(await newEvents(from)).toEqual([]);
     });
   });
 
@@ -230,8 +230,8 @@ describe('REST content: transitions and their events', () => {
       ['publish', (id: string) => send('POST', `/api/v1/content/${id}/publish`)],
       ['DELETE', (id: string) => send('DELETE', `/api/v1/content/${id}`)],
     ])('%s is rolled back when its event cannot be written', async (_label, act) => {
-      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
-      const before = contentRow(bed.runtime, item.id);
+      const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+      const before = await contentRow(bed.runtime, item.id);
       breakOutbox();
       const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
       try {
@@ -239,7 +239,7 @@ describe('REST content: transitions and their events', () => {
       } finally {
         quiet.mockRestore();
       }
-      expect(contentRow(bed.runtime, item.id)).toEqual(before);
+      expect(await contentRow(bed.runtime, item.id)).toEqual(before);
     });
 
     it('create stores no item when its event cannot be written', async () => {
@@ -256,10 +256,14 @@ describe('REST content: transitions and their events', () => {
   });
 
   it('each event belongs to the workspace that caused it', async () => {
-    const other = makeWorkspace(bed.runtime);
+    const other = await makeWorkspace(bed.runtime);
     await send('POST', '/api/v1/content', { caption: 'mine' });
     await call(bed.server, 'POST', '/api/v1/content', { headers: other.headers, body: { caption: 'theirs' } });
-    expect(eventsOf(bed.runtime, bed.ws.workspace.id).map((e) => (e.data.content as any).caption)).toEqual(['mine']);
-    expect(eventsOf(bed.runtime, other.workspace.id).map((e) => (e.data.content as any).caption)).toEqual(['theirs']);
+    expect((await eventsOf(bed.runtime, bed.ws.workspace.id)).map((e) => (e.data.content as any).caption)).toEqual([
+      'mine',
+    ]);
+    expect((await eventsOf(bed.runtime, other.workspace.id)).map((e) => (e.data.content as any).caption)).toEqual([
+      'theirs',
+    ]);
   });
 });

@@ -22,24 +22,24 @@ describe('REST content: failed_since', () => {
 
   it('lists the items whose run failed at or after the instant, and no others', async () => {
     const { workspace } = bed.ws;
-    const failedRecently = recordPublishRun(bed.runtime, workspace, {
+    const failedRecently = await recordPublishRun(bed.runtime, workspace, {
       finishedAt: ago(2),
       platforms: { twitter: 'rejected' },
     });
-    const failedLongAgo = recordPublishRun(bed.runtime, workspace, {
+    const failedLongAgo = await recordPublishRun(bed.runtime, workspace, {
       finishedAt: ago(30),
       platforms: { twitter: 'rejected' },
     });
     // A run that published on one platform is not a failed run, although the other platform refused.
-    recordPublishRun(bed.runtime, workspace, {
+    await recordPublishRun(bed.runtime, workspace, {
       finishedAt: ago(1),
       platforms: { twitter: 'published', linkedin: 'rejected' },
     });
-    const exactlyAtTheInstant = recordPublishRun(bed.runtime, workspace, {
+    const exactlyAtTheInstant = await recordPublishRun(bed.runtime, workspace, {
       finishedAt: ago(24),
       platforms: { linkedin: 'rejected' },
     });
-    makeContent(bed.runtime, workspace, { status: 'approved' });
+    await makeContent(bed.runtime, workspace, { status: 'approved' });
 
     const res = await list(`failed_since=${encodeURIComponent(ago(24).toISOString())}`);
     expect(res.status).toBe(200);
@@ -54,8 +54,11 @@ describe('REST content: failed_since', () => {
 
   it('lists an item once, however many of its runs failed, and combines with the other filters', async () => {
     const { workspace } = bed.ws;
-    const twice = recordPublishRun(bed.runtime, workspace, { finishedAt: ago(5), platforms: { twitter: 'rejected' } });
-    recordPublishRun(bed.runtime, workspace, {
+    const twice = await recordPublishRun(bed.runtime, workspace, {
+      finishedAt: ago(5),
+      platforms: { twitter: 'rejected' },
+    });
+    await recordPublishRun(bed.runtime, workspace, {
       finishedAt: ago(3),
       platforms: { twitter: 'unknown' },
       contentId: twice.contentId,
@@ -69,9 +72,9 @@ describe('REST content: failed_since', () => {
   it('counts on the home page exactly what the list answers', async () => {
     const { workspace } = bed.ws;
     for (const hours of [1, 10, 23, 25, 40]) {
-      recordPublishRun(bed.runtime, workspace, { finishedAt: ago(hours), platforms: { twitter: 'rejected' } });
+      await recordPublishRun(bed.runtime, workspace, { finishedAt: ago(hours), platforms: { twitter: 'rejected' } });
     }
-    const glance = runOperation(workspaceAtAGlance, contextFor(bed.runtime, workspace, 'rest'), {});
+    const glance = await runOperation(workspaceAtAGlance, contextFor(bed.runtime, workspace, 'rest'), {});
     expect(glance.failedSince.toISOString()).toBe(ago(24).toISOString());
     const res = await list(`failed_since=${encodeURIComponent(glance.failedSince.toISOString())}&limit=100`);
     expect(res.body.data).toHaveLength(3);
@@ -79,8 +82,8 @@ describe('REST content: failed_since', () => {
   });
 
   it("never lists another workspace's failed items", async () => {
-    const other = makeWorkspace(bed.runtime);
-    recordPublishRun(bed.runtime, other.workspace, { finishedAt: ago(1), platforms: { twitter: 'rejected' } });
+    const other = await makeWorkspace(bed.runtime);
+    await recordPublishRun(bed.runtime, other.workspace, { finishedAt: ago(1), platforms: { twitter: 'rejected' } });
     const res = await list(`failed_since=${encodeURIComponent(ago(24).toISOString())}`);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([]);

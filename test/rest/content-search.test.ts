@@ -16,7 +16,7 @@ describe('REST content: q (caption search)', () => {
   it('finds captions containing the text whatever its case, in any script', async () => {
     const { workspace } = bed.ws;
     for (const caption of ['Spring SALE starts today', 'the spring collection', 'Winter is coming', 'ÉTÉ en ville']) {
-      makeContent(bed.runtime, workspace, { caption });
+      await makeContent(bed.runtime, workspace, { caption });
     }
     const res = await list(q('spring'));
     expect(res.status).toBe(200);
@@ -27,7 +27,7 @@ describe('REST content: q (caption search)', () => {
   });
 
   it('answers an empty list when nothing matches, and the whole list for an empty q', async () => {
-    makeContent(bed.runtime, bed.ws.workspace, { caption: 'Nothing to see' });
+    await makeContent(bed.runtime, bed.ws.workspace, { caption: 'Nothing to see' });
     const none = await list(q('zebra'));
     expect(none.status).toBe(200);
     expect(none.body).toEqual({ object: 'list', data: [], has_more: false, next_cursor: null });
@@ -36,10 +36,10 @@ describe('REST content: q (caption search)', () => {
 
   it('takes % and _ as the characters themselves', async () => {
     const { workspace } = bed.ws;
-    makeContent(bed.runtime, workspace, { caption: '50% off everything' });
-    makeContent(bed.runtime, workspace, { caption: '50 percent off' });
-    makeContent(bed.runtime, workspace, { caption: 'snake_case names' });
-    makeContent(bed.runtime, workspace, { caption: 'snakeXcase names' });
+    await makeContent(bed.runtime, workspace, { caption: '50% off everything' });
+    await makeContent(bed.runtime, workspace, { caption: '50 percent off' });
+    await makeContent(bed.runtime, workspace, { caption: 'snake_case names' });
+    await makeContent(bed.runtime, workspace, { caption: 'snakeXcase names' });
     expect(captionsOf((await list(q('50%'))).body)).toEqual(['50% off everything']);
     expect(captionsOf((await list(q('%'))).body)).toEqual(['50% off everything']);
     expect(captionsOf((await list(q('e_c'))).body)).toEqual(['snake_case names']);
@@ -47,18 +47,18 @@ describe('REST content: q (caption search)', () => {
 
   it('combines with status and content_type', async () => {
     const { workspace } = bed.ws;
-    makeContent(bed.runtime, workspace, { caption: 'Launch draft', content_type: 'text_only' });
-    makeContent(bed.runtime, workspace, {
+    await makeContent(bed.runtime, workspace, { caption: 'Launch draft', content_type: 'text_only' });
+    await makeContent(bed.runtime, workspace, {
       caption: 'Launch review',
       content_type: 'text_only',
       status: 'pending_review',
     });
-    makeContent(bed.runtime, workspace, {
+    await makeContent(bed.runtime, workspace, {
       caption: 'Launch reel',
       content_type: 'single_image',
       status: 'pending_review',
     });
-    makeContent(bed.runtime, workspace, {
+    await makeContent(bed.runtime, workspace, {
       caption: 'Other review',
       content_type: 'text_only',
       status: 'pending_review',
@@ -78,8 +78,8 @@ describe('REST content: q (caption search)', () => {
 
   it('pages through the matches with the same q', async () => {
     for (let i = 0; i < 5; i++) {
-      makeContent(bed.runtime, bed.ws.workspace, { caption: `match ${i}` });
-      makeContent(bed.runtime, bed.ws.workspace, { caption: `other ${i}` });
+      await makeContent(bed.runtime, bed.ws.workspace, { caption: `match ${i}` });
+      await makeContent(bed.runtime, bed.ws.workspace, { caption: `other ${i}` });
       bed.runtime.clock.advance(1000);
     }
     const first = await list(`${q('MATCH')}&limit=3`);
@@ -91,8 +91,8 @@ describe('REST content: q (caption search)', () => {
   });
 
   it("never finds another workspace's items", async () => {
-    const other = makeWorkspace(bed.runtime);
-    makeContent(bed.runtime, other.workspace, { caption: 'A secret launch' });
+    const other = await makeWorkspace(bed.runtime);
+    await makeContent(bed.runtime, other.workspace, { caption: 'A secret launch' });
     const res = await list(q('secret'));
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([]);

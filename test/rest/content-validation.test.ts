@@ -28,9 +28,9 @@ describe('REST content: field rules', () => {
   let ws: TestWorkspace;
   beforeAll(async () => {
     // Generous limits: this file makes many writes in one clock minute.
-    runtime = testRuntime({ env: { ...baseEnv, RATE_LIMIT_WRITE: '100000', RATE_LIMIT_READ: '100000' } });
+    runtime = await testRuntime({ env: { ...baseEnv, RATE_LIMIT_WRITE: '100000', RATE_LIMIT_READ: '100000' } });
     server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
+    ws = await makeWorkspace(runtime);
   });
   afterAll(() => server.close());
 
@@ -53,7 +53,7 @@ describe('REST content: field rules', () => {
       expectFieldError(await create({ caption: null }), 'caption');
     });
     it('PATCH holds the same limits', async () => {
-      const item = makeContent(runtime, ws.workspace);
+      const item = await makeContent(runtime, ws.workspace);
       expect((await patch(item.id, { caption: 'x'.repeat(4000) })).status).toBe(200);
       expectFieldError(await patch(item.id, { caption: 'x'.repeat(4001) }), 'caption');
       expectFieldError(await patch(item.id, { caption: '' }), 'caption');
@@ -84,7 +84,7 @@ describe('REST content: field rules', () => {
       }
     });
     it('PATCH strips and limits the same way', async () => {
-      const item = makeContent(runtime, ws.workspace);
+      const item = await makeContent(runtime, ws.workspace);
       expect((await patch(item.id, { hashtags: ['#one'] })).body.hashtags).toEqual(['one']);
       expectFieldError(await patch(item.id, { hashtags: tags(51) }), 'hashtags');
     });
@@ -183,11 +183,11 @@ describe('REST content: field rules', () => {
       }
     });
     it('PATCH refuses a naive date-time too', async () => {
-      const item = makeContent(runtime, ws.workspace);
+      const item = await makeContent(runtime, ws.workspace);
       expectFieldError(await patch(item.id, { scheduled_for: '2026-04-01T09:00:00' }), 'scheduled_for');
     });
     it('publish refuses a naive scheduled_for', async () => {
-      const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+      const item = await makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
       const res = await call(server, 'POST', `/api/v1/content/${item.id}/publish`, {
         headers: ws.headers,
         body: { scheduled_for: '2026-04-01T09:00:00' },
@@ -221,31 +221,34 @@ describe('REST content: field rules', () => {
 
   describe('status on PATCH', () => {
     it.each(['draft', 'pending_review', 'approved', 'rejected'])('accepts %s', async (status) => {
-      const item = makeContent(runtime, ws.workspace);
+      const item = await makeContent(runtime, ws.workspace);
       expect((await patch(item.id, { status })).body.status).toBe(status);
     });
     it.each(['archived', 'publishing', 'published'])('refuses %s', async (status) => {
-      const item = makeContent(runtime, ws.workspace);
+      const item = await makeContent(runtime, ws.workspace);
       expectFieldError(await patch(item.id, { status }), 'status');
     });
     it('moving to scheduled takes scheduled_for from the body', async () => {
-      const item = makeContent(runtime, ws.workspace);
+      const item = await makeContent(runtime, ws.workspace);
       const res = await patch(item.id, { status: 'scheduled', scheduled_for: '2026-04-01T09:00:00Z' });
       expect(res.body).toMatchObject({ status: 'scheduled', scheduled_for: '2026-04-01T09:00:00.000Z' });
     });
     it('moving to scheduled uses a scheduled_for already set', async () => {
-      const item = makeContent(runtime, ws.workspace, { scheduled_for: '2026-04-02T10:00:00Z' });
+      const item = await makeContent(runtime, ws.workspace, { scheduled_for: '2026-04-02T10:00:00Z' });
       const res = await patch(item.id, { status: 'scheduled' });
       expect(res.body).toMatchObject({ status: 'scheduled', scheduled_for: '2026-04-02T10:00:00.000Z' });
     });
     it('moving to scheduled without any scheduled_for is refused and changes nothing', async () => {
-      const item = makeContent(runtime, ws.workspace);
+      const item = await makeContent(runtime, ws.workspace);
       expectFieldError(await patch(item.id, { status: 'scheduled' }), 'scheduled_for');
       const read = await call(server, 'GET', `/api/v1/content/${item.id}`, { headers: ws.headers });
       expect(read.body).toEqual(item);
     });
     it('clearing scheduled_for on a scheduled item is refused', async () => {
-      const item = makeContent(runtime, ws.workspace, { status: 'scheduled', scheduled_for: '2026-04-02T10:00:00Z' });
+      const item = await makeContent(runtime, ws.workspace, {
+        status: 'scheduled',
+        scheduled_for: '2026-04-02T10:00:00Z',
+      });
       expectFieldError(await patch(item.id, { scheduled_for: null }), 'scheduled_for');
       expectFieldError(await patch(item.id, { status: 'scheduled', scheduled_for: null }), 'scheduled_for');
     });
@@ -253,7 +256,7 @@ describe('REST content: field rules', () => {
 
   describe('PATCH ignores unknown fields', () => {
     it('applies the known ones and drops the rest', async () => {
-      const item = makeContent(runtime, ws.workspace);
+      const item = await makeContent(runtime, ws.workspace);
       const res = await patch(item.id, {
         caption: 'Known',
         colour: 'blue',
@@ -308,7 +311,7 @@ describe('REST content: field rules', () => {
       }
     });
     it('PATCH validates overrides the same way', async () => {
-      const item = makeContent(runtime, ws.workspace);
+      const item = await makeContent(runtime, ws.workspace);
       expect(
         (await patch(item.id, { platform_specific: { linkedin: { caption: 'Long form' } } })).body.platform_specific,
       ).toEqual({
@@ -319,7 +322,7 @@ describe('REST content: field rules', () => {
   });
 
   it('a refused create stores nothing', async () => {
-    const fresh = makeWorkspace(runtime);
+    const fresh = await makeWorkspace(runtime);
     const res = await call(server, 'POST', '/api/v1/content', {
       headers: fresh.headers,
       body: { caption: 'x', hashtags: tags(51) },

@@ -76,7 +76,7 @@ describe('REST content: happy paths', () => {
   });
 
   it('updates only the fields sent and moves updated_at', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { hashtags: ['keep'], topic: 'Topic' });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { hashtags: ['keep'], topic: 'Topic' });
     bed.runtime.clock.advance(5000);
     const res = await send('PATCH', `/api/v1/content/${item.id}`, { caption: 'Edited', status: 'pending_review' });
     expect(res.status).toBe(200);
@@ -90,7 +90,7 @@ describe('REST content: happy paths', () => {
   });
 
   it('clears nullable fields with null', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, {
+    const item = await makeContent(bed.runtime, bed.ws.workspace, {
       topic: 'T',
       aspect_ratio: '1:1',
       scheduled_for: '2026-05-01T00:00:00Z',
@@ -105,8 +105,8 @@ describe('REST content: happy paths', () => {
   });
 
   it('deletes by archiving: the item stays readable by id and leaves the default list', async () => {
-    const keep = makeContent(bed.runtime, bed.ws.workspace, { caption: 'keep' });
-    const gone = makeContent(bed.runtime, bed.ws.workspace, { caption: 'gone' });
+    const keep = await makeContent(bed.runtime, bed.ws.workspace, { caption: 'keep' });
+    const gone = await makeContent(bed.runtime, bed.ws.workspace, { caption: 'gone' });
     const res = await send('DELETE', `/api/v1/content/${gone.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: gone.id, object: 'content', deleted: true });
@@ -122,9 +122,9 @@ describe('REST content: happy paths', () => {
   });
 
   it('lists newest first in the list envelope', async () => {
-    const first = makeContent(bed.runtime, bed.ws.workspace);
+    const first = await makeContent(bed.runtime, bed.ws.workspace);
     bed.runtime.clock.advance(1000);
-    const second = makeContent(bed.runtime, bed.ws.workspace);
+    const second = await makeContent(bed.runtime, bed.ws.workspace);
     const res = await send('GET', '/api/v1/content');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ object: 'list', data: [second, first], has_more: false, next_cursor: null });
@@ -136,7 +136,7 @@ describe('REST content: happy paths', () => {
   });
 
   it('publishes: 202 with publish_queued true and status approved', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
     const res = await send('POST', `/api/v1/content/${item.id}/publish`);
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ id: item.id, object: 'content', status: 'approved', publish_queued: true });

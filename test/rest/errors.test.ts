@@ -29,7 +29,7 @@ describe('REST errors', () => {
       const res = await send('POST', '/api/v1/content', { rawBody: '{"caption": "cut' });
       expectError(res, 400, 'invalid_body');
       expect(res.body.error).not.toHaveProperty('details');
-      const patch = await send('PATCH', `/api/v1/content/${makeContent(bed.runtime, bed.ws.workspace).id}`, {
+      const patch = await send('PATCH', `/api/v1/content/${(await makeContent(bed.runtime, bed.ws.workspace)).id}`, {
         rawBody: '{,}',
       });
       expectError(patch, 400, 'invalid_body');
@@ -80,7 +80,7 @@ describe('REST errors', () => {
       expectError(res, 400, 'invalid_body', { details: true });
       expect(res.body.error.details.formErrors.length).toBeGreaterThan(0);
       expect(res.body.error.details.fieldErrors).toEqual({});
-      const item = makeContent(bed.runtime, bed.ws.workspace);
+      const item = await makeContent(bed.runtime, bed.ws.workspace);
       const patch = await send('PATCH', `/api/v1/content/${item.id}`, { body: [{ caption: 'x' }] });
       expectError(patch, 400, 'invalid_body', { details: true });
     });
@@ -105,14 +105,14 @@ describe('REST errors', () => {
         { object: 'content', created_at: '2026-01-01T00:00:00Z', published_at: null, campaign_id: 'c' },
       ],
     ])('PATCH with %s', async (_label, body) => {
-      const item = makeContent(bed.runtime, bed.ws.workspace);
-      const before = eventsOf(bed.runtime).length;
+      const item = await makeContent(bed.runtime, bed.ws.workspace);
+      const before = (await eventsOf(bed.runtime)).length;
       expectError(await send('PATCH', `/api/v1/content/${item.id}`, { body }), 400, 'no_updates');
-      expect(eventsOf(bed.runtime)).toHaveLength(before);
+      expect(await eventsOf(bed.runtime)).toHaveLength(before);
     });
 
     it('PATCH with no body at all', async () => {
-      const item = makeContent(bed.runtime, bed.ws.workspace);
+      const item = await makeContent(bed.runtime, bed.ws.workspace);
       expectError(await send('PATCH', `/api/v1/content/${item.id}`), 400, 'no_updates');
     });
   });
@@ -180,9 +180,9 @@ describe('REST errors', () => {
 
   describe('409 invalid_state', () => {
     it('PATCH, publish and DELETE on an archived item', async () => {
-      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+      const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
       expect((await send('DELETE', `/api/v1/content/${item.id}`)).status).toBe(200);
-      const before = eventsOf(bed.runtime).length;
+      const before = (await eventsOf(bed.runtime)).length;
       expectError(
         await send('PATCH', `/api/v1/content/${item.id}`, { body: { caption: 'back' } }),
         409,
@@ -195,22 +195,22 @@ describe('REST errors', () => {
       );
       expectError(await send('POST', `/api/v1/content/${item.id}/publish`), 409, 'invalid_state');
       expectError(await send('DELETE', `/api/v1/content/${item.id}`), 409, 'invalid_state');
-      expect(eventsOf(bed.runtime)).toHaveLength(before);
+      expect(await eventsOf(bed.runtime)).toHaveLength(before);
       const after = await send('GET', `/api/v1/content/${item.id}`);
       expect(after.body).toMatchObject({ status: 'archived', caption: item.caption });
     });
 
     it('PATCH and publish on an item being published', async () => {
-      const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
-      forceStatus(bed.runtime, item.id, 'publishing');
-      const before = eventsOf(bed.runtime).length;
+      const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+      await forceStatus(bed.runtime, item.id, 'publishing');
+      const before = (await eventsOf(bed.runtime)).length;
       expectError(
         await send('PATCH', `/api/v1/content/${item.id}`, { body: { caption: 'too late' } }),
         409,
         'invalid_state',
       );
       expectError(await send('POST', `/api/v1/content/${item.id}/publish`), 409, 'invalid_state');
-      expect(eventsOf(bed.runtime)).toHaveLength(before);
+      expect(await eventsOf(bed.runtime)).toHaveLength(before);
       const after = await send('GET', `/api/v1/content/${item.id}`);
       expect(after.body).toMatchObject({ status: 'publishing', caption: item.caption });
     });
@@ -218,10 +218,10 @@ describe('REST errors', () => {
 
   describe('413 payload_too_large', () => {
     it('a body over BODY_LIMIT_BYTES is refused; one under it passes', async () => {
-      const small = testRuntime({ env: { ...baseEnv, BODY_LIMIT_BYTES: '1024' } });
+      const small = await testRuntime({ env: { ...baseEnv, BODY_LIMIT_BYTES: '1024' } });
       const smallServer = await startTestServer(small);
       try {
-        const owner = makeWorkspace(small);
+        const owner = await makeWorkspace(small);
         const over = await call(smallServer, 'POST', '/api/v1/content', {
           headers: owner.headers,
           body: { caption: 'x'.repeat(1100) },
@@ -279,10 +279,10 @@ describe('REST errors', () => {
 
   describe('422 no_target_platforms', () => {
     it('publishing an item without target platforms', async () => {
-      const item = makeContent(bed.runtime, bed.ws.workspace);
-      const before = eventsOf(bed.runtime).length;
+      const item = await makeContent(bed.runtime, bed.ws.workspace);
+      const before = (await eventsOf(bed.runtime)).length;
       expectError(await send('POST', `/api/v1/content/${item.id}/publish`), 422, 'no_target_platforms');
-      expect(eventsOf(bed.runtime)).toHaveLength(before);
+      expect(await eventsOf(bed.runtime)).toHaveLength(before);
       expect((await send('GET', `/api/v1/content/${item.id}`)).body).toMatchObject({
         status: 'draft',
         publish_queued: false,
@@ -292,33 +292,33 @@ describe('REST errors', () => {
 
   describe('403 quota_exceeded', () => {
     it('publishing once posts_per_month items were published this month; one fewer still publishes', async () => {
-      const starter = makeWorkspace(bed.runtime, { plan: 'starter' });
+      const starter = await makeWorkspace(bed.runtime, { plan: 'starter' });
       const now = bed.runtime.clock.now();
       // 299 this month, plus some last month that do not count.
-      insertPublished(bed.runtime, starter.workspace.id, 299, new Date(now.getTime() - 60 * 60 * 1000));
-      insertPublished(bed.runtime, starter.workspace.id, 5, new Date('2026-02-27T10:00:00Z'));
-      const first = makeContent(bed.runtime, starter.workspace, { target_platforms: ['twitter'] });
-      const second = makeContent(bed.runtime, starter.workspace, { target_platforms: ['twitter'] });
+      await insertPublished(bed.runtime, starter.workspace.id, 299, new Date(now.getTime() - 60 * 60 * 1000));
+      await insertPublished(bed.runtime, starter.workspace.id, 5, new Date('2026-02-27T10:00:00Z'));
+      const first = await makeContent(bed.runtime, starter.workspace, { target_platforms: ['twitter'] });
+      const second = await makeContent(bed.runtime, starter.workspace, { target_platforms: ['twitter'] });
 
       const ok = await call(bed.server, 'POST', `/api/v1/content/${first.id}/publish`, { headers: starter.headers });
       expect(ok.status).toBe(202);
 
-      insertPublished(bed.runtime, starter.workspace.id, 1, now);
-      const before = eventsOf(bed.runtime).length;
+      await insertPublished(bed.runtime, starter.workspace.id, 1, now);
+      const before = (await eventsOf(bed.runtime)).length;
       const refused = await call(bed.server, 'POST', `/api/v1/content/${second.id}/publish`, {
         headers: starter.headers,
       });
       expectError(refused, 403, 'quota_exceeded');
-      expect(eventsOf(bed.runtime)).toHaveLength(before);
+      expect(await eventsOf(bed.runtime)).toHaveLength(before);
       expect(
         (await call(bed.server, 'GET', `/api/v1/content/${second.id}`, { headers: starter.headers })).body.status,
       ).toBe('draft');
     });
 
     it('the quota resets with the UTC calendar month', async () => {
-      const starter = makeWorkspace(bed.runtime, { plan: 'starter' });
-      insertPublished(bed.runtime, starter.workspace.id, 300, bed.runtime.clock.now());
-      const item = makeContent(bed.runtime, starter.workspace, { target_platforms: ['twitter'] });
+      const starter = await makeWorkspace(bed.runtime, { plan: 'starter' });
+      await insertPublished(bed.runtime, starter.workspace.id, 300, bed.runtime.clock.now());
+      const item = await makeContent(bed.runtime, starter.workspace, { target_platforms: ['twitter'] });
       expectError(
         await call(bed.server, 'POST', `/api/v1/content/${item.id}/publish`, { headers: starter.headers }),
         403,

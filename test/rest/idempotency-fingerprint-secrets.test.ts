@@ -34,9 +34,9 @@ describe('the idempotency fingerprint of a credentials connect', () => {
   beforeEach(async () => {
     data = tempDataDir('idempotency-fingerprint');
     file = join(data.dir, 'service.db');
-    runtime = testRuntime({ file, env: { ...baseEnv, ...fakePlatformEnvironment({ bluesky }) } });
+    runtime = await testRuntime({ file, env: { ...baseEnv, ...fakePlatformEnvironment({ bluesky }) } });
     server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
+    ws = await makeWorkspace(runtime);
   });
   afterEach(async () => {
     await server.close();
@@ -91,7 +91,11 @@ describe('the idempotency fingerprint of a credentials connect', () => {
     const first = await keyed();
     expect(first.status).toBe(201);
     const unkeyed = sha256(`createContent\n${JSON.stringify(body)}`).toString('hex');
-    runtime.db.update(idempotencyKeys).set({ fingerprint: unkeyed }).where(eq(idempotencyKeys.key, 'legacy-1')).run();
+    await runtime.db
+      .update(idempotencyKeys)
+      .set({ fingerprint: unkeyed })
+      .where(eq(idempotencyKeys.key, 'legacy-1'))
+      .run();
     const replay = await keyed();
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');

@@ -23,12 +23,12 @@ describe('idempotent answers that carry a secret', () => {
   beforeEach(async () => {
     data = tempDataDir('idempotency-secrets');
     file = join(data.dir, 'service.db');
-    runtime = testRuntime({
+    runtime = await testRuntime({
       file,
       env: { ...baseEnv, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', X_CLIENT_ID: 'x-client', X_CLIENT_SECRET: 'x-secret' },
     });
     server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
+    ws = await makeWorkspace(runtime);
   });
   afterEach(async () => {
     await server.close();
@@ -77,7 +77,7 @@ describe('idempotent answers that carry a secret', () => {
     const body = { caption: 'Stored before the upgrade', target_platforms: ['linkedin'] };
     const first = await keyed('/api/v1/content', 'legacy-1', body);
     expect(first.status).toBe(201);
-    runtime.db
+    await runtime.db
       .update(idempotencyKeys)
       .set({ responseBodyEncrypted: null, responseBody: first.body })
       .where(eq(idempotencyKeys.key, 'legacy-1'))

@@ -27,8 +27,8 @@ describe('Idempotency-Key on POST', () => {
     expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(
       Number(first.headers.get('x-ratelimit-remaining')) - 1,
     );
-    expect(bed.runtime.db.select().from(content).all()).toHaveLength(1);
-    expect(bed.runtime.db.select().from(events).where(eq(events.type, 'content.created')).all()).toHaveLength(1);
+    expect(await bed.runtime.db.select().from(content).all()).toHaveLength(1);
+    expect(await bed.runtime.db.select().from(events).where(eq(events.type, 'content.created')).all()).toHaveLength(1);
   });
 
   it('refuses the same key with another body (422 idempotency_key_reused)', async () => {
@@ -36,11 +36,11 @@ describe('Idempotency-Key on POST', () => {
     const reused = await post('k-2', { caption: 'second' });
     expect(reused.status).toBe(422);
     expect(reused.body.error.code).toBe('idempotency_key_reused');
-    expect(bed.runtime.db.select().from(content).all()).toHaveLength(1);
+    expect(await bed.runtime.db.select().from(content).all()).toHaveLength(1);
   });
 
   it('answers 409 idempotency_conflict while the first request is in flight', async () => {
-    claimIdempotencyKey(bed.runtime, {
+    await claimIdempotencyKey(bed.runtime, {
       workspaceId: bed.ws.workspace.id,
       key: 'k-3',
       keyField: 'Idempotency-Key',
@@ -67,12 +67,12 @@ describe('Idempotency-Key on POST', () => {
   });
 
   it('scopes keys to the workspace and to the route', async () => {
-    const other = makeWorkspace(bed.runtime);
+    const other = await makeWorkspace(bed.runtime);
     const mine = await post('shared', { caption: 'same body' });
     const theirs = await post('shared', { caption: 'same body' }, '/api/v1/content', other.headers);
     expect(theirs.status).toBe(201);
     expect(theirs.body.id).not.toBe(mine.body.id);
-    const item = makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
     const publish = await post('shared', { caption: 'same body' }, `/api/v1/content/${item.id}/publish`);
     expect(publish.body.error.code).toBe('idempotency_key_reused');
   });
@@ -94,7 +94,7 @@ describe('Idempotency-Key on POST', () => {
         })
       ).status,
     ).toBe(201);
-    expect(bed.runtime.db.select().from(content).all()).toHaveLength(1);
+    expect(await bed.runtime.db.select().from(content).all()).toHaveLength(1);
   });
 
   it('refuses a key longer than 255 characters', async () => {
@@ -105,8 +105,11 @@ describe('Idempotency-Key on POST', () => {
 
   it('replays a publish without queueing it twice', async () => {
     const { runtime } = bed;
-    connectAccounts(runtime, bed.ws.workspace, ['twitter']);
-    const item = makeContent(runtime, bed.ws.workspace, { content_type: 'text_only', target_platforms: ['twitter'] });
+    await connectAccounts(runtime, bed.ws.workspace, ['twitter']);
+    const item = await makeContent(runtime, bed.ws.workspace, {
+      content_type: 'text_only',
+      target_platforms: ['twitter'],
+    });
     const path = `/api/v1/content/${item.id}/publish`;
     const first = await post('pub', {}, path);
     expect(first.status).toBe(202);
@@ -118,10 +121,10 @@ describe('Idempotency-Key on POST', () => {
     expect(replayed.status).toBe(202);
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(replayed.body).toEqual(first.body);
-    expect(contentRow(runtime, item.id)).toMatchObject({ status: 'published', publishQueued: false });
+    expect(await contentRow(runtime, item.id)).toMatchObject({ status: 'published', publishQueued: false });
     expect(await run()).toEqual([]);
-    expect(runtime.db.select().from(publishRuns).where(eq(publishRuns.contentId, item.id)).all()).toHaveLength(1);
-    expect(sandboxPostsFor(runtime, item.id)).toHaveLength(1);
-    expect(runtime.db.select().from(events).where(eq(events.type, 'content.approved')).all()).toHaveLength(1);
+    expect(await runtime.db.select().from(publishRuns).where(eq(publishRuns.contentId, item.id)).all()).toHaveLength(1);
+    expect(await sandboxPostsFor(runtime, item.id)).toHaveLength(1);
+    expect(await runtime.db.select().from(events).where(eq(events.type, 'content.approved')).all()).toHaveLength(1);
   });
 });

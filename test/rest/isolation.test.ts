@@ -14,9 +14,9 @@ describe('REST content: cross-workspace isolation', () => {
   let item: ContentResource;
   const bed = useRestTestbed({ env: baseEnv });
   beforeEach(async () => {
-    a = makeWorkspace(bed.runtime, { name: 'A' });
-    b = makeWorkspace(bed.runtime, { name: 'B' });
-    item = makeContent(bed.runtime, a.workspace, {
+    a = await makeWorkspace(bed.runtime, { name: 'A' });
+    b = await makeWorkspace(bed.runtime, { name: 'B' });
+    item = await makeContent(bed.runtime, a.workspace, {
       caption: 'A only',
       target_platforms: ['twitter'],
       status: 'approved',
@@ -36,12 +36,12 @@ describe('REST content: cross-workspace isolation', () => {
   ];
 
   it.each(attempts)("%s of A's item from B is 404 and changes nothing", async (_label, method, suffix, body) => {
-    const rowBefore = contentRow(bed.runtime, item.id);
-    const eventsBefore = eventsOf(bed.runtime);
+    const rowBefore = await contentRow(bed.runtime, item.id);
+    const eventsBefore = await eventsOf(bed.runtime);
     const res = await as(b, method, `/api/v1/content/${item.id}${suffix}`, body);
     expectError(res, 404, 'not_found');
-    expect(contentRow(bed.runtime, item.id)).toEqual(rowBefore);
-    expect(eventsOf(bed.runtime)).toEqual(eventsBefore);
+    expect(await contentRow(bed.runtime, item.id)).toEqual(rowBefore);
+    expect(await eventsOf(bed.runtime)).toEqual(eventsBefore);
     expect((await as(a, 'GET', `/api/v1/content/${item.id}`)).body).toEqual(item);
   });
 
@@ -53,10 +53,10 @@ describe('REST content: cross-workspace isolation', () => {
   });
 
   it("B cannot see A's archived or publishing items either", async () => {
-    const archived = makeContent(bed.runtime, a.workspace, { target_platforms: ['twitter'] });
-    forceStatus(bed.runtime, archived.id, 'archived');
-    const publishing = makeContent(bed.runtime, a.workspace, { target_platforms: ['twitter'] });
-    forceStatus(bed.runtime, publishing.id, 'publishing');
+    const archived = await makeContent(bed.runtime, a.workspace, { target_platforms: ['twitter'] });
+    await forceStatus(bed.runtime, archived.id, 'archived');
+    const publishing = await makeContent(bed.runtime, a.workspace, { target_platforms: ['twitter'] });
+    await forceStatus(bed.runtime, publishing.id, 'publishing');
     // 404, not 409: the state of another workspace's item must not leak.
     for (const id of [archived.id, publishing.id]) {
       expectError(await as(b, 'GET', `/api/v1/content/${id}`), 404, 'not_found');
@@ -67,7 +67,7 @@ describe('REST content: cross-workspace isolation', () => {
   });
 
   it('an id in the body does not redirect a PATCH or publish to another item', async () => {
-    const own = makeContent(bed.runtime, b.workspace, { target_platforms: ['twitter'] });
+    const own = await makeContent(bed.runtime, b.workspace, { target_platforms: ['twitter'] });
     const patched = await as(b, 'PATCH', `/api/v1/content/${own.id}`, { id: item.id, caption: 'Mine' });
     expect(patched.status).toBe(200);
     expect(patched.body.id).toBe(own.id);
@@ -79,11 +79,11 @@ describe('REST content: cross-workspace isolation', () => {
   describe('lists', () => {
     it('never show another workspace: all statuses, filters and cursors', async () => {
       const bItems = [
-        makeContent(bed.runtime, b.workspace, { caption: 'B one' }),
-        makeContent(bed.runtime, b.workspace, { caption: 'B two' }),
+        await makeContent(bed.runtime, b.workspace, { caption: 'B one' }),
+        await makeContent(bed.runtime, b.workspace, { caption: 'B two' }),
       ];
-      const archived = makeContent(bed.runtime, a.workspace, { caption: 'A archived' });
-      forceStatus(bed.runtime, archived.id, 'archived');
+      const archived = await makeContent(bed.runtime, a.workspace, { caption: 'A archived' });
+      await forceStatus(bed.runtime, archived.id, 'archived');
       const bIds = new Set(bItems.map((i) => i.id));
 
       for (const query of [
@@ -103,9 +103,9 @@ describe('REST content: cross-workspace isolation', () => {
     });
 
     it("A's cursor used by B walks B's items only", async () => {
-      for (let i = 0; i < 5; i += 1) makeContent(bed.runtime, a.workspace, { caption: `A ${i}` });
+      for (let i = 0; i < 5; i += 1) await makeContent(bed.runtime, a.workspace, { caption: `A ${i}` });
       bed.runtime.clock.advance(-10_000);
-      const bItem = makeContent(bed.runtime, b.workspace, { caption: 'B old' });
+      const bItem = await makeContent(bed.runtime, b.workspace, { caption: 'B old' });
       bed.runtime.clock.advance(20_000);
       const page = await as(a, 'GET', '/api/v1/content?limit=2');
       expect(page.body.has_more).toBe(true);
@@ -122,7 +122,7 @@ describe('REST content: cross-workspace isolation', () => {
   });
 
   it('two keys of one workspace see the same items', async () => {
-    const second = makeKey(bed.runtime, a.workspace.id);
+    const second = await makeKey(bed.runtime, a.workspace.id);
     const res = await call(bed.server, 'GET', `/api/v1/content/${item.id}`, {
       headers: { authorization: `Bearer ${second.apiKey}` },
     });

@@ -38,11 +38,11 @@ describe('REST media storage', () => {
   };
   const rest = (method: string, path: string, ws: TestWorkspace = bed.ws, body?: unknown) =>
     call(bed.server, method, path, { headers: ws.headers, body });
-  const rows = () => bed.runtime.db.select().from(mediaAssets).all();
+  const rows = async () => bed.runtime.db.select().from(mediaAssets).all();
   const filesOnDisk = () => readdirSync(bed.mediaDir);
   /** A workspace on `pro` with its storage quota set to `bytes` (the plan row, as an operator's plan change would). */
-  const workspaceWithQuota = (bytes: number) => {
-    bed.runtime.db.update(plans).set({ storageBytes: bytes }).where(eq(plans.name, 'pro')).run();
+  const workspaceWithQuota = async (bytes: number) => {
+    await bed.runtime.db.update(plans).set({ storageBytes: bytes }).where(eq(plans.name, 'pro')).run();
     return makeWorkspace(bed.runtime);
   };
   const fileGone = (url: string) => {
@@ -52,37 +52,37 @@ describe('REST media storage', () => {
 
   describe('quota', () => {
     it('refuses with 403 quota_exceeded an upload past the plan quota, and keeps no row and no file of it', async () => {
-      const ws = workspaceWithQuota(10_000);
+      const ws = await workspaceWithQuota(10_000);
       await uploaded(pngOfSize(6_000), ws);
       const refused = await upload(pngOfSize(6_000), ws);
       expectError(refused, 403, 'quota_exceeded');
       expect(refused.body.error.message).toMatch(/media library/);
-      expect(rows()).toHaveLength(1);
+      expect(await rows()).toHaveLength(1);
       await eventually('only the first file is on disk', () => filesOnDisk().length === 1, 2_000);
       // What is left still fits.
       await uploaded(pngOfSize(4_000), ws);
     });
 
     it('refuses a file far past the room left while it streams, without reading it all', async () => {
-      const ws = workspaceWithQuota(10_000);
+      const ws = await workspaceWithQuota(10_000);
       const refused = await upload(pngOfSize(4 * 1024 * 1024), ws);
       expectError(refused, 403, 'quota_exceeded');
       expect(refused.headers.get('connection')).toBe('close');
-      expect(rows()).toEqual([]);
+      expect(await rows()).toEqual([]);
       await eventually('the partial file is gone', () => filesOnDisk().length === 0, 2_000);
     });
 
     it('lets only one of two uploads streaming side by side into the last room through', async () => {
-      const ws = workspaceWithQuota(10_000);
+      const ws = await workspaceWithQuota(10_000);
       const answers = await Promise.all([upload(pngOfSize(6_000), ws), upload(pngOfSize(6_000), ws)]);
       expect(answers.map((a) => a.status).sort()).toEqual([201, 403]);
       expect(answers.find((a) => a.status === 403)!.body.error.code).toBe('quota_exceeded');
-      expect(rows()).toHaveLength(1);
+      expect(await rows()).toHaveLength(1);
       await eventually('only the stored file is on disk', () => filesOnDisk().length === 1, 2_000);
     });
 
     it('shows the storage used and the quota on GET /me, and a delete frees the room', async () => {
-      const ws = workspaceWithQuota(10_000);
+      const ws = await workspaceWithQuota(10_000);
       const before = await rest('GET', '/api/v1/me', ws);
       expect(before.body.usage).toMatchObject({ storage_used_bytes: 0, storage_limit_bytes: 10_000 });
       const asset = await uploaded(pngOfSize(6_000), ws);
@@ -106,7 +106,7 @@ describe('REST media storage', () => {
       const res = await rest('DELETE', `/api/v1/media_assets/${asset.id}`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ id: asset.id, object: 'media_asset', deleted: true });
-      expect(rows()).toEqual([]);
+      expect(await rows()).toEqual([]);
       await eventually('the file is removed', () => fileGone(asset.url), 2_000);
       const served = await bed.server.request(new URL(asset.url).pathname);
       expect(served.status).toBe(404);
@@ -115,35 +115,35 @@ describe('REST media storage', () => {
     });
 
     it("answers 404 for another workspace's asset, as for an unknown id, and keeps it", async () => {
-      const other = makeWorkspace(bed.runtime, { name: 'Other' });
+      const other = await makeWorkspace(bed.runtime, { name: 'Other' });
       const theirs = await uploaded(png(2, 2), other);
       const foreign = await rest('DELETE', `/api/v1/media_assets/${theirs.id}`);
       const unknown = await rest('DELETE', '/api/v1/media_assets/00000000-0000-7000-8000-000000000000');
       expectError(foreign, 404, 'not_found');
       expect(foreign.body).toEqual(unknown.body);
-      expect(rows()).toHaveLength(1);
+      expect(await rows()).toHaveLength(1);
       expect((await bed.server.request(new URL(theirs.url).pathname)).status).toBe(200);
     });
 
     it('refuses with 409 a file an unfinished item uses, naming the items, and deletes it once they are done', async () => {
       const asset = await uploaded(png(2, 2));
-      const draft = makeContent(bed.runtime, bed.ws.workspace, { caption: 'Uses it', media_urls: [asset.url] });
-      const another = makeContent(bed.runtime, bed.ws.workspace, {
+      const draft = await makeContent(bed.runtime, bed.ws.workspace, { caption: 'Uses it', media_urls: [asset.url] });
+      const another = await makeContent(bed.runtime, bed.ws.workspace, {
         caption: 'Uses it too',
         media_urls: ['https://elsewhere.example/a.png', asset.url],
       });
-      const unrelated = makeContent(bed.runtime, bed.ws.workspace, { caption: 'Other media' });
+      const unrelated = await makeContent(bed.runtime, bed.ws.workspace, { caption: 'Other media' });
       const refused = await rest('DELETE', `/api/v1/media_assets/${asset.id}`);
       expectError(refused, 409, 'invalid_state');
       expect(refused.body.error.message).toContain(draft.id);
       expect(refused.body.error.message).toContain(another.id);
       expect(refused.body.error.message).not.toContain(unrelated.id);
-      expect(rows()).toHaveLength(1);
+      expect(await rows()).toHaveLength(1);
       expect((await bed.server.request(new URL(asset.url).pathname)).status).toBe(200);
 
       // Archived and published items need their media no more.
       expect((await rest('DELETE', `/api/v1/content/${draft.id}`)).status).toBe(200);
-      forceStatus(bed.runtime, another.id, 'published');
+      await forceStatus(bed.runtime, another.id, 'published');
       expect((await rest('DELETE', `/api/v1/media_assets/${asset.id}`)).status).toBe(200);
       await eventually('the file is removed', () => fileGone(asset.url), 2_000);
     });
@@ -154,7 +154,7 @@ describe('REST media storage', () => {
       const res = await upload(bytes, bed.ws, filename);
       expectFieldError(res, 'file');
       expect(res.body.error.details.fieldErrors.file.join(' ')).toMatch(pattern);
-      expect(rows()).toEqual([]);
+      expect(await rows()).toEqual([]);
       await eventually('no file is kept', () => filesOnDisk().length === 0, 2_000);
       return res;
     };

@@ -36,9 +36,9 @@ describe('REST media', () => {
   let mediaDir: string;
   const start = async (env: Record<string, string> = {}) => {
     mediaDir = mkdtempSync(join(tmpdir(), 'media-test-'));
-    runtime = testRuntime({ env: { ...baseEnv, MEDIA_DIR: mediaDir, ...env } });
+    runtime = await testRuntime({ env: { ...baseEnv, MEDIA_DIR: mediaDir, ...env } });
     server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
+    ws = await makeWorkspace(runtime);
   };
   beforeEach(() => start());
   afterEach(async () => {
@@ -72,7 +72,7 @@ describe('REST media', () => {
     return res.body;
   };
   const filesOnDisk = () => readdirSync(mediaDir);
-  const rows = () => runtime.db.select().from(mediaAssets).all();
+  const rows = async () => runtime.db.select().from(mediaAssets).all();
   /** The served file, fetched from the test server at the URL's path (the URL carries PUBLIC_BASE_URL). */
   const fetchUrl = (url: string, headers: Record<string, string> = {}, method = 'GET') => {
     expect(url.startsWith(`${BASE_URL}/media/`)).toBe(true);
@@ -98,8 +98,8 @@ describe('REST media', () => {
           filename: fixture.filename,
           created_at: '2026-03-10T12:00:30.000Z',
         });
-        expect(rows()).toHaveLength(1);
-        expect(filesOnDisk()).toEqual([rows()[0].storageKey]);
+        expect(await rows()).toHaveLength(1);
+        expect(filesOnDisk()).toEqual([(await rows())[0].storageKey]);
         const served = await fetchUrl(asset.url);
         expect(served.status).toBe(200);
         expect(served.headers.get('content-type')).toBe(fixture.mimeType);
@@ -130,7 +130,7 @@ describe('REST media', () => {
       it(`refuses a renamed executable (${name} sent as photo.jpg, image/jpeg) with 415 and keeps nothing`, async () => {
         const res = await upload(bytes, 'photo.jpg', { type: 'image/jpeg' });
         expectError(res, 415, 'unsupported_media_type');
-        expect(rows()).toEqual([]);
+        expect(await rows()).toEqual([]);
         await eventually('the refused file is gone', () => filesOnDisk().length === 0, 2_000);
       });
     }
@@ -140,20 +140,20 @@ describe('REST media', () => {
       mkv.write('matroska', mkv.indexOf('webm'), 'latin1');
       expectError(await upload(mkv, 'movie.webm'), 415, 'unsupported_media_type');
       expectError(await upload(Buffer.from('hello world, not an image'), 'notes.png'), 415, 'unsupported_media_type');
-      expect(rows()).toEqual([]);
+      expect(await rows()).toEqual([]);
     });
 
     it('takes tags as repeated fields or comma-separated, trimmed and deduplicated', async () => {
       const asset = await uploaded(png(1, 1), 'a.png', { tags: [' spring , launch', 'launch', 'hero ', ''] });
       expect(asset.tags).toEqual(['spring', 'launch', 'hero']);
-      expect(rows()[0].tags).toEqual(['spring', 'launch', 'hero']);
+      expect((await rows())[0].tags).toEqual(['spring', 'launch', 'hero']);
     });
 
     it('refuses more than 20 tags, or a tag over 50 characters, and keeps no file', async () => {
       const many = Array.from({ length: 21 }, (_, i) => `t${i}`).join(',');
       expectFieldError(await upload(png(1, 1), 'a.png', { tags: [many] }), 'tags');
       expectFieldError(await upload(png(1, 1), 'a.png', { tags: ['x'.repeat(51)] }), 'tags');
-      expect(rows()).toEqual([]);
+      expect(await rows()).toEqual([]);
       await eventually('the files of refused uploads are gone', () => filesOnDisk().length === 0, 2_000);
     });
 
@@ -192,12 +192,8 @@ describe('REST media', () => {
       expect(new Set(results.map((r) => r.id)).size).toBe(12);
       expect(new Set(results.map((r) => r.url)).size).toBe(12);
       expect(results.map((r) => r.width)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
-      expect(rows()).toHaveLength(12);
-      expect(filesOnDisk().sort()).toEqual(
-        rows()
-          .map((r) => r.storageKey)
-          .sort(),
-      );
+      expect(await rows()).toHaveLength(12);
+      expect(filesOnDisk().sort()).toEqual((await rows()).map((r) => r.storageKey).sort());
       for (const r of results) {
         const served = await fetchUrl(r.url);
         expect(Buffer.from(await served.arrayBuffer())).toEqual(Buffer.from(png(r.width, 2)));
@@ -212,7 +208,7 @@ describe('REST media', () => {
       expect(again.status).toBe(201);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(again.body).toEqual(first.body);
-      expect(rows()).toHaveLength(1);
+      expect(await rows()).toHaveLength(1);
       await eventually('the replayed upload left no second file', () => filesOnDisk().length === 1, 2_000);
       const other = await upload(png(4, 4), 'a.png', { headers });
       expectError(other, 422, 'idempotency_key_reused');
@@ -235,7 +231,7 @@ describe('REST media', () => {
     it('refuses one byte more with 413 and leaves no row and no file', async () => {
       const res = await upload(pngOfSize(64 * 1024 + 1), 'big.png');
       expectError(res, 413, 'payload_too_large');
-      expect(rows()).toEqual([]);
+      expect(await rows()).toEqual([]);
       await eventually('the partial file is gone', () => filesOnDisk().length === 0, 2_000);
     });
 
@@ -257,7 +253,7 @@ describe('REST media', () => {
         rawBody: body.toString('latin1'),
       });
       expectError(res, 400, 'invalid_body');
-      expect(rows()).toEqual([]);
+      expect(await rows()).toEqual([]);
       await eventually('the partial file is gone', () => filesOnDisk().length === 0, 2_000);
     });
 
@@ -279,7 +275,7 @@ describe('REST media', () => {
       );
       socket.destroy();
       await eventually('the partial file is gone', () => filesOnDisk().length === 0, 5_000);
-      expect(rows()).toEqual([]);
+      expect(await rows()).toEqual([]);
     });
   });
 
@@ -295,7 +291,7 @@ describe('REST media', () => {
       const third = await upload(png(1, 1), 'c.png');
       expect(third.status).toBe(429);
       expect(third.body.type).toBe('rate_limit_exceeded');
-      expect(rows()).toHaveLength(2);
+      expect(await rows()).toHaveLength(2);
       await eventually('the refused upload left no file', () => filesOnDisk().length === 2, 2_000);
     });
 
@@ -421,12 +417,12 @@ describe('REST media', () => {
     });
 
     it("shows only the caller's workspace, though the file URLs stay public", async () => {
-      const other = makeWorkspace(runtime);
+      const other = await makeWorkspace(runtime);
       const mine = await uploaded(png(1, 1), 'mine.png');
       const theirs = await uploaded(png(2, 2), 'theirs.png', { headers: auth(other) });
       expect((await list()).body.data.map((a: any) => a.id)).toEqual([mine.id]);
       expect((await list('', other)).body.data.map((a: any) => a.id)).toEqual([theirs.id]);
-      expect(rows().find((r) => r.id === theirs.id)!.workspaceId).toBe(other.workspace.id);
+      expect((await rows()).find((r) => r.id === theirs.id)!.workspaceId).toBe(other.workspace.id);
       expect((await fetchUrl(theirs.url)).status).toBe(200);
     });
 
@@ -437,7 +433,7 @@ describe('REST media', () => {
 
   it('writes the file under MEDIA_DIR with the storage key as its name', async () => {
     const asset = await uploaded(png(2, 3), 'x.png');
-    const row = runtime.db.select().from(mediaAssets).where(eq(mediaAssets.id, asset.id)).get()!;
+    const row = (await runtime.db.select().from(mediaAssets).where(eq(mediaAssets.id, asset.id)).get())!;
     expect(readFileSync(join(mediaDir, row.storageKey))).toEqual(Buffer.from(png(2, 3)));
     expect(asset.url).toBe(`${BASE_URL}/media/${row.storageKey}.png`);
   });

@@ -75,7 +75,7 @@ describe('the consent page and the grants it makes', () => {
       )
       .then(readReply);
 
-  const codesIssued = () => bed.runtime.db.select({ n: count() }).from(oauthAuthorizationCodes).get()!.n;
+  const codesIssued = async () => (await bed.runtime.db.select({ n: count() }).from(oauthAuthorizationCodes).get())!.n;
 
   const createContent = (server: TestServer, token: string) =>
     call(server, 'POST', '/api/v1/content', {
@@ -94,14 +94,14 @@ describe('the consent page and the grants it makes', () => {
     const other = await registerClient('Second client');
     const fields = await consentForm(other);
     const wrongKey = await approve(fields, 'np_live_wrong');
-    const before = codesIssued();
+    const before = await codesIssued();
     for (const credential of [tokens.body.access_token, tokens.body.refresh_token, unspentCode]) {
       const refused = await approve(fields, credential);
       expect(refused).toMatchObject({ status: 400, code: null });
       expect(refused.page).toContain('That API key is not valid');
       expect(refused.page).toBe(wrongKey.page);
     }
-    expect(codesIssued()).toBe(before);
+    expect(await codesIssued()).toBe(before);
 
     // The read token itself still cannot write, and its refresh cannot widen it.
     expect((await createContent(bed.server, tokens.body.access_token)).status).toBe(403);

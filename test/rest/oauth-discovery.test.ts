@@ -100,7 +100,7 @@ describe("the SDK's client discovery against the real server", () => {
     server = createServer((req, res) => bound.app!(req, res)).listen(0, '127.0.0.1');
     await new Promise((resolve) => server!.once('listening', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    bound.app = createApp(testRuntime({ env: { PUBLIC_BASE_URL: url } }));
+    bound.app = createApp(await testRuntime({ env: { PUBLIC_BASE_URL: url } }));
     return url;
   }
 

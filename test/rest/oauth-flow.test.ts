@@ -400,7 +400,7 @@ describe('OAuth authorization code flow for /mcp', () => {
 
   it('refuses a token issued for another resource', async () => {
     const setup = await registered(bed);
-    const code = issueAuthorizationCode(bed.runtime, {
+    const code = await issueAuthorizationCode(bed.runtime, {
       clientId: setup.client.client_id,
       workspaceId: bed.ws.workspace.id,
       redirectUri: REDIRECT,

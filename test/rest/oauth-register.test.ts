@@ -10,7 +10,7 @@ const register = (body: unknown, headers: Record<string, string> = {}) =>
 
 const bed = useRestTestbed();
 
-const storedClient = (clientId: string) =>
+const storedClient = async (clientId: string) =>
   bed.runtime.db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).get();
 
 describe('POST /oauth/register (dynamic client registration)', () => {
@@ -31,7 +31,7 @@ describe('POST /oauth/register (dynamic client registration)', () => {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
     });
-    const row = storedClient(res.body.client_id)!;
+    const row = (await storedClient(res.body.client_id))!;
     expect(row).toMatchObject({ clientName: 'Claude', tokenEndpointAuthMethod: 'none', secretHash: null });
     expect(row.redirectUris).toEqual(['https://claude.ai/api/mcp/auth_callback']);
   });
@@ -43,7 +43,7 @@ describe('POST /oauth/register (dynamic client registration)', () => {
     expect(basic.body.client_secret).toMatch(/^np_ocs_[0-9A-Za-z]{40}$/);
     expect(basic.body.client_secret_expires_at).toBe(0);
     expect(basic.body).not.toHaveProperty('client_name');
-    const row = storedClient(basic.body.client_id)!;
+    const row = (await storedClient(basic.body.client_id))!;
     expect(row.secretHash).toBe(createHash('sha256').update(basic.body.client_secret).digest('hex'));
     expect(JSON.stringify(row)).not.toContain(basic.body.client_secret);
 
@@ -87,7 +87,7 @@ describe('POST /oauth/register (dynamic client registration)', () => {
     const res = await register(body);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: 'invalid_redirect_uri', error_description: expect.any(String) });
-    expect(bed.runtime.db.select().from(oauthClients).all()).toEqual([]);
+    expect(await bed.runtime.db.select().from(oauthClients).all()).toEqual([]);
   });
 
   it.each([
@@ -128,7 +128,7 @@ describe('POST /oauth/register (dynamic client registration)', () => {
     // The first came 20 minutes ago: it leaves the window in 40.
     expect(refused.headers.get('retry-after')).toBe(String(40 * 60));
     expect(refused.body.retry_after).toBe(40 * 60);
-    expect(bed.runtime.db.select().from(oauthClients).all()).toHaveLength(20);
+    expect(await bed.runtime.db.select().from(oauthClients).all()).toHaveLength(20);
 
     bed.runtime.clock.advance(40 * 60_000 - 1000);
     expect((await register(body)).status).toBe(429);
@@ -154,7 +154,7 @@ describe('POST /oauth/register (dynamic client registration)', () => {
     });
     expect(client.client_id).toMatch(/^npc_/);
     expect(client.client_secret).toBeUndefined();
-    expect(storedClient(client.client_id)?.clientName).toBe('SDK test client');
+    expect((await storedClient(client.client_id))?.clientName).toBe('SDK test client');
 
     await expect(
       registerClient(bed.runtime.config.publicBaseUrl, {

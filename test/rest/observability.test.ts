@@ -17,16 +17,16 @@ import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A runtime whose logger writes into `lines` (one parsed JSON object per line). */
-function capturedRuntime(env: Record<string, string> = {}): {
+async function capturedRuntime(env: Record<string, string> = {}): Promise<{
   runtime: TestRuntime;
   lines: Array<Record<string, any>>;
-} {
+}> {
   const lines: Array<Record<string, any>> = [];
   const log = createLogger({
     level: 'info',
     destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
   });
-  return { runtime: { ...testRuntime({ env: { ...baseEnv, ...env } }), log }, lines };
+  return { runtime: { ...(await testRuntime({ env: { ...baseEnv, ...env } })), log }, lines };
 }
 
 /** The value of one sample of the Prometheus text, or undefined when the series is absent. */
@@ -41,9 +41,9 @@ describe('request ids and logs', () => {
   let server: TestServer;
   let ws: TestWorkspace;
   beforeEach(async () => {
-    ({ runtime, lines } = capturedRuntime());
+    ({ runtime, lines } = await capturedRuntime());
     server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
+    ws = await makeWorkspace(runtime);
   });
   afterEach(() => server.close());
 
@@ -138,9 +138,9 @@ describe('request ids and logs', () => {
   });
 
   it('records a request whose client went away before any answer as 499, aborted', async () => {
-    const hooked = capturedRuntime({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    const hooked = await capturedRuntime({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
     const hookedServer = await startTestServer(hooked.runtime);
-    const hookedWs = makeWorkspace(hooked.runtime);
+    const hookedWs = await makeWorkspace(hooked.runtime);
     const receiver = await startReceiver();
     try {
       receiver.respondWith('hang');
@@ -210,9 +210,9 @@ describe('GET /metrics', () => {
   let ws: TestWorkspace;
   let receiver: Receiver;
   beforeEach(async () => {
-    ({ runtime } = capturedRuntime({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }));
+    ({ runtime } = await capturedRuntime({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }));
     server = await startTestServer(runtime);
-    ws = makeWorkspace(runtime);
+    ws = await makeWorkspace(runtime);
     receiver = await startReceiver();
   });
   afterEach(async () => {
@@ -254,7 +254,7 @@ describe('GET /metrics', () => {
   });
 
   it('shows the publishing queue and what publishing came to', async () => {
-    connectAccounts(runtime, ws.workspace, ['twitter']);
+    await connectAccounts(runtime, ws.workspace, ['twitter']);
     for (let i = 0; i < 2; i++) {
       const item = await call(server, 'POST', '/api/v1/content', {
         headers: ws.headers,
@@ -291,7 +291,7 @@ describe('GET /metrics', () => {
     receiver.respondWith({ status: 500 });
     for (let i = 0; i < 3; i++)
       await call(server, 'POST', '/api/v1/content', { headers: ws.headers, body: { caption: `c${i}` } });
-    enqueueAllEvents(runtime);
+    await enqueueAllEvents(runtime);
     runtime.clock.advance(5_000);
     const queued = await scrape();
     expect(sample(queued, 'webhook_queue_depth{state="due"}')).toBe(3);
@@ -314,7 +314,7 @@ describe('GET /metrics', () => {
 
   it('asks for the bearer token when METRICS_TOKEN is set', async () => {
     const token = 'metrics-token-0123456789';
-    const guarded = capturedRuntime({ METRICS_TOKEN: token }).runtime;
+    const guarded = (await capturedRuntime({ METRICS_TOKEN: token })).runtime;
     const guardedServer = await startTestServer(guarded);
     try {
       expect((await guardedServer.request('/metrics')).status).toBe(401);

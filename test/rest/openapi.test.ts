@@ -49,7 +49,7 @@ describe('OpenAPI document', () => {
   let server: TestServer;
   let document: any;
   beforeEach(async () => {
-    runtime = testRuntime({ env: baseEnv });
+    runtime = await testRuntime({ env: baseEnv });
     server = await startTestServer(runtime);
     const res = await call(server, 'GET', '/api/v1/openapi.json');
     expect(res.status).toBe(200);

@@ -7,9 +7,9 @@ describe("REST: an OAuth token runs only the operations its scopes cover (core's
   const bed = useRestTestbed();
 
   it('refuses a write with a read token, 403 insufficient_scope naming the scope, and changes nothing', async () => {
-    const { accessToken } = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read']);
+    const { accessToken } = await issueTestToken(bed.runtime, bed.ws.workspace.id, ['read']);
     const headers = { authorization: `Bearer ${accessToken}` };
-    const item = makeContent(bed.runtime, bed.ws.workspace, { caption: 'Before' });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { caption: 'Before' });
     expect((await call(bed.server, 'GET', `/api/v1/content/${item.id}`, { headers })).status).toBe(200);
     const refused = await call(bed.server, 'PATCH', `/api/v1/content/${item.id}`, {
       headers,
@@ -23,9 +23,9 @@ describe("REST: an OAuth token runs only the operations its scopes cover (core's
   });
 
   it('refuses a launch to a token that writes but does not publish: the declared scope, not the write bucket', async () => {
-    const { accessToken } = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read', 'write']);
+    const { accessToken } = await issueTestToken(bed.runtime, bed.ws.workspace.id, ['read', 'write']);
     const headers = { authorization: `Bearer ${accessToken}` };
-    const campaign = makeCampaign(bed.runtime, bed.ws.workspace);
+    const campaign = await makeCampaign(bed.runtime, bed.ws.workspace);
     const refused = await call(bed.server, 'POST', `/api/v1/campaigns/${campaign.id}/launch`, { headers, body: {} });
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('insufficient_scope');

@@ -41,12 +41,12 @@ describe('REST content pagination', () => {
   }
 
   /** 250 items in five bursts of 50 that share one created_at each. */
-  function seed250(): ContentResource[] {
+  async function seed250(): Promise<ContentResource[]> {
     const items: ContentResource[] = [];
     for (let burst = 0; burst < 5; burst += 1) {
       for (let i = 0; i < 50; i += 1) {
         items.push(
-          makeContent(bed.runtime, bed.ws.workspace, {
+          await makeContent(bed.runtime, bed.ws.workspace, {
             caption: `b${burst} i${i}`,
             content_type: i % 2 ? 'reel' : 'text_only',
           }),
@@ -58,7 +58,7 @@ describe('REST content pagination', () => {
   }
 
   it.each([7, 100, 50])('walks 250 items with limit %i: each id once, newest first', async (limit) => {
-    const items = seed250();
+    const items = await seed250();
     expect(new Set(items.map((i) => i.created_at)).size).toBe(5);
     const { ids, pages } = await walk({ limit: String(limit) });
     expect(ids).toHaveLength(250);
@@ -68,7 +68,7 @@ describe('REST content pagination', () => {
   });
 
   it('a last page that is exactly full answers has_more false and no cursor', async () => {
-    for (let i = 0; i < 14; i += 1) makeContent(bed.runtime, bed.ws.workspace);
+    for (let i = 0; i < 14; i += 1) await makeContent(bed.runtime, bed.ws.workspace);
     const first = await list('?limit=7');
     expect(first.body).toMatchObject({ has_more: true });
     const second = await list(`?limit=7&cursor=${first.body.next_cursor}`);
@@ -77,9 +77,9 @@ describe('REST content pagination', () => {
   });
 
   it('items created during a walk do not disturb the pages still to come', async () => {
-    const items = seed250();
+    const items = await seed250();
     const first = await list('?limit=100');
-    for (let i = 0; i < 10; i += 1) makeContent(bed.runtime, bed.ws.workspace, { caption: `late ${i}` });
+    for (let i = 0; i < 10; i += 1) await makeContent(bed.runtime, bed.ws.workspace, { caption: `late ${i}` });
     const ids: string[] = first.body.data.map((c: ContentResource) => c.id);
     let cursor: string | null = first.body.next_cursor;
     while (cursor) {
@@ -92,7 +92,7 @@ describe('REST content pagination', () => {
 
   describe('filters, passed on every request of a walk', () => {
     it('status', async () => {
-      const items = seed250();
+      const items = await seed250();
       const approved = items.filter((_, i) => i % 3 === 0);
       for (const item of approved) {
         expect(
@@ -109,23 +109,23 @@ describe('REST content pagination', () => {
     });
 
     it('content_type', async () => {
-      const items = seed250();
+      const items = await seed250();
       const { ids } = await walk({ limit: '9', content_type: 'reel' });
       expect(ids).toEqual(newestFirst(items.filter((i) => i.content_type === 'reel')).map((i) => i.id));
     });
 
     it('status and content_type together', async () => {
-      const items = seed250();
+      const items = await seed250();
       const archived = items.filter((_, i) => i % 5 === 0);
-      for (const item of archived) forceStatus(bed.runtime, item.id, 'archived');
+      for (const item of archived) await forceStatus(bed.runtime, item.id, 'archived');
       const { ids } = await walk({ limit: '4', status: 'archived', content_type: 'text_only' });
       expect(ids).toEqual(newestFirst(archived.filter((i) => i.content_type === 'text_only')).map((i) => i.id));
     });
 
     it('archived items are left out unless asked for', async () => {
-      const items = seed250();
+      const items = await seed250();
       const archived = new Set(items.filter((_, i) => i % 4 === 0).map((i) => i.id));
-      for (const id of archived) forceStatus(bed.runtime, id, 'archived');
+      for (const id of archived) await forceStatus(bed.runtime, id, 'archived');
       const { ids } = await walk({ limit: '7' });
       expect(ids).toEqual(newestFirst(items.filter((i) => !archived.has(i.id))).map((i) => i.id));
     });
@@ -140,7 +140,7 @@ describe('REST content pagination', () => {
       ['a plain ISO date', '2026-03-10T12:00:00Z'],
       ['an overlong string', 'A'.repeat(5000)],
     ])('%s is dropped: the first page, no error', async (_label, cursor) => {
-      const items = seed250();
+      const items = await seed250();
       const res = await list(`?limit=10&cursor=${encodeURIComponent(cursor)}`);
       expect(res.status).toBe(200);
       expect(res.body.data.map((c: ContentResource) => c.id)).toEqual(
@@ -151,7 +151,7 @@ describe('REST content pagination', () => {
     });
 
     it('a truncated cursor is dropped: the first page, no error', async () => {
-      const items = seed250();
+      const items = await seed250();
       const firstPage = newestFirst(items)
         .slice(0, 10)
         .map((i) => i.id);
@@ -168,7 +168,7 @@ describe('REST content pagination', () => {
     });
 
     it('an empty cursor is the first page', async () => {
-      const items = seed250();
+      const items = await seed250();
       const res = await list('?limit=3&cursor=');
       expect(res.body.data.map((c: ContentResource) => c.id)).toEqual(
         newestFirst(items)
@@ -178,7 +178,7 @@ describe('REST content pagination', () => {
     });
 
     it('a cursor keeps working later: cursors do not expire', async () => {
-      seed250();
+      await seed250();
       const page = await list('?limit=10');
       bed.runtime.clock.advance(90 * 24 * 60 * 60 * 1000);
       const next = await list(`?limit=10&cursor=${page.body.next_cursor}`);
@@ -201,7 +201,7 @@ describe('REST content pagination', () => {
       ['?limit=500', 100],
       ['?limit=7.9', 7],
     ])('%s gives pages of %i', async (query, size) => {
-      for (let i = 0; i < 120; i += 1) makeContent(bed.runtime, bed.ws.workspace);
+      for (let i = 0; i < 120; i += 1) await makeContent(bed.runtime, bed.ws.workspace);
       const res = await list(query);
       expect(res.status).toBe(200);
       expect(res.body.data).toHaveLength(size);

@@ -23,13 +23,17 @@ describe('REST: reading webhooks and social accounts needs the role the dashboar
     });
     const tested = await call(bed.server, 'POST', `/api/v1/webhooks/${hook.id}/test`, { headers: bed.ws.headers });
     expect(tested.status).toBe(200);
-    connectSocialAccount(bed.runtime, { workspaceId: bed.ws.workspace.id, platform: 'linkedin', username: 'brand' });
+    await connectSocialAccount(bed.runtime, {
+      workspaceId: bed.ws.workspace.id,
+      platform: 'linkedin',
+      username: 'brand',
+    });
     return hook;
   }
 
   async function headersFor(bed: RestTestbed, role: Role) {
     const person = await makePerson(bed.runtime, bed.ws.workspace.id, role);
-    const { accessToken } = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read'], 'Reader', person.userId);
+    const { accessToken } = await issueTestToken(bed.runtime, bed.ws.workspace.id, ['read'], 'Reader', person.userId);
     return { authorization: `Bearer ${accessToken}` };
   }
 
@@ -72,7 +76,7 @@ describe('REST: reading webhooks and social accounts needs the role the dashboar
   it("an admin, an API key and a key's read-only grant read them all", async () => {
     const hook = await seed();
     const admin = await headersFor(bed, 'admin');
-    const keyGrant = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read'], 'Key grant').accessToken;
+    const keyGrant = (await issueTestToken(bed.runtime, bed.ws.workspace.id, ['read'], 'Key grant')).accessToken;
     for (const headers of [admin, bed.ws.headers, { authorization: `Bearer ${keyGrant}` }]) {
       for (const path of [...reads(hook.id), '/api/v1/social-accounts']) {
         expect((await call(bed.server, 'GET', path, { headers })).status, path).toBe(200);

@@ -10,7 +10,7 @@ import { makePerson } from '../helpers/people.ts';
 /** A token bound to a person of the bed's workspace with `role`, all three scopes asked for. */
 async function tokenFor(bed: RestTestbed, role: Role, workspaceId = bed.ws.workspace.id) {
   const person = await makePerson(bed.runtime, workspaceId, role);
-  const { accessToken } = issueTestToken(
+  const { accessToken } = await issueTestToken(
     bed.runtime,
     workspaceId,
     ['read', 'write', 'publish'],
@@ -25,7 +25,7 @@ describe("REST: a person-bound credential acts with the person's role", () => {
 
   it('a viewer reads but cannot create, and is told why with 403 forbidden', async () => {
     const { headers } = await tokenFor(bed, 'viewer');
-    makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
+    await makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
     expect((await call(bed.server, 'GET', '/api/v1/content', { headers })).status).toBe(200);
     const refused = await call(bed.server, 'POST', '/api/v1/content', { headers, body: { caption: 'Hi' } });
     expect(refused.status).toBe(403);
@@ -66,7 +66,7 @@ describe("REST: a person-bound credential acts with the person's role", () => {
 
   it('an editor cannot change an item once it is approved', async () => {
     const { headers } = await tokenFor(bed, 'editor');
-    const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'approved' });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { status: 'approved' });
     const refused = await call(bed.server, 'PATCH', `/api/v1/content/${item.id}`, {
       headers,
       body: { caption: 'New' },
@@ -77,8 +77,8 @@ describe("REST: a person-bound credential acts with the person's role", () => {
 
   it('an approver approves, and rejects with a review_note that REST then shows', async () => {
     const { headers } = await tokenFor(bed, 'approver');
-    const a = makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
-    const b = makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
+    const a = await makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
+    const b = await makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
     expect(
       (await call(bed.server, 'PATCH', `/api/v1/content/${a.id}`, { headers, body: { status: 'approved' } })).body
         .status,
@@ -97,7 +97,7 @@ describe("REST: a person-bound credential acts with the person's role", () => {
   });
 
   it('a review_note without status rejected is a 400 naming the field', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
     const res = await call(bed.server, 'PATCH', `/api/v1/content/${item.id}`, {
       headers: bed.ws.headers,
       body: { status: 'approved', review_note: 'fine' },
@@ -122,7 +122,7 @@ describe("REST: a person-bound credential acts with the person's role", () => {
     });
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toMatch(/differ from the author/);
-    const other = makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
+    const other = await makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
     expect(
       (await call(bed.server, 'PATCH', `/api/v1/content/${other.id}`, { headers, body: { status: 'approved' } }))
         .status,
@@ -131,8 +131,8 @@ describe("REST: a person-bound credential acts with the person's role", () => {
 
   it("another workspace's item answers 404 to a person's token", async () => {
     const { headers } = await tokenFor(bed, 'admin');
-    const other = makeWorkspace(bed.runtime);
-    const foreign = makeContent(bed.runtime, other.workspace, { status: 'pending_review' });
+    const other = await makeWorkspace(bed.runtime);
+    const foreign = await makeContent(bed.runtime, other.workspace, { status: 'pending_review' });
     expect((await call(bed.server, 'GET', `/api/v1/content/${foreign.id}`, { headers })).status).toBe(404);
     expect(
       (await call(bed.server, 'PATCH', `/api/v1/content/${foreign.id}`, { headers, body: { status: 'approved' } }))
@@ -141,7 +141,7 @@ describe("REST: a person-bound credential acts with the person's role", () => {
   });
 
   it('API keys keep full access: a key approves and publishes', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
     const res = await call(bed.server, 'PATCH', `/api/v1/content/${item.id}`, {
       headers: bed.ws.headers,
       body: { status: 'approved' },
@@ -185,12 +185,12 @@ describe('REST: scheduled_from and scheduled_to on the content list', () => {
   const bed = useRestTestbed();
 
   it('keeps items scheduled in [from, to)', async () => {
-    const at = (iso: string) =>
-      makeContent(bed.runtime, bed.ws.workspace, { status: 'scheduled', scheduled_for: iso }).id;
-    const early = at('2026-12-01T10:00:00Z');
-    const inside = at('2026-12-15T14:30:00Z');
-    const edge = at('2026-12-31T00:00:00Z');
-    makeContent(bed.runtime, bed.ws.workspace, { caption: 'unscheduled' });
+    const at = async (iso: string) =>
+      (await makeContent(bed.runtime, bed.ws.workspace, { status: 'scheduled', scheduled_for: iso })).id;
+    const early = await at('2026-12-01T10:00:00Z');
+    const inside = await at('2026-12-15T14:30:00Z');
+    const edge = await at('2026-12-31T00:00:00Z');
+    await makeContent(bed.runtime, bed.ws.workspace, { caption: 'unscheduled' });
     const res = await call(
       bed.server,
       'GET',
@@ -214,7 +214,7 @@ describe('OAuth consent: signing in with a dashboard account binds the grant to 
   const bed = useRestTestbed();
 
   async function consentAs(email: string, password: string) {
-    const client = registerClient(
+    const client = await registerClient(
       bed.runtime,
       { client_name: 'Assistant', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
       '127.0.0.1',
@@ -244,7 +244,7 @@ describe('OAuth consent: signing in with a dashboard account binds the grant to 
     const { client, answer } = await consentAs(email, password);
     expect(answer.status).toBe(302);
     const code = new URL(answer.headers.get('location')!).searchParams.get('code')!;
-    return exchangeAuthorizationCode(bed.runtime, findClient(bed.runtime, client.client_id)!, {
+    return exchangeAuthorizationCode(bed.runtime, (await findClient(bed.runtime, client.client_id))!, {
       code,
       codeVerifier: VERIFIER,
       redirectUri: REDIRECT,
@@ -272,7 +272,7 @@ describe('OAuth consent: signing in with a dashboard account binds the grant to 
 
   it('a person of two workspaces grants in the one they last chose, not in their oldest membership', async () => {
     const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'editor');
-    const later = makeWorkspace(bed.runtime);
+    const later = await makeWorkspace(bed.runtime);
     // Accepting the second invitation with the existing password is the person's latest choice.
     await makePerson(bed.runtime, later.workspace.id, 'editor', person.email);
     const tokens = await tokensOf(person.email, person.password);
@@ -295,8 +295,8 @@ describe('OAuth consent: signing in with a dashboard account binds the grant to 
   });
 
   it('a pasted access token is still refused as the key (only API keys prove control)', async () => {
-    const { accessToken } = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read', 'write', 'publish']);
-    const client = registerClient(
+    const { accessToken } = await issueTestToken(bed.runtime, bed.ws.workspace.id, ['read', 'write', 'publish']);
+    const client = await registerClient(
       bed.runtime,
       { client_name: 'Assistant', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
       '127.0.0.1',

@@ -23,7 +23,7 @@ describe('publish_results keep only http(s) post URLs', () => {
 
   it('stores no url for a javascript:, data: or unparsable answer, on every platform, and keeps http(s) ones', async () => {
     const platforms = Object.keys(ANSWERS) as Platform[];
-    connectAccounts(bed.runtime, bed.ws.workspace, platforms);
+    await connectAccounts(bed.runtime, bed.ws.workspace, platforms);
     const created = await call(bed.server, 'POST', '/api/v1/content', {
       headers: bed.ws.headers,
       body: {

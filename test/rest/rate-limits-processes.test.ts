@@ -75,10 +75,10 @@ describe('REST rate limits across two processes on one database file', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'rate-limits-'));
     const file = join(dir, 'service.db');
-    runtime = testRuntime({ file, env: { ...baseEnv, RATE_LIMIT_READ: String(LIMIT) } });
+    runtime = await testRuntime({ file, env: { ...baseEnv, RATE_LIMIT_READ: String(LIMIT) } });
     server = await startTestServer(runtime);
     // A workspace exists before the child starts, so it creates no default one.
-    makeWorkspace(runtime);
+    await makeWorkspace(runtime);
     const started = startServeProcess({
       DATA_DIR: dir,
       DATABASE_FILE: file,
@@ -107,7 +107,7 @@ describe('REST rate limits across two processes on one database file', () => {
   const reset = (res: { headers: Headers }) => Number(res.headers.get('x-ratelimit-reset'));
 
   it('the child sees workspaces and items written by this process', async () => {
-    const ws = makeWorkspace(runtime);
+    const ws = await makeWorkspace(runtime);
     const created = await call(server, 'POST', '/api/v1/content', {
       headers: ws.headers,
       body: { caption: 'from the test process' },
@@ -121,7 +121,7 @@ describe('REST rate limits across two processes on one database file', () => {
     // The child runs on the system clock. The test clock is set into the child's window, found from
     // its Reset header; if the wall-clock minute rolls over mid-sequence, a fresh workspace retries.
     for (let attempt = 1; attempt <= 3; attempt += 1) {
-      const ws = makeWorkspace(runtime);
+      const ws = await makeWorkspace(runtime);
       const first = await viaChild(ws);
       expect(first.status).toBe(200);
       expect(Number(first.headers.get('x-ratelimit-limit'))).toBe(LIMIT);
@@ -150,8 +150,8 @@ describe('REST rate limits across two processes on one database file', () => {
   });
 
   it('another workspace on the same file keeps its own budget', async () => {
-    const a = makeWorkspace(runtime);
-    const b = makeWorkspace(runtime);
+    const a = await makeWorkspace(runtime);
+    const b = await makeWorkspace(runtime);
     for (let i = 0; i < LIMIT; i += 1) expect((await viaTestServer(a)).status).toBe(200);
     expect((await viaTestServer(a)).status).toBe(429);
     // b is fresh in any window, so the child's own clock does not matter here.

@@ -29,7 +29,7 @@ describe('REST rate limits', () => {
   afterEach(() => server?.close());
 
   async function start(env: Record<string, string> = {}): Promise<TestWorkspace> {
-    runtime = testRuntime({ env: { ...baseEnv, ...env } });
+    runtime = await testRuntime({ env: { ...baseEnv, ...env } });
     server = await startTestServer(runtime);
     return makeWorkspace(runtime);
   }
@@ -50,8 +50,8 @@ describe('REST rate limits', () => {
   describe('headers', () => {
     it('every authenticated response carries them, success or failure after authentication', async () => {
       const ws = await start();
-      const draft = makeContent(runtime, ws.workspace);
-      const archived = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+      const draft = await makeContent(runtime, ws.workspace);
+      const archived = await makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
       await as(ws, 'DELETE', `/api/v1/content/${archived.id}`);
 
       const responses: Array<[string, Reply]> = [
@@ -95,7 +95,7 @@ describe('REST rate limits', () => {
         remaining: 6,
       });
       expect(limits(await as(ws, 'GET', '/api/v1/content'))).toMatchObject({ limit: 50, remaining: 49 });
-      const item = makeContent(runtime, ws.workspace);
+      const item = await makeContent(runtime, ws.workspace);
       expect(limits(await as(ws, 'PATCH', `/api/v1/content/${item.id}`, { caption: 'y' }))).toMatchObject({
         limit: 7,
         remaining: 5,
@@ -133,7 +133,7 @@ describe('REST rate limits', () => {
       await as(ws, 'GET', '/api/v1/content');
       await as(ws, 'GET', '/api/v1/content');
       for (let i = 0; i < 5; i += 1) expect((await as(ws, 'GET', '/api/v1/content')).status).toBe(429);
-      const counter = runtime.db
+      const counter = await runtime.db
         .select()
         .from(rateLimitWindows)
         .where(and(eq(rateLimitWindows.workspaceId, ws.workspace.id), eq(rateLimitWindows.bucket, 'read')))
@@ -155,7 +155,7 @@ describe('REST rate limits', () => {
 
     it('a throttled write is refused and its item is untouched', async () => {
       const ws = await start({ RATE_LIMIT_WRITE: '1' });
-      const item = makeContent(runtime, ws.workspace);
+      const item = await makeContent(runtime, ws.workspace);
       await as(ws, 'POST', '/api/v1/content', { caption: 'first' });
       const res = await as(ws, 'PATCH', `/api/v1/content/${item.id}`, { caption: 'second' });
       expect429(res, 30, 1);
@@ -164,7 +164,7 @@ describe('REST rate limits', () => {
 
     it('failed requests count too (only a 429 consumes nothing), and roll back their own writes', async () => {
       const ws = await start({ RATE_LIMIT_WRITE: '5' });
-      const item = makeContent(runtime, ws.workspace);
+      const item = await makeContent(runtime, ws.workspace);
       const remaining = [
         await call(server, 'POST', '/api/v1/content', { headers: ws.headers, rawBody: '{' }),
         await as(ws, 'POST', '/api/v1/content', { caption: '' }),
@@ -187,7 +187,7 @@ describe('REST rate limits', () => {
   describe('publish takes from the write and the publish buckets', () => {
     it('headers report the bucket with the least remaining: publish', async () => {
       const ws = await start({ RATE_LIMIT_WRITE: '60', RATE_LIMIT_PUBLISH: '30' });
-      const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+      const item = await makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
       const res = await as(ws, 'POST', `/api/v1/content/${item.id}/publish`);
       expect(res.status).toBe(202);
       expect(limits(res)).toEqual({ limit: 30, remaining: 29, reset: RESET });
@@ -200,7 +200,7 @@ describe('REST rate limits', () => {
 
     it('headers report the bucket with the least remaining: write', async () => {
       const ws = await start({ RATE_LIMIT_WRITE: '4', RATE_LIMIT_PUBLISH: '30' });
-      const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+      const item = await makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
       await as(ws, 'POST', '/api/v1/content', { caption: 'x' });
       const res = await as(ws, 'POST', `/api/v1/content/${item.id}/publish`);
       expect(res.status).toBe(202);
@@ -209,7 +209,7 @@ describe('REST rate limits', () => {
 
     it('an empty publish bucket refuses the publish and leaves the write bucket untouched', async () => {
       const ws = await start({ RATE_LIMIT_WRITE: '5', RATE_LIMIT_PUBLISH: '1' });
-      const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+      const item = await makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
       expect((await as(ws, 'POST', `/api/v1/content/${item.id}/publish`)).status).toBe(202);
       for (let i = 0; i < 3; i += 1) expect429(await as(ws, 'POST', `/api/v1/content/${item.id}/publish`), 30, 1);
       // 5 writes: one by the publish that passed, none by the three refused, this one.
@@ -221,7 +221,7 @@ describe('REST rate limits', () => {
 
     it('an empty write bucket refuses the publish and leaves the publish bucket untouched', async () => {
       const ws = await start({ RATE_LIMIT_WRITE: '1', RATE_LIMIT_PUBLISH: '10' });
-      const item = makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
+      const item = await makeContent(runtime, ws.workspace, { target_platforms: ['twitter'] });
       await as(ws, 'POST', '/api/v1/content', { caption: 'x' });
       expect429(await as(ws, 'POST', `/api/v1/content/${item.id}/publish`), 30, 1);
       expect((await as(ws, 'GET', `/api/v1/content/${item.id}`)).body.publish_queued).toBe(false);
@@ -236,7 +236,7 @@ describe('REST rate limits', () => {
   describe('per workspace', () => {
     it('keys of one workspace share one budget', async () => {
       const ws = await start({ RATE_LIMIT_READ: '4' });
-      const second = makeKey(runtime, ws.workspace.id);
+      const second = await makeKey(runtime, ws.workspace.id);
       const other: TestWorkspace = { ...ws, headers: { ...ws.headers, authorization: `Bearer ${second.apiKey}` } };
       expect(limits(await as(ws, 'GET', '/api/v1/content')).remaining).toBe(3);
       expect(limits(await as(other, 'GET', '/api/v1/content')).remaining).toBe(2);
@@ -248,7 +248,7 @@ describe('REST rate limits', () => {
 
     it('one workspace exhausting its budget leaves another untouched', async () => {
       const a = await start({ RATE_LIMIT_READ: '2', RATE_LIMIT_WRITE: '1' });
-      const b = makeWorkspace(runtime);
+      const b = await makeWorkspace(runtime);
       await as(a, 'GET', '/api/v1/content');
       await as(a, 'GET', '/api/v1/content');
       await as(a, 'POST', '/api/v1/content', { caption: 'x' });

@@ -19,7 +19,11 @@ describe('REST: times to publish at are bounded, and scheduling refuses a time a
   const content = (id: string) => call(bed.server, 'GET', `/api/v1/content/${id}`, { headers: bed.ws.headers });
 
   it('create, PATCH and publish refuse a scheduled_for outside the years 2000 to 9999 with 400 naming the field', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { ...POST, status: 'scheduled', scheduled_for: LATER });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, {
+      ...POST,
+      status: 'scheduled',
+      scheduled_for: LATER,
+    });
     for (const at of OUT_OF_RANGE) {
       for (const status of ['scheduled', 'draft']) {
         const created = await call(bed.server, 'POST', '/api/v1/content', {
@@ -54,15 +58,15 @@ describe('REST: times to publish at are bounded, and scheduling refuses a time a
   });
 
   it('rescheduling to the year 0000 is refused, and the publishing run posts nothing', async () => {
-    connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
-    const item = makeContent(bed.runtime, bed.ws.workspace, { ...POST, status: 'approved' });
+    await connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { ...POST, status: 'approved' });
     const moved = await call(bed.server, 'PATCH', `/api/v1/content/${item.id}`, {
       headers: bed.ws.headers,
       body: { status: 'scheduled', scheduled_for: '0000-01-01T00:00:00Z' },
     });
     expectFieldError(moved, 'scheduled_for');
     expect(await drain(bed.runtime, publishingJob(bed.runtime))).toEqual([]);
-    expect(sandboxPostsFor(bed.runtime, item.id)).toEqual([]);
+    expect(await sandboxPostsFor(bed.runtime, item.id)).toEqual([]);
     expect((await content(item.id)).body).toMatchObject({ status: 'approved', scheduled_for: null });
   });
 
@@ -74,7 +78,11 @@ describe('REST: times to publish at are bounded, and scheduling refuses a time a
     expectFieldError(created, 'scheduled_for');
     expect(created.body.error.details.fieldErrors.scheduled_for[0]).toMatch(/has passed/);
 
-    const item = makeContent(bed.runtime, bed.ws.workspace, { ...POST, status: 'scheduled', scheduled_for: LATER });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, {
+      ...POST,
+      status: 'scheduled',
+      scheduled_for: LATER,
+    });
     expectFieldError(
       await call(bed.server, 'PATCH', `/api/v1/content/${item.id}`, {
         headers: bed.ws.headers,
@@ -83,7 +91,7 @@ describe('REST: times to publish at are bounded, and scheduling refuses a time a
       'scheduled_for',
     );
     // A draft's time is not a schedule yet; moving it to scheduled with that time is.
-    const draft = makeContent(bed.runtime, bed.ws.workspace, { ...POST, scheduled_for: AN_HOUR_AGO });
+    const draft = await makeContent(bed.runtime, bed.ws.workspace, { ...POST, scheduled_for: AN_HOUR_AGO });
     expect(draft.scheduled_for).toBe(AN_HOUR_AGO);
     expectFieldError(
       await call(bed.server, 'PATCH', `/api/v1/content/${draft.id}`, {
@@ -102,7 +110,7 @@ describe('REST: times to publish at are bounded, and scheduling refuses a time a
   });
 
   it('publish with a past scheduled_for (within the range) still publishes now, as the contract says', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, POST);
+    const item = await makeContent(bed.runtime, bed.ws.workspace, POST);
     const res = await call(bed.server, 'POST', `/api/v1/content/${item.id}/publish`, {
       headers: bed.ws.headers,
       body: { scheduled_for: AN_HOUR_AGO },

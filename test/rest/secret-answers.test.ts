@@ -151,7 +151,7 @@ describe('answers that carry secrets', () => {
   });
 
   it('sends the dashboard pages that show a new key, a signing secret, an invite link or a set-password form with no-store', async () => {
-    const setupLink = issueSetupLink(bed.runtime, bed.ws.workspace.id);
+    const setupLink = await issueSetupLink(bed.runtime, bed.ws.workspace.id);
     const setup = await new Browser(bed).get(Browser.pathOf(setupLink));
     expect(setup.status).toBe(200);
     expect(setup.headers.get('cache-control')).toBe('no-store');

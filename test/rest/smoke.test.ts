@@ -7,7 +7,7 @@ describe('smoke', () => {
   const bed = useRestTestbed();
 
   it('creates and reads content over REST and MCP', async () => {
-    const ws = makeWorkspace(bed.runtime);
+    const ws = await makeWorkspace(bed.runtime);
     const created = await call(bed.server, 'POST', '/api/v1/content', { headers: ws.headers, body: { caption: 'hi' } });
     expect(created.status).toBe(201);
     const client = await connectMcp(bed.runtime, ws.apiKey);

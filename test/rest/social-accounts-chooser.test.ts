@@ -29,7 +29,7 @@ describe('choosing the accounts one login manages', () => {
     facebook.script.loginAs(facebook.users[0]!.id);
   });
 
-  const rows = () => bed.runtime.db.select().from(socialAccounts).all();
+  const rows = async () => bed.runtime.db.select().from(socialAccounts).all();
 
   /** Connect, the fake's consent, the callback: answers the chooser page as its browser holds it. */
   async function chooser(body: Record<string, unknown> = {}) {
@@ -65,7 +65,7 @@ describe('choosing the accounts one login manages', () => {
     expect(page.checkboxes).toEqual(agency().pages.map((listed) => listed.id));
     for (const listed of agency().pages) expect(reply.body).toContain(listed.name);
     expect(page.fields.state).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(rows()).toEqual([]);
+    expect(await rows()).toEqual([]);
   });
 
   it('connects exactly the Pages chosen, one live account each, with their Page tokens, and spends the state', async () => {
@@ -74,17 +74,13 @@ describe('choosing the accounts one login manages', () => {
     const answer = await choose(page, [first!.id, third!.id]);
     expect(answer.status).toBe(200);
     expect(answer.body).toContain(`Connected ${first!.name}, ${third!.name} to`);
-    expect(
-      rows()
-        .map((row) => [row.platformUserId, row.mode, row.status])
-        .sort(),
-    ).toEqual([
+    expect((await rows()).map((row) => [row.platformUserId, row.mode, row.status]).sort()).toEqual([
       [first!.id, 'live', 'active'],
       [third!.id, 'live', 'active'],
     ]);
-    expect(eventsOf(bed.runtime).filter((event) => event.type === 'social_account.connected')).toHaveLength(2);
+    expect((await eventsOf(bed.runtime)).filter((event) => event.type === 'social_account.connected')).toHaveLength(2);
     expect((await choose(page, [first!.id, third!.id])).status).toBe(400);
-    expect(rows()).toHaveLength(2);
+    expect(await rows()).toHaveLength(2);
   });
 
   it('shows the chooser again on a reload in the same browser, and that page is good for the post that follows', async () => {
@@ -94,7 +90,7 @@ describe('choosing the accounts one login manages', () => {
     expect(reloaded.fields.state).toBe(page.fields.state);
     const answer = await choose(reloaded, [agency().pages[1]!.id]);
     expect(answer.status).toBe(200);
-    expect(rows()).toHaveLength(1);
+    expect(await rows()).toHaveLength(1);
   });
 
   it('refuses a Page the login did not offer, or none, and lets the choice be made again', async () => {
@@ -103,10 +99,10 @@ describe('choosing the accounts one login manages', () => {
     for (const accounts of [[], [facebook.users[0]!.pages[0]!.id], [offered, '999999999999999']]) {
       const refused = await choose(page, accounts);
       expect(refused.status).toBe(400);
-      expect(rows()).toEqual([]);
+      expect(await rows()).toEqual([]);
     }
     expect((await choose(page, [offered])).status).toBe(200);
-    expect(rows()).toHaveLength(1);
+    expect(await rows()).toHaveLength(1);
   });
 
   it('a forged state is refused, and the return URL gets one social_account_id per Page', async () => {
@@ -121,11 +117,9 @@ describe('choosing the accounts one login manages', () => {
     const location = new URL(answer.headers.get('location')!);
     expect(location.searchParams.get('platform')).toBe('facebook');
     expect(location.searchParams.getAll('social_account_id').sort()).toEqual(
-      rows()
-        .map((row) => row.id)
-        .sort(),
+      (await rows()).map((row) => row.id).sort(),
     );
-    expect(bed.runtime.db.select().from(oauthConnectStates).all()).toEqual([]);
+    expect(await bed.runtime.db.select().from(oauthConnectStates).all()).toEqual([]);
   });
 
   it('a login with one Page asks to connect that Page, without a chooser', async () => {
@@ -144,6 +138,6 @@ describe('choosing the accounts one login manages', () => {
     const answer = await readReply(await bed.server.request(...confirmationRequest(page)));
     expect(answer.status).toBe(200);
     expect(answer.body).toContain(`Connected ${only.name} to`);
-    expect(rows().map((row) => row.platformUserId)).toEqual([only.id]);
+    expect((await rows()).map((row) => row.platformUserId)).toEqual([only.id]);
   });
 });

@@ -38,19 +38,21 @@ describe('connecting accounts with credentials', () => {
     identifier: account().handle,
     app_password: account().appPassword,
   });
-  const rows = () => bed.runtime.db.select().from(socialAccounts).all();
+  const rows = async () => bed.runtime.db.select().from(socialAccounts).all();
 
   it('answers 201 with the account, stores the session encrypted, and emits social_account.connected', async () => {
     const res = await connect(credentials());
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({ object: 'social_account', platform: 'bluesky', status: 'active', scopes: [] });
-    const tokens = readTokens(bed.runtime, res.body.id)!;
+    const tokens = (await readTokens(bed.runtime, res.body.id))!;
     expect(tokens.accessToken.split('.')).toHaveLength(3);
     expect(tokens.refreshToken).not.toBeNull();
     // Two hours, as the session's JWT says.
     expect(tokens.expiresAt!.getTime() - now()).toBe(2 * 3_600_000);
-    expect(eventsOf(bed.runtime, bed.ws.workspace.id).map((event) => event.type)).toContain('social_account.connected');
-    expect(JSON.stringify(rows())).not.toContain(account().appPassword);
+    expect((await eventsOf(bed.runtime, bed.ws.workspace.id)).map((event) => event.type)).toContain(
+      'social_account.connected',
+    );
+    expect(JSON.stringify(await rows())).not.toContain(account().appPassword);
   });
 
   it('an idempotent replay answers the stored account without signing in again; the store holds no password', async () => {
@@ -62,7 +64,7 @@ describe('connecting accounts with credentials', () => {
     expect(replay.status).toBe(201);
     expect(replay.body.id).toBe(first.body.id);
     expect(signIns()).toBe(before);
-    const stored = bed.runtime.db.select().from(idempotencyKeys).all();
+    const stored = await bed.runtime.db.select().from(idempotencyKeys).all();
     expect(stored).toHaveLength(1);
     expect(JSON.stringify(stored)).not.toContain(account().appPassword);
   });
@@ -77,7 +79,7 @@ describe('connecting accounts with credentials', () => {
     expectError(elsewhere, 400, 'invalid_body', { details: true });
     expect(elsewhere.body.error.details.fieldErrors.service).toBeDefined();
     expect(signIns()).toBe(before);
-    expect(rows()).toEqual([]);
+    expect(await rows()).toEqual([]);
   });
 
   it('a server error while signing in answers 502 platform_unavailable and creates nothing', async () => {
@@ -85,16 +87,16 @@ describe('connecting accounts with credentials', () => {
     const res = await connect(credentials());
     expectError(res, 502, 'platform_unavailable');
     expect(res.body.error.message).toMatch(/Bluesky answered 500/);
-    expect(rows()).toEqual([]);
-    expect(eventsOf(bed.runtime, bed.ws.workspace.id).map((event) => event.type)).not.toContain(
+    expect(await rows()).toEqual([]);
+    expect((await eventsOf(bed.runtime, bed.ws.workspace.id)).map((event) => event.type)).not.toContain(
       'social_account.connected',
     );
   });
 
   it('a workspace at its platforms_limit is refused before any sign-in', async () => {
-    const ws = makeWorkspace(bed.runtime, { plan: 'starter' });
+    const ws = await makeWorkspace(bed.runtime, { plan: 'starter' });
     for (const username of ['one', 'two', 'three']) {
-      connectSocialAccount(bed.runtime, { workspaceId: ws.workspace.id, platform: 'facebook', username });
+      await connectSocialAccount(bed.runtime, { workspaceId: ws.workspace.id, platform: 'facebook', username });
     }
     const before = signIns();
     expectError(await connect(credentials(), ws.headers), 403, 'quota_exceeded');
@@ -103,7 +105,7 @@ describe('connecting accounts with credentials', () => {
 
   it('the account belongs to the workspace that connected it: another lists none', async () => {
     expect((await connect(credentials())).status).toBe(201);
-    const other = makeWorkspace(bed.runtime);
+    const other = await makeWorkspace(bed.runtime);
     const listed = await call(bed.server, 'GET', '/api/v1/social-accounts', { headers: other.headers });
     expect(listed.status).toBe(200);
     expect(listed.body.data).toEqual([]);
@@ -112,12 +114,12 @@ describe('connecting accounts with credentials', () => {
   it('the maintenance pass renews a session about to expire with refreshSession alone: no app, no sign-in', async () => {
     const connected = await connect(credentials());
     expect(connected.status).toBe(201);
-    const before = readTokens(bed.runtime, connected.body.id)!;
+    const before = (await readTokens(bed.runtime, connected.body.id))!;
     const signInsBefore = signIns();
     bed.runtime.clock.advance(90 * 60_000);
     const renew = () => refreshExpiringTokens(bed.runtime, (platform) => tokenSourceFor(bed.runtime, platform));
     expect(await renew()).toEqual({ refreshed: 1, failed: 0 });
-    const after = readTokens(bed.runtime, connected.body.id)!;
+    const after = (await readTokens(bed.runtime, connected.body.id))!;
     expect(after.accessToken).not.toBe(before.accessToken);
     expect(after.refreshToken).not.toBe(before.refreshToken);
     expect(after.expiresAt!.getTime() - now()).toBe(2 * 3_600_000);
@@ -128,8 +130,8 @@ describe('connecting accounts with credentials', () => {
     bluesky.script.refuseRefresh();
     expect(await renew()).toEqual({ refreshed: 0, failed: 1 });
     expect(await renew()).toEqual({ refreshed: 0, failed: 0 });
-    expect(rows().find((row) => row.id === connected.body.id)).toMatchObject({ status: 'needs_reconnect' });
-    const disconnected = eventsOf(bed.runtime, bed.ws.workspace.id).filter(
+    expect((await rows()).find((row) => row.id === connected.body.id)).toMatchObject({ status: 'needs_reconnect' });
+    const disconnected = (await eventsOf(bed.runtime, bed.ws.workspace.id)).filter(
       (event) => event.type === 'social_account.disconnected',
     );
     expect(disconnected).toHaveLength(1);

@@ -77,11 +77,12 @@ describe('connecting accounts over OAuth', () => {
     return { started, back, ...(await finish(back)) };
   }
 
-  const rows = () => bed.runtime.db.select().from(socialAccounts).all();
-  const connectedEvents = () => eventsOf(bed.runtime).filter((event) => event.type === 'social_account.connected');
-  const expectNothingStored = () => {
-    expect(rows()).toEqual([]);
-    expect(connectedEvents()).toEqual([]);
+  const rows = async () => bed.runtime.db.select().from(socialAccounts).all();
+  const connectedEvents = async () =>
+    (await eventsOf(bed.runtime)).filter((event) => event.type === 'social_account.connected');
+  const expectNothingStored = async () => {
+    expect(await rows()).toEqual([]);
+    expect(await connectedEvents()).toEqual([]);
   };
   const listAccounts = () => call(bed.server, 'GET', '/api/v1/social-accounts', { headers: bed.ws.headers });
 
@@ -138,7 +139,7 @@ describe('connecting accounts over OAuth', () => {
         expect(query.code_challenge).toBeUndefined();
       }
       // The state is stored only as its hash.
-      expect(JSON.stringify(bed.runtime.db.select().from(oauthConnectStates).all())).not.toContain(query.state);
+      expect(JSON.stringify(await bed.runtime.db.select().from(oauthConnectStates).all())).not.toContain(query.state);
 
       // The callback asks first, naming the account and the workspace, and stores nothing yet.
       const asked = await callback(await consent(started.body.authorize_url));
@@ -149,7 +150,7 @@ describe('connecting accounts over OAuth', () => {
         expect(reply.headers.get('referrer-policy')).toBe('no-referrer');
       }
       expect(asked.body).toContain(`Connect ${p.handle} to workspace <strong>${bed.ws.workspace.name}</strong>?`);
-      expectNothingStored();
+      await expectNothingStored();
       const answer = await confirm(confirmationPageOf(asked));
       expect(answer.status).toBe(200);
       expect(answer.headers.get('cache-control')).toBe('no-store');
@@ -176,9 +177,9 @@ describe('connecting accounts over OAuth', () => {
         }),
       ]);
 
-      const [row] = rows();
+      const [row] = await rows();
       expect(row!.accessTokenEncrypted).not.toContain(issued.access_token);
-      expect(readTokens(bed.runtime, row!.id)).toMatchObject({
+      expect(await readTokens(bed.runtime, row!.id)).toMatchObject({
         accessToken: issued.access_token,
         refreshToken: p.hasRefreshToken ? issued.refresh_token : null,
       });
@@ -194,7 +195,7 @@ describe('connecting accounts over OAuth', () => {
         expect(text).not.toContain(p.fake().clientSecret);
       }
 
-      expect(connectedEvents()).toEqual([
+      expect(await connectedEvents()).toEqual([
         expect.objectContaining({
           workspaceId: bed.ws.workspace.id,
           data: {
@@ -208,19 +209,19 @@ describe('connecting accounts over OAuth', () => {
 
     it('a reconnect of the same user keeps the account id and replaces its tokens', async () => {
       await connectThrough(p.platform);
-      const [first] = rows();
-      const firstToken = readTokens(bed.runtime, first!.id)!.accessToken;
-      bed.runtime.db.update(socialAccounts).set({ status: 'needs_reconnect' }).run();
+      const [first] = await rows();
+      const firstToken = (await readTokens(bed.runtime, first!.id))!.accessToken;
+      await bed.runtime.db.update(socialAccounts).set({ status: 'needs_reconnect' }).run();
       bed.runtime.clock.advance(60_000);
 
       const { answer } = await connectThrough(p.platform);
       expect(answer.status).toBe(200);
-      const [again] = rows();
-      expect(rows()).toHaveLength(1);
+      const [again] = await rows();
+      expect(await rows()).toHaveLength(1);
       expect(again).toMatchObject({ id: first!.id, status: 'active', createdAt: first!.createdAt });
       expect(again!.connectedAt.getTime()).toBe(first!.connectedAt.getTime() + 60_000);
-      expect(readTokens(bed.runtime, again!.id)!.accessToken).not.toBe(firstToken);
-      expect(connectedEvents().map((event) => (event.data as { reconnected: boolean }).reconnected)).toEqual([
+      expect((await readTokens(bed.runtime, again!.id))!.accessToken).not.toBe(firstToken);
+      expect((await connectedEvents()).map((event) => (event.data as { reconnected: boolean }).reconnected)).toEqual([
         false,
         true,
       ]);
@@ -233,7 +234,7 @@ describe('connecting accounts over OAuth', () => {
       expect(`${location.origin}${location.pathname}`).toBe(`${BASE_URL}/done`);
       expect(Object.fromEntries(location.searchParams)).toEqual({
         tab: 'accounts',
-        social_account_id: rows()[0]!.id,
+        social_account_id: (await rows())[0]!.id,
         platform: p.platform,
       });
       expect(answer.headers.get('referrer-policy')).toBe('no-referrer');
@@ -252,7 +253,7 @@ describe('connecting accounts over OAuth', () => {
       const location = new URL(redirected.answer.headers.get('location')!);
       expect(Object.fromEntries(location.searchParams)).toEqual({ error: 'access_denied', platform: p.platform });
       expect(p.fake().log.calls('token')).toHaveLength(tokenCallsBefore);
-      expectNothingStored();
+      await expectNothingStored();
     });
 
     it('a failed code exchange answers a 502 page and stores nothing', async () => {
@@ -262,7 +263,7 @@ describe('connecting accounts over OAuth', () => {
       expect(answer.status).toBe(502);
       expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
       expect(answer.body).toContain('503');
-      expectNothingStored();
+      await expectNothingStored();
     });
   });
 
@@ -274,22 +275,22 @@ describe('connecting accounts over OAuth', () => {
       expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
       expect(answer.body).toContain('not valid');
       expect(x.log.calls('token')).toHaveLength(tokenCallsBefore);
-      expectNothingStored();
+      await expectNothingStored();
     });
 
     it('a missing state answers 400', async () => {
       expect((await callback('/callbacks/twitter/oauth?code=anything')).status).toBe(400);
-      expectNothingStored();
+      await expectNothingStored();
     });
 
     it('a reused state answers 400 and changes nothing', async () => {
       const { back, page, answer } = await connectThrough('twitter');
       expect(answer.status).toBe(200);
-      const before = rows();
+      const before = await rows();
       const replay = await callback(back, { headers: { cookie: confirmationPageOf(page).cookie } });
       expect(replay.status).toBe(400);
-      expect(rows()).toEqual(before);
-      expect(connectedEvents()).toHaveLength(1);
+      expect(await rows()).toEqual(before);
+      expect(await connectedEvents()).toHaveLength(1);
     });
 
     it("a state made for one platform does not pass at another's callback", async () => {
@@ -297,7 +298,7 @@ describe('connecting accounts over OAuth', () => {
       const back = await consent(started.body.authorize_url);
       const answer = await callback(back.replace('/callbacks/twitter/', '/callbacks/linkedin/'));
       expect(answer.status).toBe(400);
-      expectNothingStored();
+      await expectNothingStored();
     });
 
     it('an expired state (past 15 minutes) answers 400 and stores nothing', async () => {
@@ -306,7 +307,7 @@ describe('connecting accounts over OAuth', () => {
       const answer = await callback(await consent(started.body.authorize_url));
       expect(answer.status).toBe(400);
       expect(answer.body).toContain('expired');
-      expectNothingStored();
+      await expectNothingStored();
     });
 
     it('a bad code answers 502 and stores nothing', async () => {
@@ -316,7 +317,7 @@ describe('connecting accounts over OAuth', () => {
       const answer = await callback(back.pathname + back.search);
       expect(answer.status).toBe(502);
       expect(answer.body).toContain('invalid_request');
-      expectNothingStored();
+      await expectNothingStored();
     });
 
     it('a platform without OAuth answers a 404 page', async () => {
@@ -326,7 +327,7 @@ describe('connecting accounts over OAuth', () => {
     });
 
     it('names are HTML-escaped on the page', async () => {
-      const ws = makeWorkspace(bed.runtime, { name: '<script>alert(1)</script> & Co' });
+      const ws = await makeWorkspace(bed.runtime, { name: '<script>alert(1)</script> & Co' });
       const started = await connect({ platform: 'twitter' }, ws.headers);
       const { page, answer } = await finish(await consent(started.body.authorize_url));
       expect(answer.status).toBe(200);
@@ -344,9 +345,9 @@ describe('connecting accounts over OAuth', () => {
       const cancelled = await confirm(page, { decision: 'cancel' });
       expect(cancelled.status).toBe(200);
       expect(cancelled.body).toContain('was cancelled');
-      expectNothingStored();
+      await expectNothingStored();
       expect((await confirm(page)).status).toBe(400);
-      expectNothingStored();
+      await expectNothingStored();
     });
 
     it('Cancel with a return_url answers 303 with error=access_denied', async () => {
@@ -360,18 +361,18 @@ describe('connecting accounts over OAuth', () => {
         error: 'access_denied',
         platform: 'linkedin',
       });
-      expect(rows()).toHaveLength(1);
+      expect(await rows()).toHaveLength(1);
     });
 
     it('cannot be replayed: the second post of the same form answers 400 and changes nothing', async () => {
       const started = await connect({ platform: 'twitter' });
       const page = confirmationPageOf(await callback(await consent(started.body.authorize_url)));
       expect((await confirm(page)).status).toBe(200);
-      const before = rows();
+      const before = await rows();
       const replay = await confirm(page);
       expect(replay.status).toBe(400);
-      expect(rows()).toEqual(before);
-      expect(connectedEvents()).toHaveLength(1);
+      expect(await rows()).toEqual(before);
+      expect(await connectedEvents()).toHaveLength(1);
     });
 
     it('a form posted without the browser cookie, with another cookie, or with a forged token is refused; the real one still works', async () => {
@@ -388,13 +389,13 @@ describe('connecting accounts over OAuth', () => {
         expect(refused.status).toBe(400);
         expect(refused.body).toContain('browser');
       }
-      expectNothingStored();
+      await expectNothingStored();
       // Whoever made the link knows the state, but a reload without the browser's cookie shows nothing.
       const reloadElsewhere = await callback(back);
       expect(reloadElsewhere.status).toBe(400);
       expect(reloadElsewhere.body).not.toContain('name="confirmation"');
       expect((await confirm(page)).status).toBe(200);
-      expect(rows()).toHaveLength(1);
+      expect(await rows()).toHaveLength(1);
     });
 
     it('a reload in the same browser shows the page again with a fresh token; the old form stops working', async () => {
@@ -404,9 +405,9 @@ describe('connecting accounts over OAuth', () => {
       const reloaded = confirmationPageOf(await callback(back, { headers: { cookie: first.cookie } }));
       expect(reloaded.fields.confirmation).not.toBe(first.fields.confirmation);
       expect((await confirm(first)).status).toBe(400);
-      expectNothingStored();
+      await expectNothingStored();
       expect((await confirm(reloaded)).status).toBe(200);
-      expect(rows()).toHaveLength(1);
+      expect(await rows()).toHaveLength(1);
     });
 
     it('expires with the state', async () => {
@@ -416,7 +417,7 @@ describe('connecting accounts over OAuth', () => {
       const late = await confirm(page);
       expect(late.status).toBe(400);
       expect(late.body).toContain('expired');
-      expectNothingStored();
+      await expectNothingStored();
     });
 
     it('sets its cookie HttpOnly, SameSite=Lax, on the callback path alone, until the state expires', async () => {
@@ -450,7 +451,7 @@ describe('connecting accounts over OAuth', () => {
           details: true,
         });
       }
-      expect(bed.runtime.db.select().from(oauthConnectStates).all()).toEqual([]);
+      expect(await bed.runtime.db.select().from(oauthConnectStates).all()).toEqual([]);
     });
 
     it("return_url must be on the service's origin: another site, or credentials before the host, answer 422 invalid_return_url", async () => {
@@ -466,19 +467,19 @@ describe('connecting accounts over OAuth', () => {
         expectError(res, 422, 'invalid_return_url');
         expect(res.body.error.message).toContain(base.origin);
       }
-      expect(bed.runtime.db.select().from(oauthConnectStates).all()).toEqual([]);
+      expect(await bed.runtime.db.select().from(oauthConnectStates).all()).toEqual([]);
       expect((await connect({ platform: 'twitter', return_url: `${BASE_URL}/settings?tab=accounts` })).status).toBe(
         201,
       );
     });
 
     it('CONNECT_RETURN_ORIGINS lets return_url lead to the origins it lists, exactly; a value that is no origin stops start-up', async () => {
-      const runtime = testRuntime({
+      const runtime = await testRuntime({
         env: { ...env, CONNECT_RETURN_ORIGINS: 'https://app.example.com, http://127.0.0.1:5173' },
       });
       const server = await startTestServer(runtime);
       try {
-        const ws = makeWorkspace(runtime);
+        const ws = await makeWorkspace(runtime);
         const connectTo = (returnUrl: string) =>
           call(server, 'POST', '/api/v1/social-accounts/connect', {
             headers: ws.headers,
@@ -498,15 +499,15 @@ describe('connecting accounts over OAuth', () => {
         await server.close();
       }
       for (const bad of ['https://app.example.com/path', 'app.example.com', 'ftp://files.example.com']) {
-        expect(() => testRuntime({ env: { CONNECT_RETURN_ORIGINS: bad } })).toThrow(/CONNECT_RETURN_ORIGINS/);
+        await expect(testRuntime({ env: { CONNECT_RETURN_ORIGINS: bad } })).rejects.toThrow(/CONNECT_RETURN_ORIGINS/);
       }
     });
 
     it('platform_not_configured (422) names the variables when the credentials are unset', async () => {
-      const runtime = testRuntime({ env: baseEnv });
+      const runtime = await testRuntime({ env: baseEnv });
       const server = await startTestServer(runtime);
       try {
-        const ws = makeWorkspace(runtime);
+        const ws = await makeWorkspace(runtime);
         for (const [platform, variables] of [
           ['twitter', ['X_CLIENT_ID', 'X_CLIENT_SECRET']],
           ['linkedin', ['LINKEDIN_CLIENT_ID', 'LINKEDIN_CLIENT_SECRET']],
@@ -518,7 +519,7 @@ describe('connecting accounts over OAuth', () => {
           expectError(res, 422, 'platform_not_configured');
           for (const variable of variables) expect(res.body.error.message).toContain(variable);
         }
-        expect(runtime.db.select().from(oauthConnectStates).all()).toEqual([]);
+        expect(await runtime.db.select().from(oauthConnectStates).all()).toEqual([]);
       } finally {
         await server.close();
       }
@@ -527,45 +528,45 @@ describe('connecting accounts over OAuth', () => {
 
   describe('platforms_limit', () => {
     /** The starter plan allows 3 active accounts. */
-    function starterWorkspace() {
-      const ws = makeWorkspace(bed.runtime, { plan: 'starter' });
-      const sandbox = (username: string) =>
+    async function starterWorkspace() {
+      const ws = await makeWorkspace(bed.runtime, { plan: 'starter' });
+      const sandbox = async (username: string) =>
         connectSocialAccount(bed.runtime, { workspaceId: ws.workspace.id, platform: 'facebook', username });
       return { ws, sandbox };
     }
 
     it('connecting past the limit answers 403 quota_exceeded at connect', async () => {
-      const { ws, sandbox } = starterWorkspace();
-      sandbox('one');
-      sandbox('two');
-      sandbox('three');
+      const { ws, sandbox } = await starterWorkspace();
+      await sandbox('one');
+      await sandbox('two');
+      await sandbox('three');
       expectError(await connect({ platform: 'twitter' }, ws.headers), 403, 'quota_exceeded');
     });
 
     it('and again at the callback, when the limit was reached in between: nothing stored', async () => {
-      const { ws, sandbox } = starterWorkspace();
-      sandbox('one');
-      sandbox('two');
+      const { ws, sandbox } = await starterWorkspace();
+      await sandbox('one');
+      await sandbox('two');
       const started = await connect({ platform: 'twitter' }, ws.headers);
       expect(started.status).toBe(201);
-      sandbox('three');
+      await sandbox('three');
       const { answer } = await finish(await consent(started.body.authorize_url));
       expect(answer.status).toBe(403);
       expect(answer.body).toContain('platforms_limit');
-      expect(rows().filter((row) => row.mode === 'live')).toEqual([]);
-      expect(connectedEvents()).toEqual([]);
+      expect((await rows()).filter((row) => row.mode === 'live')).toEqual([]);
+      expect(await connectedEvents()).toEqual([]);
     });
 
     it('a reconnect of an active account at the limit is not a new one', async () => {
-      const { ws, sandbox } = starterWorkspace();
-      sandbox('one');
-      sandbox('two');
+      const { ws, sandbox } = await starterWorkspace();
+      await sandbox('one');
+      await sandbox('two');
       const first = await connect({ platform: 'twitter' }, ws.headers);
       expect((await finish(await consent(first.body.authorize_url))).answer.status).toBe(200);
       const again = await connect({ platform: 'twitter' }, ws.headers);
       expect(again.status).toBe(201);
       expect((await finish(await consent(again.body.authorize_url))).answer.status).toBe(200);
-      expect(rows().filter((row) => row.workspaceId === ws.workspace.id)).toHaveLength(3);
+      expect((await rows()).filter((row) => row.workspaceId === ws.workspace.id)).toHaveLength(3);
     });
   });
 
@@ -575,7 +576,7 @@ describe('connecting accounts over OAuth', () => {
     expect((await runMaintenance(bed.runtime)).expiredConnectStates).toBe(0);
     bed.runtime.clock.advance(15 * 60 * 1000);
     expect((await runMaintenance(bed.runtime)).expiredConnectStates).toBe(2);
-    expect(bed.runtime.db.select().from(oauthConnectStates).all()).toEqual([]);
+    expect(await bed.runtime.db.select().from(oauthConnectStates).all()).toEqual([]);
   });
 
   it("the platform's deauthorize callback disconnects a live account", async () => {
@@ -587,8 +588,8 @@ describe('connecting accounts over OAuth', () => {
       }).toString(),
     });
     expect(res.status).toBe(200);
-    expect(rows()).toEqual([expect.objectContaining({ mode: 'live', status: 'disconnected', isActive: false })]);
-    expect(eventsOf(bed.runtime).map((event) => event.type)).toEqual([
+    expect(await rows()).toEqual([expect.objectContaining({ mode: 'live', status: 'disconnected', isActive: false })]);
+    expect((await eventsOf(bed.runtime)).map((event) => event.type)).toEqual([
       'social_account.connected',
       'social_account.disconnected',
     ]);
@@ -616,7 +617,7 @@ describe('connecting accounts over OAuth', () => {
     expect(Object.keys(printed)).toEqual(['authorize_url']);
     const { answer } = await finish(await consent(printed.authorize_url));
     expect(answer.status).toBe(303);
-    expect(rows()).toEqual([
+    expect(await rows()).toEqual([
       expect.objectContaining({ workspaceId: bed.ws.workspace.id, platform: 'linkedin', mode: 'live' }),
     ]);
   });

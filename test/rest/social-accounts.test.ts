@@ -12,7 +12,7 @@ describe('REST social accounts', () => {
 
   const list = (headers: Record<string, string> = bed.ws.headers) =>
     call(bed.server, 'GET', '/api/v1/social-accounts', { headers });
-  const connect = (
+  const connect = async (
     workspace: TestWorkspace,
     platform: string,
     username: string,
@@ -27,12 +27,12 @@ describe('REST social accounts', () => {
   });
 
   it('lists the full set, active and inactive, newest first, with every field', async () => {
-    const twitter = connect(bed.ws, 'twitter', '@acme', { platformUserId: '1001', displayName: 'Acme' });
+    const twitter = await connect(bed.ws, 'twitter', '@acme', { platformUserId: '1001', displayName: 'Acme' });
     bed.runtime.clock.advance(1000);
-    const linkedin = connect(bed.ws, 'linkedin', 'acme-co');
+    const linkedin = await connect(bed.ws, 'linkedin', 'acme-co');
     bed.runtime.clock.advance(1000);
-    const instagram = connect(bed.ws, 'instagram', 'acme.gram');
-    disconnectSocialAccount(bed.runtime, linkedin.id);
+    const instagram = await connect(bed.ws, 'instagram', 'acme.gram');
+    await disconnectSocialAccount(bed.runtime, linkedin.id);
 
     const res = await list();
     expect(res.status).toBe(200);
@@ -72,10 +72,10 @@ describe('REST social accounts', () => {
   });
 
   it('never shows another workspace its accounts, even for the same platform user', async () => {
-    const other = makeWorkspace(bed.runtime);
-    const mine = connect(bed.ws, 'twitter', 'mine', { platformUserId: '42' });
-    connect(other, 'twitter', 'theirs', { platformUserId: '42' });
-    connect(other, 'tiktok', 'theirs');
+    const other = await makeWorkspace(bed.runtime);
+    const mine = await connect(bed.ws, 'twitter', 'mine', { platformUserId: '42' });
+    await connect(other, 'twitter', 'theirs', { platformUserId: '42' });
+    await connect(other, 'tiktok', 'theirs');
     const res = await list();
     expect(res.body.data.map((a: any) => a.id)).toEqual([mine.id]);
     const theirs = await list(other.headers);

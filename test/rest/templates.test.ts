@@ -222,7 +222,7 @@ describe('REST templates', () => {
 
   it('applies the pagination rules: default 25, clamped to 100, bad values fall back to 25, a bad cursor gives the first page', async () => {
     // 60 more entries, so the library is longer than the largest page.
-    importTemplates(
+    await importTemplates(
       bed.runtime.db,
       Array.from({ length: 60 }, (_, i) =>
         extraEntry(i + 1, { created_at: new Date(Date.UTC(2024, 0, 1 + i)).toISOString() }),
@@ -250,7 +250,7 @@ describe('REST templates', () => {
       401,
       'invalid_key',
     );
-    const other = makeWorkspace(bed.runtime);
+    const other = await makeWorkspace(bed.runtime);
     const mine = await list('?limit=100');
     const theirs = await list('?limit=100', other.headers);
     expect(theirs).toEqual(mine);
@@ -265,52 +265,48 @@ describe('REST templates', () => {
 });
 
 describe('templates seed and import (core)', () => {
-  it('seeds at every open without adding anything twice, and keeps a row an import changed', () => {
+  it('seeds at every open without adding anything twice, and keeps a row an import changed', async () => {
     const db = openDatabase(':memory:');
-    const runtime = openRuntime({ db });
+    const runtime = await openRuntime({ db });
     expect(countTemplates(runtime.db)).toBe(SEED.length);
-    expect(seedTemplates(db)).toEqual({ inserted: 0, updated: 0 });
-    openRuntime({ db });
+    expect(await seedTemplates(db)).toEqual({ inserted: 0, updated: 0 });
+    await openRuntime({ db });
     expect(countTemplates(db)).toBe(SEED.length);
 
     const changed = { ...SEED[0]!, name: 'Renamed by an operator' };
-    expect(importTemplates(db, [changed, extraEntry(1)], new Date())).toEqual({ inserted: 1, updated: 1 });
-    expect(seedTemplates(db)).toEqual({ inserted: 0, updated: 0 });
-    expect(
-      db
-        .select()
-        .from(templates)
-        .all()
-        .find((t) => t.id === SEED[0]!.id)!.name,
-    ).toBe('Renamed by an operator');
+    expect(await importTemplates(db, [changed, extraEntry(1)], new Date())).toEqual({ inserted: 1, updated: 1 });
+    expect(await seedTemplates(db)).toEqual({ inserted: 0, updated: 0 });
+    expect((await db.select().from(templates).all()).find((t) => t.id === SEED[0]!.id)!.name).toBe(
+      'Renamed by an operator',
+    );
 
     // A seed row that went missing comes back at the next open.
     db.$client.prepare('delete from templates where id = ?').run(SEED[1]!.id);
-    expect(seedTemplates(db)).toEqual({ inserted: 1, updated: 0 });
+    expect(await seedTemplates(db)).toEqual({ inserted: 1, updated: 0 });
     expect(countTemplates(db)).toBe(SEED.length + 1);
   });
 
-  it('imports by id: a second run of the same file inserts nothing; created_at defaults to now; engagement_rate is computed', () => {
-    const db = openRuntime({ db: openDatabase(':memory:') }).db;
+  it('imports by id: a second run of the same file inserts nothing; created_at defaults to now; engagement_rate is computed', async () => {
+    const db = (await openRuntime({ db: openDatabase(':memory:') })).db;
     const now = new Date('2026-03-01T10:00:00.000Z');
     const { created_at: _omit, ...undated } = extraEntry(7);
     const { engagement_rate: _rate, ...counts } = undated.engagement;
     const entries = [undated, { ...extraEntry(8), engagement: counts }];
-    expect(importTemplates(db, entries, now)).toEqual({ inserted: 2, updated: 0 });
-    expect(importTemplates(db, entries, now)).toEqual({ inserted: 0, updated: 2 });
-    const rows = db.select().from(templates).all();
+    expect(await importTemplates(db, entries, now)).toEqual({ inserted: 2, updated: 0 });
+    expect(await importTemplates(db, entries, now)).toEqual({ inserted: 0, updated: 2 });
+    const rows = await db.select().from(templates).all();
     expect(rows).toHaveLength(SEED.length + 2);
     const seven = rows.find((r) => r.id === extraEntry(7).id)!;
     expect(seven.createdAt.toISOString()).toBe(now.toISOString());
     expect(rows.find((r) => r.id === extraEntry(8).id)!.engagement.engagement_rate).toBe(0.06);
   });
 
-  it('validates every entry and writes nothing when one is invalid', () => {
-    const db = openRuntime({ db: openDatabase(':memory:') }).db;
-    const refuse = (entries: unknown, pattern: RegExp) => {
+  it('validates every entry and writes nothing when one is invalid', async () => {
+    const db = (await openRuntime({ db: openDatabase(':memory:') })).db;
+    const refuse = async (entries: unknown, pattern: RegExp) => {
       let error: unknown;
       try {
-        importTemplates(db, entries, new Date());
+        await importTemplates(db, entries, new Date());
       } catch (e) {
         error = e;
       }
@@ -319,23 +315,23 @@ describe('templates seed and import (core)', () => {
       expect((error as ServiceError).message).toMatch(pattern);
     };
     const good = extraEntry(1);
-    refuse(
+    await refuse(
       [good, extraEntry(2, { engagement: { ...good.engagement, engagement_rate: 0.5 } })],
       /1\.engagement\.engagement_rate/,
     );
-    refuse(
+    await refuse(
       [good, extraEntry(2, { source_platform: 'twitter', example_caption: 'x'.repeat(281) })],
       /1\.example_caption.*280/,
     );
-    refuse([good, extraEntry(2, { source_platform: 'myspace' })], /1\.source_platform/);
-    refuse([good, { ...extraEntry(2), platform: 'twitter' }], /Unrecognized key/);
-    refuse([good, { ...extraEntry(2), id: 'tpl-2' }], /1\.id/);
-    refuse([good, extraEntry(2, { niches: ['Real Estate'] })], /1\.niches/);
-    refuse([good, extraEntry(2, { niches: [] })], /1\.niches/);
-    refuse([good, extraEntry(1, { name: 'Same id' })], /appears more than once/);
-    refuse([good, extraEntry(2, { created_at: '2026-01-01T00:00:00' })], /1\.created_at/);
-    refuse([], /no templates/);
-    refuse({ templates: [good] }, /expected array/i);
+    await refuse([good, extraEntry(2, { source_platform: 'myspace' })], /1\.source_platform/);
+    await refuse([good, { ...extraEntry(2), platform: 'twitter' }], /Unrecognized key/);
+    await refuse([good, { ...extraEntry(2), id: 'tpl-2' }], /1\.id/);
+    await refuse([good, extraEntry(2, { niches: ['Real Estate'] })], /1\.niches/);
+    await refuse([good, extraEntry(2, { niches: [] })], /1\.niches/);
+    await refuse([good, extraEntry(1, { name: 'Same id' })], /appears more than once/);
+    await refuse([good, extraEntry(2, { created_at: '2026-01-01T00:00:00' })], /1\.created_at/);
+    await refuse([], /no templates/);
+    await refuse({ templates: [good] }, /expected array/i);
     expect(countTemplates(db)).toBe(SEED.length);
   });
 });

@@ -21,13 +21,13 @@ describe('REST webhook delivery log filter and resends', () => {
   const send = (method: string, path: string, body?: unknown, headers = bed.ws.headers) =>
     call(bed.server, method, path, { headers, body });
   const deliverAll = async () => {
-    enqueueAllEvents(bed.runtime);
+    await enqueueAllEvents(bed.runtime);
     await drain(bed.runtime, webhookDeliveryJob(bed.runtime));
   };
   /** An event whose delivery failed for good: both attempts answered 500. */
   const failedEvent = async (webhookId: string, caption: string) => {
     receiver.respondWith({ status: 500, body: 'receiver broken' });
-    const item = makeContent(bed.runtime, bed.ws.workspace, { caption });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { caption });
     await deliverAll();
     bed.runtime.clock.advance(1000);
     await deliverAll();
@@ -76,7 +76,7 @@ describe('REST webhook delivery log filter and resends', () => {
     const a = await failedEvent(hook.id, 'a');
     const b = await failedEvent(hook.id, 'b');
     receiver.respondWith({ status: 200 });
-    makeContent(bed.runtime, bed.ws.workspace, { caption: 'delivered at once' });
+    await makeContent(bed.runtime, bed.ws.workspace, { caption: 'delivered at once' });
     await deliverAll();
     const failedIds = [a.log.at(-1)!.event_id, b.log[0]!.event_id];
     expect(new Set(failedIds).size).toBe(2);
@@ -121,7 +121,7 @@ describe('REST webhook delivery log filter and resends', () => {
     expect(test.event_type).toBe('webhook.test');
     expectError(await send('POST', `/api/v1/webhooks/${hook.id}/deliveries/${test.id}/resend`), 409, 'invalid_state');
 
-    const other = makeWorkspace(bed.runtime);
+    const other = await makeWorkspace(bed.runtime);
     for (const [method, path, body] of [
       ['POST', `/api/v1/webhooks/${hook.id}/deliveries/${log[0]!.id}/resend`],
       ['POST', `/api/v1/webhooks/${hook.id}/resend-failed`, { since }],

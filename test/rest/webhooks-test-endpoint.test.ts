@@ -96,11 +96,11 @@ describe('REST webhook test deliveries and the delivery log', () => {
       next_cursor: null,
     });
     // Logged as a test (it never counts towards auto-disable) of no job.
-    const stored = bed.runtime.db.select().from(webhookDeliveries).all();
+    const stored = await bed.runtime.db.select().from(webhookDeliveries).all();
     expect(stored.map((r) => ({ isTest: r.isTest, jobId: r.jobId }))).toEqual([{ isTest: true, jobId: null }]);
     // Synthetic: not in the outbox (no other subscription sees it), no job, still disabled.
-    expect(eventsOf(bed.runtime, bed.ws.workspace.id).map((e) => e.type)).not.toContain('webhook.test');
-    expect(bed.runtime.db.select().from(webhookJobs).all()).toEqual([]);
+    expect((await eventsOf(bed.runtime, bed.ws.workspace.id)).map((e) => e.type)).not.toContain('webhook.test');
+    expect(await bed.runtime.db.select().from(webhookJobs).all()).toEqual([]);
     expect((await send('GET', `/api/v1/webhooks/${webhook.id}`)).body.is_enabled).toBe(false);
   });
 
@@ -119,7 +119,7 @@ describe('REST webhook test deliveries and the delivery log', () => {
       status_code: 500,
       response_body: 'receiver exploded',
     });
-    expect(bed.runtime.db.select().from(webhookJobs).all()).toEqual([]);
+    expect(await bed.runtime.db.select().from(webhookJobs).all()).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(receiver.requests).toHaveLength(1);
     // A 3xx is a failure too, and its Location is not followed.
@@ -175,17 +175,17 @@ describe('REST webhook test deliveries and the delivery log', () => {
 
   describe('the delivery log', () => {
     /** Writes `count` log rows for `webhookId`, one per `stepMs`, as the worker would; returns their ids, newest first. */
-    function logAttempts(
+    async function logAttempts(
       webhookId: string,
       count: number,
       stepMs: number,
       from = bed.runtime.clock.now().getTime(),
-    ): string[] {
+    ): Promise<string[]> {
       const ids: Array<{ id: string; at: number }> = [];
       for (let i = 0; i < count; i += 1) {
         const id = newDeliveryId();
         const at = from + i * stepMs;
-        recordDeliveryAttempt(bed.runtime.db, id, {
+        await recordDeliveryAttempt(bed.runtime.db, id, {
           webhookId,
           jobId: null,
           eventId: `evt_${i}`,
@@ -219,8 +219,8 @@ describe('REST webhook test deliveries and the delivery log', () => {
     it('lists the most recent attempts first and pages them with limit and cursor', async () => {
       const webhook = await create();
       const other = await create();
-      const expected = logAttempts(webhook.id, 7, 1000);
-      logAttempts(other.id, 3, 500);
+      const expected = await logAttempts(webhook.id, 7, 1000);
+      await logAttempts(other.id, 3, 500);
 
       const first = await deliveries(webhook.id, '?limit=3');
       expect(first.has_more).toBe(true);
@@ -243,14 +243,14 @@ describe('REST webhook test deliveries and the delivery log', () => {
 
     it('never skips attempts that share a timestamp on a page boundary', async () => {
       const webhook = await create();
-      const expected = logAttempts(webhook.id, 9, 0);
+      const expected = await logAttempts(webhook.id, 9, 0);
       const { ids } = await walk(webhook.id, 2);
       expect(ids).toEqual(expected);
     });
 
     it('defaults to 25, clamps to 100, falls back on bad limits, and drops a malformed cursor', async () => {
       const webhook = await create();
-      const expected = logAttempts(webhook.id, 120, 10);
+      const expected = await logAttempts(webhook.id, 120, 10);
       expect((await deliveries(webhook.id)).data).toHaveLength(25);
       for (const limit of ['0', '-3', 'abc'])
         expect((await deliveries(webhook.id, `?limit=${limit}`)).data, limit).toHaveLength(25);

@@ -42,7 +42,7 @@ describe('REST webhooks', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body;
   };
-  const storedRow = (id: string) => bed.runtime.db.select().from(webhooks).where(eq(webhooks.id, id)).get();
+  const storedRow = async (id: string) => bed.runtime.db.select().from(webhooks).where(eq(webhooks.id, id)).get();
 
   describe('create, read, list', () => {
     it('creates a subscription to every event, shown with its signing secret once', async () => {
@@ -69,7 +69,7 @@ describe('REST webhooks', () => {
 
     it('stores the secret encrypted, never as plaintext', async () => {
       const created = await create();
-      const row = storedRow(created.id)!;
+      const row = (await storedRow(created.id))!;
       expect(row.secretCiphertext).not.toContain(created.signing_secret);
       expect(row.secretCiphertext).not.toContain(created.signing_secret.slice('whsec_'.length));
       expect(decryptSecret(bed.runtime.config, row.secretCiphertext)).toBe(created.signing_secret);
@@ -116,7 +116,7 @@ describe('REST webhooks', () => {
       for (let i = 0; i < MAX_WEBHOOKS_PER_WORKSPACE; i += 1) await create();
       expectError(await send('POST', '/api/v1/webhooks', { url: URL_A }), 403, 'quota_exceeded');
       // Another workspace is not held back by this one.
-      await create({ url: URL_A }, makeWorkspace(bed.runtime).headers);
+      await create({ url: URL_A }, (await makeWorkspace(bed.runtime)).headers);
       expect((await send('GET', '/api/v1/webhooks')).body.data).toHaveLength(MAX_WEBHOOKS_PER_WORKSPACE);
     });
   });
@@ -129,7 +129,7 @@ describe('REST webhooks', () => {
         events: ['campaign.paused', 'content.created', 'campaign.paused', 'content.created'],
       });
       expect(created.events).toEqual(['campaign.paused', 'content.created']);
-      expect(storedRow(created.id)!.events).toEqual(['campaign.paused', 'content.created']);
+      expect((await storedRow(created.id))!.events).toEqual(['campaign.paused', 'content.created']);
     });
 
     it('refuses unknown names and webhook.test with fieldErrors.events, on create and on update', async () => {
@@ -153,7 +153,7 @@ describe('REST webhooks', () => {
       const created = await create({ url: URL_A, events: ['content.published'] });
       expectFieldError(await send('PATCH', `/api/v1/webhooks/${created.id}`, { events: ['webhook.test'] }), 'events');
       expectFieldError(await send('PATCH', `/api/v1/webhooks/${created.id}`, { events: ['nope'] }), 'events');
-      expect(storedRow(created.id)!.events).toEqual(['content.published']);
+      expect((await storedRow(created.id))!.events).toEqual(['content.published']);
     });
 
     it('an empty array means every event, on create and when set by PATCH', async () => {
@@ -183,7 +183,7 @@ describe('REST webhooks', () => {
         is_enabled: false,
         signing_secret: null,
       });
-      expect(storedRow(created.id)!.updatedAt.toISOString()).toBe('2026-03-10T12:00:35.000Z');
+      expect((await storedRow(created.id))!.updatedAt.toISOString()).toBe('2026-03-10T12:00:35.000Z');
       // Each field alone leaves the others as they were.
       const enabled = await send('PATCH', `/api/v1/webhooks/${created.id}`, { is_enabled: true });
       expect(enabled.body).toMatchObject({
@@ -192,7 +192,9 @@ describe('REST webhooks', () => {
         is_enabled: true,
       });
       // The secret is unchanged by an update.
-      expect(decryptSecret(bed.runtime.config, storedRow(created.id)!.secretCiphertext)).toBe(created.signing_secret);
+      expect(decryptSecret(bed.runtime.config, (await storedRow(created.id))!.secretCiphertext)).toBe(
+        created.signing_secret,
+      );
     });
 
     it('answers no_updates to a body without a recognised field', async () => {
@@ -206,7 +208,7 @@ describe('REST webhooks', () => {
     it('is_enabled true clears auto_disabled_at; false keeps it', async () => {
       const created = await create();
       const disabledAt = new Date('2026-03-10T11:00:00.000Z');
-      bed.runtime.db
+      await bed.runtime.db
         .update(webhooks)
         .set({ isEnabled: false, autoDisabledAt: disabledAt })
         .where(eq(webhooks.id, created.id))
@@ -224,7 +226,7 @@ describe('REST webhooks', () => {
       const on = await send('PATCH', `/api/v1/webhooks/${created.id}`, { is_enabled: true });
       expect(on.status).toBe(200);
       expect(on.body).toMatchObject({ is_enabled: true, auto_disabled_at: null });
-      expect(storedRow(created.id)!.autoDisabledAt).toBeNull();
+      expect((await storedRow(created.id))!.autoDisabledAt).toBeNull();
       expect(woken).toEqual(['webhooks']);
     });
   });
@@ -238,7 +240,7 @@ describe('REST webhooks', () => {
       expect(Object.keys(rotated.body).sort()).toEqual(RESOURCE_KEYS);
       expect(rotated.body).toEqual({ ...created, signing_secret: expect.stringMatching(SIGNING_SECRET) });
       expect(rotated.body.signing_secret).not.toBe(created.signing_secret);
-      expect(decryptSecret(bed.runtime.config, storedRow(created.id)!.secretCiphertext)).toBe(
+      expect(decryptSecret(bed.runtime.config, (await storedRow(created.id))!.secretCiphertext)).toBe(
         rotated.body.signing_secret,
       );
       expect((await send('GET', `/api/v1/webhooks/${created.id}`)).body.signing_secret).toBeNull();
@@ -247,10 +249,10 @@ describe('REST webhooks', () => {
     it('delete answers {id, object, deleted} and takes the queued jobs and the log with it', async () => {
       const created = await create();
       const kept = await create();
-      const content = makeContent(bed.runtime, bed.ws.workspace);
+      const content = await makeContent(bed.runtime, bed.ws.workspace);
       const now = bed.runtime.clock.now();
       for (const id of [created.id, kept.id]) {
-        bed.runtime.db
+        await bed.runtime.db
           .insert(webhookJobs)
           .values({
             id: `job-${id}`,
@@ -263,7 +265,7 @@ describe('REST webhooks', () => {
             createdAt: now,
           })
           .run();
-        recordDeliveryAttempt(bed.runtime.db, newDeliveryId(), {
+        await recordDeliveryAttempt(bed.runtime.db, newDeliveryId(), {
           webhookId: id,
           jobId: `job-${id}`,
           eventId: 'evt_x',
@@ -281,17 +283,9 @@ describe('REST webhooks', () => {
       expect(res.body).toEqual({ id: created.id, object: 'webhook', deleted: true });
       expectError(await send('GET', `/api/v1/webhooks/${created.id}`), 404, 'not_found');
       expectError(await send('DELETE', `/api/v1/webhooks/${created.id}`), 404, 'not_found');
-      expect(storedRow(created.id)).toBeUndefined();
-      const jobsLeft = bed.runtime.db
-        .select()
-        .from(webhookJobs)
-        .all()
-        .map((j) => j.webhookId);
-      const logLeft = bed.runtime.db
-        .select()
-        .from(webhookDeliveries)
-        .all()
-        .map((d) => d.webhookId);
+      expect(await storedRow(created.id)).toBeUndefined();
+      const jobsLeft = (await bed.runtime.db.select().from(webhookJobs).all()).map((j) => j.webhookId);
+      const logLeft = (await bed.runtime.db.select().from(webhookDeliveries).all()).map((d) => d.webhookId);
       expect(jobsLeft).toEqual([kept.id]);
       expect(logLeft).toEqual([kept.id]);
       expect((await send('GET', '/api/v1/webhooks')).body.data.map((w: any) => w.id)).toEqual([kept.id]);
@@ -335,14 +329,14 @@ describe('REST webhooks', () => {
       for (const url of PRIVATE_URLS) {
         expectFieldError(await send('PATCH', `/api/v1/webhooks/${created.id}`, { url, is_enabled: false }), 'url');
       }
-      expect(storedRow(created.id)).toMatchObject({ url: URL_A, isEnabled: true });
+      expect(await storedRow(created.id)).toMatchObject({ url: URL_A, isEnabled: true });
     });
 
     it('WEBHOOK_ALLOW_PRIVATE_URLS=true lets local targets through', async () => {
-      const local = testRuntime({ env: { ...env, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+      const local = await testRuntime({ env: { ...env, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
       const localServer = await startTestServer(local);
       try {
-        const localWs = makeWorkspace(local);
+        const localWs = await makeWorkspace(local);
         const res = await call(localServer, 'POST', '/api/v1/webhooks', {
           headers: localWs.headers,
           body: { url: 'http://127.0.0.1:8080/hook' },
@@ -370,7 +364,7 @@ describe('REST webhooks', () => {
 
   describe('isolation and HTTP rules', () => {
     it("answers not_found for another workspace's webhook on every route, and changes nothing", async () => {
-      const other = makeWorkspace(bed.runtime);
+      const other = await makeWorkspace(bed.runtime);
       const theirs = await create({ url: URL_A, events: ['content.created'] }, other.headers);
       const routes: Array<[string, string, unknown?]> = [
         ['GET', `/api/v1/webhooks/${theirs.id}`],
@@ -388,8 +382,10 @@ describe('REST webhooks', () => {
       expect((await send('GET', '/api/v1/webhooks')).body.data).toEqual([]);
       const afterwards = await send('GET', `/api/v1/webhooks/${theirs.id}`, undefined, other.headers);
       expect(afterwards.body).toEqual({ ...theirs, signing_secret: null });
-      expect(decryptSecret(bed.runtime.config, storedRow(theirs.id)!.secretCiphertext)).toBe(theirs.signing_secret);
-      expect(bed.runtime.db.select().from(webhookDeliveries).all()).toEqual([]);
+      expect(decryptSecret(bed.runtime.config, (await storedRow(theirs.id))!.secretCiphertext)).toBe(
+        theirs.signing_secret,
+      );
+      expect(await bed.runtime.db.select().from(webhookDeliveries).all()).toEqual([]);
     });
 
     it('needs an API key and answers 405 for other methods', async () => {

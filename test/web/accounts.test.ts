@@ -68,7 +68,7 @@ describe('people: accounts, invitations and workspaces', () => {
 
   it('C1, a pending invitee: another workspace’s link cannot set their password; their own link still works', async () => {
     const victimWs = bed.ws;
-    const attackerWs = makeWorkspace(bed.runtime, { name: 'Attacker workspace' });
+    const attackerWs = await makeWorkspace(bed.runtime, { name: 'Attacker workspace' });
     const victimAdmin = await adminOf(victimWs);
     const attackerAdmin = await adminOf(attackerWs);
     const theirs = await invite(victimAdmin, 'cfo@b.test');
@@ -93,7 +93,7 @@ describe('people: accounts, invitations and workspaces', () => {
 
   it('C1, an activated person: a link kept from before they activated cannot set their password', async () => {
     const victimWs = bed.ws;
-    const attackerWs = makeWorkspace(bed.runtime, { name: 'Attacker workspace' });
+    const attackerWs = await makeWorkspace(bed.runtime, { name: 'Attacker workspace' });
     const victimAdmin = await adminOf(victimWs);
     const attackerAdmin = await adminOf(attackerWs);
     const theirs = await invite(victimAdmin, 'cfo@b.test');
@@ -111,7 +111,7 @@ describe('people: accounts, invitations and workspaces', () => {
 
   it('C1, a future hire: an account an attacker made elsewhere never joins the workspace that invites it later', async () => {
     const victimWs = bed.ws;
-    const attackerWs = makeWorkspace(bed.runtime, { name: 'Attacker workspace' });
+    const attackerWs = await makeWorkspace(bed.runtime, { name: 'Attacker workspace' });
     const attackerAdmin = await adminOf(attackerWs);
     const planted = await invite(attackerAdmin, 'newceo@b.test');
     const attacker = new Browser(bed);
@@ -181,7 +181,7 @@ describe('people: accounts, invitations and workspaces', () => {
   });
 
   it('L2: an invite answers alike whether or not the email has an account elsewhere; members only after accepting', async () => {
-    const elsewhere = makeWorkspace(bed.runtime, { name: 'Elsewhere' });
+    const elsewhere = await makeWorkspace(bed.runtime, { name: 'Elsewhere' });
     await makePerson(bed.runtime, elsewhere.workspace.id, 'editor', 'known@example.com');
     const admin = await adminOf(bed.ws);
     const known = await invite(admin, 'known@example.com', 'viewer');
@@ -208,8 +208,8 @@ describe('people: accounts, invitations and workspaces', () => {
   });
 
   it('a person of several workspaces is asked at sign-in, the choice is remembered, and the header switches', async () => {
-    const other = makeWorkspace(bed.runtime, { name: 'Second workspace' });
-    const stranger = makeWorkspace(bed.runtime, { name: 'Not theirs' });
+    const other = await makeWorkspace(bed.runtime, { name: 'Second workspace' });
+    const stranger = await makeWorkspace(bed.runtime, { name: 'Not theirs' });
     const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'editor');
     const browser = new Browser(bed);
     await browser.signIn(person.email, person.password);
@@ -258,7 +258,7 @@ describe('people: accounts, invitations and workspaces', () => {
     await victimBrowser.signIn(victim.email, victim.password);
     const admin = await adminOf(bed.ws);
     await invite(admin, 'pending@example.com');
-    const link = issueSetupLink(bed.runtime, makeWorkspace(bed.runtime).workspace.id);
+    const link = await issueSetupLink(bed.runtime, (await makeWorkspace(bed.runtime)).workspace.id);
     const attacker = new Browser(bed);
     await attacker.open(link);
     for (const email of [victim.email, 'PENDING@example.com ']) {
@@ -281,8 +281,8 @@ describe('people: accounts, invitations and workspaces', () => {
 
   it('M4: a password reset revokes every OAuth grant the person approved, and no other', async () => {
     const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'editor');
-    const theirs = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read'], 'Their assistant', person.userId);
-    const keyMade = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read'], 'Made with the API key');
+    const theirs = await issueTestToken(bed.runtime, bed.ws.workspace.id, ['read'], 'Their assistant', person.userId);
+    const keyMade = await issueTestToken(bed.runtime, bed.ws.workspace.id, ['read'], 'Made with the API key');
     const read = (token: string) =>
       call(bed.server, 'GET', '/api/v1/content', { headers: { authorization: `Bearer ${token}` } });
     expect((await read(theirs.accessToken)).status).toBe(200);

@@ -56,7 +56,7 @@ describe('dashboard admin pages', () => {
   const rest = (method: string, path: string, headers = bed.ws.headers, body?: unknown) =>
     call(bed.server, method, path, { headers, body });
   const deliverAll = async () => {
-    enqueueAllEvents(bed.runtime);
+    await enqueueAllEvents(bed.runtime);
     await drain(bed.runtime, webhookDeliveryJob(bed.runtime));
   };
   /** standardwebhooks checks the timestamp against the wall clock: verify at the runtime's time. */
@@ -198,7 +198,7 @@ describe('dashboard admin pages', () => {
     const hookId = (await rest('GET', '/api/v1/webhooks')).body.data[0].id as string;
 
     receiver.respondWith({ status: 500, body: 'receiver down' });
-    const item = makeContent(bed.runtime, bed.ws.workspace, { caption: 'Hello hooks' });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { caption: 'Hello hooks' });
     await deliverAll();
     expect(receiver.requests).toHaveLength(1);
     expect(verify(secret!, receiver.requests[0]!)).toMatchObject({
@@ -232,7 +232,7 @@ describe('dashboard admin pages', () => {
     const hook = await rest('POST', '/api/v1/webhooks', bed.ws.headers, { url: `${receiver.url}/hook` });
     const since = bed.runtime.clock.now();
     for (const caption of ['one', 'two', 'three']) {
-      makeContent(bed.runtime, bed.ws.workspace, { caption });
+      await makeContent(bed.runtime, bed.ws.workspace, { caption });
       await deliverAll();
       bed.runtime.clock.advance(1000);
       await deliverAll();
@@ -298,7 +298,7 @@ describe('dashboard admin pages', () => {
     });
     expect(refused.status).toBe(422);
     expect(refused.text).not.toContain('wrong-pass-word-here');
-    expect(bed.runtime.db.select().from(socialAccounts).all()).toEqual([]);
+    expect(await bed.runtime.db.select().from(socialAccounts).all()).toEqual([]);
 
     const connected = await admin.post('/app/accounts/connect-credentials', {
       platform: 'bluesky',
@@ -309,7 +309,7 @@ describe('dashboard admin pages', () => {
     const accounts = await admin.open(Browser.pathOf(connected.location));
     expect(accounts.text).toContain(`@${account!.handle}`);
     expect(accounts.text).toContain('<strong>Active</strong>');
-    const stored = JSON.stringify(bed.runtime.db.select().from(socialAccounts).all());
+    const stored = JSON.stringify(await bed.runtime.db.select().from(socialAccounts).all());
     expect(stored).not.toContain(account!.appPassword);
   });
 
@@ -321,12 +321,12 @@ describe('dashboard admin pages', () => {
     const page = await elsewhere.get(Browser.pathOf(consent.headers.get('location')));
     expect(page.status).toBe(200);
     expect(page.text).toContain('name="confirmation"');
-    expect(bed.runtime.db.select().from(socialAccounts).all()).toEqual([]);
+    expect(await bed.runtime.db.select().from(socialAccounts).all()).toEqual([]);
   });
 
   it('accounts: Disconnect asks first, then marks the account disconnected; Reconnect shows on accounts that need it', async () => {
     const admin = await signedIn();
-    const account = connectSocialAccount(bed.runtime, {
+    const account = await connectSocialAccount(bed.runtime, {
       workspaceId: bed.ws.workspace.id,
       platform: 'twitter',
       username: 'sandboxed',
@@ -336,7 +336,7 @@ describe('dashboard admin pages', () => {
     expect((await admin.post(`/app/accounts/${account.id}/disconnect`, {})).status).toBe(303);
     expect((await rest('GET', '/api/v1/social-accounts')).body.data[0].status).toBe('disconnected');
 
-    bed.runtime.db
+    await bed.runtime.db
       .update(socialAccounts)
       .set({ mode: 'live', status: 'needs_reconnect' })
       .where(eq(socialAccounts.id, account.id))
@@ -349,9 +349,9 @@ describe('dashboard admin pages', () => {
   it('home: the counts match the REST lists behind them, with the next scheduled posts and usage', async () => {
     const viewer = await signedIn('viewer');
     const now = bed.runtime.clock.now().getTime();
-    for (let i = 0; i < 3; i++) makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
+    for (let i = 0; i < 3; i++) await makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
     for (const days of [1, 2, 6, 9]) {
-      makeContent(bed.runtime, bed.ws.workspace, {
+      await makeContent(bed.runtime, bed.ws.workspace, {
         caption: `In ${days} days`,
         status: 'scheduled',
         scheduled_for: new Date(now + days * 86_400_000).toISOString(),
@@ -379,7 +379,7 @@ describe('dashboard admin pages', () => {
   });
 
   it('campaigns: progress and drafts link for all; Launch for approvers shows quota and credits first', async () => {
-    const campaign = makeCampaign(bed.runtime, bed.ws.workspace, { name: 'Spring' });
+    const campaign = await makeCampaign(bed.runtime, bed.ws.workspace, { name: 'Spring' });
     const viewer = await signedIn('viewer');
     const seen = await viewer.open('/app/campaigns');
     expect(seen.text).toContain('0 of ');
@@ -396,7 +396,7 @@ describe('dashboard admin pages', () => {
   });
 
   it('campaigns: a page past the last one says so, not that there are no campaigns', async () => {
-    makeCampaign(bed.runtime, bed.ws.workspace, { name: 'Autumn' });
+    await makeCampaign(bed.runtime, bed.ws.workspace, { name: 'Autumn' });
     const viewer = await signedIn('viewer');
     const past = encodeCursor({ createdAt: new Date(0), id: '0' });
     const page = await viewer.open(`/app/campaigns?cursor=${encodeURIComponent(past)}`);

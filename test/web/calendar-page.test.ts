@@ -21,7 +21,7 @@ describe('dashboard calendar, week view', () => {
       ['First Sunday post', '2027-01-03T09:00:00Z'],
       ['The Monday after', '2027-01-04T09:00:00Z'],
     ]) {
-      makeContent(bed.runtime, bed.ws.workspace, { status: 'scheduled', scheduled_for: at, caption });
+      await makeContent(bed.runtime, bed.ws.workspace, { status: 'scheduled', scheduled_for: at, caption });
     }
     const browser = await signedIn();
     const page = await browser.open('/app/calendar?view=week&week=2026-12-31');

@@ -16,9 +16,9 @@ describe('dashboard content list filters', () => {
 
   it('offers a content type select beside the other filters, and lists only that type', async () => {
     const { workspace } = bed.ws;
-    makeContent(bed.runtime, workspace, { caption: 'Words only here', content_type: 'text_only' });
-    makeContent(bed.runtime, workspace, { caption: 'A picture post', content_type: 'single_image' });
-    makeContent(bed.runtime, workspace, {
+    await makeContent(bed.runtime, workspace, { caption: 'Words only here', content_type: 'text_only' });
+    await makeContent(bed.runtime, workspace, { caption: 'A picture post', content_type: 'single_image' });
+    await makeContent(bed.runtime, workspace, {
       caption: 'Words waiting',
       content_type: 'text_only',
       status: 'pending_review',
@@ -46,9 +46,9 @@ describe('dashboard content list filters', () => {
 
   it('searches captions ignoring case, together with the content type', async () => {
     const { workspace } = bed.ws;
-    makeContent(bed.runtime, workspace, { caption: 'SUMMER words', content_type: 'text_only' });
-    makeContent(bed.runtime, workspace, { caption: 'summer picture', content_type: 'single_image' });
-    makeContent(bed.runtime, makeWorkspace(bed.runtime).workspace, { caption: 'summer elsewhere' });
+    await makeContent(bed.runtime, workspace, { caption: 'SUMMER words', content_type: 'text_only' });
+    await makeContent(bed.runtime, workspace, { caption: 'summer picture', content_type: 'single_image' });
+    await makeContent(bed.runtime, (await makeWorkspace(bed.runtime)).workspace, { caption: 'summer elsewhere' });
     const browser = await signedIn();
     const found = (await browser.open('/app/content?search=Summer')).text;
     expect(found).toContain('SUMMER words');

@@ -22,7 +22,7 @@ describe('dashboard media', () => {
     await browser.signIn(person.email, person.password);
     return browser;
   };
-  const rows = () => bed.runtime.db.select().from(mediaAssets).all();
+  const rows = async () => bed.runtime.db.select().from(mediaAssets).all();
   const keyOf = (url: string) => /\/media\/([0-9A-Za-z]{32})/.exec(url)![1]!;
 
   describe('M6: the media page', () => {
@@ -40,7 +40,7 @@ describe('dashboard media', () => {
       expect(page.text).not.toContain(`/app/media/${asset.id}/delete`);
       expect((await browser.get(`/app/media/${asset.id}/delete`)).status).toBe(403);
       expect((await browser.post(`/app/media/${asset.id}/delete`, {})).status).toBe(403);
-      expect(rows()).toHaveLength(1);
+      expect(await rows()).toHaveLength(1);
     });
 
     it('shows the media storage on the home page', async () => {
@@ -63,14 +63,17 @@ describe('dashboard media', () => {
       const deleted = await browser.post(`/app/media/${asset.id}/delete`, {});
       expect(deleted.status).toBe(303);
       expect(Browser.pathOf(deleted.location)).toBe('/app/media?done=deleted');
-      expect(rows()).toEqual([]);
+      expect(await rows()).toEqual([]);
       expect(existsSync(join(bed.mediaDir, keyOf(asset.url)))).toBe(false);
       expect((await bed.server.request(new URL(asset.url).pathname)).status).toBe(404);
     });
 
     it('names the unfinished items that still use a file instead of offering to delete it', async () => {
       const asset = await makeMedia(bed.runtime, bed.ws.workspace, { filename: 'in-use.png' });
-      const item = makeContent(bed.runtime, bed.ws.workspace, { caption: 'Spring launch', media_urls: [asset.url] });
+      const item = await makeContent(bed.runtime, bed.ws.workspace, {
+        caption: 'Spring launch',
+        media_urls: [asset.url],
+      });
       const browser = await signedIn('editor');
       const confirm = await browser.open(`/app/media/${asset.id}/delete`);
       expect(confirm.text).toContain('cannot be deleted yet');
@@ -79,18 +82,18 @@ describe('dashboard media', () => {
       const refused = await browser.post(`/app/media/${asset.id}/delete`, {});
       expect(refused.status).toBe(409);
       expect(refused.text).toContain(item.id);
-      expect(rows()).toHaveLength(1);
+      expect(await rows()).toHaveLength(1);
     });
 
     it("answers 404 for another workspace's file and keeps it", async () => {
-      const other = makeWorkspace(bed.runtime, { name: 'Other' });
+      const other = await makeWorkspace(bed.runtime, { name: 'Other' });
       const theirs = await makeMedia(bed.runtime, other.workspace);
       const browser = await signedIn('admin');
       expect((await browser.open('/app/media')).text).not.toContain(theirs.id);
       await browser.open('/app/media');
       expect((await browser.get(`/app/media/${theirs.id}/delete`)).status).toBe(404);
       expect((await browser.post(`/app/media/${theirs.id}/delete`, {})).status).toBe(404);
-      expect(rows()).toHaveLength(1);
+      expect(await rows()).toHaveLength(1);
     });
   });
 
@@ -106,7 +109,7 @@ describe('dashboard media', () => {
     it("shows media kept elsewhere as links on the item page and in the inbox, and the service's own as thumbnails", async () => {
       const own = await makeMedia(bed.runtime, bed.ws.workspace);
       const tracker = 'https://tracker.example/pixel.png?who=approver';
-      const item = makeContent(bed.runtime, bed.ws.workspace, {
+      const item = await makeContent(bed.runtime, bed.ws.workspace, {
         caption: 'With a tracking pixel',
         target_platforms: ['twitter'],
         media_urls: [own.url, tracker],

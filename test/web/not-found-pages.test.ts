@@ -15,9 +15,9 @@ describe('dashboard pages of one thing: another workspace’s answers 404', () =
     const admin = await makePerson(bed.runtime, bed.ws.workspace.id, 'admin');
     const browser = new Browser(bed);
     await browser.signIn(admin.email, admin.password);
-    const other = makeWorkspace(bed.runtime);
-    const content = makeContent(bed.runtime, other.workspace, { status: 'pending_review' });
-    const campaign = makeCampaign(bed.runtime, other.workspace);
+    const other = await makeWorkspace(bed.runtime);
+    const content = await makeContent(bed.runtime, other.workspace, { status: 'pending_review' });
+    const campaign = await makeCampaign(bed.runtime, other.workspace);
     const hook = await makeWebhook(bed.runtime, other.workspace, { url: 'http://127.0.0.1:9/hook' });
     const stranger = await makePerson(bed.runtime, other.workspace.id, 'editor');
     const pages: Array<[path: string, message: string, back: string]> = [

@@ -3,7 +3,7 @@ import { mediaAssets } from '../../db/schema/index.ts';
 import { connectSocialAccount } from '../../src/core/social-accounts/operations.ts';
 import { SIGN_IN_FREE_FAILURES } from '../../src/core/people/sign-in-limits.ts';
 import { issueSetupLink } from '../../src/core/people/users.ts';
-import { makeContent, makeWorkspace } from '../helpers/factories.ts';
+import { inOrder, makeContent, makeWorkspace } from '../helpers/factories.ts';
 import { call, useRestTestbed, type RestTestbed } from '../helpers/http.ts';
 import { Browser } from '../helpers/form-browser.ts';
 import { makePerson } from '../helpers/people.ts';
@@ -15,7 +15,7 @@ describe('dashboard pages', () => {
   const bed = useRestTestbed();
 
   it('the setup link creates the admin once; /app then asks to sign in, and comes back after', async () => {
-    const link = issueSetupLink(bed.runtime, bed.ws.workspace.id);
+    const link = await issueSetupLink(bed.runtime, bed.ws.workspace.id);
     const browser = new Browser(bed);
     const form = await browser.open(link);
     expect(form.status).toBe(200);
@@ -54,7 +54,10 @@ describe('dashboard pages', () => {
   });
 
   it('a viewer sees no action buttons and a direct approve POST answers 403; an editor cannot approve; an approver can', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', caption: 'Please approve me' });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, {
+      status: 'pending_review',
+      caption: 'Please approve me',
+    });
     for (const role of ['viewer', 'editor'] as const) {
       const person = await makePerson(bed.runtime, bed.ws.workspace.id, role);
       const browser = new Browser(bed);
@@ -79,7 +82,7 @@ describe('dashboard pages', () => {
     const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
     const browser = new Browser(bed);
     await browser.signIn(approver.email, approver.password);
-    const [a, b, c, d] = [1, 2, 3, 4].map((n) =>
+    const [a, b, c, d] = await inOrder([1, 2, 3, 4], async (n) =>
       makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', caption: `Item ${n}` }),
     );
     await browser.post(`/app/content/${a!.id}/approve`, {});
@@ -100,7 +103,7 @@ describe('dashboard pages', () => {
 
   it("an item's page shows each image's alt text: the item's own, else its asset's, as the asset changes", async () => {
     const key = 'A'.repeat(32);
-    bed.runtime.db
+    await bed.runtime.db
       .insert(mediaAssets)
       .values({
         id: '7f6c1f3e-5d0a-4c55-9a53-2f1b6f0f0a01',
@@ -119,7 +122,7 @@ describe('dashboard pages', () => {
       .run();
     const asset = `${bed.runtime.config.publicBaseUrl}/media/${key}.png`;
     const other = 'https://cdn.example.com/scarf.jpg';
-    const item = makeContent(bed.runtime, bed.ws.workspace, {
+    const item = await makeContent(bed.runtime, bed.ws.workspace, {
       content_type: 'slideshow',
       media_urls: [asset, other],
       media_alt_text: { [other]: 'A striped scarf' },
@@ -156,12 +159,12 @@ describe('dashboard pages', () => {
       '//evil.example/app',
     ];
     for (const back of ways) {
-      const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
+      const item = await makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
       const answer = await browser.post(`/app/content/${item.id}/approve`, { back });
       expect(answer.status, back).toBe(303);
       expect(answer.location, back).toBe('/app/inbox?done=approved');
     }
-    const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
     const kept = await browser.post(`/app/content/${item.id}/approve`, { back: '/app/content?status=approved' });
     expect(kept.location).toBe('/app/content?status=approved&done=approved');
     const login = await new Browser(bed).get('/app/login?next=%2Fapp%2F..%2F%2Fevil.example');
@@ -172,7 +175,7 @@ describe('dashboard pages', () => {
     const approver = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
     const browser = new Browser(bed);
     await browser.signIn(approver.email, approver.password);
-    const item = makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review' });
     expect((await browser.post(`/app/content/${item.id}/approve`, {}, { csrf: null })).status).toBe(403);
     expect((await browser.post(`/app/content/${item.id}/approve`, {}, { origin: 'https://evil.example' })).status).toBe(
       403,
@@ -208,15 +211,15 @@ describe('dashboard pages', () => {
     const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'admin');
     const browser = new Browser(bed);
     await browser.signIn(person.email, person.password);
-    const other = makeWorkspace(bed.runtime);
-    const foreign = makeContent(bed.runtime, other.workspace, { status: 'pending_review' });
+    const other = await makeWorkspace(bed.runtime);
+    const foreign = await makeContent(bed.runtime, other.workspace, { status: 'pending_review' });
     expect((await browser.get(`/app/content/${foreign.id}`)).status).toBe(404);
     expect((await browser.post(`/app/content/${foreign.id}/approve`, {})).status).toBe(404);
   });
 
   it('the inbox shows every item in order, each caption whole above cards cut at the fold; the item page shows all', async () => {
     const captions = ['first', 'second', 'third'].map((n) => `The ${n} post. ${'Long enough to fold. '.repeat(12)}`);
-    const items = captions.map((caption) => {
+    const items = await inOrder(captions, async (caption) => {
       bed.runtime.clock.advance(1000);
       return makeContent(bed.runtime, bed.ws.workspace, {
         status: 'pending_review',
@@ -262,9 +265,13 @@ describe('dashboard pages', () => {
 
   it('a 297-weighted X caption shows the problem on its X card only', async () => {
     for (const platform of ['twitter', 'linkedin'])
-      connectSocialAccount(bed.runtime, { workspaceId: bed.ws.workspace.id, platform, username: `acct_${platform}` });
+      await connectSocialAccount(bed.runtime, {
+        workspaceId: bed.ws.workspace.id,
+        platform,
+        username: `acct_${platform}`,
+      });
     const caption = `${'a'.repeat(290)} 日本語`; // 291 + 3×2 = 297 weighted
-    const item = makeContent(bed.runtime, bed.ws.workspace, {
+    const item = await makeContent(bed.runtime, bed.ws.workspace, {
       status: 'pending_review',
       caption,
       content_type: 'text_only',
@@ -285,7 +292,7 @@ describe('dashboard pages', () => {
 
   it('calendar in America/New_York: 14:30Z is 15 December 09:30; moving to the 17th gives 2026-12-17T14:30:00Z', async () => {
     await call(bed.server, 'PATCH', '/api/v1/me', { headers: bed.ws.headers, body: { timezone: 'America/New_York' } });
-    const item = makeContent(bed.runtime, bed.ws.workspace, {
+    const item = await makeContent(bed.runtime, bed.ws.workspace, {
       status: 'scheduled',
       scheduled_for: '2026-12-15T14:30:00Z',
       caption: 'Winter post',
@@ -343,7 +350,7 @@ describe('dashboard pages', () => {
     const browser = new Browser(bed);
     await browser.signIn(person.email, person.password);
     expect((await browser.open('/app/inbox')).text).toContain('<p class="empty">Nothing is waiting for review.</p>');
-    makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', target_platforms: ['linkedin'] });
+    await makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', target_platforms: ['linkedin'] });
     const filtered = (await browser.open('/app/inbox?platform=tiktok')).text;
     expect(filtered).toContain(
       'Nothing waiting for review matches these filters. <a href="/app/inbox">Clear the filters</a>',

@@ -11,7 +11,7 @@ describe('dashboard: a new password must be hard to guess, on every link that se
   const bed = useRestTestbed();
 
   it('an invite refuses repeats, sequences, common passwords and the email itself, and the link still works after', async () => {
-    const invited = invitePerson(bed.runtime, {
+    const invited = await invitePerson(bed.runtime, {
       workspaceId: bed.ws.workspace.id,
       email: 'ed@example.com',
       role: 'editor',
@@ -40,7 +40,7 @@ describe('dashboard: a new password must be hard to guess, on every link that se
   });
 
   it('the setup link and a reset link apply the same rule', async () => {
-    const setup = issueSetupLink(bed.runtime, bed.ws.workspace.id);
+    const setup = await issueSetupLink(bed.runtime, bed.ws.workspace.id);
     const browser = new Browser(bed);
     await browser.open(setup);
     const refused = await browser.post('/app/setup', {
@@ -52,7 +52,7 @@ describe('dashboard: a new password must be hard to guess, on every link that se
     expect(refused.text).toContain('not your email address');
 
     const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'viewer');
-    const reset = issuePasswordReset(bed.runtime, person.email);
+    const reset = await issuePasswordReset(bed.runtime, person.email);
     const again = new Browser(bed);
     await again.open(reset.path);
     const weak = await again.post('/app/reset', { token: tokenOf(reset.path), password: '1234567890' });

@@ -53,8 +53,8 @@ describe('dashboard: resource actions shown iff accepted', () => {
   it('campaigns: Launch shows for a role and a state exactly when launching is accepted', async () => {
     for (const role of ['viewer', 'editor', 'approver', 'admin'] as const) {
       const browser = await signedIn(role);
-      const draft = makeCampaign(bed.runtime, bed.ws.workspace, { name: `Draft ${role}` });
-      const active = makeCampaign(bed.runtime, bed.ws.workspace, { name: `Active ${role}` }, { launch: true });
+      const draft = await makeCampaign(bed.runtime, bed.ws.workspace, { name: `Draft ${role}` });
+      const active = await makeCampaign(bed.runtime, bed.ws.workspace, { name: `Active ${role}` }, { launch: true });
       const page = await browser.open('/app/campaigns');
       for (const campaign of [draft, active]) {
         const shown = page.text.includes(`aria-label="Launch ${campaign.name}"`);
@@ -64,9 +64,14 @@ describe('dashboard: resource actions shown iff accepted', () => {
     }
     // With this month's AI credits spent, no campaign can launch, and none offers to.
     const approver = await signedIn('approver');
-    const spent = makeCampaign(bed.runtime, bed.ws.workspace, { name: 'Spent' });
+    const spent = await makeCampaign(bed.runtime, bed.ws.workspace, { name: 'Spent' });
     const now = bed.runtime.clock.now();
-    spendAiCredits(bed.runtime.db, bed.ws.workspace.id, usagePeriod(now), bed.ws.workspace.features.monthly_ai_credits);
+    await spendAiCredits(
+      bed.runtime.db,
+      bed.ws.workspace.id,
+      usagePeriod(now),
+      bed.ws.workspace.features.monthly_ai_credits,
+    );
     const page = await approver.open('/app/campaigns');
     const answer = await approver.post(`/app/campaigns/${spent.id}/launch`, {});
     expect(accepted(answer.status)).toBe(false);
@@ -90,8 +95,8 @@ describe('dashboard: resource actions shown iff accepted', () => {
     const admin = await signedIn('admin');
     receiver.respondWith({ status: 503 });
     const hook = (await rest('POST', '/api/v1/webhooks', { url: `${receiver.url}/hook` })).body;
-    makeContent(bed.runtime, bed.ws.workspace, { caption: 'one' });
-    enqueueAllEvents(bed.runtime);
+    await makeContent(bed.runtime, bed.ws.workspace, { caption: 'one' });
+    await enqueueAllEvents(bed.runtime);
     await drain(bed.runtime, webhookDeliveryJob(bed.runtime));
     // The first attempt failed and its retry is queued: resending it now is refused.
     const log = await admin.open(`/app/webhooks/${hook.id}`);
@@ -124,17 +129,17 @@ describe('dashboard: resource actions shown iff accepted', () => {
 
   it('accounts: Reconnect shows exactly when reconnecting is accepted (state, mode and the platform app)', async () => {
     const admin = await signedIn('admin');
-    const account = (platform: 'twitter' | 'linkedin', username: string, fields: Record<string, unknown>) => {
-      const made = connectSocialAccount(bed.runtime, { workspaceId: bed.ws.workspace.id, platform, username });
-      bed.runtime.db.update(socialAccounts).set(fields).where(eq(socialAccounts.id, made.id)).run();
+    const account = async (platform: 'twitter' | 'linkedin', username: string, fields: Record<string, unknown>) => {
+      const made = await connectSocialAccount(bed.runtime, { workspaceId: bed.ws.workspace.id, platform, username });
+      await bed.runtime.db.update(socialAccounts).set(fields).where(eq(socialAccounts.id, made.id)).run();
       return made;
     };
     const cases = [
-      account('twitter', 'needs', { mode: 'live', status: 'needs_reconnect' }),
-      account('twitter', 'fine', { mode: 'live', status: 'active' }),
-      account('twitter', 'sandboxed', { status: 'needs_reconnect' }),
+      await account('twitter', 'needs', { mode: 'live', status: 'needs_reconnect' }),
+      await account('twitter', 'fine', { mode: 'live', status: 'active' }),
+      await account('twitter', 'sandboxed', { status: 'needs_reconnect' }),
       // LinkedIn's app is not configured in this service: no consent page to send anyone to.
-      account('linkedin', 'unconfigured', { mode: 'live', status: 'needs_reconnect' }),
+      await account('linkedin', 'unconfigured', { mode: 'live', status: 'needs_reconnect' }),
     ];
     const page = await admin.open('/app/accounts');
     const shown = cases.map((one) => new RegExp(`aria-label="Reconnect [^"]*${one.username}`).test(page.text));

@@ -54,7 +54,7 @@ describe('dashboard: approving leads to a publish', () => {
 
   it('"Approve and schedule for …" on an item planned a minute ahead posts once to X, at that time', async () => {
     await call(bed.server, 'PATCH', '/api/v1/me', { headers: bed.ws.headers, body: { timezone: 'Europe/Paris' } });
-    connectFakeXAccount(bed.runtime, bed.ws.workspace, x);
+    await connectFakeXAccount(bed.runtime, bed.ws.workspace, x);
     const at = new Date(bed.runtime.clock.now().getTime() + 60_000);
     const caption = `A minute ahead ${crypto.randomUUID()}`;
     const item = await createPending(caption, at.toISOString());
@@ -77,7 +77,7 @@ describe('dashboard: approving leads to a publish', () => {
   });
 
   it('"Approve and publish now" posts on the next publishing run; "Approve only" reads "Approved, not scheduled"', async () => {
-    connectFakeXAccount(bed.runtime, bed.ws.workspace, x);
+    await connectFakeXAccount(bed.runtime, bed.ws.workspace, x);
     const caption = `Right away ${crypto.randomUUID()}`;
     const item = await createPending(caption);
     const browser = await approver();
@@ -100,7 +100,7 @@ describe('dashboard: approving leads to a publish', () => {
   it('the author under approver_must_differ sees no Approve button anywhere, and the page says why', async () => {
     await call(bed.server, 'PATCH', '/api/v1/me', { headers: bed.ws.headers, body: { approver_must_differ: true } });
     const person = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
-    const { accessToken } = issueTestToken(
+    const { accessToken } = await issueTestToken(
       bed.runtime,
       bed.ws.workspace.id,
       ['read', 'write'],

@@ -24,8 +24,8 @@ describe("dashboard: the reschedule and move forms keep to the service's times",
     (await call(bed.server, 'GET', `/api/v1/content/${id}`, { headers: bed.ws.headers })).body;
 
   it('rescheduling to the year 0000 or to a time already past is a 400 page; nothing moves or is posted', async () => {
-    connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
-    const item = makeContent(bed.runtime, bed.ws.workspace, { ...POST, status: 'approved' });
+    await connectAccounts(bed.runtime, bed.ws.workspace, ['linkedin']);
+    const item = await makeContent(bed.runtime, bed.ws.workspace, { ...POST, status: 'approved' });
     const { browser } = await approverBrowser(bed);
     await browser.open(`/app/content/${item.id}`);
     for (const [time, says] of [
@@ -38,11 +38,15 @@ describe("dashboard: the reschedule and move forms keep to the service's times",
     }
     expect(await itemOf(item.id)).toMatchObject({ status: 'approved', scheduled_for: null });
     expect(await drain(bed.runtime, publishingJob(bed.runtime))).toEqual([]);
-    expect(sandboxPostsFor(bed.runtime, item.id)).toEqual([]);
+    expect(await sandboxPostsFor(bed.runtime, item.id)).toEqual([]);
   });
 
   it('moving to the day 0000-01-01, a past day or a day the calendar lacks is a 400 page; the time stays', async () => {
-    const item = makeContent(bed.runtime, bed.ws.workspace, { ...POST, status: 'scheduled', scheduled_for: LATER });
+    const item = await makeContent(bed.runtime, bed.ws.workspace, {
+      ...POST,
+      status: 'scheduled',
+      scheduled_for: LATER,
+    });
     const { browser } = await approverBrowser(bed);
     await browser.open('/app/calendar?month=2026-03');
     for (const day of ['0000-01-01', '2026-03-01', '2026-02-31', '2026-13-01']) {
@@ -58,7 +62,7 @@ describe("dashboard: the reschedule and move forms keep to the service's times",
   it("with approver_must_differ on, the author's own Approve and Schedule are refused 403", async () => {
     await call(bed.server, 'PATCH', '/api/v1/me', { headers: bed.ws.headers, body: { approver_must_differ: true } });
     const { person, browser } = await approverBrowser(bed);
-    const { accessToken } = issueTestToken(
+    const { accessToken } = await issueTestToken(
       bed.runtime,
       bed.ws.workspace.id,
       ['read', 'write'],

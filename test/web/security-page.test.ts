@@ -24,9 +24,9 @@ describe('dashboard: a person sees and revokes the assistants they approved', ()
   it("lists one's own grants only, revokes one at once, and answers 404 for another person's", async () => {
     const me = await makePerson(bed.runtime, bed.ws.workspace.id, 'editor');
     const colleague = await makePerson(bed.runtime, bed.ws.workspace.id, 'approver');
-    const mine = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read', 'write'], 'My Claude', me.userId);
-    const theirs = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read'], 'Their ChatGPT', colleague.userId);
-    const withKey = issueTestToken(bed.runtime, bed.ws.workspace.id, ['read'], 'Approved with a key');
+    const mine = await issueTestToken(bed.runtime, bed.ws.workspace.id, ['read', 'write'], 'My Claude', me.userId);
+    const theirs = await issueTestToken(bed.runtime, bed.ws.workspace.id, ['read'], 'Their ChatGPT', colleague.userId);
+    const withKey = await issueTestToken(bed.runtime, bed.ws.workspace.id, ['read'], 'Approved with a key');
     for (const token of [mine, theirs, withKey]) expect(await contentStatus(bed, token.accessToken)).toBe(200);
 
     const browser = new Browser(bed);
@@ -71,8 +71,8 @@ describe('dashboard: a person sees and revokes the assistants they approved', ()
 
   it("shows a viewer's grants too, in another workspace as well", async () => {
     const viewer = await makePerson(bed.runtime, bed.ws.workspace.id, 'viewer');
-    const elsewhere = makeWorkspace(bed.runtime, { name: 'Second shop' });
-    const grant = issueTestToken(bed.runtime, elsewhere.workspace.id, ['read'], 'Cursor', viewer.userId);
+    const elsewhere = await makeWorkspace(bed.runtime, { name: 'Second shop' });
+    const grant = await issueTestToken(bed.runtime, elsewhere.workspace.id, ['read'], 'Cursor', viewer.userId);
     const browser = new Browser(bed);
     await browser.signIn(viewer.email, viewer.password);
     const page = await browser.open('/app/security');

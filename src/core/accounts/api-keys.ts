@@ -44,13 +44,14 @@ function hasValidChecksum(key: string): boolean {
 /** The name a key gets when its maker gives none (the workspace's first key, a CLI key without --name). */
 export const DEFAULT_KEY_NAME = 'Unnamed key';
 
-export function issueApiKey(
+export async function issueApiKey(
   db: Db,
   input: { workspaceId: string; now: Date; expiresAt: Date | null; name?: string },
-): { keyId: string; apiKey: string } {
+): Promise<{ keyId: string; apiKey: string }> {
   const apiKey = generateApiKey();
   const keyId = newId();
-  db.insert(apiKeys)
+  await db
+    .insert(apiKeys)
     .values({
       id: keyId,
       workspaceId: input.workspaceId,
@@ -65,8 +66,8 @@ export function issueApiKey(
   return { keyId, apiKey };
 }
 
-export function revokeApiKey(runtime: Runtime, keyId: string): void {
-  const row = runtime.db
+export async function revokeApiKey(runtime: Runtime, keyId: string): Promise<void> {
+  const row = await runtime.db
     .update(apiKeys)
     .set({ revokedAt: runtime.clock.now() })
     .where(eq(apiKeys.id, keyId))
@@ -100,8 +101,8 @@ export interface Credential {
  * An OAuth access token's workspace, as a key's would be: refused alike when unknown, revoked,
  * expired, or minted for a resource this service is not (another PUBLIC_BASE_URL).
  */
-function tokenCredential(runtime: Runtime, token: string): Credential {
-  const grant = resolveAccessToken(runtime, token);
+async function tokenCredential(runtime: Runtime, token: string): Promise<Credential> {
+  const grant = await resolveAccessToken(runtime, token);
   if (grant instanceof ServiceError) throw grant;
   const resource = grant.resource === null ? null : protectedResourceOf(runtime.config, grant.resource);
   if (resource === undefined)
@@ -121,7 +122,7 @@ function tokenCredential(runtime: Runtime, token: string): Credential {
   }
   // A grant made by a person acts with their role as it is now: a changed role applies at once, and a
   // person no longer in the workspace leaves their tokens useless.
-  const member = membershipOf(runtime.db, grant.workspace.id, grant.userId);
+  const member = await membershipOf(runtime.db, grant.workspace.id, grant.userId);
   if (!member)
     throw new ServiceError('invalid_key', 'The person who authorized this token is no longer in the workspace.');
   return {
@@ -134,17 +135,17 @@ function tokenCredential(runtime: Runtime, token: string): Credential {
 }
 
 /** authenticate(), with what the credential may do: the request context keeps the scopes. */
-export function authenticateCredential(
+export async function authenticateCredential(
   runtime: Runtime,
   authorization: string | undefined,
   { planChecks }: { planChecks: boolean } = { planChecks: true },
-): Credential {
+): Promise<Credential> {
   const token = /^Bearer\s+(np_oat_\S+)\s*$/i.exec(authorization ?? '')?.[1];
   if (token === undefined) {
-    const { workspace, principal } = authenticateKey(runtime, authorization, { planChecks });
+    const { workspace, principal } = await authenticateKey(runtime, authorization, { planChecks });
     return { workspace, scopes: OAUTH_SCOPES, oauthClientId: null, resource: null, principal };
   }
-  const credential = tokenCredential(runtime, token);
+  const credential = await tokenCredential(runtime, token);
   if (planChecks) checkPlan(credential.workspace);
   return credential;
 }
@@ -155,13 +156,13 @@ export function authenticateCredential(
  * `planChecks: false` stops after the key checks: GET /me must answer an inactive or API-less
  * workspace, since the 402 and 403 errors tell the caller to read the plan there.
  */
-export function authenticate(
+export async function authenticate(
   runtime: Runtime,
   authorization: string | undefined,
   { planChecks }: { planChecks: boolean } = { planChecks: true },
-): Workspace {
+): Promise<Workspace> {
   if (/^Bearer\s+np_oat_/i.test(authorization ?? '')) {
-    return authenticateCredential(runtime, authorization, { planChecks }).workspace;
+    return (await authenticateCredential(runtime, authorization, { planChecks })).workspace;
   }
   return authenticateApiKey(runtime, authorization, { planChecks });
 }
@@ -171,25 +172,25 @@ export function authenticate(
  * unknown key. What proves control of a workspace (the consent page) must not accept a credential that
  * was itself derived from a narrower grant.
  */
-export function authenticateApiKey(
+export async function authenticateApiKey(
   runtime: Runtime,
   authorization: string | undefined,
   { planChecks }: { planChecks: boolean } = { planChecks: true },
-): Workspace {
-  return authenticateKey(runtime, authorization, { planChecks }).workspace;
+): Promise<Workspace> {
+  return (await authenticateKey(runtime, authorization, { planChecks })).workspace;
 }
 
 /** authenticateApiKey(), with the key as the principal (full access: a key has no role). */
-function authenticateKey(
+async function authenticateKey(
   runtime: Runtime,
   authorization: string | undefined,
   { planChecks }: { planChecks: boolean },
-): { workspace: Workspace; principal: Principal } {
+): Promise<{ workspace: Workspace; principal: Principal }> {
   const key = bearerKey(authorization);
   if (!key) {
     throw new ServiceError('missing_key', `Send "Authorization: Bearer <API key>"; keys begin with ${API_KEY_PREFIX}.`);
   }
-  const resolved = resolveKey(runtime.db, key);
+  const resolved = await resolveKey(runtime.db, key);
   if (!resolved || resolved.revoked) {
     throw new ServiceError('invalid_key', 'The API key is not valid: it is unknown or has been revoked.');
   }
@@ -198,7 +199,7 @@ function authenticateKey(
   }
   const { workspace } = resolved;
   if (planChecks) checkPlan(workspace);
-  noteKeyUse(runtime, resolved);
+  await noteKeyUse(runtime, resolved);
   return { workspace, principal: { type: 'api_key', id: resolved.keyId, label: resolved.label, role: null } };
 }
 
@@ -242,10 +243,10 @@ const resolvedKeys = new WeakMap<Db, { epoch: number; byHash: Map<string, Resolv
  * changes apply on the very next request; reading the epoch costs one indexed row instead of a
  * three-table join per request.
  */
-function resolveKey(db: Db, key: string): ResolvedKey | undefined {
+async function resolveKey(db: Db, key: string): Promise<ResolvedKey | undefined> {
   const keyHash = hashApiKey(key);
   const { epoch, keyWithWorkspace } = statements(db);
-  const version = epoch.get()!.version;
+  const version = (await epoch.get())!.version;
   let cache = resolvedKeys.get(db);
   if (!cache || cache.epoch !== version) {
     cache = { epoch: version, byHash: new Map() };
@@ -255,7 +256,7 @@ function resolveKey(db: Db, key: string): ResolvedKey | undefined {
   if (cached) return cached;
   // Only a key that passed its checksum once is ever cached, so the check guards the lookup alone.
   if (!hasValidChecksum(key)) return undefined;
-  const row = keyWithWorkspace.get({ keyHash });
+  const row = await keyWithWorkspace.get({ keyHash });
   if (!row) return undefined;
   const resolved = {
     keyId: row.key.id,
@@ -277,11 +278,11 @@ const KEY_USE_RESOLUTION_MS = 60_000;
  * Notes that the key was used now, at most once a minute per key and process. The row lives apart
  * from api_keys, so the write leaves the auth epoch (and every process's key cache) alone.
  */
-function noteKeyUse(runtime: Runtime, resolved: ResolvedKey): void {
+async function noteKeyUse(runtime: Runtime, resolved: ResolvedKey): Promise<void> {
   const now = runtime.clock.now().getTime();
   if (now - resolved.useNotedAt < KEY_USE_RESOLUTION_MS) return;
   resolved.useNotedAt = now;
-  statements(runtime.db).noteUse.run({ keyId: resolved.keyId, at: now });
+  await statements(runtime.db).noteUse.run({ keyId: resolved.keyId, at: now });
 }
 
 const statements = preparedStatements((db) => ({
@@ -300,10 +301,10 @@ const statements = preparedStatements((db) => ({
     .prepare(),
 }));
 
-export function createApiKey(
+export async function createApiKey(
   runtime: Runtime,
   input: { workspaceId: string; expiresAt?: Date | null; name?: string },
-): { keyId: string; apiKey: string } {
+): Promise<{ keyId: string; apiKey: string }> {
   return issueApiKey(runtime.db, {
     workspaceId: input.workspaceId,
     now: runtime.clock.now(),

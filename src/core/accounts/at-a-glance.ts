@@ -40,31 +40,31 @@ export const workspaceAtAGlance = defineOperation({
   scope: 'read',
   input: z.object({}),
   output: z.custom<WorkspaceGlance>(),
-  run({ db, workspace, clock }): WorkspaceGlance {
+  async run({ db, workspace, clock }): Promise<WorkspaceGlance> {
     const now = clock.now();
     const weekAhead = new Date(now.getTime() + 7 * DAY_MS);
     const failedSince = new Date(now.getTime() - DAY_MS);
     // Each count is the length of the list GET /api/v1/content answers for the same filters.
-    const countList = (filters: ContentListFilters) => countContent(db, workspace.id, filters);
+    const countList = async (filters: ContentListFilters) => countContent(db, workspace.id, filters);
     return {
-      awaitingApproval: countList({ status: 'pending_review' }),
+      awaitingApproval: await countList({ status: 'pending_review' }),
       scheduledFrom: now,
       scheduledTo: weekAhead,
-      scheduledNext7Days: countList({ status: 'scheduled', scheduled_from: now, scheduled_to: weekAhead }),
+      scheduledNext7Days: await countList({ status: 'scheduled', scheduled_from: now, scheduled_to: weekAhead }),
       failedSince,
-      failedLast24Hours: countList({ failed_since: failedSince }),
-      accountsToReconnect: db
+      failedLast24Hours: await countList({ failed_since: failedSince }),
+      accountsToReconnect: (await db
         .select({ n: count() })
         .from(socialAccounts)
         .where(and(eq(socialAccounts.workspaceId, workspace.id), eq(socialAccounts.status, 'needs_reconnect')))
-        .get()!.n,
-      activeAccounts: countActiveAccounts(db, workspace.id),
-      disabledWebhooks: db
+        .get())!.n,
+      activeAccounts: await countActiveAccounts(db, workspace.id),
+      disabledWebhooks: (await db
         .select({ n: count() })
         .from(webhooks)
         .where(and(eq(webhooks.workspaceId, workspace.id), eq(webhooks.isEnabled, false)))
-        .get()!.n,
-      nextScheduled: db
+        .get())!.n,
+      nextScheduled: (await db
         .select()
         .from(content)
         .where(
@@ -72,7 +72,7 @@ export const workspaceAtAGlance = defineOperation({
         )
         .orderBy(asc(content.scheduledFor), asc(content.id))
         .limit(NEXT_SCHEDULED)
-        .all() as ContentRow[],
+        .all()) as ContentRow[],
     };
   },
 });

@@ -18,10 +18,10 @@ export const getAccount = defineOperation({
   input: z.object({}),
   output: AccountResource,
   planChecks: false,
-  run: (ctx) => accountOf(ctx),
+  run: async (ctx) => accountOf(ctx),
 });
 
-function accountOf(ctx: ServiceContext) {
+async function accountOf(ctx: ServiceContext) {
   {
     const { workspace, db } = ctx;
     const period = usagePeriod(ctx.clock.now());
@@ -36,11 +36,11 @@ function accountOf(ctx: ServiceContext) {
       is_trialing: workspace.planStatus === 'trialing',
       features: workspace.features,
       usage: {
-        posts_published: postsPublishedIn(db, workspace.id, period),
-        ai_credits_used: aiCreditsUsedIn(db, workspace.id, period),
+        posts_published: await postsPublishedIn(db, workspace.id, period),
+        ai_credits_used: await aiCreditsUsedIn(db, workspace.id, period),
         period_start: period.start.toISOString(),
         period_end: period.end.toISOString(),
-        storage_used_bytes: storageUsedBytes(db, workspace.id),
+        storage_used_bytes: await storageUsedBytes(db, workspace.id),
         storage_limit_bytes: workspace.storageLimitBytes,
       },
       timezone: workspace.timezone,
@@ -60,7 +60,7 @@ export const updateAccount = defineOperation({
   output: AccountResource,
   planChecks: false,
   errors: { no_updates: 'the call changes no setting' },
-  run(ctx, input) {
+  async run(ctx, input) {
     if (
       input.timezone === undefined &&
       input.approver_must_differ === undefined &&
@@ -74,7 +74,7 @@ export const updateAccount = defineOperation({
         `Unknown time zone "${input.timezone}": give an IANA name such as Europe/Paris or UTC.`,
       );
     }
-    ctx.db
+    await ctx.db
       .update(workspaces)
       .set({
         timezone: input.timezone,

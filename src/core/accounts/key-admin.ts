@@ -50,23 +50,24 @@ export const listKeys = defineOperation({
   scope: 'read',
   input: z.object({}),
   output: z.array(KeySummary),
-  run({ db, workspace }): KeySummary[] {
-    return db
-      .select({ key: apiKeys, lastUsedAt: apiKeyUses.lastUsedAt })
-      .from(apiKeys)
-      .leftJoin(apiKeyUses, eq(apiKeyUses.keyId, apiKeys.id))
-      .where(eq(apiKeys.workspaceId, workspace.id))
-      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-      .all()
-      .map(({ key, lastUsedAt }) => ({
-        id: key.id,
-        name: key.name,
-        masked: maskedKey(key.lastFour),
-        created_at: key.createdAt,
-        last_used_at: lastUsedAt,
-        expires_at: key.expiresAt,
-        revoked_at: key.revokedAt,
-      }));
+  async run({ db, workspace }): Promise<KeySummary[]> {
+    return (
+      await db
+        .select({ key: apiKeys, lastUsedAt: apiKeyUses.lastUsedAt })
+        .from(apiKeys)
+        .leftJoin(apiKeyUses, eq(apiKeyUses.keyId, apiKeys.id))
+        .where(eq(apiKeys.workspaceId, workspace.id))
+        .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+        .all()
+    ).map(({ key, lastUsedAt }) => ({
+      id: key.id,
+      name: key.name,
+      masked: maskedKey(key.lastFour),
+      created_at: key.createdAt,
+      last_used_at: lastUsedAt,
+      expires_at: key.expiresAt,
+      revoked_at: key.revokedAt,
+    }));
   },
 });
 
@@ -78,12 +79,12 @@ export const createKey = defineOperation({
   scope: 'write',
   input: CreateKeyInput,
   output: z.object({ id: z.string(), name: z.string(), api_key: z.string(), expires_at: z.date().nullable() }),
-  run({ db, workspace, clock }, input) {
+  async run({ db, workspace, clock }, input) {
     const now = clock.now();
     const expiresAt = input.expires_at ?? null;
     if (expiresAt && expiresAt.getTime() <= now.getTime())
       throw fieldError('expires_at', 'The expiry must be in the future.');
-    const { keyId, apiKey } = issueApiKey(db, { workspaceId: workspace.id, now, expiresAt, name: input.name });
+    const { keyId, apiKey } = await issueApiKey(db, { workspaceId: workspace.id, now, expiresAt, name: input.name });
     return { id: keyId, name: input.name, api_key: apiKey, expires_at: expiresAt };
   },
 });
@@ -99,8 +100,8 @@ export const revokeKey = defineOperation({
   scope: 'write',
   input: KeyIdInput,
   output: z.object({ id: z.string(), name: z.string(), revoked_at: z.date() }),
-  run({ db, workspace, clock }, input) {
-    const key = db
+  async run({ db, workspace, clock }, input) {
+    const key = await db
       .select()
       .from(apiKeys)
       .where(and(eq(apiKeys.workspaceId, workspace.id), eq(apiKeys.id, input.id)))
@@ -108,7 +109,7 @@ export const revokeKey = defineOperation({
     if (!key) throw notFound('API key');
     if (key.revokedAt) return { id: key.id, name: key.name, revoked_at: key.revokedAt };
     const revokedAt = clock.now();
-    db.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, key.id)).run();
+    await db.update(apiKeys).set({ revokedAt }).where(eq(apiKeys.id, key.id)).run();
     return { id: key.id, name: key.name, revoked_at: revokedAt };
   },
 });

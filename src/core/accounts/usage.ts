@@ -10,9 +10,16 @@ export function usagePeriod(now: Date): { start: Date; end: Date } {
 }
 
 /** Items published in the period: each published item counts once against posts_per_month. */
-export function postsPublishedIn(db: Db, workspaceId: string, period: { start: Date; end: Date }): number {
-  return statements(db).postsPublished.get({ workspaceId, start: period.start.getTime(), end: period.end.getTime() })!
-    .n;
+export async function postsPublishedIn(
+  db: Db,
+  workspaceId: string,
+  period: { start: Date; end: Date },
+): Promise<number> {
+  return (await statements(db).postsPublished.get({
+    workspaceId,
+    start: period.start.getTime(),
+    end: period.end.getTime(),
+  }))!.n;
 }
 
 const statements = preparedStatements((db) => ({
@@ -53,11 +60,16 @@ const statements = preparedStatements((db) => ({
     .prepare(),
 }));
 
-export function aiCreditsUsedIn(db: Db, workspaceId: string, period: { start: Date }): number {
-  return statements(db).aiCreditsUsed.get({ workspaceId, periodStart: period.start.getTime() })?.used ?? 0;
+export async function aiCreditsUsedIn(db: Db, workspaceId: string, period: { start: Date }): Promise<number> {
+  return (await statements(db).aiCreditsUsed.get({ workspaceId, periodStart: period.start.getTime() }))?.used ?? 0;
 }
 
 /** Spends `credits` AI credits of the workspace in the period (one per generated post). */
-export function spendAiCredits(db: Db, workspaceId: string, period: { start: Date }, credits: number): void {
-  statements(db).spendAiCredits.run({ workspaceId, periodStart: period.start, credits });
+export async function spendAiCredits(
+  db: Db,
+  workspaceId: string,
+  period: { start: Date },
+  credits: number,
+): Promise<void> {
+  await statements(db).spendAiCredits.run({ workspaceId, periodStart: period.start, credits });
 }

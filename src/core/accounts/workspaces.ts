@@ -14,8 +14,8 @@ import { PLAN_STATUSES, toWorkspace, type Workspace } from './workspace.ts';
 export { isActiveStatus, PLAN_STATUSES, toWorkspace } from './workspace.ts';
 export type { PlanFeatures, PlanStatus, Workspace } from './workspace.ts';
 
-export function findWorkspace(db: Db, id: string): Workspace | undefined {
-  const row = statements(db).workspaceWithPlan.get({ id });
+export async function findWorkspace(db: Db, id: string): Promise<Workspace | undefined> {
+  const row = await statements(db).workspaceWithPlan.get({ id });
   return row && toWorkspace(row.workspace, row.plan);
 }
 
@@ -30,8 +30,8 @@ const statements = preparedStatements((db) => ({
     .prepare(),
 }));
 
-export function getWorkspace(db: Db, id: string): Workspace {
-  const workspace = findWorkspace(db, id);
+export async function getWorkspace(db: Db, id: string): Promise<Workspace> {
+  const workspace = await findWorkspace(db, id);
   if (!workspace) throw new ServiceError('not_found', `No workspace with id ${id}.`);
   return workspace;
 }
@@ -43,15 +43,15 @@ const CreateWorkspaceInput = z.object({
 });
 
 /** Creates a workspace with its first API key; the raw key is returned once and never stored. */
-export function createWorkspace(
+export async function createWorkspace(
   runtime: Runtime,
   input: z.input<typeof CreateWorkspaceInput>,
-): { workspace: Workspace; apiKey: string; keyId: string } {
+): Promise<{ workspace: Workspace; apiKey: string; keyId: string }> {
   const parsed = CreateWorkspaceInput.safeParse(input);
   if (!parsed.success) throw validationError(parsed.error);
   const { db, clock } = runtime;
-  return writeTransaction(db, () => {
-    const row = db
+  return writeTransaction(db, async () => {
+    const row = await db
       .insert(workspaces)
       .values({
         id: newId(),
@@ -63,8 +63,8 @@ export function createWorkspace(
       })
       .returning()
       .get();
-    const key = issueApiKey(db, { workspaceId: row.id, now: clock.now(), expiresAt: null });
-    return { workspace: getWorkspace(db, row.id), apiKey: key.apiKey, keyId: key.keyId };
+    const key = await issueApiKey(db, { workspaceId: row.id, now: clock.now(), expiresAt: null });
+    return { workspace: await getWorkspace(db, row.id), apiKey: key.apiKey, keyId: key.keyId };
   });
 }
 
@@ -72,15 +72,15 @@ const SetPlanInput = z
   .object({ plan: z.enum(PLAN_NAMES).optional(), status: z.enum(PLAN_STATUSES).optional() })
   .refine((v) => v.plan !== undefined || v.status !== undefined, { message: 'Give a plan, a status or both.' });
 
-export function setWorkspacePlan(
+export async function setWorkspacePlan(
   runtime: Runtime,
   workspaceId: string,
   input: { plan?: string; status?: string },
-): Workspace {
+): Promise<Workspace> {
   const parsed = SetPlanInput.safeParse(input);
   if (!parsed.success) throw validationError(parsed.error);
-  getWorkspace(runtime.db, workspaceId);
-  runtime.db
+  await getWorkspace(runtime.db, workspaceId);
+  await runtime.db
     .update(workspaces)
     .set({ plan: parsed.data.plan, planStatus: parsed.data.status })
     .where(eq(workspaces.id, workspaceId))
@@ -88,35 +88,39 @@ export function setWorkspacePlan(
   return getWorkspace(runtime.db, workspaceId);
 }
 
-export function listWorkspaces(db: Db): Array<Workspace & { activeKeys: number }> {
-  const rows = db
+export async function listWorkspaces(db: Db): Promise<Array<Workspace & { activeKeys: number }>> {
+  const rows = await db
     .select({ workspace: workspaces, plan: plans })
     .from(workspaces)
     .innerJoin(plans, eq(plans.name, workspaces.plan))
     .orderBy(workspaces.createdAt)
     .all();
-  return rows.map((r) => ({
-    ...toWorkspace(r.workspace, r.plan),
-    activeKeys: db
-      .select({ n: count() })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.workspaceId, r.workspace.id), isNull(apiKeys.revokedAt)))
-      .get()!.n,
-  }));
+  return Promise.all(
+    rows.map(async (r) => ({
+      ...toWorkspace(r.workspace, r.plan),
+      activeKeys: (await db
+        .select({ n: count() })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.workspaceId, r.workspace.id), isNull(apiKeys.revokedAt)))
+        .get())!.n,
+    })),
+  );
 }
 
-export function countWorkspaces(db: Db): number {
-  return db.select({ n: count() }).from(workspaces).get()!.n;
+export async function countWorkspaces(db: Db): Promise<number> {
+  return (await db.select({ n: count() }).from(workspaces).get())!.n;
 }
 
 /**
  * On an empty database, creates the default workspace and returns its key (shown once). Runs under
  * one write lock so two processes starting together create one workspace, not two.
  */
-export function ensureDefaultWorkspace(runtime: Runtime): { workspace: Workspace; apiKey: string } | null {
-  return writeTransaction(runtime.db, () => {
-    if (countWorkspaces(runtime.db) > 0) return null;
-    const { workspace, apiKey } = createWorkspace(runtime, { name: 'Default workspace' });
+export async function ensureDefaultWorkspace(
+  runtime: Runtime,
+): Promise<{ workspace: Workspace; apiKey: string } | null> {
+  return writeTransaction(runtime.db, async () => {
+    if ((await countWorkspaces(runtime.db)) > 0) return null;
+    const { workspace, apiKey } = await createWorkspace(runtime, { name: 'Default workspace' });
     return { workspace, apiKey };
   });
 }

@@ -108,7 +108,7 @@ export const getAnalyticsOverview = defineOperation({
   scope: 'read',
   input: AnalyticsOverviewInput,
   output: AnalyticsOverviewResource,
-  run({ db, workspace, clock }, input): AnalyticsOverview {
+  async run({ db, workspace, clock }, input): Promise<AnalyticsOverview> {
     // Silently capped at the plan's analytics_history_days (no error); today is always shown.
     const days = Math.max(1, Math.min(input.days, workspace.features.analytics_history_days));
     const now = clock.now();
@@ -117,17 +117,19 @@ export const getAnalyticsOverview = defineOperation({
     const range = { workspaceId: workspace.id, start: firstDay * DAY_MS, end: now.getTime() };
 
     const { itemsByDay, itemTotals, outcomesByPlatform } = statements(db);
-    const byDay = new Map(itemsByDay.all(range).map((row) => [row.day, row]));
-    const totals = itemTotals.get(range);
+    const byDay = new Map((await itemsByDay.all(range)).map((row) => [row.day, row]));
+    const totals = await itemTotals.get(range);
     return {
       object: 'analytics_overview',
       days,
       period_start: new Date(firstDay * DAY_MS).toISOString(),
       period_end: now.toISOString(),
       totals: { published: totals?.published ?? 0, failed: totals?.failed ?? 0 },
-      platforms: outcomesByPlatform
-        .all(range)
-        .map((row) => ({ platform: row.platform, published: row.published, failed: row.failed })),
+      platforms: (await outcomesByPlatform.all(range)).map((row) => ({
+        platform: row.platform,
+        published: row.published,
+        failed: row.failed,
+      })),
       daily: Array.from({ length: days }, (_, i) => {
         const row = byDay.get(firstDay + i);
         return { date: isoDate(firstDay + i), published: row?.published ?? 0, failed: row?.failed ?? 0 };

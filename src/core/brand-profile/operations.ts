@@ -23,10 +23,10 @@ import {
  * changed its profile, so its `updated_at` is the moment the workspace (and with it the default
  * profile) came to be: its `created_at`.
  */
-export function brandProfileOf(db: Db, workspaceId: string): BrandProfileResource {
-  const row = statements(db).byWorkspace.get({ workspaceId });
+export async function brandProfileOf(db: Db, workspaceId: string): Promise<BrandProfileResource> {
+  const row = await statements(db).byWorkspace.get({ workspaceId });
   if (row) return toBrandProfileResource(row);
-  const workspace = statements(db).workspaceCreatedAt.get({ workspaceId });
+  const workspace = await statements(db).workspaceCreatedAt.get({ workspaceId });
   if (!workspace) throw notFound('workspace');
   return toBrandProfileResource(defaultBrandProfileRow(workspaceId, workspace.createdAt));
 }
@@ -93,7 +93,7 @@ export const getBrandProfile = defineOperation({
   scope: 'read',
   input: GetBrandProfileInput,
   output: BrandProfileResourceSchema,
-  run({ db, workspace }): BrandProfileResource {
+  async run({ db, workspace }): Promise<BrandProfileResource> {
     return brandProfileOf(db, workspace.id);
   },
 });
@@ -115,7 +115,7 @@ export const updateBrandProfile = defineOperation({
     unprocessable_entity: 'a value over a length, count or range limit',
   },
   invalidInput: brandProfileInputError,
-  run(ctx, input): BrandProfileResource {
+  async run(ctx, input): Promise<BrandProfileResource> {
     const changes = columnsOf(input);
     if (Object.keys(changes).length === 0) {
       throw new ServiceError(
@@ -124,7 +124,7 @@ export const updateBrandProfile = defineOperation({
       );
     }
     const now = ctx.clock.now();
-    const row = ctx.db
+    const row = await ctx.db
       .insert(brandProfiles)
       .values({ ...defaultBrandProfileRow(ctx.workspace.id, now), ...changes, updatedAt: now })
       .onConflictDoUpdate({ target: brandProfiles.workspaceId, set: { ...changes, updatedAt: now } })

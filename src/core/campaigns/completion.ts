@@ -51,14 +51,14 @@ const statements = preparedStatements((db) => ({
  * an item's publish finishing, an item updated or deleted. The update's own condition makes it
  * happen once: a second call finds the campaign completed already. Answers whether it completed.
  */
-export function completeCampaignIfDone(db: Db, campaignId: string | null, now: Date): boolean {
+export async function completeCampaignIfDone(db: Db, campaignId: string | null, now: Date): Promise<boolean> {
   if (campaignId === null) return false;
-  return writeTransaction(db, () => {
+  return writeTransaction(db, async () => {
     const { completable, itemStillWaiting, complete } = statements(db);
-    if (!completable.get({ campaignId }) || itemStillWaiting.get({ campaignId })) return false;
-    const row = complete.get({ campaignId, now: now.getTime() });
+    if (!(await completable.get({ campaignId })) || (await itemStillWaiting.get({ campaignId }))) return false;
+    const row = await complete.get({ campaignId, now: now.getTime() });
     if (!row) return false;
-    recordEvent(db, {
+    await recordEvent(db, {
       workspaceId: row.workspaceId,
       type: 'campaign.completed',
       data: { campaign: toCampaignResource(row) },

@@ -33,8 +33,8 @@ export interface GenerationClaim {
 }
 
 /** Marks a campaign to be generated for (a launch). Runs inside the launch's transaction. */
-export function scheduleGeneration(runtime: Runtime, campaignId: string, now: Date): void {
-  runtime.db
+export async function scheduleGeneration(runtime: Runtime, campaignId: string, now: Date): Promise<void> {
+  await runtime.db
     .update(campaigns)
     .set({ generationDueAt: now, generationLeaseToken: null })
     .where(eq(campaigns.id, campaignId))
@@ -43,11 +43,11 @@ export function scheduleGeneration(runtime: Runtime, campaignId: string, now: Da
 }
 
 /** Takes up to `free` campaigns whose generation is due, each under a lease. */
-export function claimDueGenerations(runtime: Runtime, free: number): GenerationClaim[] {
+export async function claimDueGenerations(runtime: Runtime, free: number): Promise<GenerationClaim[]> {
   const { db, clock } = runtime;
   const now = clock.now();
-  return writeTransaction(db, () => {
-    const due = db
+  return writeTransaction(db, async () => {
+    const due = await db
       .select({ id: campaigns.id, workspaceId: campaigns.workspaceId })
       .from(campaigns)
       .where(and(isNotNull(campaigns.generationDueAt), lte(campaigns.generationDueAt, now)))
@@ -56,9 +56,10 @@ export function claimDueGenerations(runtime: Runtime, free: number): GenerationC
       .all();
     // Each claim asks again that the campaign is due, so a campaign another process claimed after
     // the read (possible wherever the read and the write are not serialised) is left to it.
-    return due.flatMap((row) => {
+    const claims: GenerationClaim[] = [];
+    for (const row of due) {
       const leaseToken = randomBase62(22);
-      const claimed = db
+      const claimed = await db
         .update(campaigns)
         .set({
           generationDueAt: new Date(now.getTime() + generationLeaseMs(runtime)),
@@ -66,14 +67,15 @@ export function claimDueGenerations(runtime: Runtime, free: number): GenerationC
         })
         .where(and(eq(campaigns.id, row.id), lte(campaigns.generationDueAt, now)))
         .run();
-      return claimed.changes === 1 ? [{ campaignId: row.id, workspaceId: row.workspaceId, leaseToken }] : [];
-    });
+      if (claimed.changes === 1) claims.push({ campaignId: row.id, workspaceId: row.workspaceId, leaseToken });
+    }
+    return claims;
   });
 }
 
 /** When the next campaign comes due for generation after `now` (ms), or null. */
-export function nextGenerationDueAfter(runtime: Runtime, now: Date): number | null {
-  const row = runtime.db
+export async function nextGenerationDueAfter(runtime: Runtime, now: Date): Promise<number | null> {
+  const row = await runtime.db
     .select({ due: sql<number>`min(${campaigns.generationDueAt})` })
     .from(campaigns)
     .where(sql`${campaigns.generationDueAt} > ${now.getTime()}`)
@@ -212,7 +214,7 @@ export async function generateCampaign(
       planned.push({ plan, written: writer.write(plan) });
     }
     while (planned.length <= BATCHES_AHEAD) {
-      const next = lookAhead(runtime, claim, writer, planned);
+      const next = await lookAhead(runtime, claim, writer, planned);
       if (!next) break;
       planned.push(next);
     }
@@ -230,17 +232,23 @@ export async function generateCampaign(
  * it commit whole; null when there is none to write (the next plan from the database then ends the
  * run). Reads only: the commit of that batch checks everything again.
  */
-function lookAhead(runtime: Runtime, claim: GenerationClaim, writer: BatchWriter, planned: Batch[]): Batch | null {
-  const row = campaignUnderLease(runtime, claim);
+async function lookAhead(
+  runtime: Runtime,
+  claim: GenerationClaim,
+  writer: BatchWriter,
+  planned: Batch[],
+): Promise<Batch | null> {
+  const row = await campaignUnderLease(runtime, claim);
   if (!row || row.generationLeaseToken !== claim.leaseToken || row.status !== 'active') return null;
   const slots = planned.map((batch) => batch.plan.request.slots);
   // The first planned batch was itself planned ahead and will not commit (see commitBatch).
   if (slots[0]![0]!.index !== row.generatedPosts) return null;
   const from = slots.at(-1)!.at(-1)!.index + 1;
   const promised = slots.reduce((n, batch) => n + batch.length, 0);
-  const count = Math.min(writer.batchSize, row.totalPosts - from, creditsLeft(runtime, row.workspaceId) - promised);
+  const credits = await creditsLeft(runtime, row.workspaceId);
+  const count = Math.min(writer.batchSize, row.totalPosts - from, credits - promised);
   if (count <= 0) return null;
-  const plan = batchPlan(runtime, row, from, count);
+  const plan = await batchPlan(runtime, row, from, count);
   const written = writer.write(plan);
   // Dropped unread if the run ends first; a failure counts only once the batch is taken up.
   written.catch(() => {});
@@ -248,10 +256,14 @@ function lookAhead(runtime: Runtime, claim: GenerationClaim, writer: BatchWriter
 }
 
 /** Why generation ends for `row`, or null while it goes on. Ends the run in the database when it does. */
-function endOf(runtime: Runtime, claim: GenerationClaim, row: CampaignRow | undefined): GenerationOutcome | null {
+async function endOf(
+  runtime: Runtime,
+  claim: GenerationClaim,
+  row: CampaignRow | undefined,
+): Promise<GenerationOutcome | null> {
   if (!row || row.generationLeaseToken !== claim.leaseToken) return 'lease_lost';
-  const finished = (outcome: GenerationOutcome) => {
-    runtime.db
+  const finished = async (outcome: GenerationOutcome) => {
+    await runtime.db
       .update(campaigns)
       .set({ generationDueAt: null, generationLeaseToken: null })
       .where(eq(campaigns.id, row.id))
@@ -260,22 +272,22 @@ function endOf(runtime: Runtime, claim: GenerationClaim, row: CampaignRow | unde
   };
   if (row.status !== 'active') return finished('stopped');
   if (row.generatedPosts >= row.totalPosts) {
-    completeCampaignIfDone(runtime.db, row.id, runtime.clock.now());
+    await completeCampaignIfDone(runtime.db, row.id, runtime.clock.now());
     return finished('completed');
   }
-  if (creditsLeft(runtime, row.workspaceId) <= 0) return finished('out_of_credits');
+  if ((await creditsLeft(runtime, row.workspaceId)) <= 0) return finished('out_of_credits');
   return null;
 }
 
 /** The workspace's AI credits left this month (a campaign's row is gone with its workspace). */
-function creditsLeft(runtime: Runtime, workspaceId: string): number {
+async function creditsLeft(runtime: Runtime, workspaceId: string): Promise<number> {
   const { db, clock } = runtime;
-  const workspace = findWorkspace(db, workspaceId);
+  const workspace = await findWorkspace(db, workspaceId);
   if (!workspace) return 0;
-  return workspace.features.monthly_ai_credits - aiCreditsUsedIn(db, workspaceId, usagePeriod(clock.now()));
+  return workspace.features.monthly_ai_credits - (await aiCreditsUsedIn(db, workspaceId, usagePeriod(clock.now())));
 }
 
-const campaignUnderLease = (runtime: Runtime, claim: GenerationClaim): CampaignRow | undefined =>
+const campaignUnderLease = async (runtime: Runtime, claim: GenerationClaim): Promise<CampaignRow | undefined> =>
   statements(runtime.db).campaign.get({ id: claim.campaignId });
 
 /** Prepared: each runs once or twice a batch, and building a drizzle query costs more than running it. */
@@ -303,21 +315,25 @@ const statements = preparedStatements((db) => ({
     .prepare(),
 }));
 
-function planBatch(runtime: Runtime, claim: GenerationClaim, batchSize: number): BatchPlan | GenerationOutcome {
-  const row = campaignUnderLease(runtime, claim);
-  const end = endOf(runtime, claim, row);
+async function planBatch(
+  runtime: Runtime,
+  claim: GenerationClaim,
+  batchSize: number,
+): Promise<BatchPlan | GenerationOutcome> {
+  const row = await campaignUnderLease(runtime, claim);
+  const end = await endOf(runtime, claim, row);
   if (end !== null) return end;
   const campaign = row!;
   const count = Math.min(
     batchSize,
     campaign.totalPosts - campaign.generatedPosts,
-    creditsLeft(runtime, campaign.workspaceId),
+    await creditsLeft(runtime, campaign.workspaceId),
   );
   return batchPlan(runtime, campaign, campaign.generatedPosts, count);
 }
 
 /** Slots `from` to `from + count - 1` of `campaign`, with what their drafts are written from. */
-function batchPlan(runtime: Runtime, campaign: CampaignRow, from: number, count: number): BatchPlan {
+async function batchPlan(runtime: Runtime, campaign: CampaignRow, from: number, count: number): Promise<BatchPlan> {
   const { db } = runtime;
   const contentTypes = contentTypesOf(campaign);
   const slots: GenerationSlot[] = [];
@@ -328,11 +344,11 @@ function batchPlan(runtime: Runtime, campaign: CampaignRow, from: number, count:
       scheduledFor: slotTime(campaign.startDate, campaign.postsPerDay, index),
     });
   }
-  const targetPlatforms = statements(db)
-    .activePlatforms.all({ workspaceId: campaign.workspaceId })
-    .map((r) => r.platform);
+  const targetPlatforms = (await statements(db).activePlatforms.all({ workspaceId: campaign.workspaceId })).map(
+    (r) => r.platform,
+  );
   // Read before every batch, so an edit to the profile shows in the next batch.
-  const brand = brandProfileOf(db, campaign.workspaceId);
+  const brand = await brandProfileOf(db, campaign.workspaceId);
   return {
     workspaceId: campaign.workspaceId,
     campaignId: campaign.id,
@@ -346,7 +362,7 @@ function batchPlan(runtime: Runtime, campaign: CampaignRow, from: number, count:
         totalPosts: campaign.totalPosts,
       },
       brand,
-      templates: templateStructures(db, [...new Set(slots.map((slot) => slot.contentType))], brand.industry),
+      templates: await templateStructures(db, [...new Set(slots.map((slot) => slot.contentType))], brand.industry),
       slots,
     },
   };
@@ -388,28 +404,28 @@ async function writeDrafts(
 }
 
 /** Writes a batch's items; 'stale' when the plan no longer starts at the campaign's next slot. */
-function commitBatch(
+async function commitBatch(
   runtime: Runtime,
   claim: GenerationClaim,
   plan: BatchPlan,
   written: WrittenSlot[],
-): GenerationOutcome | 'written' | 'stale' {
+): Promise<GenerationOutcome | 'written' | 'stale'> {
   const { db, clock } = runtime;
-  const row = campaignUnderLease(runtime, claim);
+  const row = await campaignUnderLease(runtime, claim);
   // Checked again at commit time: a pause, a delete or another run while the drafts were written.
-  const end = endOf(runtime, claim, row);
+  const end = await endOf(runtime, claim, row);
   if (end !== null) return end;
   const campaign = row!;
   // Only our lease moves generated_posts, but a batch planned ahead assumed the one before it was
   // written whole; and the unique (campaign, slot) index would fail the whole commit otherwise.
   if (plan.request.slots[0]?.index !== campaign.generatedPosts) return 'stale';
   // Another campaign of the workspace may have spent credits while these drafts were written.
-  const slots = plan.request.slots.slice(0, creditsLeft(runtime, campaign.workspaceId));
+  const slots = plan.request.slots.slice(0, await creditsLeft(runtime, campaign.workspaceId));
   const now = clock.now();
   for (let i = 0; i < slots.length; i++) {
     const { draft, itemId, eventId, eventData } = written[i]!;
-    insertContentRow(db, campaignItem(plan, i, draft, itemId));
-    recordEvent(db, {
+    await insertContentRow(db, campaignItem(plan, i, draft, itemId));
+    await recordEvent(db, {
       id: eventId,
       workspaceId: plan.workspaceId,
       type: 'content.created',
@@ -418,8 +434,8 @@ function commitBatch(
     });
   }
   const count = slots.length;
-  spendAiCredits(db, campaign.workspaceId, usagePeriod(now), count);
-  statements(db).batchWritten.run({
+  await spendAiCredits(db, campaign.workspaceId, usagePeriod(now), count);
+  await statements(db).batchWritten.run({
     id: campaign.id,
     generatedPosts: campaign.generatedPosts + count,
     dueAt: now.getTime() + generationLeaseMs(runtime),
@@ -429,12 +445,13 @@ function commitBatch(
 }
 
 /** Extends the leases of the campaigns in hand, while a slow generator writes a batch. */
-export function renewGenerationLeases(runtime: Runtime, claims: Iterable<GenerationClaim>): void {
+export async function renewGenerationLeases(runtime: Runtime, claims: Iterable<GenerationClaim>): Promise<void> {
   const { db, clock } = runtime;
   const due = new Date(clock.now().getTime() + generationLeaseMs(runtime));
-  writeTransaction(db, () => {
+  await writeTransaction(db, async () => {
     for (const claim of claims) {
-      db.update(campaigns)
+      await db
+        .update(campaigns)
         .set({ generationDueAt: due })
         .where(and(eq(campaigns.id, claim.campaignId), eq(campaigns.generationLeaseToken, claim.leaseToken)))
         .run();
@@ -445,7 +462,7 @@ export function renewGenerationLeases(runtime: Runtime, claims: Iterable<Generat
 /** Lets a campaign go under its lease, due at once, so the next run (another process's) resumes it. */
 async function handBackGeneration(runtime: Runtime, claim: GenerationClaim): Promise<GenerationOutcome> {
   const { db, clock } = runtime;
-  const { changes } = await inNextCommit(db, () =>
+  const { changes } = await inNextCommit(db, async () =>
     db
       .update(campaigns)
       .set({ generationDueAt: clock.now(), generationLeaseToken: null })
@@ -468,7 +485,7 @@ export async function abandonGeneration(runtime: Runtime, claim: GenerationClaim
     'campaign generation: the campaign failed; trying again in a minute',
   );
   const { db, clock } = runtime;
-  await inNextCommit(db, () =>
+  await inNextCommit(db, async () =>
     db
       .update(campaigns)
       .set({ generationDueAt: new Date(clock.now().getTime() + RETRY_AFTER_FAILURE_MS), generationLeaseToken: null })

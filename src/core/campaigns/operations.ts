@@ -19,8 +19,8 @@ import {
 import { toCampaignResource, type CampaignResource, type CampaignRow } from './serialize.ts';
 
 /** Fetch-or-throw, always scoped to the workspace: another workspace's campaign is simply not found. */
-export function getCampaignInWorkspace(db: Db, workspaceId: string, id: string): CampaignRow {
-  const row = db
+export async function getCampaignInWorkspace(db: Db, workspaceId: string, id: string): Promise<CampaignRow> {
+  const row = await db
     .select()
     .from(campaigns)
     .where(and(eq(campaigns.workspaceId, workspaceId), eq(campaigns.id, id)))
@@ -40,8 +40,8 @@ export const listCampaigns = defineOperation({
   scope: 'read',
   input: ListCampaignsInput,
   output: listEnvelope(CampaignResourceSchema),
-  run({ db, workspace, answerBudget }, input) {
-    const rows = db
+  async run({ db, workspace, answerBudget }, input) {
+    const rows = await db
       .select()
       .from(campaigns)
       .where(
@@ -60,8 +60,8 @@ export const getCampaign = defineOperation({
   scope: 'read',
   input: CampaignIdInput,
   output: CampaignResourceSchema,
-  run({ db, workspace }, input) {
-    return toCampaignResource(getCampaignInWorkspace(db, workspace.id, input.id));
+  async run({ db, workspace }, input) {
+    return toCampaignResource(await getCampaignInWorkspace(db, workspace.id, input.id));
   },
 });
 
@@ -72,9 +72,9 @@ export const createCampaign = defineOperation({
   scope: 'write',
   input: CreateCampaignInput,
   output: CampaignResourceSchema,
-  run(ctx, input): CampaignResource {
+  async run(ctx, input): Promise<CampaignResource> {
     const now = ctx.clock.now();
-    const row = ctx.db
+    const row = await ctx.db
       .insert(campaigns)
       .values({
         id: newId(),
@@ -110,7 +110,7 @@ export const updateCampaign = defineOperation({
   errors: {
     no_updates: 'the call changes no field',
   },
-  run(ctx, input): CampaignResource {
+  async run(ctx, input): Promise<CampaignResource> {
     const { id, ...fields } = input;
     if (Object.values(fields).every((value) => value === undefined)) {
       throw new ServiceError(
@@ -119,9 +119,9 @@ export const updateCampaign = defineOperation({
       );
     }
     const { db } = ctx;
-    return writeTransaction(db, () => {
-      const row = getCampaignInWorkspace(db, ctx.workspace.id, id);
-      const next = db
+    return writeTransaction(db, async () => {
+      const row = await getCampaignInWorkspace(db, ctx.workspace.id, id);
+      const next = await db
         .update(campaigns)
         .set({
           name: fields.name,
@@ -151,15 +151,16 @@ export const deleteCampaign = defineOperation({
   scope: 'write',
   input: CampaignIdInput,
   output: deletedResource('campaign'),
-  run(ctx, input) {
+  async run(ctx, input) {
     const { db } = ctx;
-    return writeTransaction(db, () => {
-      const row = getCampaignInWorkspace(db, ctx.workspace.id, input.id);
-      db.update(content)
+    return writeTransaction(db, async () => {
+      const row = await getCampaignInWorkspace(db, ctx.workspace.id, input.id);
+      await db
+        .update(content)
         .set({ campaignId: null, campaignSlot: null })
         .where(and(eq(content.workspaceId, ctx.workspace.id), eq(content.campaignId, row.id)))
         .run();
-      db.delete(campaigns).where(eq(campaigns.id, row.id)).run();
+      await db.delete(campaigns).where(eq(campaigns.id, row.id)).run();
       return { id: row.id, object: 'campaign' as const, deleted: true as const };
     });
   },
@@ -181,27 +182,27 @@ export const launchCampaign = defineOperation({
     invalid_state: 'the campaign is not draft or paused',
     quota_exceeded: 'no AI credits left this month',
   },
-  run(ctx, input): CampaignResource {
+  async run(ctx, input): Promise<CampaignResource> {
     const { db } = ctx;
     const now = ctx.clock.now();
-    return writeTransaction(db, () => {
-      const row = getCampaignInWorkspace(db, ctx.workspace.id, input.id);
+    return writeTransaction(db, async () => {
+      const row = await getCampaignInWorkspace(db, ctx.workspace.id, input.id);
       const subject = subjectOf(ctx);
-      enforce(judgeCampaignAction(subject, row, campaignFacts(db, subject), 'launch'));
-      const next = db
+      enforce(judgeCampaignAction(subject, row, await campaignFacts(db, subject), 'launch'));
+      const next = await db
         .update(campaigns)
         .set({ status: 'active', startDate: now, updatedAt: now })
         .where(eq(campaigns.id, row.id))
         .returning()
         .get();
       const resource = toCampaignResource(next);
-      recordEvent(db, {
+      await recordEvent(db, {
         workspaceId: ctx.workspace.id,
         type: 'campaign.launched',
         data: { campaign: resource },
         at: now,
       });
-      scheduleGeneration(ctx, row.id, now);
+      await scheduleGeneration(ctx, row.id, now);
       return resource;
     });
   },

@@ -15,8 +15,8 @@ export interface CampaignFacts {
   aiCreditsUsed: number;
 }
 
-export const campaignFacts = (db: Db, subject: PolicySubject): CampaignFacts => ({
-  aiCreditsUsed: aiCreditsUsedIn(db, subject.workspace.id, usagePeriod(subject.now)),
+export const campaignFacts = async (db: Db, subject: PolicySubject): Promise<CampaignFacts> => ({
+  aiCreditsUsed: await aiCreditsUsedIn(db, subject.workspace.id, usagePeriod(subject.now)),
 });
 
 /**

@@ -15,10 +15,10 @@ export const listCampaignsWithActions = defineOperation({
   scope: 'read',
   input: ListCampaignsInput,
   output: listEnvelope(CampaignResourceSchema.extend({ allowed_actions: allowedActionsSchema(CAMPAIGN_ACTIONS) })),
-  run(ctx, input) {
-    const page = listCampaigns.run(ctx, input);
+  async run(ctx, input) {
+    const page = await listCampaigns.run(ctx, input);
     const subject = subjectOf(ctx);
-    const facts = campaignFacts(ctx.db, subject);
+    const facts = await campaignFacts(ctx.db, subject);
     return { ...page, data: page.data.map((c) => ({ ...c, allowed_actions: campaignPolicy(subject, c, facts) })) };
   },
 });

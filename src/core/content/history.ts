@@ -42,7 +42,7 @@ export function actionOf(from: ContentStatus, to: ContentStatus, timeMoved: bool
 }
 
 /** Writes one history line, in the transaction of the change it records. */
-export function recordContentHistory(
+export async function recordContentHistory(
   db: Db,
   entry: {
     workspaceId: string;
@@ -54,10 +54,10 @@ export function recordContentHistory(
     note?: string | null;
     at: Date;
   },
-): void {
+): Promise<void> {
   // The run writes two lines per item it publishes: the raw prepared insert, not drizzle's builder
   // (which built and prepared the statement again for every line).
-  insertRow(db, contentHistory, {
+  await insertRow(db, contentHistory, {
     workspaceId: entry.workspaceId,
     contentId: entry.contentId,
     action: entry.action,
@@ -82,7 +82,7 @@ const MAX_NOTE_LENGTH = 500;
  * `started` when a run claims the item, then `published` (at least one platform took it; the note
  * names any that refused) or `failed` (none did; the note says why, per platform).
  */
-export function recordPublishingStep(
+export async function recordPublishingStep(
   db: Db,
   step: {
     workspaceId: string;
@@ -90,15 +90,15 @@ export function recordPublishingStep(
     from: ContentStatus;
     at: Date;
   } & ({ stage: 'started' } | { stage: 'finished'; to: ContentStatus; results: readonly PublishResult[] }),
-): void {
+): Promise<void> {
   if (step.stage === 'started') {
-    recordContentHistory(db, { ...step, action: 'started publishing', to: 'publishing', by: PUBLISHING_RUN });
+    await recordContentHistory(db, { ...step, action: 'started publishing', to: 'publishing', by: PUBLISHING_RUN });
     return;
   }
   const refused = step.results.filter((result) => !result.success);
   const published = refused.length < step.results.length;
   const note = refused.map((result) => `${result.platform}: ${result.error ?? 'no answer'}`).join('; ');
-  recordContentHistory(db, {
+  await recordContentHistory(db, {
     workspaceId: step.workspaceId,
     contentId: step.contentId,
     action: published ? 'published' : 'failed to publish',
@@ -120,19 +120,20 @@ export interface ContentHistoryEntry {
 }
 
 /** An item's history, oldest first; scoped to the workspace like every read. */
-export function contentHistoryOf(db: Db, workspaceId: string, contentId: string): ContentHistoryEntry[] {
-  return db
-    .select()
-    .from(contentHistory)
-    .where(and(eq(contentHistory.workspaceId, workspaceId), eq(contentHistory.contentId, contentId)))
-    .orderBy(asc(contentHistory.at), asc(contentHistory.id))
-    .all()
-    .map((row) => ({
-      action: row.action,
-      from: row.fromStatus,
-      to: row.toStatus,
-      by: row.actorLabel,
-      note: row.note,
-      at: row.at,
-    }));
+export async function contentHistoryOf(db: Db, workspaceId: string, contentId: string): Promise<ContentHistoryEntry[]> {
+  return (
+    await db
+      .select()
+      .from(contentHistory)
+      .where(and(eq(contentHistory.workspaceId, workspaceId), eq(contentHistory.contentId, contentId)))
+      .orderBy(asc(contentHistory.at), asc(contentHistory.id))
+      .all()
+  ).map((row) => ({
+    action: row.action,
+    from: row.fromStatus,
+    to: row.toStatus,
+    by: row.actorLabel,
+    note: row.note,
+    at: row.at,
+  }));
 }

@@ -35,27 +35,27 @@ const INTENT_ERRORS = {
 } as const;
 
 /** The item, judged for `action`: refused with the policy's code and reason, else returned for the write. */
-function judged(ctx: ServiceContext, itemId: string, action: ContentAction) {
-  const row = getContentInWorkspace(ctx.db, ctx.workspace.id, itemId);
+async function judged(ctx: ServiceContext, itemId: string, action: ContentAction) {
+  const row = await getContentInWorkspace(ctx.db, ctx.workspace.id, itemId);
   assertContentAction(subjectOf(ctx), row, action);
   return row;
 }
 
-function approve(ctx: ServiceContext, itemId: string, then: keyof typeof THEN_ACTIONS): ContentAnswer {
-  const row = judged(ctx, itemId, THEN_ACTIONS[then]);
+async function approve(ctx: ServiceContext, itemId: string, then: keyof typeof THEN_ACTIONS): Promise<ContentAnswer> {
+  const row = await judged(ctx, itemId, THEN_ACTIONS[then]);
   if (then === 'schedule') return publishContent.run(ctx, { id: row.id, scheduled_for: row.scheduledFor! });
   if (then === 'publish_now') return publishContent.run(ctx, { id: row.id });
   return updateContent.run(ctx, { id: row.id, status: 'approved' });
 }
 
 /** Approving without saying what next: at its time when it has one still to come, else approving only. */
-function asPlanned(ctx: ServiceContext, itemId: string): 'schedule' | 'none' {
-  const row = getContentInWorkspace(ctx.db, ctx.workspace.id, itemId);
+async function asPlanned(ctx: ServiceContext, itemId: string): Promise<'schedule' | 'none'> {
+  const row = await getContentInWorkspace(ctx.db, ctx.workspace.id, itemId);
   return upcoming(row.scheduledFor, ctx.clock.now()) ? 'schedule' : 'none';
 }
 
-function reject(ctx: ServiceContext, itemId: string, reason: string | null | undefined): ContentAnswer {
-  const row = judged(ctx, itemId, 'reject');
+async function reject(ctx: ServiceContext, itemId: string, reason: string | null | undefined): Promise<ContentAnswer> {
+  const row = await judged(ctx, itemId, 'reject');
   return updateContent.run(ctx, { id: row.id, status: 'rejected', review_note: reason ?? null });
 }
 
@@ -74,7 +74,7 @@ export const approveContent = defineOperation({
   }),
   output: ContentResource,
   errors: INTENT_ERRORS,
-  run: (ctx, input) => approve(ctx, input.id, input.then ?? asPlanned(ctx, input.id)),
+  run: async (ctx, input) => approve(ctx, input.id, input.then ?? (await asPlanned(ctx, input.id))),
 });
 
 const reason = z.string().trim().min(1).max(1000).nullable().optional().describe('Why, for the author.');
@@ -86,7 +86,7 @@ export const rejectContent = defineOperation({
   input: z.object({ id, reason }),
   output: ContentResource,
   errors: INTENT_ERRORS,
-  run: (ctx, input) => reject(ctx, input.id, input.reason),
+  run: async (ctx, input) => reject(ctx, input.id, input.reason),
 });
 
 /** Queues an approved item that is not queued, at its own time or a new one. */
@@ -100,8 +100,8 @@ export const scheduleContent = defineOperation({
   }),
   output: ContentResource,
   errors: INTENT_ERRORS,
-  run(ctx, input) {
-    const row = judged(ctx, input.id, 'schedule');
+  async run(ctx, input) {
+    const row = await judged(ctx, input.id, 'schedule');
     const at = input.scheduled_for ?? row.scheduledFor;
     if (!at) throw fieldError('scheduled_for', 'The item has no time yet: give the time to publish at.');
     assertNotPast('scheduled_for', at, ctx.clock.now());
@@ -117,8 +117,8 @@ export const publishContentNow = defineOperation({
   input: z.object({ id }),
   output: ContentResource,
   errors: INTENT_ERRORS,
-  run(ctx, input) {
-    const row = judged(ctx, input.id, 'publish_now');
+  async run(ctx, input) {
+    const row = await judged(ctx, input.id, 'publish_now');
     return publishContent.run(ctx, { id: row.id });
   },
 });
@@ -138,8 +138,8 @@ export const moveContent = defineOperation({
   input: z.object({ id, day: calendarDay.describe('The new day, YYYY-MM-DD, in the workspace time zone.') }),
   output: ContentResource,
   errors: INTENT_ERRORS,
-  run(ctx, input) {
-    const row = judged(ctx, input.id, 'move');
+  async run(ctx, input) {
+    const row = await judged(ctx, input.id, 'move');
     const at = moveToDay(row.scheduledFor!, input.day, ctx.workspace.timezone);
     return updateContent.run(ctx, { id: row.id, scheduled_for: at });
   },
@@ -179,20 +179,21 @@ export const reviewContentMany = defineOperation({
   }),
   output: z.object({ object: z.literal('review_outcomes'), data: z.array(ReviewOutcome) }),
   errors: INTENT_ERRORS,
-  run(ctx, input) {
-    const data: ReviewOutcome[] = [...new Set(input.ids)].map((itemId) => {
+  async run(ctx, input) {
+    const data: ReviewOutcome[] = [];
+    for (const itemId of new Set(input.ids)) {
       try {
-        const content = savepoint(ctx.db, () =>
+        const content = await savepoint(ctx.db, async () =>
           input.decision === 'reject'
-            ? reject(ctx, itemId, input.reason)
-            : approve(ctx, itemId, asPlanned(ctx, itemId)),
+            ? await reject(ctx, itemId, input.reason)
+            : await approve(ctx, itemId, await asPlanned(ctx, itemId)),
         );
-        return { id: itemId, ok: true as const, content };
+        data.push({ id: itemId, ok: true as const, content });
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;
-        return { id: itemId, ok: false as const, error: { code: error.code, message: error.message } };
+        data.push({ id: itemId, ok: false as const, error: { code: error.code, message: error.message } });
       }
-    });
+    }
     return { object: 'review_outcomes' as const, data };
   },
 });

@@ -19,7 +19,7 @@ type ListInput = z.output<typeof ListContentInput>;
 const positionOf = (row: ContentRow): CursorPosition => ({ createdAt: row.createdAt, id: row.id });
 
 /** The page's rows and one more, which only says whether another page follows. */
-function listedRows(db: Db, workspaceId: string, input: ListInput): ContentRow[] {
+async function listedRows(db: Db, workspaceId: string, input: ListInput): Promise<ContentRow[]> {
   return db
     .select()
     .from(content)
@@ -32,24 +32,24 @@ function listedRows(db: Db, workspaceId: string, input: ListInput): ContentRow[]
 }
 
 /** A page of the list as rows, with the cursor of the next page (null on the last). */
-export function listContentPage(
+export async function listContentPage(
   db: Db,
   workspaceId: string,
   input: ListInput,
-): { rows: ContentRow[]; nextCursor: string | null } {
-  const rows = listedRows(db, workspaceId, input);
+): Promise<{ rows: ContentRow[]; nextCursor: string | null }> {
+  const rows = await listedRows(db, workspaceId, input);
   const page = rows.slice(0, input.limit);
   const last = page.at(-1);
   return { rows: page, nextCursor: rows.length > input.limit && last ? encodeCursor(positionOf(last)) : null };
 }
 
 /** How many items the list holds for `filters`, counted in SQL: what paging through it to the end would find. */
-export function countContent(db: Db, workspaceId: string, filters: ContentListFilters): number {
-  return db
+export async function countContent(db: Db, workspaceId: string, filters: ContentListFilters): Promise<number> {
+  return (await db
     .select({ n: count() })
     .from(content)
     .where(and(...contentListWhere(db, workspaceId, filters)))
-    .get()!.n;
+    .get())!.n;
 }
 
 export const listContent = defineOperation({
@@ -58,7 +58,7 @@ export const listContent = defineOperation({
   scope: 'read',
   input: ListContentInput,
   output: listEnvelope(ContentResource),
-  run({ db, workspace, answerBudget }, input) {
-    return toPage(listedRows(db, workspace.id, input), input.limit, positionOf, toContentResource, answerBudget);
+  async run({ db, workspace, answerBudget }, input) {
+    return toPage(await listedRows(db, workspace.id, input), input.limit, positionOf, toContentResource, answerBudget);
   },
 });

@@ -29,8 +29,8 @@ import { assertChangeable } from './state.ts';
 import { attachedMedia, checkedAltText, withoutDetached } from './alt-text.ts';
 
 /** Fetch-or-throw, always scoped to the workspace: another workspace's item is simply not found. */
-export function getContentInWorkspace(db: Db, workspaceId: string, id: string): ContentRow {
-  const row = statements(db).byId.get({ workspaceId, id });
+export async function getContentInWorkspace(db: Db, workspaceId: string, id: string): Promise<ContentRow> {
+  const row = await statements(db).byId.get({ workspaceId, id });
   if (!row) throw notFound('content item');
   return row;
 }
@@ -76,9 +76,9 @@ export type NewContentRow = Required<Omit<ContentRow, OptionalOnInsert>> &
  * Inserts one content row and returns it as stored, without RETURNING: mapping every column back
  * costs more than SQLite's own work (see insertRow).
  */
-export function insertContentRow(db: Db, row: NewContentRow): ContentRow {
+export async function insertContentRow(db: Db, row: NewContentRow): Promise<ContentRow> {
   const stored = storedContentRow(row);
-  insertRow(db, content, stored);
+  await insertRow(db, content, stored);
   return stored;
 }
 
@@ -128,8 +128,8 @@ export const getContent = defineOperation({
   scope: 'read',
   input: ContentIdInput,
   output: ContentResource,
-  run({ db, workspace }, input) {
-    return toContentResource(getContentInWorkspace(db, workspace.id, input.id));
+  async run({ db, workspace }, input) {
+    return toContentResource(await getContentInWorkspace(db, workspace.id, input.id));
   },
 });
 
@@ -139,7 +139,7 @@ export const createContent = defineOperation({
   scope: 'write',
   input: CreateContentInput,
   output: ContentResource,
-  run(ctx, input) {
+  async run(ctx, input) {
     if (input.status === 'scheduled' && !input.scheduled_for) {
       throw fieldError('scheduled_for', 'Status scheduled needs a scheduled_for date-time.');
     }
@@ -150,8 +150,8 @@ export const createContent = defineOperation({
     const { db } = ctx;
     const now = ctx.clock.now();
     if (input.status === 'scheduled') assertNotPast('scheduled_for', input.scheduled_for!, now);
-    const created = writeTransaction(db, () => {
-      const row = insertContentRow(db, {
+    const created = await writeTransaction(db, async () => {
+      const row = await insertContentRow(db, {
         ...author,
         ...(approved && { approvedByType: ctx.principal.type, approvedById: ctx.principal.id }),
         id: newId(),
@@ -173,8 +173,13 @@ export const createContent = defineOperation({
         updatedAt: now,
       });
       const resource = toContentResource(row);
-      recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.created', data: { content: resource }, at: now });
-      recordContentHistory(db, {
+      await recordEvent(db, {
+        workspaceId: ctx.workspace.id,
+        type: 'content.created',
+        data: { content: resource },
+        at: now,
+      });
+      await recordContentHistory(db, {
         workspaceId: ctx.workspace.id,
         contentId: row.id,
         action: 'created',
@@ -210,7 +215,7 @@ export const updateContent = defineOperation({
     no_updates: 'the call changes no field',
     invalid_state: 'the item is archived or being published',
   },
-  run(ctx, input) {
+  async run(ctx, input) {
     const { id, review_note: reviewNote, ...fields } = input;
     if (Object.values(fields).every((value) => value === undefined) && reviewNote === undefined) {
       throw new ServiceError(
@@ -220,8 +225,8 @@ export const updateContent = defineOperation({
     }
     const { db } = ctx;
     const now = ctx.clock.now();
-    const updated = writeTransaction(db, () => {
-      const row = getContentInWorkspace(db, ctx.workspace.id, id);
+    const updated = await writeTransaction(db, async () => {
+      const row = await getContentInWorkspace(db, ctx.workspace.id, id);
       assertChangeable(row, 'updated');
       const status = fields.status ?? row.status;
       const scheduledFor = fields.scheduled_for === undefined ? row.scheduledFor : fields.scheduled_for;
@@ -255,7 +260,7 @@ export const updateContent = defineOperation({
         fields.media_urls ?? row.mediaUrls,
         fields.platform_specific ?? row.platformSpecific,
       );
-      const next = db
+      const next = await db
         .update(content)
         .set({
           caption: fields.caption,
@@ -282,9 +287,14 @@ export const updateContent = defineOperation({
         .returning()
         .get();
       const resource = toContentResource(next);
-      recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.updated', data: { content: resource }, at: now });
+      await recordEvent(db, {
+        workspaceId: ctx.workspace.id,
+        type: 'content.updated',
+        data: { content: resource },
+        at: now,
+      });
       const timeMoved = (row.scheduledFor?.getTime() ?? null) !== (next.scheduledFor?.getTime() ?? null);
-      recordContentHistory(db, {
+      await recordContentHistory(db, {
         workspaceId: ctx.workspace.id,
         contentId: row.id,
         action: actionOf(row.status, next.status, timeMoved),
@@ -296,7 +306,7 @@ export const updateContent = defineOperation({
       });
       // By contract a PATCH to approved emits the approved event, even when the item already was.
       if (fields.status === 'approved') {
-        recordEvent(db, {
+        await recordEvent(db, {
           workspaceId: ctx.workspace.id,
           type: 'content.approved',
           data: approvedEvent(next),
@@ -304,7 +314,7 @@ export const updateContent = defineOperation({
         });
       }
       // Rejected, or any change to an item of a finished campaign: it may have been the last waiting.
-      completeCampaignIfDone(db, next.campaignId, now);
+      await completeCampaignIfDone(db, next.campaignId, now);
       return resource;
     });
     if (updated.publish_queued) ctx.wake('publishing');
@@ -321,19 +331,20 @@ export const deleteContent = defineOperation({
   errors: {
     invalid_state: 'the item is already archived, or is being published',
   },
-  run(ctx, input) {
+  async run(ctx, input) {
     const { db } = ctx;
     const now = ctx.clock.now();
-    return writeTransaction(db, () => {
-      const row = getContentInWorkspace(db, ctx.workspace.id, input.id);
+    return writeTransaction(db, async () => {
+      const row = await getContentInWorkspace(db, ctx.workspace.id, input.id);
       assertChangeable(row, 'deleted');
       assertContentChange(ctx.principal, { from: row.status, to: 'archived', action: 'Archiving' });
-      db.update(content)
+      await db
+        .update(content)
         .set({ status: 'archived', publishQueued: false, updatedAt: now })
         .where(eq(content.id, row.id))
         .run();
-      recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.deleted', data: { id: row.id }, at: now });
-      recordContentHistory(db, {
+      await recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.deleted', data: { id: row.id }, at: now });
+      await recordContentHistory(db, {
         workspaceId: ctx.workspace.id,
         contentId: row.id,
         action: 'archived',
@@ -342,7 +353,7 @@ export const deleteContent = defineOperation({
         by: ctx.principal,
         at: now,
       });
-      completeCampaignIfDone(db, row.campaignId, now);
+      await completeCampaignIfDone(db, row.campaignId, now);
       return { id: row.id, object: 'content' as const, deleted: true as const };
     });
   },
@@ -352,7 +363,7 @@ export const deleteContent = defineOperation({
  * What the publish request itself refuses, before anything is queued: the item's state, its
  * platforms and the month's quota. A dry run refuses the same way (docs/decisions.md, Publish preview).
  */
-function assertPublishable(ctx: ServiceContext, row: ContentRow, now: Date): void {
+async function assertPublishable(ctx: ServiceContext, row: ContentRow, now: Date): Promise<void> {
   assertChangeable(row, 'published');
   if (row.targetPlatforms.length === 0) {
     throw new ServiceError(
@@ -361,7 +372,7 @@ function assertPublishable(ctx: ServiceContext, row: ContentRow, now: Date): voi
     );
   }
   const quota = ctx.workspace.features.posts_per_month;
-  if (postsPublishedIn(ctx.db, ctx.workspace.id, usagePeriod(now)) >= quota) {
+  if ((await postsPublishedIn(ctx.db, ctx.workspace.id, usagePeriod(now))) >= quota) {
     throw new ServiceError(
       'quota_exceeded',
       `The plan's ${quota} posts for this month are used up; GET /api/v1/me shows usage.`,
@@ -392,12 +403,12 @@ export const previewPublish = defineOperation({
   input: PublishContentInput,
   output: PublishPreview,
   errors: PUBLISH_ERRORS,
-  run(ctx, input): PublishPreview {
-    const row = getContentInWorkspace(ctx.db, ctx.workspace.id, input.id);
-    assertPublishable(ctx, row, ctx.clock.now());
+  async run(ctx, input): Promise<PublishPreview> {
+    const row = await getContentInWorkspace(ctx.db, ctx.workspace.id, input.id);
+    await assertPublishable(ctx, row, ctx.clock.now());
     assertMayApprove(ctx.workspace, row, ctx.principal);
     const connectors = connectorsFor(ctx);
-    const accountFor = platformAccountsOf(ctx.db, ctx.workspace.id);
+    const accountFor = await platformAccountsOf(ctx.db, ctx.workspace.id);
     const platforms = row.targetPlatforms.map((platform) => {
       const check = checkPlatform(connectors, accountFor, row, platform);
       const account = check.lookup && check.lookup.state !== 'none' ? check.lookup.account : null;
@@ -425,16 +436,16 @@ export const publishContent = defineOperation({
   output: ContentResource,
   errors: PUBLISH_ERRORS,
   dryRun: previewPublish,
-  run(ctx, input) {
+  async run(ctx, input) {
     const { db } = ctx;
     const now = ctx.clock.now();
-    const published = writeTransaction(db, () => {
-      const row = getContentInWorkspace(db, ctx.workspace.id, input.id);
-      assertPublishable(ctx, row, now);
+    const published = await writeTransaction(db, async () => {
+      const row = await getContentInWorkspace(db, ctx.workspace.id, input.id);
+      await assertPublishable(ctx, row, now);
       // Publishing approves the item: the same rule, and it names its approver.
       assertMayApprove(ctx.workspace, row, ctx.principal);
       const at = input.scheduled_for ?? null;
-      const next = db
+      const next = await db
         .update(content)
         .set({
           approvedByType: ctx.principal.type,
@@ -448,8 +459,13 @@ export const publishContent = defineOperation({
         .where(eq(content.id, row.id))
         .returning()
         .get();
-      recordEvent(db, { workspaceId: ctx.workspace.id, type: 'content.approved', data: approvedEvent(next), at: now });
-      recordContentHistory(db, {
+      await recordEvent(db, {
+        workspaceId: ctx.workspace.id,
+        type: 'content.approved',
+        data: approvedEvent(next),
+        at: now,
+      });
+      await recordContentHistory(db, {
         workspaceId: ctx.workspace.id,
         contentId: row.id,
         action: next.status === 'scheduled' ? 'scheduled' : 'queued for publishing',

@@ -51,14 +51,18 @@ export interface PlatformPreviewData {
 /** Where LinkedIn and Instagram cut a post in the feed behind "…more" (characters). */
 export const FEED_FOLDS: Partial<Record<Platform, number>> = { linkedin: 210, instagram: 125 };
 
-export function previewsOf(ctx: ServiceContext, rows: readonly ContentRow[]): Map<string, PlatformPreviewData[]> {
+export async function previewsOf(
+  ctx: ServiceContext,
+  rows: readonly ContentRow[],
+): Promise<Map<string, PlatformPreviewData[]>> {
   let connectors: Connectors | undefined;
-  const accountFor = platformAccountsOf(ctx.db, ctx.workspace.id);
+  const accountFor = await platformAccountsOf(ctx.db, ctx.workspace.id);
   const previews = new Map<string, PlatformPreviewData[]>();
   for (const row of rows) {
     const lookups = row.targetPlatforms.map(accountFor);
     // Looked up before the memo, and part of its inputs: an asset's alt text changes without the item changing.
-    const altTexts = new Map([...attachedMediaOf(row)].map((url) => [url, altTextOf(ctx, url, row.mediaAltText)]));
+    const altTexts = new Map<string, string | null>();
+    for (const url of attachedMediaOf(row)) altTexts.set(url, await altTextOf(ctx, url, row.mediaAltText));
     const inputs = previewInputs(row, lookups, altTexts);
     let kept = keptPreviews.get(row.id);
     if (!kept || !sameJson(kept.inputs, inputs)) {
@@ -194,13 +198,13 @@ export const browseContent = defineOperation({
   scope: 'read',
   input: BrowseContentInput,
   output: z.custom<{ items: ReviewItem[]; nextCursor: string | null; campaigns: CampaignChoice[] }>(),
-  run(ctx, input) {
-    const { rows, nextCursor } = listContentPage(ctx.db, ctx.workspace.id, input);
-    const previews = previewsOf(ctx, rows);
+  async run(ctx, input) {
+    const { rows, nextCursor } = await listContentPage(ctx.db, ctx.workspace.id, input);
+    const previews = await previewsOf(ctx, rows);
     return {
       items: rows.map((row) => ({ row, previews: previews.get(row.id)! })),
       nextCursor,
-      campaigns: statements(ctx.db).campaignChoices.all({ workspaceId: ctx.workspace.id }),
+      campaigns: await statements(ctx.db).campaignChoices.all({ workspaceId: ctx.workspace.id }),
     };
   },
 });
@@ -212,12 +216,12 @@ export const reviewContent = defineOperation({
   scope: 'read',
   input: z.object({ id: z.string().min(1) }),
   output: z.custom<{ row: ContentRow; previews: PlatformPreviewData[]; history: ContentHistoryEntry[] }>(),
-  run(ctx, input) {
-    const row = getContentInWorkspace(ctx.db, ctx.workspace.id, input.id);
+  async run(ctx, input) {
+    const row = await getContentInWorkspace(ctx.db, ctx.workspace.id, input.id);
     return {
       row,
-      previews: previewsOf(ctx, [row]).get(row.id)!,
-      history: contentHistoryOf(ctx.db, ctx.workspace.id, row.id),
+      previews: (await previewsOf(ctx, [row])).get(row.id)!,
+      history: await contentHistoryOf(ctx.db, ctx.workspace.id, row.id),
     };
   },
 });
@@ -229,7 +233,7 @@ export const calendarContent = defineOperation({
   scope: 'read',
   input: z.object({ from: z.date(), to: z.date() }),
   output: z.custom<ContentRow[]>(),
-  run(ctx, input): ContentRow[] {
+  async run(ctx, input): Promise<ContentRow[]> {
     const at = sql`coalesce(${content.publishedAt}, ${content.scheduledFor})`;
     return ctx.db
       .select()

@@ -28,7 +28,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * the change and its event commit together or not at all. `id` and serialised `data` come from
  * campaign generation, which prepares its events on the draft thread.
  */
-export function recordEvent(
+export async function recordEvent(
   db: Db,
   event: {
     id?: string;
@@ -37,9 +37,9 @@ export function recordEvent(
     data: Record<string, unknown> | SerializedJson;
     at: Date;
   },
-): string {
+): Promise<string> {
   const id = event.id ?? prefixedId('evt');
-  insertRow(db, events, {
+  await insertRow(db, events, {
     id,
     workspaceId: event.workspaceId,
     type: event.type,

@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, like } from 'drizzle-orm';
-import type { Db } from '../../../db/client.ts';
+import { savepoint, type Db } from '../../../db/client.ts';
+import { inNextCommit } from '../batch.ts';
 import { CONTENT_STATUSES, content, mediaAssets, type ContentStatus } from '../../../db/schema/index.ts';
 import { notFound, ServiceError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -29,9 +30,9 @@ export const createMediaAsset = defineOperation({
   input: CreateMediaAssetInput,
   output: MediaAssetResourceSchema,
   errors: { quota_exceeded: "the file would take the media library past the plan's storage quota" },
-  run(ctx, { upload, filename, tags, alt_text }): MediaAssetResource {
-    assertStorageRoom(ctx.db, ctx.workspace, upload.sizeBytes);
-    const row = ctx.db
+  async run(ctx, { upload, filename, tags, alt_text }): Promise<MediaAssetResource> {
+    await assertStorageRoom(ctx.db, ctx.workspace, upload.sizeBytes);
+    const row = await ctx.db
       .insert(mediaAssets)
       .values({
         id: newId(),
@@ -60,8 +61,8 @@ export const updateMediaAsset = defineOperation({
   scope: 'write',
   input: UpdateMediaAssetInput,
   output: MediaAssetResourceSchema,
-  run(ctx, input): MediaAssetResource {
-    const row = ctx.db
+  async run(ctx, input): Promise<MediaAssetResource> {
+    const row = await ctx.db
       .update(mediaAssets)
       .set({ altText: input.alt_text })
       .where(and(eq(mediaAssets.workspaceId, ctx.workspace.id), eq(mediaAssets.id, input.id)))
@@ -79,8 +80,8 @@ export const listMedia = defineOperation({
   scope: 'read',
   input: ListMediaInput,
   output: listEnvelope(MediaAssetResourceSchema),
-  run({ db, workspace, config, answerBudget }, input) {
-    const rows = db
+  async run({ db, workspace, config, answerBudget }, input) {
+    const rows = await db
       .select()
       .from(mediaAssets)
       .where(
@@ -104,13 +105,13 @@ export const listMedia = defineOperation({
 });
 
 /** The asset a public file URL names, whatever its workspace: the random key is the capability. */
-export function findAssetByStorageKey(db: Db, storageKey: string): MediaAssetRow | undefined {
+export async function findAssetByStorageKey(db: Db, storageKey: string): Promise<MediaAssetRow | undefined> {
   return db.select().from(mediaAssets).where(eq(mediaAssets.storageKey, storageKey)).get();
 }
 
 /** The asset `id` of the workspace, or not_found (another workspace's asset is not found either). */
-export function getMediaAssetInWorkspace(db: Db, workspaceId: string, id: string): MediaAssetRow {
-  const row = db
+export async function getMediaAssetInWorkspace(db: Db, workspaceId: string, id: string): Promise<MediaAssetRow> {
+  const row = await db
     .select()
     .from(mediaAssets)
     .where(and(eq(mediaAssets.workspaceId, workspaceId), eq(mediaAssets.id, id)))
@@ -134,11 +135,11 @@ export interface ItemUsingMedia {
  * The workspace's unfinished items whose media_urls name the asset's file, oldest first. Matched on
  * the storage key, which is random and appears only in that file's URL (whatever host it is written with).
  */
-export function itemsUsingMedia(
+export async function itemsUsingMedia(
   db: Db,
   workspaceId: string,
   asset: Pick<MediaAssetRow, 'storageKey'>,
-): ItemUsingMedia[] {
+): Promise<ItemUsingMedia[]> {
   return db
     .select({ id: content.id, status: content.status, caption: content.caption })
     .from(content)
@@ -170,25 +171,32 @@ export const deleteMediaAsset = defineOperation({
   input: MediaAssetIdInput,
   output: deletedResource('media_asset'),
   errors: { invalid_state: 'an item not yet published, archived or rejected still uses the file' },
+  awaitsNetwork: true,
   async run({ db, workspace, config }, input) {
-    const row = getMediaAssetInWorkspace(db, workspace.id, input.id);
-    const users = itemsUsingMedia(db, workspace.id, row);
-    if (users.length > 0) {
-      const named = users
-        .slice(0, NAMED_ITEMS)
-        .map((item) => `${item.id} (${item.status})`)
-        .join(', ');
-      const more = users.length > NAMED_ITEMS ? ` and ${users.length - NAMED_ITEMS} more` : '';
-      throw new ServiceError(
-        'invalid_state',
-        `This file is still used by ${users.length === 1 ? 'an item' : `${users.length} items`} not yet published, ` +
-          `archived or rejected: ${named}${more}. Remove it from their media_urls, or finish them, then delete it.`,
-      );
-    }
-    db.delete(mediaAssets).where(eq(mediaAssets.id, row.id)).run();
-    // What follows runs once the deletion has committed (see Operation.run): never remove a file whose row stays.
-    await Promise.resolve();
-    if (!findAssetByStorageKey(db, row.storageKey)) await mediaStoreFor(config.media.dir).delete(row.storageKey);
+    const row = await inNextCommit(db, () => savepoint(db, () => deleteUnusedAsset(db, workspace.id, input.id)));
+    // Once the deletion has committed: never remove a file whose row stays.
+    if (!(await findAssetByStorageKey(db, row.storageKey)))
+      await mediaStoreFor(config.media.dir).delete(row.storageKey);
     return { id: row.id, object: 'media_asset' as const, deleted: true as const };
   },
 });
+
+/** Deletes the asset's row, refused while an item not yet finished uses its file; answers the row. */
+async function deleteUnusedAsset(db: Db, workspaceId: string, id: string): Promise<MediaAssetRow> {
+  const row = await getMediaAssetInWorkspace(db, workspaceId, id);
+  const users = await itemsUsingMedia(db, workspaceId, row);
+  if (users.length > 0) {
+    const named = users
+      .slice(0, NAMED_ITEMS)
+      .map((item) => `${item.id} (${item.status})`)
+      .join(', ');
+    const more = users.length > NAMED_ITEMS ? ` and ${users.length - NAMED_ITEMS} more` : '';
+    throw new ServiceError(
+      'invalid_state',
+      `This file is still used by ${users.length === 1 ? 'an item' : `${users.length} items`} not yet published, ` +
+        `archived or rejected: ${named}${more}. Remove it from their media_urls, or finish them, then delete it.`,
+    );
+  }
+  await db.delete(mediaAssets).where(eq(mediaAssets.id, row.id)).run();
+  return row;
+}

@@ -50,12 +50,13 @@ export async function sweepOrphanMedia(runtime: Pick<Runtime, 'db' | 'config'>):
     // that old has no row still on its way.
     const keys = [...new Set(old.map(storageKeyOf))];
     const known = new Set(
-      runtime.db
-        .select({ storageKey: mediaAssets.storageKey })
-        .from(mediaAssets)
-        .where(inArray(mediaAssets.storageKey, keys))
-        .all()
-        .map((row) => row.storageKey),
+      (
+        await runtime.db
+          .select({ storageKey: mediaAssets.storageKey })
+          .from(mediaAssets)
+          .where(inArray(mediaAssets.storageKey, keys))
+          .all()
+      ).map((row) => row.storageKey),
     );
     for (const name of old) {
       if (known.has(storageKeyOf(name))) continue;

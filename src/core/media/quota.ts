@@ -11,8 +11,8 @@ import { ServiceError } from '../errors.ts';
  */
 
 /** Bytes of files the workspace's media library holds now. */
-export function storageUsedBytes(db: Db, workspaceId: string): number {
-  const row = db
+export async function storageUsedBytes(db: Db, workspaceId: string): Promise<number> {
+  const row = await db
     .select({ used: sql<number>`coalesce(sum(${mediaAssets.sizeBytes}), 0)` })
     .from(mediaAssets)
     .where(eq(mediaAssets.workspaceId, workspaceId))
@@ -21,8 +21,8 @@ export function storageUsedBytes(db: Db, workspaceId: string): number {
 }
 
 /** Refuses, with quota_exceeded, a file of `sizeBytes` the library has no room for. */
-export function assertStorageRoom(db: Db, workspace: Workspace, sizeBytes: number): void {
-  const used = storageUsedBytes(db, workspace.id);
+export async function assertStorageRoom(db: Db, workspace: Workspace, sizeBytes: number): Promise<void> {
+  const used = await storageUsedBytes(db, workspace.id);
   if (used + sizeBytes > workspace.storageLimitBytes) {
     throw storageFull(workspace, used, `this file's ${formatBytes(sizeBytes)}`);
   }
@@ -67,8 +67,8 @@ export interface UploadLimits {
 }
 
 /** The limits of an upload into `workspace`'s library starting now. */
-export function uploadLimitsFor(db: Db, workspace: Workspace, maxBytes: number): UploadLimits {
-  const used = storageUsedBytes(db, workspace.id);
+export async function uploadLimitsFor(db: Db, workspace: Workspace, maxBytes: number): Promise<UploadLimits> {
+  const used = await storageUsedBytes(db, workspace.id);
   const roomBytes = Math.max(0, workspace.storageLimitBytes - used);
   return {
     maxBytes,

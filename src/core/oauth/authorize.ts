@@ -63,7 +63,10 @@ async function clientFor(
 ): Promise<OAuthClient | AuthorizationRefusal> {
   if (!isMetadataDocumentClientId(clientId)) {
     return (
-      findClient(runtime, clientId) ?? { kind: 'page', message: 'The client is not registered with this service.' }
+      (await findClient(runtime, clientId)) ?? {
+        kind: 'page',
+        message: 'The client is not registered with this service.',
+      }
     );
   }
   try {
@@ -147,10 +150,10 @@ export const FAILED_KEYS_PER_MINUTE = 10;
 const MINUTE_MS = 60_000;
 
 /** Refuses an attempt from an address that typed too many wrong keys in the last minute (a sliding minute). */
-function checkFailedKeyAllowance(runtime: Runtime, address: string): void {
+async function checkFailedKeyAllowance(runtime: Runtime, address: string): Promise<void> {
   const now = runtime.clock.now();
   const since = new Date(now.getTime() - MINUTE_MS);
-  const recent = runtime.db
+  const recent = await runtime.db
     .select({ failedAt: oauthConsentFailures.failedAt })
     .from(oauthConsentFailures)
     .where(and(eq(oauthConsentFailures.address, address), gt(oauthConsentFailures.failedAt, since)))
@@ -167,14 +170,14 @@ function checkFailedKeyAllowance(runtime: Runtime, address: string): void {
 }
 
 /** Counts a wrong key, and forgets those past the minute: the table only ever holds the last minute's. */
-function recordFailedKey(runtime: Runtime, address: string): void {
+async function recordFailedKey(runtime: Runtime, address: string): Promise<void> {
   const now = runtime.clock.now();
-  writeTransaction(runtime.db, () => {
-    runtime.db
+  await writeTransaction(runtime.db, async () => {
+    await runtime.db
       .delete(oauthConsentFailures)
       .where(lte(oauthConsentFailures.failedAt, new Date(now.getTime() - MINUTE_MS)))
       .run();
-    runtime.db.insert(oauthConsentFailures).values({ address, failedAt: now }).run();
+    await runtime.db.insert(oauthConsentFailures).values({ address, failedAt: now }).run();
   });
 }
 
@@ -184,22 +187,22 @@ function recordFailedKey(runtime: Runtime, address: string): void {
  * wider one. Answers the redirect carrying the code, or the reason the key was refused (shown on the
  * page again).
  */
-export function approveAuthorization(
+export async function approveAuthorization(
   runtime: Runtime,
   request: AuthorizationRequest,
   apiKey: string,
   address: string,
-): { location: string } | { keyRefused: string } {
-  checkFailedKeyAllowance(runtime, address);
+): Promise<{ location: string } | { keyRefused: string }> {
+  await checkFailedKeyAllowance(runtime, address);
   let workspaceId: string;
   try {
-    workspaceId = authenticateApiKey(runtime, `Bearer ${apiKey.trim()}`, { planChecks: false }).id;
+    workspaceId = (await authenticateApiKey(runtime, `Bearer ${apiKey.trim()}`, { planChecks: false })).id;
   } catch (error) {
     if (!(error instanceof ServiceError)) throw error;
-    recordFailedKey(runtime, address);
+    await recordFailedKey(runtime, address);
     return { keyRefused: 'That API key is not valid: check it on your dashboard and paste the whole key.' };
   }
-  const code = issueAuthorizationCode(runtime, {
+  const code = await issueAuthorizationCode(runtime, {
     clientId: request.client.id,
     workspaceId,
     redirectUri: request.redirectUri,
@@ -233,11 +236,11 @@ export async function approveAuthorizationAsPerson(
   const outcome = await checkSignIn(runtime, { ...credentials, address });
   if (outcome instanceof ServiceError) return { keyRefused: outcome.message };
   // A person of several workspaces grants in the one they last chose on the dashboard, as sign-in lands.
-  const workspaceId = landingOf(runtime.db, outcome.userId)?.workspaceId ?? outcome.workspaceId;
-  const member = membershipOf(runtime.db, workspaceId, outcome.userId);
+  const workspaceId = (await landingOf(runtime.db, outcome.userId))?.workspaceId ?? outcome.workspaceId;
+  const member = await membershipOf(runtime.db, workspaceId, outcome.userId);
   if (!member) return { keyRefused: SIGN_IN_REFUSED };
   const scopes = request.scopes.filter((scope) => ROLE_SCOPES[member.role].includes(scope));
-  const code = issueAuthorizationCode(runtime, {
+  const code = await issueAuthorizationCode(runtime, {
     clientId: request.client.id,
     workspaceId,
     userId: outcome.userId,

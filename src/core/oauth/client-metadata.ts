@@ -109,16 +109,16 @@ function parseDocument(clientId: string, body: Buffer) {
  * window. Checked and counted in one write transaction, so processes sharing the database share the
  * count; a fetch that then fails still counts.
  */
-function countMetadataFetch(runtime: Runtime, documentUrl: string, address: string): void {
+async function countMetadataFetch(runtime: Runtime, documentUrl: string, address: string): Promise<void> {
   const now = runtime.clock.now();
   const since = new Date(now.getTime() - METADATA_FETCH_WINDOW_MS);
-  writeTransaction(runtime.db, () => {
-    runtime.db.delete(oauthMetadataFetches).where(lte(oauthMetadataFetches.fetchedAt, since)).run();
+  await writeTransaction(runtime.db, async () => {
+    await runtime.db.delete(oauthMetadataFetches).where(lte(oauthMetadataFetches.fetchedAt, since)).run();
     for (const [column, value, limit] of [
       [oauthMetadataFetches.documentUrl, documentUrl, METADATA_FETCHES_PER_DOCUMENT],
       [oauthMetadataFetches.address, address, METADATA_FETCHES_PER_ADDRESS],
     ] as const) {
-      const recent = runtime.db
+      const recent = await runtime.db
         .select({ fetchedAt: oauthMetadataFetches.fetchedAt })
         .from(oauthMetadataFetches)
         .where(and(eq(column, value), gt(oauthMetadataFetches.fetchedAt, since)))
@@ -132,7 +132,7 @@ function countMetadataFetch(runtime: Runtime, documentUrl: string, address: stri
         'client metadata document fetch',
       );
     }
-    runtime.db.insert(oauthMetadataFetches).values({ documentUrl, address, fetchedAt: now }).run();
+    await runtime.db.insert(oauthMetadataFetches).values({ documentUrl, address, fetchedAt: now }).run();
   });
 }
 
@@ -148,10 +148,10 @@ export async function resolveMetadataDocumentClient(
   address: string,
 ): Promise<OAuthClient> {
   checkClientIdUrl(clientId);
-  const stored = findClient(runtime, clientId);
+  const stored = await findClient(runtime, clientId);
   if (stored?.metadataExpiresAt && stored.metadataExpiresAt > runtime.clock.now()) return stored;
-  if (!stored) checkRegistrationAllowance(runtime, address, runtime.clock.now());
-  countMetadataFetch(runtime, clientId, address);
+  if (!stored) await checkRegistrationAllowance(runtime, address, runtime.clock.now());
+  await countMetadataFetch(runtime, clientId, address);
 
   let file;
   try {
@@ -179,10 +179,10 @@ export async function resolveMetadataDocumentClient(
     secretHash: null,
     metadataExpiresAt: expiresAt,
   };
-  runtime.db
+  await runtime.db
     .insert(oauthClients)
     .values({ id: clientId, registeredFrom: address, createdAt: now, ...values })
     .onConflictDoUpdate({ target: oauthClients.id, set: values })
     .run();
-  return findClient(runtime, clientId)!;
+  return (await findClient(runtime, clientId))!;
 }

@@ -22,10 +22,10 @@ const later = (a: Date | null, b: Date | null): Date | null => (a === null ? b :
  * The clients that hold a live token (unrevoked, unexpired, access or refresh) for the workspace,
  * oldest registration first. A client whose tokens all expired or were revoked holds nothing and is left out.
  */
-export function listHeldGrants(runtime: Runtime, workspaceId: string): HeldGrant[] {
-  getWorkspace(runtime.db, workspaceId);
+export async function listHeldGrants(runtime: Runtime, workspaceId: string): Promise<HeldGrant[]> {
+  await getWorkspace(runtime.db, workspaceId);
   const now = runtime.clock.now();
-  const rows = runtime.db
+  const rows = await runtime.db
     .select({ token: oauthTokens, clientName: oauthClients.clientName, registeredAt: oauthClients.createdAt })
     .from(oauthTokens)
     .innerJoin(oauthClients, eq(oauthClients.id, oauthTokens.clientId))
@@ -60,23 +60,24 @@ export function listHeldGrants(runtime: Runtime, workspaceId: string): HeldGrant
  * request with one answers 401), and its codes not yet exchanged are spent, so none turns into a token.
  * Answers how many live tokens were revoked; a client holding none there is not_found.
  */
-export function revokeHeldGrant(runtime: Runtime, workspaceId: string, clientId: string): { revokedTokens: number } {
-  getWorkspace(runtime.db, workspaceId);
+export async function revokeHeldGrant(
+  runtime: Runtime,
+  workspaceId: string,
+  clientId: string,
+): Promise<{ revokedTokens: number }> {
+  await getWorkspace(runtime.db, workspaceId);
   const now = runtime.clock.now();
-  const revokedTokens = writeTransaction(runtime.db, () => {
+  const revokedTokens = await writeTransaction(runtime.db, async () => {
     const forClient = and(
       eq(oauthTokens.workspaceId, workspaceId),
       eq(oauthTokens.clientId, clientId),
       isNull(oauthTokens.revokedAt),
     );
-    const live = runtime.db
-      .select({ expiresAt: oauthTokens.expiresAt })
-      .from(oauthTokens)
-      .where(forClient)
-      .all()
-      .filter((token) => token.expiresAt > now).length;
-    runtime.db.update(oauthTokens).set({ revokedAt: now }).where(forClient).run();
-    runtime.db
+    const live = (
+      await runtime.db.select({ expiresAt: oauthTokens.expiresAt }).from(oauthTokens).where(forClient).all()
+    ).filter((token) => token.expiresAt > now).length;
+    await runtime.db.update(oauthTokens).set({ revokedAt: now }).where(forClient).run();
+    await runtime.db
       .update(oauthAuthorizationCodes)
       .set({ usedAt: now })
       .where(
@@ -100,12 +101,14 @@ export function revokeHeldGrant(runtime: Runtime, workspaceId: string, clientId:
  * their codes not yet exchanged are spent. Called when the person's password is set or reset, so
  * whoever had the account before keeps no assistant token. Runs inside the caller's transaction.
  */
-export function revokeGrantsOfPerson(db: Db, userId: string, now: Date): void {
-  db.update(oauthTokens)
+export async function revokeGrantsOfPerson(db: Db, userId: string, now: Date): Promise<void> {
+  await db
+    .update(oauthTokens)
     .set({ revokedAt: now })
     .where(and(eq(oauthTokens.userId, userId), isNull(oauthTokens.revokedAt)))
     .run();
-  db.update(oauthAuthorizationCodes)
+  await db
+    .update(oauthAuthorizationCodes)
     .set({ usedAt: now })
     .where(and(eq(oauthAuthorizationCodes.userId, userId), isNull(oauthAuthorizationCodes.usedAt)))
     .run();

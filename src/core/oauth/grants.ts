@@ -47,7 +47,7 @@ export interface OAuthClient {
   metadataExpiresAt: Date | null;
 }
 
-export function findClient(runtime: Runtime, clientId: string): OAuthClient | undefined {
+export async function findClient(runtime: Runtime, clientId: string): Promise<OAuthClient | undefined> {
   return runtime.db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).get();
 }
 
@@ -62,10 +62,10 @@ export interface ClientCredentials {
  * Authenticates the client by the method it registered (RFC 6749 section 2.3): a public client
  * sends its id alone, a confidential one its secret by Basic or in the form, whichever it chose.
  */
-export function authenticateClient(runtime: Runtime, credentials: ClientCredentials): OAuthClient {
+export async function authenticateClient(runtime: Runtime, credentials: ClientCredentials): Promise<OAuthClient> {
   const refuse = () => new ServiceError('invalid_client', 'The client is unknown or its authentication failed.');
   if (!credentials.clientId) throw refuse();
-  const client = findClient(runtime, credentials.clientId);
+  const client = await findClient(runtime, credentials.clientId);
   if (!client) throw refuse();
   const expectedVia = { none: 'none', client_secret_basic: 'basic', client_secret_post: 'post' }[
     client.tokenEndpointAuthMethod
@@ -89,10 +89,10 @@ export interface CodeGrant {
 }
 
 /** Stores a fresh code for an approved request and answers it; the code itself is never stored. */
-export function issueAuthorizationCode(runtime: Runtime, grant: CodeGrant): string {
+export async function issueAuthorizationCode(runtime: Runtime, grant: CodeGrant): Promise<string> {
   const code = `np_oac_${randomBase62(40)}`;
   const now = runtime.clock.now();
-  runtime.db
+  await runtime.db
     .insert(oauthAuthorizationCodes)
     .values({
       codeHash: sha256Hex(code),
@@ -130,7 +130,7 @@ interface Family {
 }
 
 /** Issues an access and a refresh token of one family; called inside the write transaction that spends the code or the old refresh token. */
-function issueTokens(runtime: Runtime, family: Family): TokenResponse {
+async function issueTokens(runtime: Runtime, family: Family): Promise<TokenResponse> {
   const now = runtime.clock.now();
   const accessToken = ACCESS_TOKEN_PREFIX + randomBase62(40);
   const refreshToken = REFRESH_TOKEN_PREFIX + randomBase62(40);
@@ -141,7 +141,7 @@ function issueTokens(runtime: Runtime, family: Family): TokenResponse {
     createdAt: now,
     expiresAt: new Date(now.getTime() + lifetime),
   });
-  runtime.db
+  await runtime.db
     .insert(oauthTokens)
     .values([
       row(accessToken, 'access', ACCESS_TOKEN_LIFETIME_MS),
@@ -157,8 +157,8 @@ function issueTokens(runtime: Runtime, family: Family): TokenResponse {
   };
 }
 
-function revokeFamily(runtime: Runtime, familyId: string, now: Date): void {
-  runtime.db
+async function revokeFamily(runtime: Runtime, familyId: string, now: Date): Promise<void> {
+  await runtime.db
     .update(oauthTokens)
     .set({ revokedAt: now })
     .where(and(eq(oauthTokens.familyId, familyId), isNull(oauthTokens.revokedAt)))
@@ -212,11 +212,11 @@ const VERIFIER_PATTERN = /^[A-Za-z0-9\-._~]{43,128}$/;
  * alike, so a stolen code gives one guess; a replay of a spent code revokes what it yielded
  * (RFC 6749 section 4.1.2).
  */
-export function exchangeAuthorizationCode(
+export async function exchangeAuthorizationCode(
   runtime: Runtime,
   client: OAuthClient,
   input: { code?: string; codeVerifier?: string; redirectUri?: string; resource?: string },
-): TokenResponse {
+): Promise<TokenResponse> {
   if (!input.code) throw new ServiceError('invalid_request', 'code is required.');
   if (!input.codeVerifier || !VERIFIER_PATTERN.test(input.codeVerifier)) {
     throw new ServiceError('invalid_request', 'code_verifier is required: 43 to 128 unreserved characters (RFC 7636).');
@@ -225,18 +225,18 @@ export function exchangeAuthorizationCode(
   const { code, codeVerifier, redirectUri } = input;
   const now = runtime.clock.now();
   const refused = (why: string) => new ServiceError('invalid_grant', why);
-  const outcome = writeTransaction(runtime.db, () => {
-    const row = runtime.db
+  const outcome = await writeTransaction(runtime.db, async () => {
+    const row = await runtime.db
       .select()
       .from(oauthAuthorizationCodes)
       .where(eq(oauthAuthorizationCodes.codeHash, sha256Hex(code)))
       .get();
     if (!row || row.clientId !== client.id) return refused('The code is unknown or was issued to another client.');
     if (row.usedAt !== null) {
-      revokeFamily(runtime, row.familyId, now);
+      await revokeFamily(runtime, row.familyId, now);
       return refused('The code was already used; the tokens issued from it are revoked.');
     }
-    runtime.db
+    await runtime.db
       .update(oauthAuthorizationCodes)
       .set({ usedAt: now })
       .where(eq(oauthAuthorizationCodes.codeHash, row.codeHash))
@@ -263,17 +263,17 @@ export function exchangeAuthorizationCode(
  * The refresh_token grant: every use spends the token and issues a new pair (rotation). A spent
  * token sent again means two parties hold it, so the whole family is revoked (OAuth 2.1 section 4.3.1).
  */
-export function refreshTokens(
+export async function refreshTokens(
   runtime: Runtime,
   client: OAuthClient,
   input: { refreshToken?: string; scope?: string; resource?: string },
-): TokenResponse {
+): Promise<TokenResponse> {
   if (!input.refreshToken) throw new ServiceError('invalid_request', 'refresh_token is required.');
   const { refreshToken } = input;
   const now = runtime.clock.now();
   const refused = (why: string) => new ServiceError('invalid_grant', why);
-  const outcome = writeTransaction(runtime.db, () => {
-    const row = runtime.db
+  const outcome = await writeTransaction(runtime.db, async () => {
+    const row = await runtime.db
       .select()
       .from(oauthTokens)
       .where(and(eq(oauthTokens.tokenHash, sha256Hex(refreshToken)), eq(oauthTokens.kind, 'refresh')))
@@ -281,7 +281,7 @@ export function refreshTokens(
     if (!row || row.clientId !== client.id)
       return refused('The refresh token is unknown or belongs to another client.');
     if (row.usedAt !== null) {
-      revokeFamily(runtime, row.familyId, now);
+      await revokeFamily(runtime, row.familyId, now);
       return refused('The refresh token was already used; every token of this grant is now revoked.');
     }
     if (row.revokedAt !== null) return refused('The refresh token has been revoked.');
@@ -297,7 +297,7 @@ export function refreshTokens(
       }
       scope = asked.join(' ');
     }
-    runtime.db.update(oauthTokens).set({ usedAt: now }).where(eq(oauthTokens.tokenHash, row.tokenHash)).run();
+    await runtime.db.update(oauthTokens).set({ usedAt: now }).where(eq(oauthTokens.tokenHash, row.tokenHash)).run();
     return issueTokens(runtime, {
       familyId: row.familyId,
       clientId: row.clientId,
@@ -317,9 +317,9 @@ export function refreshTokens(
  * RFC 7009: revokes the token if it is one of this client's, and, for a refresh token, the grant it
  * belongs to. Anything else is ignored: the answer is the same whatever was sent.
  */
-export function revokeToken(runtime: Runtime, client: OAuthClient, token: string | undefined): void {
+export async function revokeToken(runtime: Runtime, client: OAuthClient, token: string | undefined): Promise<void> {
   if (!token) return;
-  const row = runtime.db
+  const row = await runtime.db
     .select()
     .from(oauthTokens)
     .where(eq(oauthTokens.tokenHash, sha256Hex(token)))
@@ -327,7 +327,7 @@ export function revokeToken(runtime: Runtime, client: OAuthClient, token: string
   if (!row || row.clientId !== client.id) return;
   const now = runtime.clock.now();
   if (row.kind === 'refresh') return revokeFamily(runtime, row.familyId, now);
-  runtime.db.update(oauthTokens).set({ revokedAt: now }).where(eq(oauthTokens.tokenHash, row.tokenHash)).run();
+  await runtime.db.update(oauthTokens).set({ revokedAt: now }).where(eq(oauthTokens.tokenHash, row.tokenHash)).run();
 }
 
 export interface AccessGrant {
@@ -345,8 +345,8 @@ export interface AccessGrant {
  * rest of a GET (measured, bench rest). Touches `last_used_at` at most once a minute, so a busy token
  * does not write on every request.
  */
-export function resolveAccessToken(runtime: Runtime, token: string): AccessGrant | ServiceError {
-  const found = statements(runtime.db).accessTokenWithWorkspace.get({ tokenHash: sha256Hex(token) });
+export async function resolveAccessToken(runtime: Runtime, token: string): Promise<AccessGrant | ServiceError> {
+  const found = await statements(runtime.db).accessTokenWithWorkspace.get({ tokenHash: sha256Hex(token) });
   if (!found || found.token.revokedAt !== null)
     return new ServiceError('invalid_key', 'The access token is unknown or has been revoked.');
   const { token: row } = found;
@@ -354,7 +354,7 @@ export function resolveAccessToken(runtime: Runtime, token: string): AccessGrant
   if (row.expiresAt <= now)
     return new ServiceError('expired_key', 'The access token has expired; use the refresh token.');
   if (row.lastUsedAt === null || now.getTime() - row.lastUsedAt.getTime() >= 60_000) {
-    runtime.db.update(oauthTokens).set({ lastUsedAt: now }).where(eq(oauthTokens.tokenHash, row.tokenHash)).run();
+    await runtime.db.update(oauthTokens).set({ lastUsedAt: now }).where(eq(oauthTokens.tokenHash, row.tokenHash)).run();
   }
   return {
     workspace: toWorkspace(found.workspace, found.plan),

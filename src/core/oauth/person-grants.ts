@@ -29,9 +29,9 @@ export interface PersonGrant {
 const later = (a: Date | null, b: Date | null): Date | null => (a === null ? b : b === null || a >= b ? a : b);
 
 /** The person's grants still holding a live token (unrevoked, unexpired), newest approval first. */
-export function listPersonGrants(runtime: Runtime, userId: string): PersonGrant[] {
+export async function listPersonGrants(runtime: Runtime, userId: string): Promise<PersonGrant[]> {
   const now = runtime.clock.now();
-  const rows = runtime.db
+  const rows = await runtime.db
     .select({ token: oauthTokens, clientName: oauthClients.clientName, workspaceName: workspaces.name })
     .from(oauthTokens)
     .innerJoin(oauthClients, eq(oauthClients.id, oauthTokens.clientId))
@@ -71,19 +71,20 @@ export function listPersonGrants(runtime: Runtime, userId: string): PersonGrant[
  * with one answers 401). A grant that is not the person's, or holds no live token, is not_found,
  * whoever else it belongs to.
  */
-export function revokePersonGrant(runtime: Runtime, userId: string, grantId: string): { revokedTokens: number } {
+export async function revokePersonGrant(
+  runtime: Runtime,
+  userId: string,
+  grantId: string,
+): Promise<{ revokedTokens: number }> {
   const now = runtime.clock.now();
   const ofGrant = and(eq(oauthTokens.familyId, grantId), eq(oauthTokens.userId, userId), isNull(oauthTokens.revokedAt));
-  const revokedTokens = writeTransaction(runtime.db, () => {
-    const live = runtime.db
-      .select({ expiresAt: oauthTokens.expiresAt })
-      .from(oauthTokens)
-      .where(ofGrant)
-      .all()
-      .filter((token) => token.expiresAt > now).length;
+  const revokedTokens = await writeTransaction(runtime.db, async () => {
+    const live = (
+      await runtime.db.select({ expiresAt: oauthTokens.expiresAt }).from(oauthTokens).where(ofGrant).all()
+    ).filter((token) => token.expiresAt > now).length;
     if (live === 0) return 0;
     // Its code was spent when the family began, so no code can start it again.
-    runtime.db.update(oauthTokens).set({ revokedAt: now }).where(ofGrant).run();
+    await runtime.db.update(oauthTokens).set({ revokedAt: now }).where(ofGrant).run();
     return live;
   });
   if (revokedTokens === 0)

@@ -130,18 +130,18 @@ export function readClientMetadata(body: unknown): ClientMetadata {
  * Refuses a registration past the address's hourly allowance. Counted from the clients table itself,
  * over the last hour: exact across processes, and only a stored client (the thing worth bounding) counts.
  */
-export function checkRegistrationAllowance(runtime: Runtime, address: string, now: Date): void {
+export async function checkRegistrationAllowance(runtime: Runtime, address: string, now: Date): Promise<void> {
   const since = new Date(now.getTime() - HOUR_MS);
   const inWindow = and(eq(oauthClients.registeredFrom, address), gt(oauthClients.createdAt, since));
-  const made = runtime.db.select({ n: count() }).from(oauthClients).where(inWindow).get()!.n;
+  const made = (await runtime.db.select({ n: count() }).from(oauthClients).where(inWindow).get())!.n;
   if (made < REGISTRATIONS_PER_HOUR) return;
-  const oldest = runtime.db
+  const oldest = (await runtime.db
     .select({ createdAt: oauthClients.createdAt })
     .from(oauthClients)
     .where(inWindow)
     .orderBy(asc(oauthClients.createdAt))
     .limit(1)
-    .get()!;
+    .get())!;
   const freedAt = oldest.createdAt.getTime() + HOUR_MS;
   const retryAfter = Math.max(1, Math.ceil((freedAt - now.getTime()) / 1000));
   throw new RateLimitError(
@@ -152,14 +152,14 @@ export function checkRegistrationAllowance(runtime: Runtime, address: string, no
 }
 
 /** RFC 7591 dynamic client registration: validates the metadata, stores the client, answers its credentials. */
-export function registerClient(runtime: Runtime, body: unknown, address: string): RegisteredClient {
+export async function registerClient(runtime: Runtime, body: unknown, address: string): Promise<RegisteredClient> {
   const metadata = readClientMetadata(body);
   const now = runtime.clock.now();
   const clientId = CLIENT_ID_PREFIX + randomBase62(24);
   const secret = metadata.method === 'none' ? undefined : CLIENT_SECRET_PREFIX + randomBase62(40);
-  writeTransaction(runtime.db, () => {
-    checkRegistrationAllowance(runtime, address, now);
-    runtime.db
+  await writeTransaction(runtime.db, async () => {
+    await checkRegistrationAllowance(runtime, address, now);
+    await runtime.db
       .insert(oauthClients)
       .values({
         id: clientId,

@@ -48,25 +48,26 @@ export interface Invited {
  * the workspace is refused (their role is changed instead). Nothing else about the email is looked
  * at: whether it has an account, or invitations elsewhere, changes nothing in the answer.
  */
-export function invitePerson(
+export async function invitePerson(
   runtime: Runtime,
   input: { workspaceId: string; email: string; role: string; invitedBy: string | null },
-): Invited {
+): Promise<Invited> {
   const email = checkedEmail(input.email);
   const role = checkedRole(input.role);
-  getWorkspace(runtime.db, input.workspaceId);
+  await getWorkspace(runtime.db, input.workspaceId);
   const { db } = runtime;
   const now = runtime.clock.now();
-  return writeTransaction(db, () => {
-    const existing = findUserByEmail(db, email);
-    const member = existing && membershipOf(db, input.workspaceId, existing.id);
+  return writeTransaction(db, async () => {
+    const existing = await findUserByEmail(db, email);
+    const member = existing && (await membershipOf(db, input.workspaceId, existing.id));
     if (member) {
       throw new ServiceError(
         'invalid_state',
         `${email} is already ${member.role === 'admin' ? 'an' : 'a'} ${member.role} in this workspace; change their role in the list instead.`,
       );
     }
-    db.update(invitations)
+    await db
+      .update(invitations)
       .set({ withdrawnAt: now })
       .where(and(eq(invitations.workspaceId, input.workspaceId), eq(invitations.email, email), isLive(now)))
       .run();
@@ -81,7 +82,7 @@ export function invitePerson(
       createdAt: now,
       expiresAt: new Date(now.getTime() + INVITE_LINK_LIFETIME_MS),
     };
-    db.insert(invitations).values(invitation).run();
+    await db.insert(invitations).values(invitation).run();
     return {
       invitationId: invitation.id,
       email,
@@ -96,7 +97,7 @@ const isLive = (now: Date) =>
   and(isNull(invitations.acceptedAt), isNull(invitations.withdrawnAt), gt(invitations.expiresAt, now));
 
 /** A workspace's invitations still waiting, soonest to expire first. */
-export function liveInvitationsOf(db: Db, workspaceId: string, now: Date): InvitationRow[] {
+export async function liveInvitationsOf(db: Db, workspaceId: string, now: Date): Promise<InvitationRow[]> {
   return db
     .select()
     .from(invitations)
@@ -106,26 +107,32 @@ export function liveInvitationsOf(db: Db, workspaceId: string, now: Date): Invit
 }
 
 /** Withdraws a workspace's live invitation: its link stops working. Another workspace's is not found. */
-export function withdrawInvitation(db: Db, workspaceId: string, invitationId: string, now: Date): InvitationRow {
-  const row = db
+export async function withdrawInvitation(
+  db: Db,
+  workspaceId: string,
+  invitationId: string,
+  now: Date,
+): Promise<InvitationRow> {
+  const row = await db
     .select()
     .from(invitations)
     .where(and(eq(invitations.id, invitationId), eq(invitations.workspaceId, workspaceId), isLive(now)))
     .get();
   if (!row) throw new ServiceError('not_found', 'There is no such invitation waiting in this workspace.');
-  db.update(invitations).set({ withdrawnAt: now }).where(eq(invitations.id, row.id)).run();
+  await db.update(invitations).set({ withdrawnAt: now }).where(eq(invitations.id, row.id)).run();
   return row;
 }
 
 /** Withdraws every live invitation of an email to a workspace (the person was removed from it). */
-export function withdrawInvitationsOf(db: Db, workspaceId: string, email: string, now: Date): void {
-  db.update(invitations)
+export async function withdrawInvitationsOf(db: Db, workspaceId: string, email: string, now: Date): Promise<void> {
+  await db
+    .update(invitations)
     .set({ withdrawnAt: now })
     .where(and(eq(invitations.workspaceId, workspaceId), eq(invitations.email, email), isLive(now)))
     .run();
 }
 
-function liveInvitation(db: Db, token: string, now: Date): InvitationRow | undefined {
+async function liveInvitation(db: Db, token: string, now: Date): Promise<InvitationRow | undefined> {
   if (token === '' || token.length > 100) return undefined;
   return db
     .select()
@@ -135,7 +142,7 @@ function liveInvitation(db: Db, token: string, now: Date): InvitationRow | undef
 }
 
 /** Another workspace's live invitation of the same email made before this one, if any. */
-function invitedFirstElsewhere(db: Db, invitation: InvitationRow, now: Date): InvitationRow | undefined {
+async function invitedFirstElsewhere(db: Db, invitation: InvitationRow, now: Date): Promise<InvitationRow | undefined> {
   return db
     .select()
     .from(invitations)
@@ -162,23 +169,23 @@ export interface OpenInvitation {
 }
 
 /** What an invitation's link is for, to show its page; invalid_link when it cannot be used. */
-export function openInvitation(
+export async function openInvitation(
   runtime: Runtime,
   token: string,
   signedInUserId?: string,
-): OpenInvitation | ServiceError {
-  const row = liveInvitation(runtime.db, token, runtime.clock.now());
+): Promise<OpenInvitation | ServiceError> {
+  const row = await liveInvitation(runtime.db, token, runtime.clock.now());
   if (!row) return linkRefused();
   return {
     email: row.email,
-    workspaceName: getWorkspace(runtime.db, row.workspaceId).name,
+    workspaceName: (await getWorkspace(runtime.db, row.workspaceId)).name,
     role: row.role,
-    signedInAsInvitee: signedInUserId !== undefined && emailOf(runtime.db, signedInUserId) === row.email,
+    signedInAsInvitee: signedInUserId !== undefined && (await emailOf(runtime.db, signedInUserId)) === row.email,
   };
 }
 
-const emailOf = (db: Db, userId: string) =>
-  db.select({ email: users.email }).from(users).where(eq(users.id, userId)).get()?.email;
+const emailOf = async (db: Db, userId: string) =>
+  (await db.select({ email: users.email }).from(users).where(eq(users.id, userId)).get())?.email;
 
 export const INVITED_FIRST_ELSEWHERE =
   'Another workspace invited you before this one. Set your password on the link of that first invitation; then open this link again and accept it with that password.';
@@ -208,16 +215,16 @@ export async function acceptInvitation(
   input: { token: string; password?: string; signedInUserId?: string; address: string },
 ): Promise<{ userId: string; workspaceId: string } | AcceptRefusal> {
   const { db } = runtime;
-  const invitation = liveInvitation(db, input.token, runtime.clock.now());
+  const invitation = await liveInvitation(db, input.token, runtime.clock.now());
   if (!invitation) return refuse('invalid_link', LINK_REFUSED);
   const password = (input.password ?? '').slice(0, 1024);
 
   const signedIn = input.signedInUserId;
-  if (signedIn !== undefined && emailOf(db, signedIn) === invitation.email) {
+  if (signedIn !== undefined && (await emailOf(db, signedIn)) === invitation.email) {
     return joinWith(runtime, input.token, signedIn);
   }
 
-  const user = findUserByEmail(db, invitation.email);
+  const user = await findUserByEmail(db, invitation.email);
   if (user?.passwordHash) {
     if (password === '') return refuse('wrong_password', WRONG_PASSWORD);
     const outcome = await checkSignIn(runtime, { email: invitation.email, password, address: input.address });
@@ -225,59 +232,61 @@ export async function acceptInvitation(
     // once more, after checkSignIn has counted the attempt, so the limits still bound the guesses.
     const matched =
       !(outcome instanceof ServiceError) ||
-      (workspacesOf(db, user.id).length === 0 && (await passwordMatches(user.passwordHash, password)));
+      ((await workspacesOf(db, user.id)).length === 0 && (await passwordMatches(user.passwordHash, password)));
     if (!matched) return refuse('wrong_password', WRONG_PASSWORD);
     return joinWith(runtime, input.token, user.id);
   }
 
   const problem = passwordProblem(password, { email: invitation.email });
   if (problem) return refuse('weak_password', problem);
-  if (invitedFirstElsewhere(db, invitation, runtime.clock.now()))
+  if (await invitedFirstElsewhere(db, invitation, runtime.clock.now()))
     return refuse('invalid_state', INVITED_FIRST_ELSEWHERE);
   const passwordHash = await hashPassword(password);
   const now = runtime.clock.now();
-  return writeTransaction(db, () => {
+  return writeTransaction(db, async () => {
     // Read again after the hash: the link, or the account, may have changed meanwhile.
-    const row = liveInvitation(db, input.token, now);
+    const row = await liveInvitation(db, input.token, now);
     if (!row) return refuse('invalid_link', LINK_REFUSED);
-    const person = findUserByEmail(db, row.email);
+    const person = await findUserByEmail(db, row.email);
     if (person?.passwordHash) return refuse('invalid_state', PASSWORD_SET_MEANWHILE);
-    if (invitedFirstElsewhere(db, row, now)) return refuse('invalid_state', INVITED_FIRST_ELSEWHERE);
+    if (await invitedFirstElsewhere(db, row, now)) return refuse('invalid_state', INVITED_FIRST_ELSEWHERE);
     const userId = person?.id ?? newId();
     if (!person) {
-      db.insert(users).values({ id: userId, email: row.email, passwordHash: null, createdAt: now }).run();
+      await db.insert(users).values({ id: userId, email: row.email, passwordHash: null, createdAt: now }).run();
     }
-    givePassword(db, userId, passwordHash, now);
-    join(db, row, userId, now);
+    await givePassword(db, userId, passwordHash, now);
+    await join(db, row, userId, now);
     return { userId, workspaceId: row.workspaceId };
   });
 }
 
-function joinWith(
+async function joinWith(
   runtime: Runtime,
   token: string,
   userId: string,
-): { userId: string; workspaceId: string } | AcceptRefusal {
+): Promise<{ userId: string; workspaceId: string } | AcceptRefusal> {
   const now = runtime.clock.now();
-  return writeTransaction(runtime.db, () => {
-    const row = liveInvitation(runtime.db, token, now);
+  return writeTransaction(runtime.db, async () => {
+    const row = await liveInvitation(runtime.db, token, now);
     if (!row) return refuse('invalid_link', LINK_REFUSED);
-    join(runtime.db, row, userId, now);
+    await join(runtime.db, row, userId, now);
     return { userId, workspaceId: row.workspaceId };
   });
 }
 
-function join(db: Db, invitation: InvitationRow, userId: string, now: Date): void {
-  db.insert(memberships)
+async function join(db: Db, invitation: InvitationRow, userId: string, now: Date): Promise<void> {
+  await db
+    .insert(memberships)
     .values({ workspaceId: invitation.workspaceId, userId, role: invitation.role, createdAt: now })
     .onConflictDoNothing()
     .run();
-  db.update(invitations)
+  await db
+    .update(invitations)
     .set({ acceptedAt: now })
     .where(
       and(eq(invitations.workspaceId, invitation.workspaceId), eq(invitations.email, invitation.email), isLive(now)),
     )
     .run();
   // Where they just joined is where the next sign-in lands.
-  db.update(users).set({ lastWorkspaceId: invitation.workspaceId }).where(eq(users.id, userId)).run();
+  await db.update(users).set({ lastWorkspaceId: invitation.workspaceId }).where(eq(users.id, userId)).run();
 }

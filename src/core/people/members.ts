@@ -17,8 +17,8 @@ import { linkUrl } from './users.ts';
 const role = z.enum(ROLES, { error: `The role is one of ${ROLES.join(', ')}.` });
 const userId = z.string().min(1).max(64);
 
-function memberInWorkspace(db: Db, workspaceId: string, id: string) {
-  const row = db
+async function memberInWorkspace(db: Db, workspaceId: string, id: string) {
+  const row = await db
     .select({ id: users.id, email: users.email, role: memberships.role })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
@@ -46,21 +46,22 @@ export const listMembers = defineOperation({
   scope: 'read',
   input: z.object({}),
   output: z.array(MemberSummary),
-  run({ db, workspace }): MemberSummary[] {
-    return db
-      .select({ users, memberships })
-      .from(memberships)
-      .innerJoin(users, eq(users.id, memberships.userId))
-      .where(eq(memberships.workspaceId, workspace.id))
-      .orderBy(asc(memberships.createdAt), asc(users.email))
-      .all()
-      .map((row) => ({
-        user_id: row.users.id,
-        email: row.users.email,
-        role: row.memberships.role,
-        active: row.users.passwordHash !== null,
-        joined_at: row.memberships.createdAt,
-      }));
+  async run({ db, workspace }): Promise<MemberSummary[]> {
+    return (
+      await db
+        .select({ users, memberships })
+        .from(memberships)
+        .innerJoin(users, eq(users.id, memberships.userId))
+        .where(eq(memberships.workspaceId, workspace.id))
+        .orderBy(asc(memberships.createdAt), asc(users.email))
+        .all()
+    ).map((row) => ({
+      user_id: row.users.id,
+      email: row.users.email,
+      role: row.memberships.role,
+      active: row.users.passwordHash !== null,
+      joined_at: row.memberships.createdAt,
+    }));
   },
 });
 
@@ -80,8 +81,8 @@ export const listPendingInvites = defineOperation({
   scope: 'read',
   input: z.object({}),
   output: z.array(PendingInvite),
-  run({ db, workspace, clock }): PendingInvite[] {
-    return liveInvitationsOf(db, workspace.id, clock.now()).map((row) => ({
+  async run({ db, workspace, clock }): Promise<PendingInvite[]> {
+    return (await liveInvitationsOf(db, workspace.id, clock.now())).map((row) => ({
       invitation_id: row.id,
       email: row.email,
       role: row.role,
@@ -108,8 +109,8 @@ export const inviteMember = defineOperation({
     invite_url: z.string(),
     expires_at: z.date(),
   }),
-  run(ctx, input) {
-    const invited = invitePerson(ctx, {
+  async run(ctx, input) {
+    const invited = await invitePerson(ctx, {
       workspaceId: ctx.workspace.id,
       email: input.email,
       role: input.role,
@@ -133,10 +134,11 @@ export const changeMemberRole = defineOperation({
   scope: 'write',
   input: z.object({ user_id: userId, role }),
   output: z.object({ user_id: z.string(), email: z.string(), role: z.enum(ROLES) }),
-  run({ db, workspace }, input) {
-    const member = memberInWorkspace(db, workspace.id, input.user_id);
-    if (member.role === 'admin' && input.role !== 'admin') assertNotLastAdmin(db, workspace.id, member.id);
-    db.update(memberships)
+  async run({ db, workspace }, input) {
+    const member = await memberInWorkspace(db, workspace.id, input.user_id);
+    if (member.role === 'admin' && input.role !== 'admin') await assertNotLastAdmin(db, workspace.id, member.id);
+    await db
+      .update(memberships)
       .set({ role: input.role })
       .where(and(eq(memberships.workspaceId, workspace.id), eq(memberships.userId, member.id)))
       .run();
@@ -155,10 +157,10 @@ export const removeMember = defineOperation({
   scope: 'write',
   input: z.object({ user_id: userId }),
   output: z.object({ user_id: z.string(), email: z.string(), removed: z.literal(true) }),
-  run({ db, workspace, clock }, input) {
-    const member = memberInWorkspace(db, workspace.id, input.user_id);
-    if (member.role === 'admin') assertNotLastAdmin(db, workspace.id, member.id);
-    dropFromWorkspace(db, workspace.id, member, clock.now());
+  async run({ db, workspace, clock }, input) {
+    const member = await memberInWorkspace(db, workspace.id, input.user_id);
+    if (member.role === 'admin') await assertNotLastAdmin(db, workspace.id, member.id);
+    await dropFromWorkspace(db, workspace.id, member, clock.now());
     return { user_id: member.id, email: member.email, removed: true as const };
   },
 });
@@ -171,18 +173,25 @@ export const withdrawInvite = defineOperation({
   scope: 'write',
   input: z.object({ invitation_id: z.string().min(1).max(64) }),
   output: z.object({ invitation_id: z.string(), email: z.string(), withdrawn: z.literal(true) }),
-  run({ db, workspace, clock }, input) {
-    const row = withdrawInvitation(db, workspace.id, input.invitation_id, clock.now());
+  async run({ db, workspace, clock }, input) {
+    const row = await withdrawInvitation(db, workspace.id, input.invitation_id, clock.now());
     return { invitation_id: row.id, email: row.email, withdrawn: true as const };
   },
 });
 
-function dropFromWorkspace(db: Db, workspaceId: string, member: { id: string; email: string }, now: Date): void {
-  db.delete(memberships)
+async function dropFromWorkspace(
+  db: Db,
+  workspaceId: string,
+  member: { id: string; email: string },
+  now: Date,
+): Promise<void> {
+  await db
+    .delete(memberships)
     .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.userId, member.id)))
     .run();
-  db.delete(sessions)
+  await db
+    .delete(sessions)
     .where(and(eq(sessions.workspaceId, workspaceId), eq(sessions.userId, member.id)))
     .run();
-  withdrawInvitationsOf(db, workspaceId, member.email, now);
+  await withdrawInvitationsOf(db, workspaceId, member.email, now);
 }

@@ -13,8 +13,8 @@ export interface Member {
 }
 
 /** A person's membership of a workspace, or undefined: another workspace's people are not found. */
-export function membershipOf(db: Db, workspaceId: string, userId: string): Member | undefined {
-  const row = statements(db).membership.get({ workspaceId, userId });
+export async function membershipOf(db: Db, workspaceId: string, userId: string): Promise<Member | undefined> {
+  const row = await statements(db).membership.get({ workspaceId, userId });
   return row && { user: { id: row.id, email: row.email }, role: row.role };
 }
 
@@ -40,8 +40,8 @@ export const LAST_ADMIN_REFUSAL =
  * Refuses a change that would leave the workspace without an admin who can sign in: `userId` is
  * about to stop being one. Admins still waiting to set their password do not count.
  */
-export function assertNotLastAdmin(db: Db, workspaceId: string, userId: string): void {
-  const others = db
+export async function assertNotLastAdmin(db: Db, workspaceId: string, userId: string): Promise<void> {
+  const others = (await db
     .select({ n: count() })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
@@ -53,6 +53,6 @@ export function assertNotLastAdmin(db: Db, workspaceId: string, userId: string):
         isNotNull(users.passwordHash),
       ),
     )
-    .get()!.n;
+    .get())!.n;
   if (others === 0) throw new ServiceError('invalid_state', LAST_ADMIN_REFUSAL);
 }

@@ -39,21 +39,26 @@ export interface SignedIn {
  * Starts a session for a person in a workspace and answers its token (for the cookie). `replacing`,
  * the browser's previous session token if any, is ended: a sign-in always gets a new token.
  */
-export function startSession(runtime: Runtime, userId: string, workspaceId: string, replacing?: string): string {
+export async function startSession(
+  runtime: Runtime,
+  userId: string,
+  workspaceId: string,
+  replacing?: string,
+): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   const now = runtime.clock.now();
-  writeTransaction(runtime.db, () => {
+  await writeTransaction(runtime.db, async () => {
     if (replacing)
-      runtime.db
+      await runtime.db
         .delete(sessions)
         .where(eq(sessions.tokenHash, sha256Hex(replacing)))
         .run();
     // Ended sessions are not kept: each sign-in sweeps the expired ones.
-    runtime.db
+    await runtime.db
       .delete(sessions)
       .where(or(lte(sessions.expiresAt, now), lte(sessions.lastSeenAt, new Date(now.getTime() - SESSION_IDLE_MS))))
       .run();
-    runtime.db
+    await runtime.db
       .insert(sessions)
       .values({
         tokenHash: sha256Hex(token),
@@ -72,21 +77,21 @@ export function startSession(runtime: Runtime, userId: string, workspaceId: stri
  * The person a session token belongs to, or null when it is unknown, ended, idle too long, past its
  * absolute expiry, or its person is no longer in the workspace. Use is noted at most once a minute.
  */
-export function resolveSession(runtime: Runtime, token: string | undefined): SignedIn | null {
+export async function resolveSession(runtime: Runtime, token: string | undefined): Promise<SignedIn | null> {
   if (!token || token.length > 100) return null;
   const tokenHash = sha256Hex(token);
-  const row = statements(runtime.db).session.get({ tokenHash });
+  const row = await statements(runtime.db).session.get({ tokenHash });
   if (!row) return null;
   const now = runtime.clock.now();
   if (row.expiresAt <= now || now.getTime() - row.lastSeenAt.getTime() >= SESSION_IDLE_MS) {
-    runtime.db.delete(sessions).where(eq(sessions.tokenHash, tokenHash)).run();
+    await runtime.db.delete(sessions).where(eq(sessions.tokenHash, tokenHash)).run();
     return null;
   }
-  const member = membershipOf(runtime.db, row.workspaceId, row.userId);
-  const workspace = findWorkspace(runtime.db, row.workspaceId);
+  const member = await membershipOf(runtime.db, row.workspaceId, row.userId);
+  const workspace = await findWorkspace(runtime.db, row.workspaceId);
   if (!member || !workspace) return null;
   if (now.getTime() - row.lastSeenAt.getTime() >= 60_000) {
-    runtime.db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.tokenHash, tokenHash)).run();
+    await runtime.db.update(sessions).set({ lastSeenAt: now }).where(eq(sessions.tokenHash, tokenHash)).run();
   }
   return { user: member.user, workspace, principal: personPrincipal(member.user, member.role), sessionHash: tokenHash };
 }
@@ -101,9 +106,9 @@ const statements = preparedStatements((db) => ({
 }));
 
 /** Signs out: the session's row is deleted, so its cookie is worthless from now on. */
-export function endSession(runtime: Runtime, token: string | undefined): void {
+export async function endSession(runtime: Runtime, token: string | undefined): Promise<void> {
   if (!token) return;
-  runtime.db
+  await runtime.db
     .delete(sessions)
     .where(eq(sessions.tokenHash, sha256Hex(token)))
     .run();
@@ -121,11 +126,11 @@ export async function checkSignIn(
   input: { email: string; password: string; address: string; device?: string },
 ): Promise<{ userId: string; workspaceId: string; device: string } | ServiceError> {
   const email = normalizeEmail(input.email).slice(0, 254);
-  const attempt = reserveSignInAttempt(runtime, { address: input.address, email, deviceCookie: input.device });
-  const user = email === '' ? undefined : findUserByEmail(runtime.db, email);
+  const attempt = await reserveSignInAttempt(runtime, { address: input.address, email, deviceCookie: input.device });
+  const user = email === '' ? undefined : await findUserByEmail(runtime.db, email);
   const matches = await passwordMatches(user?.passwordHash ?? null, input.password.slice(0, 1024));
-  const first = user && matches ? workspacesOf(runtime.db, user.id)[0] : undefined;
+  const first = user && matches ? (await workspacesOf(runtime.db, user.id))[0] : undefined;
   // Refused: the reserved attempt stays, as the failure.
   if (!user || !first) return new ServiceError('sign_in_refused', SIGN_IN_REFUSED);
-  return { userId: user.id, workspaceId: first.workspaceId, device: signInSucceeded(runtime, attempt) };
+  return { userId: user.id, workspaceId: first.workspaceId, device: await signInSucceeded(runtime, attempt) };
 }

@@ -126,32 +126,33 @@ function refuse(retryAfterMs: number, limit: number, now: number): never {
  * password is looked at; past them it throws a RateLimitError (Retry-After: when the next attempt is
  * allowed). `deviceCookie` is the browser's device cookie, if any.
  */
-export function reserveSignInAttempt(
+export async function reserveSignInAttempt(
   runtime: Runtime,
   input: { address: string; email: string; deviceCookie?: string },
-): SignInAttempt {
+): Promise<SignInAttempt> {
   const { address, email } = input;
   const deviceEntry = deviceEntryFor(runtime, input.deviceCookie, email);
   const device = deviceEntry === null ? null : sha256Hex(deviceEntry);
   const { db } = runtime;
-  return writeTransaction(db, () => {
+  return writeTransaction(db, async () => {
     const now = runtime.clock.now().getTime();
-    db.delete(signInFailures)
+    await db
+      .delete(signInFailures)
       .where(lte(signInFailures.failedAt, new Date(now - SIGN_IN_MEMORY_MS)))
       .run();
     /** Refuses when the failures matching `where` call for a wait that has not passed yet. */
-    const slowed = (where: ReturnType<typeof and>, free: number) => {
-      const { n, latest } = db
+    const slowed = async (where: ReturnType<typeof and>, free: number) => {
+      const { n, latest } = (await db
         .select({ n: count(), latest: max(signInFailures.failedAt) })
         .from(signInFailures)
         .where(where)
-        .get()!;
+        .get())!;
       const wait = signInDelayMs(n, free);
       const latestMs = latest === null ? 0 : new Date(latest).getTime();
       if (wait > 0 && latestMs + wait > now) refuse(latestMs + wait - now, free, now);
     };
     if (device !== null) {
-      slowed(and(eq(signInFailures.device, device), eq(signInFailures.email, email)), SIGN_IN_FREE_FAILURES);
+      await slowed(and(eq(signInFailures.device, device), eq(signInFailures.email, email)), SIGN_IN_FREE_FAILURES);
     } else {
       const addressSince = new Date(now - SIGN_IN_ADDRESS_WINDOW_MS);
       const fromAddress = and(
@@ -159,22 +160,22 @@ export function reserveSignInAttempt(
         isNull(signInFailures.device),
         gt(signInFailures.failedAt, addressSince),
       );
-      const { n, oldest } = db
+      const { n, oldest } = (await db
         .select({ n: count(), oldest: min(signInFailures.failedAt) })
         .from(signInFailures)
         .where(fromAddress)
-        .get()!;
+        .get())!;
       if (n >= SIGN_IN_ADDRESS_FAILURES_ALLOWED) {
         const freedAt = new Date(oldest!).getTime() + SIGN_IN_ADDRESS_WINDOW_MS;
         refuse(freedAt - now, SIGN_IN_ADDRESS_FAILURES_ALLOWED, now);
       }
-      slowed(
+      await slowed(
         and(eq(signInFailures.address, address), eq(signInFailures.email, email), isNull(signInFailures.device)),
         SIGN_IN_FREE_FAILURES,
       );
-      slowed(and(eq(signInFailures.email, email), isNull(signInFailures.device)), SIGN_IN_ACCOUNT_FREE_FAILURES);
+      await slowed(and(eq(signInFailures.email, email), isNull(signInFailures.device)), SIGN_IN_ACCOUNT_FREE_FAILURES);
     }
-    const { id } = db
+    const { id } = await db
       .insert(signInFailures)
       .values({ address, email, device, failedAt: new Date(now) })
       .returning({ id: signInFailures.id })
@@ -188,7 +189,7 @@ export function reserveSignInAttempt(
  * pair (or of its device), so the owner's own typos are forgiven once they get in. Failures at the
  * email from elsewhere stay. Answers the device cookie to set, vouching for this browser at the email.
  */
-export function signInSucceeded(runtime: Runtime, attempt: SignInAttempt): string {
+export async function signInSucceeded(runtime: Runtime, attempt: SignInAttempt): Promise<string> {
   const { db } = runtime;
   const own =
     attempt.device !== null
@@ -198,7 +199,8 @@ export function signInSucceeded(runtime: Runtime, attempt: SignInAttempt): strin
           eq(signInFailures.email, attempt.email),
           isNull(signInFailures.device),
         );
-  db.delete(signInFailures)
+  await db
+    .delete(signInFailures)
     .where(or(eq(signInFailures.id, attempt.id), own))
     .run();
   return renewedDeviceCookie(runtime, attempt.deviceCookie, attempt.email, attempt.deviceEntry);

@@ -54,7 +54,10 @@ export function checkedRole(role: string | undefined): Role {
 }
 
 /** The workspaces a person belongs to, oldest membership first (read for every dashboard page's navigation). */
-export function workspacesOf(db: Db, userId: string): Array<{ workspaceId: string; name: string; role: Role }> {
+export async function workspacesOf(
+  db: Db,
+  userId: string,
+): Promise<Array<{ workspaceId: string; name: string; role: Role }>> {
   return statements(db).workspacesOf.all({ userId });
 }
 
@@ -68,7 +71,7 @@ const statements = preparedStatements((db) => ({
     .prepare(),
 }));
 
-export const findUserByEmail = (db: Db, email: string) =>
+export const findUserByEmail = async (db: Db, email: string) =>
   db
     .select()
     .from(users)
@@ -82,12 +85,13 @@ export function newLinkToken(): { token: string; tokenHash: string } {
 }
 
 /** A fresh one-time password link of `kind`; only its hash is stored. */
-function issueLink(
+async function issueLink(
   db: Db,
   link: { kind: PasswordLinkKind; workspaceId: string | null; userId: string | null; now: Date; lifetimeMs: number },
-): string {
+): Promise<string> {
   const { token, tokenHash } = newLinkToken();
-  db.insert(passwordLinks)
+  await db
+    .insert(passwordLinks)
     .values({
       tokenHash,
       kind: link.kind,
@@ -107,9 +111,9 @@ export const linkUrl = (runtime: Runtime, path: string): string =>
   new URL(path, runtime.config.publicBaseUrl).toString();
 
 /** Whether some workspace's invitation of this email is still waiting to be accepted. */
-export function hasLiveInvitation(db: Db, email: string, now: Date): boolean {
+export async function hasLiveInvitation(db: Db, email: string, now: Date): Promise<boolean> {
   return (
-    db
+    (await db
       .select({ id: invitations.id })
       .from(invitations)
       .where(
@@ -120,7 +124,7 @@ export function hasLiveInvitation(db: Db, email: string, now: Date): boolean {
           gt(invitations.expiresAt, now),
         ),
       )
-      .get() !== undefined
+      .get()) !== undefined
   );
 }
 
@@ -129,22 +133,23 @@ export function hasLiveInvitation(db: Db, email: string, now: Date): boolean {
  * could set their password (reset links) stops working, and every OAuth grant they approved is
  * revoked, so whoever held the account before keeps no way in. Runs inside the caller's transaction.
  */
-export function givePassword(db: Db, userId: string, passwordHash: string, now: Date): void {
-  db.update(users).set({ passwordHash }).where(eq(users.id, userId)).run();
-  db.delete(sessions).where(eq(sessions.userId, userId)).run();
-  db.update(passwordLinks)
+export async function givePassword(db: Db, userId: string, passwordHash: string, now: Date): Promise<void> {
+  await db.update(users).set({ passwordHash }).where(eq(users.id, userId)).run();
+  await db.delete(sessions).where(eq(sessions.userId, userId)).run();
+  await db
+    .update(passwordLinks)
     .set({ usedAt: now })
     .where(and(eq(passwordLinks.userId, userId), isNull(passwordLinks.usedAt)))
     .run();
-  revokeGrantsOfPerson(db, userId, now);
+  await revokeGrantsOfPerson(db, userId, now);
 }
 
 /**
  * The first start's setup link for a workspace with no people yet: it creates the first admin, a new
  * person, works once, within 24 hours. Answers the path (`/app/setup?token=…`).
  */
-export function issueSetupLink(runtime: Runtime, workspaceId: string): string {
-  const token = issueLink(runtime.db, {
+export async function issueSetupLink(runtime: Runtime, workspaceId: string): Promise<string> {
+  const token = await issueLink(runtime.db, {
     kind: 'setup',
     workspaceId,
     userId: null,
@@ -158,17 +163,18 @@ export function issueSetupLink(runtime: Runtime, workspaceId: string): string {
  * The admin CLI's recovery: a new link on which the person sets a new password (7 days); earlier
  * unused links stop working. Only the operator issues it, never a workspace's admin.
  */
-export function issuePasswordReset(runtime: Runtime, email: string): { userId: string; path: string } {
+export async function issuePasswordReset(runtime: Runtime, email: string): Promise<{ userId: string; path: string }> {
   const { db } = runtime;
-  const user = findUserByEmail(db, email);
+  const user = await findUserByEmail(db, email);
   if (!user) throw new ServiceError('not_found', `No person with the email ${normalizeEmail(email)}.`);
   const now = runtime.clock.now();
-  return writeTransaction(db, () => {
-    db.update(passwordLinks)
+  return writeTransaction(db, async () => {
+    await db
+      .update(passwordLinks)
       .set({ usedAt: now })
       .where(and(eq(passwordLinks.userId, user.id), isNull(passwordLinks.usedAt)))
       .run();
-    const token = issueLink(db, {
+    const token = await issueLink(db, {
       kind: 'reset',
       workspaceId: null,
       userId: user.id,
@@ -196,8 +202,8 @@ export const SETUP_EMAIL_TAKEN =
 /** A link that cannot be used, whatever the reason (used, expired, replaced, or never issued). */
 export const linkRefused = (): ServiceError => new ServiceError('invalid_link', LINK_REFUSED);
 
-function liveLink(runtime: Runtime, token: string, kind: PasswordLinkKind) {
-  const row = runtime.db
+async function liveLink(runtime: Runtime, token: string, kind: PasswordLinkKind) {
+  const row = await runtime.db
     .select()
     .from(passwordLinks)
     .where(eq(passwordLinks.tokenHash, sha256Hex(token)))
@@ -207,11 +213,15 @@ function liveLink(runtime: Runtime, token: string, kind: PasswordLinkKind) {
 }
 
 /** What a link is for, to show its page; invalid_link when it cannot be used. */
-export function openLink(runtime: Runtime, token: string, kind: PasswordLinkKind): OpenLink | ServiceError {
-  const row = liveLink(runtime, token, kind);
+export async function openLink(
+  runtime: Runtime,
+  token: string,
+  kind: PasswordLinkKind,
+): Promise<OpenLink | ServiceError> {
+  const row = await liveLink(runtime, token, kind);
   if (!row) return linkRefused();
-  const user = row.userId ? runtime.db.select().from(users).where(eq(users.id, row.userId)).get() : undefined;
-  const workspace = row.workspaceId ? getWorkspace(runtime.db, row.workspaceId) : undefined;
+  const user = row.userId ? await runtime.db.select().from(users).where(eq(users.id, row.userId)).get() : undefined;
+  const workspace = row.workspaceId ? await getWorkspace(runtime.db, row.workspaceId) : undefined;
   return { kind: row.kind, email: user?.email ?? null, workspaceName: workspace?.name ?? null };
 }
 
@@ -226,30 +236,34 @@ export async function usePasswordLink(
   input: { token: string; kind: PasswordLinkKind; email?: string; password: string },
 ): Promise<{ userId: string; workspaceId: string | null } | ServiceError> {
   const email = input.kind === 'setup' ? checkedEmail(input.email ?? '') : null;
-  const link = liveLink(runtime, input.token, input.kind);
+  const link = await liveLink(runtime, input.token, input.kind);
   if (!link) return linkRefused();
   // The email the password is for: the one typed on a setup link, the person's own otherwise.
-  const person = link.userId ? runtime.db.select().from(users).where(eq(users.id, link.userId)).get() : undefined;
+  const person = link.userId ? await runtime.db.select().from(users).where(eq(users.id, link.userId)).get() : undefined;
   const problem = passwordProblem(input.password, { email: email ?? person?.email });
   if (problem) return new ServiceError('weak_password', problem);
   const { db } = runtime;
-  if (email !== null && (findUserByEmail(db, email) || hasLiveInvitation(db, email, runtime.clock.now())))
+  if (
+    email !== null &&
+    ((await findUserByEmail(db, email)) || (await hasLiveInvitation(db, email, runtime.clock.now())))
+  )
     return new ServiceError('email_taken', SETUP_EMAIL_TAKEN);
   const passwordHash = await hashPassword(input.password);
   const now = runtime.clock.now();
-  return writeTransaction(db, () => {
+  return writeTransaction(db, async () => {
     // Read again after the hash: a link spent meanwhile (a double submit) works only once.
-    const row = liveLink(runtime, input.token, input.kind);
+    const row = await liveLink(runtime, input.token, input.kind);
     if (!row) return linkRefused();
     if (row.kind === 'setup') {
-      if (findUserByEmail(db, email!) || hasLiveInvitation(db, email!, now))
+      if ((await findUserByEmail(db, email!)) || (await hasLiveInvitation(db, email!, now)))
         return new ServiceError('email_taken', SETUP_EMAIL_TAKEN);
       const workspaceId = row.workspaceId!;
       const user = { id: newId(), email: email!, passwordHash, createdAt: now, lastWorkspaceId: null };
-      db.insert(users).values(user).run();
-      db.insert(memberships).values({ workspaceId, userId: user.id, role: 'admin', createdAt: now }).run();
+      await db.insert(users).values(user).run();
+      await db.insert(memberships).values({ workspaceId, userId: user.id, role: 'admin', createdAt: now }).run();
       // The setup link is for one first admin: every setup link of the workspace stops working.
-      db.update(passwordLinks)
+      await db
+        .update(passwordLinks)
         .set({ usedAt: now })
         .where(
           and(
@@ -262,8 +276,8 @@ export async function usePasswordLink(
       return { userId: user.id, workspaceId };
     }
     const userId = row.userId!;
-    givePassword(db, userId, passwordHash, now);
+    await givePassword(db, userId, passwordHash, now);
     // A person of no workspace (yet) has a password now, and joins by accepting an invitation.
-    return { userId, workspaceId: workspacesOf(db, userId)[0]?.workspaceId ?? null };
+    return { userId, workspaceId: (await workspacesOf(db, userId))[0]?.workspaceId ?? null };
   });
 }

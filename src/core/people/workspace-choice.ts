@@ -12,12 +12,12 @@ import { sha256Hex, workspacesOf } from './users.ts';
  */
 
 /** Where a sign-in lands, and whether the person should be asked to choose; null for no membership. */
-export function landingOf(db: Db, userId: string): { workspaceId: string; choose: boolean } | null {
-  const all = workspacesOf(db, userId);
+export async function landingOf(db: Db, userId: string): Promise<{ workspaceId: string; choose: boolean } | null> {
+  const all = await workspacesOf(db, userId);
   const first = all[0];
   if (!first) return null;
   if (all.length === 1) return { workspaceId: first.workspaceId, choose: false };
-  const last = db.select({ id: users.lastWorkspaceId }).from(users).where(eq(users.id, userId)).get()?.id;
+  const last = (await db.select({ id: users.lastWorkspaceId }).from(users).where(eq(users.id, userId)).get())?.id;
   const remembered = all.find((w) => w.workspaceId === last);
   return remembered
     ? { workspaceId: remembered.workspaceId, choose: false }
@@ -28,16 +28,22 @@ export function landingOf(db: Db, userId: string): { workspaceId: string; choose
  * Moves a session to another of the person's workspaces and remembers it as their choice. A
  * workspace they are not a member of is not found, and the session stays where it was.
  */
-export function chooseWorkspace(runtime: Runtime, sessionToken: string, userId: string, workspaceId: string): void {
+export async function chooseWorkspace(
+  runtime: Runtime,
+  sessionToken: string,
+  userId: string,
+  workspaceId: string,
+): Promise<void> {
   const { db } = runtime;
-  if (!workspacesOf(db, userId).some((w) => w.workspaceId === workspaceId)) {
+  if (!(await workspacesOf(db, userId)).some((w) => w.workspaceId === workspaceId)) {
     throw new ServiceError('not_found', 'You are not a member of that workspace.');
   }
-  writeTransaction(db, () => {
-    db.update(sessions)
+  await writeTransaction(db, async () => {
+    await db
+      .update(sessions)
       .set({ workspaceId })
       .where(and(eq(sessions.tokenHash, sha256Hex(sessionToken)), eq(sessions.userId, userId)))
       .run();
-    db.update(users).set({ lastWorkspaceId: workspaceId }).where(eq(users.id, userId)).run();
+    await db.update(users).set({ lastWorkspaceId: workspaceId }).where(eq(users.id, userId)).run();
   });
 }

@@ -75,7 +75,7 @@ export async function describePostMedia(
   const refs: MediaRef[] = [];
   for (const url of urls) {
     const storageKey = ownStorageKey(runtime.config.publicBaseUrl, url);
-    const asset = storageKey ? findAssetByStorageKey(runtime.db, storageKey) : undefined;
+    const asset = storageKey ? await findAssetByStorageKey(runtime.db, storageKey) : undefined;
     if (asset) {
       const kind = asset.mimeType === 'image/gif' ? 'gif' : asset.assetType === 'video' ? 'video' : 'image';
       refs.push({ url, mimeType: asset.mimeType, kind });
@@ -91,13 +91,13 @@ export async function describePostMedia(
  * The alt text `url` goes out with: the item's own entry (`media_alt_text`), else the alt_text of the
  * media-library asset the URL names (the random key is the capability, as for the file itself), else null.
  */
-export function altTextOf(
+export async function altTextOf(
   runtime: Pick<Runtime, 'config' | 'db'>,
   url: string,
   itemAltText: Readonly<Record<string, string>> = {},
-): string | null {
+): Promise<string | null> {
   const own = itemAltText[url];
   if (own !== undefined) return own;
   const storageKey = ownStorageKey(runtime.config.publicBaseUrl, url);
-  return (storageKey && findAssetByStorageKey(runtime.db, storageKey)?.altText) || null;
+  return (storageKey && (await findAssetByStorageKey(runtime.db, storageKey))?.altText) || null;
 }

@@ -48,21 +48,21 @@ const LEASE_EXPIRED = sql`${content.status} = 'publishing' and ${content.leaseEx
  * bucket is empty it stays queued for the next window. Items POST …/publish queued for now
  * (status `approved`) took theirs at the request.
  */
-export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult {
+export async function claimDuePublishes(runtime: Runtime, limit: number): Promise<ClaimResult> {
   const { db, clock, config } = runtime;
   const now = clock.now();
   const result: ClaimResult = { claims: [], refused: 0, deferred: 0 };
   if (limit <= 0) return result;
   const s = statements(db);
   // Most passes find nothing: answer those without taking the write lock.
-  if (!s.anyExpired.get({ now: now.getTime() }) && !s.anyDue.get({ now: now.getTime() })) return result;
+  if (!(await s.anyExpired.get({ now: now.getTime() })) && !(await s.anyDue.get({ now: now.getTime() }))) return result;
 
   const leaseExpiresAt = now.getTime() + config.publishing.leaseSeconds * 1000;
   const lease = () => randomBase62(22);
-  return writeTransaction(db, () => {
-    for (const expired of s.expired.all({ now: now.getTime(), limit })) {
+  return writeTransaction(db, async () => {
+    for (const expired of await s.expired.all({ now: now.getTime(), limit })) {
       const leaseToken = lease();
-      s.renewLease.run({ id: expired.id, leaseToken, leaseExpiresAt, now: now.getTime() });
+      await s.renewLease.run({ id: expired.id, leaseToken, leaseExpiresAt, now: now.getTime() });
       result.claims.push({
         contentId: expired.id,
         workspaceId: expired.workspaceId,
@@ -76,7 +76,7 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
     // Below any due time: a scheduled_for before 1970 is a negative one.
     let after = { due: Number.MIN_SAFE_INTEGER, id: '' };
     while (result.claims.length < limit) {
-      const candidates = s.due.all({
+      const candidates = await s.due.all({
         now: now.getTime(),
         afterDue: after.due,
         afterId: after.id,
@@ -86,7 +86,7 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
         after = { due: item.due, id: item.id };
         if (result.claims.length >= limit) break;
         let budget = budgets.get(item.workspaceId);
-        if (!budget) budgets.set(item.workspaceId, (budget = workspaceBudget(db, item.workspaceId, now)));
+        if (!budget) budgets.set(item.workspaceId, (budget = await workspaceBudget(db, item.workspaceId, now)));
         // The approval rule once more, on the approver recorded: an author's own approval that got
         // in some other way (made while the setting was off, or before every path checked it) never
         // goes out.
@@ -96,7 +96,12 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
           item.approvedByType && { type: item.approvedByType, id: item.approvedById },
         );
         if (refusal) {
-          rejectEveryPlatform(db, item.id, `not published: ${refusal.charAt(0).toLowerCase()}${refusal.slice(1)}`, now);
+          await rejectEveryPlatform(
+            db,
+            item.id,
+            `not published: ${refusal.charAt(0).toLowerCase()}${refusal.slice(1)}`,
+            now,
+          );
           result.refused += 1;
           continue;
         }
@@ -106,7 +111,7 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
           continue;
         }
         if (verdict !== 'go') {
-          rejectEveryPlatform(db, item.id, verdict.refuse, now);
+          await rejectEveryPlatform(db, item.id, verdict.refuse, now);
           result.refused += 1;
           continue;
         }
@@ -116,7 +121,7 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
             continue;
           }
           try {
-            consumeRateLimit(runtime, item.workspaceId, ['publish']);
+            await consumeRateLimit(runtime, item.workspaceId, ['publish']);
           } catch (error) {
             if (!(error instanceof RateLimitError)) throw error;
             blocked.add(item.workspaceId);
@@ -131,15 +136,15 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
           leaseToken: lease(),
           fresh: true,
         };
-        s.claim.run({
+        await s.claim.run({
           id: item.id,
           runId: claim.runId,
           leaseToken: claim.leaseToken,
           leaseExpiresAt,
           now: now.getTime(),
         });
-        startRun(db, { id: claim.runId, workspaceId: item.workspaceId, contentId: item.id, at: now });
-        recordPublishingStep(db, {
+        await startRun(db, { id: claim.runId, workspaceId: item.workspaceId, contentId: item.id, at: now });
+        await recordPublishingStep(db, {
           stage: 'started',
           workspaceId: item.workspaceId,
           contentId: item.id,
@@ -160,21 +165,22 @@ export function claimDuePublishes(runtime: Runtime, limit: number): ClaimResult 
  * a short lease still lets another process take over quickly after a crash. Returns how many were
  * extended (a lease already taken over is not).
  */
-export function renewLeases(runtime: Runtime, claims: Iterable<Claim>): number {
+export async function renewLeases(runtime: Runtime, claims: Iterable<Claim>): Promise<number> {
   const { db, clock, config } = runtime;
   const leaseExpiresAt = clock.now().getTime() + config.publishing.leaseSeconds * 1000;
   const s = statements(db);
   let renewed = 0;
-  writeTransaction(db, () => {
+  await writeTransaction(db, async () => {
     for (const claim of claims)
-      renewed += s.extendLease.run({ id: claim.contentId, leaseToken: claim.leaseToken, leaseExpiresAt }).changes;
+      renewed += (await s.extendLease.run({ id: claim.contentId, leaseToken: claim.leaseToken, leaseExpiresAt }))
+        .changes;
   });
   return renewed;
 }
 
 /** When the earliest queued item comes due after `now` (ms), or null when nothing is queued for later. */
-export function nextDueAfter(db: Db, now: Date): number | null {
-  return statements(db).nextDue.get({ now: now.getTime() })?.due ?? null;
+export async function nextDueAfter(db: Db, now: Date): Promise<number | null> {
+  return (await statements(db).nextDue.get({ now: now.getTime() }))?.due ?? null;
 }
 
 interface WorkspaceBudget {
@@ -185,12 +191,12 @@ interface WorkspaceBudget {
   verdict(): 'go' | 'wait' | { refuse: string };
 }
 
-function workspaceBudget(db: Db, workspaceId: string, now: Date): WorkspaceBudget {
+async function workspaceBudget(db: Db, workspaceId: string, now: Date): Promise<WorkspaceBudget> {
   const s = statements(db);
-  const plan = s.plan.get({ workspaceId });
-  const published = postsPublishedIn(db, workspaceId, usagePeriod(now));
+  const plan = await s.plan.get({ workspaceId });
+  const published = await postsPublishedIn(db, workspaceId, usagePeriod(now));
   const budget: WorkspaceBudget = {
-    inFlight: s.inFlight.get({ workspaceId })?.n ?? 0,
+    inFlight: (await s.inFlight.get({ workspaceId }))?.n ?? 0,
     approverMustDiffer: plan?.approverMustDiffer ?? false,
     verdict() {
       if (!plan) return { refuse: 'the workspace no longer exists' };
@@ -227,11 +233,11 @@ export interface PublishQueueStats {
  * content_publish_lease_idx for those in flight): they read only the items waiting or in flight,
  * which the run keeps few.
  */
-export function publishQueueStats(runtime: Runtime): PublishQueueStats {
+export async function publishQueueStats(runtime: Runtime): Promise<PublishQueueStats> {
   const now = runtime.clock.now().getTime();
   const s = statements(runtime.db);
-  const due = s.dueStats.get({ now })!;
-  const inFlight = s.inFlightStats.get()!;
+  const due = (await s.dueStats.get({ now }))!;
+  const inFlight = (await s.inFlightStats.get())!;
   const age = (since: number | null) => (since === null ? 0 : Math.max(0, (now - since) / 1000));
   return {
     due: due.n,

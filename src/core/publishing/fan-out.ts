@@ -54,15 +54,15 @@ export type FanOutResult = 'published' | 'failed' | 'lease_lost';
  */
 export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Claim): Promise<FanOutResult> {
   const { db, clock, outcomes } = runtime;
-  const prepared = await inCommit(db, () => {
-    const held = heldItem(db, claim);
+  const prepared = await inCommit(db, async () => {
+    const held = await heldItem(db, claim);
     if (!held) return null;
     const { defaultLanguage, ...item } = held;
     const now = clock.now();
-    const accountFor = platformAccountsOf(db, item.workspaceId);
+    const accountFor = await platformAccountsOf(db, item.workspaceId);
     const defaults: PostDefaults = { defaultLanguage };
     // A new run has tried nothing yet: only a run taken over has leftovers to read.
-    const { tried, resumable } = claim.fresh ? NOTHING_TRIED : settleLeftovers(db, claim, now);
+    const { tried, resumable } = claim.fresh ? NOTHING_TRIED : await settleLeftovers(db, claim, now);
     const calls: PlatformCall[] = [];
     for (const attempt of resumable) {
       const connector = connectors.get(attempt.platform);
@@ -71,8 +71,8 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
         const post = composePost(item, connector.platform, defaults);
         calls.push({ attemptId: attempt.id, connector, post, target: targetOf(lookup.account, attempt.id) });
       } else {
-        settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
-        closeCheckpoint(db, attempt.id);
+        await settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
+        await closeCheckpoint(db, attempt.id);
       }
     }
     for (const platform of item.targetPlatforms) {
@@ -81,15 +81,15 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
       const check = checkPlatform(connectors, accountFor, item, platform, defaults);
       const socialAccountId = check.lookup && check.lookup.state !== 'none' ? check.lookup.account.id : null;
       if (check.problems.length > 0 || !check.connector || check.lookup.state !== 'active') {
-        recordAttempt(db, { ...attempt, socialAccountId, status: 'rejected', error: refusalOf(check) });
+        await recordAttempt(db, { ...attempt, socialAccountId, status: 'rejected', error: refusalOf(check) });
         continue;
       }
       const { connector, post, lookup } = check;
-      const attemptId = recordAttempt(db, { ...attempt, socialAccountId, status: 'pending', error: null });
-      if (lookup.account.mode === 'live') openCheckpoint(db, attemptId, now);
+      const attemptId = await recordAttempt(db, { ...attempt, socialAccountId, status: 'pending', error: null });
+      if (lookup.account.mode === 'live') await openCheckpoint(db, attemptId, now);
       calls.push({ attemptId, connector, post, target: targetOf(lookup.account, attemptId) });
     }
-    if (calls.length === 0) return { item, calls, finished: finishRun(db, item, claim.runId, now) };
+    if (calls.length === 0) return { item, calls, finished: await finishRun(db, item, claim.runId, now) };
     return { item, calls, finished: null };
   });
   if (!prepared) return 'lease_lost';
@@ -117,11 +117,11 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
 
   return reportRun(
     runtime,
-    await inCommit(db, () => {
+    await inCommit(db, async () => {
       // The row as read at the start, not read again: while the lease holds, an item mid-publish
       // refuses every change (content/state.ts). A campaign deleted meanwhile clears its
       // campaign_id, which the finish only uses to look for that campaign, which is gone then.
-      if (!holdsLease(db, claim)) return 'lease_lost' as const;
+      if (!(await holdsLease(db, claim))) return 'lease_lost' as const;
       return finishRun(db, prepared.item, claim.runId, clock.now());
     }),
   );
@@ -141,12 +141,12 @@ function answerRecorder(
   return (call, outcome) => {
     if (!waiting) {
       const answers: Array<[PlatformCall, PublishOutcome | null]> = [];
-      const recorded = inCommit(db, () => {
+      const recorded: Promise<boolean> = inCommit(db, async () => {
         // An answer that comes after this runs waits for the next commit.
         waiting = null;
-        if (!holdsLease(db, claim)) return false;
+        if (!(await holdsLease(db, claim))) return false;
         const now = clock.now();
-        for (const [call, outcome] of answers) recordAnswer(db, call, outcome, now);
+        for (const [call, outcome] of answers) await recordAnswer(db, call, outcome, now);
         return true;
       });
       waiting = { answers, recorded };
@@ -156,13 +156,13 @@ function answerRecorder(
   };
 }
 
-function recordAnswer(db: Db, call: PlatformCall, outcome: PublishOutcome | null, now: Date): void {
-  if (outcome === null) settleAttempt(db, call.attemptId, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
+async function recordAnswer(db: Db, call: PlatformCall, outcome: PublishOutcome | null, now: Date): Promise<void> {
+  if (outcome === null) await settleAttempt(db, call.attemptId, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
   else if (outcome.status === 'published') {
     const { platformPostId, url, notice } = outcome;
-    settleAttempt(db, call.attemptId, { status: 'published', platformPostId, url, notice }, now);
-  } else settleAttempt(db, call.attemptId, { status: outcome.status, error: outcome.error }, now);
-  if (call.target.account.mode === 'live') closeCheckpoint(db, call.attemptId);
+    await settleAttempt(db, call.attemptId, { status: 'published', platformPostId, url, notice }, now);
+  } else await settleAttempt(db, call.attemptId, { status: outcome.status, error: outcome.error }, now);
+  if (call.target.account.mode === 'live') await closeCheckpoint(db, call.attemptId);
 }
 
 /** Tells the outcome listeners how a run ended, once that is committed. */
@@ -179,18 +179,18 @@ function reportRun(runtime: Runtime, result: FanOutResult): FanOutResult {
 export async function abandonRun(runtime: Runtime, claim: Claim, cause: unknown): Promise<FanOutResult> {
   const { db, clock } = runtime;
   const error = `internal error while publishing: ${cause instanceof Error ? cause.message : String(cause)}`;
-  const result = await inCommit(db, () => {
-    const item = heldItem(db, claim);
+  const result = await inCommit(db, async () => {
+    const item = await heldItem(db, claim);
     if (!item) return 'lease_lost' as const;
     const now = clock.now();
-    const { tried, resumable } = settleLeftovers(db, claim, now);
+    const { tried, resumable } = await settleLeftovers(db, claim, now);
     for (const attempt of resumable) {
-      settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
-      closeCheckpoint(db, attempt.id);
+      await settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
+      await closeCheckpoint(db, attempt.id);
     }
     for (const platform of item.targetPlatforms) {
       if (tried.has(platform)) continue;
-      recordAttempt(db, {
+      await recordAttempt(db, {
         runId: claim.runId,
         workspaceId: item.workspaceId,
         contentId: item.id,
@@ -207,7 +207,7 @@ export async function abandonRun(runtime: Runtime, claim: Claim, cause: unknown)
 }
 
 /** Group-committed, in a savepoint: a step that throws leaves nothing half-written (batch.ts). */
-const inCommit = <T>(db: Db, work: () => T): Promise<T> => inNextCommit(db, () => savepoint(db, work));
+const inCommit = <T>(db: Db, work: () => Promise<T> | T): Promise<T> => inNextCommit(db, () => savepoint(db, work));
 
 const NOTHING_TRIED: { tried: ReadonlySet<string>; resumable: readonly AttemptRow[] } = {
   tried: new Set(),
@@ -218,14 +218,18 @@ const NOTHING_TRIED: { tried: ReadonlySet<string>; resumable: readonly AttemptRo
  * The platforms this run already tried. Attempts a dead holder left pending are reported unknown,
  * never called again, except live ones with a checkpoint: those are answered as `resumable`.
  */
-function settleLeftovers(db: Db, claim: Claim, now: Date): { tried: Set<string>; resumable: AttemptRow[] } {
+async function settleLeftovers(
+  db: Db,
+  claim: Claim,
+  now: Date,
+): Promise<{ tried: Set<string>; resumable: AttemptRow[] }> {
   const tried = new Set<string>();
   const resumable: AttemptRow[] = [];
-  for (const attempt of attemptsOf(db, claim.runId)) {
+  for (const attempt of await attemptsOf(db, claim.runId)) {
     tried.add(attempt.platform);
     if (attempt.status !== 'pending') continue;
-    if (hasCheckpoint(db, attempt.id)) resumable.push(attempt);
-    else settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
+    if (await hasCheckpoint(db, attempt.id)) resumable.push(attempt);
+    else await settleAttempt(db, attempt.id, { status: 'unknown', error: UNKNOWN_OUTCOME }, now);
   }
   return { tried, resumable };
 }
@@ -249,12 +253,12 @@ async function callPlatform(call: PlatformCall, timeoutMs: number | null): Promi
  * The item, if this claim still holds its lease, with what its workspace says for every post (its
  * default language) read in the same statement.
  */
-function heldItem(db: Db, claim: Claim): (RunItem & PostDefaults) | undefined {
+async function heldItem(db: Db, claim: Claim): Promise<(RunItem & PostDefaults) | undefined> {
   return statements(db).held.get({ id: claim.contentId, leaseToken: claim.leaseToken });
 }
 
-function holdsLease(db: Db, claim: Claim): boolean {
-  return statements(db).holds.get({ id: claim.contentId, leaseToken: claim.leaseToken }) !== undefined;
+async function holdsLease(db: Db, claim: Claim): Promise<boolean> {
+  return (await statements(db).holds.get({ id: claim.contentId, leaseToken: claim.leaseToken })) !== undefined;
 }
 
 const statements = preparedStatements((db) => ({

@@ -57,8 +57,11 @@ export interface NewAttempt {
 const THIS_PROCESS = `${hostname()}:${process.pid}`;
 
 /** Opens a run: one pass of the publishing run over one item, claimed by this process. */
-export function startRun(db: Db, run: { id: string; workspaceId: string; contentId: string; at: Date }): void {
-  statements(db).startRun.run({
+export async function startRun(
+  db: Db,
+  run: { id: string; workspaceId: string; contentId: string; at: Date },
+): Promise<void> {
+  await statements(db).startRun.run({
     id: run.id,
     workspaceId: run.workspaceId,
     contentId: run.contentId,
@@ -68,9 +71,9 @@ export function startRun(db: Db, run: { id: string; workspaceId: string; content
 }
 
 /** Records one platform attempt. A pending one is written, and committed, before the platform is called. */
-export function recordAttempt(db: Db, attempt: NewAttempt): string {
+export async function recordAttempt(db: Db, attempt: NewAttempt): Promise<string> {
   const id = newId();
-  statements(db).insertAttempt.run({
+  await statements(db).insertAttempt.run({
     id,
     runId: attempt.runId,
     workspaceId: attempt.workspaceId,
@@ -86,7 +89,7 @@ export function recordAttempt(db: Db, attempt: NewAttempt): string {
 }
 
 /** Settles a pending attempt; a no-op when it is no longer pending (someone reported it unknown). */
-export function settleAttempt(
+export async function settleAttempt(
   db: Db,
   id: string,
   outcome: {
@@ -97,8 +100,8 @@ export function settleAttempt(
     error?: string | null;
   },
   at: Date,
-): void {
-  statements(db).settleAttempt.run({
+): Promise<void> {
+  await statements(db).settleAttempt.run({
     id,
     status: outcome.status,
     platformPostId: outcome.platformPostId ?? null,
@@ -110,7 +113,7 @@ export function settleAttempt(
   });
 }
 
-export function attemptsOf(db: Db, runId: string): AttemptRow[] {
+export async function attemptsOf(db: Db, runId: string): Promise<AttemptRow[]> {
   return statements(db).attemptsOfRun.all({ runId });
 }
 
@@ -121,9 +124,11 @@ export function attemptsOf(db: Db, runId: string): AttemptRow[] {
  * `platform_post_id`). Either way `publish_results` holds each platform's outcome and the lease is
  * released. The caller holds the lease (or the item is still queued) inside the transaction.
  */
-export function finishRun(db: Db, item: RunItem, runId: string, now: Date): 'published' | 'failed' {
+export async function finishRun(db: Db, item: RunItem, runId: string, now: Date): Promise<'published' | 'failed'> {
   const order = new Map(item.targetPlatforms.map((platform, index) => [platform, index]));
-  const attempts = attemptsOf(db, runId).sort((a, b) => (order.get(a.platform) ?? 0) - (order.get(b.platform) ?? 0));
+  const attempts = (await attemptsOf(db, runId)).sort(
+    (a, b) => (order.get(a.platform) ?? 0) - (order.get(b.platform) ?? 0),
+  );
   const results: PublishResult[] = attempts.map((a) => ({
     platform: a.platform,
     success: a.status === 'published',
@@ -135,15 +140,15 @@ export function finishRun(db: Db, item: RunItem, runId: string, now: Date): 'pub
   }));
   const published = results.some((r) => r.success);
   const outcome = published ? 'published' : 'failed';
-  statements(db).finishItem.run({
+  await statements(db).finishItem.run({
     id: item.id,
     status: published ? 'published' : 'approved',
     publishedAt: published ? now.getTime() : (item.publishedAt?.getTime() ?? null),
     publishResults: JSON.stringify(results),
     now: now.getTime(),
   });
-  statements(db).finishRun.run({ id: runId, outcome, finishedAt: now.getTime() });
-  recordPublishingStep(db, {
+  await statements(db).finishRun.run({ id: runId, outcome, finishedAt: now.getTime() });
+  await recordPublishingStep(db, {
     stage: 'finished',
     workspaceId: item.workspaceId,
     contentId: item.id,
@@ -160,7 +165,7 @@ export function finishRun(db: Db, item: RunItem, runId: string, now: Date): 'pub
       platform_post_id,
       error,
     }));
-    recordEvent(db, {
+    await recordEvent(db, {
       workspaceId: item.workspaceId,
       type: 'content.published',
       data: { content: stub, published_at: now.toISOString(), platforms },
@@ -168,7 +173,7 @@ export function finishRun(db: Db, item: RunItem, runId: string, now: Date): 'pub
     });
   } else {
     const platforms = results.map(({ platform, success, error }) => ({ platform, success, error }));
-    recordEvent(db, {
+    await recordEvent(db, {
       workspaceId: item.workspaceId,
       type: 'content.publish_failed',
       data: { content: stub, failed_at: now.toISOString(), platforms },
@@ -176,7 +181,7 @@ export function finishRun(db: Db, item: RunItem, runId: string, now: Date): 'pub
     });
   }
   // Published or failed, the item is done: it may have been its campaign's last.
-  completeCampaignIfDone(db, item.campaignId, now);
+  await completeCampaignIfDone(db, item.campaignId, now);
   return outcome;
 }
 
@@ -184,13 +189,13 @@ export function finishRun(db: Db, item: RunItem, runId: string, now: Date): 'pub
  * Fails a queued item on every platform for one reason (quota reached, subscription inactive)
  * without calling any platform: a run of its own, one rejected attempt per platform, finished.
  */
-export function rejectEveryPlatform(db: Db, contentId: string, reason: string, now: Date): void {
-  const item = statements(db).runItem.get({ id: contentId });
+export async function rejectEveryPlatform(db: Db, contentId: string, reason: string, now: Date): Promise<void> {
+  const item = await statements(db).runItem.get({ id: contentId });
   if (!item) return;
   const runId = newId();
-  startRun(db, { id: runId, workspaceId: item.workspaceId, contentId, at: now });
+  await startRun(db, { id: runId, workspaceId: item.workspaceId, contentId, at: now });
   for (const platform of item.targetPlatforms) {
-    recordAttempt(db, {
+    await recordAttempt(db, {
       runId,
       workspaceId: item.workspaceId,
       contentId,
@@ -201,7 +206,7 @@ export function rejectEveryPlatform(db: Db, contentId: string, reason: string, n
       at: now,
     });
   }
-  finishRun(db, item, runId, now);
+  await finishRun(db, item, runId, now);
 }
 
 const statements = preparedStatements((db) => ({

@@ -25,7 +25,7 @@ export async function fillLateUrls(runtime: Runtime, clientFor: LiveClientLookup
   const platforms = PLATFORMS.filter((platform) => clientFor(platform)?.client.publisher.lateUrl);
   if (platforms.length === 0) return 0;
   const since = new Date(clock.now().getTime() - LATE_URL_HORIZON_MS);
-  const waiting = db
+  const waiting = await db
     .select({ attempt: publishAttempts, account: socialAccounts })
     .from(publishAttempts)
     .innerJoin(socialAccounts, eq(socialAccounts.id, publishAttempts.socialAccountId))
@@ -64,7 +64,7 @@ export async function fillLateUrls(runtime: Runtime, clientFor: LiveClientLookup
         );
       }
       if (url === null) continue;
-      recordLateUrl(runtime, attempt.id, attempt.contentId, attempt.platform, attempt.platformPostId!, url);
+      await recordLateUrl(runtime, attempt.id, attempt.contentId, attempt.platform, attempt.platformPostId!, url);
       filled += 1;
     } catch (error) {
       runtime.log.warn(
@@ -77,22 +77,26 @@ export async function fillLateUrls(runtime: Runtime, clientFor: LiveClientLookup
 }
 
 /** Sets the URL on the attempt and on its item's result for that platform, if that result is this post's. */
-function recordLateUrl(
+async function recordLateUrl(
   runtime: Runtime,
   attemptId: string,
   contentId: string,
   platform: string,
   platformPostId: string,
   url: string,
-): void {
+): Promise<void> {
   const { db } = runtime;
-  writeTransaction(db, () => {
-    db.update(publishAttempts).set({ url }).where(eq(publishAttempts.id, attemptId)).run();
-    const item = db.select({ results: content.publishResults }).from(content).where(eq(content.id, contentId)).get();
+  await writeTransaction(db, async () => {
+    await db.update(publishAttempts).set({ url }).where(eq(publishAttempts.id, attemptId)).run();
+    const item = await db
+      .select({ results: content.publishResults })
+      .from(content)
+      .where(eq(content.id, contentId))
+      .get();
     if (!item) return;
     const results = item.results.map((result) =>
       result.platform === platform && result.platform_post_id === platformPostId ? { ...result, url } : result,
     );
-    db.update(content).set({ publishResults: results }).where(eq(content.id, contentId)).run();
+    await db.update(content).set({ publishResults: results }).where(eq(content.id, contentId)).run();
   });
 }

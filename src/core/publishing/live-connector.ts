@@ -43,26 +43,26 @@ const TRANSIENT_BACKOFF_MS = [1_000, 2_000, 4_000];
 const RATE_LIMIT_BACKOFF_MS = 5_000;
 
 /** Writes the attempt's checkpoint row; the publishing run does it with the pending attempt, in its commit. */
-export function openCheckpoint(db: Db, attemptId: string, now: Date): void {
-  db.insert(publishCheckpoints).values({ attemptId, data: {}, updatedAt: now }).onConflictDoNothing().run();
+export async function openCheckpoint(db: Db, attemptId: string, now: Date): Promise<void> {
+  await db.insert(publishCheckpoints).values({ attemptId, data: {}, updatedAt: now }).onConflictDoNothing().run();
 }
 
 /**
  * Drops the checkpoint of a settled attempt: it is needed only while the attempt is pending, and it
  * may hold upload URLs and tokens a platform handed out for the upload.
  */
-export function closeCheckpoint(db: Db, attemptId: string): void {
-  db.delete(publishCheckpoints).where(eq(publishCheckpoints.attemptId, attemptId)).run();
+export async function closeCheckpoint(db: Db, attemptId: string): Promise<void> {
+  await db.delete(publishCheckpoints).where(eq(publishCheckpoints.attemptId, attemptId)).run();
 }
 
 /** Whether the attempt has a checkpoint: a pending attempt with one can be resumed by a new holder. */
-export function hasCheckpoint(db: Db, attemptId: string): boolean {
+export async function hasCheckpoint(db: Db, attemptId: string): Promise<boolean> {
   return (
-    db
+    (await db
       .select({ id: publishCheckpoints.attemptId })
       .from(publishCheckpoints)
       .where(eq(publishCheckpoints.attemptId, attemptId))
-      .get() !== undefined
+      .get()) !== undefined
   );
 }
 
@@ -80,7 +80,7 @@ export function liveConnector(runtime: Runtime, client: LivePlatformClient, sour
   return {
     async publish(post, target) {
       const account: LiveAccountRef = { ...target.account, platform: post.platform };
-      const session = openSession(runtime, source, post, account, target.attemptId);
+      const session = await openSession(runtime, source, post, account, target.attemptId);
       const reconcile = async (why: string): Promise<PublishOutcome> => {
         if (!publisher.reconcile) return unknown(why);
         try {
@@ -157,15 +157,15 @@ interface OpenSession extends LiveSession {
   readonly createAnswered: boolean;
 }
 
-function openSession(
+async function openSession(
   runtime: Runtime,
   source: TokenSource,
   post: PlatformPost,
   account: LiveAccountRef,
   attemptId: string,
-): OpenSession {
+): Promise<OpenSession> {
   const { db, clock, config } = runtime;
-  const row = db.select().from(publishCheckpoints).where(eq(publishCheckpoints.attemptId, attemptId)).get();
+  const row = await db.select().from(publishCheckpoints).where(eq(publishCheckpoints.attemptId, attemptId)).get();
   let data: Record<string, unknown> = { ...(row?.data ?? {}) };
   let createMarked = false;
   let createAnswered = false;
@@ -173,7 +173,9 @@ function openSession(
   let media: Promise<MediaFile[]> | undefined;
   /** Each file with the alt text it goes out with (the item's own, else its media asset's). */
   const withAltText = <File extends { url: string }>(files: File[]) =>
-    files.map((file) => ({ ...file, altText: altTextOf(runtime, file.url, post.mediaAltText) }));
+    Promise.all(
+      files.map(async (file) => ({ ...file, altText: await altTextOf(runtime, file.url, post.mediaAltText) })),
+    );
   const windowEnds = Date.now() + config.live.retryWindowSeconds * 1000;
   const name = source.platformName;
 
@@ -183,8 +185,8 @@ function openSession(
   const markCreateSent = async (): Promise<boolean> => {
     if (createMarked) return true;
     const now = clock.now();
-    const marked = await inNextCommit(db, () => {
-      openCheckpoint(db, attemptId, now);
+    const marked = await inNextCommit(db, async () => {
+      await openCheckpoint(db, attemptId, now);
       return db
         .update(publishCheckpoints)
         .set({ createSentAt: now, updatedAt: now })
@@ -201,7 +203,7 @@ function openSession(
   const unmarkCreateSent = async (): Promise<void> => {
     if (!createMarked) return;
     const now = clock.now();
-    await inNextCommit(db, () =>
+    await inNextCommit(db, async () =>
       db
         .update(publishCheckpoints)
         .set({ createSentAt: null, updatedAt: now })
@@ -235,7 +237,7 @@ function openSession(
         data = { ...data, ...patch };
         const now = clock.now();
         const saved = data;
-        await inNextCommit(db, () =>
+        await inNextCommit(db, async () =>
           db
             .insert(publishCheckpoints)
             .values({ attemptId, data: saved, updatedAt: now })

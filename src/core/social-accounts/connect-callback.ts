@@ -101,14 +101,14 @@ export async function completeConnection(
   }
   // An OAuth platform (checked above) always has its OAuth steps.
   const provider = oauthProvider(runtime.config, runtime.clock, platform)!;
-  const consumed = consumeConnectState(runtime, platform, query.state);
+  const consumed = await consumeConnectState(runtime, platform, query.state);
   if (!consumed.ok) return invalidState(consumed.reason);
   const { pending } = consumed;
   const state = query.state as string;
   // The confirmation page loaded again (the code is spent): only in the browser it was given to.
   if (pending.choices !== null) {
     if (!confirmationMatches(pending, browserConfirmation)) {
-      restoreConnectState(runtime, state, pending);
+      await restoreConnectState(runtime, state, pending);
       return otherBrowser();
     }
     return offerConfirmation(runtime, provider.platform, state, pending, pending.choices);
@@ -156,7 +156,7 @@ export async function completeConnection(
   // Started on the dashboard and back in the same signed-in browser: the person who asked is the one
   // who consented, so there is nothing to confirm. A login offering several accounts still needs the
   // person's pick (the Facebook Pages chooser).
-  if (offered.length === 1 && startedByThisSession(runtime, pending, sessionToken)) {
+  if (offered.length === 1 && (await startedByThisSession(runtime, pending, sessionToken))) {
     return connectAccounts(runtime, provider, pending, offered);
   }
   return offerConfirmation(runtime, provider.platform, state, pending, serializeChoices(offered));
@@ -166,9 +166,9 @@ export async function completeConnection(
  * Whether the connection was started on the dashboard by the session whose token this browser sent,
  * and that session is still live, in the same workspace, for an admin (who may connect accounts).
  */
-function startedByThisSession(runtime: Runtime, pending: ConsumedConnectState, sessionToken: string | undefined) {
+async function startedByThisSession(runtime: Runtime, pending: ConsumedConnectState, sessionToken: string | undefined) {
   if (pending.sessionHash === null || sessionToken === undefined) return false;
-  const session = resolveSession(runtime, sessionToken);
+  const session = await resolveSession(runtime, sessionToken);
   return (
     session !== null &&
     session.sessionHash === pending.sessionHash &&
@@ -190,17 +190,17 @@ export function invalidState(reason: 'unknown' | 'expired'): ConnectionOutcome {
  * Parks the state with the accounts offered (again, on a reload of the confirmation page: consuming
  * it spent it) under a fresh confirmation token, and answers the confirmation page's contents.
  */
-function offerConfirmation(
+async function offerConfirmation(
   runtime: Runtime,
   platform: Platform,
   state: string,
   pending: ConsumedConnectState,
   offered: string,
-): ConnectionOutcome {
-  const workspace = findWorkspace(runtime.db, pending.workspaceId);
+): Promise<ConnectionOutcome> {
+  const workspace = await findWorkspace(runtime.db, pending.workspaceId);
   if (!workspace)
     return refused('invalid_connect_state', 'The workspace this connection was started for no longer exists.');
-  const confirmation = parkConnectState(runtime, state, pending, offered);
+  const confirmation = await parkConnectState(runtime, state, pending, offered);
   const choices = parseChoices(offered).map(({ profile }) => ({
     id: profile.platformUserId,
     name: accountHandle(platform, profile),
@@ -217,18 +217,21 @@ function offerConfirmation(
 }
 
 /** Connects every account given, all or none: one transaction, so the quota is judged on the whole set. */
-export function connectAccounts(
+export async function connectAccounts(
   runtime: Runtime,
   provider: OAuthProvider,
   pending: ConsumedConnectState,
   accounts: ConnectableAccount[],
-): ConnectionOutcome {
+): Promise<ConnectionOutcome> {
   try {
-    const stored = writeTransaction(runtime.db, () =>
-      accounts.map(({ grant, profile }) =>
-        storeConnection(runtime, pending.workspaceId, provider.platform, provider.scopes, grant, profile),
-      ),
-    );
+    const stored = await writeTransaction(runtime.db, async () => {
+      const connections = [];
+      for (const { grant, profile } of accounts)
+        connections.push(
+          await storeConnection(runtime, pending.workspaceId, provider.platform, provider.scopes, grant, profile),
+        );
+      return connections;
+    });
     return {
       outcome: 'connected',
       accounts: stored.map((one) => one.account),

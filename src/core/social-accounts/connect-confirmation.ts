@@ -14,24 +14,24 @@ import { parseChoices } from './connect-storage.ts';
  * anywhere else is refused), and either `decision=cancel` or the accounts to connect (ids among those
  * the login offered). The state is spent here, unless the form is refused as it stands.
  */
-export function completeConfirmation(
+export async function completeConfirmation(
   runtime: Runtime,
   platform: string,
   form: Record<string, unknown>,
   browserConfirmation: string | undefined,
-): ConnectionOutcome {
+): Promise<ConnectionOutcome> {
   if (!isOAuthPlatform(platform)) {
     return refused('not_found', `No OAuth connection is served for platform "${platform}".`);
   }
   // An OAuth platform (checked above) always has its OAuth steps.
   const provider = oauthProvider(runtime.config, runtime.clock, platform)!;
-  const consumed = consumeConnectState(runtime, platform, form.state);
+  const consumed = await consumeConnectState(runtime, platform, form.state);
   if (!consumed.ok) return invalidState(consumed.reason);
   const { pending } = consumed;
   const state = form.state as string;
   if (pending.choices === null) return invalidState('unknown');
   if (form.confirmation !== browserConfirmation || !confirmationMatches(pending, browserConfirmation)) {
-    restoreConnectState(runtime, state, pending);
+    await restoreConnectState(runtime, state, pending);
     return otherBrowser();
   }
   if (form.decision === 'cancel')
@@ -41,7 +41,7 @@ export function completeConfirmation(
   const chosen = offered.filter((account) => picked.includes(account.profile.platformUserId));
   if (chosen.length === 0 || chosen.length !== new Set(picked).size) {
     // Nothing was stored, and the same page may be sent again with a choice.
-    restoreConnectState(runtime, state, pending);
+    await restoreConnectState(runtime, state, pending);
     return refused('invalid_body', 'Choose at least one of the accounts listed, then connect again.');
   }
   return connectAccounts(runtime, provider, pending, chosen);

@@ -38,7 +38,7 @@ export async function connectWithCredentials(
     );
   }
   // Before signing in: a sign-in the quota would refuse anyway is not spent.
-  if (!hasActiveAccountOn(db, workspace.id, platform)) assertRoomForAnotherAccount(db, workspace);
+  if (!(await hasActiveAccountOn(db, workspace.id, platform))) await assertRoomForAnotherAccount(db, workspace);
   let account: ConnectableAccount;
   try {
     account = await sessions.signIn({ identifier: input.identifier!, secret: input.app_password! });
@@ -49,7 +49,10 @@ export async function connectWithCredentials(
     }
     throw new ServiceError('platform_unavailable', failure.message);
   }
-  return inNextCommit(db, () =>
-    savepoint(db, () => storeConnection(ctx, workspace.id, platform, [], account.grant, account.profile).account),
+  return inNextCommit(db, async () =>
+    savepoint(
+      db,
+      async () => (await storeConnection(ctx, workspace.id, platform, [], account.grant, account.profile)).account,
+    ),
   );
 }

@@ -147,7 +147,7 @@ export const startAccountConnection = defineOperation({
     platform_unavailable: 'the platform could not be reached or failed while signing in',
     quota_exceeded: "the plan's platforms_limit of active accounts is reached",
   },
-  run(ctx, input): SocialAccountConnect | Promise<SocialAccountResource> {
+  async run(ctx, input): Promise<SocialAccountConnect | Promise<SocialAccountResource>> {
     return beginConnection(ctx, input, null);
   },
 });
@@ -166,17 +166,20 @@ export const startSessionConnection = defineOperation({
   input: ConnectRequest.extend({ session_hash: z.string().regex(/^[0-9a-f]{64}$/) }),
   output: SocialAccountConnected,
   errors: startAccountConnection.errors,
-  run(ctx, { session_hash: sessionHash, ...input }): SocialAccountConnect | Promise<SocialAccountResource> {
+  async run(
+    ctx,
+    { session_hash: sessionHash, ...input },
+  ): Promise<SocialAccountConnect | Promise<SocialAccountResource>> {
     return beginConnection(ctx, input, sessionHash);
   },
 });
 
 /** A credentials platform connects at once; an OAuth platform answers its consent URL, bound to the session if any. */
-export function beginConnection(
+export async function beginConnection(
   ctx: ServiceContext,
   input: z.output<typeof ConnectRequest>,
   sessionHash: string | null,
-): SocialAccountConnect | Promise<SocialAccountResource> {
+): Promise<SocialAccountConnect | Promise<SocialAccountResource>> {
   const { db, config, clock, workspace } = ctx;
   const { platform } = input;
   if (isCredentialsPlatform(platform)) return connectWithCredentials(ctx, platform, input);
@@ -191,8 +194,8 @@ export function beginConnection(
         `The operator must set ${idVariable} and ${secretVariable}.`,
     );
   }
-  if (!hasActiveAccountOn(db, workspace.id, platform)) assertRoomForAnotherAccount(db, workspace);
-  const pending = createConnectState(
+  if (!(await hasActiveAccountOn(db, workspace.id, platform))) await assertRoomForAnotherAccount(db, workspace);
+  const pending = await createConnectState(
     { db, config, clock },
     { workspaceId: workspace.id, platform, returnUrl: input.return_url ?? null, pkce: provider.pkce, sessionHash },
   );

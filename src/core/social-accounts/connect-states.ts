@@ -31,7 +31,7 @@ export interface NewConnectState {
 type StateRuntime = Pick<Runtime, 'db' | 'config' | 'clock'>;
 
 /** Makes and stores a fresh state (and, with `pkce`, a verifier whose challenge goes into the authorize URL). */
-export function createConnectState(
+export async function createConnectState(
   runtime: StateRuntime,
   request: {
     workspaceId: string;
@@ -41,12 +41,12 @@ export function createConnectState(
     /** The dashboard session that started it, when a signed-in person did (see ConsumedConnectState). */
     sessionHash?: string | null;
   },
-): NewConnectState {
+): Promise<NewConnectState> {
   const now = runtime.clock.now();
   const state = randomBytes(STATE_BYTES).toString('base64url');
   const verifier = request.pkce ? randomBytes(VERIFIER_BYTES).toString('base64url') : null;
   const expiresAt = new Date(now.getTime() + CONNECT_STATE_TTL_MS);
-  runtime.db
+  await runtime.db
     .insert(oauthConnectStates)
     .values({
       stateHash: stateHash(state),
@@ -90,10 +90,14 @@ export type ConsumeResult = { ok: true; pending: ConsumedConnectState } | { ok: 
  * one gets it. A state made for another platform's callback is taken too (it is spent either way) but
  * answered as unknown; an expired one as expired.
  */
-export function consumeConnectState(runtime: StateRuntime, platform: string, state: unknown): ConsumeResult {
+export async function consumeConnectState(
+  runtime: StateRuntime,
+  platform: string,
+  state: unknown,
+): Promise<ConsumeResult> {
   if (typeof state !== 'string' || state === '' || state.length > MAX_STATE_LENGTH)
     return { ok: false, reason: 'unknown' };
-  const row = runtime.db
+  const row = await runtime.db
     .delete(oauthConnectStates)
     .where(eq(oauthConnectStates.stateHash, stateHash(state)))
     .returning()
@@ -122,24 +126,28 @@ export function consumeConnectState(runtime: StateRuntime, platform: string, sta
  * connection, confirmation included, is good for 15 minutes. Answers a fresh confirmation token, which
  * binds the parked state to the browser it is given to (any earlier token stops working).
  */
-export function parkConnectState(
+export async function parkConnectState(
   runtime: StateRuntime,
   state: string,
   pending: ConsumedConnectState,
   choices: string,
-): string {
+): Promise<string> {
   const confirmation = randomBytes(STATE_BYTES).toString('base64url');
-  storeParked(runtime, state, { ...pending, choices, confirmationHash: stateHash(confirmation) });
+  await storeParked(runtime, state, { ...pending, choices, confirmationHash: stateHash(confirmation) });
   return confirmation;
 }
 
 /** Puts a parked state back exactly as it was taken: a refused confirmation spends nothing. */
-export function restoreConnectState(runtime: StateRuntime, state: string, pending: ConsumedConnectState): void {
-  storeParked(runtime, state, pending);
+export async function restoreConnectState(
+  runtime: StateRuntime,
+  state: string,
+  pending: ConsumedConnectState,
+): Promise<void> {
+  await storeParked(runtime, state, pending);
 }
 
-function storeParked(runtime: StateRuntime, state: string, pending: ConsumedConnectState): void {
-  runtime.db
+async function storeParked(runtime: StateRuntime, state: string, pending: ConsumedConnectState): Promise<void> {
+  await runtime.db
     .insert(oauthConnectStates)
     .values({
       stateHash: stateHash(state),
@@ -163,7 +171,8 @@ export function confirmationMatches(pending: ConsumedConnectState, token: unknow
 }
 
 /** Maintenance: removes the states nobody came back with. Answers how many went. */
-export function pruneExpiredConnectStates(runtime: Pick<Runtime, 'db' | 'clock'>): number {
-  return runtime.db.delete(oauthConnectStates).where(lte(oauthConnectStates.expiresAt, runtime.clock.now())).run()
-    .changes;
+export async function pruneExpiredConnectStates(runtime: Pick<Runtime, 'db' | 'clock'>): Promise<number> {
+  return (
+    await runtime.db.delete(oauthConnectStates).where(lte(oauthConnectStates.expiresAt, runtime.clock.now())).run()
+  ).changes;
 }

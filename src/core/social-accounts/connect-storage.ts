@@ -19,20 +19,20 @@ import { storeTokens, type TokenGrant } from './tokens.ts';
  * Upserts the account, unique per (workspace, platform, platform user id): a reconnect keeps the id
  * and replaces the tokens. Taking an inactive or new account active counts against platforms_limit.
  */
-export function storeConnection(
+export async function storeConnection(
   runtime: Runtime,
   workspaceId: string,
   platform: Platform,
   requestedScopes: readonly string[],
   grant: TokenGrant,
   profile: LiveProfile,
-): { account: SocialAccountResource; workspaceName: string } {
+): Promise<{ account: SocialAccountResource; workspaceName: string }> {
   const { db } = runtime;
   const now = runtime.clock.now();
-  return writeTransaction(db, () => {
-    const workspace = findWorkspace(db, workspaceId);
+  return writeTransaction(db, async () => {
+    const workspace = await findWorkspace(db, workspaceId);
     if (!workspace) throw new ServiceError('not_found', `No workspace with id ${workspaceId}.`);
-    const existing = db
+    const existing = await db
       .select()
       .from(socialAccounts)
       .where(
@@ -43,7 +43,7 @@ export function storeConnection(
         ),
       )
       .get();
-    if (!existing?.isActive) assertRoomForAnotherAccount(db, workspace);
+    if (!existing?.isActive) await assertRoomForAnotherAccount(db, workspace);
     const fields = {
       username: profile.username,
       displayName: profile.displayName,
@@ -60,9 +60,10 @@ export function storeConnection(
     };
     const accountId = existing?.id ?? newId();
     if (existing) {
-      db.update(socialAccounts).set(fields).where(eq(socialAccounts.id, accountId)).run();
+      await db.update(socialAccounts).set(fields).where(eq(socialAccounts.id, accountId)).run();
     } else {
-      db.insert(socialAccounts)
+      await db
+        .insert(socialAccounts)
         .values({
           id: accountId,
           workspaceId: workspace.id,
@@ -73,9 +74,9 @@ export function storeConnection(
         })
         .run();
     }
-    storeTokens(runtime, accountId, grant);
-    const row = db.select().from(socialAccounts).where(eq(socialAccounts.id, accountId)).get()!;
-    recordEvent(db, {
+    await storeTokens(runtime, accountId, grant);
+    const row = (await db.select().from(socialAccounts).where(eq(socialAccounts.id, accountId)).get())!;
+    await recordEvent(db, {
       workspaceId: workspace.id,
       type: 'social_account.connected',
       data: {
@@ -107,8 +108,18 @@ export function parseChoices(json: string): ConnectableAccount[] {
 }
 
 /** Whether the workspace has an active account on the platform: connecting another there may be a reconnect of it. */
-export function hasActiveAccountOn(db: Db, workspaceId: string, platform: Platform): boolean {
-  const found = db
+/** The platforms on which the workspace has an active account. */
+export async function activePlatformsOf(db: Db, workspaceId: string): Promise<Set<Platform>> {
+  const rows = await db
+    .selectDistinct({ platform: socialAccounts.platform })
+    .from(socialAccounts)
+    .where(and(eq(socialAccounts.workspaceId, workspaceId), eq(socialAccounts.isActive, true)))
+    .all();
+  return new Set(rows.map((row) => row.platform));
+}
+
+export async function hasActiveAccountOn(db: Db, workspaceId: string, platform: Platform): Promise<boolean> {
+  const found = await db
     .select({ id: socialAccounts.id })
     .from(socialAccounts)
     .where(

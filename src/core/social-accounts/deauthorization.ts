@@ -140,19 +140,17 @@ function userIdOf(userId: unknown): string {
  * Called inside the transaction that acts on it, so a refused replay changes nothing, and two copies
  * racing cannot both pass. Requests too old to be accepted again are forgotten as new ones come.
  */
-function claimSignedRequest(db: Db, request: SignedRequest, now: Date): void {
-  db.delete(handledSignedRequests).where(lte(handledSignedRequests.forgetAt, now)).run();
+async function claimSignedRequest(db: Db, request: SignedRequest, now: Date): Promise<void> {
+  await db.delete(handledSignedRequests).where(lte(handledSignedRequests.forgetAt, now)).run();
   const signatureHash = createHash('sha256').update(request.signature).digest('hex');
   const forgetAt = new Date(request.issuedAt.getTime() + SIGNED_REQUEST_WINDOW_MS);
-  const claimed = db
-    .insert(handledSignedRequests)
-    .values({ signatureHash, forgetAt })
-    .onConflictDoNothing()
-    .run().changes;
+  const claimed = (
+    await db.insert(handledSignedRequests).values({ signatureHash, forgetAt }).onConflictDoNothing().run()
+  ).changes;
   if (claimed === 0) throw invalid('signed_request was already handled; a platform sends each request once.');
 }
 
-function matchingAccounts(db: Db, platform: Platform, platformUserId: string): SocialAccountRow[] {
+async function matchingAccounts(db: Db, platform: Platform, platformUserId: string): Promise<SocialAccountRow[]> {
   return db
     .select()
     .from(socialAccounts)
@@ -164,14 +162,14 @@ function matchingAccounts(db: Db, platform: Platform, platformUserId: string): S
  * One `social_account.disconnected` per affected workspace. A workspace holds at most one row per
  * platform user (unique index), so one event per row is one per workspace.
  */
-function recordDisconnections(
+async function recordDisconnections(
   db: Db,
   rows: SocialAccountRow[],
   reason: 'deauthorized' | 'data_deletion',
   at: Date,
-): void {
+): Promise<void> {
   for (const row of rows) {
-    recordEvent(db, {
+    await recordEvent(db, {
       workspaceId: row.workspaceId,
       type: 'social_account.disconnected',
       data: {
@@ -192,37 +190,38 @@ function recordDisconnections(
 export function handlePlatformCallback(
   runtime: Runtime,
   callback: PlatformCallback & { kind: 'deauthorize' },
-): DeauthorizeAnswer;
+): Promise<DeauthorizeAnswer>;
 export function handlePlatformCallback(
   runtime: Runtime,
   callback: PlatformCallback & { kind: 'data-deletion' },
-): DataDeletionAnswer;
+): Promise<DataDeletionAnswer>;
 export function handlePlatformCallback(
   runtime: Runtime,
   callback: PlatformCallback,
-): DeauthorizeAnswer | DataDeletionAnswer;
-export function handlePlatformCallback(
+): Promise<DeauthorizeAnswer | DataDeletionAnswer>;
+export async function handlePlatformCallback(
   runtime: Runtime,
   callback: PlatformCallback,
-): DeauthorizeAnswer | DataDeletionAnswer {
+): Promise<DeauthorizeAnswer | DataDeletionAnswer> {
   const { platform, secret } = appSecretFor(runtime, callback.platform);
   const { db } = runtime;
   const now = runtime.clock.now();
   const request = verifySignedRequest(callback.signedRequest, secret, now);
-  return writeTransaction(db, () => {
-    claimSignedRequest(db, request, now);
-    const rows = matchingAccounts(db, platform, request.userId);
+  return writeTransaction(db, async () => {
+    await claimSignedRequest(db, request, now);
+    const rows = await matchingAccounts(db, platform, request.userId);
     if (callback.kind === 'deauthorize') {
       const active = rows.filter((row) => row.isActive);
       for (const row of active)
-        db.update(socialAccounts).set({ status: 'disconnected' }).where(eq(socialAccounts.id, row.id)).run();
-      recordDisconnections(db, active, 'deauthorized', now);
+        await db.update(socialAccounts).set({ status: 'disconnected' }).where(eq(socialAccounts.id, row.id)).run();
+      await recordDisconnections(db, active, 'deauthorized', now);
       return { success: true };
     }
-    for (const row of rows) db.delete(socialAccounts).where(eq(socialAccounts.id, row.id)).run();
-    recordDisconnections(db, rows, 'data_deletion', now);
+    for (const row of rows) await db.delete(socialAccounts).where(eq(socialAccounts.id, row.id)).run();
+    await recordDisconnections(db, rows, 'data_deletion', now);
     const code = randomBase62(24);
-    db.insert(dataDeletionRequests)
+    await db
+      .insert(dataDeletionRequests)
       .values({ confirmationCode: code, platform, accountsRemoved: rows.length, completedAt: now })
       .run();
     return { url: dataDeletionStatusUrl(runtime, platform, code), confirmation_code: code };
@@ -233,8 +232,8 @@ export const dataDeletionStatusUrl = (runtime: Runtime, platform: string, code: 
   `${runtime.config.publicBaseUrl}/callbacks/${platform}/data-deletion/${code}`;
 
 /** The status page behind the URL a data-deletion callback answers; another platform's code is not found. */
-export function getDataDeletionRequest(db: Db, platform: string, code: string): DataDeletionStatus {
-  const row = db
+export async function getDataDeletionRequest(db: Db, platform: string, code: string): Promise<DataDeletionStatus> {
+  const row = await db
     .select()
     .from(dataDeletionRequests)
     .where(and(eq(dataDeletionRequests.confirmationCode, code), eq(dataDeletionRequests.platform, platform)))

@@ -17,8 +17,8 @@ export const disconnectAccount = defineOperation({
   scope: 'write',
   input: z.object({ id: z.string().min(1).max(64) }),
   output: z.custom<SocialAccountResource>(),
-  run(ctx, input): SocialAccountResource {
-    const row = ctx.db
+  async run(ctx, input): Promise<SocialAccountResource> {
+    const row = await ctx.db
       .select({ id: socialAccounts.id })
       .from(socialAccounts)
       .where(and(eq(socialAccounts.workspaceId, ctx.workspace.id), eq(socialAccounts.id, input.id)))

@@ -28,8 +28,8 @@ export const listSocialAccounts = defineOperation({
   scope: 'read',
   input: z.object({}),
   output: listEnvelope(SocialAccountResourceSchema),
-  run({ db, workspace, clock }): ListEnvelope<SocialAccountResource> {
-    const rows = db
+  async run({ db, workspace, clock }): Promise<ListEnvelope<SocialAccountResource>> {
+    const rows = await db
       .select()
       .from(socialAccounts)
       .where(eq(socialAccounts.workspaceId, workspace.id))
@@ -104,7 +104,10 @@ export const randomPlatformUserId = (): string =>
  * `social_account.connected` tells of OAuth connections (connect.ts), and an admin-made sandbox
  * account is not one.
  */
-export function connectSocialAccount(runtime: Runtime, input: ConnectSocialAccountInput): SocialAccountResource {
+export async function connectSocialAccount(
+  runtime: Runtime,
+  input: ConnectSocialAccountInput,
+): Promise<SocialAccountResource> {
   const parsed = ConnectInput.safeParse({
     platform: input.platform,
     username: input.username,
@@ -115,13 +118,13 @@ export function connectSocialAccount(runtime: Runtime, input: ConnectSocialAccou
   const fields = parsed.data;
   const { db } = runtime;
   const now = runtime.clock.now();
-  return writeTransaction(db, () => {
-    const workspace = getWorkspace(db, input.workspaceId);
+  return writeTransaction(db, async () => {
+    const workspace = await getWorkspace(db, input.workspaceId);
     // The same account: the given platform user, or (without one) the same username, any case.
     const sameAccount = fields.platform_user_id
       ? eq(socialAccounts.platformUserId, fields.platform_user_id)
       : sql`lower(${socialAccounts.username}) = lower(${fields.username})`;
-    const existing = db
+    const existing = await db
       .select()
       .from(socialAccounts)
       .where(
@@ -130,11 +133,11 @@ export function connectSocialAccount(runtime: Runtime, input: ConnectSocialAccou
       .orderBy(desc(socialAccounts.connectedAt), desc(socialAccounts.id))
       .get();
 
-    if (!existing?.isActive) assertRoomForAnotherAccount(db, workspace);
+    if (!existing?.isActive) await assertRoomForAnotherAccount(db, workspace);
 
     if (existing) {
       return toSocialAccountResource(
-        db
+        await db
           .update(socialAccounts)
           .set({
             username: fields.username,
@@ -149,7 +152,7 @@ export function connectSocialAccount(runtime: Runtime, input: ConnectSocialAccou
       );
     }
     return toSocialAccountResource(
-      db
+      await db
         .insert(socialAccounts)
         .values({
           id: newId(),
@@ -175,8 +178,8 @@ export function connectSocialAccount(runtime: Runtime, input: ConnectSocialAccou
  * The dashboard's disconnect: the row stays, inactive, so the list still shows it and a reconnect
  * reuses it. No event: the disconnection event comes only from the platforms' callbacks.
  */
-export function disconnectSocialAccount(runtime: Runtime, id: string): SocialAccountResource {
-  const row = runtime.db
+export async function disconnectSocialAccount(runtime: Runtime, id: string): Promise<SocialAccountResource> {
+  const row = await runtime.db
     .update(socialAccounts)
     .set({ status: 'disconnected' })
     .where(eq(socialAccounts.id, id))
@@ -205,10 +208,13 @@ export type AccountOfLookup = Pick<
  * an item's platforms at once. `platform` is any id a content item may target; an unknown one simply
  * has no account.
  */
-export function platformAccountsOf(db: Db, workspaceId: string): (platform: string) => PlatformAccountLookup {
+export async function platformAccountsOf(
+  db: Db,
+  workspaceId: string,
+): Promise<(platform: string) => PlatformAccountLookup> {
   const best = new Map<string, AccountOfLookup>();
   // Ordered best first (active, then latest connected), so the first row per platform wins.
-  for (const row of statements(db).accountsOfWorkspace.all({ workspaceId })) {
+  for (const row of await statements(db).accountsOfWorkspace.all({ workspaceId })) {
     if (!best.has(row.platform)) best.set(row.platform, row);
   }
   return (platform) => {
@@ -276,8 +282,8 @@ const statements = preparedStatements((db) => ({
  * Throws quota_exceeded when the workspace already has as many active accounts as its plan's
  * platforms_limit: one more (a new account, or an inactive one made active again) would pass it.
  */
-export function assertRoomForAnotherAccount(db: Db, workspace: Workspace): void {
-  const active = countActiveAccounts(db, workspace.id);
+export async function assertRoomForAnotherAccount(db: Db, workspace: Workspace): Promise<void> {
+  const active = await countActiveAccounts(db, workspace.id);
   const limit = workspace.features.platforms_limit;
   if (active >= limit) {
     throw new ServiceError(
@@ -289,10 +295,10 @@ export function assertRoomForAnotherAccount(db: Db, workspace: Workspace): void 
 }
 
 /** The active accounts of a workspace, all platforms together: what platforms_limit caps. */
-export function countActiveAccounts(db: Db, workspaceId: string): number {
-  return db
+export async function countActiveAccounts(db: Db, workspaceId: string): Promise<number> {
+  return (await db
     .select({ n: count() })
     .from(socialAccounts)
     .where(and(eq(socialAccounts.workspaceId, workspaceId), eq(socialAccounts.isActive, true)))
-    .get()!.n;
+    .get())!.n;
 }

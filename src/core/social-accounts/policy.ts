@@ -16,7 +16,7 @@ import {
 } from '../policy.ts';
 import { isOAuthPlatform, oauthApp, oauthProvider, PLATFORM_NAMES } from '../platforms/registry.ts';
 import { beginConnection } from './connect-start.ts';
-import { hasActiveAccountOn } from './connect-storage.ts';
+import { activePlatformsOf } from './connect-storage.ts';
 import { countActiveAccounts, listSocialAccounts } from './operations.ts';
 import { SocialAccountConnect, SocialAccountResource as SocialAccountResourceSchema } from './schemas.ts';
 import { reconnectBy, type SocialAccountRow } from './serialize.ts';
@@ -37,15 +37,18 @@ export interface SocialAccountFacts {
   activeOnPlatform: (platform: SocialAccountRow['platform']) => boolean;
 }
 
-export const socialAccountFacts = (
+export const socialAccountFacts = async (
   runtime: Pick<Runtime, 'db' | 'config' | 'clock'>,
   workspaceId: string,
-): SocialAccountFacts => ({
-  oauthConfigured: (platform) =>
-    oauthApp(runtime.config, platform) !== null && oauthProvider(runtime.config, runtime.clock, platform) !== null,
-  activeAccounts: countActiveAccounts(runtime.db, workspaceId),
-  activeOnPlatform: (platform) => hasActiveAccountOn(runtime.db, workspaceId, platform),
-});
+): Promise<SocialAccountFacts> => {
+  const activePlatforms = await activePlatformsOf(runtime.db, workspaceId);
+  return {
+    oauthConfigured: (platform) =>
+      oauthApp(runtime.config, platform) !== null && oauthProvider(runtime.config, runtime.clock, platform) !== null,
+    activeAccounts: await countActiveAccounts(runtime.db, workspaceId),
+    activeOnPlatform: (platform) => activePlatforms.has(platform),
+  };
+};
 
 /**
  * Reconnecting: the plan, the write scope and an admin's role; a live account of an OAuth platform
@@ -103,8 +106,8 @@ export const socialAccountPolicy = (
 ): Verdict<SocialAccountAction>[] =>
   SOCIAL_ACCOUNT_ACTIONS.map((action) => judgeSocialAccountAction(subject, row, facts, action));
 
-function accountInWorkspace(db: Runtime['db'], workspaceId: string, id: string): SocialAccountRow {
-  const row = db
+async function accountInWorkspace(db: Runtime['db'], workspaceId: string, id: string): Promise<SocialAccountRow> {
+  const row = await db
     .select()
     .from(socialAccounts)
     .where(and(eq(socialAccounts.workspaceId, workspaceId), eq(socialAccounts.id, id)))
@@ -137,14 +140,16 @@ export const reconnectSocialAccount = defineOperation({
     platform_not_configured: "the service's OAuth app for the platform is not configured",
     quota_exceeded: "the plan's platforms_limit of active accounts is reached",
   },
-  run(ctx, input) {
-    const row = accountInWorkspace(ctx.db, ctx.workspace.id, input.id);
-    enforce(judgeSocialAccountAction(subjectOf(ctx), row, socialAccountFacts(ctx, ctx.workspace.id), 'reconnect'));
-    return beginConnection(
+  async run(ctx, input) {
+    const row = await accountInWorkspace(ctx.db, ctx.workspace.id, input.id);
+    enforce(
+      judgeSocialAccountAction(subjectOf(ctx), row, await socialAccountFacts(ctx, ctx.workspace.id), 'reconnect'),
+    );
+    return (await beginConnection(
       ctx,
       { platform: row.platform, return_url: input.return_url },
       input.session_hash,
-    ) as z.output<typeof SocialAccountConnect>;
+    )) as z.output<typeof SocialAccountConnect>;
   },
 });
 
@@ -158,18 +163,15 @@ export const listSocialAccountsWithActions = defineOperation({
   output: listEnvelope(
     SocialAccountResourceSchema.extend({ allowed_actions: allowedActionsSchema(SOCIAL_ACCOUNT_ACTIONS) }),
   ),
-  run(ctx) {
+  async run(ctx) {
     const subject = subjectOf(ctx);
-    const facts = socialAccountFacts(ctx, ctx.workspace.id);
+    const facts = await socialAccountFacts(ctx, ctx.workspace.id);
     const rows = new Map(
-      ctx.db
-        .select()
-        .from(socialAccounts)
-        .where(eq(socialAccounts.workspaceId, ctx.workspace.id))
-        .all()
-        .map((row) => [row.id, row]),
+      (await ctx.db.select().from(socialAccounts).where(eq(socialAccounts.workspaceId, ctx.workspace.id)).all()).map(
+        (row) => [row.id, row],
+      ),
     );
-    const page = listSocialAccounts.run(ctx, {});
+    const page = await listSocialAccounts.run(ctx, {});
     return {
       ...page,
       data: page.data.map((account) => ({

@@ -100,7 +100,7 @@ export async function usableAccessToken(
   options: { aheadMs?: number; rejected?: string } = {},
 ): Promise<string> {
   const aheadMs = options.aheadMs ?? REFRESH_BEFORE_USE_MS;
-  const tokens = currentTokens(runtime, account, source);
+  const tokens = await currentTokens(runtime, account, source);
   if (!needsRefresh(runtime, tokens, aheadMs, options.rejected)) return tokens.accessToken;
   // A platform that renews the access token itself (Instagram) does so in maintenance only.
   if (!tokens.refreshToken || source.provider?.renewal) {
@@ -124,22 +124,23 @@ export async function refreshExpiringTokens(
   sourceFor: (platform: Platform) => TokenSource | null,
 ): Promise<{ refreshed: number; failed: number }> {
   const horizon = new Date(runtime.clock.now().getTime() + REFRESH_AHEAD_MS);
-  const due = runtime.db
-    .select(LIVE_ACCOUNT_REF_FIELDS)
-    .from(socialAccounts)
-    .where(
-      and(
-        eq(socialAccounts.mode, 'live'),
-        eq(socialAccounts.status, 'active'),
-        isNotNull(socialAccounts.refreshTokenEncrypted),
-        lte(socialAccounts.tokenExpiresAt, horizon),
-      ),
-    )
-    .all()
-    .filter((account) => !sourceFor(account.platform)?.provider?.renewal);
+  const due = (
+    await runtime.db
+      .select(LIVE_ACCOUNT_REF_FIELDS)
+      .from(socialAccounts)
+      .where(
+        and(
+          eq(socialAccounts.mode, 'live'),
+          eq(socialAccounts.status, 'active'),
+          isNotNull(socialAccounts.refreshTokenEncrypted),
+          lte(socialAccounts.tokenExpiresAt, horizon),
+        ),
+      )
+      .all()
+  ).filter((account) => !sourceFor(account.platform)?.provider?.renewal);
   let refreshed = 0;
   let failed = 0;
-  for (const account of [...due, ...renewableByAccessToken(runtime, sourceFor)]) {
+  for (const account of [...due, ...(await renewableByAccessToken(runtime, sourceFor))]) {
     const source = sourceFor(account.platform);
     if (!source || !canRenew(source)) continue;
     try {
@@ -174,15 +175,15 @@ export async function needsReconnect(
   why: string,
 ): Promise<ReconnectRequired> {
   const now = runtime.clock.now();
-  writeTransaction(runtime.db, () => {
-    const moved = runtime.db
+  await writeTransaction(runtime.db, async () => {
+    const moved = await runtime.db
       .update(socialAccounts)
       .set({ status: 'needs_reconnect' })
       .where(and(eq(socialAccounts.id, account.id), eq(socialAccounts.status, 'active')))
       .returning({ id: socialAccounts.id })
       .get();
     if (!moved) return;
-    recordEvent(runtime.db, {
+    await recordEvent(runtime.db, {
       workspaceId: account.workspaceId,
       type: 'social_account.disconnected',
       data: {
@@ -207,8 +208,8 @@ export class ReconnectRequired extends PlatformError {
   }
 }
 
-function currentTokens(runtime: Runtime, account: LiveAccountRef, source: TokenSource): PlatformTokens {
-  const tokens = readTokens(runtime, account.id);
+async function currentTokens(runtime: Runtime, account: LiveAccountRef, source: TokenSource): Promise<PlatformTokens> {
+  const tokens = await readTokens(runtime, account.id);
   if (!tokens) throw new ReconnectRequired(source.platformName, account.username, 'it holds no tokens');
   return tokens;
 }
@@ -217,17 +218,17 @@ function currentTokens(runtime: Runtime, account: LiveAccountRef, source: TokenS
  * Accounts of platforms that renew the access token itself (Instagram) whose token is due: at least
  * `minAgeMs` old, not yet expired, and expiring within `withinMs`.
  */
-function renewableByAccessToken(
+async function renewableByAccessToken(
   runtime: Runtime,
   sourceFor: (platform: Platform) => TokenSource | null,
-): LiveAccountRef[] {
+): Promise<LiveAccountRef[]> {
   const now = runtime.clock.now().getTime();
   const accounts: LiveAccountRef[] = [];
   for (const platform of PLATFORMS) {
     const renewal = sourceFor(platform)?.provider?.renewal;
     if (!renewal) continue;
     accounts.push(
-      ...runtime.db
+      ...(await runtime.db
         .select(LIVE_ACCOUNT_REF_FIELDS)
         .from(socialAccounts)
         .where(
@@ -243,7 +244,7 @@ function renewableByAccessToken(
             ),
           ),
         )
-        .all(),
+        .all()),
     );
   }
   return accounts;
@@ -279,7 +280,7 @@ async function refreshUnderLease(
   const leaseMs = refreshLeaseMs(runtime);
   const giveUpAt = Date.now() + leaseMs;
   for (;;) {
-    const leaseToken = takeRefreshLease(db, account.id, clock.now(), leaseMs);
+    const leaseToken = await takeRefreshLease(db, account.id, clock.now(), leaseMs);
     if (leaseToken === null) {
       if (Date.now() >= giveUpAt) {
         throw new PlatformError(
@@ -291,7 +292,7 @@ async function refreshUnderLease(
       continue;
     }
     try {
-      const tokens = currentTokens(runtime, account, source);
+      const tokens = await currentTokens(runtime, account, source);
       const credential = credentialToSpend(tokens);
       if (credential === null) return tokens.accessToken;
       let grant;
@@ -308,13 +309,13 @@ async function refreshUnderLease(
         }
         throw error;
       }
-      if (!storeTokens(runtime, account.id, grant, leaseToken)) {
+      if (!(await storeTokens(runtime, account.id, grant, leaseToken))) {
         // The lease ran out during the call and someone else holds it now: their tokens win.
         continue;
       }
       return grant.accessToken;
     } finally {
-      releaseRefreshLease(db, account.id, leaseToken);
+      await releaseRefreshLease(db, account.id, leaseToken);
     }
   }
 }

@@ -34,15 +34,15 @@ type StoringRuntime = TokenRuntime & Pick<Runtime, 'clock'>;
  * refresh lease is still held, so a refresher whose lease ran out cannot overwrite a newer pair.
  * Answers whether the tokens were stored.
  */
-export function storeTokens(
+export async function storeTokens(
   runtime: StoringRuntime,
   accountId: string,
   grant: TokenGrant,
   leaseToken?: string,
-): boolean {
+): Promise<boolean> {
   const { db, config } = runtime;
   const rotated = grant.refreshToken ? grant.refreshToken : null;
-  const stored = db
+  const stored = await db
     .update(socialAccounts)
     .set({
       accessTokenEncrypted: encryptSecret(config, grant.accessToken),
@@ -67,9 +67,9 @@ export function storeTokens(
 }
 
 /** The account's tokens, decrypted; null when it holds none (a sandbox account, or one never connected live). */
-export function readTokens(runtime: TokenRuntime, accountId: string): PlatformTokens | null {
+export async function readTokens(runtime: TokenRuntime, accountId: string): Promise<PlatformTokens | null> {
   const { db, config } = runtime;
-  const row = db
+  const row = await db
     .select({
       access: socialAccounts.accessTokenEncrypted,
       refresh: socialAccounts.refreshTokenEncrypted,
@@ -95,9 +95,14 @@ export function readTokens(runtime: TokenRuntime, accountId: string): PlatformTo
  * running. Answers the lease token (to store the refreshed tokens and release the lease with), or null
  * when someone else is refreshing. One conditional UPDATE: of two processes, exactly one wins.
  */
-export function takeRefreshLease(db: Db, accountId: string, now: Date, durationMs: number): string | null {
+export async function takeRefreshLease(
+  db: Db,
+  accountId: string,
+  now: Date,
+  durationMs: number,
+): Promise<string | null> {
   const leaseToken = randomUUID();
-  const taken = db
+  const taken = await db
     .update(socialAccounts)
     .set({ refreshLeaseToken: leaseToken, refreshLeaseUntil: new Date(now.getTime() + durationMs) })
     .where(
@@ -112,8 +117,8 @@ export function takeRefreshLease(db: Db, accountId: string, now: Date, durationM
 }
 
 /** Gives the lease back; only its holder can (a lease taken over after it ran out stays with the new holder). */
-export function releaseRefreshLease(db: Db, accountId: string, leaseToken: string): boolean {
-  const released = db
+export async function releaseRefreshLease(db: Db, accountId: string, leaseToken: string): Promise<boolean> {
+  const released = await db
     .update(socialAccounts)
     .set({ refreshLeaseToken: null, refreshLeaseUntil: null })
     .where(and(eq(socialAccounts.id, accountId), eq(socialAccounts.refreshLeaseToken, leaseToken)))

@@ -20,8 +20,8 @@ export const listTemplates = defineOperation({
   errors: {
     invalid_body: 'an unknown source_platform or content_type; an unknown niche just gives an empty list',
   },
-  run({ db, answerBudget }, input) {
-    const rows = db
+  async run({ db, answerBudget }, input) {
+    const rows = await db
       .select()
       .from(templates)
       .where(
@@ -48,17 +48,17 @@ export const listTemplates = defineOperation({
  * first when it names one of their niches, most engaging first; each as "hook / body / call to
  * action", the form the built-in generator reads.
  */
-export function templateStructures(
+export async function templateStructures(
   db: Db,
   contentTypes: readonly ContentType[],
   industry: string | null,
   limit = 12,
-): string[] {
+): Promise<string[]> {
   if (contentTypes.length === 0) return [];
   const niche = industry?.trim().toLowerCase().replace(/\s+/g, '-') ?? '';
-  return statements(db)
-    .structures.all({ contentTypes: JSON.stringify(contentTypes), niche, limit })
-    .map(({ structure }) => `${structure.hook} / ${structure.body} / ${structure.call_to_action}`);
+  return (await statements(db).structures.all({ contentTypes: JSON.stringify(contentTypes), niche, limit })).map(
+    ({ structure }) => `${structure.hook} / ${structure.body} / ${structure.call_to_action}`,
+  );
 }
 
 const statements = preparedStatements((db) => ({

@@ -1,4 +1,4 @@
-import { preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
+import { preparedStatements, prepareText, writeTransaction, type Db } from '../../../db/client.ts';
 import seedFile from '../../../db/seed/templates.json' with { type: 'json' };
 import { validationError } from '../errors.ts';
 import { engagementRate, TemplateEntries, type TemplateEntry } from './schemas.ts';
@@ -10,7 +10,9 @@ export interface ImportCounts {
 
 const COLUMNS =
   'id, name, description, source_platform, content_type, structure, example_caption, engagement, niches, created_at';
-const VALUES = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
+const VALUES = COLUMNS.split(', ')
+  .map((column) => `@${column}`)
+  .join(', ');
 
 /**
  * Raw statements rather than drizzle's builder: the seed runs on every start (and tests open a
@@ -18,15 +20,19 @@ const VALUES = '?, ?, ?, ?, ?, ?, ?, ?, ?, ?';
  * prepared costs a fraction of one.
  */
 const statements = preparedStatements((db: Db) => ({
-  count: db.$client.prepare('select count(*) as n from templates').pluck(),
-  upsert: db.$client.prepare(
+  count: prepareText<Record<string, never>, { n: number }>(db, 'select count(*) as n from templates'),
+  upsert: prepareText<TemplateValues>(
+    db,
     `insert into templates (${COLUMNS}) values (${VALUES}) on conflict(id) do update set ` +
       COLUMNS.split(', ')
         .filter((column) => column !== 'id')
         .map((column) => `${column} = excluded.${column}`)
         .join(', '),
   ),
-  insertMissing: db.$client.prepare(`insert into templates (${COLUMNS}) values (${VALUES}) on conflict(id) do nothing`),
+  insertMissing: prepareText<TemplateValues>(
+    db,
+    `insert into templates (${COLUMNS}) values (${VALUES}) on conflict(id) do nothing`,
+  ),
 }));
 
 /** Validates a whole file's entries (all or nothing): a ServiceError `invalid_body` names each problem's index and field. */
@@ -36,38 +42,47 @@ export function parseTemplateEntries(raw: unknown): TemplateEntry[] {
   return parsed.data;
 }
 
-function toValues(entry: TemplateEntry, now: Date): unknown[] {
+type TemplateValues = Record<string, string | number | null>;
+
+function toValues(entry: TemplateEntry, now: Date): TemplateValues {
   const { views, likes, comments, shares, saves } = entry.engagement;
-  return [
-    entry.id,
-    entry.name,
-    entry.description,
-    entry.source_platform,
-    entry.content_type,
-    JSON.stringify(entry.structure),
-    entry.example_caption,
-    JSON.stringify({ views, likes, comments, shares, saves, engagement_rate: engagementRate(entry.engagement) }),
-    JSON.stringify(entry.niches),
-    (entry.created_at ?? now).getTime(),
-  ];
+  return {
+    id: entry.id,
+    name: entry.name,
+    description: entry.description,
+    source_platform: entry.source_platform,
+    content_type: entry.content_type,
+    structure: JSON.stringify(entry.structure),
+    example_caption: entry.example_caption,
+    engagement: JSON.stringify({
+      views,
+      likes,
+      comments,
+      shares,
+      saves,
+      engagement_rate: engagementRate(entry.engagement),
+    }),
+    niches: JSON.stringify(entry.niches),
+    created_at: (entry.created_at ?? now).getTime(),
+  };
 }
 
 /**
  * Writes validated entries in one transaction. `overwrite` replaces every field of an entry whose id
  * exists (an import); `keep` leaves existing rows alone and adds only missing ids (the seed).
  */
-function writeTemplates(
+async function writeTemplates(
   db: Db,
   entries: readonly TemplateEntry[],
   existing: 'overwrite' | 'keep',
   now: Date,
-): ImportCounts {
+): Promise<ImportCounts> {
   const { count, upsert, insertMissing } = statements(db);
   const write = existing === 'overwrite' ? upsert : insertMissing;
-  return writeTransaction(db, () => {
-    const before = count.get() as number;
-    for (const entry of entries) write.run(toValues(entry, now));
-    const inserted = (count.get() as number) - before;
+  return writeTransaction(db, async () => {
+    const before = (await count.get())!.n;
+    for (const entry of entries) await write.run(toValues(entry, now));
+    const inserted = (await count.get())!.n - before;
     return { inserted, updated: existing === 'overwrite' ? entries.length - inserted : 0 };
   });
 }
@@ -77,7 +92,7 @@ function writeTemplates(
  * twice inserts nothing the second time. `updated` counts entries whose id already existed (their
  * fields are replaced, changed or not). Entries without `created_at` get `now`.
  */
-export function importTemplates(db: Db, entries: unknown, now: Date): ImportCounts {
+export async function importTemplates(db: Db, entries: unknown, now: Date): Promise<ImportCounts> {
   return writeTemplates(db, parseTemplateEntries(entries), 'overwrite', now);
 }
 
@@ -90,7 +105,7 @@ let seedEntries: TemplateEntry[] | undefined;
  * open (openRuntime), not only on an empty table, so entries added to the file in a later release
  * reach existing databases. The file is validated once per process (it is the same file).
  */
-export function seedTemplates(db: Db): ImportCounts {
+export async function seedTemplates(db: Db): Promise<ImportCounts> {
   seedEntries ??= parseTemplateEntries(seedFile);
   return writeTemplates(db, seedEntries, 'keep', new Date(0));
 }

@@ -24,9 +24,9 @@ export const newDeliveryId = (): string => prefixedId('whd');
  * Writes one row of the delivery log. The response body is kept on failed attempts only (the first
  * 8,192 bytes; the transport never reads more); a delivered attempt logs null.
  */
-export function recordDeliveryAttempt(db: Db, id: string, attempt: DeliveryAttempt): void {
+export async function recordDeliveryAttempt(db: Db, id: string, attempt: DeliveryAttempt): Promise<void> {
   // A raw insert: one per attempt, thousands a second (see insertRow).
-  insertRow(db, webhookDeliveries, {
+  await insertRow(db, webhookDeliveries, {
     id,
     webhookId: attempt.webhookId,
     jobId: attempt.jobId,

@@ -44,8 +44,8 @@ export interface TestDeliveryResult {
 }
 
 /** Fetch-or-throw, always scoped to the workspace: another workspace's webhook is simply not found. */
-export function getWebhookInWorkspace(db: Db, workspaceId: string, id: string): WebhookRow {
-  const row = db
+export async function getWebhookInWorkspace(db: Db, workspaceId: string, id: string): Promise<WebhookRow> {
+  const row = await db
     .select()
     .from(webhooks)
     .where(and(eq(webhooks.workspaceId, workspaceId), eq(webhooks.id, id)))
@@ -60,8 +60,9 @@ async function assertDeliverableUrl(ctx: ServiceContext, url: string): Promise<v
   if (refusal !== null) throw fieldError('url', refusal.replace(/\.$/, ''));
 }
 
-function assertRoomForAnother(db: Db, workspaceId: string): void {
-  const existing = db.select({ n: count() }).from(webhooks).where(eq(webhooks.workspaceId, workspaceId)).get()!.n;
+async function assertRoomForAnother(db: Db, workspaceId: string): Promise<void> {
+  const existing = (await db.select({ n: count() }).from(webhooks).where(eq(webhooks.workspaceId, workspaceId)).get())!
+    .n;
   if (existing >= MAX_WEBHOOKS_PER_WORKSPACE) {
     throw new ServiceError(
       'quota_exceeded',
@@ -72,11 +73,13 @@ function assertRoomForAnother(db: Db, workspaceId: string): void {
 }
 
 /** The last event written so far: a new subscription is sent only what comes after it. */
-const lastEventSeq = (db: Db): number =>
-  db
-    .select({ seq: max(events.seq) })
-    .from(events)
-    .get()?.seq ?? 0;
+const lastEventSeq = async (db: Db): Promise<number> =>
+  (
+    await db
+      .select({ seq: max(events.seq) })
+      .from(events)
+      .get()
+  )?.seq ?? 0;
 
 /** GET /webhooks: the full set, newest first, in one page; `limit` and `cursor` are ignored. */
 export const listWebhooks = defineOperation({
@@ -88,8 +91,8 @@ export const listWebhooks = defineOperation({
   scope: 'read',
   input: ListWebhooksInput,
   output: listEnvelope(WebhookResourceSchema),
-  run({ db, workspace }): ListEnvelope<WebhookResource> {
-    const rows = db
+  async run({ db, workspace }): Promise<ListEnvelope<WebhookResource>> {
+    const rows = await db
       .select()
       .from(webhooks)
       .where(eq(webhooks.workspaceId, workspace.id))
@@ -106,8 +109,8 @@ export const getWebhook = defineOperation({
   scope: 'read',
   input: WebhookIdInput,
   output: WebhookResourceSchema,
-  run({ db, workspace }, input) {
-    return toWebhookResource(getWebhookInWorkspace(db, workspace.id, input.id));
+  async run({ db, workspace }, input) {
+    return toWebhookResource(await getWebhookInWorkspace(db, workspace.id, input.id));
   },
 });
 
@@ -118,6 +121,7 @@ export const getWebhook = defineOperation({
  */
 export const createWebhook = defineOperation({
   name: 'createWebhook',
+  awaitsNetwork: true,
   // Webhooks and accounts are an admin's (the dashboard's roles); API keys keep full access.
   role: 'admin',
   buckets: ['write'],
@@ -129,15 +133,15 @@ export const createWebhook = defineOperation({
   },
   async run(ctx, input): Promise<WebhookResource> {
     const { db } = ctx;
-    assertRoomForAnother(db, ctx.workspace.id);
+    await assertRoomForAnother(db, ctx.workspace.id);
     await assertDeliverableUrl(ctx, input.url);
     const secret = newSigningSecret();
     const secretCiphertext = encryptSecret(ctx.config, secret);
-    return inNextCommit(db, () =>
-      savepoint(db, () => {
-        assertRoomForAnother(db, ctx.workspace.id);
+    return inNextCommit(db, async () =>
+      savepoint(db, async () => {
+        await assertRoomForAnother(db, ctx.workspace.id);
         const now = ctx.clock.now();
-        const row = db
+        const row = await db
           .insert(webhooks)
           .values({
             id: prefixedId('whk'),
@@ -147,7 +151,7 @@ export const createWebhook = defineOperation({
             isEnabled: true,
             autoDisabledAt: null,
             secretCiphertext,
-            startAfterSeq: lastEventSeq(db),
+            startAfterSeq: await lastEventSeq(db),
             createdAt: now,
             updatedAt: now,
           })
@@ -166,6 +170,7 @@ export const createWebhook = defineOperation({
  */
 export const updateWebhook = defineOperation({
   name: 'updateWebhook',
+  awaitsNetwork: true,
   role: 'admin',
   buckets: ['write'],
   scope: 'write',
@@ -184,13 +189,13 @@ export const updateWebhook = defineOperation({
     }
     const { db } = ctx;
     // An unknown id answers not_found before any DNS lookup is made for it.
-    getWebhookInWorkspace(db, ctx.workspace.id, id);
-    const apply = () =>
-      savepoint(db, () => {
+    await getWebhookInWorkspace(db, ctx.workspace.id, id);
+    const apply = async () =>
+      savepoint(db, async () => {
         // Looked up again: the webhook may have been deleted while the URL was being checked.
-        const row = getWebhookInWorkspace(db, ctx.workspace.id, id);
+        const row = await getWebhookInWorkspace(db, ctx.workspace.id, id);
         const enabling = fields.is_enabled === true;
-        const next = db
+        const next = await db
           .update(webhooks)
           .set({
             url: fields.url,
@@ -203,7 +208,7 @@ export const updateWebhook = defineOperation({
           .returning()
           .get();
         if (enabling && !row.isEnabled) {
-          resumeDeliveries(db, row.id, ctx.clock.now());
+          await resumeDeliveries(db, row.id, ctx.clock.now());
           ctx.wake('webhooks');
         }
         return toWebhookResource(next);
@@ -229,8 +234,8 @@ export const reenableWebhook = defineOperation({
   errors: {
     invalid_state: 'the webhook was not disabled after repeated failures',
   },
-  run(ctx, input): Promise<WebhookResource> {
-    const row = getWebhookInWorkspace(ctx.db, ctx.workspace.id, input.id);
+  async run(ctx, input): Promise<WebhookResource> {
+    const row = await getWebhookInWorkspace(ctx.db, ctx.workspace.id, input.id);
     enforce(judgeWebhookAction(subjectOf(ctx), row, 'reenable'));
     return Promise.resolve(updateWebhook.run(ctx, { id: input.id, is_enabled: true }));
   },
@@ -244,9 +249,9 @@ export const deleteWebhook = defineOperation({
   scope: 'write',
   input: WebhookIdInput,
   output: deletedResource('webhook'),
-  run({ db, workspace }, input) {
-    const row = getWebhookInWorkspace(db, workspace.id, input.id);
-    db.delete(webhooks).where(eq(webhooks.id, row.id)).run();
+  async run({ db, workspace }, input) {
+    const row = await getWebhookInWorkspace(db, workspace.id, input.id);
+    await db.delete(webhooks).where(eq(webhooks.id, row.id)).run();
     return { id: row.id, object: 'webhook' as const, deleted: true as const };
   },
 });
@@ -262,11 +267,11 @@ export const rotateWebhookSecret = defineOperation({
   scope: 'write',
   input: WebhookIdInput,
   output: WebhookWithSecret,
-  run(ctx, input) {
+  async run(ctx, input) {
     const { db } = ctx;
-    const row = getWebhookInWorkspace(db, ctx.workspace.id, input.id);
+    const row = await getWebhookInWorkspace(db, ctx.workspace.id, input.id);
     const secret = newSigningSecret();
-    const next = db
+    const next = await db
       .update(webhooks)
       .set({ secretCiphertext: encryptSecret(ctx.config, secret), updatedAt: ctx.clock.now() })
       .where(eq(webhooks.id, row.id))
@@ -283,6 +288,7 @@ export const rotateWebhookSecret = defineOperation({
  */
 export const testWebhook = defineOperation({
   name: 'testWebhook',
+  awaitsNetwork: true,
   role: 'admin',
   buckets: ['write'],
   scope: 'write',
@@ -290,7 +296,7 @@ export const testWebhook = defineOperation({
   output: WebhookTestResult,
   async run(ctx, input): Promise<TestDeliveryResult> {
     const { db } = ctx;
-    const row = getWebhookInWorkspace(db, ctx.workspace.id, input.id);
+    const row = await getWebhookInWorkspace(db, ctx.workspace.id, input.id);
     const secret = decryptSecret(ctx.config, row.secretCiphertext);
     const at = ctx.clock.now();
     const event: OutboxEvent = {
@@ -307,12 +313,12 @@ export const testWebhook = defineOperation({
       allowPrivateUrls: ctx.config.webhooks.allowPrivateUrls,
     });
     const delivered = isDelivered(result);
-    await inNextCommit(db, () =>
-      savepoint(db, () => {
+    await inNextCommit(db, async () =>
+      savepoint(db, async () => {
         // Deleted while the attempt was out: its log went with it, and so does this row.
-        const stillThere = db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.id, row.id)).get();
+        const stillThere = await db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.id, row.id)).get();
         if (!stillThere) return;
-        recordDeliveryAttempt(db, deliveryId, {
+        await recordDeliveryAttempt(db, deliveryId, {
           webhookId: row.id,
           jobId: null,
           eventId: event.id,
@@ -340,9 +346,9 @@ export const listWebhookDeliveries = defineOperation({
   scope: 'read',
   input: ListWebhookDeliveriesInput,
   output: listEnvelope(WebhookDeliveryResource),
-  run({ db, workspace, answerBudget }, input) {
-    const webhook = getWebhookInWorkspace(db, workspace.id, input.id);
-    const rows = db
+  async run({ db, workspace, answerBudget }, input) {
+    const webhook = await getWebhookInWorkspace(db, workspace.id, input.id);
+    const rows = await db
       .select()
       .from(webhookDeliveries)
       .where(

@@ -104,13 +104,14 @@ export const deliveryPolicy = (
   DELIVERY_ACTIONS.map((action) => judgeDeliveryAction(subject, webhook, delivery, action));
 
 /** The event ids this webhook has a delivery queued for right now. */
-export function queuedEventIds(db: Db, webhookId: string): Set<string> {
+export async function queuedEventIds(db: Db, webhookId: string): Promise<Set<string>> {
   return new Set(
-    db
-      .select({ eventId: webhookJobs.eventId })
-      .from(webhookJobs)
-      .where(and(eq(webhookJobs.webhookId, webhookId), eq(webhookJobs.state, 'queued')))
-      .all()
-      .map((row) => row.eventId),
+    (
+      await db
+        .select({ eventId: webhookJobs.eventId })
+        .from(webhookJobs)
+        .where(and(eq(webhookJobs.webhookId, webhookId), eq(webhookJobs.state, 'queued')))
+        .all()
+    ).map((row) => row.eventId),
   );
 }

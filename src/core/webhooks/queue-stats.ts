@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { preparedStatements } from '../../../db/client.ts';
+import { preparedStatements, prepareText } from '../../../db/client.ts';
 import { webhookJobs } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
 import { deliveriesInHand } from './delivery/lease.ts';
@@ -23,11 +23,11 @@ export interface DeliveryQueueStats {
  * Both counts walk the partial queue index (webhook_jobs_queue_idx, queued jobs by subscription and
  * due time): the due count only the due end of each enabled subscription's range.
  */
-export function deliveryQueueStats(runtime: Runtime): DeliveryQueueStats {
+export async function deliveryQueueStats(runtime: Runtime): Promise<DeliveryQueueStats> {
   const now = runtime.clock.now().getTime();
   const s = statements(runtime.db);
-  const due = s.due.get({ now })!;
-  const queued = s.queued.get()!.n;
+  const due = (await s.due.get({ now }))!;
+  const queued = (await s.queued.get())!.n;
   const inFlight = deliveriesInHand(runtime.db);
   return {
     due: Math.max(0, due.n - inFlight),
@@ -40,7 +40,8 @@ export function deliveryQueueStats(runtime: Runtime): DeliveryQueueStats {
 const statements = preparedStatements((db) => ({
   // CROSS JOIN keeps the subscriptions outermost, so each enabled one's due range is a search of the
   // queue index instead of a scan of every queued job.
-  due: db.$client.prepare<[{ now: number }], { n: number; since: number | null }>(
+  due: prepareText<{ now: number }, { n: number; since: number | null }>(
+    db,
     `select count(*) as n, min(j.next_attempt_at) as since from webhooks w cross join webhook_jobs j
      where w.is_enabled = 1 and j.webhook_id = w.id and j.state = 'queued' and j.next_attempt_at <= @now`,
   ),

@@ -22,9 +22,9 @@ const DAY_MS = 86_400_000;
  * A new delivery job of an event already sent once: it starts from attempt 1 with the full retry
  * schedule, and its age (for the 72-hour give-up and for pruning) counts from now, not from the event.
  */
-function queueAgain(ctx: ServiceContext, webhookId: string, eventId: string): void {
+async function queueAgain(ctx: ServiceContext, webhookId: string, eventId: string): Promise<void> {
   const now = ctx.clock.now();
-  ctx.db
+  await ctx.db
     .insert(webhookJobs)
     .values({
       id: newId(),
@@ -54,20 +54,20 @@ export const resendDelivery = defineOperation({
   errors: {
     invalid_state: 'the webhook is disabled, the attempt was a test delivery, or its event is already queued',
   },
-  run(ctx, input) {
+  async run(ctx, input) {
     const { db } = ctx;
-    const webhook = getWebhookInWorkspace(db, ctx.workspace.id, input.id);
-    const delivery = db
+    const webhook = await getWebhookInWorkspace(db, ctx.workspace.id, input.id);
+    const delivery = await db
       .select()
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.webhookId, webhook.id), eq(webhookDeliveries.id, input.delivery_id)))
       .get();
     if (!delivery) throw notFound('delivery of this webhook');
-    const queued = queuedEventIds(db, webhook.id).has(delivery.eventId);
+    const queued = (await queuedEventIds(db, webhook.id)).has(delivery.eventId);
     enforce(
       judgeDeliveryAction(subjectOf(ctx), webhook, { isTest: delivery.isTest, eventId: delivery.eventId, queued }),
     );
-    queueAgain(ctx, webhook.id, delivery.eventId);
+    await queueAgain(ctx, webhook.id, delivery.eventId);
     ctx.wake('webhooks');
     return {
       object: 'webhook_resend' as const,
@@ -94,9 +94,9 @@ export const resendFailedDeliveries = defineOperation({
   errors: {
     invalid_state: 'the webhook is disabled',
   },
-  run(ctx, input) {
+  async run(ctx, input) {
     const { db } = ctx;
-    const webhook = getWebhookInWorkspace(db, ctx.workspace.id, input.id);
+    const webhook = await getWebhookInWorkspace(db, ctx.workspace.id, input.id);
     const until = input.until ?? ctx.clock.now();
     if (input.since.getTime() >= until.getTime())
       throw fieldError('since', 'since must be earlier than until (now when omitted).');
@@ -107,7 +107,7 @@ export const resendFailedDeliveries = defineOperation({
       );
     }
     enforce(judgeWebhookAction(subjectOf(ctx), webhook, 'resend_failed'));
-    const failures = db
+    const failures = await db
       .select({
         eventId: webhookDeliveries.eventId,
         eventType: webhookDeliveries.eventType,
@@ -127,26 +127,27 @@ export const resendFailedDeliveries = defineOperation({
       .orderBy(asc(max(webhookDeliveries.deliveredAt)))
       .all();
     const lastDelivered = new Map(
-      db
-        .select({ eventId: webhookDeliveries.eventId, at: max(webhookDeliveries.deliveredAt) })
-        .from(webhookDeliveries)
-        .where(
-          and(
-            eq(webhookDeliveries.webhookId, webhook.id),
-            gte(webhookDeliveries.deliveredAt, input.since),
-            eq(webhookDeliveries.status, 'delivered'),
-          ),
-        )
-        .groupBy(webhookDeliveries.eventId)
-        .all()
-        .map((row) => [row.eventId, row.at!.getTime()]),
+      (
+        await db
+          .select({ eventId: webhookDeliveries.eventId, at: max(webhookDeliveries.deliveredAt) })
+          .from(webhookDeliveries)
+          .where(
+            and(
+              eq(webhookDeliveries.webhookId, webhook.id),
+              gte(webhookDeliveries.deliveredAt, input.since),
+              eq(webhookDeliveries.status, 'delivered'),
+            ),
+          )
+          .groupBy(webhookDeliveries.eventId)
+          .all()
+      ).map((row) => [row.eventId, row.at!.getTime()]),
     );
-    const queued = queuedEventIds(db, webhook.id);
+    const queued = await queuedEventIds(db, webhook.id);
     const due = failures.filter(
       (failure) => !queued.has(failure.eventId) && (lastDelivered.get(failure.eventId) ?? -1) < failure.at!.getTime(),
     );
     const taken = due.slice(0, MAX_RESEND_PER_CALL);
-    for (const failure of taken) queueAgain(ctx, webhook.id, failure.eventId);
+    for (const failure of taken) await queueAgain(ctx, webhook.id, failure.eventId);
     if (taken.length > 0) ctx.wake('webhooks');
     return {
       object: 'webhook_resend' as const,

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { preparedStatements, writeTransaction } from '../../../db/client.ts';
+import { preparedStatements, prepareText, writeTransaction } from '../../../db/client.ts';
 import type { Runtime } from '../context.ts';
 
 /** Rows examined (and at most deleted) per write transaction: about 2 ms of the write lock (measured). */
@@ -38,13 +38,14 @@ export async function pruneDeliveryHistory(runtime: Runtime, signal?: AbortSigna
   const before = runtime.clock.now().getTime() - runtime.config.webhooks.logRetentionDays * DAY_MS;
   const pruned: PrunedDeliveryHistory = { logRows: 0, jobs: 0 };
   const s = statements(runtime.db);
-  for (const { id: webhookId } of s.subscriptions.all()) {
+  for (const { id: webhookId } of await s.subscriptions.all()) {
     let log: { at: number; id: string } | null = { at: -1, id: '' };
     while (log && !signal?.aborted) {
       const cursor = log;
-      const batch = await inBatch(runtime, () => {
-        const rows = s.oldLogRows.all({ webhookId, before, afterAt: cursor.at, afterId: cursor.id });
-        for (const row of rows) if (!row.jobQueued) pruned.logRows += s.deleteLogRow.run(row.rowid).changes;
+      const batch = await inBatch(runtime, async () => {
+        const rows = await s.oldLogRows.all({ webhookId, before, afterAt: cursor.at, afterId: cursor.id });
+        for (const row of rows)
+          if (!row.jobQueued) pruned.logRows += (await s.deleteLogRow.run({ rowid: row.rowid })).changes;
         return rows;
       });
       log = batch.length === ROWS_PER_BATCH ? { at: batch.at(-1)!.at, id: batch.at(-1)!.id } : null;
@@ -52,9 +53,15 @@ export async function pruneDeliveryHistory(runtime: Runtime, signal?: AbortSigna
     let jobs: { createdAt: number; rowid: number } | null = { createdAt: -1, rowid: 0 };
     while (jobs && !signal?.aborted) {
       const cursor = jobs;
-      const batch = await inBatch(runtime, () => {
-        const rows = s.oldJobs.all({ webhookId, before, afterCreatedAt: cursor.createdAt, afterRowid: cursor.rowid });
-        for (const row of rows) if (row.state !== 'queued') pruned.jobs += s.deleteJob.run(row.rowid).changes;
+      const batch = await inBatch(runtime, async () => {
+        const rows = await s.oldJobs.all({
+          webhookId,
+          before,
+          afterCreatedAt: cursor.createdAt,
+          afterRowid: cursor.rowid,
+        });
+        for (const row of rows)
+          if (row.state !== 'queued') pruned.jobs += (await s.deleteJob.run({ rowid: row.rowid })).changes;
         return rows;
       });
       jobs = batch.length === ROWS_PER_BATCH ? batch.at(-1)! : null;
@@ -64,21 +71,22 @@ export async function pruneDeliveryHistory(runtime: Runtime, signal?: AbortSigna
 }
 
 /** Runs one batch in its own write transaction, then leaves the lock to others for a while when there is more to do. */
-async function inBatch<T extends unknown[]>(runtime: Runtime, work: () => T): Promise<T> {
+async function inBatch<T extends unknown[]>(runtime: Runtime, work: () => Promise<T>): Promise<T> {
   const started = performance.now();
-  const rows = writeTransaction(runtime.db, work);
+  const rows = await writeTransaction(runtime.db, work);
   if (rows.length === ROWS_PER_BATCH) await sleep(Math.max(MIN_PAUSE_MS, 2 * (performance.now() - started)));
   return rows;
 }
 
 const statements = preparedStatements((db) => ({
-  subscriptions: db.$client.prepare<[], { id: string }>(`select id from webhooks`),
+  subscriptions: prepareText<Record<string, never>, { id: string }>(db, `select id from webhooks`),
   // webhook_deliveries_webhook_time_idx (webhook_id, delivered_at, id), from the cursor on. Whether the
   // row's job is still queued is one probe of webhook_jobs' primary key.
-  oldLogRows: db.$client.prepare<
-    [{ webhookId: string; before: number; afterAt: number; afterId: string }],
+  oldLogRows: prepareText<
+    { webhookId: string; before: number; afterAt: number; afterId: string },
     { rowid: number; at: number; id: string; jobQueued: number }
   >(
+    db,
     `select d.rowid as rowid, d.delivered_at as at, d.id as id,
        exists (select 1 from webhook_jobs j where j.id = d.job_id and j.state = 'queued') as jobQueued
      from webhook_deliveries d
@@ -86,16 +94,17 @@ const statements = preparedStatements((db) => ({
      order by d.delivered_at, d.id
      limit ${ROWS_PER_BATCH}`,
   ),
-  deleteLogRow: db.$client.prepare<[number]>(`delete from webhook_deliveries where rowid = ?`),
+  deleteLogRow: prepareText<{ rowid: number }>(db, `delete from webhook_deliveries where rowid = @rowid`),
   // webhook_jobs_webhook_created_idx (webhook_id, created_at, and the rowid every index ends with).
-  oldJobs: db.$client.prepare<
-    [{ webhookId: string; before: number; afterCreatedAt: number; afterRowid: number }],
+  oldJobs: prepareText<
+    { webhookId: string; before: number; afterCreatedAt: number; afterRowid: number },
     { rowid: number; createdAt: number; state: string }
   >(
+    db,
     `select rowid, created_at as createdAt, state from webhook_jobs
      where webhook_id = @webhookId and created_at < @before and (created_at, rowid) > (@afterCreatedAt, @afterRowid)
      order by created_at, rowid
      limit ${ROWS_PER_BATCH}`,
   ),
-  deleteJob: db.$client.prepare<[number]>(`delete from webhook_jobs where rowid = ? and state <> 'queued'`),
+  deleteJob: prepareText<{ rowid: number }>(db, `delete from webhook_jobs where rowid = @rowid and state <> 'queued'`),
 }));

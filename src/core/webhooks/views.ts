@@ -29,8 +29,8 @@ export const listWebhooksWithActions = defineOperation({
   scope: 'read',
   input: ListWebhooksInput,
   output: listEnvelope(WebhookResourceSchema.extend({ allowed_actions: allowedActionsSchema(WEBHOOK_ACTIONS) })),
-  run(ctx, input) {
-    const page = listWebhooks.run(ctx, input);
+  async run(ctx, input) {
+    const page = await listWebhooks.run(ctx, input);
     const subject = subjectOf(ctx);
     return {
       ...page,
@@ -57,11 +57,11 @@ export const listWebhookDeliveriesWithActions = defineOperation({
   ).extend({
     webhook: WebhookResourceSchema.extend({ allowed_actions: allowedActionsSchema(WEBHOOK_ACTIONS) }),
   }),
-  run(ctx, input) {
-    const row = getWebhookInWorkspace(ctx.db, ctx.workspace.id, input.id);
-    const page = listWebhookDeliveries.run(ctx, input);
+  async run(ctx, input) {
+    const row = await getWebhookInWorkspace(ctx.db, ctx.workspace.id, input.id);
+    const page = await listWebhookDeliveries.run(ctx, input);
     const subject = subjectOf(ctx);
-    const queued = queuedEventIds(ctx.db, row.id);
+    const queued = await queuedEventIds(ctx.db, row.id);
     const webhook = toWebhookResource(row);
     return {
       ...page,

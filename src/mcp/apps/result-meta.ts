@@ -52,12 +52,12 @@ const READ_ONLY_VERDICTS: ActionVerdict[] = CONTENT_ACTIONS.map((action) => ({
   reason: 'This connection only reads: connect to /mcp with a credential that may write to review here.',
 }));
 
-function viewItem(ctx: ServiceContext, id: string, withContent: boolean): ViewItem {
-  const row = getContentInWorkspace(ctx.db, ctx.workspace.id, id);
+async function viewItem(ctx: ServiceContext, id: string, withContent: boolean): Promise<ViewItem> {
+  const row = await getContentInWorkspace(ctx.db, ctx.workspace.id, id);
   return {
     ...(withContent ? { content: toContentResource(row) } : {}),
-    previews: previewsOf(ctx, [row]).get(row.id)!,
-    history: contentHistoryOf(ctx.db, ctx.workspace.id, row.id).map((entry) => ({
+    previews: (await previewsOf(ctx, [row])).get(row.id)!,
+    history: (await contentHistoryOf(ctx.db, ctx.workspace.id, row.id)).map((entry) => ({
       ...entry,
       at: entry.at.toISOString(),
     })),
@@ -70,16 +70,16 @@ function viewItem(ctx: ServiceContext, id: string, withContent: boolean): ViewIt
  * X-MCP-Tools and the token's scopes): without service_update_content it serves no view-only tool,
  * and every action is refused; otherwise the content policy says, item by item.
  */
-export function viewResultMeta(
+export async function viewResultMeta(
   ctx: ServiceContext,
   tool: { name: string },
   tools: readonly ToolDescriptor[],
   result: unknown,
-): { ui: ViewData } | undefined {
+): Promise<{ ui: ViewData } | undefined> {
   const view = TOOL_VIEWS[tool.name] ?? (isAppToolName(tool.name) ? PREVIEW_VIEW_URI : undefined);
   if (!view) return undefined;
   const id = view === PREVIEW_VIEW_URI ? itemIdOf(result) : undefined;
-  const item = id ? viewItem(ctx, id, (result as { object: string }).object !== 'content') : undefined;
+  const item = id ? await viewItem(ctx, id, (result as { object: string }).object !== 'content') : undefined;
   const items = item?.content ? [item.content] : itemsOf(result);
   const served = appToolsFor(tools).length > 0;
   const subject = subjectOf(ctx);

@@ -45,10 +45,10 @@ const callback = (kind: CallbackKind) => (runtime: Runtime) => [
   requireFormBody,
   express.urlencoded({ extended: false, limit: runtime.config.bodyLimitBytes }),
   formParserErrors,
-  ((req, res) => {
+  (async (req, res) => {
     const body = req.body as Record<string, unknown> | undefined;
     res.json(
-      handlePlatformCallback(runtime, {
+      await handlePlatformCallback(runtime, {
         platform: req.params.platform as string,
         kind,
         signedRequest: body?.signed_request,
@@ -270,12 +270,12 @@ export const callbackEndpoints = [
       express.urlencoded({ extended: false, limit: runtime.config.bodyLimitBytes }),
       formParserErrors,
       cookieParser(),
-      ((req, res) => {
+      (async (req, res) => {
         const body = (req.body ?? {}) as Record<string, unknown>;
         sendOutcome(
           runtime,
           res,
-          completeConfirmation(runtime, req.params.platform as string, body, browserConfirmation(req.cookies)),
+          await completeConfirmation(runtime, req.params.platform as string, body, browserConfirmation(req.cookies)),
         );
       }) satisfies RequestHandler,
     ],
@@ -366,8 +366,8 @@ export const callbackEndpoints = [
     summary: 'Data deletion status',
     description: 'The page behind the URL the data-deletion callback answers.',
     handlers: (runtime) => [
-      ((req, res) => {
-        res.json(getDataDeletionRequest(runtime.db, req.params.platform as string, req.params.code as string));
+      (async (req, res) => {
+        res.json(await getDataDeletionRequest(runtime.db, req.params.platform as string, req.params.code as string));
       }) satisfies RequestHandler,
     ],
     parameters: [

@@ -154,9 +154,9 @@ export const mediaRoutes = (runtime: Runtime): Router => routerFor(runtime, medi
  */
 function receiveMultipart(runtime: Runtime, store: MediaStore): RequestHandler {
   const { maxBytes } = runtime.config.media;
-  return (req, res, next) => {
+  return async (req, res, next) => {
     // Authenticated already (handle's gate runs first): the quota is the key's workspace's.
-    const limits = uploadLimitsFor(runtime.db, res.locals.workspace as Workspace, maxBytes);
+    const limits = await uploadLimitsFor(runtime.db, res.locals.workspace as Workspace, maxBytes);
     if (!req.is('multipart/form-data')) {
       throw new ServiceError(
         'unsupported_media_type',
@@ -192,8 +192,8 @@ function receiveMultipart(runtime: Runtime, store: MediaStore): RequestHandler {
 
     res.once('close', () => {
       stored?.then(
-        (file) => {
-          if (!findAssetByStorageKey(runtime.db, file.storageKey)) void store.delete(file.storageKey);
+        async (file) => {
+          if (!(await findAssetByStorageKey(runtime.db, file.storageKey))) void store.delete(file.storageKey);
         },
         () => undefined,
       );
@@ -240,10 +240,10 @@ function receiveMultipart(runtime: Runtime, store: MediaStore): RequestHandler {
  */
 function serveFile(runtime: Runtime, store: MediaStore): RequestHandler {
   const notFound = () => new ServiceError('not_found', 'No media file at this address.');
-  return (req, res, next) => {
+  return async (req, res, next) => {
     const [key, extension, ...more] = String(req.params.file).split('.');
     if (!STORAGE_KEY.test(key) || more.length > 0) throw notFound();
-    const asset = findAssetByStorageKey(runtime.db, key);
+    const asset = await findAssetByStorageKey(runtime.db, key);
     if (!asset || (extension !== undefined && extension !== extensionOf(asset.mimeType))) throw notFound();
     // A key's bytes never change, so the key itself is a strong validator (the app turns Express's ETags off).
     res.set({ 'Content-Type': asset.mimeType, 'X-Content-Type-Options': 'nosniff', ETag: `"${key}"` });

@@ -136,7 +136,7 @@ const answerConsent =
             { email, password: fieldOf(body, 'password') ?? '' },
             addressOf(req),
           )
-        : approveAuthorization(runtime, request, apiKey, addressOf(req));
+        : await approveAuthorization(runtime, request, apiKey, addressOf(req));
     if ('keyRefused' in outcome) {
       res.status(400);
       return showConsent(runtime, res, request, outcome.keyRefused);
@@ -172,15 +172,15 @@ function sendOAuthError(req: Request, res: Response, error: ServiceError): void 
 
 const issueTokens =
   (runtime: Runtime): RequestHandler =>
-  (req, res) => {
+  async (req, res) => {
     res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
     const body = (req.body ?? {}) as Record<string, unknown>;
     try {
-      const client = authenticateClient(runtime, clientCredentials(req, body));
+      const client = await authenticateClient(runtime, clientCredentials(req, body));
       const grantType = fieldOf(body, 'grant_type');
       if (grantType === 'authorization_code') {
         return res.json(
-          exchangeAuthorizationCode(runtime, client, {
+          await exchangeAuthorizationCode(runtime, client, {
             code: fieldOf(body, 'code'),
             codeVerifier: fieldOf(body, 'code_verifier'),
             redirectUri: fieldOf(body, 'redirect_uri'),
@@ -190,7 +190,7 @@ const issueTokens =
       }
       if (grantType === 'refresh_token') {
         return res.json(
-          refreshTokens(runtime, client, {
+          await refreshTokens(runtime, client, {
             refreshToken: fieldOf(body, 'refresh_token'),
             scope: fieldOf(body, 'scope'),
             resource: fieldOf(body, 'resource'),
@@ -207,12 +207,12 @@ const issueTokens =
 
 const revoke =
   (runtime: Runtime): RequestHandler =>
-  (req, res) => {
+  async (req, res) => {
     res.set({ 'Cache-Control': 'no-store' });
     const body = (req.body ?? {}) as Record<string, unknown>;
     try {
-      const client = authenticateClient(runtime, clientCredentials(req, body));
-      revokeToken(runtime, client, fieldOf(body, 'token'));
+      const client = await authenticateClient(runtime, clientCredentials(req, body));
+      await revokeToken(runtime, client, fieldOf(body, 'token'));
       res.status(200).end();
     } catch (error) {
       if (!isTokenError(error)) throw error;

@@ -73,12 +73,12 @@ const unreadableMetadata: ErrorRequestHandler = (error: { type?: string }, _req,
 };
 
 const register = (runtime: Runtime): RequestHandler => {
-  return (req, res) => {
+  return async (req, res) => {
     res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
     try {
       // The TCP peer's address, or the one a proxy named in TRUST_PROXY gave (Express's trust proxy).
       const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-      res.status(201).json(registerClient(runtime, req.body, address));
+      res.status(201).json(await registerClient(runtime, req.body, address));
     } catch (error) {
       if (!isRegistrationError(error)) throw error;
       res.status(ERROR_STATUS[error.code]).json(oauthErrorBody(error));

@@ -43,10 +43,10 @@ export const systemEndpoints = [
     summary: 'Health probe',
     description: 'Answers 200 while the process serves; database says whether SQLite answers.',
     handlers: (runtime) => [
-      ((_req, res) => {
+      (async (_req, res) => {
         res.json({
           status: 'ok',
-          database: pingDatabase(runtime.db) ? 'ok' : 'unavailable',
+          database: (await pingDatabase(runtime.db)) ? 'ok' : 'unavailable',
           time: runtime.clock.now().toISOString(),
         });
       }) satisfies RequestHandler,

@@ -59,7 +59,7 @@ export function accountPages(runtime: Runtime, kit: PageKit): Router {
   const router = Router();
 
   router.get('/accounts', async (req, res) => {
-    const who = adminOf(kit, req, res, 'Accounts');
+    const who = await adminOf(kit, req, res, 'Accounts');
     if (!who) return;
     const accounts = (
       await kit.run<ListEnvelope<SocialAccountResource & { allowed_actions: Verdict[] }>>(
@@ -71,7 +71,7 @@ export function accountPages(runtime: Runtime, kit: PageKit): Router {
     const connected = [req.query.social_account_id ?? []].flat().length;
     const at = (iso: string | null) => (iso ? kit.fmt(who, new Date(iso)) : null);
     allowFormsToConsentPages(res, consentOrigins(runtime));
-    kit.page(
+    await kit.page(
       res,
       'Accounts',
       'pages/accounts',
@@ -152,7 +152,7 @@ export function accountPages(runtime: Runtime, kit: PageKit): Router {
   );
 
   router.get('/accounts/:id/disconnect', async (req, res) => {
-    const who = adminOf(kit, req, res, 'Accounts');
+    const who = await adminOf(kit, req, res, 'Accounts');
     if (!who) return;
     const account = await foundOr404(
       kit,
@@ -168,7 +168,7 @@ export function accountPages(runtime: Runtime, kit: PageKit): Router {
     );
     if (!account) return;
     const handle = accountHandle(account.platform, { username: account.username });
-    kit.page(res, 'Disconnect this account?', 'pages/confirm', {
+    await kit.page(res, 'Disconnect this account?', 'pages/confirm', {
       question: `Disconnect ${handle} on ${PLATFORM_NAMES[account.platform]}?`,
       detail: 'Nothing is published to it until it is connected again. Its card stays here, so you can reconnect it.',
       action: `/app/accounts/${account.id}/disconnect`,

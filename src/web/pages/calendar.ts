@@ -139,7 +139,7 @@ export function calendarPage(runtime: Runtime, kit: PageKit): Router {
             ],
             back: `/app/calendar?month=${ym(month)}`,
           };
-    kit.page(
+    await kit.page(
       res,
       'Calendar',
       'calendar',

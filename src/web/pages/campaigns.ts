@@ -35,7 +35,7 @@ export function campaignPages(_runtime: Runtime, kit: PageKit): Router {
         cursor,
       },
     );
-    kit.page(
+    await kit.page(
       res,
       'Campaigns',
       'pages/campaigns',
@@ -81,7 +81,7 @@ export function campaignPages(_runtime: Runtime, kit: PageKit): Router {
         : postsLeft < campaign.total_posts
           ? `Only ${Math.max(postsLeft, 0)} posts are left this month: publishing stops at the plan's limit.`
           : null;
-    kit.page(res, `Launch “${campaign.name}”?`, 'pages/launch', {
+    await kit.page(res, `Launch “${campaign.name}”?`, 'pages/launch', {
       id: campaign.id,
       name: campaign.name,
       total: campaign.total_posts,

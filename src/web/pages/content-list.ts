@@ -128,7 +128,7 @@ export function contentListPages(runtime: Runtime, kit: PageKit): Router {
         ...emptyState(kind, path, q, status),
         next: result.nextCursor ? `${path}?${queryString({ ...q, cursor: result.nextCursor })}` : null,
       });
-      kit.page(
+      await kit.page(
         res,
         kind === 'inbox' ? 'Approval inbox' : 'Content',
         'message-raw',

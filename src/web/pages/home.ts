@@ -42,7 +42,7 @@ export function homePage(_runtime: Runtime, kit: PageKit): Router {
       { n: glance.disabledWebhooks, label: 'Disabled webhooks', href: admin ? '/app/webhooks' : null },
     ];
     const day = (iso: string) => kit.fmt(who, new Date(iso));
-    kit.page(
+    await kit.page(
       res,
       `${who.workspace.name}: home`,
       'pages/home',

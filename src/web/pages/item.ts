@@ -28,7 +28,7 @@ export function itemPage(runtime: Runtime, kit: PageKit): Router {
     if (!item) return;
     const { row } = item;
     const tz = who.workspace.timezone;
-    kit.page(res, titleOf(row), 'item', {
+    await kit.page(res, titleOf(row), 'item', {
       timezone: tz,
       item: itemView.page(who, { row, previews: item.previews }),
       results: row.publishResults.map((r) => ({

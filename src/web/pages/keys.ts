@@ -9,13 +9,13 @@ export function keyPages(runtime: Runtime, kit: PageKit): Router {
   const router = Router();
 
   router.get('/keys', async (req, res) => {
-    const who = adminOf(kit, req, res, 'API keys');
+    const who = await adminOf(kit, req, res, 'API keys');
     if (!who) return;
     const keys = await kit.run<KeySummary[]>(who, listKeys, {});
     const fresh = takeFlash(runtime, req, res, who, 'key');
     const created = fresh ? (JSON.parse(fresh) as { name: string; key: string }) : null;
     const now = runtime.clock.now();
-    kit.page(
+    await kit.page(
       res,
       'API keys',
       'pages/keys',
@@ -55,7 +55,7 @@ export function keyPages(runtime: Runtime, kit: PageKit): Router {
   );
 
   router.get('/keys/:id/revoke', async (req, res) => {
-    const who = adminOf(kit, req, res, 'API keys');
+    const who = await adminOf(kit, req, res, 'API keys');
     if (!who) return;
     const key = await foundOr404(
       kit,
@@ -67,7 +67,7 @@ export function keyPages(runtime: Runtime, kit: PageKit): Router {
       },
     );
     if (!key) return;
-    kit.page(res, 'Revoke this key?', 'pages/confirm', {
+    await kit.page(res, 'Revoke this key?', 'pages/confirm', {
       question: `Revoke “${key.name}” (${key.masked})?`,
       detail: 'Every request made with it is refused from now on. This cannot be undone.',
       action: `/app/keys/${key.id}/revoke`,

@@ -24,7 +24,7 @@ export interface PageKit {
     data: Record<string, unknown>,
     nav?: string,
     parts?: readonly PagePart[],
-  ) => void;
+  ) => Promise<void>;
   signedIn: (req: Request, res: Response) => SignedIn | null;
   run: <T>(who: SignedIn, operation: Operation, input: unknown) => Promise<T>;
   act: (handler: (who: SignedIn, req: Request) => Promise<string>) => RequestHandler;
@@ -67,7 +67,7 @@ export function pageKit(runtime: Runtime): PageKit {
         const more = Object.values(error.details?.fieldErrors ?? {})
           .flat()
           .filter((sentence) => !error.message.includes(sentence.replace(/\.$/, '')));
-        page(res, actionErrorTitle(error.code), 'message', {
+        await page(res, actionErrorTitle(error.code), 'message', {
           message: [error.message, ...new Set(more)].join(' '),
           link: { href: formPageOf(req), text: 'Back to the page you were on' },
         });
@@ -80,12 +80,12 @@ export function pageKit(runtime: Runtime): PageKit {
  * The signed-in admin, or null after answering: a redirect to sign in, or 403 for anyone else (the
  * operations behind the page refuse them too; this only spares them a page of refusals).
  */
-export function adminOf(kit: PageKit, req: Request, res: Response, what: string): SignedIn | null {
+export async function adminOf(kit: PageKit, req: Request, res: Response, what: string): Promise<SignedIn | null> {
   const who = kit.signedIn(req, res);
   if (!who) return null;
   if (who.principal.role === 'admin') return who;
   res.status(403);
-  kit.page(res, `${what} are for admins`, 'message', {
+  await kit.page(res, `${what} are for admins`, 'message', {
     message: `Only an admin of this workspace can see ${what.toLowerCase()}. Ask one if you need something changed.`,
     link: { href: '/app', text: 'Back to the home page' },
   });
@@ -116,7 +116,7 @@ export async function foundOr404<T>(
   }
   if (found !== undefined) return found;
   res.status(404);
-  kit.page(res, 'Not found', 'message', { message: notFound.message, link: notFound.back });
+  await kit.page(res, 'Not found', 'message', { message: notFound.message, link: notFound.back });
   return null;
 }
 

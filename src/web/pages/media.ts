@@ -39,7 +39,7 @@ export function mediaPages(runtime: Runtime, kit: PageKit): Router {
     ]);
     const { storage_used_bytes: used, storage_limit_bytes: limit } = account.usage;
     const deletable = mayDelete(who);
-    kit.page(
+    await kit.page(
       res,
       'Media',
       'pages/media',
@@ -77,7 +77,7 @@ export function mediaPages(runtime: Runtime, kit: PageKit): Router {
     const asset = await foundOr404(
       kit,
       res,
-      () => getMediaAssetInWorkspace(runtime.db, who.workspace.id, req.params.id),
+      async () => getMediaAssetInWorkspace(runtime.db, who.workspace.id, req.params.id),
       {
         message: 'There is no such file in this workspace, or it is deleted already.',
         back: { href: '/app/media', text: 'Back to media' },
@@ -85,14 +85,14 @@ export function mediaPages(runtime: Runtime, kit: PageKit): Router {
     );
     if (!asset) return;
     const resource = toMediaAssetResource(asset, runtime.config.publicBaseUrl);
-    const users = itemsUsingMedia(runtime.db, who.workspace.id, asset);
+    const users = await itemsUsingMedia(runtime.db, who.workspace.id, asset);
     if (users.length > 0) {
       return kit.page(res, `“${asset.filename}” is in use`, 'pages/media-in-use', {
         filename: asset.filename,
         items: users.map((item) => ({ id: item.id, title: titleOf(item.caption), status: item.status })),
       });
     }
-    kit.page(res, 'Delete this file?', 'pages/confirm', {
+    await kit.page(res, 'Delete this file?', 'pages/confirm', {
       question: `Delete “${asset.filename}” (${formatBytes(asset.sizeBytes)})?`,
       detail: `Its URL (${resource.url}) stops answering, also for published posts that link to it. This cannot be undone.`,
       action: `/app/media/${asset.id}/delete`,

@@ -24,7 +24,7 @@ export function memberPages(runtime: Runtime, kit: PageKit): Router {
   const router = Router();
 
   router.get('/members', async (req, res) => {
-    const who = adminOf(kit, req, res, 'Members');
+    const who = await adminOf(kit, req, res, 'Members');
     if (!who) return;
     const [members, invites] = await Promise.all([
       kit.run<MemberSummary[]>(who, listMembers, {}),
@@ -32,7 +32,7 @@ export function memberPages(runtime: Runtime, kit: PageKit): Router {
     ]);
     const fresh = takeFlash(runtime, req, res, who, 'invite');
     const invited = fresh ? (JSON.parse(fresh) as { email: string; url: string }) : null;
-    kit.page(
+    await kit.page(
       res,
       'Members',
       'pages/members',
@@ -77,7 +77,7 @@ export function memberPages(runtime: Runtime, kit: PageKit): Router {
     }),
   );
   router.get('/members/:id/remove', async (req, res) => {
-    const who = adminOf(kit, req, res, 'Members');
+    const who = await adminOf(kit, req, res, 'Members');
     if (!who) return;
     const member = await foundOr404(
       kit,
@@ -89,7 +89,7 @@ export function memberPages(runtime: Runtime, kit: PageKit): Router {
       },
     );
     if (!member) return;
-    kit.page(res, 'Remove this member?', 'pages/confirm', {
+    await kit.page(res, 'Remove this member?', 'pages/confirm', {
       question: `Remove ${member.email} (${member.role}) from ${who.workspace.name}?`,
       detail: 'They are signed out of this workspace at once, and need a new invite to come back.',
       action: `/app/members/${member.user_id}/remove`,

@@ -13,10 +13,10 @@ const SCOPE_LABELS = { read: 'read', write: 'write', publish: 'publish' } as con
 export function securityPages(runtime: Runtime, kit: PageKit): Router {
   const router = Router();
 
-  router.get('/security', (req, res) => {
+  router.get('/security', async (req, res) => {
     const who = kit.signedIn(req, res);
     if (!who) return;
-    const grants = listPersonGrants(runtime, who.user.id).map((grant) => ({
+    const grants = (await listPersonGrants(runtime, who.user.id)).map((grant) => ({
       id: grant.id,
       client: grant.clientName ?? `Unnamed assistant (${grant.clientId})`,
       scopes: grant.scopes.map((scope) => SCOPE_LABELS[scope]).join(', '),
@@ -24,7 +24,7 @@ export function securityPages(runtime: Runtime, kit: PageKit): Router {
       approved: kit.fmt(who, grant.approvedAt),
       lastUsed: kit.fmt(who, grant.lastUsedAt),
     }));
-    kit.page(
+    await kit.page(
       res,
       'Security',
       'pages/security',
@@ -39,7 +39,7 @@ export function securityPages(runtime: Runtime, kit: PageKit): Router {
   router.post(
     '/security/grants/:id/revoke',
     kit.act(async (who, req) => {
-      revokePersonGrant(runtime, who.user.id, String(req.params.id));
+      await revokePersonGrant(runtime, who.user.id, String(req.params.id));
       return '/app/security?done=revoked';
     }),
   );

@@ -8,7 +8,7 @@ import type { PageKit } from './kit.ts';
 export function settingsPage(_runtime: Runtime, kit: PageKit): Router {
   const router = Router();
   const zones = Intl.supportedValuesOf('timeZone');
-  router.get('/settings', (req, res) => {
+  router.get('/settings', async (req, res) => {
     const who = kit.signedIn(req, res);
     if (!who) return;
     if (who.principal.role !== 'admin') {
@@ -17,7 +17,7 @@ export function settingsPage(_runtime: Runtime, kit: PageKit): Router {
         message: 'Ask an admin of this workspace to change its settings.',
       });
     }
-    kit.page(
+    await kit.page(
       res,
       'Settings',
       'settings',

@@ -23,8 +23,8 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
   const cookieOptions = cookies.options;
 
   const addressOf = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
-  const signInAndGo = (req: Request, res: Response, userId: string, workspaceId: string, next: string) => {
-    const token = startSession(runtime, userId, workspaceId, req.cookies?.[sessionCookie] as string | undefined);
+  const signInAndGo = async (req: Request, res: Response, userId: string, workspaceId: string, next: string) => {
+    const token = await startSession(runtime, userId, workspaceId, req.cookies?.[sessionCookie] as string | undefined);
     res.cookie(sessionCookie, token, cookieOptions);
     res.redirect(303, next);
   };
@@ -37,9 +37,9 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
       submit: 'Sign in',
       ...extra,
     });
-  const linkRefused = (res: Response, message: string) => {
+  const linkRefused = async (res: Response, message: string) => {
     res.status(404);
-    page(res, 'This link cannot be used', 'message', { message, link: { href: '/app/login', text: 'Sign in' } });
+    await page(res, 'This link cannot be used', 'message', { message, link: { href: '/app/login', text: 'Sign in' } });
   };
 
   router.get('/login', (req, res) => loginForm(res, { next: safeNext(req.query.next) }));
@@ -60,8 +60,11 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
       // Vouches for this browser at this email next time: its sign-ins are then counted apart (see sign-in-limits.ts).
       res.cookie(cookies.device, outcome.device, { ...cookieOptions, maxAge: DEVICE_COOKIE_LIFETIME_MS });
       // A person of several workspaces lands in the one they last chose, or is asked which.
-      const landing = landingOf(runtime.db, outcome.userId) ?? { workspaceId: outcome.workspaceId, choose: false };
-      signInAndGo(
+      const landing = (await landingOf(runtime.db, outcome.userId)) ?? {
+        workspaceId: outcome.workspaceId,
+        choose: false,
+      };
+      await signInAndGo(
         req,
         res,
         outcome.userId,
@@ -75,11 +78,11 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
         error.retryAfter < 60
           ? `${error.retryAfter} seconds`
           : `${Math.ceil(error.retryAfter / 60)} minute${error.retryAfter > 60 ? 's' : ''}`;
-      loginForm(res, { next, email: body.email, error: `Too many failed sign-ins. Try again in ${wait}.` });
+      await loginForm(res, { next, email: body.email, error: `Too many failed sign-ins. Try again in ${wait}.` });
     }
   });
-  router.post('/logout', (req, res) => {
-    endSession(runtime, req.cookies?.[sessionCookie] as string | undefined);
+  router.post('/logout', async (req, res) => {
+    await endSession(runtime, req.cookies?.[sessionCookie] as string | undefined);
     res.clearCookie(sessionCookie, cookieOptions);
     res.redirect(303, '/app/login');
   });
@@ -94,11 +97,11 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
         autocomplete: 'new-password',
         ...extra,
       });
-    router.get(`/${kind}`, (req, res) => {
+    router.get(`/${kind}`, async (req, res) => {
       const token = typeof req.query.token === 'string' ? req.query.token : '';
-      const link = openLink(runtime, token, kind);
+      const link = await openLink(runtime, token, kind);
       if (link instanceof ServiceError) return linkRefused(res, link.message);
-      form(res, {
+      await form(res, {
         email: link.email,
         token,
         submit: kind === 'setup' ? 'Create the admin account' : 'Set password and sign in',
@@ -108,9 +111,9 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
       const body = req.body as Record<string, string>;
       const token = String(body.token ?? '');
       // Whatever was wrong (the link, the email, the password), the form comes back to try again.
-      const again = (error: string) => {
+      const again = async (error: string) => {
         res.status(400);
-        form(res, { email: body.email, token, error, submit: 'Try again' });
+        await form(res, { email: body.email, token, error, submit: 'Try again' });
       };
       try {
         const used = await usePasswordLink(runtime, {
@@ -119,7 +122,7 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
           email: body.email,
           password: String(body.password ?? ''),
         });
-        if (used instanceof ServiceError) return again(used.message);
+        if (used instanceof ServiceError) return await again(used.message);
         if (used.workspaceId === null) {
           return page(res, 'Password set', 'message', {
             message:
@@ -127,8 +130,8 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
           });
         }
         // The landing rule of a sign-in: the workspace last chosen, or the question which.
-        const landing = landingOf(runtime.db, used.userId) ?? { workspaceId: used.workspaceId, choose: false };
-        signInAndGo(
+        const landing = (await landingOf(runtime.db, used.userId)) ?? { workspaceId: used.workspaceId, choose: false };
+        await signInAndGo(
           req,
           res,
           used.userId,
@@ -137,31 +140,31 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
         );
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;
-        again(error.details ? Object.values(error.details.fieldErrors).flat().join(' ') : error.message);
+        await again(error.details ? Object.values(error.details.fieldErrors).flat().join(' ') : error.message);
       }
     });
   }
 
   // An invitation: accepted signed in as the invitee, with the account's password, or, for a new
   // person, by choosing one (core/people/invitations.ts says who may do what).
-  const invitePage = (res: Response, token: string, extra: Record<string, unknown>) => {
-    const invitation = openInvitation(runtime, token, locals(res).signedIn?.user.id);
+  const invitePage = async (res: Response, token: string, extra: Record<string, unknown>) => {
+    const invitation = await openInvitation(runtime, token, locals(res).signedIn?.user.id);
     if (invitation instanceof ServiceError) return linkRefused(res, invitation.message);
-    page(res, `Join ${invitation.workspaceName}`, 'invite', {
+    await page(res, `Join ${invitation.workspaceName}`, 'invite', {
       ...invitation,
       token,
       signIn: `/app/login?next=${encodeURIComponent(`/app/invite?token=${encodeURIComponent(token)}`)}`,
       ...extra,
     });
   };
-  router.get('/invite', (req, res) => {
+  router.get('/invite', async (req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
     // Reset links were printed on /app/invite before invitations had their own table.
     const unusable = (opened: object) => opened instanceof ServiceError;
-    if (unusable(openInvitation(runtime, token)) && !unusable(openLink(runtime, token, 'reset'))) {
+    if (unusable(await openInvitation(runtime, token)) && !unusable(await openLink(runtime, token, 'reset'))) {
       return res.redirect(303, `/app/reset?token=${encodeURIComponent(token)}`);
     }
-    invitePage(res, token, {});
+    await invitePage(res, token, {});
   });
   router.post('/invite', async (req, res) => {
     const body = req.body as Record<string, string>;
@@ -175,40 +178,40 @@ export function signInPages(runtime: Runtime, kit: PageKit): Router {
         address: addressOf(req),
       });
       if (accepted instanceof ServiceError) {
-        if (accepted.code === 'invalid_link') return linkRefused(res, accepted.message);
+        if (accepted.code === 'invalid_link') return await linkRefused(res, accepted.message);
         // wrong_password and weak_password are 400, invalid_state (invited first elsewhere) 409.
         res.status(pageStatus(accepted.code));
-        return invitePage(res, token, { error: accepted.message });
+        return await invitePage(res, token, { error: accepted.message });
       }
       if (who && who.user.id === accepted.userId) {
-        chooseWorkspace(runtime, req.cookies?.[sessionCookie] as string, accepted.userId, accepted.workspaceId);
+        await chooseWorkspace(runtime, req.cookies?.[sessionCookie] as string, accepted.userId, accepted.workspaceId);
         return res.redirect(303, '/app/inbox');
       }
-      signInAndGo(req, res, accepted.userId, accepted.workspaceId, '/app/inbox');
+      await signInAndGo(req, res, accepted.userId, accepted.workspaceId, '/app/inbox');
     } catch (error) {
       if (!(error instanceof RateLimitError)) throw error;
       res.status(429).set('Retry-After', String(error.retryAfter));
-      invitePage(res, token, {
+      await invitePage(res, token, {
         error: `Too many wrong passwords. Try again in ${Math.ceil(error.retryAfter / 60)} minutes.`,
       });
     }
   });
 
   // The workspace a person of several works in: asked at sign-in, switched from the header.
-  router.get('/workspaces', (req, res) => {
+  router.get('/workspaces', async (req, res) => {
     const who = kit.signedIn(req, res);
     if (!who) return;
-    page(res, 'Choose a workspace', 'workspaces', {
+    await page(res, 'Choose a workspace', 'workspaces', {
       next: safeNext(req.query.next),
       current: who.workspace.id,
-      workspaces: workspacesOf(runtime.db, who.user.id),
+      workspaces: await workspacesOf(runtime.db, who.user.id),
     });
   });
   router.post(
     '/workspace',
     kit.act(async (who, req) => {
       const workspaceId = typeof req.body.workspace_id === 'string' ? req.body.workspace_id : '';
-      chooseWorkspace(runtime, req.cookies?.[sessionCookie] as string, who.user.id, workspaceId);
+      await chooseWorkspace(runtime, req.cookies?.[sessionCookie] as string, who.user.id, workspaceId);
       return safeNext(req.body.next);
     }),
   );

@@ -77,13 +77,13 @@ export function webhookPages(runtime: Runtime, kit: PageKit): Router {
     [req.body?.events ?? []].flat().filter((name: unknown): name is string => typeof name === 'string');
 
   router.get('/webhooks', async (req, res) => {
-    const who = adminOf(kit, req, res, 'Webhooks');
+    const who = await adminOf(kit, req, res, 'Webhooks');
     if (!who) return;
     const hooks = (await kit.run<ListEnvelope<Acted<WebhookResource>>>(who, listWebhooksWithActions, {})).data;
     const fresh = takeFlash(runtime, req, res, who, 'webhook-secret');
     const secret = fresh ? (JSON.parse(fresh) as { url: string; value: string }) : null;
     const test = typeof req.query.test === 'string' ? req.query.test : null;
-    kit.page(
+    await kit.page(
       res,
       'Webhooks',
       'pages/webhooks',
@@ -160,7 +160,7 @@ export function webhookPages(runtime: Runtime, kit: PageKit): Router {
   );
 
   router.get('/webhooks/:id', async (req, res) => {
-    const who = adminOf(kit, req, res, 'Webhooks');
+    const who = await adminOf(kit, req, res, 'Webhooks');
     if (!who) return;
     const status = DELIVERY_STATUSES.find((s) => s === req.query.status);
     const cursor = typeof req.query.cursor === 'string' ? req.query.cursor : undefined;
@@ -185,7 +185,7 @@ export function webhookPages(runtime: Runtime, kit: PageKit): Router {
     const dayAgo = new Date(runtime.clock.now().getTime() - 86_400_000);
     const query = (extra: Record<string, string>) =>
       new URLSearchParams({ ...(status && { status }), ...extra }).toString();
-    kit.page(
+    await kit.page(
       res,
       `Delivery log: ${hook.url}`,
       'pages/deliveries',

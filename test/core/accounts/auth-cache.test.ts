@@ -17,8 +17,8 @@ describe('API key cache across connections', () => {
   const dir = mkdtempSync(join(tmpdir(), 'auth-cache-'));
   const file = join(dir, 'service.db');
   const opened: TestRuntime[] = [];
-  const open = () => {
-    const runtime = testRuntime({ file });
+  const open = async () => {
+    const runtime = await testRuntime({ file });
     opened.push(runtime);
     return runtime;
   };
@@ -27,52 +27,52 @@ describe('API key cache across connections', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const codeOf = (fn: () => unknown): string => {
+  const codeOf = async (fn: () => unknown): Promise<string> => {
     try {
-      fn();
+      await fn();
       return 'ok';
     } catch (error) {
       return (error as ServiceError).code;
     }
   };
 
-  it('sees a revocation made by another connection at once', () => {
-    const server = open();
-    const admin = open();
-    const ws = makeWorkspace(admin);
-    const second = makeKey(admin, ws.workspace.id);
+  it('sees a revocation made by another connection at once', async () => {
+    const server = await open();
+    const admin = await open();
+    const ws = await makeWorkspace(admin);
+    const second = await makeKey(admin, ws.workspace.id);
     const header = `Bearer ${second.apiKey}`;
-    expect(codeOf(() => authenticate(server, header))).toBe('ok');
-    expect(codeOf(() => authenticate(server, header))).toBe('ok');
-    revokeApiKey(admin, second.keyId);
-    expect(codeOf(() => authenticate(server, header))).toBe('invalid_key');
-    expect(codeOf(() => authenticate(server, `Bearer ${ws.apiKey}`))).toBe('ok');
+    expect(await codeOf(async () => authenticate(server, header))).toBe('ok');
+    expect(await codeOf(async () => authenticate(server, header))).toBe('ok');
+    await revokeApiKey(admin, second.keyId);
+    expect(await codeOf(async () => authenticate(server, header))).toBe('invalid_key');
+    expect(await codeOf(async () => authenticate(server, `Bearer ${ws.apiKey}`))).toBe('ok');
   });
 
-  it('sees a plan or status change made by another connection at once', () => {
-    const server = open();
-    const admin = open();
-    const ws = makeWorkspace(admin);
+  it('sees a plan or status change made by another connection at once', async () => {
+    const server = await open();
+    const admin = await open();
+    const ws = await makeWorkspace(admin);
     const header = `Bearer ${ws.apiKey}`;
-    expect(authenticate(server, header).plan).toBe('pro');
-    setWorkspacePlan(admin, ws.workspace.id, { plan: 'business' });
-    expect(authenticate(server, header).plan).toBe('business');
-    setWorkspacePlan(admin, ws.workspace.id, { status: 'canceled' });
-    expect(codeOf(() => authenticate(server, header))).toBe('payment_required');
+    expect((await authenticate(server, header)).plan).toBe('pro');
+    await setWorkspacePlan(admin, ws.workspace.id, { plan: 'business' });
+    expect((await authenticate(server, header)).plan).toBe('business');
+    await setWorkspacePlan(admin, ws.workspace.id, { status: 'canceled' });
+    expect(await codeOf(async () => authenticate(server, header))).toBe('payment_required');
   });
 
-  it('checks expiry against the clock on every request, cached or not', () => {
-    const server = open();
-    const ws = makeWorkspace(server);
-    const expiring = makeKey(server, ws.workspace.id, new Date(server.clock.now().getTime() + 60_000));
+  it('checks expiry against the clock on every request, cached or not', async () => {
+    const server = await open();
+    const ws = await makeWorkspace(server);
+    const expiring = await makeKey(server, ws.workspace.id, new Date(server.clock.now().getTime() + 60_000));
     const header = `Bearer ${expiring.apiKey}`;
-    expect(codeOf(() => authenticate(server, header))).toBe('ok');
+    expect(await codeOf(async () => authenticate(server, header))).toBe('ok');
     server.clock.advance(60_000);
-    expect(codeOf(() => authenticate(server, header))).toBe('expired_key');
+    expect(await codeOf(async () => authenticate(server, header))).toBe('expired_key');
   });
 
-  it('opens a database file written by another connection without re-running migrations', () => {
-    open();
+  it('opens a database file written by another connection without re-running migrations', async () => {
+    await open();
     expect(() => openDatabase(file).$client.close()).not.toThrow();
   });
 });

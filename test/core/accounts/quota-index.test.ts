@@ -1,22 +1,15 @@
-import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { expect, it } from 'vitest';
-import type { Db } from '../../../db/client.ts';
-import * as schema from '../../../db/schema/index.ts';
 import { postsPublishedIn, usagePeriod } from '../../../src/core/accounts/usage.ts';
 import { makeWorkspace } from '../../helpers/factories.ts';
-import { testRuntime } from '../../helpers/runtime.ts';
+import { capturingDb, testRuntime } from '../../helpers/runtime.ts';
 
 /** Every publish counts the month's published items; the count must search the partial index. */
-it('the monthly quota count searches the partial published_at index', () => {
-  const runtime = testRuntime();
-  const ws = makeWorkspace(runtime);
+it('the monthly quota count searches the partial published_at index', async () => {
+  const runtime = await testRuntime();
+  const ws = await makeWorkspace(runtime);
   const captured: Array<{ sql: string; params: unknown[] }> = [];
-  const logged = drizzle({
-    client: runtime.db.$client,
-    schema,
-    logger: { logQuery: (sql, params) => captured.push({ sql, params }) },
-  }) as Db;
-  expect(postsPublishedIn(logged, ws.workspace.id, usagePeriod(runtime.clock.now()))).toBe(0);
+  const logged = capturingDb(runtime.db, captured);
+  expect(await postsPublishedIn(logged, ws.workspace.id, usagePeriod(runtime.clock.now()))).toBe(0);
   expect(captured).toHaveLength(1);
   const plan = runtime.db.$client.prepare(`EXPLAIN QUERY PLAN ${captured[0].sql}`).all(...captured[0].params) as Array<{
     detail: string;

@@ -1,14 +1,11 @@
-import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Db } from '../../../db/client.ts';
-import * as schema from '../../../db/schema/index.ts';
 import { getAnalyticsOverview } from '../../../src/core/analytics/overview.ts';
 import { contextFor } from '../../../src/core/context.ts';
 import { ServiceError } from '../../../src/core/errors.ts';
 import { runOperation } from '../../../src/core/operation.ts';
 import { makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { HISTORY_NOW, recordPublishRun, seedKnownHistory } from '../../helpers/publish-history.ts';
-import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { capturingDb, testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
 type Counts = [published: number, failed: number];
 
@@ -33,18 +30,18 @@ describe('getAnalyticsOverview over a known history (see test/helpers/publish-hi
   let runtime: TestRuntime;
   let ws: TestWorkspace;
   let other: TestWorkspace;
-  const overview = (input: Record<string, unknown> = {}, workspace = ws) =>
+  const overview = async (input: Record<string, unknown> = {}, workspace = ws) =>
     runOperation(getAnalyticsOverview, contextFor(runtime, workspace.workspace, 'rest'), input);
 
-  beforeEach(() => {
-    runtime = testRuntime({ start: HISTORY_NOW });
-    ws = makeWorkspace(runtime); // pro: 90 days of history
-    other = makeWorkspace(runtime);
-    seedKnownHistory(runtime, ws.workspace, other.workspace);
+  beforeEach(async () => {
+    runtime = await testRuntime({ start: HISTORY_NOW });
+    ws = await makeWorkspace(runtime); // pro: 90 days of history
+    other = await makeWorkspace(runtime);
+    await seedKnownHistory(runtime, ws.workspace, other.workspace);
   });
 
-  it('covers the last 30 UTC days by default, today included, up to now', () => {
-    expect(overview()).toEqual({
+  it('covers the last 30 UTC days by default, today included, up to now', async () => {
+    expect(await overview()).toEqual({
       object: 'analytics_overview',
       days: 30,
       period_start: '2026-02-09T00:00:00.000Z',
@@ -68,8 +65,8 @@ describe('getAnalyticsOverview over a known history (see test/helpers/publish-hi
     });
   });
 
-  it('takes up to the plan history (pro: 90 days) and reaches older runs', () => {
-    expect(overview({ days: 90 })).toEqual({
+  it('takes up to the plan history (pro: 90 days) and reaches older runs', async () => {
+    expect(await overview({ days: 90 })).toEqual({
       object: 'analytics_overview',
       days: 90,
       period_start: '2025-12-11T00:00:00.000Z',
@@ -93,25 +90,25 @@ describe('getAnalyticsOverview over a known history (see test/helpers/publish-hi
     });
   });
 
-  it('caps days at the plan history silently and says the days used', () => {
-    const result = overview({ days: 365 });
+  it('caps days at the plan history silently and says the days used', async () => {
+    const result = await overview({ days: 365 });
     expect(result.days).toBe(90);
     expect(result.period_start).toBe('2025-12-11T00:00:00.000Z');
     expect(result.daily).toHaveLength(90);
     expect(result.totals).toEqual({ published: 5, failed: 3 });
   });
 
-  it('caps at the smallest plan too (free: 7 days), which leaves r5 in and the 30-day runs out', () => {
-    const free = makeWorkspace(runtime, { plan: 'free' });
-    recordPublishRun(runtime, free.workspace, {
+  it('caps at the smallest plan too (free: 7 days), which leaves r5 in and the 30-day runs out', async () => {
+    const free = await makeWorkspace(runtime, { plan: 'free' });
+    await recordPublishRun(runtime, free.workspace, {
       finishedAt: '2026-03-04T00:00:00.000Z',
       platforms: { twitter: 'published' },
     });
-    recordPublishRun(runtime, free.workspace, {
+    await recordPublishRun(runtime, free.workspace, {
       finishedAt: '2026-03-03T23:59:59.999Z',
       platforms: { twitter: 'rejected' },
     });
-    expect(overview({ days: 30 }, free)).toEqual({
+    expect(await overview({ days: 30 }, free)).toEqual({
       object: 'analytics_overview',
       days: 7,
       period_start: '2026-03-04T00:00:00.000Z',
@@ -121,11 +118,11 @@ describe('getAnalyticsOverview over a known history (see test/helpers/publish-hi
       daily: dailyFrom('2026-03-04', 7, { '2026-03-04': [1, 0] }),
     });
     // Under the cap the request stands as asked.
-    expect(overview({ days: 3 }, free).days).toBe(3);
+    expect((await overview({ days: 3 }, free)).days).toBe(3);
   });
 
-  it('days=1 is today only, from UTC midnight', () => {
-    expect(overview({ days: 1 })).toEqual({
+  it('days=1 is today only, from UTC midnight', async () => {
+    expect(await overview({ days: 1 })).toEqual({
       object: 'analytics_overview',
       days: 1,
       period_start: '2026-03-10T00:00:00.000Z',
@@ -140,8 +137,8 @@ describe('getAnalyticsOverview over a known history (see test/helpers/publish-hi
     });
   });
 
-  it('days=2 starts at the previous UTC midnight: a run at exactly 00:00 belongs to its day', () => {
-    expect(overview({ days: 2 })).toEqual({
+  it('days=2 starts at the previous UTC midnight: a run at exactly 00:00 belongs to its day', async () => {
+    expect(await overview({ days: 2 })).toEqual({
       object: 'analytics_overview',
       days: 2,
       period_start: '2026-03-09T00:00:00.000Z',
@@ -157,10 +154,10 @@ describe('getAnalyticsOverview over a known history (see test/helpers/publish-hi
     });
   });
 
-  it('includes both ends of the period: the first instant of the first day and now', () => {
+  it('includes both ends of the period: the first instant of the first day and now', async () => {
     // Seen from 2026-03-09T23:59:59.999Z, "today" is 03-09: r4 at its first instant, r3 at now.
     runtime.clock.set('2026-03-09T23:59:59.999Z');
-    expect(overview({ days: 1 })).toEqual({
+    expect(await overview({ days: 1 })).toEqual({
       object: 'analytics_overview',
       days: 1,
       period_start: '2026-03-09T00:00:00.000Z',
@@ -171,7 +168,7 @@ describe('getAnalyticsOverview over a known history (see test/helpers/publish-hi
     });
     // One millisecond later a new UTC day begins, and nothing has happened in it yet.
     runtime.clock.advance(1);
-    expect(overview({ days: 1 })).toMatchObject({
+    expect(await overview({ days: 1 })).toMatchObject({
       period_start: '2026-03-10T00:00:00.000Z',
       totals: { published: 0, failed: 0 },
       platforms: [],
@@ -179,15 +176,15 @@ describe('getAnalyticsOverview over a known history (see test/helpers/publish-hi
     });
   });
 
-  it('counts nothing that finished after now', () => {
+  it('counts nothing that finished after now', async () => {
     runtime.clock.set('2026-03-10T09:00:00.000Z'); // r1's instant: r2 and r6 lie ahead
-    const today = overview({ days: 1 });
+    const today = await overview({ days: 1 });
     expect(today.totals).toEqual({ published: 1, failed: 0 });
     expect(today.platforms).toEqual(platforms({ instagram: [0, 1], linkedin: [1, 0], twitter: [1, 0] }));
   });
 
-  it("never counts another workspace's history, and shows that workspace only its own", () => {
-    expect(overview({ days: 30 }, other)).toEqual({
+  it("never counts another workspace's history, and shows that workspace only its own", async () => {
+    expect(await overview({ days: 30 }, other)).toEqual({
       object: 'analytics_overview',
       days: 30,
       period_start: '2026-02-09T00:00:00.000Z',
@@ -196,39 +193,39 @@ describe('getAnalyticsOverview over a known history (see test/helpers/publish-hi
       platforms: platforms({ facebook: [0, 1], instagram: [0, 1], linkedin: [1, 0], tiktok: [1, 0], twitter: [1, 0] }),
       daily: dailyFrom('2026-02-09', 30, { '2026-02-20': [1, 0], '2026-03-09': [0, 1], '2026-03-10': [1, 0] }),
     });
-    const empty = makeWorkspace(runtime);
-    const nothing = overview({}, empty);
+    const empty = await makeWorkspace(runtime);
+    const nothing = await overview({}, empty);
     expect(nothing.totals).toEqual({ published: 0, failed: 0 });
     expect(nothing.platforms).toEqual([]);
     expect(nothing.daily).toEqual(dailyFrom('2026-02-09', 30));
   });
 
-  it('counts items, not runs: an item retried counts once per outcome in a day and in the totals', () => {
-    const fresh = makeWorkspace(runtime);
-    const x = recordPublishRun(runtime, fresh.workspace, {
+  it('counts items, not runs: an item retried counts once per outcome in a day and in the totals', async () => {
+    const fresh = await makeWorkspace(runtime);
+    const x = await recordPublishRun(runtime, fresh.workspace, {
       finishedAt: '2026-03-09T08:00:00.000Z',
       platforms: { twitter: 'rejected' },
     });
-    recordPublishRun(runtime, fresh.workspace, {
+    await recordPublishRun(runtime, fresh.workspace, {
       contentId: x.contentId,
       finishedAt: '2026-03-10T08:00:00.000Z',
       platforms: { twitter: 'rejected' },
     });
-    recordPublishRun(runtime, fresh.workspace, {
+    await recordPublishRun(runtime, fresh.workspace, {
       contentId: x.contentId,
       finishedAt: '2026-03-10T08:30:00.000Z',
       platforms: { twitter: 'rejected' },
     });
-    const y = recordPublishRun(runtime, fresh.workspace, {
+    const y = await recordPublishRun(runtime, fresh.workspace, {
       finishedAt: '2026-03-09T09:00:00.000Z',
       platforms: { twitter: 'rejected', linkedin: 'rejected' },
     });
-    recordPublishRun(runtime, fresh.workspace, {
+    await recordPublishRun(runtime, fresh.workspace, {
       contentId: y.contentId,
       finishedAt: '2026-03-10T09:00:00.000Z',
       platforms: { twitter: 'rejected', linkedin: 'published' },
     });
-    const result = overview({ days: 2 }, fresh);
+    const result = await overview({ days: 2 }, fresh);
     expect(result.daily).toEqual([
       { date: '2026-03-09', published: 0, failed: 2 }, // x, y
       { date: '2026-03-10', published: 1, failed: 1 }, // y; x (twice)
@@ -238,11 +235,11 @@ describe('getAnalyticsOverview over a known history (see test/helpers/publish-hi
     expect(result.platforms).toEqual(platforms({ linkedin: [1, 1], twitter: [0, 5] }));
   });
 
-  it('refuses days outside 1 to 365, or not whole, with invalid_body details on days', () => {
+  it('refuses days outside 1 to 365, or not whole, with invalid_body details on days', async () => {
     for (const days of [0, 366, -1, 1.5, '0', '366', '-3', '2.5', 'abc', '', true, null, ['7', '8']]) {
       let error: unknown;
       try {
-        overview({ days });
+        await overview({ days });
       } catch (caught) {
         error = caught;
       }
@@ -252,10 +249,10 @@ describe('getAnalyticsOverview over a known history (see test/helpers/publish-hi
     }
   });
 
-  it('takes days as a query string gives it: a decimal string', () => {
-    expect(overview({ days: '2' }).days).toBe(2);
-    expect(overview({ days: '365' }).days).toBe(90);
-    expect(overview({ days: '1' }).daily).toHaveLength(1);
+  it('takes days as a query string gives it: a decimal string', async () => {
+    expect((await overview({ days: '2' })).days).toBe(2);
+    expect((await overview({ days: '365' })).days).toBe(90);
+    expect((await overview({ days: '1' })).daily).toHaveLength(1);
   });
 });
 
@@ -268,29 +265,29 @@ interface Captured {
 describe('getAnalyticsOverview query plans', () => {
   let runtime: TestRuntime;
   let ws: TestWorkspace;
-  beforeEach(() => {
-    runtime = testRuntime({ start: HISTORY_NOW });
-    ws = makeWorkspace(runtime);
-    const other = makeWorkspace(runtime);
-    seedKnownHistory(runtime, ws.workspace, other.workspace);
+  beforeEach(async () => {
+    runtime = await testRuntime({ start: HISTORY_NOW });
+    ws = await makeWorkspace(runtime);
+    const other = await makeWorkspace(runtime);
+    await seedKnownHistory(runtime, ws.workspace, other.workspace);
     for (let i = 0; i < 40; i += 1) {
-      recordPublishRun(runtime, i % 2 ? ws.workspace : other.workspace, {
+      await recordPublishRun(runtime, i % 2 ? ws.workspace : other.workspace, {
         finishedAt: new Date(Date.parse(HISTORY_NOW) - i * 3_600_000 * 7),
         platforms: { twitter: 'published', linkedin: i % 3 ? 'rejected' : 'pending' },
       });
     }
   });
 
-  function captureQueries(): Captured[] {
+  async function captureQueries(): Promise<Captured[]> {
     const captured: Captured[] = [];
-    const logged = drizzle({
-      client: runtime.db.$client,
-      schema,
-      logger: { logQuery: (sql, params) => captured.push({ sql, params }) },
-    }) as Db;
-    const result = runOperation(getAnalyticsOverview, contextFor({ ...runtime, db: logged }, ws.workspace, 'rest'), {
-      days: 30,
-    });
+    const logged = capturingDb(runtime.db, captured);
+    const result = await runOperation(
+      getAnalyticsOverview,
+      contextFor({ ...runtime, db: logged }, ws.workspace, 'rest'),
+      {
+        days: 30,
+      },
+    );
     expect(result.object).toBe('analytics_overview');
     return captured;
   }
@@ -310,8 +307,8 @@ describe('getAnalyticsOverview query plans', () => {
     expect(plan, plan).not.toMatch(/\bSCAN\b/);
   }
 
-  function expectPlans(): void {
-    const queries = captureQueries();
+  async function expectPlans(): Promise<void> {
+    const queries = await captureQueries();
     const runs = queries.filter((q) => /from "publish_runs"/.test(q.sql));
     const attempts = queries.filter((q) => /from "publish_attempts"/.test(q.sql));
     expect(runs.length + attempts.length, JSON.stringify(queries.map((q) => q.sql))).toBe(queries.length);
@@ -327,13 +324,13 @@ describe('getAnalyticsOverview query plans', () => {
     }
   }
 
-  it('without statistics', () => {
-    expectPlans();
+  it('without statistics', async () => {
+    await expectPlans();
   });
 
-  it('after ANALYZE', () => {
+  it('after ANALYZE', async () => {
     runtime.db.$client.exec('ANALYZE');
-    expectPlans();
+    await expectPlans();
   });
 
   it('the plan check itself fails on a query that scans the table', () => {

@@ -30,59 +30,62 @@ const DAY = 86_400_000;
 describe('campaign completion', () => {
   let runtime: TestRuntime;
   let ws: TestWorkspace;
-  beforeEach(() => {
-    runtime = testRuntime();
-    ws = makeWorkspace(runtime, { plan: 'business' });
-    connectAccounts(runtime, ws.workspace, ['twitter']);
+  beforeEach(async () => {
+    runtime = await testRuntime();
+    ws = await makeWorkspace(runtime, { plan: 'business' });
+    await connectAccounts(runtime, ws.workspace, ['twitter']);
   });
 
   const ctx = () => contextFor(runtime, ws.workspace, 'rest');
-  const campaignRow = (id: string) => runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get()!;
-  const itemIds = (id: string) =>
-    runtime.db
-      .select({ id: content.id })
-      .from(content)
-      .where(eq(content.campaignId, id))
-      .orderBy(asc(content.campaignSlot))
-      .all()
-      .map((row) => row.id);
-  const completedEvents = () => eventsOf(runtime, ws.workspace.id).filter((e) => e.type === 'campaign.completed');
+  const campaignRow = async (id: string) =>
+    (await runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get())!;
+  const itemIds = async (id: string) =>
+    (
+      await runtime.db
+        .select({ id: content.id })
+        .from(content)
+        .where(eq(content.campaignId, id))
+        .orderBy(asc(content.campaignSlot))
+        .all()
+    ).map((row) => row.id);
+  const completedEvents = async () =>
+    (await eventsOf(runtime, ws.workspace.id)).filter((e) => e.type === 'campaign.completed');
   const generate = () => drain(runtime, campaignGenerationJob(runtime, batchWriter([generator])));
-  const publishNow = (itemId: string, body: Record<string, unknown> = {}) => {
+  const publishNow = async (itemId: string, body: Record<string, unknown> = {}) => {
     // Generated items are single images: the sandbox wants the image before it takes the post.
-    update(runtime, ws.workspace, itemId, { media_urls: ['https://cdn.example.com/a.png'] });
+    await update(runtime, ws.workspace, itemId, { media_urls: ['https://cdn.example.com/a.png'] });
     return publish(runtime, ws.workspace, itemId, body);
   };
   const runPublishing = (connectors = connectorsFor(runtime)) => drain(runtime, publishingJob(runtime, connectors));
   /** A launched campaign of `posts` items, its generation finished; the items await review. */
   const launched = async (posts: number) => {
-    const { id } = runOperation(createCampaign, ctx(), {
+    const { id } = (await runOperation(createCampaign, ctx(), {
       name: 'Spring',
       posts_per_day: 1,
       campaign_length_days: posts,
-    }) as { id: string };
-    runOperation(launchCampaign, ctx(), { id });
+    })) as { id: string };
+    await runOperation(launchCampaign, ctx(), { id });
     expect(await generate()).toEqual(['completed']);
-    expect(campaignRow(id)).toMatchObject({ status: 'active', generatedPosts: posts });
-    return { id, items: itemIds(id) };
+    expect(await campaignRow(id)).toMatchObject({ status: 'active', generatedPosts: posts });
+    return { id, items: await itemIds(id) };
   };
 
   it('completes when the last item publishes, not before, with exactly one event carrying the campaign', async () => {
     const { id, items } = await launched(2);
-    expect(completedEvents()).toHaveLength(0);
+    expect(await completedEvents()).toHaveLength(0);
 
-    publishNow(items[0]!);
+    await publishNow(items[0]!);
     await runPublishing();
-    expect(campaignRow(id).status).toBe('active');
-    expect(completedEvents()).toHaveLength(0);
+    expect((await campaignRow(id)).status).toBe('active');
+    expect(await completedEvents()).toHaveLength(0);
 
-    publishNow(items[1]!);
+    await publishNow(items[1]!);
     runtime.clock.advance(1_000);
     await runPublishing();
-    const row = campaignRow(id);
+    const row = await campaignRow(id);
     expect(row.status).toBe('completed');
     expect(row.updatedAt).toEqual(runtime.clock.now());
-    const [event, ...more] = completedEvents();
+    const [event, ...more] = await completedEvents();
     expect(more).toHaveLength(0);
     expect(event!.data).toEqual({
       campaign: expect.objectContaining({
@@ -95,102 +98,102 @@ describe('campaign completion', () => {
       }),
     });
     // Written with the last item's content.published, in the same commit, right after it.
-    const types = eventsOf(runtime, ws.workspace.id).map((e) => e.type);
+    const types = (await eventsOf(runtime, ws.workspace.id)).map((e) => e.type);
     expect(types.slice(-2)).toEqual(['content.published', 'campaign.completed']);
 
     // Later changes to its items emit nothing more.
-    update(runtime, ws.workspace, items[0]!, { caption: 'edited after the fact' });
-    runOperation(deleteContent, ctx(), { id: items[1]! });
-    expect(completedEvents()).toHaveLength(1);
+    await update(runtime, ws.workspace, items[0]!, { caption: 'edited after the fact' });
+    await runOperation(deleteContent, ctx(), { id: items[1]! });
+    expect(await completedEvents()).toHaveLength(1);
   });
 
   it('rejected, deleted and failed items are done; unreviewed, approved-not-published and scheduled ones hold it open', async () => {
     const { id, items } = await launched(4);
     const [rejected, deleted, failed, scheduled] = items as [string, string, string, string];
-    const stillActive = () => {
-      expect(campaignRow(id).status).toBe('active');
-      expect(completedEvents()).toHaveLength(0);
+    const stillActive = async () => {
+      expect((await campaignRow(id)).status).toBe('active');
+      expect(await completedEvents()).toHaveLength(0);
     };
 
-    update(runtime, ws.workspace, rejected, { status: 'rejected' });
-    runOperation(deleteContent, ctx(), { id: deleted });
-    stillActive();
+    await update(runtime, ws.workspace, rejected, { status: 'rejected' });
+    await runOperation(deleteContent, ctx(), { id: deleted });
+    await stillActive();
 
     // Approved but never published: awaits its publish call.
-    update(runtime, ws.workspace, failed, { status: 'approved' });
-    update(runtime, ws.workspace, scheduled, { status: 'approved' });
-    stillActive();
+    await update(runtime, ws.workspace, failed, { status: 'approved' });
+    await update(runtime, ws.workspace, scheduled, { status: 'approved' });
+    await stillActive();
 
     // Every platform refuses: back to approved, no longer queued, a failed publish, done.
-    publishNow(failed);
+    await publishNow(failed);
     await runPublishing(
       connectorsWith(runtime, { twitter: { publish: async () => ({ status: 'rejected', error: 'refused' }) } }),
     );
-    expect(runtime.db.select().from(content).where(eq(content.id, failed)).get()).toMatchObject({
+    expect(await runtime.db.select().from(content).where(eq(content.id, failed)).get()).toMatchObject({
       status: 'approved',
       publishQueued: false,
     });
-    stillActive();
+    await stillActive();
 
     // Scheduled for tomorrow: waits for the publishing run.
-    publishNow(scheduled, { scheduled_for: new Date(runtime.clock.now().getTime() + DAY).toISOString() });
+    await publishNow(scheduled, { scheduled_for: new Date(runtime.clock.now().getTime() + DAY).toISOString() });
     await runPublishing();
-    stillActive();
+    await stillActive();
 
     runtime.clock.advance(DAY + 1_000);
     await runPublishing();
-    expect(campaignRow(id).status).toBe('completed');
-    expect(completedEvents()).toHaveLength(1);
+    expect((await campaignRow(id)).status).toBe('completed');
+    expect(await completedEvents()).toHaveLength(1);
   });
 
   it('a campaign paused or archived by a person is never completed by the service', async () => {
     for (const status of ['paused', 'archived'] as const) {
       const { id, items } = await launched(1);
-      runOperation(updateCampaign, ctx(), { id, status });
-      publishNow(items[0]!);
+      await runOperation(updateCampaign, ctx(), { id, status });
+      await publishNow(items[0]!);
       await runPublishing();
-      expect(campaignRow(id).status).toBe(status);
+      expect((await campaignRow(id)).status).toBe(status);
     }
-    expect(completedEvents()).toHaveLength(0);
+    expect(await completedEvents()).toHaveLength(0);
   });
 
   it('not while generation is unfinished; a relaunch whose generation ends with every item done completes it', async () => {
     // One AI credit left: generation stops after the first of two slots.
-    spendAiCredits(
+    await spendAiCredits(
       runtime.db,
       ws.workspace.id,
       usagePeriod(runtime.clock.now()),
       ws.workspace.features.monthly_ai_credits - 1,
     );
-    const { id } = runOperation(createCampaign, ctx(), {
+    const { id } = (await runOperation(createCampaign, ctx(), {
       name: 'Short',
       posts_per_day: 1,
       campaign_length_days: 2,
-    }) as { id: string };
-    runOperation(launchCampaign, ctx(), { id });
+    })) as { id: string };
+    await runOperation(launchCampaign, ctx(), { id });
     expect(await generate()).toEqual(['out_of_credits']);
-    const [first] = itemIds(id);
-    publishNow(first!);
+    const [first] = await itemIds(id);
+    await publishNow(first!);
     await runPublishing();
-    expect(campaignRow(id)).toMatchObject({ status: 'active', generatedPosts: 1 });
+    expect(await campaignRow(id)).toMatchObject({ status: 'active', generatedPosts: 1 });
 
     // Next month the credits are back: paused and launched again, it writes the last slot.
     runtime.clock.advance(32 * DAY);
-    runOperation(updateCampaign, ctx(), { id, status: 'paused' });
-    runOperation(launchCampaign, ctx(), { id });
+    await runOperation(updateCampaign, ctx(), { id, status: 'paused' });
+    await runOperation(launchCampaign, ctx(), { id });
     expect(await generate()).toEqual(['completed']);
-    const last = itemIds(id)[1]!;
-    expect(campaignRow(id).status).toBe('active');
-    update(runtime, ws.workspace, last, { status: 'rejected' });
-    expect(campaignRow(id).status).toBe('completed');
+    const last = (await itemIds(id))[1]!;
+    expect((await campaignRow(id)).status).toBe('active');
+    await update(runtime, ws.workspace, last, { status: 'rejected' });
+    expect((await campaignRow(id)).status).toBe('completed');
 
     // Paused and launched once more with nothing left to write: generation ends at once, and so
     // does the campaign, since every item is done.
-    runOperation(updateCampaign, ctx(), { id, status: 'paused' });
-    runOperation(launchCampaign, ctx(), { id });
-    expect(campaignRow(id).status).toBe('active');
+    await runOperation(updateCampaign, ctx(), { id, status: 'paused' });
+    await runOperation(launchCampaign, ctx(), { id });
+    expect((await campaignRow(id)).status).toBe('active');
     expect(await generate()).toEqual(['completed']);
-    expect(campaignRow(id).status).toBe('completed');
-    expect(completedEvents()).toHaveLength(2);
+    expect((await campaignRow(id)).status).toBe('completed');
+    expect(await completedEvents()).toHaveLength(2);
   });
 });

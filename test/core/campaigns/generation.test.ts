@@ -15,7 +15,7 @@ import {
 import { draftProblems, type CaptionGenerator, type GenerationRequest } from '../../../src/core/campaigns/generator.ts';
 import { contextFor } from '../../../src/core/context.ts';
 import { runOperation } from '../../../src/core/operation.ts';
-import { makeCampaign, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
+import { inOrder, makeCampaign, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { connectAccounts } from '../../helpers/publishing.ts';
 import { eventsOf } from '../../helpers/rest-expect.ts';
 import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
@@ -82,27 +82,28 @@ describe('content mix apportionment', () => {
 describe('campaign generation', () => {
   let runtime: TestRuntime;
   let ws: TestWorkspace;
-  beforeEach(() => {
-    runtime = testRuntime();
-    ws = makeWorkspace(runtime, { plan: 'business' });
+  beforeEach(async () => {
+    runtime = await testRuntime();
+    ws = await makeWorkspace(runtime, { plan: 'business' });
   });
 
   const ctx = () => contextFor(runtime, ws.workspace, 'rest');
-  const create = (input: Record<string, unknown>) => makeCampaign(runtime, ws.workspace, { name: 'Spring', ...input });
-  const launch = (id: string) => runOperation(launchCampaign, ctx(), { id });
-  const campaignRow = (id: string) => runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get();
-  const itemsOf = (id: string) =>
+  const create = async (input: Record<string, unknown>) =>
+    makeCampaign(runtime, ws.workspace, { name: 'Spring', ...input });
+  const launch = async (id: string) => runOperation(launchCampaign, ctx(), { id });
+  const campaignRow = async (id: string) => runtime.db.select().from(campaigns).where(eq(campaigns.id, id)).get();
+  const itemsOf = async (id: string) =>
     runtime.db.select().from(content).where(eq(content.campaignId, id)).orderBy(asc(content.campaignSlot)).all();
 
   it('a 50 a day x 365 days campaign generates exactly 18,250 items, one per slot, with the mix apportioned exactly', async () => {
-    connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin']);
+    await connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin']);
     const mix = { ugc: 2, carousel: 1, talkingHead: 1, greenScreen: 1 };
-    const { id } = create({ posts_per_day: 50, campaign_length_days: 365, content_mix: mix });
-    const launched = launch(id);
+    const { id } = await create({ posts_per_day: 50, campaign_length_days: 365, content_mix: mix });
+    const launched = await launch(id);
     const generator = fakeGenerator();
     expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([generator])))).toEqual(['completed']);
 
-    const items = itemsOf(id);
+    const items = await itemsOf(id);
     expect(items).toHaveLength(18_250);
     expect(items.map((item) => item.campaignSlot)).toEqual(Array.from({ length: 18_250 }, (_, i) => i));
     const counts = new Map<string, number>();
@@ -119,14 +120,18 @@ describe('campaign generation', () => {
         caption: `Spring post ${item.campaignSlot}`,
       });
     }
-    expect(campaignRow(id)).toMatchObject({
+    expect(await campaignRow(id)).toMatchObject({
       generatedPosts: 18_250,
       totalPosts: 18_250,
       status: 'active',
       generationDueAt: null,
     });
-    expect(eventsOf(runtime, ws.workspace.id).filter((e) => e.type === 'content.created')).toHaveLength(18_250);
-    const credits = runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, ws.workspace.id)).get();
+    expect((await eventsOf(runtime, ws.workspace.id)).filter((e) => e.type === 'content.created')).toHaveLength(18_250);
+    const credits = await runtime.db
+      .select()
+      .from(usagePeriods)
+      .where(eq(usagePeriods.workspaceId, ws.workspace.id))
+      .get();
     expect(credits?.aiCreditsUsed).toBe(18_250);
     // Generated in batches, each read with the brand profile of its time.
     expect(generator.calls.length).toBeGreaterThan(10);
@@ -134,23 +139,26 @@ describe('campaign generation', () => {
   });
 
   it('generated_posts rises batch by batch as generation goes', async () => {
-    const { id } = create({ posts_per_day: 10, campaign_length_days: 120 });
-    launch(id);
+    const { id } = await create({ posts_per_day: 10, campaign_length_days: 120 });
+    await launch(id);
     const seen: number[] = [];
     await drain(
       runtime,
-      campaignGenerationJob(runtime, batchWriter([fakeGenerator(() => seen.push(campaignRow(id)!.generatedPosts))])),
+      campaignGenerationJob(
+        runtime,
+        batchWriter([fakeGenerator(async () => seen.push((await campaignRow(id))!.generatedPosts))]),
+      ),
     );
     // Each batch's drafts are written while the batch before it commits: the third batch (slots
     // 1000-1199) is written once the first has committed and while the second commits.
     expect(seen).toEqual([0, 0, 500]);
-    expect(campaignRow(id)!.generatedPosts).toBe(1200);
+    expect((await campaignRow(id))!.generatedPosts).toBe(1200);
   });
 
   it('stops when the AI credits run out, having used exactly what was left', async () => {
-    const starter = makeWorkspace(runtime, { plan: 'starter' });
+    const starter = await makeWorkspace(runtime, { plan: 'starter' });
     const as = contextFor(runtime, starter.workspace, 'rest');
-    runtime.db
+    await runtime.db
       .insert(usagePeriods)
       .values({
         workspaceId: starter.workspace.id,
@@ -158,7 +166,7 @@ describe('campaign generation', () => {
         aiCreditsUsed: 380,
       })
       .run();
-    const { id } = makeCampaign(
+    const { id } = await makeCampaign(
       runtime,
       starter.workspace,
       { name: 'Small', posts_per_day: 50, campaign_length_days: 10 },
@@ -167,22 +175,24 @@ describe('campaign generation', () => {
     expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([fakeGenerator()])))).toEqual([
       'out_of_credits',
     ]);
-    expect(itemsOf(id)).toHaveLength(120);
-    expect(campaignRow(id)).toMatchObject({ generatedPosts: 120, status: 'active', generationDueAt: null });
+    expect(await itemsOf(id)).toHaveLength(120);
+    expect(await campaignRow(id)).toMatchObject({ generatedPosts: 120, status: 'active', generationDueAt: null });
     expect(
-      runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get()!
+      (await runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get())!
         .aiCreditsUsed,
     ).toBe(500);
     // Launching again needs credits: none are left this month.
-    runOperation(updateCampaign, as, { id, status: 'paused' });
-    expect(() => runOperation(launchCampaign, as, { id })).toThrow(expect.objectContaining({ code: 'quota_exceeded' }));
+    await runOperation(updateCampaign, as, { id, status: 'paused' });
+    await expect(runOperation(launchCampaign, as, { id })).rejects.toThrow(
+      expect.objectContaining({ code: 'quota_exceeded' }),
+    );
   });
 
   it('a batch written ahead is dropped when the one before it commits short, and its slots are planned again', async () => {
-    const starter = makeWorkspace(runtime, { plan: 'starter' });
-    const credits = () =>
-      runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get()!;
-    const { id } = makeCampaign(
+    const starter = await makeWorkspace(runtime, { plan: 'starter' });
+    const credits = async () =>
+      (await runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get())!;
+    const { id } = await makeCampaign(
       runtime,
       starter.workspace,
       { name: 'Ahead', posts_per_day: 50, campaign_length_days: 8 },
@@ -199,11 +209,11 @@ describe('campaign generation', () => {
         if (from !== 100) return inThread.write(plan);
         // While slots 100-199 are written, another campaign spends all but 50 of the month's
         // credits, so slots 0-99 commit only 0-49 ...
-        spendAiCredits(runtime.db, starter.workspace.id, usagePeriod(runtime.clock.now()), 450);
+        await spendAiCredits(runtime.db, starter.workspace.id, usagePeriod(runtime.clock.now()), 450);
         const written = await inThread.write(plan);
-        while (campaignRow(id)!.generatedPosts === 0) await new Promise((resolve) => setImmediate(resolve));
+        while ((await campaignRow(id))!.generatedPosts === 0) await new Promise((resolve) => setImmediate(resolve));
         // ... and then the month rolls over: credits again, but slots 100-199 no longer come next.
-        runtime.db
+        await runtime.db
           .update(usagePeriods)
           .set({ aiCreditsUsed: 0 })
           .where(eq(usagePeriods.workspaceId, starter.workspace.id))
@@ -213,98 +223,101 @@ describe('campaign generation', () => {
     };
     expect(await drain(runtime, campaignGenerationJob(runtime, writer))).toEqual(['completed']);
     expect(starts.slice(0, 3)).toEqual([0, 100, 50]);
-    expect(itemsOf(id).map((item) => item.campaignSlot)).toEqual(Array.from({ length: 400 }, (_, i) => i));
-    expect(credits().aiCreditsUsed).toBe(350);
+    expect((await itemsOf(id)).map((item) => item.campaignSlot)).toEqual(Array.from({ length: 400 }, (_, i) => i));
+    expect((await credits()).aiCreditsUsed).toBe(350);
   });
 
   it('two campaigns generating at once never spend more credits than the month has', async () => {
-    const starter = makeWorkspace(runtime, { plan: 'starter' });
+    const starter = await makeWorkspace(runtime, { plan: 'starter' });
     const as = contextFor(runtime, starter.workspace, 'rest');
-    const ids = ['First', 'Second'].map(
-      (name) => makeCampaign(runtime, starter.workspace, { name, posts_per_day: 50, campaign_length_days: 6 }).id,
+    const ids = await inOrder(
+      ['First', 'Second'],
+      async (name) =>
+        (await makeCampaign(runtime, starter.workspace, { name, posts_per_day: 50, campaign_length_days: 6 })).id,
     );
-    for (const id of ids) runOperation(launchCampaign, as, { id });
+    for (const id of ids) await runOperation(launchCampaign, as, { id });
     // Both are claimed in one pass and plan all 300 of their posts against the same 500 credits
     // before either commits; the second commit finds 200 left.
     expect((await drain(runtime, campaignGenerationJob(runtime, batchWriter([fakeGenerator()])))).sort()).toEqual([
       'completed',
       'out_of_credits',
     ]);
-    const written = ids.map((id) => itemsOf(id).length);
+    const written = await inOrder(ids, async (id) => (await itemsOf(id)).length);
     expect(written.sort()).toEqual([200, 300]);
     expect(
-      runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get()!
+      (await runtime.db.select().from(usagePeriods).where(eq(usagePeriods.workspaceId, starter.workspace.id)).get())!
         .aiCreditsUsed,
     ).toBe(500);
   });
 
   it('a pause while a batch is being written stops generation: nothing more is written', async () => {
-    const { id } = create({ posts_per_day: 50, campaign_length_days: 30 });
-    launch(id);
+    const { id } = await create({ posts_per_day: 50, campaign_length_days: 30 });
+    await launch(id);
     let writtenAtPause: number | undefined;
-    const generator = fakeGenerator((request) => {
+    const generator = fakeGenerator(async (request) => {
       if (request.slots[0]!.index !== 1000) return;
-      writtenAtPause = itemsOf(id).length;
-      runOperation(updateCampaign, ctx(), { id, status: 'paused' });
+      writtenAtPause = (await itemsOf(id)).length;
+      await runOperation(updateCampaign, ctx(), { id, status: 'paused' });
     });
     expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([generator])))).toEqual(['stopped']);
     // Slots 1000-1499 are written while slots 500-999 wait to commit: neither batch is written.
     expect(writtenAtPause).toBe(500);
-    expect(itemsOf(id)).toHaveLength(500);
-    expect(campaignRow(id)).toMatchObject({ status: 'paused', generatedPosts: 500, generationDueAt: null });
+    expect(await itemsOf(id)).toHaveLength(500);
+    expect(await campaignRow(id)).toMatchObject({ status: 'paused', generatedPosts: 500, generationDueAt: null });
 
     // Launched again, it goes on from the next slot, never writing a slot twice.
-    launch(id);
+    await launch(id);
     expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([fakeGenerator()])))).toEqual(['completed']);
-    const slots = itemsOf(id).map((item) => item.campaignSlot);
+    const slots = (await itemsOf(id)).map((item) => item.campaignSlot);
     expect(slots).toEqual(Array.from({ length: 1500 }, (_, i) => i));
   });
 
   it('completed or archived by PATCH stops generation too, and PATCH to active starts none', async () => {
     for (const status of ['completed', 'archived'] as const) {
-      const { id } = create({ posts_per_day: 50, campaign_length_days: 20 });
-      launch(id);
+      const { id } = await create({ posts_per_day: 50, campaign_length_days: 20 });
+      await launch(id);
       await drain(
         runtime,
         campaignGenerationJob(
           runtime,
           batchWriter([
             fakeGenerator(
-              (request) => request.slots[0]!.index === 0 && runOperation(updateCampaign, ctx(), { id, status }),
+              async (request) =>
+                request.slots[0]!.index === 0 && (await runOperation(updateCampaign, ctx(), { id, status })),
             ),
           ]),
         ),
       );
-      expect(itemsOf(id)).toHaveLength(0);
-      expect(campaignRow(id)!.generationDueAt).toBeNull();
+      expect(await itemsOf(id)).toHaveLength(0);
+      expect((await campaignRow(id))!.generationDueAt).toBeNull();
     }
-    const { id } = create({});
-    runOperation(updateCampaign, ctx(), { id, status: 'active' });
+    const { id } = await create({});
+    await runOperation(updateCampaign, ctx(), { id, status: 'active' });
     expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([fakeGenerator()])))).toEqual([]);
-    expect(itemsOf(id)).toHaveLength(0);
+    expect(await itemsOf(id)).toHaveLength(0);
   });
 
   it('a delete during generation stops it; the items already written stay, with campaign_id cleared', async () => {
-    const { id } = create({ posts_per_day: 50, campaign_length_days: 30 });
-    launch(id);
+    const { id } = await create({ posts_per_day: 50, campaign_length_days: 30 });
+    await launch(id);
     let writtenAtDelete: number | undefined;
-    const generator = fakeGenerator((request) => {
+    const generator = fakeGenerator(async (request) => {
       if (request.slots[0]!.index !== 1000) return;
-      writtenAtDelete = itemsOf(id).length;
-      runOperation(deleteCampaign, ctx(), { id });
+      writtenAtDelete = (await itemsOf(id)).length;
+      await runOperation(deleteCampaign, ctx(), { id });
     });
     expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([generator])))).toEqual(['lease_lost']);
     expect(writtenAtDelete).toBe(500);
-    expect(itemsOf(id)).toHaveLength(0);
-    const orphans = runtime.db.select().from(content).where(eq(content.workspaceId, ws.workspace.id)).all();
+    expect(await itemsOf(id)).toHaveLength(0);
+    const orphans = await runtime.db.select().from(content).where(eq(content.workspaceId, ws.workspace.id)).all();
     expect(orphans).toHaveLength(500);
     for (const item of orphans)
       expect(item).toMatchObject({ campaignId: null, campaignSlot: null, status: 'pending_review' });
   });
 
   it('a run that died is taken over once its lease runs out, and no slot is written twice', async () => {
-    const { id } = create({ posts_per_day: 50, campaign_length_days: 20 });
-    launch(id);
+    const { id } = await create({ posts_per_day: 50, campaign_length_days: 20 });
+    await launch(id);
     // A first run claims the campaign, writes one batch, then its process dies.
     let calls = 0;
     const dying: CaptionGenerator = {
@@ -314,26 +327,26 @@ describe('campaign generation', () => {
         return fakeGenerator().generate(request);
       },
     };
-    const [claim] = claimDueGenerations(runtime, 1);
+    const [claim] = await claimDueGenerations(runtime, 1);
     const { generateCampaign } = await import('../../../src/core/campaigns/generation.ts');
     await expect(generateCampaign(runtime, claim!, batchWriter([dying]))).rejects.toThrow('process killed');
-    expect(itemsOf(id)).toHaveLength(500);
+    expect(await itemsOf(id)).toHaveLength(500);
     // Held under its lease: nobody else takes it yet.
     expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([fakeGenerator()])))).toEqual([]);
     runtime.clock.advance(generationLeaseMs(runtime));
     expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([fakeGenerator()])))).toEqual(['completed']);
-    expect(itemsOf(id).map((item) => item.campaignSlot)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
-    expect(campaignRow(id)!.generatedPosts).toBe(1000);
+    expect((await itemsOf(id)).map((item) => item.campaignSlot)).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+    expect((await campaignRow(id))!.generatedPosts).toBe(1000);
   });
 
   it("each batch is written from the templates library: structures of its content types, the brand's industry first", async () => {
-    runOperation(updateBrandProfile, ctx(), { industry: 'SaaS' });
-    const { id } = create({ posts_per_day: 2, campaign_length_days: 2, content_mix: { carousel: 1 } });
-    launch(id);
+    await runOperation(updateBrandProfile, ctx(), { industry: 'SaaS' });
+    const { id } = await create({ posts_per_day: 2, campaign_length_days: 2, content_mix: { carousel: 1 } });
+    await launch(id);
     const generator = fakeGenerator();
     await drain(runtime, campaignGenerationJob(runtime, batchWriter([generator])));
     const [request] = generator.calls;
-    const library = runtime.db.select().from(templates).all();
+    const library = await runtime.db.select().from(templates).all();
     const carousels = library
       .filter((t) => t.contentType === 'carousel')
       .map((t) => `${t.structure.hook} / ${t.structure.body} / ${t.structure.call_to_action}`);
@@ -348,8 +361,8 @@ describe('campaign generation', () => {
   });
 
   it('a generator that fails or writes an invalid draft is passed over for the next one', async () => {
-    const { id } = create({ posts_per_day: 5, campaign_length_days: 2 });
-    launch(id);
+    const { id } = await create({ posts_per_day: 5, campaign_length_days: 2 });
+    await launch(id);
     const broken: CaptionGenerator = {
       name: 'broken',
       generate: async () => Promise.reject(new Error('upstream 503')),
@@ -368,7 +381,9 @@ describe('campaign generation', () => {
         ),
       ),
     ).toEqual(['completed']);
-    expect(itemsOf(id).map((item) => item.caption)).toEqual(Array.from({ length: 10 }, (_, i) => `Spring post ${i}`));
+    expect((await itemsOf(id)).map((item) => item.caption)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `Spring post ${i}`),
+    );
     expect(passedOver).toEqual([
       { generator: 'broken', campaignId: id, error: 'upstream 503' },
       { generator: 'sloppy', campaignId: id, error: 'sloppy generator: the caption is empty' },
@@ -376,16 +391,16 @@ describe('campaign generation', () => {
   });
 
   it("only the workspace's own active accounts are targeted, and nothing leaks across workspaces", async () => {
-    const other = makeWorkspace(runtime, { plan: 'business' });
-    connectAccounts(runtime, other.workspace, ['instagram']);
-    connectAccounts(runtime, ws.workspace, ['facebook']);
-    const { id } = create({ posts_per_day: 1, campaign_length_days: 3 });
-    launch(id);
+    const other = await makeWorkspace(runtime, { plan: 'business' });
+    await connectAccounts(runtime, other.workspace, ['instagram']);
+    await connectAccounts(runtime, ws.workspace, ['facebook']);
+    const { id } = await create({ posts_per_day: 1, campaign_length_days: 3 });
+    await launch(id);
     await drain(runtime, campaignGenerationJob(runtime, batchWriter([fakeGenerator()])));
-    for (const item of itemsOf(id))
+    for (const item of await itemsOf(id))
       expect(item).toMatchObject({ workspaceId: ws.workspace.id, targetPlatforms: ['facebook'] });
     expect(
-      runtime.db
+      await runtime.db
         .select()
         .from(content)
         .where(and(eq(content.workspaceId, other.workspace.id), isNotNull(content.campaignId)))

@@ -1,13 +1,10 @@
-import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Db } from '../../../db/client.ts';
-import * as schema from '../../../db/schema/index.ts';
 import { listContent } from '../../../src/core/content/list.ts';
 import { contextFor } from '../../../src/core/context.ts';
 import { runOperation } from '../../../src/core/operation.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { forceStatus } from '../../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { capturingDb, testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 
 interface Captured {
   sql: string;
@@ -22,31 +19,27 @@ interface Captured {
 describe('listContent query plan', () => {
   let runtime: TestRuntime;
   let ws: TestWorkspace;
-  beforeEach(() => {
-    runtime = testRuntime();
-    ws = makeWorkspace(runtime);
-    const other = makeWorkspace(runtime);
+  beforeEach(async () => {
+    runtime = await testRuntime();
+    ws = await makeWorkspace(runtime);
+    const other = await makeWorkspace(runtime);
     const types = ['reel', 'text_only', 'carousel', 'single_image'];
     for (let i = 0; i < 120; i += 1) {
       const owner = i % 4 === 0 ? other : ws;
-      const item = makeContent(runtime, owner.workspace, {
+      const item = await makeContent(runtime, owner.workspace, {
         content_type: types[i % types.length],
         status: i % 3 ? 'draft' : 'approved',
       });
-      if (i % 7 === 0) forceStatus(runtime, item.id, 'archived');
+      if (i % 7 === 0) await forceStatus(runtime, item.id, 'archived');
       if (i % 10 === 0) runtime.clock.advance(1000);
     }
   });
 
   /** Runs listContent on a logged handle over the same connection and returns its page query. */
-  function capture(input: Record<string, unknown>): Captured {
+  async function capture(input: Record<string, unknown>): Promise<Captured> {
     const captured: Captured[] = [];
-    const logged = drizzle({
-      client: runtime.db.$client,
-      schema,
-      logger: { logQuery: (sql, params) => captured.push({ sql, params }) },
-    }) as Db;
-    const page = runOperation(listContent, contextFor({ ...runtime, db: logged }, ws.workspace, 'rest'), input);
+    const logged = capturingDb(runtime.db, captured);
+    const page = await runOperation(listContent, contextFor({ ...runtime, db: logged }, ws.workspace, 'rest'), input);
     expect(page.object).toBe('list');
     const queries = captured.filter(
       (q) => /^select\b/i.test(q.sql) && /\bfrom\s+"content"/i.test(q.sql) && /order by/i.test(q.sql),
@@ -72,8 +65,8 @@ describe('listContent query plan', () => {
   }
 
   /** A cursor from a real first page, so the captured query carries the row-value comparison. */
-  function cursorFor(input: Record<string, unknown>): string {
-    const first = runOperation(listContent, contextFor(runtime, ws.workspace, 'rest'), { ...input, limit: 5 });
+  async function cursorFor(input: Record<string, unknown>): Promise<string> {
+    const first = await runOperation(listContent, contextFor(runtime, ws.workspace, 'rest'), { ...input, limit: 5 });
     expect(first.has_more).toBe(true);
     return first.next_cursor!;
   }
@@ -96,15 +89,15 @@ describe('listContent query plan', () => {
       if (analyze) runtime.db.$client.exec('ANALYZE');
     });
 
-    it.each(cases)('%s, first page', (_name, input) => {
-      const query = capture({ ...input, limit: 25 });
+    it.each(cases)('%s, first page', async (_name, input) => {
+      const query = await capture({ ...input, limit: 25 });
       expect(query.sql).toMatch(/limit \?/i);
       expectIndexedPlan(query);
     });
 
-    it.each(cases)('%s, with a cursor', (_name, input) => {
-      const cursor = cursorFor(input);
-      const query = capture({ ...input, limit: 25, cursor });
+    it.each(cases)('%s, with a cursor', async (_name, input) => {
+      const cursor = await cursorFor(input);
+      const query = await capture({ ...input, limit: 25, cursor });
       // The cursor is a range on the index itself, not a filter applied to rows already read.
       expect(expectIndexedPlan(query).join('\n')).toMatch(/\(created_at,id\)<\(\?,\?\)\)/);
     });
@@ -112,10 +105,10 @@ describe('listContent query plan', () => {
 
   it.each(cases.filter(([, input]) => !('q' in input)))(
     '%s: a caption search adds a check on the rows the same plan reads, and a list without q has none',
-    (_name, input) => {
-      const without = capture({ ...input, limit: 25 });
+    async (_name, input) => {
+      const without = await capture({ ...input, limit: 25 });
       expect(without.sql).not.toMatch(/fold_case|instr/);
-      const withQ = capture({ ...input, q: 'caption', limit: 25 });
+      const withQ = await capture({ ...input, q: 'caption', limit: 25 });
       expect(withQ.sql).toMatch(/fold_case/);
       expect(plan(withQ)).toEqual(plan(without));
     },

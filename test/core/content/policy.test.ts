@@ -184,89 +184,94 @@ describe('the content intents', () => {
   let runtime: TestRuntime;
   let ws: TestWorkspace;
   let workspace: Workspace;
-  beforeEach(() => {
-    runtime = testRuntime({ start: '2026-03-20T09:00:00.000Z' });
-    ws = makeWorkspace(runtime);
+  beforeEach(async () => {
+    runtime = await testRuntime({ start: '2026-03-20T09:00:00.000Z' });
+    ws = await makeWorkspace(runtime);
     workspace = { ...ws.workspace, timezone: 'Europe/Paris' };
   });
   const as = (principal: Principal, overrides: Partial<Workspace> = {}) =>
     contextFor(runtime, { ...workspace, ...overrides }, 'web', principal);
 
-  it('moves a scheduled item across the spring clock change keeping its local time of day', () => {
+  it('moves a scheduled item across the spring clock change keeping its local time of day', async () => {
     // Friday 27 March 2026, 15:00 in Paris is 14:00Z (winter time); Monday 30 March is summer time.
-    const item = makeContent(runtime, workspace, {
+    const item = await makeContent(runtime, workspace, {
       status: 'scheduled',
       scheduled_for: '2026-03-27T14:00:00.000Z',
       target_platforms: ['twitter'],
     });
-    const moved = runOperation(moveContent, as(SERVICE_PRINCIPAL), { id: item.id, day: '2026-03-30' });
+    const moved = await runOperation(moveContent, as(SERVICE_PRINCIPAL), { id: item.id, day: '2026-03-30' });
     expect(moved.scheduled_for).toBe('2026-03-30T13:00:00.000Z');
     expect(localParts(new Date(moved.scheduled_for!), 'Europe/Paris')).toMatchObject({ day: 30, hour: 15, minute: 0 });
     expect(moved.status).toBe('scheduled');
     expect(moved.publish_queued).toBe(true);
   });
 
-  it('refuses to move an approved item that is not scheduled, with the policy reason', () => {
-    const item = makeContent(runtime, workspace, { status: 'approved', scheduled_for: '2026-03-27T14:00:00.000Z' });
-    expect(() => runOperation(moveContent, as(SERVICE_PRINCIPAL), { id: item.id, day: '2026-03-30' })).toThrow(
+  it('refuses to move an approved item that is not scheduled, with the policy reason', async () => {
+    const item = await makeContent(runtime, workspace, {
+      status: 'approved',
+      scheduled_for: '2026-03-27T14:00:00.000Z',
+    });
+    await expect(runOperation(moveContent, as(SERVICE_PRINCIPAL), { id: item.id, day: '2026-03-30' })).rejects.toThrow(
       'Only scheduled items can be moved; this one is approved.',
     );
-    expect(() => runOperation(moveContent, as(SERVICE_PRINCIPAL), { id: item.id, day: '2026-02-31' })).toThrow(
+    await expect(runOperation(moveContent, as(SERVICE_PRINCIPAL), { id: item.id, day: '2026-02-31' })).rejects.toThrow(
       /day of the calendar/,
     );
   });
 
-  it('approves and schedules at the item time: queued, scheduled, and PATCH semantics untouched', () => {
-    const item = makeContent(runtime, workspace, {
+  it('approves and schedules at the item time: queued, scheduled, and PATCH semantics untouched', async () => {
+    const item = await makeContent(runtime, workspace, {
       status: 'pending_review',
       scheduled_for: '2026-03-27T14:00:00.000Z',
       target_platforms: ['twitter'],
     });
-    const done = runOperation(approveContent, as(SERVICE_PRINCIPAL), { id: item.id, then: 'schedule' });
+    const done = await runOperation(approveContent, as(SERVICE_PRINCIPAL), { id: item.id, then: 'schedule' });
     expect(done).toMatchObject({
       status: 'scheduled',
       publish_queued: true,
       scheduled_for: '2026-03-27T14:00:00.000Z',
     });
-    const other = makeContent(runtime, workspace, { status: 'pending_review', target_platforms: ['twitter'] });
-    expect(runOperation(approveContent, as(SERVICE_PRINCIPAL), { id: other.id, then: 'none' })).toMatchObject({
+    const other = await makeContent(runtime, workspace, { status: 'pending_review', target_platforms: ['twitter'] });
+    expect(await runOperation(approveContent, as(SERVICE_PRINCIPAL), { id: other.id, then: 'none' })).toMatchObject({
       status: 'approved',
       publish_queued: false,
     });
   });
 
-  it('refuses the author under approver_must_differ with forbidden and the rule as its reason', () => {
+  it('refuses the author under approver_must_differ with forbidden and the rule as its reason', async () => {
     const me = personPrincipal({ id: 'user-1', email: 'me@example.com' }, 'approver');
-    const authored = makeContent(runtime, workspace, { status: 'pending_review', target_platforms: ['twitter'] });
+    const authored = await makeContent(runtime, workspace, { status: 'pending_review', target_platforms: ['twitter'] });
     runtime.db.$client
       .prepare("update content set created_by_type = 'user', created_by_id = ? where id = ?")
       .run(me.id, authored.id);
-    expect(() =>
+    await expect(
       runOperation(approveContent, as(me, { approverMustDiffer: true }), { id: authored.id, then: 'publish_now' }),
-    ).toThrow(/differ from the author/);
+    ).rejects.toThrow(/differ from the author/);
     // Rejecting is not approving: the author may reject, with a reason the item keeps.
-    const rejected = runOperation(rejectContent, as(me, { approverMustDiffer: true }), {
+    const rejected = await runOperation(rejectContent, as(me, { approverMustDiffer: true }), {
       id: authored.id,
       reason: 'Wrong launch date',
     });
     expect(rejected).toMatchObject({ status: 'rejected', review_note: 'Wrong launch date' });
   });
 
-  it('reviews many: at most the limit, each item answered on its own, one refusal undoing nothing', () => {
+  it('reviews many: at most the limit, each item answered on its own, one refusal undoing nothing', async () => {
     const ctx = as(SERVICE_PRINCIPAL);
     const tooMany = Array.from({ length: MAX_REVIEW_ITEMS + 1 }, (_, i) => `id-${i}`);
-    expect(() => runOperation(reviewContentMany, ctx, { ids: tooMany, decision: 'approve' })).toThrow(
+    await expect(runOperation(reviewContentMany, ctx, { ids: tooMany, decision: 'approve' })).rejects.toThrow(
       `Review at most ${MAX_REVIEW_ITEMS} items at once`,
     );
-    expect(() => runOperation(reviewContentMany, ctx, { ids: [], decision: 'approve' })).toThrow(/at least one/);
-    const timed = makeContent(runtime, workspace, {
+    await expect(runOperation(reviewContentMany, ctx, { ids: [], decision: 'approve' })).rejects.toThrow(
+      /at least one/,
+    );
+    const timed = await makeContent(runtime, workspace, {
       status: 'pending_review',
       scheduled_for: '2026-03-27T14:00:00.000Z',
       target_platforms: ['twitter'],
     });
-    const untimed = makeContent(runtime, workspace, { status: 'pending_review', target_platforms: ['twitter'] });
-    const draft = makeContent(runtime, workspace, { status: 'draft' });
-    const answer = runOperation(reviewContentMany, ctx, {
+    const untimed = await makeContent(runtime, workspace, { status: 'pending_review', target_platforms: ['twitter'] });
+    const draft = await makeContent(runtime, workspace, { status: 'draft' });
+    const answer = await runOperation(reviewContentMany, ctx, {
       ids: [timed.id, draft.id, untimed.id, 'no-such-item'],
       decision: 'approve',
     });
@@ -278,9 +283,9 @@ describe('the content intents', () => {
     ]);
     expect(answer.data[1]).toMatchObject({ ok: false, error: { code: 'invalid_state' } });
     expect(answer.data[3]).toMatchObject({ ok: false, error: { code: 'not_found' } });
-    const read = (id: string) => runOperation(getContent, ctx, { id });
-    expect(read(timed.id)).toMatchObject({ status: 'scheduled', publish_queued: true });
-    expect(read(untimed.id)).toMatchObject({ status: 'approved', publish_queued: false });
-    expect(read(draft.id).status).toBe('draft');
+    const read = async (id: string) => runOperation(getContent, ctx, { id });
+    expect(await read(timed.id)).toMatchObject({ status: 'scheduled', publish_queued: true });
+    expect(await read(untimed.id)).toMatchObject({ status: 'approved', publish_queued: false });
+    expect((await read(draft.id)).status).toBe('draft');
   });
 });

@@ -15,9 +15,9 @@ import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 describe('orphan media sweep', () => {
   let dir: string;
   let runtime: TestRuntime;
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'media-orphans-'));
-    runtime = testRuntime({ env: { MEDIA_DIR: dir } });
+    runtime = await testRuntime({ env: { MEDIA_DIR: dir } });
     workspaceId = undefined;
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,9 +33,9 @@ describe('orphan media sweep', () => {
     return name;
   };
   let workspaceId: string | undefined;
-  const recordRow = (storageKey: string) => {
-    workspaceId ??= makeWorkspace(runtime).workspace.id;
-    runtime.db
+  const recordRow = async (storageKey: string) => {
+    workspaceId ??= (await makeWorkspace(runtime)).workspace.id;
+    await runtime.db
       .insert(mediaAssets)
       .values({
         id: randomBase62(16),
@@ -54,7 +54,7 @@ describe('orphan media sweep', () => {
 
   it('removes old files without a row, finished or cut short, and keeps the rest', async () => {
     const { storageKey: kept } = await new LocalDiskMediaStore(dir).put(Readable.from([Buffer.from('image')]));
-    recordRow(kept);
+    await recordRow(kept);
     age(kept, TWO_HOURS);
     const orphan = file(randomBase62(32), TWO_HOURS);
     const cutShort = file(`${randomBase62(32)}.part`, TWO_HOURS);
@@ -90,7 +90,7 @@ describe('orphan media sweep', () => {
   it('a row for a file whose name carries .part keeps it too, and a missing media directory is no error', async () => {
     const key = randomBase62(32);
     file(`${key}.part`, TWO_HOURS);
-    recordRow(key);
+    await recordRow(key);
     expect(await sweepMedia(runtime)).toBe(0);
     rmSync(dir, { recursive: true, force: true });
     expect(await sweepMedia(runtime)).toBe(0);
@@ -100,7 +100,7 @@ describe('orphan media sweep', () => {
     const keys = Array.from({ length: 1_203 }, () => randomBase62(32));
     for (const key of keys) file(key, TWO_HOURS);
     const orphans = new Set([keys[0], keys[600], keys[1_202]]);
-    for (const key of keys) if (!orphans.has(key)) recordRow(key);
+    for (const key of keys) if (!orphans.has(key)) await recordRow(key);
     expect(await sweepOrphanMedia(runtime)).toBe(3);
     expect(readdirSync(dir)).toHaveLength(1_200);
   });

@@ -24,22 +24,22 @@ const UNUSABLE = { code: 'unusable_client_metadata' };
 
 describe('metadata document fetches', () => {
   let runtime: TestRuntime;
-  beforeEach(() => {
-    runtime = testRuntime({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+  beforeEach(async () => {
+    runtime = await testRuntime({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
   });
 
-  const fetchesMade = () => runtime.db.select({ n: count() }).from(oauthMetadataFetches).get()!.n;
+  const fetchesMade = async () => (await runtime.db.select({ n: count() }).from(oauthMetadataFetches).get())!.n;
   const resolve = (url: string, address: string) => resolveMetadataDocumentClient(runtime, url, address);
 
   it('allows each document ten fetches in ten minutes, whoever asks; the next is refused without a fetch', async () => {
     for (let i = 1; i <= METADATA_FETCHES_PER_DOCUMENT; i++) {
       await expect(resolve(documentUrl('popular'), `198.51.100.${i}`)).rejects.toMatchObject(UNUSABLE);
     }
-    expect(fetchesMade()).toBe(METADATA_FETCHES_PER_DOCUMENT);
+    expect(await fetchesMade()).toBe(METADATA_FETCHES_PER_DOCUMENT);
     const refused = await resolve(documentUrl('popular'), '203.0.113.9').catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RateLimitError);
     expect((refused as RateLimitError).retryAfter).toBe(METADATA_FETCH_WINDOW_MS / 1000);
-    expect(fetchesMade()).toBe(METADATA_FETCHES_PER_DOCUMENT);
+    expect(await fetchesMade()).toBe(METADATA_FETCHES_PER_DOCUMENT);
     // Another document is not held back by this one's count.
     await expect(resolve(documentUrl('other'), '203.0.113.9')).rejects.toMatchObject(UNUSABLE);
     runtime.clock.advance(METADATA_FETCH_WINDOW_MS);
@@ -51,14 +51,14 @@ describe('metadata document fetches', () => {
       await expect(resolve(documentUrl(`doc-${i}`), '198.51.100.7')).rejects.toMatchObject(UNUSABLE);
     }
     await expect(resolve(documentUrl('doc-next'), '198.51.100.7')).rejects.toBeInstanceOf(RateLimitError);
-    expect(fetchesMade()).toBe(METADATA_FETCHES_PER_ADDRESS);
+    expect(await fetchesMade()).toBe(METADATA_FETCHES_PER_ADDRESS);
     await expect(resolve(documentUrl('doc-next'), '198.51.100.8')).rejects.toMatchObject(UNUSABLE);
   });
 
   it('uses a stored document while it is fresh, with no fetch, and fetches again once it is not', async () => {
     const url = documentUrl('kept');
     const now = runtime.clock.now();
-    runtime.db
+    await runtime.db
       .insert(oauthClients)
       .values({
         id: url,
@@ -72,9 +72,9 @@ describe('metadata document fetches', () => {
       })
       .run();
     for (let i = 0; i < 40; i++) expect((await resolve(url, '198.51.100.2')).id).toBe(url);
-    expect(fetchesMade()).toBe(0);
+    expect(await fetchesMade()).toBe(0);
     runtime.clock.advance(MIN_METADATA_FRESHNESS_MS);
     await expect(resolve(url, '198.51.100.2')).rejects.toMatchObject(UNUSABLE);
-    expect(fetchesMade()).toBe(1);
+    expect(await fetchesMade()).toBe(1);
   });
 });

@@ -32,9 +32,9 @@ function pkcePair() {
 }
 
 /** Calls `grant` and answers the OAuth refusal it throws (failing when it throws none). */
-function refusal(grant: () => unknown): ServiceError {
+async function refusal(grant: () => unknown): Promise<ServiceError> {
   try {
-    grant();
+    await grant();
   } catch (error) {
     if (isTokenError(error)) return error;
     throw error;
@@ -47,18 +47,18 @@ describe('OAuth grants at the core', () => {
   let ws: TestWorkspace;
   let client: OAuthClient;
 
-  beforeEach(() => {
-    runtime = testRuntime();
-    ws = makeWorkspace(runtime);
-    const registered = registerClient(
+  beforeEach(async () => {
+    runtime = await testRuntime();
+    ws = await makeWorkspace(runtime);
+    const registered = await registerClient(
       runtime,
       { client_name: 'Grant test', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
       '127.0.0.1',
     );
-    client = findClient(runtime, registered.client_id)!;
+    client = (await findClient(runtime, registered.client_id))!;
   });
 
-  const codeFor = (challenge: string) =>
+  const codeFor = async (challenge: string) =>
     issueAuthorizationCode(runtime, {
       clientId: client.id,
       workspaceId: ws.workspace.id,
@@ -67,74 +67,74 @@ describe('OAuth grants at the core', () => {
       scopes: ['read', 'write'],
       resource: null,
     });
-  const exchange = (code: string, codeVerifier: string) =>
+  const exchange = async (code: string, codeVerifier: string) =>
     exchangeAuthorizationCode(runtime, client, { code, codeVerifier, redirectUri: REDIRECT });
-  const tokenRows = () => runtime.db.select().from(oauthTokens).all();
+  const tokenRows = async () => runtime.db.select().from(oauthTokens).all();
 
   describe('PKCE', () => {
-    it('issues tokens only for the verifier whose S256 digest is the challenge', () => {
+    it('issues tokens only for the verifier whose S256 digest is the challenge', async () => {
       const { verifier, challenge } = pkcePair();
-      const tokens = exchange(codeFor(challenge), verifier);
+      const tokens = await exchange(await codeFor(challenge), verifier);
       expect(tokens).toMatchObject({ token_type: 'Bearer', scope: 'read write' });
-      expect(resolveAccessToken(runtime, tokens.access_token)).toMatchObject({
+      expect(await resolveAccessToken(runtime, tokens.access_token)).toMatchObject({
         workspace: { id: ws.workspace.id },
         clientId: client.id,
       });
     });
 
-    it('refuses another verifier, and the challenge itself sent as the verifier (no plain method), issuing nothing', () => {
+    it('refuses another verifier, and the challenge itself sent as the verifier (no plain method), issuing nothing', async () => {
       const { verifier, challenge } = pkcePair();
       for (const wrong of [
         pkcePair().verifier,
         challenge,
         `${verifier.slice(0, -1)}${verifier.endsWith('A') ? 'B' : 'A'}`,
       ]) {
-        const refused = refusal(() => exchange(codeFor(challenge), wrong));
+        const refused = await refusal(async () => exchange(await codeFor(challenge), wrong));
         expect(refused.code).toBe('invalid_grant');
         expect(refused.message).toBe('code_verifier does not match the challenge.');
       }
-      expect(tokenRows()).toHaveLength(0);
+      expect(await tokenRows()).toHaveLength(0);
     });
 
-    it('spends the code on a wrong verifier: the right one afterwards is refused too', () => {
+    it('spends the code on a wrong verifier: the right one afterwards is refused too', async () => {
       const { verifier, challenge } = pkcePair();
-      const code = codeFor(challenge);
-      expect(refusal(() => exchange(code, pkcePair().verifier)).code).toBe('invalid_grant');
-      expect(refusal(() => exchange(code, verifier)).code).toBe('invalid_grant');
-      expect(tokenRows()).toHaveLength(0);
+      const code = await codeFor(challenge);
+      expect((await refusal(async () => exchange(code, pkcePair().verifier))).code).toBe('invalid_grant');
+      expect((await refusal(async () => exchange(code, verifier))).code).toBe('invalid_grant');
+      expect(await tokenRows()).toHaveLength(0);
     });
   });
 
   describe('refresh tokens', () => {
-    it('rotate on every use; a spent one sent again is refused and revokes every token of the grant', () => {
+    it('rotate on every use; a spent one sent again is refused and revokes every token of the grant', async () => {
       const { verifier, challenge } = pkcePair();
-      const first = exchange(codeFor(challenge), verifier);
-      const second = refreshTokens(runtime, client, { refreshToken: first.refresh_token });
+      const first = await exchange(await codeFor(challenge), verifier);
+      const second = await refreshTokens(runtime, client, { refreshToken: first.refresh_token });
       expect(second.refresh_token).not.toBe(first.refresh_token);
-      expect(resolveAccessToken(runtime, second.access_token)).toMatchObject({ clientId: client.id });
+      expect(await resolveAccessToken(runtime, second.access_token)).toMatchObject({ clientId: client.id });
 
-      const reused = refusal(() => refreshTokens(runtime, client, { refreshToken: first.refresh_token }));
+      const reused = await refusal(async () => refreshTokens(runtime, client, { refreshToken: first.refresh_token }));
       expect(reused.code).toBe('invalid_grant');
       // Two parties held the spent token: neither keeps anything of the grant.
-      expect(refusal(() => refreshTokens(runtime, client, { refreshToken: second.refresh_token })).code).toBe(
-        'invalid_grant',
-      );
+      expect(
+        (await refusal(async () => refreshTokens(runtime, client, { refreshToken: second.refresh_token }))).code,
+      ).toBe('invalid_grant');
       for (const token of [first.access_token, second.access_token])
-        expect(resolveAccessToken(runtime, token)).toEqual(REVOKED);
-      expect(tokenRows().every((row) => row.revokedAt !== null)).toBe(true);
+        expect(await resolveAccessToken(runtime, token)).toEqual(REVOKED);
+      expect((await tokenRows()).every((row) => row.revokedAt !== null)).toBe(true);
     });
 
-    it('a reuse revokes only its own grant: another grant of the same client and workspace goes on', () => {
+    it('a reuse revokes only its own grant: another grant of the same client and workspace goes on', async () => {
       const a = pkcePair();
       const b = pkcePair();
-      const mine = exchange(codeFor(a.challenge), a.verifier);
-      const other = exchange(codeFor(b.challenge), b.verifier);
-      refreshTokens(runtime, client, { refreshToken: mine.refresh_token });
-      expect(refusal(() => refreshTokens(runtime, client, { refreshToken: mine.refresh_token })).code).toBe(
-        'invalid_grant',
-      );
-      expect(resolveAccessToken(runtime, other.access_token)).toMatchObject({ clientId: client.id });
-      expect(refreshTokens(runtime, client, { refreshToken: other.refresh_token }).scope).toBe('read write');
+      const mine = await exchange(await codeFor(a.challenge), a.verifier);
+      const other = await exchange(await codeFor(b.challenge), b.verifier);
+      await refreshTokens(runtime, client, { refreshToken: mine.refresh_token });
+      expect(
+        (await refusal(async () => refreshTokens(runtime, client, { refreshToken: mine.refresh_token }))).code,
+      ).toBe('invalid_grant');
+      expect(await resolveAccessToken(runtime, other.access_token)).toMatchObject({ clientId: client.id });
+      expect((await refreshTokens(runtime, client, { refreshToken: other.refresh_token })).scope).toBe('read write');
     });
   });
 });

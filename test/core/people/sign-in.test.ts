@@ -24,10 +24,10 @@ const tokenOf = (path: string) => new URL(path, 'http://x').searchParams.get('to
 
 describe('people: links, passwords, sign-in and sessions', () => {
   it('a setup link creates the first admin once, and only within 24 hours', async () => {
-    const runtime = testRuntime();
-    const { workspace } = makeWorkspace(runtime);
-    const token = tokenOf(issueSetupLink(runtime, workspace.id));
-    expect(openLink(runtime, token, 'setup')).toMatchObject({ kind: 'setup', email: null });
+    const runtime = await testRuntime();
+    const { workspace } = await makeWorkspace(runtime);
+    const token = tokenOf(await issueSetupLink(runtime, workspace.id));
+    expect(await openLink(runtime, token, 'setup')).toMatchObject({ kind: 'setup', email: null });
     const used = await usePasswordLink(runtime, {
       token,
       kind: 'setup',
@@ -46,22 +46,22 @@ describe('people: links, passwords, sign-in and sessions', () => {
       await checkSignIn(runtime, { email: 'boss@example.com', password: TEST_PASSWORD, address: '1.1.1.1' }),
     ).toMatchObject(used);
 
-    const late = tokenOf(issueSetupLink(runtime, workspace.id));
+    const late = tokenOf(await issueSetupLink(runtime, workspace.id));
     runtime.clock.advance(24 * 60 * 60 * 1000);
-    expect(openLink(runtime, late, 'setup')).toMatchObject({ code: 'invalid_link' });
+    expect(await openLink(runtime, late, 'setup')).toMatchObject({ code: 'invalid_link' });
   });
 
   it('an invite link is not a setup link, and a too-short password is refused without spending it', async () => {
-    const runtime = testRuntime();
-    const { workspace } = makeWorkspace(runtime);
-    const invited = invitePerson(runtime, {
+    const runtime = await testRuntime();
+    const { workspace } = await makeWorkspace(runtime);
+    const invited = await invitePerson(runtime, {
       workspaceId: workspace.id,
       email: 'ed@example.com',
       role: 'editor',
       invitedBy: null,
     });
     const token = tokenOf(invited.path);
-    expect(openLink(runtime, token, 'setup')).toMatchObject({ code: 'invalid_link' });
+    expect(await openLink(runtime, token, 'setup')).toMatchObject({ code: 'invalid_link' });
     expect(
       await usePasswordLink(runtime, { token, kind: 'setup', email: 'x@example.com', password: TEST_PASSWORD }),
     ).toMatchObject({
@@ -72,14 +72,14 @@ describe('people: links, passwords, sign-in and sessions', () => {
       code: 'weak_password',
       message: expect.stringContaining('at least 10'),
     });
-    expect(openInvitation(runtime, token)).toMatchObject({ email: 'ed@example.com', role: 'editor' });
+    expect(await openInvitation(runtime, token)).toMatchObject({ email: 'ed@example.com', role: 'editor' });
     runtime.clock.advance(7 * 24 * 60 * 60 * 1000);
-    expect(openInvitation(runtime, token)).toMatchObject({ code: 'invalid_link' });
+    expect(await openInvitation(runtime, token)).toMatchObject({ code: 'invalid_link' });
   });
 
   it('refuses an unknown email and a wrong password alike; failures slow their own address and email pair only', async () => {
-    const runtime = testRuntime();
-    const { workspace } = makeWorkspace(runtime);
+    const runtime = await testRuntime();
+    const { workspace } = await makeWorkspace(runtime);
     const person = await makePerson(runtime, workspace.id, 'viewer');
     expect(await checkSignIn(runtime, { email: 'nobody@example.com', password: 'x', address: 'z' })).toMatchObject({
       code: 'sign_in_refused',
@@ -116,8 +116,8 @@ describe('people: links, passwords, sign-in and sessions', () => {
   });
 
   it('a device cookie from a sign-in vouches for its browser at that email only, until it expires', async () => {
-    const runtime = testRuntime();
-    const { workspace } = makeWorkspace(runtime);
+    const runtime = await testRuntime();
+    const { workspace } = await makeWorkspace(runtime);
     const person = await makePerson(runtime, workspace.id, 'viewer');
     const other = await makePerson(runtime, workspace.id, 'viewer');
     const signedIn = await checkSignIn(runtime, { email: person.email, password: TEST_PASSWORD, address: 'a' });
@@ -139,42 +139,42 @@ describe('people: links, passwords, sign-in and sessions', () => {
   });
 
   it('a session ends at sign-out, after idle time, and at its absolute expiry', async () => {
-    const runtime = testRuntime();
-    const { workspace } = makeWorkspace(runtime);
+    const runtime = await testRuntime();
+    const { workspace } = await makeWorkspace(runtime);
     const person = await makePerson(runtime, workspace.id, 'approver');
-    const token = startSession(runtime, person.userId, workspace.id);
-    expect(resolveSession(runtime, token)?.principal).toMatchObject({ type: 'user', role: 'approver' });
-    endSession(runtime, token);
-    expect(resolveSession(runtime, token)).toBeNull();
+    const token = await startSession(runtime, person.userId, workspace.id);
+    expect((await resolveSession(runtime, token))?.principal).toMatchObject({ type: 'user', role: 'approver' });
+    await endSession(runtime, token);
+    expect(await resolveSession(runtime, token)).toBeNull();
 
-    const idle = startSession(runtime, person.userId, workspace.id);
+    const idle = await startSession(runtime, person.userId, workspace.id);
     runtime.clock.advance(SESSION_IDLE_MS);
-    expect(resolveSession(runtime, idle)).toBeNull();
+    expect(await resolveSession(runtime, idle)).toBeNull();
 
-    const busy = startSession(runtime, person.userId, workspace.id);
+    const busy = await startSession(runtime, person.userId, workspace.id);
     for (let spent = 0; spent < SESSION_ABSOLUTE_MS - SESSION_IDLE_MS / 2; spent += SESSION_IDLE_MS / 2) {
       runtime.clock.advance(SESSION_IDLE_MS / 2);
-      expect(resolveSession(runtime, busy)).not.toBeNull();
+      expect(await resolveSession(runtime, busy)).not.toBeNull();
     }
     runtime.clock.advance(SESSION_IDLE_MS / 2);
-    expect(resolveSession(runtime, busy)).toBeNull();
+    expect(await resolveSession(runtime, busy)).toBeNull();
   });
 
   it('a new sign-in replaces the old session, and a reset link ends every session', async () => {
-    const runtime = testRuntime();
-    const { workspace } = makeWorkspace(runtime);
+    const runtime = await testRuntime();
+    const { workspace } = await makeWorkspace(runtime);
     const person = await makePerson(runtime, workspace.id, 'editor');
-    const first = startSession(runtime, person.userId, workspace.id);
-    const second = startSession(runtime, person.userId, workspace.id, first);
-    expect(resolveSession(runtime, first)).toBeNull();
-    expect(resolveSession(runtime, second)).not.toBeNull();
-    const reset = issuePasswordReset(runtime, person.email);
+    const first = await startSession(runtime, person.userId, workspace.id);
+    const second = await startSession(runtime, person.userId, workspace.id, first);
+    expect(await resolveSession(runtime, first)).toBeNull();
+    expect(await resolveSession(runtime, second)).not.toBeNull();
+    const reset = await issuePasswordReset(runtime, person.email);
     const used = await usePasswordLink(runtime, {
       token: tokenOf(reset.path),
       kind: 'reset',
       password: 'a new password here',
     });
     expect(used).toMatchObject({ userId: person.userId });
-    expect(resolveSession(runtime, second)).toBeNull();
+    expect(await resolveSession(runtime, second)).toBeNull();
   });
 });

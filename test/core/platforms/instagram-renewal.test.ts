@@ -22,7 +22,7 @@ describe('Instagram token renewal in maintenance', () => {
 
   beforeEach(async () => {
     ig = await startFakeInstagram();
-    runtime = testRuntime({ env: fakePlatformEnvironment({ instagram: ig }) });
+    runtime = await testRuntime({ env: fakePlatformEnvironment({ instagram: ig }) });
     // One clock for both sides: the test moves them together.
     ig.clock.set(runtime.clock.now().getTime());
   });
@@ -33,11 +33,11 @@ describe('Instagram token renewal in maintenance', () => {
   const renew = () => refreshExpiringTokens(runtime, (platform) => tokenSourceFor(runtime, platform));
 
   it('renews a 60-day token only when it is a day old and within a week of expiry, keeping the account active', async () => {
-    const ws = makeWorkspace(runtime);
+    const ws = await makeWorkspace(runtime);
     const user = ig.users[0]!;
     const issued = ig.issueTokens(user.userId);
     const expiresAt = new Date(runtime.clock.now().getTime() + issued.expiresIn * 1000);
-    const account = connectLiveAccount(runtime, ws.workspace, 'instagram', {
+    const account = await connectLiveAccount(runtime, ws.workspace, 'instagram', {
       accessToken: issued.accessToken,
       expiresAt,
     });
@@ -51,7 +51,7 @@ describe('Instagram token renewal in maintenance', () => {
     runtime.clock.set(later);
     ig.clock.set(later);
     expect(await renew()).toEqual({ refreshed: 1, failed: 0 });
-    const renewed = readTokens(runtime, account.id)!;
+    const renewed = (await readTokens(runtime, account.id))!;
     expect(renewed.accessToken).not.toBe(issued.accessToken);
     expect(renewed.expiresAt!.getTime()).toBeGreaterThan(later + 50 * DAY);
     expect(renewed.refreshToken).toBeNull();
@@ -59,16 +59,16 @@ describe('Instagram token renewal in maintenance', () => {
 
     // The renewed token is young again: the next passes leave it alone.
     expect(await renew()).toEqual({ refreshed: 0, failed: 0 });
-    expect(runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, account.id)).get()!.status).toBe(
-      'active',
-    );
+    expect(
+      (await runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, account.id)).get())!.status,
+    ).toBe('active');
   });
 
   it('does not renew a token younger than a day, even close to its expiry', async () => {
-    const ws = makeWorkspace(runtime);
+    const ws = await makeWorkspace(runtime);
     const issued = ig.issueTokens(ig.users[0]!.userId);
     // Stored as expiring in 3 days (within the week), but issued just now.
-    const account = connectLiveAccount(runtime, ws.workspace, 'instagram', {
+    const account = await connectLiveAccount(runtime, ws.workspace, 'instagram', {
       accessToken: issued.accessToken,
       expiresAt: new Date(runtime.clock.now().getTime() + 3 * DAY),
     });
@@ -80,6 +80,6 @@ describe('Instagram token renewal in maintenance', () => {
     runtime.clock.advance(2 * 3600 * 1000);
     ig.clock.advance(2 * 3600 * 1000);
     expect(await renew()).toEqual({ refreshed: 1, failed: 0 });
-    expect(readTokens(runtime, account.id)!.accessToken).not.toBe(issued.accessToken);
+    expect((await readTokens(runtime, account.id))!.accessToken).not.toBe(issued.accessToken);
   });
 });

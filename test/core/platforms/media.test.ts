@@ -48,8 +48,8 @@ describe('a live post’s media', () => {
   };
 
   it('reads the service’s own media URLs from storage, sniffing their type', async () => {
-    const runtime = testRuntime({ env: { MEDIA_DIR: dir } });
-    const ws = makeWorkspace(runtime);
+    const runtime = await testRuntime({ env: { MEDIA_DIR: dir } });
+    const ws = await makeWorkspace(runtime);
     const image = await makeMedia(runtime, ws.workspace, { bytes: png(3, 3) });
     const animation = await makeMedia(runtime, ws.workspace, { bytes: gif(), filename: 'a.gif' });
     const media = await readPostMedia(runtime, [image.url, animation.url]);
@@ -61,12 +61,12 @@ describe('a live post’s media', () => {
   });
 
   it('refuses an external URL on a private address while the escape is unset', async () => {
-    const runtime = testRuntime({ env: { MEDIA_DIR: dir } });
+    const runtime = await testRuntime({ env: { MEDIA_DIR: dir } });
     expect(await failure(readPostMedia(runtime, [`${origin}/photo`]))).toMatch(/refused.*127\.0\.0\.1.*loopback/);
   });
 
   it('downloads external media through the guard when private addresses are allowed, following a redirect', async () => {
-    const runtime = testRuntime({ env: { MEDIA_DIR: dir, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    const runtime = await testRuntime({ env: { MEDIA_DIR: dir, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
     const [photo, clip, moved] = await readPostMedia(runtime, [`${origin}/photo`, `${origin}/clip`, `${origin}/moved`]);
     expect(photo).toMatchObject({ mimeType: 'image/png', kind: 'image' });
     expect(clip).toMatchObject({ mimeType: 'video/mp4', kind: 'video' });
@@ -74,7 +74,7 @@ describe('a live post’s media', () => {
   });
 
   it('refuses what is not media, what is missing and what is over MEDIA_MAX_BYTES, saying why', async () => {
-    const runtime = testRuntime({
+    const runtime = await testRuntime({
       env: { MEDIA_DIR: dir, WEBHOOK_ALLOW_PRIVATE_URLS: 'true', MEDIA_MAX_BYTES: '1024' },
     });
     expect(await failure(readPostMedia(runtime, [`${origin}/text`]))).toMatch(/not an image or video/);

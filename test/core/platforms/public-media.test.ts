@@ -22,7 +22,7 @@ describe('media a platform must fetch from the service', () => {
   it('refuses an Instagram post up front when PUBLIC_BASE_URL is loopback and the Instagram host is public', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'public-media-'));
     dirs.push(dir);
-    const runtime = testRuntime({
+    const runtime = await testRuntime({
       env: {
         MEDIA_DIR: dir,
         PUBLIC_BASE_URL: 'http://127.0.0.1:3000',
@@ -32,21 +32,21 @@ describe('media a platform must fetch from the service', () => {
         INSTAGRAM_APP_SECRET: 'not-used',
       },
     });
-    const ws = makeWorkspace(runtime);
-    connectLiveAccount(runtime, ws.workspace, 'instagram', {
+    const ws = await makeWorkspace(runtime);
+    await connectLiveAccount(runtime, ws.workspace, 'instagram', {
       accessToken: 'token-never-sent',
       expiresAt: new Date(runtime.clock.now().getTime() + 30 * 24 * 3600 * 1000),
     });
     const image = await makeMedia(runtime, ws.workspace);
-    const item = makeContent(runtime, ws.workspace, {
+    const item = await makeContent(runtime, ws.workspace, {
       caption: 'Seen from the beach',
       content_type: 'single_image',
       media_urls: [image.url],
       target_platforms: ['instagram'],
     });
-    publish(runtime, ws.workspace, item.id);
+    await publish(runtime, ws.workspace, item.id);
     expect(await drain(runtime, publishingJob(runtime))).toEqual(['failed']);
-    const [result] = contentRow(runtime, item.id)!.publishResults;
+    const [result] = (await contentRow(runtime, item.id))!.publishResults;
     expect(result!.error).toMatch(
       /Instagram fetches media from a public URL.*PUBLIC_BASE_URL \(http:\/\/127\.0\.0\.1:3000\)/,
     );

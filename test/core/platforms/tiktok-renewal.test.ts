@@ -18,7 +18,7 @@ describe('TikTok token rotation in maintenance', () => {
 
   beforeEach(async () => {
     tiktok = await startFakeTikTok();
-    runtime = testRuntime({ env: fakePlatformEnvironment({ tiktok }) });
+    runtime = await testRuntime({ env: fakePlatformEnvironment({ tiktok }) });
     tiktok.clock.set(runtime.clock.now().getTime());
   });
   afterEach(async () => {
@@ -26,9 +26,9 @@ describe('TikTok token rotation in maintenance', () => {
   });
 
   it('refreshes a token expiring within the hour, stores the rotated pair together, and never spends the old one again', async () => {
-    const ws = makeWorkspace(runtime);
+    const ws = await makeWorkspace(runtime);
     const issued = tiktok.issueTokens(tiktok.users[0]!.open_id);
-    const account = connectLiveAccount(runtime, ws.workspace, 'tiktok', {
+    const account = await connectLiveAccount(runtime, ws.workspace, 'tiktok', {
       accessToken: issued.accessToken,
       refreshToken: issued.refreshToken!,
       // Due for the pass: it expires within the hour.
@@ -39,7 +39,7 @@ describe('TikTok token rotation in maintenance', () => {
       refreshed: 1,
       failed: 0,
     });
-    const stored = readTokens(runtime, account.id)!;
+    const stored = (await readTokens(runtime, account.id))!;
     expect(stored.accessToken).not.toBe(issued.accessToken);
     expect(stored.refreshToken).not.toBe(issued.refreshToken);
     expect(stored.refreshTokenExpiresAt).not.toBeNull();

@@ -15,31 +15,31 @@ import { publishingJob } from '../../../src/jobs/publish-run.ts';
  */
 describe('analytics from the publishing run', () => {
   it('counts items by outcome per day and platform outcomes per platform', async () => {
-    const runtime = testRuntime({ start: '2026-03-08T09:00:00.000Z' });
-    const ws = makeWorkspace(runtime);
-    const other = makeWorkspace(runtime);
-    connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin']);
-    connectAccounts(runtime, other.workspace, ['twitter']);
+    const runtime = await testRuntime({ start: '2026-03-08T09:00:00.000Z' });
+    const ws = await makeWorkspace(runtime);
+    const other = await makeWorkspace(runtime);
+    await connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin']);
+    await connectAccounts(runtime, other.workspace, ['twitter']);
     const run = () => drain(runtime, publishingJob(runtime, connectorsFor(runtime)));
-    const queue = (workspace = ws.workspace, input: Record<string, unknown> = {}) => {
-      const item = makeContent(runtime, workspace, { content_type: 'text_only', ...input });
-      publish(runtime, workspace, item.id);
+    const queue = async (workspace = ws.workspace, input: Record<string, unknown> = {}) => {
+      const item = await makeContent(runtime, workspace, { content_type: 'text_only', ...input });
+      await publish(runtime, workspace, item.id);
     };
 
     // 8 March: one item out on both platforms.
-    queue(ws.workspace, { target_platforms: ['twitter', 'linkedin'] });
+    await queue(ws.workspace, { target_platforms: ['twitter', 'linkedin'] });
     await run();
     // 9 March: one partial success (too long for X), one total failure (no instagram account).
     runtime.clock.set('2026-03-09T15:00:00.000Z');
-    queue(ws.workspace, { caption: 'z'.repeat(400), target_platforms: ['twitter', 'linkedin'] });
-    queue(ws.workspace, { target_platforms: ['instagram'] });
+    await queue(ws.workspace, { caption: 'z'.repeat(400), target_platforms: ['twitter', 'linkedin'] });
+    await queue(ws.workspace, { target_platforms: ['instagram'] });
     // Another workspace's success never shows in ours.
-    queue(other.workspace, { target_platforms: ['twitter'] });
+    await queue(other.workspace, { target_platforms: ['twitter'] });
     await run();
     // 10 March: nothing published yet.
     runtime.clock.set('2026-03-10T08:00:00.000Z');
 
-    const overview = runOperation(getAnalyticsOverview, contextFor(runtime, ws.workspace, 'rest'), { days: 3 });
+    const overview = await runOperation(getAnalyticsOverview, contextFor(runtime, ws.workspace, 'rest'), { days: 3 });
     expect(overview).toEqual({
       object: 'analytics_overview',
       days: 3,
@@ -59,7 +59,7 @@ describe('analytics from the publishing run', () => {
     });
 
     // One day back covers only today.
-    const today = runOperation(getAnalyticsOverview, contextFor(runtime, ws.workspace, 'rest'), { days: 1 });
+    const today = await runOperation(getAnalyticsOverview, contextFor(runtime, ws.workspace, 'rest'), { days: 1 });
     expect(today).toMatchObject({ totals: { published: 0, failed: 0 }, platforms: [] });
   });
 });

@@ -107,29 +107,29 @@ describe('live connector framework', () => {
     expiresAt: new Date(runtime.clock.now().getTime() + 2 * HOUR),
     ...overrides,
   });
-  const disconnections = () =>
-    eventsOf(runtime, ws.workspace.id).filter((event) => event.type === 'social_account.disconnected');
-  const queued = () => {
-    const item = makeContent(runtime, ws.workspace, {
+  const disconnections = async () =>
+    (await eventsOf(runtime, ws.workspace.id)).filter((event) => event.type === 'social_account.disconnected');
+  const queued = async () => {
+    const item = await makeContent(runtime, ws.workspace, {
       caption: 'Live post',
       content_type: 'text_only',
       target_platforms: ['twitter'],
     });
-    publish(runtime, ws.workspace, item.id);
+    await publish(runtime, ws.workspace, item.id);
     return item;
   };
 
-  beforeEach(() => {
-    runtime = testRuntime({ env: { PLATFORM_RETRY_WINDOW_SECONDS: '5' } });
-    ws = makeWorkspace(runtime);
+  beforeEach(async () => {
+    runtime = await testRuntime({ env: { PLATFORM_RETRY_WINDOW_SECONDS: '5' } });
+    ws = await makeWorkspace(runtime);
     platform = scriptedPlatform(runtime);
   });
 
   it('publishes a live account through its client and records the URL, dropping the checkpoint once settled', async () => {
-    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
-    const item = queued();
+    await connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    const item = await queued();
     expect(await run()).toEqual(['published']);
-    const row = contentRow(runtime, item.id)!;
+    const row = (await contentRow(runtime, item.id))!;
     expect(row.status).toBe('published');
     expect(row.publishResults).toEqual([
       expect.objectContaining({
@@ -139,15 +139,15 @@ describe('live connector framework', () => {
         url: 'https://x.example/p1',
       }),
     ]);
-    const [attempt] = attemptsFor(runtime, item.id);
+    const [attempt] = await attemptsFor(runtime, item.id);
     // Settled, the attempt's checkpoint (which may hold upload URLs) is gone.
     expect(
-      runtime.db.select().from(publishCheckpoints).where(eq(publishCheckpoints.attemptId, attempt!.id)).get(),
+      await runtime.db.select().from(publishCheckpoints).where(eq(publishCheckpoints.attemptId, attempt!.id)).get(),
     ).toBeUndefined();
   });
 
   it('refreshes a token that expires within 5 minutes before using it, storing the rotated pair', async () => {
-    const account = connectLiveAccount(
+    const account = await connectLiveAccount(
       runtime,
       ws.workspace,
       'twitter',
@@ -159,26 +159,26 @@ describe('live connector framework', () => {
         platform.seeing(() => ({ platformPostId: 'p1', url: null })),
         { create: true },
       );
-    queued();
+    await queued();
     expect(await run()).toEqual(['published']);
     expect(platform.calls.refresh).toBe(1);
     expect(platform.calls.tokensSeen).toEqual(['access-after-refresh-1']);
-    expect(readTokens(runtime, account.id)).toMatchObject({
+    expect(await readTokens(runtime, account.id)).toMatchObject({
       accessToken: 'access-after-refresh-1',
       refreshToken: 'rotated-refresh-1',
     });
   });
 
   it('keeps the stored refresh token when the platform answers none', async () => {
-    const account = connectLiveAccount(runtime, ws.workspace, 'twitter', grant({ expiresAt: new Date(0) }));
+    const account = await connectLiveAccount(runtime, ws.workspace, 'twitter', grant({ expiresAt: new Date(0) }));
     platform.script.refresh = async () => ({ accessToken: 'fresh', refreshToken: '', expiresAt: null });
-    queued();
+    await queued();
     expect(await run()).toEqual(['published']);
-    expect(readTokens(runtime, account.id)).toMatchObject({ accessToken: 'fresh', refreshToken: 'refresh-1' });
+    expect(await readTokens(runtime, account.id)).toMatchObject({ accessToken: 'fresh', refreshToken: 'refresh-1' });
   });
 
   it('spends a rotating refresh token once when two publishes need a refresh at the same time', async () => {
-    const account = connectLiveAccount(runtime, ws.workspace, 'twitter', grant({ expiresAt: new Date(0) }));
+    const account = await connectLiveAccount(runtime, ws.workspace, 'twitter', grant({ expiresAt: new Date(0) }));
     platform.script.refresh = async (refreshToken) => {
       await new Promise((resolve) => setTimeout(resolve, 150));
       return {
@@ -187,16 +187,16 @@ describe('live connector framework', () => {
         expiresAt: new Date(Date.now() + HOUR),
       };
     };
-    queued();
-    queued();
+    await queued();
+    await queued();
     expect(await run()).toEqual(['published', 'published']);
     expect(platform.calls.refresh).toBe(1);
     expect(platform.calls.refreshTokensSpent).toEqual(['refresh-1']);
-    expect(readTokens(runtime, account.id)?.refreshToken).toBe('rotated');
+    expect((await readTokens(runtime, account.id))?.refreshToken).toBe('rotated');
   });
 
   it('moves the account to needs_reconnect with one event when the refresh is refused, and fails later publishes at once', async () => {
-    const account = connectLiveAccount(runtime, ws.workspace, 'twitter', grant({ expiresAt: new Date(0) }));
+    const account = await connectLiveAccount(runtime, ws.workspace, 'twitter', grant({ expiresAt: new Date(0) }));
     platform.script.refresh = async () => {
       throw new PlatformError('reauth_required', 'X answered 400 invalid_request: the refresh token is invalid.');
     };
@@ -206,39 +206,43 @@ describe('live connector framework', () => {
         platform.seeing(() => ({ platformPostId: 'never', url: null })),
         { create: true },
       );
-    const first = queued();
+    const first = await queued();
     expect(await run()).toEqual(['failed']);
-    expect(contentRow(runtime, first.id)!.publishResults[0]!.error).toMatch(/must be reconnected.*invalid_request/);
-    const stored = runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, account.id)).get()!;
+    expect((await contentRow(runtime, first.id))!.publishResults[0]!.error).toMatch(
+      /must be reconnected.*invalid_request/,
+    );
+    const stored = (await runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, account.id)).get())!;
     expect(stored.status).toBe('needs_reconnect');
     expect(stored.isActive).toBe(false);
-    const events = disconnections();
+    const events = await disconnections();
     expect(events).toHaveLength(1);
     expect(events[0]!.data).toMatchObject({ platform: 'twitter', reason: 'reauthorization_required' });
     expect(platform.calls.tokensSeen).toEqual([]);
 
-    const second = queued();
+    const second = await queued();
     expect(await run()).toEqual(['failed']);
-    expect(contentRow(runtime, second.id)!.publishResults[0]!.error).toMatch(/must be reconnected/);
+    expect((await contentRow(runtime, second.id))!.publishResults[0]!.error).toMatch(/must be reconnected/);
     // Refused before its connector is called: the account is no longer active.
     expect(platform.calls).toMatchObject({ publish: 1, refresh: 1, tokensSeen: [] });
-    expect(disconnections()).toHaveLength(1);
+    expect(await disconnections()).toHaveLength(1);
   });
 
   it('fails a publish that needs a refresh the process cannot make (credentials unset) without sending the account to reconnect', async () => {
-    const account = connectLiveAccount(runtime, ws.workspace, 'twitter', grant({ expiresAt: new Date(0) }));
+    const account = await connectLiveAccount(runtime, ws.workspace, 'twitter', grant({ expiresAt: new Date(0) }));
     platform.source.app = null;
-    const item = queued();
+    const item = await queued();
     expect(await run()).toEqual(['failed']);
-    expect(contentRow(runtime, item.id)!.publishResults[0]!.error).toMatch(/no X_CLIENT_ID and X_CLIENT_SECRET/);
-    expect(runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, account.id)).get()!.status).toBe(
-      'active',
+    expect((await contentRow(runtime, item.id))!.publishResults[0]!.error).toMatch(
+      /no X_CLIENT_ID and X_CLIENT_SECRET/,
     );
-    expect(disconnections()).toHaveLength(0);
+    expect(
+      (await runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, account.id)).get())!.status,
+    ).toBe('active');
+    expect(await disconnections()).toHaveLength(0);
   });
 
   it('retries a token refresh that meets a transient failure, as it would any call before the create', async () => {
-    connectLiveAccount(runtime, ws.workspace, 'twitter', grant({ expiresAt: new Date(0) }));
+    await connectLiveAccount(runtime, ws.workspace, 'twitter', grant({ expiresAt: new Date(0) }));
     let refreshes = 0;
     platform.script.refresh = async (refreshToken) => {
       refreshes += 1;
@@ -250,13 +254,13 @@ describe('live connector framework', () => {
         expiresAt: new Date(Date.now() + HOUR),
       };
     };
-    queued();
+    await queued();
     expect(await run()).toEqual(['published']);
     expect(refreshes).toBe(2);
   });
 
   it('retries a 401 once with a refreshed token', async () => {
-    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    await connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
     platform.script.publish = (session) =>
       session.call(
         'create',
@@ -266,32 +270,32 @@ describe('live connector framework', () => {
         }),
         { create: true },
       );
-    queued();
+    await queued();
     expect(await run()).toEqual(['published']);
     expect(platform.calls.tokensSeen).toEqual(['access-1', 'access-after-refresh-1']);
   });
 
   it('needs a reconnect when a token without a refresh token has expired (LinkedIn), without calling the platform', async () => {
-    const account = connectLiveAccount(
+    const account = await connectLiveAccount(
       runtime,
       ws.workspace,
       'twitter',
       grant({ refreshToken: null, expiresAt: new Date(runtime.clock.now().getTime() - 1000) }),
     );
-    const item = queued();
+    const item = await queued();
     expect(await run()).toEqual(['failed']);
-    expect(contentRow(runtime, item.id)!.publishResults[0]!.error).toMatch(
+    expect((await contentRow(runtime, item.id))!.publishResults[0]!.error).toMatch(
       /expired on .* must|must be reconnected: its access token expired/,
     );
     expect(platform.calls.publish).toBe(1);
     expect(platform.calls.tokensSeen).toEqual([]);
-    expect(runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, account.id)).get()!.status).toBe(
-      'needs_reconnect',
-    );
+    expect(
+      (await runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, account.id)).get())!.status,
+    ).toBe('needs_reconnect');
   });
 
   it('waits out a rate limit within the retry window and sends the create again only after a definite refusal', async () => {
-    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    await connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
     let sent = 0;
     platform.script.publish = (session) =>
       session.call(
@@ -307,7 +311,7 @@ describe('live connector framework', () => {
         },
         { create: true },
       );
-    queued();
+    await queued();
     const started = Date.now();
     expect(await run()).toEqual(['published']);
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
@@ -315,7 +319,7 @@ describe('live connector framework', () => {
   });
 
   it('gives up on a rate limit whose reset is past the retry window, naming it', async () => {
-    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    await connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
     platform.script.publish = (session) =>
       session.call(
         'create',
@@ -326,13 +330,13 @@ describe('live connector framework', () => {
         },
         { create: true },
       );
-    const item = queued();
+    const item = await queued();
     expect(await run()).toEqual(['failed']);
-    expect(contentRow(runtime, item.id)!.publishResults[0]!.error).toMatch(/429/);
+    expect((await contentRow(runtime, item.id))!.publishResults[0]!.error).toMatch(/429/);
   });
 
   it('retries a transient failure before the create call', async () => {
-    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    await connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
     let uploads = 0;
     platform.script.publish = async (session) => {
       await session.call('upload', async () => {
@@ -341,13 +345,13 @@ describe('live connector framework', () => {
       });
       return session.call('create', async () => ({ platformPostId: 'p4', url: null }), { create: true });
     };
-    queued();
+    await queued();
     expect(await run()).toEqual(['published']);
     expect(uploads).toBe(2);
   });
 
   it('never resends a create call that got no answer: it reconciles, or reports the outcome unknown', async () => {
-    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    await connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
     let sent = 0;
     platform.script.publish = (session) =>
       session.call(
@@ -358,26 +362,26 @@ describe('live connector framework', () => {
         },
         { create: true },
       );
-    const lost = queued();
+    const lost = await queued();
     expect(await run()).toEqual(['failed']);
     expect(sent).toBe(1);
-    expect(attemptsFor(runtime, lost.id)[0]!.status).toBe('unknown');
-    expect(contentRow(runtime, lost.id)!.publishResults[0]!.error).toMatch(
+    expect((await attemptsFor(runtime, lost.id))[0]!.status).toBe('unknown');
+    expect((await contentRow(runtime, lost.id))!.publishResults[0]!.error).toMatch(
       /^outcome unknown: .*ECONNRESET.*no such post/,
     );
 
     platform.script.reconcile = async () => ({ platformPostId: 'found', url: 'https://x.example/found' });
-    const found = queued();
+    const found = await queued();
     expect(await run()).toEqual(['published']);
     expect(sent).toBe(2);
-    expect(contentRow(runtime, found.id)!.publishResults[0]).toMatchObject({
+    expect((await contentRow(runtime, found.id))!.publishResults[0]).toMatchObject({
       platform_post_id: 'found',
       url: 'https://x.example/found',
     });
   });
 
   it('never refuses a post whose create call succeeded: a later failure is looked into, or reported unknown', async () => {
-    const account = connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    const account = await connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
     platform.script.publish = async (session) => {
       const created = await session.call('create', async () => ({ platformPostId: 'made', url: null }), {
         create: true,
@@ -391,27 +395,27 @@ describe('live connector framework', () => {
     platform.script.refresh = async () => {
       throw new PlatformError('reauth_required', 'X answered 400 invalid_request.');
     };
-    const item = queued();
+    const item = await queued();
     expect(await run()).toEqual(['failed']);
-    expect(attemptsFor(runtime, item.id)[0]!.status).toBe('unknown');
-    expect(contentRow(runtime, item.id)!.publishResults[0]!.error).toMatch(
+    expect((await attemptsFor(runtime, item.id))[0]!.status).toBe('unknown');
+    expect((await contentRow(runtime, item.id))!.publishResults[0]!.error).toMatch(
       /^outcome unknown: the post was created, then/,
     );
     expect(platform.calls.reconcile).toBe(1);
-    expect(runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, account.id)).get()!.status).toBe(
-      'needs_reconnect',
-    );
+    expect(
+      (await runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, account.id)).get())!.status,
+    ).toBe('needs_reconnect');
   });
 
   it('settles a post the platform failed after creating it (processing failed) as refused, also when found by reconcile', async () => {
-    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    await connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
     platform.script.publish = async (session) => {
       await session.call('create', async () => ({ platformPostId: 'made', url: null }), { create: true });
       throw new PlatformError('media_invalid', 'X could not process the video (InvalidMedia).');
     };
-    const failed = queued();
+    const failed = await queued();
     expect(await run()).toEqual(['failed']);
-    expect(contentRow(runtime, failed.id)!.publishResults[0]!.error).toBe(
+    expect((await contentRow(runtime, failed.id))!.publishResults[0]!.error).toBe(
       'X could not process the video (InvalidMedia).',
     );
 
@@ -426,13 +430,13 @@ describe('live connector framework', () => {
     platform.script.reconcile = async () => {
       throw new PlatformError('media_invalid', 'X could not process the video (InvalidMedia).');
     };
-    const lost = queued();
+    const lost = await queued();
     expect(await run()).toEqual(['failed']);
-    expect(attemptsFor(runtime, lost.id)[0]!.status).toBe('rejected');
+    expect((await attemptsFor(runtime, lost.id))[0]!.status).toBe('rejected');
   });
 
   it('gives back the create mark when the platform answers the create call with a 4xx', async () => {
-    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    await connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
     const marks: (Date | null)[] = [];
     platform.script.publish = async (session) => {
       await session
@@ -449,13 +453,13 @@ describe('live connector framework', () => {
       marks.push(session.createSentAt);
       return session.call('create', async () => ({ platformPostId: 'second-try', url: null }), { create: true });
     };
-    queued();
+    await queued();
     expect(await run()).toEqual(['published']);
     expect(marks).toEqual([null]);
   });
 
   it('resumes a dead holder’s checkpointed attempt from its checkpoint, and only looks for the post once the create was sent', async () => {
-    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    await connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
     const seen: unknown[] = [];
     platform.script.publish = async (session) => {
       seen.push({ ...session.checkpoint.data });
@@ -463,11 +467,11 @@ describe('live connector framework', () => {
       // The process "dies" here: the call never settles.
       return new Promise<LivePost>(() => {});
     };
-    const item = queued();
-    const [claim] = claimDuePublishes(runtime, 1).claims;
+    const item = await queued();
+    const [claim] = (await claimDuePublishes(runtime, 1)).claims;
     void fanOut(runtime, platform.connectors, claim!);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(attemptsFor(runtime, item.id)[0]!.status).toBe('pending');
+    expect((await attemptsFor(runtime, item.id))[0]!.status).toBe('pending');
 
     // The lease runs out; another holder takes the item over and resumes the attempt.
     runtime.clock.advance(runtime.config.publishing.leaseSeconds * 1000 + 1);
@@ -477,11 +481,11 @@ describe('live connector framework', () => {
     };
     expect(await run()).toEqual(['published']);
     expect(seen).toEqual([{}, { uploaded: ['m1'] }]);
-    expect(attemptsFor(runtime, item.id)).toHaveLength(1);
+    expect(await attemptsFor(runtime, item.id)).toHaveLength(1);
 
     // A holder that died after sending the create call: the next one only reconciles.
-    const sentItem = queued();
-    const [second] = claimDuePublishes(runtime, 1).claims;
+    const sentItem = await queued();
+    const [second] = (await claimDuePublishes(runtime, 1)).claims;
     platform.script.publish = (session) =>
       session.call('create', () => new Promise<LivePost>(() => {}), { create: true });
     void fanOut(runtime, platform.connectors, second!);
@@ -491,11 +495,11 @@ describe('live connector framework', () => {
     expect(await run()).toEqual(['failed']);
     expect(platform.calls.publish).toBe(publishesBefore);
     expect(platform.calls.reconcile).toBe(1);
-    expect(attemptsFor(runtime, sentItem.id)[0]!.status).toBe('unknown');
+    expect((await attemptsFor(runtime, sentItem.id))[0]!.status).toBe('unknown');
   });
 
   it('refuses external media on a private address (the escape unset) before any platform call', async () => {
-    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    await connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
     platform.script.publish = async (session) => {
       await session.media();
       return session.call(
@@ -504,22 +508,22 @@ describe('live connector framework', () => {
         { create: true },
       );
     };
-    const item = makeContent(runtime, ws.workspace, {
+    const item = await makeContent(runtime, ws.workspace, {
       caption: 'Private picture',
       content_type: 'single_image',
       media_urls: ['http://127.0.0.1:9/internal.png'],
       target_platforms: ['twitter'],
     });
-    publish(runtime, ws.workspace, item.id);
+    await publish(runtime, ws.workspace, item.id);
     expect(await run()).toEqual(['failed']);
-    expect(contentRow(runtime, item.id)!.publishResults[0]!.error).toMatch(
+    expect((await contentRow(runtime, item.id))!.publishResults[0]!.error).toMatch(
       /media URL http:\/\/127\.0\.0\.1:9\/internal\.png was refused: it reaches 127\.0\.0\.1, a loopback address/,
     );
     expect(platform.calls.tokensSeen).toEqual([]);
   });
 
   it('keeps a published post’s notice, and fills in its URL when the platform makes it public later', async () => {
-    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    await connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
     platform.script.publish = (session) =>
       session.call(
         'create',
@@ -530,9 +534,9 @@ describe('live connector framework', () => {
         }),
         { create: true },
       );
-    const item = queued();
+    const item = await queued();
     expect(await run()).toEqual(['published']);
-    expect(contentRow(runtime, item.id)!.publishResults[0]).toMatchObject({
+    expect((await contentRow(runtime, item.id))!.publishResults[0]).toMatchObject({
       url: null,
       notice: 'Posted as private (SELF_ONLY): the app is not audited.',
     });
@@ -540,37 +544,39 @@ describe('live connector framework', () => {
     expect(await fillLateUrls(runtime, lookup)).toBe(0);
     platform.script.lateUrl = async () => 'https://x.example/public/pub-1';
     expect(await fillLateUrls(runtime, lookup)).toBe(1);
-    expect(contentRow(runtime, item.id)!.publishResults[0]).toMatchObject({ url: 'https://x.example/public/pub-1' });
-    expect(attemptsFor(runtime, item.id)[0]!.url).toBe('https://x.example/public/pub-1');
+    expect((await contentRow(runtime, item.id))!.publishResults[0]).toMatchObject({
+      url: 'https://x.example/public/pub-1',
+    });
+    expect((await attemptsFor(runtime, item.id))[0]!.url).toBe('https://x.example/public/pub-1');
     expect(await fillLateUrls(runtime, lookup)).toBe(0);
   });
 
   it('fills in no late URL that is not http(s): the post keeps no link', async () => {
-    connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
+    await connectLiveAccount(runtime, ws.workspace, 'twitter', grant());
     platform.script.publish = (session) =>
       session.call('create', async () => ({ platformPostId: 'pub-2', url: null }), { create: true });
-    const item = queued();
+    const item = await queued();
     expect(await run()).toEqual(['published']);
     const lookup = (p: string) => (p === 'twitter' ? { client: platform.client, source: platform.source } : null);
     platform.script.lateUrl = async () => 'javascript:alert(1)';
     expect(await fillLateUrls(runtime, lookup)).toBe(0);
-    expect(contentRow(runtime, item.id)!.publishResults[0]!.url).toBeNull();
-    expect(attemptsFor(runtime, item.id)[0]!.url).toBeNull();
+    expect((await contentRow(runtime, item.id))!.publishResults[0]!.url).toBeNull();
+    expect((await attemptsFor(runtime, item.id))[0]!.url).toBeNull();
   });
 
   it('refreshes, in the maintenance pass, the tokens that expire within the hour and no others', async () => {
-    const soon = connectLiveAccount(
+    const soon = await connectLiveAccount(
       runtime,
       ws.workspace,
       'twitter',
       grant({ expiresAt: new Date(runtime.clock.now().getTime() + 30 * 60_000) }),
       { platformUserId: '1' },
     );
-    const later = connectLiveAccount(runtime, ws.workspace, 'twitter', grant({ refreshToken: 'refresh-2' }), {
+    const later = await connectLiveAccount(runtime, ws.workspace, 'twitter', grant({ refreshToken: 'refresh-2' }), {
       platformUserId: '2',
     });
     expect(await refreshExpiringTokens(runtime, () => platform.source)).toEqual({ refreshed: 1, failed: 0 });
-    expect(readTokens(runtime, soon.id)?.accessToken).toBe('access-after-refresh-1');
-    expect(readTokens(runtime, later.id)?.accessToken).toBe('access-1');
+    expect((await readTokens(runtime, soon.id))?.accessToken).toBe('access-after-refresh-1');
+    expect((await readTokens(runtime, later.id))?.accessToken).toBe('access-1');
   });
 });

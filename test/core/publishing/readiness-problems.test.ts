@@ -17,8 +17,8 @@ const item = (overrides: Partial<PostSource> = {}): PostSource => ({
 const none = (): PlatformAccountLookup => ({ state: 'none' });
 
 /** A readiness problem is data: a code, the platform and its numbers, with the API's sentence built from them. */
-describe('readiness problems', () => {
-  const connectors = connectorsFor(testRuntime());
+describe('readiness problems', async () => {
+  const connectors = connectorsFor(await testRuntime());
 
   it('an over-long X text carries text_too_long with the measure, the limit and the unit', () => {
     const check = checkPlatform(connectors, none, item({ caption: 'a'.repeat(297) }), 'twitter');

@@ -13,14 +13,14 @@ import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 describe('publishing run history', () => {
   let runtime: TestRuntime;
   let ws: TestWorkspace;
-  beforeEach(() => {
-    runtime = testRuntime();
-    ws = makeWorkspace(runtime);
+  beforeEach(async () => {
+    runtime = await testRuntime();
+    ws = await makeWorkspace(runtime);
   });
 
   const run = (connectors = connectorsFor(runtime)) => drain(runtime, publishingJob(runtime, connectors));
-  const history = (id: string) =>
-    contentHistoryOf(runtime.db, ws.workspace.id, id).map(({ action, from, to, by, note }) => ({
+  const history = async (id: string) =>
+    (await contentHistoryOf(runtime.db, ws.workspace.id, id)).map(({ action, from, to, by, note }) => ({
       action,
       from,
       to,
@@ -29,36 +29,36 @@ describe('publishing run history', () => {
     }));
 
   it('a published item shows the run starting, then publishing, after the request that queued it', async () => {
-    connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin']);
-    const item = makeContent(runtime, ws.workspace, {
+    await connectAccounts(runtime, ws.workspace, ['twitter', 'linkedin']);
+    const item = await makeContent(runtime, ws.workspace, {
       content_type: 'text_only',
       target_platforms: ['twitter', 'linkedin'],
     });
-    publish(runtime, ws.workspace, item.id);
+    await publish(runtime, ws.workspace, item.id);
     runtime.clock.advance(1000);
     expect(await run()).toEqual(['published']);
-    expect(history(item.id).slice(-3)).toEqual([
+    expect((await history(item.id)).slice(-3)).toEqual([
       expect.objectContaining({ action: 'queued for publishing', to: 'approved' }),
       { action: 'started publishing', from: 'approved', to: 'publishing', by: 'the publishing run', note: null },
       { action: 'published', from: 'publishing', to: 'published', by: 'the publishing run', note: null },
     ]);
-    const [started, published] = contentHistoryOf(runtime.db, ws.workspace.id, item.id).slice(-2);
+    const [started, published] = (await contentHistoryOf(runtime.db, ws.workspace.id, item.id)).slice(-2);
     expect(started!.at.toISOString()).toBe(runtime.clock.now().toISOString());
     expect(published!.at.toISOString()).toBe(runtime.clock.now().toISOString());
   });
 
   it('a partly refused item is published, and the note names the platform that refused and why', async () => {
-    connectAccounts(runtime, ws.workspace, ['twitter', 'facebook']);
+    await connectAccounts(runtime, ws.workspace, ['twitter', 'facebook']);
     const connectors = connectorsWith(runtime, {
       facebook: { publish: async () => ({ status: 'rejected', error: 'facebook: page token expired' }) },
     });
-    const item = makeContent(runtime, ws.workspace, {
+    const item = await makeContent(runtime, ws.workspace, {
       content_type: 'text_only',
       target_platforms: ['twitter', 'facebook'],
     });
-    publish(runtime, ws.workspace, item.id);
+    await publish(runtime, ws.workspace, item.id);
     await run(connectors);
-    expect(history(item.id).at(-1)).toEqual({
+    expect((await history(item.id)).at(-1)).toEqual({
       action: 'published',
       from: 'publishing',
       to: 'published',
@@ -68,27 +68,27 @@ describe('publishing run history', () => {
   });
 
   it('an item no platform took shows it failed, back to approved, with each reason', async () => {
-    const item = makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['twitter'] });
-    publish(runtime, ws.workspace, item.id);
+    const item = await makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['twitter'] });
+    await publish(runtime, ws.workspace, item.id);
     expect(await run()).toEqual(['failed']);
-    const last = history(item.id).slice(-2);
+    const last = (await history(item.id)).slice(-2);
     expect(last[0]).toMatchObject({ action: 'started publishing', to: 'publishing' });
     expect(last[1]).toMatchObject({ action: 'failed to publish', from: 'publishing', to: 'approved' });
     expect(last[1]!.note).toMatch(/^twitter: No connected twitter account/);
   });
 
   it('an item refused before any platform is called (quota reached) shows only that it failed, with the reason', async () => {
-    connectAccounts(runtime, ws.workspace, ['twitter']);
-    setWorkspacePlan(runtime, ws.workspace.id, { plan: 'starter' });
-    insertPublished(runtime, ws.workspace.id, 300, runtime.clock.now());
-    const item = makeContent(runtime, ws.workspace, {
+    await connectAccounts(runtime, ws.workspace, ['twitter']);
+    await setWorkspacePlan(runtime, ws.workspace.id, { plan: 'starter' });
+    await insertPublished(runtime, ws.workspace.id, 300, runtime.clock.now());
+    const item = await makeContent(runtime, ws.workspace, {
       content_type: 'text_only',
       target_platforms: ['twitter'],
       status: 'scheduled',
       scheduled_for: runtime.clock.now().toISOString(),
     });
     await run();
-    const steps = history(item.id).filter((entry) => entry.by === 'the publishing run');
+    const steps = (await history(item.id)).filter((entry) => entry.by === 'the publishing run');
     expect(steps).toEqual([
       {
         action: 'failed to publish',
@@ -101,11 +101,11 @@ describe('publishing run history', () => {
   });
 
   it("writes nothing into another workspace's history", async () => {
-    const other = makeWorkspace(runtime);
-    connectAccounts(runtime, ws.workspace, ['twitter']);
-    const item = makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['twitter'] });
-    publish(runtime, ws.workspace, item.id);
+    const other = await makeWorkspace(runtime);
+    await connectAccounts(runtime, ws.workspace, ['twitter']);
+    const item = await makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['twitter'] });
+    await publish(runtime, ws.workspace, item.id);
     await run();
-    expect(contentHistoryOf(runtime.db, other.workspace.id, item.id)).toEqual([]);
+    expect(await contentHistoryOf(runtime.db, other.workspace.id, item.id)).toEqual([]);
   });
 });

@@ -29,9 +29,9 @@ const sign = (payload: unknown, secret = SECRET): string => signedRequest(payloa
 const NOW = new Date(TEST_START);
 
 /** Runs `work` and returns the ServiceError it throws (failing when it throws none or another kind). */
-function serviceError(work: () => unknown): ServiceError {
+async function serviceError(work: () => unknown): Promise<ServiceError> {
   try {
-    work();
+    await work();
   } catch (error) {
     expect(error).toBeInstanceOf(ServiceError);
     return error as ServiceError;
@@ -39,20 +39,20 @@ function serviceError(work: () => unknown): ServiceError {
   throw new Error('expected a ServiceError');
 }
 
-const accountRows = (runtime: TestRuntime) => runtime.db.select().from(socialAccounts).all();
+const accountRows = async (runtime: TestRuntime) => runtime.db.select().from(socialAccounts).all();
 
 describe('social accounts: connect, disconnect, lookup', () => {
   let runtime: TestRuntime;
   let ws: TestWorkspace;
-  beforeEach(() => {
-    runtime = testRuntime();
-    ws = makeWorkspace(runtime, { plan: 'starter' });
+  beforeEach(async () => {
+    runtime = await testRuntime();
+    ws = await makeWorkspace(runtime, { plan: 'starter' });
   });
-  const connect = (input: Partial<Parameters<typeof connectSocialAccount>[1]> = {}) =>
+  const connect = async (input: Partial<Parameters<typeof connectSocialAccount>[1]> = {}) =>
     connectSocialAccount(runtime, { workspaceId: ws.workspace.id, platform: 'twitter', username: 'acme', ...input });
 
-  it('connects with every field, strips a leading @, and emits no event', () => {
-    const account = connect({ username: '@acme', platformUserId: '1234567890', displayName: 'Acme Inc' });
+  it('connects with every field, strips a leading @, and emits no event', async () => {
+    const account = await connect({ username: '@acme', platformUserId: '1234567890', displayName: 'Acme Inc' });
     const now = runtime.clock.now().toISOString();
     expect(account).toEqual({
       id: account.id,
@@ -71,64 +71,70 @@ describe('social accounts: connect, disconnect, lookup', () => {
       connected_at: now,
       created_at: now,
     });
-    expect(eventsOf(runtime)).toEqual([]);
+    expect(await eventsOf(runtime)).toEqual([]);
   });
 
-  it('makes up a 16-digit numeric platform user id when none is given', () => {
-    const ids = new Set([connect({ username: 'a' }), connect({ username: 'b' })].map((a) => a.platform_user_id));
+  it('makes up a 16-digit numeric platform user id when none is given', async () => {
+    const ids = new Set(
+      [await connect({ username: 'a' }), await connect({ username: 'b' })].map((a) => a.platform_user_id),
+    );
     expect(ids.size).toBe(2);
     for (const id of ids) expect(id).toMatch(/^[1-9]\d{15}$/);
   });
 
-  it('refuses an unknown platform, naming the known ids, and an empty or overlong username', () => {
-    const unknown = serviceError(() => connect({ platform: 'myspace' }));
+  it('refuses an unknown platform, naming the known ids, and an empty or overlong username', async () => {
+    const unknown = await serviceError(async () => connect({ platform: 'myspace' }));
     expect(unknown.code).toBe('invalid_body');
     expect(unknown.details?.fieldErrors.platform?.[0]).toContain('myspace');
     for (const id of ['twitter', 'linkedin', 'instagram', 'facebook', 'tiktok']) expect(unknown.message).toContain(id);
-    expect(serviceError(() => connect({ username: '@' })).details?.fieldErrors.username).toBeDefined();
-    expect(serviceError(() => connect({ username: 'x'.repeat(101) })).details?.fieldErrors.username).toBeDefined();
-    expect(connect({ username: 'x'.repeat(100) }).username).toHaveLength(100);
-    expect(accountRows(runtime)).toHaveLength(1);
+    expect((await serviceError(async () => connect({ username: '@' }))).details?.fieldErrors.username).toBeDefined();
+    expect(
+      (await serviceError(async () => connect({ username: 'x'.repeat(101) }))).details?.fieldErrors.username,
+    ).toBeDefined();
+    expect((await connect({ username: 'x'.repeat(100) })).username).toHaveLength(100);
+    expect(await accountRows(runtime)).toHaveLength(1);
   });
 
-  it('answers not_found for an unknown workspace', () => {
-    const error = serviceError(() => connect({ workspaceId: '00000000-0000-4000-8000-000000000000' }));
+  it('answers not_found for an unknown workspace', async () => {
+    const error = await serviceError(async () => connect({ workspaceId: '00000000-0000-4000-8000-000000000000' }));
     expect(error.code).toBe('not_found');
-    expect(accountRows(runtime)).toEqual([]);
+    expect(await accountRows(runtime)).toEqual([]);
   });
 
-  it('caps active accounts at platforms_limit: the limit fits, one more is quota_exceeded', () => {
+  it('caps active accounts at platforms_limit: the limit fits, one more is quota_exceeded', async () => {
     expect(ws.workspace.features.platforms_limit).toBe(3);
-    connect({ platform: 'twitter' });
-    connect({ platform: 'linkedin' });
-    connect({ platform: 'instagram' });
-    const over = serviceError(() => connect({ platform: 'facebook' }));
+    await connect({ platform: 'twitter' });
+    await connect({ platform: 'linkedin' });
+    await connect({ platform: 'instagram' });
+    const over = await serviceError(async () => connect({ platform: 'facebook' }));
     expect(over.code).toBe('quota_exceeded');
     expect(over.message).toMatch(/3 active social accounts/);
     expect(over.message).toMatch(/starter/);
-    expect(countActiveAccounts(runtime.db, ws.workspace.id)).toBe(3);
-    expect(accountRows(runtime)).toHaveLength(3);
+    expect(await countActiveAccounts(runtime.db, ws.workspace.id)).toBe(3);
+    expect(await accountRows(runtime)).toHaveLength(3);
   });
 
-  it('lets an inactive account free a slot, and refuses to reactivate one past the limit', () => {
-    const first = connect({ platform: 'twitter', platformUserId: '111' });
-    connect({ platform: 'linkedin' });
-    connect({ platform: 'instagram' });
-    disconnectSocialAccount(runtime, first.id);
-    const fourth = connect({ platform: 'facebook' });
+  it('lets an inactive account free a slot, and refuses to reactivate one past the limit', async () => {
+    const first = await connect({ platform: 'twitter', platformUserId: '111' });
+    await connect({ platform: 'linkedin' });
+    await connect({ platform: 'instagram' });
+    await disconnectSocialAccount(runtime, first.id);
+    const fourth = await connect({ platform: 'facebook' });
     expect(fourth.is_active).toBe(true);
     // The slot is taken again: reconnecting the first one would make four active.
-    expect(serviceError(() => connect({ platform: 'twitter', platformUserId: '111' })).code).toBe('quota_exceeded');
-    expect(accountRows(runtime).find((r) => r.id === first.id)?.isActive).toBe(false);
+    expect((await serviceError(async () => connect({ platform: 'twitter', platformUserId: '111' }))).code).toBe(
+      'quota_exceeded',
+    );
+    expect((await accountRows(runtime)).find((r) => r.id === first.id)?.isActive).toBe(false);
   });
 
-  it('reconnecting the same platform user reactivates and refreshes that row, even at the limit', () => {
-    const first = connect({ platformUserId: '42', username: 'old', displayName: 'Old name' });
-    connect({ platform: 'linkedin' });
-    connect({ platform: 'instagram' });
+  it('reconnecting the same platform user reactivates and refreshes that row, even at the limit', async () => {
+    const first = await connect({ platformUserId: '42', username: 'old', displayName: 'Old name' });
+    await connect({ platform: 'linkedin' });
+    await connect({ platform: 'instagram' });
     runtime.clock.advance(60_000);
     // Reconnecting an active account adds no active account: allowed at the limit.
-    const refreshed = connect({ platformUserId: '42', username: 'new' });
+    const refreshed = await connect({ platformUserId: '42', username: 'new' });
     expect(refreshed).toMatchObject({
       id: first.id,
       username: 'new',
@@ -137,55 +143,55 @@ describe('social accounts: connect, disconnect, lookup', () => {
     });
     expect(refreshed.connected_at).toBe(runtime.clock.now().toISOString());
 
-    disconnectSocialAccount(runtime, first.id);
+    await disconnectSocialAccount(runtime, first.id);
     runtime.clock.advance(60_000);
-    const again = connect({ platformUserId: '42', username: 'new', displayName: 'New name' });
+    const again = await connect({ platformUserId: '42', username: 'new', displayName: 'New name' });
     expect(again).toMatchObject({ id: first.id, is_active: true, display_name: 'New name' });
-    expect(accountRows(runtime)).toHaveLength(3);
+    expect(await accountRows(runtime)).toHaveLength(3);
   });
 
-  it('without a platform user id, the same platform and username (any case) is the same account', () => {
-    const first = connect({ username: 'Acme' });
-    disconnectSocialAccount(runtime, first.id);
-    const again = connect({ username: '@acme' });
+  it('without a platform user id, the same platform and username (any case) is the same account', async () => {
+    const first = await connect({ username: 'Acme' });
+    await disconnectSocialAccount(runtime, first.id);
+    const again = await connect({ username: '@acme' });
     expect(again).toMatchObject({ id: first.id, platform_user_id: first.platform_user_id, is_active: true });
     // Another platform, or another username, is another account.
-    expect(connect({ username: 'acme', platform: 'linkedin' }).id).not.toBe(first.id);
-    expect(connect({ username: 'acme2' }).id).not.toBe(first.id);
+    expect((await connect({ username: 'acme', platform: 'linkedin' })).id).not.toBe(first.id);
+    expect((await connect({ username: 'acme2' })).id).not.toBe(first.id);
   });
 
-  it('the same platform user may be connected to two workspaces, each counted on its own', () => {
-    const other = makeWorkspace(runtime, { plan: 'free' });
-    const mine = connect({ platformUserId: '77' });
-    const theirs = connectSocialAccount(runtime, {
+  it('the same platform user may be connected to two workspaces, each counted on its own', async () => {
+    const other = await makeWorkspace(runtime, { plan: 'free' });
+    const mine = await connect({ platformUserId: '77' });
+    const theirs = await connectSocialAccount(runtime, {
       workspaceId: other.workspace.id,
       platform: 'twitter',
       username: 'acme',
       platformUserId: '77',
     });
     expect(theirs.id).not.toBe(mine.id);
-    expect(countActiveAccounts(runtime.db, other.workspace.id)).toBe(1);
+    expect(await countActiveAccounts(runtime.db, other.workspace.id)).toBe(1);
   });
 
-  it('disconnect marks the account inactive, keeps the row, emits nothing; an unknown id is not_found', () => {
-    const account = connect();
-    const disconnected = disconnectSocialAccount(runtime, account.id);
+  it('disconnect marks the account inactive, keeps the row, emits nothing; an unknown id is not_found', async () => {
+    const account = await connect();
+    const disconnected = await disconnectSocialAccount(runtime, account.id);
     expect(disconnected).toEqual({ ...account, status: 'disconnected', is_active: false });
-    expect(accountRows(runtime)).toHaveLength(1);
-    expect(eventsOf(runtime)).toEqual([]);
-    expect(serviceError(() => disconnectSocialAccount(runtime, '00000000-0000-4000-8000-000000000000')).code).toBe(
-      'not_found',
-    );
+    expect(await accountRows(runtime)).toHaveLength(1);
+    expect(await eventsOf(runtime)).toEqual([]);
+    expect(
+      (await serviceError(async () => disconnectSocialAccount(runtime, '00000000-0000-4000-8000-000000000000'))).code,
+    ).toBe('not_found');
   });
 
-  it('listSocialAccounts returns the full set, newest first, in the list envelope, and only this workspace', () => {
-    const other = makeWorkspace(runtime);
-    connectSocialAccount(runtime, { workspaceId: other.workspace.id, platform: 'twitter', username: 'theirs' });
-    const a = connect({ platform: 'twitter' });
+  it('listSocialAccounts returns the full set, newest first, in the list envelope, and only this workspace', async () => {
+    const other = await makeWorkspace(runtime);
+    await connectSocialAccount(runtime, { workspaceId: other.workspace.id, platform: 'twitter', username: 'theirs' });
+    const a = await connect({ platform: 'twitter' });
     runtime.clock.advance(1000);
-    const b = connect({ platform: 'linkedin' });
-    disconnectSocialAccount(runtime, a.id);
-    const list = runOperation(listSocialAccounts, contextFor(runtime, ws.workspace, 'rest'), {});
+    const b = await connect({ platform: 'linkedin' });
+    await disconnectSocialAccount(runtime, a.id);
+    const list = await runOperation(listSocialAccounts, contextFor(runtime, ws.workspace, 'rest'), {});
     expect(list).toEqual({
       object: 'list',
       data: [b, { ...a, status: 'disconnected', is_active: false }],
@@ -194,32 +200,32 @@ describe('social accounts: connect, disconnect, lookup', () => {
     });
   });
 
-  it('platformAccountsOf tells active, inactive and none apart, preferring the latest active account', () => {
-    const lookup = () => platformAccountsOf(runtime.db, ws.workspace.id)('twitter');
-    expect(lookup()).toEqual({ state: 'none' });
-    expect(unavailableAccountReason('twitter', lookup())).toBe(
+  it('platformAccountsOf tells active, inactive and none apart, preferring the latest active account', async () => {
+    const lookup = async () => (await platformAccountsOf(runtime.db, ws.workspace.id))('twitter');
+    expect(await lookup()).toEqual({ state: 'none' });
+    expect(unavailableAccountReason('twitter', await lookup())).toBe(
       'No connected twitter account in this workspace; connect one before publishing to twitter.',
     );
 
-    const older = connect({ username: 'older' });
+    const older = await connect({ username: 'older' });
     runtime.clock.advance(1000);
-    const newer = connect({ username: 'newer' });
-    expect(lookup()).toMatchObject({ state: 'active', account: { id: newer.id } });
-    expect(unavailableAccountReason('twitter', lookup())).toBeNull();
+    const newer = await connect({ username: 'newer' });
+    expect(await lookup()).toMatchObject({ state: 'active', account: { id: newer.id } });
+    expect(unavailableAccountReason('twitter', await lookup())).toBeNull();
 
-    disconnectSocialAccount(runtime, newer.id);
-    expect(lookup()).toMatchObject({ state: 'active', account: { id: older.id } });
-    disconnectSocialAccount(runtime, older.id);
-    const inactive = lookup();
+    await disconnectSocialAccount(runtime, newer.id);
+    expect(await lookup()).toMatchObject({ state: 'active', account: { id: older.id } });
+    await disconnectSocialAccount(runtime, older.id);
+    const inactive = await lookup();
     expect(inactive).toMatchObject({ state: 'inactive', account: { id: newer.id } });
     expect(unavailableAccountReason('twitter', inactive)).toBe(
       'The twitter account @newer is inactive; reconnect it before publishing to twitter.',
     );
     // Another workspace's account and an unknown platform id are nothing to this one.
-    const other = makeWorkspace(runtime);
-    connectSocialAccount(runtime, { workspaceId: other.workspace.id, platform: 'linkedin', username: 'x' });
-    expect(platformAccountsOf(runtime.db, ws.workspace.id)('linkedin')).toEqual({ state: 'none' });
-    expect(platformAccountsOf(runtime.db, ws.workspace.id)('myspace')).toEqual({ state: 'none' });
+    const other = await makeWorkspace(runtime);
+    await connectSocialAccount(runtime, { workspaceId: other.workspace.id, platform: 'linkedin', username: 'x' });
+    expect((await platformAccountsOf(runtime.db, ws.workspace.id))('linkedin')).toEqual({ state: 'none' });
+    expect((await platformAccountsOf(runtime.db, ws.workspace.id))('myspace')).toEqual({ state: 'none' });
   });
 });
 
@@ -234,11 +240,11 @@ describe('verifySignedRequest (Meta format)', () => {
     expect(verifySignedRequest(sign({ user_id: 123, algorithm: 'HMAC-SHA256' }), SECRET, NOW).userId).toBe('123');
   });
 
-  it('takes an issued_at up to ten minutes off the clock either way, and no further', () => {
+  it('takes an issued_at up to ten minutes off the clock either way, and no further', async () => {
     const at = (offsetSeconds: number) => sign({ user_id: '1', issued_at: NOW.getTime() / 1000 + offsetSeconds });
     for (const fresh of [-600, 600, 0]) expect(verifySignedRequest(at(fresh), SECRET, NOW).userId).toBe('1');
     for (const stale of [-601, 601]) {
-      const error = serviceError(() => verifySignedRequest(at(stale), SECRET, NOW));
+      const error = await serviceError(() => verifySignedRequest(at(stale), SECRET, NOW));
       expect(error.code).toBe('invalid_body');
       expect(error.message).toMatch(/more than 10 minutes from now/);
     }
@@ -267,17 +273,17 @@ describe('verifySignedRequest (Meta format)', () => {
     ['no issued_at', sign({ user_id: '1', issued_at: undefined }), /issued_at/],
     ['a text issued_at', sign({ user_id: '1', issued_at: String(Date.parse(TEST_START) / 1000) }), /issued_at/],
     ['an issued_at in 2001', sign({ user_id: '1', issued_at: 1_000_000_000 }), /issued at 2001-09-09T01:46:40\.000Z/],
-  ])('refuses %s with invalid_body on signed_request', (_name, value, message) => {
-    const error = serviceError(() => verifySignedRequest(value, SECRET, NOW));
+  ])('refuses %s with invalid_body on signed_request', async (_name, value, message) => {
+    const error = await serviceError(() => verifySignedRequest(value, SECRET, NOW));
     expect(error.code).toBe('invalid_body');
     expect(error.message).toMatch(message);
     expect(Object.keys(error.details!.fieldErrors)).toEqual(['signed_request']);
   });
 
-  it('refuses a payload altered after signing', () => {
+  it('refuses a payload altered after signing', async () => {
     const [signature] = sign({ user_id: '1' }).split('.');
     const forged = `${signature}.${Buffer.from(JSON.stringify({ user_id: '2' })).toString('base64url')}`;
-    expect(serviceError(() => verifySignedRequest(forged, SECRET, NOW)).message).toMatch(/signature/);
+    expect((await serviceError(() => verifySignedRequest(forged, SECRET, NOW))).message).toMatch(/signature/);
   });
 });
 
@@ -285,12 +291,12 @@ describe('handlePlatformCallback', () => {
   let runtime: TestRuntime;
   let a: TestWorkspace;
   let b: TestWorkspace;
-  beforeEach(() => {
-    runtime = testRuntime({ env: { FACEBOOK_APP_SECRET: SECRET, PUBLIC_BASE_URL: 'https://api.example.test' } });
-    a = makeWorkspace(runtime);
-    b = makeWorkspace(runtime);
+  beforeEach(async () => {
+    runtime = await testRuntime({ env: { FACEBOOK_APP_SECRET: SECRET, PUBLIC_BASE_URL: 'https://api.example.test' } });
+    a = await makeWorkspace(runtime);
+    b = await makeWorkspace(runtime);
   });
-  const connectTo = (
+  const connectTo = async (
     ws: TestWorkspace,
     input: { platform?: string; platformUserId?: string; username?: string } = {},
   ) =>
@@ -302,20 +308,20 @@ describe('handlePlatformCallback', () => {
       ...input,
     });
 
-  it('deauthorize marks the active matches of every workspace inactive, one event each, in one go', () => {
-    const inA = connectTo(a, { username: 'in_a' });
-    const inB = connectTo(b, { username: 'in_b' });
-    const unrelated = connectTo(a, { platformUserId: '556', username: 'other' });
-    const twitterSameId = connectTo(b, { platform: 'twitter' });
-    const answer = handlePlatformCallback(runtime, {
+  it('deauthorize marks the active matches of every workspace inactive, one event each, in one go', async () => {
+    const inA = await connectTo(a, { username: 'in_a' });
+    const inB = await connectTo(b, { username: 'in_b' });
+    const unrelated = await connectTo(a, { platformUserId: '556', username: 'other' });
+    const twitterSameId = await connectTo(b, { platform: 'twitter' });
+    const answer = await handlePlatformCallback(runtime, {
       platform: 'facebook',
       kind: 'deauthorize',
       signedRequest: sign({ user_id: '555' }),
     });
     expect(answer).toEqual({ success: true });
-    const active = Object.fromEntries(accountRows(runtime).map((r) => [r.id, r.isActive]));
+    const active = Object.fromEntries((await accountRows(runtime)).map((r) => [r.id, r.isActive]));
     expect(active).toEqual({ [inA.id]: false, [inB.id]: false, [unrelated.id]: true, [twitterSameId.id]: true });
-    const statuses = Object.fromEntries(accountRows(runtime).map((r) => [r.id, r.status]));
+    const statuses = Object.fromEntries((await accountRows(runtime)).map((r) => [r.id, r.status]));
     expect(statuses).toEqual({
       [inA.id]: 'disconnected',
       [inB.id]: 'disconnected',
@@ -326,7 +332,7 @@ describe('handlePlatformCallback', () => {
       [a, 'in_a', inA.id],
       [b, 'in_b', inB.id],
     ] as const) {
-      const rows = eventsOf(runtime, ws.workspace.id);
+      const rows = await eventsOf(runtime, ws.workspace.id);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ type: 'social_account.disconnected', createdAt: runtime.clock.now() });
       expect(rows[0].data).toEqual({
@@ -336,28 +342,28 @@ describe('handlePlatformCallback', () => {
       });
     }
     // Already inactive: nothing changes, no second event.
-    handlePlatformCallback(runtime, {
+    await handlePlatformCallback(runtime, {
       platform: 'facebook',
       kind: 'deauthorize',
       signedRequest: sign({ user_id: '555' }),
     });
-    expect(eventsOf(runtime)).toHaveLength(2);
+    expect(await eventsOf(runtime)).toHaveLength(2);
   });
 
-  it('data-deletion removes every match (inactive too), one event per workspace, and records the request', () => {
-    const inA = connectTo(a);
-    const inB = connectTo(b);
-    disconnectSocialAccount(runtime, inA.id);
-    const kept = connectTo(a, { platformUserId: '556' });
-    const answer = handlePlatformCallback(runtime, {
+  it('data-deletion removes every match (inactive too), one event per workspace, and records the request', async () => {
+    const inA = await connectTo(a);
+    const inB = await connectTo(b);
+    await disconnectSocialAccount(runtime, inA.id);
+    const kept = await connectTo(a, { platformUserId: '556' });
+    const answer = await handlePlatformCallback(runtime, {
       platform: 'facebook',
       kind: 'data-deletion',
       signedRequest: sign({ user_id: '555' }),
     });
     expect(answer.confirmation_code).toMatch(/^[0-9A-Za-z]{24}$/);
     expect(answer.url).toBe(`https://api.example.test/callbacks/facebook/data-deletion/${answer.confirmation_code}`);
-    expect(accountRows(runtime).map((r) => r.id)).toEqual([kept.id]);
-    const written = eventsOf(runtime);
+    expect((await accountRows(runtime)).map((r) => r.id)).toEqual([kept.id]);
+    const written = await eventsOf(runtime);
     expect(written.map((e) => e.workspaceId).sort()).toEqual([a.workspace.id, b.workspace.id].sort());
     for (const event of written) {
       expect(event.type).toBe('social_account.disconnected');
@@ -371,24 +377,26 @@ describe('handlePlatformCallback', () => {
         reason: 'data_deletion',
       });
     }
-    expect(getDataDeletionRequest(runtime.db, 'facebook', answer.confirmation_code)).toEqual({
+    expect(await getDataDeletionRequest(runtime.db, 'facebook', answer.confirmation_code)).toEqual({
       confirmation_code: answer.confirmation_code,
       platform: 'facebook',
       status: 'completed',
       accounts_removed: 2,
       completed_at: runtime.clock.now().toISOString(),
     });
-    expect(serviceError(() => getDataDeletionRequest(runtime.db, 'twitter', answer.confirmation_code)).code).toBe(
+    expect(
+      (await serviceError(async () => getDataDeletionRequest(runtime.db, 'twitter', answer.confirmation_code))).code,
+    ).toBe('not_found');
+    expect((await serviceError(async () => getDataDeletionRequest(runtime.db, 'facebook', 'nope'))).code).toBe(
       'not_found',
     );
-    expect(serviceError(() => getDataDeletionRequest(runtime.db, 'facebook', 'nope')).code).toBe('not_found');
   });
 
-  it('a bad signature changes nothing and writes nothing', () => {
-    connectTo(a);
-    const before = accountRows(runtime);
+  it('a bad signature changes nothing and writes nothing', async () => {
+    await connectTo(a);
+    const before = await accountRows(runtime);
     for (const kind of ['deauthorize', 'data-deletion'] as const) {
-      const error = serviceError(() =>
+      const error = await serviceError(async () =>
         handlePlatformCallback(runtime, {
           platform: 'facebook',
           kind,
@@ -397,22 +405,22 @@ describe('handlePlatformCallback', () => {
       );
       expect(error.code).toBe('invalid_body');
     }
-    expect(accountRows(runtime)).toEqual(before);
-    expect(eventsOf(runtime)).toEqual([]);
-    expect(runtime.db.select().from(dataDeletionRequests).all()).toEqual([]);
+    expect(await accountRows(runtime)).toEqual(before);
+    expect(await eventsOf(runtime)).toEqual([]);
+    expect(await runtime.db.select().from(dataDeletionRequests).all()).toEqual([]);
   });
 
-  it('an unconfigured or unknown platform is not_found, even with a valid-looking request', () => {
-    connectTo(a, { platform: 'instagram' });
+  it('an unconfigured or unknown platform is not_found, even with a valid-looking request', async () => {
+    await connectTo(a, { platform: 'instagram' });
     for (const platform of ['instagram', 'myspace']) {
-      const error = serviceError(() =>
+      const error = await serviceError(async () =>
         handlePlatformCallback(runtime, { platform, kind: 'deauthorize', signedRequest: sign({ user_id: '555' }) }),
       );
       expect(error.code).toBe('not_found');
     }
-    expect(accountRows(runtime).every((r) => r.isActive)).toBe(true);
-    expect(runtime.db.select().from(socialAccounts).where(eq(socialAccounts.platform, 'instagram')).all()).toHaveLength(
-      1,
-    );
+    expect((await accountRows(runtime)).every((r) => r.isActive)).toBe(true);
+    expect(
+      await runtime.db.select().from(socialAccounts).where(eq(socialAccounts.platform, 'instagram')).all(),
+    ).toHaveLength(1);
   });
 });

@@ -27,29 +27,32 @@ describe('social account tokens and the live fields', () => {
   let runtime: TestRuntime;
   let ws: TestWorkspace;
   let accountId: string;
-  beforeEach(() => {
-    runtime = testRuntime();
-    ws = makeWorkspace(runtime, { plan: 'pro' });
-    accountId = connectSocialAccount(runtime, {
-      workspaceId: ws.workspace.id,
-      platform: 'linkedin',
-      username: 'acme',
-    }).id;
+  beforeEach(async () => {
+    runtime = await testRuntime();
+    ws = await makeWorkspace(runtime, { plan: 'pro' });
+    accountId = (
+      await connectSocialAccount(runtime, {
+        workspaceId: ws.workspace.id,
+        platform: 'linkedin',
+        username: 'acme',
+      })
+    ).id;
   });
-  const row = () => runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, accountId)).get()!;
-  const makeLive = (fields: Partial<typeof socialAccounts.$inferInsert> = {}) =>
+  const row = async () =>
+    (await runtime.db.select().from(socialAccounts).where(eq(socialAccounts.id, accountId)).get())!;
+  const makeLive = async (fields: Partial<typeof socialAccounts.$inferInsert> = {}) =>
     runtime.db
       .update(socialAccounts)
       .set({ mode: 'live', scopes: ['openid', 'profile', 'w_member_social'], ...fields })
       .where(eq(socialAccounts.id, accountId))
       .run();
-  const setStatus = (status: 'active' | 'needs_reconnect' | 'disconnected') =>
+  const setStatus = async (status: 'active' | 'needs_reconnect' | 'disconnected') =>
     runtime.db.update(socialAccounts).set({ status }).where(eq(socialAccounts.id, accountId)).run();
 
-  it('stores tokens encrypted at rest and reads them back decrypted', () => {
+  it('stores tokens encrypted at rest and reads them back decrypted', async () => {
     const expiresAt = new Date('2026-05-09T12:00:00.000Z');
-    expect(storeTokens(runtime, accountId, { accessToken: ACCESS, refreshToken: REFRESH, expiresAt })).toBe(true);
-    const stored = row();
+    expect(await storeTokens(runtime, accountId, { accessToken: ACCESS, refreshToken: REFRESH, expiresAt })).toBe(true);
+    const stored = await row();
     for (const column of [stored.accessTokenEncrypted, stored.refreshTokenEncrypted]) {
       expect(column).toEqual(expect.any(String));
       expect(column).not.toContain(ACCESS);
@@ -59,7 +62,7 @@ describe('social account tokens and the live fields', () => {
     const raw = JSON.stringify(runtime.db.$client.prepare('select * from social_accounts').all());
     expect(raw).not.toContain(ACCESS);
     expect(raw).not.toContain(REFRESH);
-    expect(readTokens(runtime, accountId)).toEqual({
+    expect(await readTokens(runtime, accountId)).toEqual({
       accessToken: ACCESS,
       refreshToken: REFRESH,
       expiresAt,
@@ -68,35 +71,35 @@ describe('social account tokens and the live fields', () => {
     });
   });
 
-  it('has no tokens for a sandbox account, and an unknown account stores nothing', () => {
-    expect(readTokens(runtime, accountId)).toBeNull();
-    expect(storeTokens(runtime, 'no-such-account', { accessToken: ACCESS, expiresAt: null })).toBe(false);
+  it('has no tokens for a sandbox account, and an unknown account stores nothing', async () => {
+    expect(await readTokens(runtime, accountId)).toBeNull();
+    expect(await storeTokens(runtime, 'no-such-account', { accessToken: ACCESS, expiresAt: null })).toBe(false);
   });
 
-  it('stores a rotated refresh token with its access token, and an empty one never overwrites the stored one', () => {
-    storeTokens(runtime, accountId, {
+  it('stores a rotated refresh token with its access token, and an empty one never overwrites the stored one', async () => {
+    await storeTokens(runtime, accountId, {
       accessToken: 'first-access',
       refreshToken: 'first-refresh',
       expiresAt: new Date('2026-03-10T14:00:30.000Z'),
       refreshTokenExpiresAt: new Date('2026-09-10T00:00:00.000Z'),
     });
-    storeTokens(runtime, accountId, {
+    await storeTokens(runtime, accountId, {
       accessToken: 'second-access',
       refreshToken: 'second-refresh',
       expiresAt: new Date('2026-03-10T16:00:30.000Z'),
     });
-    expect(readTokens(runtime, accountId)).toMatchObject({
+    expect(await readTokens(runtime, accountId)).toMatchObject({
       accessToken: 'second-access',
       refreshToken: 'second-refresh',
       refreshTokenExpiresAt: null,
     });
     for (const refreshToken of [undefined, null, '']) {
-      storeTokens(runtime, accountId, {
+      await storeTokens(runtime, accountId, {
         accessToken: 'third-access',
         refreshToken,
         expiresAt: new Date('2026-03-10T18:00:30.000Z'),
       });
-      expect(readTokens(runtime, accountId)).toEqual({
+      expect(await readTokens(runtime, accountId)).toEqual({
         accessToken: 'third-access',
         refreshToken: 'second-refresh',
         expiresAt: new Date('2026-03-10T18:00:30.000Z'),
@@ -106,57 +109,64 @@ describe('social account tokens and the live fields', () => {
     }
   });
 
-  it('records the granted scopes only when a grant names them', () => {
-    storeTokens(runtime, accountId, { accessToken: ACCESS, expiresAt: null, scopes: ['openid', 'w_member_social'] });
-    storeTokens(runtime, accountId, { accessToken: ACCESS, expiresAt: null });
-    expect(row().scopes).toEqual(['openid', 'w_member_social']);
+  it('records the granted scopes only when a grant names them', async () => {
+    await storeTokens(runtime, accountId, {
+      accessToken: ACCESS,
+      expiresAt: null,
+      scopes: ['openid', 'w_member_social'],
+    });
+    await storeTokens(runtime, accountId, { accessToken: ACCESS, expiresAt: null });
+    expect((await row()).scopes).toEqual(['openid', 'w_member_social']);
   });
 
-  it('gives the refresh lease to one holder at a time, until it is released or runs out', () => {
+  it('gives the refresh lease to one holder at a time, until it is released or runs out', async () => {
     const now = runtime.clock.now();
-    const first = takeRefreshLease(runtime.db, accountId, now, 30_000);
+    const first = await takeRefreshLease(runtime.db, accountId, now, 30_000);
     expect(first).toEqual(expect.any(String));
-    expect(takeRefreshLease(runtime.db, accountId, now, 30_000)).toBeNull();
-    expect(takeRefreshLease(runtime.db, accountId, new Date(now.getTime() + 29_999), 30_000)).toBeNull();
+    expect(await takeRefreshLease(runtime.db, accountId, now, 30_000)).toBeNull();
+    expect(await takeRefreshLease(runtime.db, accountId, new Date(now.getTime() + 29_999), 30_000)).toBeNull();
 
-    expect(releaseRefreshLease(runtime.db, accountId, 'not-the-holder')).toBe(false);
-    expect(releaseRefreshLease(runtime.db, accountId, first!)).toBe(true);
-    const second = takeRefreshLease(runtime.db, accountId, now, 30_000);
+    expect(await releaseRefreshLease(runtime.db, accountId, 'not-the-holder')).toBe(false);
+    expect(await releaseRefreshLease(runtime.db, accountId, first!)).toBe(true);
+    const second = await takeRefreshLease(runtime.db, accountId, now, 30_000);
     expect(second).toEqual(expect.any(String));
     expect(second).not.toBe(first);
 
     // A lease that ran out goes to the next taker; the old holder can neither release it nor store with it.
-    const third = takeRefreshLease(runtime.db, accountId, new Date(now.getTime() + 30_000), 30_000);
+    const third = await takeRefreshLease(runtime.db, accountId, new Date(now.getTime() + 30_000), 30_000);
     expect(third).toEqual(expect.any(String));
-    expect(releaseRefreshLease(runtime.db, accountId, second!)).toBe(false);
-    expect(storeTokens(runtime, accountId, { accessToken: 'stale', expiresAt: null }, second!)).toBe(false);
-    expect(readTokens(runtime, accountId)).toBeNull();
-    expect(storeTokens(runtime, accountId, { accessToken: 'fresh', expiresAt: null }, third!)).toBe(true);
-    expect(readTokens(runtime, accountId)?.accessToken).toBe('fresh');
+    expect(await releaseRefreshLease(runtime.db, accountId, second!)).toBe(false);
+    expect(await storeTokens(runtime, accountId, { accessToken: 'stale', expiresAt: null }, second!)).toBe(false);
+    expect(await readTokens(runtime, accountId)).toBeNull();
+    expect(await storeTokens(runtime, accountId, { accessToken: 'fresh', expiresAt: null }, third!)).toBe(true);
+    expect((await readTokens(runtime, accountId))?.accessToken).toBe('fresh');
   });
 
-  it('keeps is_active true exactly when the status is active', () => {
-    const active = () => ({ row: row().isActive, count: countActiveAccounts(runtime.db, ws.workspace.id) });
-    expect(active()).toEqual({ row: true, count: 1 });
+  it('keeps is_active true exactly when the status is active', async () => {
+    const active = async () => ({
+      row: (await row()).isActive,
+      count: await countActiveAccounts(runtime.db, ws.workspace.id),
+    });
+    expect(await active()).toEqual({ row: true, count: 1 });
     for (const status of ['needs_reconnect', 'disconnected'] as const) {
-      setStatus(status);
-      expect(active()).toEqual({ row: false, count: 0 });
-      expect(platformAccountsOf(runtime.db, ws.workspace.id)('linkedin').state).toBe('inactive');
+      await setStatus(status);
+      expect(await active()).toEqual({ row: false, count: 0 });
+      expect((await platformAccountsOf(runtime.db, ws.workspace.id))('linkedin').state).toBe('inactive');
     }
-    setStatus('active');
-    expect(active()).toEqual({ row: true, count: 1 });
+    await setStatus('active');
+    expect(await active()).toEqual({ row: true, count: 1 });
   });
 
-  it('shows a live account over the list with its fields and never a token', () => {
-    makeLive({ profileUrl: 'https://www.linkedin.com/in/acme' });
-    storeTokens(runtime, accountId, {
+  it('shows a live account over the list with its fields and never a token', async () => {
+    await makeLive({ profileUrl: 'https://www.linkedin.com/in/acme' });
+    await storeTokens(runtime, accountId, {
       accessToken: ACCESS,
       refreshToken: REFRESH,
       expiresAt: new Date('2026-03-10T14:00:30.000Z'),
       refreshTokenExpiresAt: new Date('2027-03-10T12:00:30.000Z'),
     });
-    takeRefreshLease(runtime.db, accountId, runtime.clock.now(), 30_000);
-    const list = runOperation(listSocialAccounts, contextFor(runtime, ws.workspace, 'rest'), {});
+    await takeRefreshLease(runtime.db, accountId, runtime.clock.now(), 30_000);
+    const list = await runOperation(listSocialAccounts, contextFor(runtime, ws.workspace, 'rest'), {});
     expect(list.data).toEqual([
       expect.objectContaining({
         id: accountId,
@@ -172,40 +182,40 @@ describe('social account tokens and the live fields', () => {
     const text = JSON.stringify(list);
     expect(text).not.toContain(ACCESS);
     expect(text).not.toContain(REFRESH);
-    expect(text).not.toContain(row().accessTokenEncrypted!);
+    expect(text).not.toContain((await row()).accessTokenEncrypted!);
     expect(text).not.toMatch(/token_encrypted|lease|refresh/i);
   });
 
   describe('reconnect_by', () => {
     const expiresAt = new Date('2026-05-09T12:00:00.000Z');
     const by = new Date(expiresAt.getTime() - 7 * DAY);
-    const at = (time: number) => reconnectBy(row(), new Date(time));
+    const at = async (time: number) => reconnectBy(await row(), new Date(time));
 
-    it('is 7 days before expiry for a live token that cannot be refreshed, from that moment on', () => {
-      makeLive();
-      storeTokens(runtime, accountId, { accessToken: ACCESS, expiresAt });
-      expect(at(by.getTime() - 1)).toBeNull();
-      expect(at(by.getTime())).toEqual(by);
-      expect(at(expiresAt.getTime() + DAY)).toEqual(by);
-      expect(toSocialAccountResource(row(), by).reconnect_by).toBe('2026-05-02T12:00:00.000Z');
+    it('is 7 days before expiry for a live token that cannot be refreshed, from that moment on', async () => {
+      await makeLive();
+      await storeTokens(runtime, accountId, { accessToken: ACCESS, expiresAt });
+      expect(await at(by.getTime() - 1)).toBeNull();
+      expect(await at(by.getTime())).toEqual(by);
+      expect(await at(expiresAt.getTime() + DAY)).toEqual(by);
+      expect(toSocialAccountResource(await row(), by).reconnect_by).toBe('2026-05-02T12:00:00.000Z');
     });
 
-    it('is null for a refreshable token, a token without expiry, a sandbox account and an inactive one', () => {
-      makeLive();
-      storeTokens(runtime, accountId, { accessToken: ACCESS, refreshToken: REFRESH, expiresAt });
-      expect(at(expiresAt.getTime())).toBeNull();
+    it('is null for a refreshable token, a token without expiry, a sandbox account and an inactive one', async () => {
+      await makeLive();
+      await storeTokens(runtime, accountId, { accessToken: ACCESS, refreshToken: REFRESH, expiresAt });
+      expect(await at(expiresAt.getTime())).toBeNull();
 
-      makeLive({ refreshTokenEncrypted: null, tokenExpiresAt: null });
-      expect(at(expiresAt.getTime())).toBeNull();
+      await makeLive({ refreshTokenEncrypted: null, tokenExpiresAt: null });
+      expect(await at(expiresAt.getTime())).toBeNull();
 
-      makeLive({ tokenExpiresAt: expiresAt });
-      expect(at(expiresAt.getTime())).toEqual(by);
-      setStatus('needs_reconnect');
-      expect(at(expiresAt.getTime())).toBeNull();
+      await makeLive({ tokenExpiresAt: expiresAt });
+      expect(await at(expiresAt.getTime())).toEqual(by);
+      await setStatus('needs_reconnect');
+      expect(await at(expiresAt.getTime())).toBeNull();
 
-      setStatus('active');
-      runtime.db.update(socialAccounts).set({ mode: 'sandbox' }).where(eq(socialAccounts.id, accountId)).run();
-      expect(at(expiresAt.getTime())).toBeNull();
+      await setStatus('active');
+      await runtime.db.update(socialAccounts).set({ mode: 'sandbox' }).where(eq(socialAccounts.id, accountId)).run();
+      expect(await at(expiresAt.getTime())).toBeNull();
     });
   });
 });

@@ -36,10 +36,10 @@ describe('webhook delivery', () => {
   let ws: TestWorkspace;
   let receiver: Receiver;
   beforeEach(async () => {
-    runtime = testRuntime({
+    runtime = await testRuntime({
       env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '300', FACEBOOK_APP_SECRET: 'fb-secret' },
     });
-    ws = makeWorkspace(runtime, { name: 'Hooks' });
+    ws = await makeWorkspace(runtime, { name: 'Hooks' });
     receiver = await startReceiver();
   });
   afterEach(() => receiver.close());
@@ -47,14 +47,14 @@ describe('webhook delivery', () => {
   const ctx = () => contextFor(runtime, ws.workspace, 'rest');
   const subscribe = (events: string[] = [], path = '/hook') =>
     makeWebhook(runtime, ws.workspace, { url: `${receiver.url}${path}`, events });
-  const log = (webhookId: string) =>
+  const log = async (webhookId: string) =>
     runtime.db
       .select()
       .from(webhookDeliveries)
       .where(eq(webhookDeliveries.webhookId, webhookId))
       .orderBy(asc(webhookDeliveries.deliveredAt), asc(webhookDeliveries.attempt))
       .all();
-  const webhookRow = (id: string) => runtime.db.select().from(webhooks).where(eq(webhooks.id, id)).get()!;
+  const webhookRow = async (id: string) => (await runtime.db.select().from(webhooks).where(eq(webhooks.id, id)).get())!;
   const envelope = (request: ReceivedRequest) => JSON.parse(request.body) as Record<string, any>;
 
   /** standardwebhooks checks the timestamp against the wall clock: verify at the runtime's time. */
@@ -70,7 +70,7 @@ describe('webhook delivery', () => {
 
   it('sends each event once to a matching subscription, signed, in the event envelope', async () => {
     const hook = await subscribe();
-    const item = makeContent(runtime, ws.workspace, { caption: 'Hello' });
+    const item = await makeContent(runtime, ws.workspace, { caption: 'Hello' });
     expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['delivered']);
 
     const [request] = receiver.requests;
@@ -101,7 +101,7 @@ describe('webhook delivery', () => {
     expect(verify(hook.signing_secret, request!)).toEqual(body);
     expect(() => verify(hook.signing_secret, { ...request!, body: request!.body.replace('Hello', 'Hullo') })).toThrow();
 
-    const [row] = log(hook.id);
+    const [row] = await log(hook.id);
     expect(row).toMatchObject({
       id: body.delivery_id,
       eventId: body.id,
@@ -116,17 +116,20 @@ describe('webhook delivery', () => {
 
   it('delivers every event type emitted so far with the spec payload shapes', async () => {
     const hook = await subscribe();
-    connectAccounts(runtime, ws.workspace, ['twitter', 'facebook']);
-    const good = makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['twitter'] });
-    update(runtime, ws.workspace, good.id, { status: 'approved' });
-    publish(runtime, ws.workspace, good.id);
-    const bad = makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['instagram'] });
-    publish(runtime, ws.workspace, bad.id);
+    await connectAccounts(runtime, ws.workspace, ['twitter', 'facebook']);
+    const good = await makeContent(runtime, ws.workspace, { content_type: 'text_only', target_platforms: ['twitter'] });
+    await update(runtime, ws.workspace, good.id, { status: 'approved' });
+    await publish(runtime, ws.workspace, good.id);
+    const bad = await makeContent(runtime, ws.workspace, {
+      content_type: 'text_only',
+      target_platforms: ['instagram'],
+    });
+    await publish(runtime, ws.workspace, bad.id);
     await drain(runtime, publishingJob(runtime, connectorsFor(runtime)));
-    runOperation(deleteContent, ctx(), { id: bad.id });
-    const account = platformAccountsOf(runtime.db, ws.workspace.id)('facebook');
+    await runOperation(deleteContent, ctx(), { id: bad.id });
+    const account = (await platformAccountsOf(runtime.db, ws.workspace.id))('facebook');
     if (account.state === 'none') throw new Error('facebook account missing');
-    handlePlatformCallback(runtime, {
+    await handlePlatformCallback(runtime, {
       platform: 'facebook',
       kind: 'deauthorize',
       signedRequest: signedRequest(
@@ -172,19 +175,19 @@ describe('webhook delivery', () => {
   });
 
   it('sends only subscribed types, and nothing written before the subscription existed', async () => {
-    makeContent(runtime, ws.workspace); // before any subscription
+    await makeContent(runtime, ws.workspace); // before any subscription
     const updatesOnly = await subscribe(['content.updated'], '/updates');
     const all = await subscribe([], '/all');
-    const item = makeContent(runtime, ws.workspace);
-    update(runtime, ws.workspace, item.id, { caption: 'Changed' });
+    const item = await makeContent(runtime, ws.workspace);
+    await update(runtime, ws.workspace, item.id, { caption: 'Changed' });
     await drain(runtime, webhookDeliveryJob(runtime));
     const seen = (path: string) => receiver.requests.filter((r) => r.path === path).map((r) => envelope(r).type);
     expect(seen('/updates')).toEqual(['content.updated']);
     expect(seen('/all').sort()).toEqual(['content.created', 'content.updated']);
-    expect(log(updatesOnly.id)).toHaveLength(1);
-    expect(log(all.id)).toHaveLength(2);
+    expect(await log(updatesOnly.id)).toHaveLength(1);
+    expect(await log(all.id)).toHaveLength(2);
     // Another workspace's events never reach this workspace's subscriptions.
-    makeContent(runtime, makeWorkspace(runtime).workspace);
+    await makeContent(runtime, (await makeWorkspace(runtime)).workspace);
     await drain(runtime, webhookDeliveryJob(runtime));
     expect(receiver.requests).toHaveLength(3);
   });
@@ -192,7 +195,7 @@ describe('webhook delivery', () => {
   it('walks the whole retry ladder, then dead-letters the event; the subscription stays enabled', async () => {
     const hook = await subscribe();
     receiver.respondWith({ status: 500, body: 'down for maintenance' });
-    makeContent(runtime, ws.workspace);
+    await makeContent(runtime, ws.workspace);
     const delays = [30_000, 2 * MINUTE, 10 * MINUTE, HOUR, 6 * HOUR];
 
     expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['retry']);
@@ -207,7 +210,7 @@ describe('webhook delivery', () => {
     runtime.clock.advance(24 * HOUR);
     expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual([]);
 
-    const rows = log(hook.id);
+    const rows = await log(hook.id);
     expect(rows.map((r) => [r.attempt, r.status, r.statusCode, r.responseBody])).toEqual([
       [1, 'pending_retry', 500, 'down for maintenance'],
       [2, 'pending_retry', 500, 'down for maintenance'],
@@ -223,18 +226,22 @@ describe('webhook delivery', () => {
     expect(bodies.map((b) => b.attempt)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(bodies.map((b) => b.delivery_id)).toEqual(rows.map((r) => r.id));
     expect(new Set(receiver.requests.map((r) => r.headers['webhook-timestamp'])).size).toBe(6);
-    expect(runtime.db.select().from(webhookJobs).get()).toMatchObject({ state: 'dead', attempts: 6 });
-    expect(webhookRow(hook.id)).toMatchObject({ isEnabled: true, autoDisabledAt: null });
+    expect(await runtime.db.select().from(webhookJobs).get()).toMatchObject({ state: 'dead', attempts: 6 });
+    expect(await webhookRow(hook.id)).toMatchObject({ isEnabled: true, autoDisabledAt: null });
   });
 
   it('an attempt that cannot be made on our side (the stored secret no longer decrypts) is logged as failed and retried', async () => {
     const hook = await subscribe();
-    runtime.db.update(webhooks).set({ secretCiphertext: 'v1.not-a-ciphertext' }).where(eq(webhooks.id, hook.id)).run();
-    makeContent(runtime, ws.workspace);
+    await runtime.db
+      .update(webhooks)
+      .set({ secretCiphertext: 'v1.not-a-ciphertext' })
+      .where(eq(webhooks.id, hook.id))
+      .run();
+    await makeContent(runtime, ws.workspace);
 
     expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['retry']);
     expect(receiver.requests).toHaveLength(0);
-    const [row] = log(hook.id);
+    const [row] = await log(hook.id);
     expect(row).toMatchObject({ attempt: 1, status: 'pending_retry', statusCode: 0 });
     expect(row!.responseBody).toMatch(/^internal error: /);
   });
@@ -242,20 +249,20 @@ describe('webhook delivery', () => {
   it("the worker's timer is set for the next retry's due time", async () => {
     await subscribe();
     receiver.respondWith({ status: 500 });
-    makeContent(runtime, ws.workspace);
-    expect(nextDeliveryDueAfter(runtime.db, runtime.clock.now())).toBeNull();
+    await makeContent(runtime, ws.workspace);
+    expect(await nextDeliveryDueAfter(runtime.db, runtime.clock.now())).toBeNull();
     expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['retry']);
-    expect(nextDeliveryDueAfter(runtime.db, runtime.clock.now())).toBe(runtime.clock.now().getTime() + 30_000);
+    expect(await nextDeliveryDueAfter(runtime.db, runtime.clock.now())).toBe(runtime.clock.now().getTime() + 30_000);
   });
 
   it('a subscription held by the worker signs every attempt handed out after a rotation with the new secret', async () => {
-    runtime = testRuntime({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_CONCURRENCY: '4' } });
-    ws = makeWorkspace(runtime);
+    runtime = await testRuntime({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_CONCURRENCY: '4' } });
+    ws = await makeWorkspace(runtime);
     const hook = await subscribe();
-    for (let i = 0; i < 3; i++) makeContent(runtime, ws.workspace);
-    enqueueAllEvents(runtime);
+    for (let i = 0; i < 3; i++) await makeContent(runtime, ws.workspace);
+    await enqueueAllEvents(runtime);
     // One slot for the subscription (a quarter of 4): the first delivery is handed out, then rotated.
-    const [claim, ...none] = claimDueDeliveries(runtime, 4);
+    const [claim, ...none] = await claimDueDeliveries(runtime, 4);
     expect(none).toEqual([]);
     const rotated = (await runOperation(rotateWebhookSecret, ctx(), { id: hook.id })) as { signing_secret: string };
     expect(await deliver(runtime, claim!)).toBe('delivered');
@@ -270,9 +277,9 @@ describe('webhook delivery', () => {
 
   it('a delivery handed out but never recorded (its commit failed) is sent again once an attempt could no longer be under way', async () => {
     await subscribe();
-    makeContent(runtime, ws.workspace);
-    enqueueAllEvents(runtime);
-    expect(claimDueDeliveries(runtime, 16)).toHaveLength(1); // and then lost
+    await makeContent(runtime, ws.workspace);
+    await enqueueAllEvents(runtime);
+    expect(await claimDueDeliveries(runtime, 16)).toHaveLength(1); // and then lost
     // Within the attempt's deadline (300 ms) and the lease's margin (5 s) it may still be under way.
     runtime.clock.advance(5_300);
     expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual([]);
@@ -285,14 +292,14 @@ describe('webhook delivery', () => {
     const data = tempDataDir('webhook-lease');
     try {
       const env = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '300' };
-      const first = testRuntime({ env, file: join(data.dir, 'service.db') });
-      const second = testRuntime({ env, file: join(data.dir, 'service.db') });
-      const { workspace } = makeWorkspace(first);
+      const first = await testRuntime({ env, file: join(data.dir, 'service.db') });
+      const second = await testRuntime({ env, file: join(data.dir, 'service.db') });
+      const { workspace } = await makeWorkspace(first);
       const hook = await makeWebhook(first, workspace, { url: `${receiver.url}/hook` });
-      makeContent(first, workspace);
+      await makeContent(first, workspace);
       // The first process takes the subscription and has the delivery in hand, not yet sent.
-      enqueueAllEvents(first);
-      const [inFlight, ...none] = claimDueDeliveries(first, 16);
+      await enqueueAllEvents(first);
+      const [inFlight, ...none] = await claimDueDeliveries(first, 16);
       expect(inFlight).toBeDefined();
       expect(none).toEqual([]);
 
@@ -309,7 +316,11 @@ describe('webhook delivery', () => {
       expect(await deliver(first, inFlight!)).toBe('lease_lost');
       expect(receiver.requests).toHaveLength(2);
       expect(new Set(receiver.requests.map((r) => r.headers['webhook-id'])).size).toBe(1);
-      const rows = first.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hook.id)).all();
+      const rows = await first.db
+        .select()
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.webhookId, hook.id))
+        .all();
       expect(rows.map((r) => [r.attempt, r.status])).toEqual([[1, 'delivered']]);
       first.db.$client.close();
       second.db.$client.close();
@@ -321,12 +332,12 @@ describe('webhook delivery', () => {
   it('a retry that succeeds ends the ladder, and logs no response body', async () => {
     const hook = await subscribe();
     receiver.respondWith({ status: 503 });
-    makeContent(runtime, ws.workspace);
+    await makeContent(runtime, ws.workspace);
     await drain(runtime, webhookDeliveryJob(runtime));
     receiver.respondWith({ status: 204, body: '' });
     runtime.clock.advance(30_000);
     expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['delivered']);
-    expect(log(hook.id).map((r) => [r.status, r.responseBody])).toEqual([
+    expect((await log(hook.id)).map((r) => [r.status, r.responseBody])).toEqual([
       ['pending_retry', ''],
       ['delivered', null],
     ]);
@@ -343,15 +354,15 @@ describe('webhook delivery', () => {
     for (const [index, [behaviour]] of cases.entries()) receiver.respondWith(behaviour, `/case${index}`);
     const hooks = [];
     for (const index of cases.keys()) hooks.push(await subscribe([], `/case${index}`));
-    makeContent(runtime, ws.workspace);
+    await makeContent(runtime, ws.workspace);
     expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(cases.map(() => 'retry'));
     for (const [index, [, statusCode]] of cases.entries()) {
-      const [row] = log(hooks[index]!.id);
+      const [row] = await log(hooks[index]!.id);
       expect(row).toMatchObject({ status: 'pending_retry', statusCode });
     }
     expect(receiver.requests.filter((r) => r.path === '/elsewhere')).toHaveLength(0);
-    expect(log(hooks[2]!.id)[0]!.responseBody).toMatch(/timeout/i);
-    expect(log(hooks[4]!.id)[0]!.responseBody).toHaveLength(8192);
+    expect((await log(hooks[2]!.id))[0]!.responseBody).toMatch(/timeout/i);
+    expect((await log(hooks[4]!.id))[0]!.responseBody).toHaveLength(8192);
   });
 
   it('the fifth failed attempt in an hour disables the subscription; events still queue; re-enabling resumes oldest first', async () => {
@@ -359,32 +370,32 @@ describe('webhook delivery', () => {
     receiver.respondWith({ status: 500 });
     // Test deliveries never count towards auto-disable.
     for (let i = 0; i < 5; i++) await runOperation(testWebhook, ctx(), { id: hook.id });
-    expect(webhookRow(hook.id).isEnabled).toBe(true);
+    expect((await webhookRow(hook.id)).isEnabled).toBe(true);
 
     // A millisecond apart: "oldest first" orders by the event's time.
     for (let i = 0; i < 4; i++) {
-      makeContent(runtime, ws.workspace, { caption: `Failing ${i}` });
+      await makeContent(runtime, ws.workspace, { caption: `Failing ${i}` });
       runtime.clock.advance(1);
     }
     await drain(runtime, webhookDeliveryJob(runtime));
-    expect(webhookRow(hook.id).isEnabled).toBe(true);
+    expect((await webhookRow(hook.id)).isEnabled).toBe(true);
     runtime.clock.advance(10 * MINUTE);
-    makeContent(runtime, ws.workspace, { caption: 'Failing 4' });
+    await makeContent(runtime, ws.workspace, { caption: 'Failing 4' });
     await drain(runtime, webhookDeliveryJob(runtime)); // the fifth failure: four retries are due too, so more than five fail here
-    const disabled = webhookRow(hook.id);
+    const disabled = await webhookRow(hook.id);
     expect(disabled.isEnabled).toBe(false);
     expect(disabled.autoDisabledAt?.toISOString()).toBe(runtime.clock.now().toISOString());
 
     // Disabled: nothing is sent, new events still queue.
     const sent = receiver.requests.length;
-    makeContent(runtime, ws.workspace, { caption: 'While disabled' });
+    await makeContent(runtime, ws.workspace, { caption: 'While disabled' });
     runtime.clock.advance(3 * HOUR);
     expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual([]);
     expect(receiver.requests).toHaveLength(sent);
 
     receiver.respondWith({ status: 200 });
     await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: true });
-    expect(webhookRow(hook.id)).toMatchObject({ isEnabled: true, autoDisabledAt: null });
+    expect(await webhookRow(hook.id)).toMatchObject({ isEnabled: true, autoDisabledAt: null });
     const outcomes = await drain(runtime, webhookDeliveryJob(runtime));
     expect(outcomes.every((o) => o === 'delivered')).toBe(true);
     const resumed = receiver.requests.slice(sent).map(envelope);
@@ -395,26 +406,30 @@ describe('webhook delivery', () => {
   it('a queued delivery older than 72 hours is abandoned as failed with "expired", never sent', async () => {
     const hook = await subscribe();
     await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: false });
-    makeContent(runtime, ws.workspace);
+    await makeContent(runtime, ws.workspace);
     await drain(runtime, webhookDeliveryJob(runtime));
     runtime.clock.advance(72 * HOUR);
     await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: true });
     expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual([]);
     expect(receiver.requests).toHaveLength(0);
-    expect(log(hook.id).map((r) => [r.status, r.statusCode, r.responseBody])).toEqual([['failed', 0, 'expired']]);
-    expect(runtime.db.select().from(webhookJobs).get()).toMatchObject({ state: 'dead' });
+    expect((await log(hook.id)).map((r) => [r.status, r.statusCode, r.responseBody])).toEqual([
+      ['failed', 0, 'expired'],
+    ]);
+    expect(await runtime.db.select().from(webhookJobs).get()).toMatchObject({ state: 'dead' });
   });
 
   it("maintenance abandons a disabled subscription's deliveries past 72 hours without waiting for a re-enable", async () => {
     const hook = await subscribe();
     await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: false });
-    makeContent(runtime, ws.workspace);
+    await makeContent(runtime, ws.workspace);
     await drain(runtime, webhookDeliveryJob(runtime));
     runtime.clock.advance(72 * HOUR - 1);
     expect((await runMaintenance(runtime)).expiredDeliveries).toBe(0);
     runtime.clock.advance(1);
     expect((await runMaintenance(runtime)).expiredDeliveries).toBe(1);
-    expect(log(hook.id).map((r) => [r.status, r.statusCode, r.responseBody])).toEqual([['failed', 0, 'expired']]);
+    expect((await log(hook.id)).map((r) => [r.status, r.statusCode, r.responseBody])).toEqual([
+      ['failed', 0, 'expired'],
+    ]);
     expect((await runMaintenance(runtime)).expiredDeliveries).toBe(0);
     await runOperation(updateWebhook, ctx(), { id: hook.id, is_enabled: true });
     expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual([]);
@@ -422,14 +437,14 @@ describe('webhook delivery', () => {
   });
 
   it("with the default settings an endpoint that hangs fails after the spec's 10 seconds, not before", async () => {
-    runtime = testRuntime({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
-    ws = makeWorkspace(runtime);
+    runtime = await testRuntime({ env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' } });
+    ws = await makeWorkspace(runtime);
     expect(runtime.config.webhooks.timeoutMs).toBe(10_000);
     const hook = await subscribe();
     receiver.respondWith('hang');
-    makeContent(runtime, ws.workspace);
+    await makeContent(runtime, ws.workspace);
     expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['retry']);
-    const [row] = log(hook.id);
+    const [row] = await log(hook.id);
     expect(row).toMatchObject({ status: 'pending_retry', statusCode: 0 });
     expect(row!.durationMs).toBeGreaterThanOrEqual(10_000);
     expect(row!.durationMs).toBeLessThan(11_000);

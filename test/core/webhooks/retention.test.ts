@@ -27,10 +27,10 @@ describe('webhook delivery history retention', () => {
   let receiver: Receiver;
   beforeEach(async () => {
     // Three attempts: the second a minute after the first, the third 25 hours after that.
-    runtime = testRuntime({
+    runtime = await testRuntime({
       env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_LOG_RETENTION_DAYS: '1', WEBHOOK_RETRY_DELAYS: '60,90000' },
     });
-    ws = makeWorkspace(runtime);
+    ws = await makeWorkspace(runtime);
     receiver = await startReceiver();
     receiver.respondWith({ status: 500 }, '/fail');
   });
@@ -39,7 +39,7 @@ describe('webhook delivery history retention', () => {
   const ctx = () => contextFor(runtime, ws.workspace, 'rest');
   const subscribe = async (path: string) =>
     ((await runOperation(createWebhook, ctx(), { url: `${receiver.url}${path}`, events: [] })) as { id: string }).id;
-  const log = (webhookId: string) =>
+  const log = async (webhookId: string) =>
     runtime.db
       .select({
         eventId: webhookDeliveries.eventId,
@@ -50,7 +50,7 @@ describe('webhook delivery history retention', () => {
       .where(eq(webhookDeliveries.webhookId, webhookId))
       .orderBy(asc(webhookDeliveries.deliveredAt), asc(webhookDeliveries.attempt))
       .all();
-  const jobs = (webhookId: string) =>
+  const jobs = async (webhookId: string) =>
     runtime.db
       .select({ eventId: webhookJobs.eventId, state: webhookJobs.state })
       .from(webhookJobs)
@@ -68,13 +68,13 @@ describe('webhook delivery history retention', () => {
     const off = await subscribe('/off');
     await runOperation(updateWebhook, ctx(), { id: off, is_enabled: false });
 
-    const first = eventOf(makeContent(runtime, ws.workspace).id);
+    const first = eventOf((await makeContent(runtime, ws.workspace)).id);
     expect((await drain(runtime, webhookDeliveryJob(runtime))).sort()).toEqual(['delivered', 'retry']);
     await runOperation(testWebhook, ctx(), { id: ok });
     runtime.clock.advance(MINUTE);
     expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['retry']);
     runtime.clock.advance(23 * HOUR - MINUTE);
-    const second = eventOf(makeContent(runtime, ws.workspace).id);
+    const second = eventOf((await makeContent(runtime, ws.workspace)).id);
     expect((await drain(runtime, webhookDeliveryJob(runtime))).sort()).toEqual(['delivered', 'retry']);
 
     // A day and a minute after the first event: its delivered job and log row, and the test
@@ -83,19 +83,19 @@ describe('webhook delivery history retention', () => {
     runtime.clock.advance(HOUR + MINUTE);
     const report = await runMaintenance(runtime);
     expect(report).toMatchObject({ prunedDeliveryLogRows: 2, prunedDeliveryJobs: 1, expiredDeliveries: 0 });
-    expect(log(ok)).toEqual([{ eventId: second, attempt: 1, status: 'delivered' }]);
-    expect(jobs(ok)).toEqual([{ eventId: second, state: 'delivered' }]);
-    expect(log(failing)).toEqual([
+    expect(await log(ok)).toEqual([{ eventId: second, attempt: 1, status: 'delivered' }]);
+    expect(await jobs(ok)).toEqual([{ eventId: second, state: 'delivered' }]);
+    expect(await log(failing)).toEqual([
       { eventId: first, attempt: 1, status: 'pending_retry' },
       { eventId: first, attempt: 2, status: 'pending_retry' },
       { eventId: second, attempt: 1, status: 'pending_retry' },
     ]);
-    expect(jobs(failing)).toEqual([
+    expect(await jobs(failing)).toEqual([
       { eventId: first, state: 'queued' },
       { eventId: second, state: 'queued' },
     ]);
     // A disabled subscription's queue is kept whatever its age (until it expires at 72 hours).
-    expect(jobs(off)).toEqual([
+    expect(await jobs(off)).toEqual([
       { eventId: first, state: 'queued' },
       { eventId: second, state: 'queued' },
     ]);
@@ -106,13 +106,13 @@ describe('webhook delivery history retention', () => {
     runtime.clock.advance(HOUR);
     expect((await drain(runtime, webhookDeliveryJob(runtime))).sort()).toEqual(['dead', 'retry']);
     expect(await runMaintenance(runtime)).toMatchObject({ prunedDeliveryLogRows: 2, prunedDeliveryJobs: 1 });
-    expect(log(failing)).toEqual([
+    expect(await log(failing)).toEqual([
       { eventId: second, attempt: 1, status: 'pending_retry' },
       { eventId: second, attempt: 2, status: 'pending_retry' },
       { eventId: first, attempt: 3, status: 'failed' },
     ]);
-    expect(jobs(failing)).toEqual([{ eventId: second, state: 'queued' }]);
-    expect(jobs(off)).toHaveLength(2);
+    expect(await jobs(failing)).toEqual([{ eventId: second, state: 'queued' }]);
+    expect(await jobs(off)).toHaveLength(2);
   });
 
   it('walks past batches of kept rows and rows of the same age, deleting only what may go', async () => {
@@ -122,7 +122,7 @@ describe('webhook delivery history retention', () => {
     const states: WebhookJobState[] = ['delivered', 'queued', 'dead'];
     for (let i = 0; i < 1_100; i++) {
       const jobId = `job_${String(i).padStart(5, '0')}`;
-      insertRow(runtime.db, webhookJobs, {
+      await insertRow(runtime.db, webhookJobs, {
         id: jobId,
         webhookId: hook,
         workspaceId: ws.workspace.id,
@@ -134,7 +134,7 @@ describe('webhook delivery history retention', () => {
       });
       if (i % 2 === 0) continue;
       for (let attempt = 1; attempt <= 3; attempt++) {
-        insertRow(runtime.db, webhookDeliveries, {
+        await insertRow(runtime.db, webhookDeliveries, {
           id: `whd_${jobId}_${attempt}`,
           webhookId: hook,
           jobId,
@@ -156,7 +156,7 @@ describe('webhook delivery history retention', () => {
       logRows: 3 * (550 - queuedWithLog.length),
       jobs: 1_100 - queued.length,
     });
-    expect(runtime.db.select({ state: webhookJobs.state }).from(webhookJobs).all()).toEqual(
+    expect(await runtime.db.select({ state: webhookJobs.state }).from(webhookJobs).all()).toEqual(
       queued.map(() => ({ state: 'queued' })),
     );
     expect(runtime.db.$client.prepare('select count(*) as n from webhook_deliveries').get()).toEqual({

@@ -25,24 +25,29 @@ describe('webhook subscriptions', () => {
   let runtime: TestRuntime;
   let ws: TestWorkspace;
   let ctx: ServiceContext;
-  beforeEach(() => {
-    runtime = testRuntime({ env, start: new Date().toISOString() });
-    ws = makeWorkspace(runtime);
+  beforeEach(async () => {
+    runtime = await testRuntime({ env, start: new Date().toISOString() });
+    ws = await makeWorkspace(runtime);
     ctx = contextFor(runtime, ws.workspace, 'rest');
   });
 
-  const row = (id: string) => runtime.db.select().from(webhooks).where(eq(webhooks.id, id)).get();
-  const lastSeq = () =>
-    runtime.db
-      .select({ seq: max(events.seq) })
-      .from(events)
-      .get()?.seq ?? 0;
+  const row = async (id: string) => runtime.db.select().from(webhooks).where(eq(webhooks.id, id)).get();
+  const lastSeq = async () =>
+    (
+      await runtime.db
+        .select({ seq: max(events.seq) })
+        .from(events)
+        .get()
+    )?.seq ?? 0;
 
   describe('what a new subscription is sent', () => {
     let receiver: Receiver;
     beforeEach(async () => {
-      runtime = testRuntime({ env: { ...env, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }, start: new Date().toISOString() });
-      ws = makeWorkspace(runtime);
+      runtime = await testRuntime({
+        env: { ...env, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+        start: new Date().toISOString(),
+      });
+      ws = await makeWorkspace(runtime);
       ctx = contextFor(runtime, ws.workspace, 'rest');
       receiver = await startReceiver();
     });
@@ -50,18 +55,18 @@ describe('webhook subscriptions', () => {
 
     it('starts after the last event written before it, so earlier events are never sent to it', async () => {
       const first = await executeOperation(ctx, createWebhook, { url: `${receiver.url}/first` });
-      expect(row(first.id)!.startAfterSeq).toBe(0);
+      expect((await row(first.id))!.startAfterSeq).toBe(0);
 
-      const before = makeContent(runtime, ws.workspace, { caption: 'Written before the second subscription' });
-      const seqBefore = lastSeq();
+      const before = await makeContent(runtime, ws.workspace, { caption: 'Written before the second subscription' });
+      const seqBefore = await lastSeq();
       expect(seqBefore).toBeGreaterThan(0);
       const second = await executeOperation(ctx, createWebhook, {
         url: `${receiver.url}/second`,
         events: ['content.created'],
       });
-      expect(row(second.id)!.startAfterSeq).toBe(seqBefore);
+      expect((await row(second.id))!.startAfterSeq).toBe(seqBefore);
 
-      const after = makeContent(runtime, ws.workspace, { caption: 'Written after it' });
+      const after = await makeContent(runtime, ws.workspace, { caption: 'Written after it' });
       await drain(runtime, webhookDeliveryJob(runtime));
 
       const sent = (path: string) =>
@@ -108,7 +113,7 @@ describe('webhook subscriptions', () => {
       const deleting = executeOperation(ctx, deleteWebhook, { id: created.id });
       await expect(updating).rejects.toMatchObject({ code: 'not_found' });
       await expect(deleting).resolves.toEqual({ id: created.id, object: 'webhook', deleted: true });
-      expect(row(created.id)).toBeUndefined();
+      expect(await row(created.id)).toBeUndefined();
     });
 
     it('two creates racing for the last free place: exactly one gets it', async () => {
@@ -120,7 +125,7 @@ describe('webhook subscriptions', () => {
       ]);
       expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
       expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({ reason: { code: 'quota_exceeded' } });
-      expect(runtime.db.select().from(webhooks).all()).toHaveLength(MAX_WEBHOOKS_PER_WORKSPACE);
+      expect(await runtime.db.select().from(webhooks).all()).toHaveLength(MAX_WEBHOOKS_PER_WORKSPACE);
     });
 
     it('a PATCH without a URL is written in the request commit and wakes the worker only when enabling', async () => {

@@ -102,7 +102,7 @@ export function sandboxConnector(runtime: Runtime, platform: Platform): Platform
       createdAt: runtime.clock.now(),
     };
     // Joins the next group commit: a fan-out's concurrent publishes share one commit.
-    await inNextCommit(runtime.db, () => statements(runtime.db).insertPost.run(row));
+    await inNextCommit(runtime.db, async () => statements(runtime.db).insertPost.run(row));
     return { status: 'published', platformPostId, url: null };
   };
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { preparedStatements, writeTransaction, type Db } from '../../../../db/client.ts';
+import { type Db, preparedStatements, prepareText, writeTransaction } from '../../../../db/client.ts';
 import { webhookJobs, webhooks } from '../../../../db/schema/index.ts';
 import type { Config } from '../../config.ts';
 import type { Runtime } from '../../context.ts';
@@ -29,7 +29,7 @@ const slotsPerSubscription = (config: Config): number => Math.max(1, Math.ceil(c
  * held by another process is left to it. A job older than 72 hours is abandoned here instead of sent.
  * A busy subscription's backlog is never walked: each subscription's queue has its own index.
  */
-export function claimDueDeliveries(runtime: Runtime, free: number): DeliveryClaim[] {
+export async function claimDueDeliveries(runtime: Runtime, free: number): Promise<DeliveryClaim[]> {
   const { db, clock, config } = runtime;
   const claims: DeliveryClaim[] = [];
   if (free <= 0) return claims;
@@ -37,19 +37,20 @@ export function claimDueDeliveries(runtime: Runtime, free: number): DeliveryClai
   const s = statements(db);
   const queues = queuesOf(db);
   const cap = slotsPerSubscription(config);
-  writeTransaction(db, () => {
-    for (const ready of s.ready.all({ now })) {
+  await writeTransaction(db, async () => {
+    for (const ready of await s.ready.all({ now })) {
       let queue = queues.get(ready.webhookId);
       if (queue) {
         letGoOfLost(runtime, queue, now);
-        if (queue.inHand.size >= cap || !renewLease(runtime, queue, now)) continue;
+        if (queue.inHand.size >= cap || !(await renewLease(runtime, queue, now))) continue;
       } else {
-        queue = takeOver(runtime, ready, now) ?? undefined;
+        queue = (await takeOver(runtime, ready, now)) ?? undefined;
         if (!queue) continue;
       }
       const room = Math.min(cap - queue.inHand.size, free - claims.length);
-      for (let claim, taken = 0; taken < room && (claim = handOut(runtime, queue, now)); taken++) claims.push(claim);
-      releaseIfIdle(runtime, queue);
+      for (let claim, taken = 0; taken < room && (claim = await handOut(runtime, queue, now)); taken++)
+        claims.push(claim);
+      await releaseIfIdle(runtime, queue);
       if (claims.length >= free) break;
     }
   });
@@ -60,12 +61,12 @@ export function claimDueDeliveries(runtime: Runtime, free: number): DeliveryClai
  * The next due job of a held queue, or null. Read ahead in batches, skipping the jobs already in a
  * slot; a job older than 72 hours is abandoned instead. Inside the caller's write transaction.
  */
-export function handOut(runtime: Runtime, queue: HeldQueue, now: number): DeliveryClaim | null {
+export async function handOut(runtime: Runtime, queue: HeldQueue, now: number): Promise<DeliveryClaim | null> {
   if (!queue.sending) return null;
   for (;;) {
     if (queue.readAhead.length === 0) {
       letGoOfLost(runtime, queue, now);
-      const rows = statements(runtime.db).dueOf.all({
+      const rows = await statements(runtime.db).dueOf.all({
         webhookId: queue.webhookId,
         now,
         inHand: JSON.stringify([...queue.inHand.keys()]),
@@ -91,7 +92,7 @@ export function handOut(runtime: Runtime, queue: HeldQueue, now: number): Delive
     const job = queue.readAhead.pop();
     if (!job) return null;
     if (isExpired(job.createdAt, now)) {
-      expireJob(
+      await expireJob(
         runtime.db,
         {
           jobId: job.jobId,
@@ -114,13 +115,13 @@ export function handOut(runtime: Runtime, queue: HeldQueue, now: number): Delive
  * was disabled are lined up by the age of their event (their due time becomes the event's time,
  * which is past); retries still waiting for their delay keep it.
  */
-export function resumeDeliveries(db: Db, webhookId: string, now: Date): void {
-  statements(db).resume.run({ webhookId, now: now.getTime() });
+export async function resumeDeliveries(db: Db, webhookId: string, now: Date): Promise<void> {
+  await statements(db).resume.run({ webhookId, now: now.getTime() });
 }
 
 /** When the earliest queued delivery of an enabled subscription comes due after `now` (ms), or null. */
-export function nextDeliveryDueAfter(db: Db, now: Date): number | null {
-  return statements(db).nextDue.get({ now: now.getTime() })?.due ?? null;
+export async function nextDeliveryDueAfter(db: Db, now: Date): Promise<number | null> {
+  return (await statements(db).nextDue.get({ now: now.getTime() }))?.due ?? null;
 }
 
 interface DueJobRow {
@@ -156,7 +157,8 @@ const statements = preparedStatements((db) => ({
   // Raw, as drizzle's row mapping cost more than the read; read once per 64 deliveries. A literal
   // LIMIT: a bound one makes SQLite prepare the statement again on every run (it plans for the
   // value; ~10 µs each). The jobs already in a slot are still queued, so they are skipped.
-  dueOf: db.$client.prepare<[{ webhookId: string; now: number; inHand: string }], DueJobRow>(
+  dueOf: prepareText<{ webhookId: string; now: number; inHand: string }, DueJobRow>(
+    db,
     `select j.rowid as jobRowid, j.id as jobId, j.attempts, j.created_at as createdAt, j.workspace_id as workspaceId,
        e.id as eventId, e.type as eventType, e.data as eventData, e.created_at as eventCreatedAt
      from webhook_jobs j join events e on e.id = j.event_id

@@ -17,26 +17,26 @@ const BATCHES_PER_CALL = 20;
  * event twice. Returns how many events it read (at most EVENTS_PER_BATCH: call again while it
  * reads that many).
  */
-export function enqueueEvents(runtime: Runtime): number {
+export async function enqueueEvents(runtime: Runtime): Promise<number> {
   const { db, clock } = runtime;
   const s = statements(db);
-  const cursor = s.cursor.get()?.lastSeq ?? 0;
-  const batch = s.eventsAfter.all({ after: cursor, limit: EVENTS_PER_BATCH });
+  const cursor = (await s.cursor.get())?.lastSeq ?? 0;
+  const batch = await s.eventsAfter.all({ after: cursor, limit: EVENTS_PER_BATCH });
   if (batch.length === 0) return 0;
   const now = clock.now();
   const subscriptionsByWorkspace = new Map<string, Array<{ id: string; events: string[]; startAfterSeq: number }>>();
-  writeTransaction(db, () => {
+  await writeTransaction(db, async () => {
     for (const event of batch) {
       let subscriptions = subscriptionsByWorkspace.get(event.workspaceId);
       if (!subscriptions)
         subscriptionsByWorkspace.set(
           event.workspaceId,
-          (subscriptions = s.subscriptionsOf.all({ workspaceId: event.workspaceId })),
+          (subscriptions = await s.subscriptionsOf.all({ workspaceId: event.workspaceId })),
         );
       for (const subscription of subscriptions) {
         if (event.seq <= subscription.startAfterSeq) continue;
         if (subscription.events.length > 0 && !subscription.events.includes(event.type)) continue;
-        insertRow(db, webhookJobs, {
+        await insertRow(db, webhookJobs, {
           id: newId(),
           webhookId: subscription.id,
           workspaceId: event.workspaceId,
@@ -48,14 +48,14 @@ export function enqueueEvents(runtime: Runtime): number {
         });
       }
     }
-    s.advanceCursor.run({ lastSeq: batch.at(-1)!.seq });
+    await s.advanceCursor.run({ lastSeq: batch.at(-1)!.seq });
   });
   return batch.length;
 }
 
 /** Enqueues every event written so far (a bounded number of batches per call). */
-export function enqueueAllEvents(runtime: Runtime): void {
-  for (let batch = 0; batch < BATCHES_PER_CALL && enqueueEvents(runtime) === EVENTS_PER_BATCH; batch++);
+export async function enqueueAllEvents(runtime: Runtime): Promise<void> {
+  for (let batch = 0; batch < BATCHES_PER_CALL && (await enqueueEvents(runtime)) === EVENTS_PER_BATCH; batch++);
 }
 
 const statements = preparedStatements((db) => ({

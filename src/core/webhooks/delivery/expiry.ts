@@ -13,13 +13,13 @@ export const isExpired = (createdAt: number, now: number): boolean => now - crea
  * does not send, so their log says so without waiting for a re-enable. A subscription held by a
  * delivery worker is left to it: it abandons them before any attempt. Run by maintenance.
  */
-export function expireStaleDeliveries(runtime: Runtime): number {
+export async function expireStaleDeliveries(runtime: Runtime): Promise<number> {
   const { db, clock } = runtime;
   const now = clock.now();
   const s = statements(db);
-  return writeTransaction(db, () => {
-    const stale = s.stale.all({ before: now.getTime() - EXPIRY_MS, now: now.getTime() });
-    for (const job of stale) expireJob(db, job, now);
+  return writeTransaction(db, async () => {
+    const stale = await s.stale.all({ before: now.getTime() - EXPIRY_MS, now: now.getTime() });
+    for (const job of stale) await expireJob(db, job, now);
     return stale.length;
   });
 }
@@ -28,12 +28,12 @@ export function expireStaleDeliveries(runtime: Runtime): number {
  * Gives a queued delivery up, inside the caller's transaction: its job is dead and its log gets one
  * more attempt, `failed` with status code 0 and the response body "expired", never sent.
  */
-export function expireJob(
+export async function expireJob(
   db: Db,
   job: { jobId: string; webhookId: string; eventId: string; eventType: string; attempts: number },
   now: Date,
-): void {
-  recordDeliveryAttempt(db, newDeliveryId(), {
+): Promise<void> {
+  await recordDeliveryAttempt(db, newDeliveryId(), {
     webhookId: job.webhookId,
     jobId: job.jobId,
     eventId: job.eventId,
@@ -44,7 +44,7 @@ export function expireJob(
     at: now,
     isTest: false,
   });
-  statements(db).expire.run({ id: job.jobId });
+  await statements(db).expire.run({ id: job.jobId });
 }
 
 const statements = preparedStatements((db) => ({

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { preparedStatements, writeTransaction, type Db } from '../../../../db/client.ts';
+import { type Db, preparedStatements, prepareText, writeTransaction } from '../../../../db/client.ts';
 import { webhooks } from '../../../../db/schema/index.ts';
 import type { Runtime } from '../../context.ts';
 import { randomBase62 } from '../../ids.ts';
@@ -59,14 +59,14 @@ export function deliveriesInHand(db: Db): number {
 }
 
 /** Takes a subscription's lease when nobody holds it (or its holder's ran out), inside the caller's transaction. */
-export function takeOver(
+export async function takeOver(
   runtime: Runtime,
   subscription: { webhookId: string; url: string; secretCiphertext: string; leaseExpiresAt: number | null },
   now: number,
-): HeldQueue | null {
+): Promise<HeldQueue | null> {
   if (subscription.leaseExpiresAt !== null && subscription.leaseExpiresAt > now) return null;
   const leaseToken = randomBase62(22);
-  const taken = statements(runtime.db).takeLease.run({
+  const taken = await statements(runtime.db).takeLease.run({
     id: subscription.webhookId,
     leaseToken,
     now,
@@ -96,7 +96,7 @@ const leaseUntil = (runtime: Runtime, now: number): number => now + runtime.conf
  * when the lease was lost (it ran out and another process took the subscription, or the
  * subscription was deleted): the queue is dropped and nothing of it is written.
  */
-export function renewLease(runtime: Runtime, queue: HeldQueue, now: number): boolean {
+export async function renewLease(runtime: Runtime, queue: HeldQueue, now: number): Promise<boolean> {
   const s = statements(runtime.db);
   const lost = () => {
     queue.sending = false;
@@ -105,13 +105,13 @@ export function renewLease(runtime: Runtime, queue: HeldQueue, now: number): boo
     if (queues.get(queue.webhookId) === queue) queues.delete(queue.webhookId);
     return false;
   };
-  const row = s.heldLease.get({ id: queue.webhookId, leaseToken: queue.leaseToken });
+  const row = await s.heldLease.get({ id: queue.webhookId, leaseToken: queue.leaseToken });
   if (!row) return lost();
   // Still this process's token, so nobody took it over, even if it ran out a moment ago. The
   // extension asks for the token again, so it never extends a lease another process took over,
   // whatever isolation the read and the write get (on SQLite the caller's transaction holds both).
   if (row.leaseExpiresAt - now < runtime.config.webhooks.timeoutMs + LEASE_MARGIN_MS / 2) {
-    const extended = s.extendLease.run({
+    const extended = await s.extendLease.run({
       id: queue.webhookId,
       leaseToken: queue.leaseToken,
       until: leaseUntil(runtime, now),
@@ -145,12 +145,12 @@ export function letGoOfLost(runtime: Runtime, queue: HeldQueue, now: number): vo
  * Gives a held subscription back when nothing of it is in a slot and nothing more is to be handed
  * out (its queue ran dry, or it was disabled), so another process may take it at once.
  */
-export function releaseIfIdle(runtime: Runtime, queue: HeldQueue): void {
+export async function releaseIfIdle(runtime: Runtime, queue: HeldQueue): Promise<void> {
   if (queue.inHand.size > 0 || (queue.sending && queue.readAhead.length > 0)) return;
   const queues = queuesOf(runtime.db);
   if (queues.get(queue.webhookId) !== queue) return;
   queues.delete(queue.webhookId);
-  statements(runtime.db).releaseLease.run({ id: queue.webhookId, leaseToken: queue.leaseToken });
+  await statements(runtime.db).releaseLease.run({ id: queue.webhookId, leaseToken: queue.leaseToken });
 }
 
 /**
@@ -158,11 +158,11 @@ export function releaseIfIdle(runtime: Runtime, queue: HeldQueue): void {
  * is in a slot any more): another process, or this one started again, takes them over at once
  * instead of waiting for the leases to run out.
  */
-export function releaseHeldDeliveries(runtime: Runtime): void {
-  writeTransaction(runtime.db, () => {
+export async function releaseHeldDeliveries(runtime: Runtime): Promise<void> {
+  await writeTransaction(runtime.db, async () => {
     for (const queue of [...queuesOf(runtime.db).values()]) {
       setSending(queue, false);
-      releaseIfIdle(runtime, queue);
+      await releaseIfIdle(runtime, queue);
     }
   });
 }
@@ -175,10 +175,11 @@ const statements = preparedStatements((db) => ({
       sql`${webhooks.id} = ${sql.placeholder('id')} and (${webhooks.leaseExpiresAt} is null or ${webhooks.leaseExpiresAt} <= ${sql.placeholder('now')})`,
     )
     .prepare(),
-  heldLease: db.$client.prepare<
-    [{ id: string; leaseToken: string }],
+  heldLease: prepareText<
+    { id: string; leaseToken: string },
     { url: string; secretCiphertext: string; isEnabled: number; leaseExpiresAt: number }
   >(
+    db,
     `select url, secret_ciphertext as secretCiphertext, is_enabled as isEnabled, lease_expires_at as leaseExpiresAt
      from webhooks where id = @id and lease_token = @leaseToken`,
   ),

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { preparedStatements, savepoint, type Db } from '../../../../db/client.ts';
+import { type Db, preparedStatements, prepareText, savepoint } from '../../../../db/client.ts';
 import { webhookDeliveries, webhooks } from '../../../../db/schema/index.ts';
 import { inNextCommit } from '../../batch.ts';
 import type { Runtime } from '../../context.ts';
@@ -45,9 +45,9 @@ export function recordInNextCommit(runtime: Runtime, attempt: Attempt, carryOn: 
     const batch: PendingRecords = {
       attempts,
       carryOn: carryOns,
-      recorded: inNextCommit(db, () => {
+      recorded: inNextCommit(db, async () => {
         pendingRecords.delete(db);
-        return savepoint(db, () => recordAttempts(runtime, attempts, carryOns));
+        return savepoint(db, async () => recordAttempts(runtime, attempts, carryOns));
       }),
     };
     // A commit that fails before the work above runs must not leave later attempts joining it.
@@ -61,39 +61,45 @@ export function recordInNextCommit(runtime: Runtime, attempt: Attempt, carryOn: 
   return pending.recorded.then((recorded) => recorded[index]!);
 }
 
-function recordAttempts(runtime: Runtime, attempts: Attempt[], carryOn: boolean[]): Recorded[] {
+async function recordAttempts(runtime: Runtime, attempts: Attempt[], carryOn: boolean[]): Promise<Recorded[]> {
   const now = runtime.clock.now();
   const nowMs = now.getTime();
   // One renewal per subscription: it is also the check that the lease is still this process's.
   const held = new Map<HeldQueue, boolean>();
-  const recorded = attempts.map((attempt): Recorded => {
+  const recorded: Recorded[] = [];
+  for (const attempt of attempts) {
     const { queue } = attempt.claim;
     let stillHeld = held.get(queue);
-    if (stillHeld === undefined) held.set(queue, (stillHeld = renewLease(runtime, queue, nowMs)));
+    if (stillHeld === undefined) held.set(queue, (stillHeld = await renewLease(runtime, queue, nowMs)));
     queue.inHand.delete(attempt.claim.jobId);
-    return { outcome: stillHeld ? recordAttempt(runtime, attempt, now) : 'lease_lost', next: null };
-  });
+    recorded.push({ outcome: stillHeld ? await recordAttempt(runtime, attempt, now) : 'lease_lost', next: null });
+  }
   // The slots that go on take their subscription's next due job in this same commit.
-  recorded.forEach((entry, i) => {
-    if (carryOn[i] && entry.outcome !== 'lease_lost') entry.next = handOut(runtime, attempts[i]!.claim.queue, nowMs);
-  });
-  for (const queue of held.keys()) releaseIfIdle(runtime, queue);
+  for (const [i, entry] of recorded.entries()) {
+    if (carryOn[i] && entry.outcome !== 'lease_lost')
+      entry.next = await handOut(runtime, attempts[i]!.claim.queue, nowMs);
+  }
+  for (const queue of held.keys()) await releaseIfIdle(runtime, queue);
   return recorded;
 }
 
 /** Writes one attempt's log row and moves its job on; `lease_lost` (nothing written) when the job is no longer where the attempt left it. */
-function recordAttempt(runtime: Runtime, { claim, deliveryId, sentAt, result }: Attempt, now: Date): DeliveryOutcome {
+async function recordAttempt(
+  runtime: Runtime,
+  { claim, deliveryId, sentAt, result }: Attempt,
+  now: Date,
+): Promise<DeliveryOutcome> {
   const { db, config } = runtime;
   const s = statements(db);
   const verdict = judgeAttempt(config, claim.attempt, result);
   const job = { rowid: claim.jobRowid, id: claim.jobId, attemptsBefore: claim.attempt - 1, attempts: claim.attempt };
   const moved =
     verdict.status === 'pending_retry'
-      ? s.retry.run({ ...job, nextAttemptAt: now.getTime() + verdict.retryAfterMs })
-      : s.finish.run({ ...job, state: verdict.status === 'delivered' ? 'delivered' : 'dead' });
+      ? await s.retry.run({ ...job, nextAttemptAt: now.getTime() + verdict.retryAfterMs })
+      : await s.finish.run({ ...job, state: verdict.status === 'delivered' ? 'delivered' : 'dead' });
   if (moved.changes === 0) return 'lease_lost';
   const webhookId = claim.queue.webhookId;
-  recordDeliveryAttempt(db, deliveryId, {
+  await recordDeliveryAttempt(db, deliveryId, {
     webhookId,
     jobId: claim.jobId,
     eventId: claim.event.id,
@@ -105,8 +111,8 @@ function recordAttempt(runtime: Runtime, { claim, deliveryId, sentAt, result }: 
     isTest: false,
   });
   if (verdict.status === 'delivered') return 'delivered';
-  const failures = s.recentFailures.get({ webhookId, since: now.getTime() - AUTO_DISABLE_WINDOW_MS })!.n;
-  if (failures >= AUTO_DISABLE_FAILURES && s.autoDisable.run({ id: webhookId, now: now.getTime() }).changes > 0)
+  const failures = (await s.recentFailures.get({ webhookId, since: now.getTime() - AUTO_DISABLE_WINDOW_MS }))!.n;
+  if (failures >= AUTO_DISABLE_FAILURES && (await s.autoDisable.run({ id: webhookId, now: now.getTime() })).changes > 0)
     setSending(claim.queue, false);
   return verdict.status === 'failed' ? 'dead' : 'retry';
 }
@@ -114,20 +120,22 @@ function recordAttempt(runtime: Runtime, { claim, deliveryId, sentAt, result }: 
 /** The job an attempt was made for, still queued with the attempts it had when handed out. */
 const AS_HANDED_OUT = `rowid = @rowid and id = @id and state = 'queued' and attempts = @attemptsBefore`;
 
-interface JobMove {
+type JobMove = {
   rowid: number;
   id: string;
   attemptsBefore: number;
   attempts: number;
-}
+};
 
 const statements = preparedStatements((db) => ({
   // Raw, and found by rowid (checked against the id): run once per attempt, where drizzle's
   // placeholders and the id's index cost as much as the update itself.
-  retry: db.$client.prepare<[JobMove & { nextAttemptAt: number }]>(
+  retry: prepareText<JobMove & { nextAttemptAt: number }>(
+    db,
     `update webhook_jobs set attempts = @attempts, next_attempt_at = @nextAttemptAt where ${AS_HANDED_OUT}`,
   ),
-  finish: db.$client.prepare<[JobMove & { state: 'delivered' | 'dead' }]>(
+  finish: prepareText<JobMove & { state: 'delivered' | 'dead' }>(
+    db,
     `update webhook_jobs set state = @state, attempts = @attempts where ${AS_HANDED_OUT}`,
   ),
   recentFailures: db

@@ -1,0 +1,223 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type Database from 'better-sqlite3';
+import { asyncDb, type AsyncDb, type Executor } from './session.ts';
+import { sqliteExecutor } from './sqlite-executor.ts';
+import type { Store } from './store.ts';
+
+/** A transaction running on the connection: statements in its async context join it while it is open. */
+interface Unit {
+  open: boolean;
+  /** Savepoints open inside it, which names the next one. */
+  savepoints: number;
+}
+
+interface QueuedWork {
+  work: () => unknown;
+  /** The async context of whoever queued it (its log fields): the group runs on the first one's turn. */
+  inQueuersContext: <R>(fn: () => R) => R;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * One writer at a time on the connection, waited for in order. Held for a whole unit, and taken for
+ * each statement made outside a unit while one runs: better-sqlite3 runs every statement at once,
+ * so without it a statement of another request, made between two awaits of an open unit, would
+ * run inside that unit's transaction (a read seeing writes that may yet roll back, a write
+ * committed or rolled back with work not its own).
+ */
+class WriterLock {
+  private held = false;
+  private readonly waiting: Array<() => void> = [];
+
+  get isHeld(): boolean {
+    return this.held;
+  }
+
+  /** Settles when the lock is the caller's; without a wait when it is free. */
+  acquire(): Promise<void> | undefined {
+    if (!this.held) {
+      this.held = true;
+      return undefined;
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.held = false;
+  }
+}
+
+/**
+ * The SQLite store: one better-sqlite3 connection (synchronous, so each statement's promise is
+ * settled when returned), its statements prepared once per text, writes grouped into one
+ * IMMEDIATE transaction per turn of the event loop (group commit), and a writer lock so that
+ * nothing outside a unit runs on the connection while the unit's transaction is open.
+ */
+export class SqliteStore implements Store {
+  readonly engine = 'sqlite' as const;
+  readonly db: AsyncDb;
+  private readonly units = new AsyncLocalStorage<Unit>();
+  private readonly lock = new WriterLock();
+  private readonly statements: Executor;
+  private queue: QueuedWork[] | null = null;
+  private readonly begin: Database.Statement;
+  private readonly commit: Database.Statement;
+  private readonly rollback: Database.Statement;
+
+  constructor(readonly connection: Database.Database) {
+    this.statements = sqliteExecutor(connection);
+    this.begin = connection.prepare('begin immediate');
+    this.commit = connection.prepare('commit');
+    this.rollback = connection.prepare('rollback');
+    const { statements } = this;
+    this.db = asyncDb({
+      run: async (sql, params) =>
+        this.inUnit() ? await statements.run(sql, params) : this.alone(async () => statements.run(sql, params)),
+      all: async (sql, params, arrayMode) =>
+        this.inUnit()
+          ? await statements.all(sql, params, arrayMode)
+          : this.alone(async () => statements.all(sql, params, arrayMode)),
+      get: async (sql, params, arrayMode) =>
+        this.inUnit()
+          ? await statements.get(sql, params, arrayMode)
+          : this.alone(async () => statements.get(sql, params, arrayMode)),
+    });
+  }
+
+  inUnit(): boolean {
+    return this.units.getStore()?.open === true;
+  }
+
+  /** A statement outside any unit: at once when the connection is free, else after the unit running now. */
+  private alone<T>(statement: () => Promise<T>): Promise<T> {
+    const wait = this.lock.acquire();
+    if (!wait) {
+      try {
+        return statement();
+      } finally {
+        this.lock.release();
+      }
+    }
+    return wait.then(() => {
+      try {
+        return statement();
+      } finally {
+        this.lock.release();
+      }
+    });
+  }
+
+  inNextCommit<T>(work: () => Promise<T> | T): Promise<T> {
+    if (this.inUnit()) return started(work);
+    return new Promise<T>((resolve, reject) => {
+      if (!this.queue) {
+        const group: QueuedWork[] = [];
+        this.queue = group;
+        setImmediate(() => void this.commitGroup(group));
+      }
+      this.queue.push({
+        work,
+        inQueuersContext: AsyncLocalStorage.snapshot(),
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      });
+    });
+  }
+
+  private async commitGroup(group: QueuedWork[]): Promise<void> {
+    if (this.queue === group) this.queue = null;
+    const settlements: Array<() => void> = [];
+    try {
+      await this.inTransaction(async (unit) => {
+        for (const { work, inQueuersContext, resolve, reject } of group) {
+          try {
+            const value = await inQueuersContext(() => this.runInUnit(unit, work));
+            settlements.push(() => resolve(value));
+          } catch (error) {
+            settlements.push(() => reject(error));
+          }
+        }
+      });
+    } catch (error) {
+      for (const { reject } of group) reject(error);
+      return;
+    }
+    for (const settle of settlements) settle();
+  }
+
+  transaction<T>(work: () => Promise<T> | T): Promise<T> {
+    if (this.inUnit()) return started(work);
+    return this.inTransaction((unit) => this.runInUnit(unit, work));
+  }
+
+  /**
+   * Runs `work` with `unit` as its unit. drizzle's raw queries (`db.run(sql)`) are lazy thenables that
+   * run when `then` is called: a thenable `work` answers is started here, still inside the unit, not
+   * by whoever awaits it later (outside, where it would wait for this very unit).
+   */
+  private runInUnit<T>(unit: Unit, work: () => Promise<T> | T): Promise<T> {
+    return this.units.run(unit, () => started(work));
+  }
+
+  async savepoint<T>(work: () => Promise<T> | T): Promise<T> {
+    const unit = this.units.getStore();
+    if (!unit?.open) return this.transaction(work);
+    const name = `s${++unit.savepoints}`;
+    this.connection.exec(`savepoint ${name}`);
+    try {
+      const value = await started(work);
+      this.connection.exec(`release ${name}`);
+      return value;
+    } catch (error) {
+      // Rolled back to and released: the unit goes on as it was before the savepoint.
+      if (this.connection.inTransaction) this.connection.exec(`rollback to ${name}; release ${name}`);
+      throw error;
+    } finally {
+      unit.savepoints--;
+    }
+  }
+
+  /** Takes the writer, runs `work` in an IMMEDIATE transaction and commits it, or rolls it back when `work` throws. */
+  private async inTransaction<T>(work: (unit: Unit) => Promise<T> | T): Promise<T> {
+    const wait = this.lock.acquire();
+    if (wait) await wait;
+    const unit: Unit = { open: true, savepoints: 0 };
+    try {
+      this.begin.run();
+      try {
+        const value = await work(unit);
+        this.commit.run();
+        return value;
+      } catch (error) {
+        if (this.connection.inTransaction) this.rollback.run();
+        throw error;
+      }
+    } finally {
+      unit.open = false;
+      this.lock.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.connection.open) this.connection.close();
+  }
+}
+
+/**
+ * Calls `work` now, in the caller's unit, and answers its outcome as a promise. A lazy thenable it
+ * answers (drizzle's raw queries) is started here too, not by whoever awaits it later.
+ */
+function started<T>(work: () => Promise<T> | T): Promise<T> {
+  try {
+    const value = work();
+    if (value instanceof Promise) return value;
+    const then = (value as { then?: unknown } | null)?.then;
+    if (typeof then !== 'function') return Promise.resolve(value);
+    return new Promise<T>((resolve, reject) => (value as PromiseLike<T>).then(resolve, reject));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
