@@ -23,6 +23,7 @@ import { openRuntime } from '../src/core/runtime.ts';
 import { fmt, RAISED_LIMITS, tempDir, type Row } from './lib.ts';
 import { drain } from '../src/jobs/drain.ts';
 import { campaignGenerationJob } from '../src/jobs/campaign-generation.ts';
+import { sqliteOf } from '../db/client.ts';
 
 export interface GenerationSettings {
   rounds: number;
@@ -41,7 +42,7 @@ async function openWorld(label: string): Promise<{ runtime: Runtime; close(): Pr
     runtime,
     async close() {
       await checkpointer.stop();
-      runtime.db.$client.close();
+      await runtime.db.$store.close();
       dir.cleanup();
     },
   };
@@ -76,7 +77,7 @@ async function generateCampaign(
     const seconds = (performance.now() - t0) / 1000;
     const cpuMs = cpuMsSince(cpu0);
     if (outcomes.join() !== 'completed') throw new Error(`generation: ended with ${outcomes.join()}`);
-    const rows = runtime.db.$client
+    const rows = sqliteOf(runtime.db)
       .prepare('select * from content where campaign_id = ? order by campaign_slot')
       .all(id) as Array<Record<string, unknown>>;
     if (rows.length !== POSTS_PER_DAY * DAYS) throw new Error(`generation: ${rows.length} items written`);
@@ -90,7 +91,7 @@ async function generateCampaign(
 async function insertRaw(rows: Array<Record<string, unknown>>): Promise<{ seconds: number; cpuMs: number }> {
   const world = await openWorld('raw');
   try {
-    const sqlite = world.runtime.db.$client;
+    const sqlite = sqliteOf(world.runtime.db);
     const { workspace } = await createWorkspace(world.runtime, { name: 'Raw insert', plan: 'business' });
     const columns = getTableConfig(content).columns.map((column) => column.name);
     const insert = sqlite.prepare(

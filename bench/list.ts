@@ -15,6 +15,7 @@ import { runOperation } from '../src/core/operation.ts';
 import { encodeCursor } from '../src/core/pagination.ts';
 import { openRuntime } from '../src/core/runtime.ts';
 import { fmt, percentile, RAISED_LIMITS, table, tempDir, type Row } from './lib.ts';
+import { sqliteOf } from '../db/client.ts';
 
 export interface ListSettings {
   sizes: number[];
@@ -265,7 +266,7 @@ interface Prepared {
 async function prepare(n: number): Promise<Prepared> {
   const dir = tempDir(`list-${n}`);
   const runtime = await openRuntime({ config: loadConfig({ DATA_DIR: dir.path, ...RAISED_LIMITS }) });
-  const sqlite = runtime.db.$client;
+  const sqlite = sqliteOf(runtime.db);
   const cleanup = () => {
     sqlite.close();
     dir.cleanup();

@@ -119,7 +119,7 @@ export async function liveServiceRound(round: LiveRound): Promise<number> {
     return round.items / seconds;
   } finally {
     await checkpointer.stop();
-    runtime.db.$client.close();
+    await runtime.db.$store.close();
     dir.cleanup();
   }
 }

@@ -11,7 +11,7 @@
 import { sql } from 'drizzle-orm';
 import { join } from 'node:path';
 import { startBackgroundCheckpoints } from '../db/checkpointer.ts';
-import { writeTransaction } from '../db/client.ts';
+import { sqliteOf, writeTransaction } from '../db/client.ts';
 import { type Platform } from '../db/schema/index.ts';
 import { PLATFORMS } from '../src/core/platforms/registry.ts';
 import { createWorkspace } from '../src/core/accounts/workspaces.ts';
@@ -68,7 +68,7 @@ async function world(label: string, workspaces: number): Promise<World> {
     workspaceIds,
     async close() {
       await checkpointer.stop();
-      runtime.db.$client.close();
+      await runtime.db.$store.close();
       dir.cleanup();
     },
   };
@@ -171,7 +171,7 @@ async function rawThroughput(settings: PublishingSettings): Promise<number> {
   const w = await world('raw', settings.workspaces);
   try {
     await seedQueued(w, settings.throughputItems, () => null);
-    const sqlite = w.runtime.db.$client;
+    const sqlite = sqliteOf(w.runtime.db);
     const batch = w.runtime.config.publishing.concurrency;
     const claim = sqlite.prepare(
       `update content set status = 'publishing', lease_token = ?, lease_expires_at = ?

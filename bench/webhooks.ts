@@ -69,7 +69,7 @@ async function world(label: string, receiverUrl: string): Promise<World> {
     workspace,
     async close() {
       await checkpointer.stop();
-      runtime.db.$client.close();
+      await runtime.db.$store.close();
       dir.cleanup();
     },
   };

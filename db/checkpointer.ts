@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { Db } from './client.ts';
+import { sqliteOf, type Db } from './client.ts';
 
 /**
  * By default SQLite checkpoints the WAL inside whichever commit crosses 1,000 pages, and a
@@ -56,7 +56,9 @@ export function startBackgroundCheckpoints(
   intervalMs = 1000,
   report: (message: string, error?: unknown) => void = (message, error) => console.error(message, error ?? ''),
 ): Checkpointer {
-  const sqlite = db.$client;
+  // PostgreSQL checkpoints itself; SQLite's WAL is this process's to keep short.
+  if (db.$store.engine !== 'sqlite') return { stop: async () => {} };
+  const sqlite = sqliteOf(db, 'The WAL checkpointer');
   sqlite.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
   sqlite.pragma('wal_autocheckpoint = 0');
   const worker = new Worker(WORKER_SOURCE, {

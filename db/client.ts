@@ -13,11 +13,32 @@ import type { Store } from './engine/store.ts';
 import { SEEDED_PLANS } from './plans.ts';
 import * as schema from './schema/index.ts';
 
-/**
- * The query builder core uses, on the store its statements run in (db/engine/store.ts). `$client`
- * is the SQLite connection itself, for what only SQLite has (its online backup, the checkpointer).
- */
-export type Db = AsyncDb & { readonly $store: Store; readonly $client: Database.Database };
+/** The query builder core uses, on the store its statements run in (db/engine/store.ts), on either engine. */
+export type Db = AsyncDb & { readonly $store: Store };
+
+/** A database on SQLite: `$client` is the connection itself, for what only SQLite has (its online backup, the checkpointer). */
+export type SqliteDb = Db & { readonly $client: Database.Database };
+
+/** `db`'s SQLite connection, for what only SQLite has; an error naming `what` on PostgreSQL. */
+export function sqliteOf(db: Db, what = 'this'): Database.Database {
+  if (!('$client' in db)) throw new Error(`${what} is for SQLite only; this database is on ${db.$store.engine}`);
+  return (db as SqliteDb).$client;
+}
+
+/** Where the service keeps its data: a PostgreSQL URL when one is set, else the SQLite file. */
+export interface DatabaseTarget {
+  databaseFile: string;
+  databaseUrl: string | null;
+  /** Connections the PostgreSQL pool may hold at once. */
+  poolMax?: number;
+}
+
+/** Opens, migrates and seeds the configured database, on whichever engine it names. */
+export async function openConfiguredDatabase(target: DatabaseTarget): Promise<Db> {
+  if (target.databaseUrl === null) return openDatabase(target.databaseFile);
+  const { openPostgresDatabase } = await import('./postgres.ts');
+  return openPostgresDatabase(target.databaseUrl, { max: target.poolMax });
+}
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -25,7 +46,7 @@ const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migratio
  * Opens (and creates) the database, applies the pragmas every connection needs, runs pending
  * migrations and seeds the plans. `:memory:` gives a private database, as tests use.
  */
-export function openDatabase(filename: string): Db {
+export function openDatabase(filename: string): SqliteDb {
   if (filename !== ':memory:') keepToOwner(filename);
   const sqlite = new Database(filename);
   sqlite.pragma('journal_mode = WAL');

@@ -4,6 +4,9 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { Db } from './client.ts';
+import { postgresTypes } from './engine/postgres-executor.ts';
+import { PostgresStore } from './engine/postgres-store.ts';
 import { SEEDED_PLANS } from './plans.ts';
 import * as schema from './schema-pg/index.ts';
 
@@ -55,6 +58,7 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     connectionString: url,
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    types: postgresTypes,
   });
   pool.on('error', options.onIdleError ?? (() => {}));
   try {
@@ -65,6 +69,23 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     throw connectError(error, target);
   }
   return drizzle({ client: pool, schema }) as PgDb;
+}
+
+/**
+ * Opens `url` as the service's database: connects (failing at once with a PostgresConnectError that
+ * names the server, never the password), applies pending migrations under the migration lock, seeds
+ * the plans, and answers the query builder on a PostgreSQL store over the same pool.
+ */
+export async function openPostgresDatabase(url: string, options: OpenPostgresOptions = {}): Promise<Db> {
+  const migrating = await openPostgres(url, options);
+  try {
+    await migratePostgres(migrating);
+  } catch (error) {
+    await migrating.$client.end().catch(() => {});
+    throw error;
+  }
+  const store = new PostgresStore(migrating.$client);
+  return Object.assign(store.db, { $store: store });
 }
 
 interface Target {

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type Database from 'better-sqlite3';
 import { asyncDb, type AsyncDb, type Executor } from './session.ts';
 import { sqliteExecutor } from './sqlite-executor.ts';
-import type { Store } from './store.ts';
+import { started, type Store } from './store.ts';
 
 /** A transaction running on the connection: statements in its async context join it while it is open. */
 interface Unit {
@@ -203,21 +203,5 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (this.connection.open) this.connection.close();
-  }
-}
-
-/**
- * Calls `work` now, in the caller's unit, and answers its outcome as a promise. A lazy thenable it
- * answers (drizzle's raw queries) is started here too, not by whoever awaits it later.
- */
-function started<T>(work: () => Promise<T> | T): Promise<T> {
-  try {
-    const value = work();
-    if (value instanceof Promise) return value;
-    const then = (value as { then?: unknown } | null)?.then;
-    if (typeof then !== 'function') return Promise.resolve(value);
-    return new Promise<T>((resolve, reject) => (value as PromiseLike<T>).then(resolve, reject));
-  } catch (error) {
-    return Promise.reject(error);
   }
 }

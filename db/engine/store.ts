@@ -31,3 +31,19 @@ export interface Store {
   inUnit(): boolean;
   close(): Promise<void>;
 }
+
+/**
+ * Calls `work` now, in the caller's unit, and answers its outcome as a promise. A lazy thenable it
+ * answers (drizzle's raw queries) is started here too, not by whoever awaits it later.
+ */
+export function started<T>(work: () => Promise<T> | T): Promise<T> {
+  try {
+    const value = work();
+    if (value instanceof Promise) return value;
+    const then = (value as { then?: unknown } | null)?.then;
+    if (typeof then !== 'function') return Promise.resolve(value);
+    return new Promise<T>((resolve, reject) => (value as PromiseLike<T>).then(resolve, reject));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}

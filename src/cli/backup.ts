@@ -1,6 +1,6 @@
 import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { Db } from '../../db/client.ts';
+import { sqliteOf, type Db } from '../../db/client.ts';
 import { fieldError, ServiceError } from '../core/errors.ts';
 import { randomBase62 } from '../core/ids.ts';
 
@@ -23,6 +23,7 @@ export interface BackupResult {
  * copy cut short never sits under the name an operator would restore from.
  */
 export async function backupDatabase(db: Db, target: string): Promise<BackupResult> {
+  if (db.$store.engine === 'postgres') throw fieldError('to', POSTGRES_BACKUP_ADVICE);
   const file = resolve(target);
   const refuseExisting = () => {
     if (existsSync(file)) throw fieldError('to', `${target} already exists; a backup never overwrites a file.`);
@@ -35,7 +36,7 @@ export async function backupDatabase(db: Db, target: string): Promise<BackupResu
     // The copy holds what the database holds: made 0600 before SQLite writes it (which would make it
     // 0644), so it is never readable by others, not even while it is being written.
     writeFileSync(partial, '', { mode: 0o600, flag: 'wx' });
-    const { totalPages } = await db.$client.backup(partial, { progress: () => ALL_REMAINING_PAGES });
+    const { totalPages } = await sqliteOf(db).backup(partial, { progress: () => ALL_REMAINING_PAGES });
     refuseExisting();
     renameSync(partial, file);
     return { file, bytes: statSync(file).size, pages: totalPages };
@@ -47,6 +48,12 @@ export async function backupDatabase(db: Db, target: string): Promise<BackupResu
     throw fieldError('to', `Cannot write ${target}: ${(error as Error).message}`);
   }
 }
+
+/** What `admin backup` answers on PostgreSQL, whose own tools copy a live database better than a service could. */
+export const POSTGRES_BACKUP_ADVICE =
+  'This service runs on PostgreSQL: back it up with PostgreSQL\'s own tools, for example ' +
+  '`pg_dump --format=custom --file=service.dump "$DATABASE_URL"` (restore with `pg_restore --dbname=<empty database> service.dump`), ' +
+  'or your provider\'s snapshots and point-in-time recovery.';
 
 /** The largest step better-sqlite3 takes: more than any database has pages. */
 const ALL_REMAINING_PAGES = 0x7fffffff;

@@ -39,7 +39,7 @@ async function main(argv: string[]): Promise<number> {
       try {
         return await runAdmin(runtime, rest);
       } finally {
-        runtime.db.$client.close();
+        await runtime.db.$store.close();
       }
     }
     default:
@@ -203,7 +203,7 @@ function onShutdown(
     (async () => {
       await stopWork(begun + SHUTDOWN_BUDGET_MS - CLOSE_RESERVE_MS);
       await checkpointer.stop();
-      runtime.db.$client.close();
+      await runtime.db.$store.close();
     })().then(
       () => {
         log.info({ duration_ms: Date.now() - begun }, 'Shut down cleanly');

@@ -16,7 +16,10 @@ export interface Config {
   /** When set, GET /metrics asks for `Authorization: Bearer <this>` (`METRICS_TOKEN`). */
   metricsToken: string | null;
   dataDir: string;
+  /** The SQLite file (`DATABASE_FILE`, or a path in `DATABASE_URL`; default `DATA_DIR/service.db`), used when `databaseUrl` is null. */
   databaseFile: string;
+  /** A PostgreSQL URL (`DATABASE_URL=postgres://…` or `postgresql://…`): the service runs on it instead of SQLite. */
+  databaseUrl: string | null;
   publicBaseUrl: string;
   /**
    * Which peers may speak for the client in `X-Forwarded-For` (`TRUST_PROXY`), as Express's `trust
@@ -108,6 +111,9 @@ export type LiveConfig = PlatformConfigs & {
   retryWindowSeconds: number;
 };
 
+/** Whether `DATABASE_URL` names PostgreSQL (anything else set there is a SQLite path). */
+export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:/i.test(url);
+
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 const EnvSchema = z.object({
@@ -117,6 +123,7 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'expected at least 16 characters').optional(),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_FILE: z.string().min(1).optional(),
+  DATABASE_URL: z.string().min(1).optional(),
   PUBLIC_BASE_URL: z.url().optional(),
   TRUST_PROXY: z
     .string()
@@ -273,7 +280,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     metricsToken: e.METRICS_TOKEN ?? null,
     dataDir: e.DATA_DIR,
-    databaseFile: e.DATABASE_FILE ?? join(e.DATA_DIR, 'service.db'),
+    databaseFile:
+      (e.DATABASE_URL !== undefined && !isPostgresUrl(e.DATABASE_URL) ? e.DATABASE_URL : e.DATABASE_FILE) ??
+      join(e.DATA_DIR, 'service.db'),
+    databaseUrl: e.DATABASE_URL !== undefined && isPostgresUrl(e.DATABASE_URL) ? e.DATABASE_URL : null,
     publicBaseUrl,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     docsUrl: `${publicBaseUrl}/docs/errors`,

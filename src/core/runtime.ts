@@ -1,4 +1,4 @@
-import { openDatabase, type Db } from '../../db/client.ts';
+import { openConfiguredDatabase, type Db } from '../../db/client.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { loadConfig, type Config } from './config.ts';
 import type { Runtime } from './context.ts';
@@ -13,7 +13,7 @@ export async function openRuntime(
 ): Promise<Runtime> {
   const config = options.config ?? loadConfig();
   const wakeups = new Wakeups();
-  const db = options.db ?? openDatabase(config.databaseFile);
+  const db = options.db ?? (await openConfiguredDatabase(config));
   // Here rather than in openDatabase: db/ sits below the core and cannot import it. Every process
   // (serve, mcp, admin, worker) and every test runtime comes through here; seeding costs well under
   // a millisecond once the file is validated (measured), so it runs on every open.

@@ -10,6 +10,7 @@ import { call, useRestTestbed } from '../helpers/http.ts';
 import { makePerson } from '../helpers/people.ts';
 import { recordPublishRun } from '../helpers/publish-history.ts';
 import { DESKTOP, NARROW, signIn, sidewaysOverflow, useDashboardBrowser } from './dashboard.ts';
+import { sqliteOf } from '../../db/client.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -481,7 +482,7 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
       await page.locator('p.who', { hasText: `in ${bed.ws.workspace.name}` }).waitFor();
       await check('header');
       // With no choice remembered, the next sign-in asks.
-      bed.runtime.db.$client.prepare('update users set last_workspace_id = null where id = ?').run(person.userId);
+      sqliteOf(bed.runtime.db).prepare('update users set last_workspace_id = null where id = ?').run(person.userId);
       const asked = (await browser.open({ bypassCSP: true, viewport })).page;
       await asked.goto(`${bed.server.url}/app/login`);
       await asked.getByLabel('Email').fill(person.email);

@@ -4,6 +4,7 @@ import { makeContent } from '../helpers/factories.ts';
 import { call, useRestTestbed } from '../helpers/http.ts';
 import { makePerson } from '../helpers/people.ts';
 import { csrfOf, signIn, useDashboardBrowser } from './dashboard.ts';
+import { sqliteOf } from '../../db/client.ts';
 
 /** Rescheduling in the workspace's time zone, from the item page's field and by dragging on the calendar. */
 describe('calendar and rescheduling in a browser', { timeout: 120_000 }, () => {
@@ -64,7 +65,7 @@ describe('calendar and rescheduling in a browser', { timeout: 120_000 }, () => {
 
   it('a published item cannot be moved: not draggable, no Schedule or Move, and a move POST is refused', async () => {
     const item = await scheduled('Already out');
-    bed.runtime.db.$client
+    sqliteOf(bed.runtime.db)
       .prepare("update content set status = 'published', published_at = scheduled_for where id = ?")
       .run(item.id);
     const page = await newYorkApprover();

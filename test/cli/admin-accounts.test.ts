@@ -193,7 +193,7 @@ describe('admin CLI: social accounts (subprocess)', async () => {
       ]);
     } finally {
       await server.close();
-      runtime.db.$client.close();
+      await runtime.db.$store.close();
     }
   }, 60_000);
 });

@@ -4,9 +4,10 @@ import { runAdminCaptured } from '../helpers/admin-cli.ts';
 import { Browser } from '../helpers/form-browser.ts';
 import { useRestTestbed } from '../helpers/http.ts';
 import { makePerson } from '../helpers/people.ts';
+import { sqliteOf } from '../../db/client.ts';
 
 const keyCount = (bed: ReturnType<typeof useRestTestbed>) =>
-  (bed.runtime.db.$client.prepare('select count(*) as n from api_keys').get() as { n: number }).n;
+  (sqliteOf(bed.runtime.db).prepare('select count(*) as n from api_keys').get() as { n: number }).n;
 
 /** create-key runs the createKey operation the dashboard's keys page runs: one validation, one set of words. */
 describe('admin CLI: create-key refuses what the dashboard refuses, in the same words', () => {

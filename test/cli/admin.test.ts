@@ -58,7 +58,7 @@ describe('admin CLI (subprocess)', () => {
 
   afterAll(async () => {
     await server?.close();
-    runtime?.db.$client.close();
+    await runtime?.db.$store.close();
     data.remove();
   });
 
@@ -130,7 +130,7 @@ describe('admin CLI (subprocess)', () => {
         ).toBe(200);
       } finally {
         await laterServer.close();
-        later.db.$client.close();
+        await later.db.$store.close();
       }
     },
     SLOW,

@@ -43,7 +43,7 @@ describe('admin import-templates (subprocess)', () => {
     try {
       return (await runtime.db.select().from(templates).all()).map(toTemplateResource);
     } finally {
-      runtime.db.$client.close();
+      await runtime.db.$store.close();
     }
   };
 

@@ -36,8 +36,8 @@ describe('serve shutting down under load (subprocess)', () => {
     receiver.respondWith('hang');
     cleanups.push(
       () => data.remove(),
-      () => {
-        runtime.db.$client.close();
+      async () => {
+        await runtime.db.$store.close();
       },
       () => receiver.close(),
     );
@@ -141,7 +141,7 @@ describe('serve shutting down under load (subprocess)', () => {
     const file = join(data.dir, 'service.db');
     const runtime = await testRuntime({ file });
     const ws = await makeWorkspace(runtime);
-    runtime.db.$client.close();
+    await runtime.db.$store.close();
     const env = { DATABASE_FILE: file, ENCRYPTION_KEY: TEST_ENCRYPTION_KEY };
 
     // runEntry gives the child an empty stdin: the session ends at once.

@@ -84,6 +84,6 @@ it("items waiting to go out take their approver from their history, and an autho
     expect(await sandboxPostsFor(runtime, 'c-own')).toEqual([]);
     expect(await contentRow(runtime, 'c-own')).toMatchObject({ status: 'approved', publishQueued: false });
   } finally {
-    runtime.db.$client.close();
+    await runtime.db.$store.close();
   }
 });

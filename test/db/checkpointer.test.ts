@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { startBackgroundCheckpoints } from '../../db/checkpointer.ts';
-import { openDatabase, type Db } from '../../db/client.ts';
+import { sqliteOf, openDatabase, type Db } from '../../db/client.ts';
 import { events } from '../../db/schema/index.ts';
 import { makeWorkspace } from '../helpers/factories.ts';
 import { testRuntime } from '../helpers/runtime.ts';
@@ -11,14 +11,14 @@ import { testRuntime } from '../helpers/runtime.ts';
 const dir = mkdtempSync(join(tmpdir(), 'checkpointer-'));
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const framesInWal = (db: Db): number => (db.$client.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0].log;
+const framesInWal = (db: Db): number => (sqliteOf(db).pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>)[0].log;
 
 it('takes checkpoints off the serving connection and leaves the WAL rewound when stopped', async () => {
   const file = join(dir, 'service.db');
   const runtime = await testRuntime({ file });
   const ws = await makeWorkspace(runtime);
   const checkpointer = startBackgroundCheckpoints(runtime.db, 60_000);
-  expect(runtime.db.$client.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+  expect(sqliteOf(runtime.db).pragma('wal_autocheckpoint', { simple: true })).toBe(0);
   for (let i = 0; i < 300; i += 1) {
     await runtime.db
       .insert(events)
@@ -39,8 +39,8 @@ it('takes checkpoints off the serving connection and leaves the WAL rewound when
     .values({ id: 'evt_after', workspaceId: ws.workspace.id, type: 'content.updated', data: {}, createdAt: new Date() })
     .run();
   expect(framesInWal(runtime.db)).toBeLessThan(10);
-  runtime.db.$client.close();
+  await runtime.db.$store.close();
   const reopened = openDatabase(file);
   expect(await reopened.select().from(events).all()).toHaveLength(301);
-  reopened.$client.close();
+  await reopened.$store.close();
 });

@@ -18,8 +18,8 @@ const opened: Runtime[] = [];
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'file-modes-'));
 });
-afterEach(() => {
-  for (const runtime of opened.splice(0)) runtime.db.$client.close();
+afterEach(async () => {
+  for (const runtime of opened.splice(0)) await runtime.db.$store.close();
   rmSync(root, { recursive: true, force: true });
 });
 

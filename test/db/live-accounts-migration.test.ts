@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { openDatabase } from '../../db/client.ts';
+import { sqliteOf, openDatabase } from '../../db/client.ts';
 import { socialAccounts } from '../../db/schema/index.ts';
 import { toSocialAccountResource } from '../../src/core/social-accounts/serialize.ts';
 
@@ -72,18 +72,18 @@ it('turns existing accounts into sandbox accounts, active or disconnected as is_
     });
 
     // is_active now follows status: the database derives it and refuses to have it written.
-    db.$client.prepare("UPDATE social_accounts SET status = 'needs_reconnect' WHERE id = 'acc-on'").run();
-    expect(db.$client.prepare("SELECT is_active FROM social_accounts WHERE id = 'acc-on'").pluck().get()).toBe(0);
-    expect(() => db.$client.prepare('UPDATE social_accounts SET is_active = 1').run()).toThrow(/generated column/);
+    sqliteOf(db).prepare("UPDATE social_accounts SET status = 'needs_reconnect' WHERE id = 'acc-on'").run();
+    expect(sqliteOf(db).prepare("SELECT is_active FROM social_accounts WHERE id = 'acc-on'").pluck().get()).toBe(0);
+    expect(() => sqliteOf(db).prepare('UPDATE social_accounts SET is_active = 1').run()).toThrow(/generated column/);
     // The unique index on (workspace, platform, platform user id) is still there.
     expect(() =>
-      db.$client
+      sqliteOf(db)
         .prepare(
           "INSERT INTO social_accounts (id, workspace_id, platform, platform_user_id, username, connected_at, created_at) VALUES ('dup', 'ws-1', 'twitter', '1001', 'x', 0, 0)",
         )
         .run(),
     ).toThrow(/UNIQUE/);
   } finally {
-    db.$client.close();
+    await db.$store.close();
   }
 });

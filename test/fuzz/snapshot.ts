@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Runtime } from '../../src/core/context.ts';
+import { sqliteOf } from '../../db/client.ts';
 
 /**
  * Tables a rejected request may legitimately change, left out of the snapshot. Nothing else is:
@@ -39,7 +40,7 @@ export class StoredData {
     private readonly runtime: Runtime,
     private readonly mediaDir: string,
   ) {
-    const sqlite = runtime.db.$client;
+    const sqlite = sqliteOf(runtime.db);
     this.tables = (
       sqlite
         .prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`)
@@ -59,7 +60,7 @@ export class StoredData {
 
   private hashTable(table: string): string {
     const hash = createHash('sha256');
-    for (const row of this.runtime.db.$client.prepare(`select * from "${table}" order by rowid`).raw().iterate())
+    for (const row of sqliteOf(this.runtime.db).prepare(`select * from "${table}" order by rowid`).raw().iterate())
       hash.update(JSON.stringify(row));
     return hash.digest('base64');
   }
@@ -73,7 +74,7 @@ export class StoredData {
 
   /** The snapshot now: the tables written since the last one hashed again, the others as they were. */
   take(): Snapshot {
-    const sqlite = this.runtime.db.$client;
+    const sqlite = sqliteOf(this.runtime.db);
     const written = sqlite.prepare('select name from fuzz_written').pluck().all() as string[];
     sqlite.exec('delete from fuzz_written');
     for (const table of written) this.hashes[table] = this.hashTable(table);

@@ -1,4 +1,4 @@
-import { openDatabase, type Db } from '../../db/client.ts';
+import { sqliteOf, openDatabase, type Db } from '../../db/client.ts';
 import { asyncDb, type Executor } from '../../db/engine/session.ts';
 import { sqliteExecutor } from '../../db/engine/sqlite-executor.ts';
 import { ManualClock } from '../../src/core/clock.ts';
@@ -44,11 +44,11 @@ export interface CapturedStatement {
  * SQL and parameters), for tests that read a query's plan. Transactions still go through `db`'s store.
  */
 export function capturingDb(db: Db, captured: CapturedStatement[]): Db {
-  const inner = sqliteExecutor(db.$client);
+  const inner = sqliteExecutor(sqliteOf(db));
   const recorded: Executor = {
     run: (sql, params) => (captured.push({ sql, params }), inner.run(sql, params)),
     all: (sql, params, arrayMode) => (captured.push({ sql, params }), inner.all(sql, params, arrayMode)),
     get: (sql, params, arrayMode) => (captured.push({ sql, params }), inner.get(sql, params, arrayMode)),
   };
-  return Object.assign(asyncDb(recorded), { $store: db.$store, $client: db.$client });
+  return Object.assign(asyncDb(recorded), { $store: db.$store, $client: sqliteOf(db) });
 }

@@ -26,8 +26,8 @@ describe('campaign generation across a crash', () => {
     runtime.clock.now = () => new Date();
     cleanups.push(
       () => data.remove(),
-      () => {
-        runtime.db.$client.close();
+      async () => {
+        await runtime.db.$store.close();
       },
     );
     const ws = await makeWorkspace(runtime, { plan: 'business' });

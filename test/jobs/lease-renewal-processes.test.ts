@@ -37,8 +37,8 @@ describe('work longer than its lease, with a second process on the database', ()
     const runtime = await testRuntime({ file, start: new Date().toISOString(), env });
     cleanups.push(
       () => data.remove(),
-      () => {
-        runtime.db.$client.close();
+      async () => {
+        await runtime.db.$store.close();
       },
     );
     runtime.clock.now = () => new Date();

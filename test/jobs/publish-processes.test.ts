@@ -27,8 +27,8 @@ describe('publishing across real processes', () => {
     const runtime = await testRuntime({ file, start: new Date().toISOString() });
     cleanups.push(
       () => data.remove(),
-      () => {
-        runtime.db.$client.close();
+      async () => {
+        await runtime.db.$store.close();
       },
     );
     // Our clock follows real time, like the workers' clocks.

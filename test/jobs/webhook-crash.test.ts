@@ -30,8 +30,8 @@ describe('webhook delivery across a crash', () => {
     const receiver = await startReceiver();
     cleanups.push(
       () => data.remove(),
-      () => {
-        runtime.db.$client.close();
+      async () => {
+        await runtime.db.$store.close();
       },
       () => receiver.close(),
     );

@@ -75,8 +75,8 @@ describe('webhook delivery worker', () => {
     const open = async () => {
       const runtime = await testRuntime({ env, file: join(data.dir, 'service.db'), start: new Date().toISOString() });
       runtime.clock.now = () => new Date();
-      cleanups.push(() => {
-        runtime.db.$client.close();
+      cleanups.push(async () => {
+        await runtime.db.$store.close();
       });
       return runtime;
     };

@@ -6,6 +6,7 @@ import { runMaintenance } from '../../src/jobs/maintenance.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { testRuntime } from '../helpers/runtime.ts';
 import { ROOT, childEnv, runNode, tempDataDir } from '../helpers/subprocess.ts';
+import { sqliteOf } from '../../db/client.ts';
 
 const DAY = 86_400_000;
 const OLD_LOG_ROWS = 200_000;
@@ -39,7 +40,7 @@ const DELIVERER = `
   const dir = process.argv[2];
   const db = openDatabase(join(dir, 'service.db'));
   // Every write transaction of the store begins with its BEGIN IMMEDIATE: timed there.
-  const client = db.$client;
+  const client = sqliteOf(db);
   const waits = [];
   let writes = 0;
   const store = db.$store;
@@ -123,8 +124,8 @@ describe('webhook delivery history retention under load', () => {
       env: { WEBHOOK_LOG_RETENTION_DAYS: '1' },
     });
     runtime.clock.now = () => new Date();
-    cleanups.push(() => {
-      runtime.db.$client.close();
+    cleanups.push(async () => {
+      await runtime.db.$store.close();
     });
 
     writeFileSync(at('deliverer.mts'), DELIVERER);
@@ -142,7 +143,7 @@ describe('webhook delivery history retention under load', () => {
 
     // Two days old: a log of 200k attempts and 20k finished jobs, written in one transaction.
     const old = Date.now() - 2 * DAY;
-    const sqlite = runtime.db.$client;
+    const sqlite = sqliteOf(runtime.db);
     const workspaceId = sqlite
       .prepare<[string], { id: string }>(`select workspace_id as id from webhooks where id = ?`)
       .get(webhookId)!.id;

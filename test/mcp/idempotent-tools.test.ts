@@ -8,6 +8,7 @@ import { call } from '../helpers/http.ts';
 import { connectMcp, useMcpTestbed } from '../helpers/mcp.ts';
 import { connectAccounts } from '../helpers/publishing.ts';
 import { callTool, toolError, toolResult } from '../helpers/tool-calls.ts';
+import { sqliteOf } from '../../db/client.ts';
 
 const MINUTE = 60_000;
 
@@ -60,7 +61,7 @@ describe('idempotency_key on the creating tools', () => {
   });
 
   it('a keyed create and its replay each commit as many write transactions as an unkeyed create', async () => {
-    const db = bed.runtime.db.$client;
+    const db = sqliteOf(bed.runtime.db);
     const create = (args: Record<string, unknown>) => toolResult(bed.client, 'service_create_content', args);
     // The first call of a key also records the key's last use, once: count after it.
     await create({ caption: 'Warm-up' });

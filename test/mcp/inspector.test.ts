@@ -70,7 +70,7 @@ describe('the MCP Inspector CLI drives both transports', () => {
   });
   afterAll(async () => {
     await server?.close();
-    runtime?.db.$client.close();
+    await runtime?.db.$store.close();
     data.remove();
   });
 

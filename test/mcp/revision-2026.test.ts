@@ -253,7 +253,7 @@ describe('revision 2026-07-28 over stdio (subprocess)', () => {
   beforeAll(async () => {
     const runtime = await openRuntime({ config: loadConfig({ DATA_DIR: data.dir }) });
     apiKey = (await createWorkspace(runtime, { name: 'Stdio 2026 workspace' })).apiKey;
-    runtime.db.$client.close();
+    await runtime.db.$store.close();
   });
   afterAll(() => data.remove());
 

@@ -33,7 +33,7 @@ describe('MCP over stdio (subprocess)', () => {
   });
   afterAll(async () => {
     await server?.close();
-    runtime?.db.$client.close();
+    await runtime?.db.$store.close();
     data.remove();
   });
 

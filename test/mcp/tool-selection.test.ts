@@ -232,7 +232,7 @@ describe('MCP tool selection: SERVICE_READ_ONLY and SERVICE_TOOLS', () => {
     beforeAll(async () => {
       const runtime = await openRuntime({ config: loadConfig({ DATA_DIR: data.dir }) });
       apiKey = (await createWorkspace(runtime, { name: 'Selection workspace' })).apiKey;
-      runtime.db.$client.close();
+      await runtime.db.$store.close();
     });
     afterAll(() => data.remove());
 

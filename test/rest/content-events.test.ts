@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { makeContent, makeWorkspace } from '../helpers/factories.ts';
 import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, contentRow, eventsOf, expectError, forceStatus } from '../helpers/rest-expect.ts';
+import { sqliteOf } from '../../db/client.ts';
 
 /**
  * Each content transition over REST and the outbox
@@ -221,7 +222,7 @@ describe('REST content: transitions and their events', () => {
     // A trigger makes every outbox insert fail: if the event were written outside the change's
     // transaction, the change would still land.
     const breakOutbox = () =>
-      bed.runtime.db.$client.exec(
+      sqliteOf(bed.runtime.db).exec(
         `CREATE TRIGGER refuse_events BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'outbox down'); END`,
       );
 
@@ -250,7 +251,7 @@ describe('REST content: transitions and their events', () => {
       } finally {
         quiet.mockRestore();
       }
-      bed.runtime.db.$client.exec('DROP TRIGGER refuse_events');
+      sqliteOf(bed.runtime.db).exec('DROP TRIGGER refuse_events');
       expect((await send('GET', '/api/v1/content')).body.data).toEqual([]);
     });
   });

@@ -335,7 +335,7 @@ describe('REST errors', () => {
     it('shows no internals', async () => {
       const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
       try {
-        bed.runtime.db.$client.close();
+        await bed.runtime.db.$store.close();
         const res = await send('GET', '/api/v1/content');
         expectError(res, 500, 'internal');
         expect(res.body.error.message).not.toMatch(/database|sqlite|stack|TypeError|\.ts/i);

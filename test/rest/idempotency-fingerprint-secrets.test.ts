@@ -40,7 +40,7 @@ describe('the idempotency fingerprint of a credentials connect', () => {
   });
   afterEach(async () => {
     await server.close();
-    runtime.db.$client.close();
+    await runtime.db.$store.close();
     data.remove();
   });
 

@@ -32,7 +32,7 @@ describe('idempotent answers that carry a secret', () => {
   });
   afterEach(async () => {
     await server.close();
-    runtime.db.$client.close();
+    await runtime.db.$store.close();
     data.remove();
   });
 

@@ -13,6 +13,7 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 import { drain } from '../../src/jobs/drain.ts';
 import { publishingJob } from '../../src/jobs/publish-run.ts';
 import { webhookDeliveryJob } from '../../src/jobs/webhook-delivery.ts';
+import { sqliteOf } from '../../db/client.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -120,7 +121,7 @@ describe('request ids and logs', () => {
 
   it('puts the request id on the lines the error translator writes, and never logs the API key', async () => {
     // A table gone under the service: every content request now fails with an unexpected error.
-    runtime.db.$client.exec('ALTER TABLE content RENAME TO content_gone');
+    sqliteOf(runtime.db).exec('ALTER TABLE content RENAME TO content_gone');
     const [first, second] = await Promise.all(
       ['broken-1', 'broken-2'].map((id) =>
         call(server, 'POST', '/api/v1/content', {

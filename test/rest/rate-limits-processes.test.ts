@@ -94,7 +94,7 @@ describe('REST rate limits across two processes on one database file', () => {
   afterAll(async () => {
     if (child) await stopProcess(child);
     await server?.close();
-    runtime?.db.$client.close();
+    await runtime?.db.$store.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

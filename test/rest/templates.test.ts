@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../db/client.ts';
+import { sqliteOf, openDatabase, type Db } from '../../db/client.ts';
 import { templates } from '../../db/schema/index.ts';
 import seedFile from '../../db/seed/templates.json' with { type: 'json' };
 import { ServiceError } from '../../src/core/errors.ts';
@@ -43,7 +43,7 @@ interface SeedEntry {
   created_at: string;
 }
 const SEED = seedFile as SeedEntry[];
-const countTemplates = (db: Db): number => db.$client.prepare('select count(*) from templates').pluck().get() as number;
+const countTemplates = (db: Db): number => sqliteOf(db).prepare('select count(*) from templates').pluck().get() as number;
 
 /** The seed in the order the API must give it: newest first by (created_at, id). */
 const newestFirst = (entries: SeedEntry[]) =>
@@ -281,7 +281,7 @@ describe('templates seed and import (core)', () => {
     );
 
     // A seed row that went missing comes back at the next open.
-    db.$client.prepare('delete from templates where id = ?').run(SEED[1]!.id);
+    sqliteOf(db).prepare('delete from templates where id = ?').run(SEED[1]!.id);
     expect(await seedTemplates(db)).toEqual({ inserted: 1, updated: 0 });
     expect(countTemplates(db)).toBe(SEED.length + 1);
   });

@@ -17,6 +17,7 @@ import { makePerson } from '../helpers/people.ts';
 import { baseEnv } from '../helpers/rest-expect.ts';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/webhook-receiver.ts';
 import { eq } from 'drizzle-orm';
+import { sqliteOf } from '../../db/client.ts';
 
 const ADMIN_PAGES = ['/app/accounts', '/app/webhooks', '/app/keys', '/app/members'];
 
@@ -90,7 +91,7 @@ describe('dashboard admin pages', () => {
       }
     }
     expect((await rest('GET', '/api/v1/webhooks')).body.data).toHaveLength(1);
-    const keys = bed.runtime.db.$client.prepare('select count(*) as n from api_keys').get() as { n: number };
+    const keys = sqliteOf(bed.runtime.db).prepare('select count(*) as n from api_keys').get() as { n: number };
     expect(keys.n).toBe(1);
   });
 
@@ -116,7 +117,7 @@ describe('dashboard admin pages', () => {
     // Last used: just now, when it was also created.
     expect(row?.[2]).toBe(row?.[1]);
     expect(row?.[2]).not.toBe('Never');
-    const keyId = bed.runtime.db.$client.prepare("select id from api_keys where name = 'Zapier'").get() as {
+    const keyId = sqliteOf(bed.runtime.db).prepare("select id from api_keys where name = 'Zapier'").get() as {
       id: string;
     };
     const confirm = await admin.open(`/app/keys/${keyId.id}/revoke`);
@@ -159,7 +160,7 @@ describe('dashboard admin pages', () => {
     expect((await admin.post(`/app/members/${me}/remove`, {})).status).toBe(409);
     // With a second admin, the first may step down.
     const editorId = (
-      bed.runtime.db.$client.prepare('select id from users where email = ?').get('new.editor@example.com') as {
+      sqliteOf(bed.runtime.db).prepare('select id from users where email = ?').get('new.editor@example.com') as {
         id: string;
       }
     ).id;
@@ -175,7 +176,7 @@ describe('dashboard admin pages', () => {
       (await admin.open('/app/members')).text,
     )![1]!;
     // Invited is not a member: no account is made for the email until the invitation is accepted.
-    expect(bed.runtime.db.$client.prepare('select id from users where email = ?').get('maybe@example.com')).toBe(
+    expect(sqliteOf(bed.runtime.db).prepare('select id from users where email = ?').get('maybe@example.com')).toBe(
       undefined,
     );
     const withdraw = /action="(\/app\/members\/[^/"]+\/withdraw)"/.exec((await admin.open('/app/members')).text)![1]!;
@@ -252,7 +253,7 @@ describe('dashboard admin pages', () => {
     expect(resend.status, resend.text).toBe(303);
     expect(resend.location).toMatch(/queued=\d+$/);
     await deliverAll();
-    const failedEvents = bed.runtime.db.$client
+    const failedEvents = sqliteOf(bed.runtime.db)
       .prepare("select distinct event_id from webhook_deliveries where status = 'failed'")
       .all()
       .map((r) => (r as { event_id: string }).event_id);

@@ -7,6 +7,7 @@ import { inOrder, makeContent, makeWorkspace } from '../helpers/factories.ts';
 import { call, useRestTestbed, type RestTestbed } from '../helpers/http.ts';
 import { Browser } from '../helpers/form-browser.ts';
 import { makePerson } from '../helpers/people.ts';
+import { sqliteOf } from '../../db/client.ts';
 
 const itemOf = (bed: RestTestbed, id: string) =>
   call(bed.server, 'GET', `/api/v1/content/${id}`, { headers: bed.ws.headers });
@@ -86,7 +87,7 @@ describe('dashboard pages', () => {
       makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', caption: `Item ${n}` }),
     );
     await browser.post(`/app/content/${a!.id}/approve`, {});
-    const events = bed.runtime.db.$client
+    const events = sqliteOf(bed.runtime.db)
       .prepare("select data from events where type = 'content.approved'")
       .all()
       .map((r) => JSON.parse((r as { data: string }).data).content.id);

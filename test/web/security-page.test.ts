@@ -4,6 +4,7 @@ import { Browser } from '../helpers/form-browser.ts';
 import { call, useRestTestbed, type RestTestbed } from '../helpers/http.ts';
 import { issueTestToken } from '../helpers/oauth-tokens.ts';
 import { makePerson } from '../helpers/people.ts';
+import { sqliteOf } from '../../db/client.ts';
 
 const contentStatus = async (bed: RestTestbed, accessToken: string) =>
   (await call(bed.server, 'GET', '/api/v1/content', { headers: { authorization: `Bearer ${accessToken}` } })).status;
@@ -11,7 +12,7 @@ const contentStatus = async (bed: RestTestbed, accessToken: string) =>
 /** The family id (the grant's id on the page) of an access token's grant. */
 const grantIdOf = (bed: RestTestbed, clientId: string) =>
   (
-    bed.runtime.db.$client
+    sqliteOf(bed.runtime.db)
       .prepare('select family_id as id from oauth_tokens where client_id = ? limit 1')
       .get(clientId) as {
       id: string;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../db/client.ts';
+import { sqliteOf, openDatabase } from '../../../db/client.ts';
 import { authenticate, revokeApiKey } from '../../../src/core/accounts/api-keys.ts';
 import { setWorkspacePlan } from '../../../src/core/accounts/workspaces.ts';
 import type { ServiceError } from '../../../src/core/errors.ts';
@@ -22,8 +22,8 @@ describe('API key cache across connections', () => {
     opened.push(runtime);
     return runtime;
   };
-  afterEach(() => {
-    for (const runtime of opened.splice(0)) runtime.db.$client.close();
+  afterEach(async () => {
+    for (const runtime of opened.splice(0)) await runtime.db.$store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -73,6 +73,6 @@ describe('API key cache across connections', () => {
 
   it('opens a database file written by another connection without re-running migrations', async () => {
     await open();
-    expect(() => openDatabase(file).$client.close()).not.toThrow();
+    expect(() => sqliteOf(openDatabase(file)).close()).not.toThrow();
   });
 });

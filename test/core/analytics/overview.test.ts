@@ -6,6 +6,7 @@ import { runOperation } from '../../../src/core/operation.ts';
 import { makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { HISTORY_NOW, recordPublishRun, seedKnownHistory } from '../../helpers/publish-history.ts';
 import { capturingDb, testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { sqliteOf } from '../../../db/client.ts';
 
 type Counts = [published: number, failed: number];
 
@@ -293,7 +294,7 @@ describe('getAnalyticsOverview query plans', () => {
   }
 
   const planOf = (query: Captured): string =>
-    (runtime.db.$client.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.params) as Array<{ detail: string }>)
+    (sqliteOf(runtime.db).prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.params) as Array<{ detail: string }>)
       .map((row) => row.detail)
       .join('\n');
 
@@ -329,7 +330,7 @@ describe('getAnalyticsOverview query plans', () => {
   });
 
   it('after ANALYZE', async () => {
-    runtime.db.$client.exec('ANALYZE');
+    sqliteOf(runtime.db).exec('ANALYZE');
     await expectPlans();
   });
 

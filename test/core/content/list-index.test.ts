@@ -5,6 +5,7 @@ import { runOperation } from '../../../src/core/operation.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { forceStatus } from '../../helpers/rest-expect.ts';
 import { capturingDb, testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { sqliteOf } from '../../../db/client.ts';
 
 interface Captured {
   sql: string;
@@ -49,7 +50,7 @@ describe('listContent query plan', () => {
   }
 
   function plan(query: Captured): string[] {
-    const rows = runtime.db.$client.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.params) as Array<{
+    const rows = sqliteOf(runtime.db).prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.params) as Array<{
       detail: string;
     }>;
     return rows.map((r) => r.detail);
@@ -86,7 +87,7 @@ describe('listContent query plan', () => {
     ['after ANALYZE', true],
   ])('%s', (_label, analyze) => {
     beforeEach(() => {
-      if (analyze) runtime.db.$client.exec('ANALYZE');
+      if (analyze) sqliteOf(runtime.db).exec('ANALYZE');
     });
 
     it.each(cases)('%s, first page', async (_name, input) => {

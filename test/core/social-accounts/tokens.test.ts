@@ -18,6 +18,7 @@ import {
 } from '../../../src/core/social-accounts/tokens.ts';
 import { makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { sqliteOf } from '../../../db/client.ts';
 
 const ACCESS = 'access-token-AAAA-1111';
 const REFRESH = 'refresh-token-RRRR-2222';
@@ -59,7 +60,7 @@ describe('social account tokens and the live fields', () => {
       expect(column).not.toContain(REFRESH);
     }
     // Nothing anywhere in the raw row (as SQLite holds it) carries a token in clear.
-    const raw = JSON.stringify(runtime.db.$client.prepare('select * from social_accounts').all());
+    const raw = JSON.stringify(sqliteOf(runtime.db).prepare('select * from social_accounts').all());
     expect(raw).not.toContain(ACCESS);
     expect(raw).not.toContain(REFRESH);
     expect(await readTokens(runtime, accountId)).toEqual({

@@ -322,8 +322,8 @@ describe('webhook delivery', () => {
         .where(eq(webhookDeliveries.webhookId, hook.id))
         .all();
       expect(rows.map((r) => [r.attempt, r.status])).toEqual([[1, 'delivered']]);
-      first.db.$client.close();
-      second.db.$client.close();
+      await first.db.$store.close();
+      await second.db.$store.close();
     } finally {
       data.remove();
     }

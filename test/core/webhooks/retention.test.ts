@@ -1,6 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { insertRow } from '../../../db/client.ts';
+import { sqliteOf, insertRow } from '../../../db/client.ts';
 import { webhookDeliveries, webhookJobs, type WebhookJobState } from '../../../db/schema/index.ts';
 import { contextFor } from '../../../src/core/context.ts';
 import { runOperation } from '../../../src/core/operation.ts';
@@ -58,7 +58,7 @@ describe('webhook delivery history retention', () => {
       .orderBy(asc(webhookJobs.createdAt))
       .all();
   const eventOf = (contentId: string) =>
-    runtime.db.$client
+    sqliteOf(runtime.db)
       .prepare<[string], { id: string }>(`select id from events where json_extract(data, '$.content.id') = ?`)
       .get(contentId)!.id;
 
@@ -159,7 +159,7 @@ describe('webhook delivery history retention', () => {
     expect(await runtime.db.select({ state: webhookJobs.state }).from(webhookJobs).all()).toEqual(
       queued.map(() => ({ state: 'queued' })),
     );
-    expect(runtime.db.$client.prepare('select count(*) as n from webhook_deliveries').get()).toEqual({
+    expect(sqliteOf(runtime.db).prepare('select count(*) as n from webhook_deliveries').get()).toEqual({
       n: 3 * queuedWithLog.length,
     });
   });

@@ -1,0 +1,106 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type pg from 'pg';
+import { PostgresDialect, postgresExecutor } from './postgres-executor.ts';
+import { asyncDb, type AsyncDb } from './session.ts';
+import { started, type Store } from './store.ts';
+
+/** A transaction open on one pooled connection: statements in its async context run on that connection. */
+interface Unit {
+  client: pg.PoolClient;
+  open: boolean;
+  /** Savepoints open inside it, which names the next one. */
+  savepoints: number;
+}
+
+/**
+ * The PostgreSQL store: a pool of connections, each unit a transaction on one connection it holds
+ * until commit (READ COMMITTED, PostgreSQL's default), each statement outside a unit a transaction
+ * of its own on whichever connection is free. Units run side by side, one per connection; what must
+ * not interleave (claims, quota, maintenance) says so in its SQL (row locks, advisory locks).
+ *
+ * There is no group commit: each unit commits on its own. Group commit saves SQLite's one writer a
+ * transaction per request; here writers run in parallel and a commit costs the server one WAL flush,
+ * which PostgreSQL groups across connections itself (commit_delay aside).
+ */
+export class PostgresStore implements Store {
+  readonly engine = 'postgres' as const;
+  readonly db: AsyncDb;
+  private readonly units = new AsyncLocalStorage<Unit>();
+
+  constructor(readonly pool: pg.Pool) {
+    this.db = asyncDb(
+      postgresExecutor(() => {
+        const unit = this.units.getStore();
+        return unit?.open ? unit.client : pool;
+      }),
+      new PostgresDialect(),
+    );
+  }
+
+  inUnit(): boolean {
+    return this.units.getStore()?.open === true;
+  }
+
+  inNextCommit<T>(work: () => Promise<T> | T): Promise<T> {
+    return this.transaction(work);
+  }
+
+  async transaction<T>(work: () => Promise<T> | T): Promise<T> {
+    if (this.inUnit()) return started(work);
+    const client = await this.pool.connect();
+    const unit: Unit = { client, open: true, savepoints: 0 };
+    let broken: Error | undefined;
+    try {
+      await client.query('begin');
+      try {
+        const value = await this.units.run(unit, () => started(work));
+        await client.query('commit');
+        return value;
+      } catch (error) {
+        await client.query('rollback').catch((rollbackFailed: unknown) => {
+          // The connection itself failed (the server went away): it leaves the pool.
+          broken = rollbackFailed instanceof Error ? rollbackFailed : new Error(String(rollbackFailed));
+        });
+        throw error;
+      }
+    } catch (error) {
+      if (!broken && isConnectionError(error)) broken = error as Error;
+      throw error;
+    } finally {
+      unit.open = false;
+      client.release(broken);
+    }
+  }
+
+  async savepoint<T>(work: () => Promise<T> | T): Promise<T> {
+    const unit = this.units.getStore();
+    if (!unit?.open) return this.transaction(work);
+    const name = `s${++unit.savepoints}`;
+    await unit.client.query(`savepoint ${name}`);
+    try {
+      const value = await started(work);
+      await unit.client.query(`release savepoint ${name}`);
+      return value;
+    } catch (error) {
+      // Rolled back to and released: the unit goes on as it was before the savepoint.
+      await unit.client.query(`rollback to savepoint ${name}`);
+      await unit.client.query(`release savepoint ${name}`);
+      throw error;
+    } finally {
+      unit.savepoints--;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.pool.ended) await this.pool.end();
+  }
+}
+
+/** An error of the connection itself (not of a statement): the server went away or the socket broke. */
+function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  // SQLSTATE class 08 (connection exception) and 57P01–57P03 (the server shutting down), or a socket error.
+  if (typeof code === 'string') return /^08|^57P0[1-3]$|^E[A-Z]+$/.test(code);
+  return /Connection terminated|connection .*closed|Client has encountered a connection error/i.test(error.message);
+}
