@@ -30,6 +30,18 @@ export default defineConfig({
       ...(postgresUrl
         ? [
             {
+              // The whole suite again, every database on PostgreSQL (test/helpers/runtime.ts).
+              extends: true as const,
+              test: {
+                name: 'suite-postgres',
+                include: ['test/**/*.test.ts'],
+                exclude: ['test/postgres/**'],
+                env: { TEST_ENGINE: 'postgres' },
+                globalSetup: ['test/setup/postgres-template.ts'],
+                setupFiles: ['test/setup/postgres-suite.ts'],
+              },
+            },
+            {
               extends: true as const,
               test: {
                 name: 'postgres',

@@ -174,14 +174,17 @@ export class SerializedJson {
  * second (content items, outbox events): drizzle's prepared insert spent more filling its
  * placeholders than SQLite spent on the row (measured on campaign generation: 39 µs a content row,
  * against 15 µs for the raw statement). A column left out of `row` (undefined) or null is stored as
- * NULL; defaults are not applied.
+ * NULL; defaults are not applied. An integer primary key is never bound: the engine assigns it (a
+ * rowid on SQLite, an identity on PostgreSQL).
  */
 export async function insertRow<T extends SQLiteTable>(db: Db, table: T, row: InsertableRow<T>): Promise<void> {
   let inserts = insertsByTable.get(db);
   if (!inserts) insertsByTable.set(db, (inserts = new Map()));
   let insert = inserts.get(table);
   if (!insert) {
-    const columns = Object.entries(getTableColumns(table));
+    const columns = Object.entries(getTableColumns(table)).filter(
+      ([, column]) => !(column.primary && column.columnType === 'SQLiteInteger'),
+    );
     const statement: PreparedSql<never> = prepareSql(
       db,
       sql

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type pg from 'pg';
 import { PostgresDialect, postgresExecutor } from './postgres-executor.ts';
+import { postgresSql } from './postgres-sql.ts';
 import { asyncDb, type AsyncDb } from './session.ts';
 import { started, type Store } from './store.ts';
 
@@ -24,6 +25,7 @@ interface Unit {
  */
 export class PostgresStore implements Store {
   readonly engine = 'postgres' as const;
+  readonly sql = postgresSql;
   readonly db: AsyncDb;
   private readonly units = new AsyncLocalStorage<Unit>();
 
@@ -41,8 +43,25 @@ export class PostgresStore implements Store {
     return this.units.getStore()?.open === true;
   }
 
-  inNextCommit<T>(work: () => Promise<T> | T): Promise<T> {
-    return this.transaction(work);
+  /**
+   * A transaction of its own. As in a group, work that throws has left the transaction as it found
+   * it except for what it meant to keep (a failed request's rate-limit take), so the transaction
+   * still commits and then the work's error is thrown. A statement that failed on the server has
+   * aborted the transaction already: its commit is then a rollback, as the failure demands.
+   */
+  async inNextCommit<T>(work: () => Promise<T> | T): Promise<T> {
+    if (this.inUnit()) return started(work);
+    let failure: { error: unknown } | undefined;
+    const value = await this.transaction(async () => {
+      try {
+        return await started(work);
+      } catch (error) {
+        failure = { error };
+        return undefined;
+      }
+    });
+    if (failure) throw failure.error;
+    return value as T;
   }
 
   async transaction<T>(work: () => Promise<T> | T): Promise<T> {
@@ -70,6 +89,17 @@ export class PostgresStore implements Store {
       unit.open = false;
       client.release(broken);
     }
+  }
+
+  /** A transaction-scoped advisory lock on the key's hash (a collision only makes two keys wait for each other). */
+  async tryLock(key: string): Promise<boolean> {
+    const unit = this.units.getStore();
+    if (!unit?.open) throw new Error('tryLock is for inside a unit: outside one the lock would end with its own statement');
+    const { rows } = await unit.client.query<{ locked: boolean }>({
+      text: 'select pg_try_advisory_xact_lock(hashtext($1)) as locked',
+      values: [key],
+    });
+    return rows[0]?.locked === true;
   }
 
   async savepoint<T>(work: () => Promise<T> | T): Promise<T> {

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type Database from 'better-sqlite3';
 import { asyncDb, type AsyncDb, type Executor } from './session.ts';
 import { sqliteExecutor } from './sqlite-executor.ts';
+import { sqliteSql } from './sqlite-sql.ts';
 import { started, type Store } from './store.ts';
 
 /** A transaction running on the connection: statements in its async context join it while it is open. */
@@ -58,6 +59,7 @@ class WriterLock {
  */
 export class SqliteStore implements Store {
   readonly engine = 'sqlite' as const;
+  readonly sql = sqliteSql;
   readonly db: AsyncDb;
   private readonly units = new AsyncLocalStorage<Unit>();
   private readonly lock = new WriterLock();
@@ -108,6 +110,11 @@ export class SqliteStore implements Store {
         this.lock.release();
       }
     });
+  }
+
+  /** Every unit holds the one writer of the file, across processes: the lock is always the caller's. */
+  async tryLock(_key: string): Promise<boolean> {
+    return true;
   }
 
   inNextCommit<T>(work: () => Promise<T> | T): Promise<T> {

@@ -1,3 +1,4 @@
+import type { SQL } from 'drizzle-orm';
 import type { AsyncDb } from './session.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -29,7 +30,36 @@ export interface Store {
   savepoint<T>(work: () => Promise<T> | T): Promise<T>;
   /** Whether the caller runs inside a unit of this store. */
   inUnit(): boolean;
+  /** The SQL that must differ between the engines, named for what it does (db/engine/*-sql.ts). */
+  readonly sql: EngineSql;
+  /**
+   * Inside a unit: takes the lock named `key` until the unit ends and answers true, or answers false
+   * at once when another unit (in this process or another) holds it. For what must not run twice at
+   * once across processes: a workspace's quota counted at claim time, a maintenance pass. On SQLite
+   * every unit already holds the one writer of the file, so the lock is always the caller's.
+   */
+  tryLock(key: string): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/**
+ * SQL fragments whose spelling differs between the engines. Each is built into a statement once
+ * (preparedStatements), so the statement text is fixed per engine.
+ */
+export interface EngineSql {
+  /** A boolean column's true and false as a comparison takes them (`= 1` on SQLite keeps its partial indexes matching). */
+  readonly true: SQL;
+  readonly false: SQL;
+  /**
+   * Ends a select whose rows the unit will update: on PostgreSQL `for update skip locked` (the rows
+   * are the unit's until it ends, rows another unit holds are passed over), on SQLite nothing (the
+   * unit holds the one writer of the file).
+   */
+  readonly lockRowsSkipLocked: SQL;
+  /** Whether `array` (a JSON array of strings: a column or a bound JSON text) holds `value`. */
+  jsonArrayHas(array: SQL, value: SQL): SQL;
+  /** The strings of `array` (a JSON array: a column or a bound JSON text) as a subquery of one column, for `x in (…)`. */
+  jsonArrayValues(array: SQL): SQL;
 }
 
 /**

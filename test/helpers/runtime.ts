@@ -1,4 +1,8 @@
-import { sqliteOf, openDatabase, type Db } from '../../db/client.ts';
+import { describe, it } from 'vitest';
+import { openDatabase, sqliteOf, type Db } from '../../db/client.ts';
+import type { Engine } from '../../db/engine/store.ts';
+import { openPostgresDatabase } from '../../db/postgres.ts';
+import { closeWhenDone, createTestDatabase, databaseForFile } from './postgres.ts';
 import { asyncDb, type Executor } from '../../db/engine/session.ts';
 import { sqliteExecutor } from '../../db/engine/sqlite-executor.ts';
 import { ManualClock } from '../../src/core/clock.ts';
@@ -30,8 +34,30 @@ export async function testRuntime(
     LOG_LEVEL: 'warn',
     ...options.env,
   });
-  const runtime = await openRuntime({ config, clock, db: openDatabase(options.file ?? ':memory:') });
+  const runtime = await openRuntime({ config, clock, db: await openTestDatabase(options.file) });
   return { ...runtime, clock };
+}
+
+/**
+ * The engine this run's tests open their databases on: PostgreSQL in the suite's PostgreSQL run
+ * (`TEST_ENGINE=postgres`, with `TEST_DATABASE_URL` naming the server), SQLite otherwise.
+ */
+export const TEST_ENGINE: Engine = process.env.TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+
+/**
+ * A migrated database for a test: a private one (SQLite's `:memory:`, or a copy of the migrated
+ * template on PostgreSQL), or the one kept in `file`, which every runtime given that file shares.
+ * On PostgreSQL it is closed and dropped when the test (or, opened in a beforeAll, its file) ends.
+ */
+export async function openTestDatabase(file?: string): Promise<Db> {
+  if (TEST_ENGINE === 'sqlite') return openDatabase(file ?? ':memory:');
+  const database = file === undefined ? await createTestDatabase() : undefined;
+  const db = await openPostgresDatabase(database?.url ?? databaseForFile(file!), { max: 4 });
+  closeWhenDone(async () => {
+    await db.$store.close();
+    await database?.drop();
+  });
+  return db;
 }
 
 export interface CapturedStatement {
@@ -52,3 +78,13 @@ export function capturingDb(db: Db, captured: CapturedStatement[]): Db {
   };
   return Object.assign(asyncDb(recorded), { $store: db.$store, $client: sqliteOf(db) });
 }
+
+/**
+ * For tests of what only SQLite has (its query plans, pragmas, file modes, online backup, one
+ * writer's ordering): they run on SQLite and are reported as skipped in the PostgreSQL run, never
+ * left out silently. Their names say "SQLite" (test/architecture checks it).
+ */
+export const onSqliteOnly = {
+  it: it.skipIf(TEST_ENGINE !== 'sqlite'),
+  describe: describe.skipIf(TEST_ENGINE !== 'sqlite'),
+};

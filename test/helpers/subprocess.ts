@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { databaseForFile } from './postgres.ts';
 
 /** The repository root: subprocesses run `node --import tsx src/cli/main.ts ...` from here. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -10,12 +11,22 @@ export const ENTRY_ARGS = ['--import', 'tsx', 'src/cli/main.ts'];
 
 /** Configuration variables of the service; a child starts without the parent's values of them. */
 const SERVICE_VARIABLES =
-  /^(PORT|HOST|LOG_LEVEL|METRICS_TOKEN|DATA_DIR|DATABASE_FILE|PUBLIC_BASE_URL|RATE_LIMIT_\w+|BODY_LIMIT_BYTES|MCP_ALLOWED_ORIGINS|RUN_SCHEDULERS|SCHEDULER_POLL_SECONDS|SERVICE_API_KEY|SERVICE_READ_ONLY|SERVICE_TOOLS|ENCRYPTION_KEY|WEBHOOK_\w+|AI_\w+|GENERATION_\w+|PUBLISH_\w+|PLATFORM_\w+|SANDBOX_\w+|\w+_APP_SECRET|X_\w+|LINKEDIN_\w+|FACEBOOK_\w+|INSTAGRAM_\w+|TIKTOK_\w+)$/;
+  /^(PORT|HOST|LOG_LEVEL|METRICS_TOKEN|DATA_DIR|DATABASE_FILE|DATABASE_URL|PUBLIC_BASE_URL|RATE_LIMIT_\w+|BODY_LIMIT_BYTES|MCP_ALLOWED_ORIGINS|RUN_SCHEDULERS|SCHEDULER_POLL_SECONDS|SERVICE_API_KEY|SERVICE_READ_ONLY|SERVICE_TOOLS|ENCRYPTION_KEY|WEBHOOK_\w+|AI_\w+|GENERATION_\w+|PUBLISH_\w+|PLATFORM_\w+|SANDBOX_\w+|\w+_APP_SECRET|X_\w+|LINKEDIN_\w+|FACEBOOK_\w+|INSTAGRAM_\w+|TIKTOK_\w+)$/;
 
+/**
+ * The environment of a service child process: the parent's without its service variables, plus
+ * `extra`. In the suite's PostgreSQL run a child given a data folder (or a database file) gets
+ * `DATABASE_URL` to the database standing for that file, which the test's own runtime on the file
+ * shares (test/helpers/postgres.ts).
+ */
 export function childEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !SERVICE_VARIABLES.test(name)) env[name] = value;
+  }
+  const file = extra.DATABASE_FILE ?? (extra.DATA_DIR === undefined ? undefined : join(extra.DATA_DIR, 'service.db'));
+  if (process.env.TEST_ENGINE === 'postgres' && file !== undefined && extra.DATABASE_URL === undefined) {
+    return { ...env, DATABASE_URL: databaseForFile(file), ...extra };
   }
   return { ...env, ...extra };
 }

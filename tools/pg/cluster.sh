@@ -61,7 +61,7 @@ case "$command" in
     { echo "host all password_probe 127.0.0.1/32 scram-sha-256"; cat "$dir/data/pg_hba.conf"; } >"$dir/pg_hba.conf"
     as_owner cp "$dir/pg_hba.conf" "$dir/data/pg_hba.conf"
     as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o \
-      "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=128MB" \
+      "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=1000 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=128MB" \
       start >/dev/null || { cat "$dir/server.log" >&2; exit 1; }
     echo "postgres://postgres@127.0.0.1:$port/postgres"
     ;;
