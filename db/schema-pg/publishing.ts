@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import {
   ATTEMPT_STATUSES,
   PUBLISH_RUN_OUTCOMES,
@@ -159,3 +159,9 @@ export const handledSignedRequests = pgTable(
   },
   (t) => [index('handled_signed_requests_forget_at_idx').on(t.forgetAt)],
 );
+
+/** As db/schema/publishing.ts: the last tick each once-per-tick job was claimed for. */
+export const jobTicks = pgTable('job_ticks', {
+  job: text('job').primaryKey(),
+  tickAt: bigint('tick_at', { mode: 'number' }).notNull(),
+});

@@ -237,3 +237,12 @@ export const handledSignedRequests = sqliteTable(
   },
   (t) => [index('handled_signed_requests_forget_at_idx').on(t.forgetAt)],
 );
+
+/**
+ * For a job that must run once per tick across every process on the database (maintenance): the
+ * last tick (epoch ms) it was claimed for. A process runs a tick only when its claim moved the row.
+ */
+export const jobTicks = sqliteTable('job_ticks', {
+  job: text('job').primaryKey(),
+  tickAt: integer('tick_at').notNull(),
+});

@@ -1,0 +1,4 @@
+CREATE TABLE `job_ticks` (
+	`job` text PRIMARY KEY NOT NULL,
+	`tick_at` integer NOT NULL
+);
