@@ -31,12 +31,14 @@ export interface RunResult {
 /**
  * Where a built statement runs: one implementation per engine. `arrayMode` asks for each row as an
  * array of column values in the selected order (how a query with known fields is decoded); raw SQL
- * without fields gets rows as objects keyed by column name, as better-sqlite3 gives them.
+ * without fields gets rows as objects keyed by column name, as better-sqlite3 gives them. An
+ * executor may answer at once (SQLite, when its connection is free) or with a promise: the prepared
+ * query then makes one promise per statement instead of one per layer.
  */
 export interface Executor {
-  run(sql: string, params: unknown[]): Promise<RunResult>;
-  all(sql: string, params: unknown[], arrayMode: boolean): Promise<unknown[]>;
-  get(sql: string, params: unknown[], arrayMode: boolean): Promise<unknown>;
+  run(sql: string, params: unknown[]): RunResult | Promise<RunResult>;
+  all(sql: string, params: unknown[], arrayMode: boolean): unknown[] | Promise<unknown[]>;
+  get(sql: string, params: unknown[], arrayMode: boolean): unknown | Promise<unknown>;
 }
 
 /** The query builder core uses on both engines: drizzle's SQLite builder in its async mode. */
@@ -102,27 +104,48 @@ class ExecutorPreparedQuery extends SQLitePreparedQuery<{
     return mapResultRow(this.fields!, row, this.nullableJoins());
   }
 
-  async run(placeholders?: Record<string, unknown>): Promise<RunResult> {
-    return this.executor.run(this.query.sql, this.bound(placeholders));
+  run(placeholders?: Record<string, unknown>): Promise<RunResult> {
+    try {
+      return settled(this.executor.run(this.query.sql, this.bound(placeholders)));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
-  async all(placeholders?: Record<string, unknown>): Promise<unknown[]> {
-    const params = this.bound(placeholders);
-    if (!this.fields && !this.customResultMapper) return this.executor.all(this.query.sql, params, false);
-    const rows = (await this.executor.all(this.query.sql, params, true)) as unknown[][];
+  all(placeholders?: Record<string, unknown>): Promise<unknown[]> {
+    try {
+      const params = this.bound(placeholders);
+      if (!this.fields && !this.customResultMapper) return settled(this.executor.all(this.query.sql, params, false));
+      const rows = this.executor.all(this.query.sql, params, true) as unknown[][] | Promise<unknown[][]>;
+      return rows instanceof Promise ? rows.then((answered) => this.decodeAll(answered)) : settled(this.decodeAll(rows));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private decodeAll(rows: unknown[][]): unknown[] {
     if (this.customResultMapper) return this.customResultMapper(rows) as unknown[];
     return rows.map((row) => this.decode(row));
   }
 
-  async get(placeholders?: Record<string, unknown>): Promise<unknown> {
-    const params = this.bound(placeholders);
-    if (!this.fields && !this.customResultMapper) return this.executor.get(this.query.sql, params, false);
-    const row = (await this.executor.get(this.query.sql, params, true)) as unknown[] | undefined;
-    return row === undefined ? undefined : this.decode(row);
+  get(placeholders?: Record<string, unknown>): Promise<unknown> {
+    try {
+      const params = this.bound(placeholders);
+      if (!this.fields && !this.customResultMapper) return settled(this.executor.get(this.query.sql, params, false));
+      const row = this.executor.get(this.query.sql, params, true) as unknown[] | undefined | Promise<unknown[] | undefined>;
+      if (row instanceof Promise) return row.then((answered) => (answered === undefined ? undefined : this.decode(answered)));
+      return settled(row === undefined ? undefined : this.decode(row));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
-  async values(placeholders?: Record<string, unknown>): Promise<unknown[][]> {
-    return (await this.executor.all(this.query.sql, this.bound(placeholders), true)) as unknown[][];
+  values(placeholders?: Record<string, unknown>): Promise<unknown[][]> {
+    try {
+      return settled(this.executor.all(this.query.sql, this.bound(placeholders), true) as unknown[][]);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** @internal drizzle asks this of a relational query's statement. */
@@ -132,6 +155,11 @@ class ExecutorPreparedQuery extends SQLitePreparedQuery<{
 }
 
 const NO_VALUES: Record<string, unknown> = {};
+
+/** An executor's answer as a promise: itself when it is one, else one already resolved. */
+function settled<T>(answer: T | Promise<T>): Promise<T> {
+  return answer instanceof Promise ? answer : Promise.resolve(answer);
+}
 
 /** How drizzle's fillPlaceholders fills one parameter, decided once. */
 function binding(param: unknown): Bind {

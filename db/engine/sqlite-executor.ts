@@ -1,5 +1,12 @@
 import type Database from 'better-sqlite3';
-import type { Executor } from './session.ts';
+import type { Executor, RunResult } from './session.ts';
+
+/** An executor that always answers at once. */
+export interface SyncExecutor extends Executor {
+  run(sql: string, params: unknown[]): RunResult;
+  all(sql: string, params: unknown[], arrayMode: boolean): unknown[];
+  get(sql: string, params: unknown[], arrayMode: boolean): unknown;
+}
 
 /** Statements kept prepared per connection; past this many distinct texts the cache starts over. */
 const MAX_CACHED_STATEMENTS = 2000;
@@ -7,10 +14,10 @@ const MAX_CACHED_STATEMENTS = 2000;
 /**
  * Runs built statements on one better-sqlite3 connection. Each distinct SQL text is prepared once
  * and kept, in two forms: rows as objects (raw SQL without selected fields) and rows as arrays (what
- * the builder decodes). better-sqlite3 is synchronous, so each promise is already settled when
- * returned: an awaited statement costs a microtask, not a turn of the event loop.
+ * the builder decodes). better-sqlite3 is synchronous: each answer is returned at once (an error
+ * is thrown), and the prepared query makes the one promise its caller awaits.
  */
-export function sqliteExecutor(sqlite: Database.Database): Executor {
+export function sqliteExecutor(sqlite: Database.Database): SyncExecutor {
   const byText = [new Map<string, Database.Statement>(), new Map<string, Database.Statement>()];
   const statement = (sql: string, arrayMode: boolean): Database.Statement => {
     const cache = byText[arrayMode ? 1 : 0]!;
@@ -24,8 +31,8 @@ export function sqliteExecutor(sqlite: Database.Database): Executor {
     return prepared;
   };
   return {
-    run: async (sql, params) => ({ changes: statement(sql, false).run(...params).changes }),
-    all: async (sql, params, arrayMode) => statement(sql, arrayMode).all(...params),
-    get: async (sql, params, arrayMode) => statement(sql, arrayMode).get(...params),
+    run: (sql, params) => ({ changes: statement(sql, false).run(...params).changes }),
+    all: (sql, params, arrayMode) => statement(sql, arrayMode).all(...params),
+    get: (sql, params, arrayMode) => statement(sql, arrayMode).get(...params),
   };
 }
