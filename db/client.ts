@@ -30,14 +30,14 @@ export interface DatabaseTarget {
   databaseFile: string;
   databaseUrl: string | null;
   /** Connections the PostgreSQL pool may hold at once. */
-  poolMax?: number;
+  databasePoolMax?: number;
 }
 
 /** Opens, migrates and seeds the configured database, on whichever engine it names. */
 export async function openConfiguredDatabase(target: DatabaseTarget): Promise<Db> {
   if (target.databaseUrl === null) return openDatabase(target.databaseFile);
   const { openPostgresDatabase } = await import('./postgres.ts');
-  return openPostgresDatabase(target.databaseUrl, { max: target.poolMax });
+  return openPostgresDatabase(target.databaseUrl, { max: target.databasePoolMax });
 }
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');

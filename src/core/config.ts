@@ -20,6 +20,8 @@ export interface Config {
   databaseFile: string;
   /** A PostgreSQL URL (`DATABASE_URL=postgres://…` or `postgresql://…`): the service runs on it instead of SQLite. */
   databaseUrl: string | null;
+  /** Connections each process's PostgreSQL pool may hold at once (`DATABASE_POOL_MAX`). */
+  databasePoolMax: number;
   publicBaseUrl: string;
   /**
    * Which peers may speak for the client in `X-Forwarded-For` (`TRUST_PROXY`), as Express's `trust
@@ -124,6 +126,7 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_FILE: z.string().min(1).optional(),
   DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   PUBLIC_BASE_URL: z.url().optional(),
   TRUST_PROXY: z
     .string()
@@ -284,6 +287,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       (e.DATABASE_URL !== undefined && !isPostgresUrl(e.DATABASE_URL) ? e.DATABASE_URL : e.DATABASE_FILE) ??
       join(e.DATA_DIR, 'service.db'),
     databaseUrl: e.DATABASE_URL !== undefined && isPostgresUrl(e.DATABASE_URL) ? e.DATABASE_URL : null,
+    databasePoolMax: e.DATABASE_POOL_MAX,
     publicBaseUrl,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     docsUrl: `${publicBaseUrl}/docs/errors`,
