@@ -33,12 +33,16 @@ export interface Fixture {
   apiKey: string;
 }
 
-/** Creates a business-plan workspace and its key with `main.ts admin create-workspace --json`. */
-export async function createWorkspaceViaCli(dataDir: string): Promise<Fixture> {
+/**
+ * Creates a business-plan workspace and its key with `main.ts admin create-workspace --json`, in the
+ * SQLite file of `dataDir`, or, given `databaseUrl`, in that PostgreSQL database (DATA_DIR still holds
+ * the signing-secret key the service started on it will read).
+ */
+export async function createWorkspaceViaCli(dataDir: string, databaseUrl?: string): Promise<Fixture> {
   const out = await runChild(
     'src/cli/main.ts',
     ['admin', 'create-workspace', '--name', 'bench', '--plan', 'business', '--json'],
-    childEnv({ DATA_DIR: dataDir }),
+    childEnv({ DATA_DIR: dataDir, ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }) }),
   );
   const parsed = JSON.parse(out.trim().split('\n').at(-1)!) as { workspace_id: string; api_key: string };
   if (!parsed.api_key || !parsed.workspace_id) throw new Error(`admin create-workspace gave no key: ${out}`);

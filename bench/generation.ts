@@ -8,7 +8,12 @@
  *   limit    the same 18,250 content rows (the generated ones, copied) inserted into a fresh
  *            database of the same schema with one raw better-sqlite3 prepared statement, 500 rows per
  *            transaction.
+ *
+ * With `postgres` (`--db`), each round also generates the campaign on a fresh PostgreSQL database,
+ * timed against the SQLite generation of the same round. The raw insert is better-sqlite3's own and is
+ * not run on PostgreSQL.
  */
+import { sql } from 'drizzle-orm';
 import { getTableConfig } from 'drizzle-orm/sqlite-core';
 import { join } from 'node:path';
 import { startBackgroundCheckpoints } from '../db/checkpointer.ts';
@@ -21,29 +26,46 @@ import { startDraftThread, type DraftThread } from '../src/jobs/draft-thread.ts'
 import { runOperation } from '../src/core/operation.ts';
 import { openRuntime } from '../src/core/runtime.ts';
 import { fmt, RAISED_LIMITS, tempDir, type Row } from './lib.ts';
+import { createBenchDatabase } from './postgres.ts';
 import { drain } from '../src/jobs/drain.ts';
 import { campaignGenerationJob } from '../src/jobs/campaign-generation.ts';
 import { sqliteOf } from '../db/client.ts';
 
 export interface GenerationSettings {
   rounds: number;
+  /** A PostgreSQL server URL (`--db`): generate there too. */
+  postgres?: string;
 }
 
 const POSTS_PER_DAY = 50;
 const DAYS = 365;
 const BATCH = 500;
 
-async function openWorld(label: string): Promise<{ runtime: Runtime; close(): Promise<void> }> {
+/** A fresh SQLite file, or a fresh database on the PostgreSQL server `postgres`. */
+async function openWorld(label: string, postgres?: string): Promise<{ runtime: Runtime; close(): Promise<void> }> {
   const dir = tempDir(`generation-${label}`);
-  const config = loadConfig({ DATABASE_FILE: join(dir.path, 'service.db'), DATA_DIR: dir.path, ...RAISED_LIMITS });
-  const runtime = await openRuntime({ config });
+  const database = postgres === undefined ? undefined : await createBenchDatabase(postgres);
+  const config = loadConfig({
+    ...(database ? { DATABASE_URL: database.url } : { DATABASE_FILE: join(dir.path, 'service.db') }),
+    DATA_DIR: dir.path,
+    ...RAISED_LIMITS,
+  });
+  const runtime = await openRuntime({ config }).catch(async (error: unknown) => {
+    await database?.drop();
+    dir.cleanup();
+    throw error;
+  });
   const checkpointer = startBackgroundCheckpoints(runtime.db);
   return {
     runtime,
     async close() {
-      await checkpointer.stop();
-      await runtime.db.$store.close();
-      dir.cleanup();
+      try {
+        await checkpointer.stop();
+        await runtime.db.$store.close();
+        await database?.drop();
+      } finally {
+        dir.cleanup();
+      }
     },
   };
 }
@@ -54,11 +76,15 @@ const cpuMsSince = (start: NodeJS.CpuUsage): number => {
   return (user + system) / 1000;
 };
 
-/** Seconds to generate the whole campaign, its process CPU, and the rows it wrote (for the raw insert). */
+/**
+ * Seconds to generate the whole campaign, its process CPU, and the rows it wrote (for the raw insert;
+ * none on PostgreSQL, where they are only counted).
+ */
 async function generateCampaign(
   drafts: DraftThread,
+  postgres?: string,
 ): Promise<{ seconds: number; cpuMs: number; rows: Array<Record<string, unknown>> }> {
-  const world = await openWorld('engine');
+  const world = await openWorld('engine', postgres);
   try {
     const { runtime } = world;
     const { workspace } = await createWorkspace(runtime, { name: 'Generation bench', plan: 'business' });
@@ -77,6 +103,13 @@ async function generateCampaign(
     const seconds = (performance.now() - t0) / 1000;
     const cpuMs = cpuMsSince(cpu0);
     if (outcomes.join() !== 'completed') throw new Error(`generation: ended with ${outcomes.join()}`);
+    if (postgres !== undefined) {
+      const { n } = await runtime.db.get<{ n: number }>(
+        sql`select count(*) as n from content where campaign_id = ${id}`,
+      );
+      if (n !== POSTS_PER_DAY * DAYS) throw new Error(`generation on PostgreSQL: ${n} items written`);
+      return { seconds, cpuMs, rows: [] };
+    }
     const rows = sqliteOf(runtime.db)
       .prepare('select * from content where campaign_id = ? order by campaign_slot')
       .all(id) as Array<Record<string, unknown>>;
@@ -115,27 +148,42 @@ async function insertRaw(rows: Array<Record<string, unknown>>): Promise<{ second
 }
 
 export async function benchGeneration(settings: GenerationSettings): Promise<Row[]> {
+  const { postgres } = settings;
   console.log(
     `\n== Campaign generation: ${POSTS_PER_DAY} posts/day x ${DAYS} days (${fmt(POSTS_PER_DAY * DAYS)} posts) vs a raw insert of the same rows; ${settings.rounds} rounds ==`,
   );
+  if (postgres !== undefined)
+    console.log(
+      'On PostgreSQL too, a fresh database each round, against the SQLite generation of the same round (the raw insert is SQLite only).',
+    );
   const ratios: Array<{ engine: number; raw: number }> = [];
+  const pgRatios: Array<{ postgres: number; sqlite: number }> = [];
   // Started before the rounds and busy through them, as in a server generating one campaign after another
   // (a server starts it with its first batch and stops it after a minute without one).
   const drafts = startDraftThread(loadConfig({}).ai);
   await drafts.ready;
   // Round 0 warms the JIT for both sides and is not counted.
   for (let round = 0; round <= settings.rounds; round++) {
+    // PostgreSQL goes first in odd rounds, so neither engine always gets the warmer machine.
+    let pg: { seconds: number; cpuMs: number } | undefined;
+    if (postgres !== undefined && round % 2 === 1) pg = await generateCampaign(drafts, postgres);
     const { seconds, cpuMs, rows } = await generateCampaign(drafts);
     const { seconds: raw, cpuMs: rawCpuMs } = await insertRaw(rows);
+    if (postgres !== undefined && round % 2 === 0) pg = await generateCampaign(drafts, postgres);
     if (round > 0) ratios.push({ engine: seconds, raw });
+    if (round > 0 && pg) pgRatios.push({ postgres: pg.seconds, sqlite: seconds });
     // Process CPU beside the wall time: on a shared machine it shows whether a slow round did more work or waited for a core.
     console.log(
       `round ${round}${round === 0 ? ' (warm-up)' : ''}: generation ${fmt(seconds * 1000)} ms (CPU ${fmt(cpuMs)} ms), raw insert ${fmt(raw * 1000)} ms (CPU ${fmt(rawCpuMs)} ms) (${(seconds / raw).toFixed(2)}x)`,
     );
+    if (pg)
+      console.log(
+        `round ${round} on PostgreSQL: generation ${fmt(pg.seconds * 1000)} ms (CPU ${fmt(pg.cpuMs)} ms in this process, the server's not counted) (${(pg.seconds / seconds).toFixed(2)}x SQLite)`,
+      );
   }
   await drafts.close();
   const median = [...ratios].sort((a, b) => a.engine / a.raw - b.engine / b.raw)[Math.floor(ratios.length / 2)]!;
-  return [
+  const rows: Row[] = [
     {
       name: `generate a ${fmt(POSTS_PER_DAY * DAYS)}-post campaign vs raw insert of its rows`,
       unit: 'ms',
@@ -143,6 +191,20 @@ export async function benchGeneration(settings: GenerationSettings): Promise<Row
       limit: median.raw * 1000,
       ratio: median.engine / median.raw,
       target: { op: '<=', value: 3 },
+    },
+  ];
+  if (postgres === undefined) return rows;
+  const pgMedian = [...pgRatios].sort((a, b) => a.postgres / a.sqlite - b.postgres / b.sqlite)[
+    Math.floor(pgRatios.length / 2)
+  ]!;
+  return [
+    ...rows,
+    {
+      name: `generate a ${fmt(POSTS_PER_DAY * DAYS)}-post campaign, PostgreSQL vs SQLite`,
+      unit: 'ms',
+      project: pgMedian.postgres * 1000,
+      limit: pgMedian.sqlite * 1000,
+      ratio: pgMedian.postgres / pgMedian.sqlite,
     },
   ];
 }

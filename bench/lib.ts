@@ -20,11 +20,16 @@ export const RAISED_LIMITS = {
   RATE_LIMIT_MEDIA: '1000000000',
 } as const;
 
-/** The environment a child starts with: ours minus anything that would point it at another database. */
+/**
+ * The environment a child starts with: ours minus anything that would point it at another database.
+ * DATABASE_URL too: a PostgreSQL run passes its own database in `extra`, and a SQLite run must never
+ * inherit one from the shell.
+ */
 export function childEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k === 'DATABASE_FILE' || k === 'PUBLIC_BASE_URL' || k.startsWith('RATE_LIMIT_')) continue;
+    if (v === undefined || k === 'DATABASE_FILE' || k === 'DATABASE_URL' || k === 'PUBLIC_BASE_URL') continue;
+    if (k.startsWith('RATE_LIMIT_')) continue;
     env[k] = v;
   }
   return { ...env, NODE_ENV: 'production', HOST: '127.0.0.1', ...extra };

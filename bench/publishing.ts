@@ -7,6 +7,10 @@
  *   throughput  items due at once, each to three sandbox platforms: items/s from queued to finished,
  *               against a raw claim-and-update loop on the same table (claim a batch with one
  *               UPDATE … RETURNING, mark each published) on an identically seeded database.
+ *
+ * With `postgres` (`--db`), each round also runs both scenarios on fresh PostgreSQL databases: the
+ * lag there against the same 250 ms, the fan-out against SQLite's of the same run. The raw loop is
+ * SQLite's own (better-sqlite3 in process) and is not run on PostgreSQL.
  */
 import { sql } from 'drizzle-orm';
 import { join } from 'node:path';
@@ -23,6 +27,7 @@ import { openRuntime } from '../src/core/runtime.ts';
 import { connectSocialAccount } from '../src/core/social-accounts/operations.ts';
 import { startPublishing } from '../src/jobs/publish-run.ts';
 import { fmt, percentile, RAISED_LIMITS, table, tempDir, until, type Row } from './lib.ts';
+import { createBenchDatabase } from './postgres.ts';
 
 export interface PublishingSettings {
   /** Items due in the lag scenario, spread over `spreadSeconds`. */
@@ -32,6 +37,8 @@ export interface PublishingSettings {
   /** Items due at once in the throughput scenario. */
   throughputItems: number;
   rounds: number;
+  /** A PostgreSQL server URL (`--db`): run each scenario there too. */
+  postgres?: string;
 }
 
 const THREE: Platform[] = ['twitter', 'linkedin', 'facebook'];
@@ -42,16 +49,24 @@ interface World {
   close(): Promise<void>;
 }
 
-/** A fresh database file with `workspaces` business workspaces, each connected to every platform. */
-async function world(label: string, workspaces: number): Promise<World> {
+/**
+ * A fresh database with `workspaces` business workspaces, each connected to every platform: a new
+ * SQLite file, or a new database on the PostgreSQL server `postgres`.
+ */
+async function world(label: string, workspaces: number, postgres?: string): Promise<World> {
   const dir = tempDir(`publishing-${label}`);
+  const database = postgres === undefined ? undefined : await createBenchDatabase(postgres);
   const config = loadConfig({
-    DATABASE_FILE: join(dir.path, 'service.db'),
+    ...(database ? { DATABASE_URL: database.url } : { DATABASE_FILE: join(dir.path, 'service.db') }),
     ...RAISED_LIMITS,
     // The run's own setting, when given, so its effect can be measured.
     PUBLISH_CONCURRENCY: process.env.PUBLISH_CONCURRENCY,
   });
-  const runtime = await openRuntime({ config });
+  const runtime = await openRuntime({ config }).catch(async (error: unknown) => {
+    await database?.drop();
+    dir.cleanup();
+    throw error;
+  });
   const checkpointer = startBackgroundCheckpoints(runtime.db);
   const workspaceIds = await writeTransaction(runtime.db, async () => {
     const ids: string[] = [];
@@ -67,9 +82,13 @@ async function world(label: string, workspaces: number): Promise<World> {
     runtime,
     workspaceIds,
     async close() {
-      await checkpointer.stop();
-      await runtime.db.$store.close();
-      dir.cleanup();
+      try {
+        await checkpointer.stop();
+        await runtime.db.$store.close();
+        await database?.drop();
+      } finally {
+        dir.cleanup();
+      }
     },
   };
 }
@@ -105,12 +124,15 @@ async function seedQueued(w: World, count: number, scheduledFor: (i: number) => 
 const unfinished = async (w: World): Promise<number> =>
   (
     await w.runtime.db.get<{ n: number }>(
-      sql`select count(*) as n from content where status in ('scheduled', 'approved', 'publishing') and publish_queued = 1`,
+      sql`select count(*) as n from content where status in ('scheduled', 'approved', 'publishing') and publish_queued = ${w.runtime.db.$store.sql.true}`,
     )
   ).n;
 
-async function lagRound(settings: PublishingSettings): Promise<{ toPublishing: number[]; toFinished: number[] }> {
-  const w = await world('lag', settings.workspaces);
+async function lagRound(
+  settings: PublishingSettings,
+  postgres?: string,
+): Promise<{ toPublishing: number[]; toFinished: number[] }> {
+  const w = await world('lag', settings.workspaces, postgres);
   try {
     const start = Date.now() + 1500;
     const spreadMs = settings.spreadSeconds * 1000;
@@ -139,8 +161,11 @@ async function lagRound(settings: PublishingSettings): Promise<{ toPublishing: n
 }
 
 /** Items/s from queued to finished, and the process's CPU time (every thread, user and system) per item meanwhile. */
-async function serviceThroughput(settings: PublishingSettings): Promise<{ rate: number; cpuMicrosPerItem: number }> {
-  const w = await world('service', settings.workspaces);
+async function serviceThroughput(
+  settings: PublishingSettings,
+  postgres?: string,
+): Promise<{ rate: number; cpuMicrosPerItem: number }> {
+  const w = await world('service', settings.workspaces, postgres);
   try {
     await seedQueued(w, settings.throughputItems, () => null);
     const t0 = performance.now();
@@ -201,60 +226,97 @@ async function rawThroughput(settings: PublishingSettings): Promise<number> {
   }
 }
 
+/** What one engine's rounds measured: lag to publishing and to finished, and fan-out items/s with CPU per item. */
+interface Measured {
+  toPublishing: number[];
+  toFinished: number[];
+  service: number[];
+  serviceCpu: number[];
+}
+
+const measured = (): Measured => ({ toPublishing: [], toFinished: [], service: [], serviceCpu: [] });
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const lagLines = (m: Measured, suffix: string): string[][] => [
+  [
+    `scheduled_for → publishing${suffix}`,
+    `${fmt(percentile(m.toPublishing, 50))} ms`,
+    `${fmt(percentile(m.toPublishing, 99))} ms`,
+    `${fmt(m.toPublishing.at(-1)!)} ms`,
+  ],
+  [
+    `scheduled_for → finished${suffix}`,
+    `${fmt(percentile(m.toFinished, 50))} ms`,
+    `${fmt(percentile(m.toFinished, 99))} ms`,
+    `${fmt(m.toFinished.at(-1)!)} ms`,
+  ],
+];
+
+/** One engine's lag round, on a SQLite file or (given `postgres`) a fresh PostgreSQL database. */
+async function measureLag(m: Measured, settings: PublishingSettings, postgres?: string): Promise<void> {
+  const lag = await lagRound(settings, postgres);
+  m.toPublishing.push(...lag.toPublishing);
+  m.toFinished.push(...lag.toFinished);
+}
+
+/** One engine's fan-out round, likewise. */
+async function measureFanOut(m: Measured, settings: PublishingSettings, postgres?: string): Promise<void> {
+  const { rate, cpuMicrosPerItem } = await serviceThroughput(settings, postgres);
+  m.service.push(rate);
+  m.serviceCpu.push(cpuMicrosPerItem);
+}
+
 export async function benchPublishing(settings: PublishingSettings): Promise<Row[]> {
+  const { postgres } = settings;
   console.log(
     `\n== Publishing run: lag with ${fmt(settings.lagItems)} items due over ${settings.spreadSeconds} s across ${settings.workspaces} workspaces; ` +
       `throughput with ${fmt(settings.throughputItems)} items due at once to ${THREE.length} sandbox platforms; ${settings.rounds} rounds ==`,
   );
-  const toPublishing: number[] = [];
-  const toFinished: number[] = [];
-  const service: number[] = [];
-  const serviceCpu: number[] = [];
+  if (postgres !== undefined)
+    console.log(
+      'On PostgreSQL too, a fresh database for each scenario; the raw loop is SQLite only, so the fan-out there is set against SQLite of the same rounds.',
+    );
+  const sqlite = measured();
+  const pg = measured();
   const raw: number[] = [];
   for (let round = 0; round < settings.rounds; round++) {
-    const lag = await lagRound(settings);
-    toPublishing.push(...lag.toPublishing);
-    toFinished.push(...lag.toFinished);
+    await measureLag(sqlite, settings);
+    if (postgres !== undefined) await measureLag(pg, settings, postgres);
     // Alternate which goes first, so neither always gets the warmer machine.
     const sides = [
-      async () => {
-        const { rate, cpuMicrosPerItem } = await serviceThroughput(settings);
-        service.push(rate);
-        serviceCpu.push(cpuMicrosPerItem);
-      },
+      () => measureFanOut(sqlite, settings),
       async () => void raw.push(await rawThroughput(settings)),
+      ...(postgres === undefined ? [] : [() => measureFanOut(pg, settings, postgres)]),
     ];
     for (const measure of round % 2 === 0 ? sides : sides.reverse()) await measure();
     // bench/ab.ts reads these lines: keep their shape.
     console.log(
-      `round ${round + 1}: service ${fmt(service.at(-1)!)} items/s (CPU ${fmt(serviceCpu.at(-1)!)} µs per item), raw loop ${fmt(raw.at(-1)!)} items/s`,
+      `round ${round + 1}: service ${fmt(sqlite.service.at(-1)!)} items/s (CPU ${fmt(sqlite.serviceCpu.at(-1)!)} µs per item), raw loop ${fmt(raw.at(-1)!)} items/s`,
     );
+    if (postgres !== undefined)
+      console.log(
+        `round ${round + 1} on PostgreSQL: service ${fmt(pg.service.at(-1)!)} items/s (CPU ${fmt(pg.serviceCpu.at(-1)!)} µs per item in this process, the server's not counted)`,
+      );
   }
-  toPublishing.sort((a, b) => a - b);
-  toFinished.sort((a, b) => a - b);
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const lagP50 = percentile(toPublishing, 50);
-  const lagP99 = percentile(toPublishing, 99);
+  for (const m of postgres === undefined ? [sqlite] : [sqlite, pg]) {
+    m.toPublishing.sort((a, b) => a - b);
+    m.toFinished.sort((a, b) => a - b);
+  }
+  const lagP50 = percentile(sqlite.toPublishing, 50);
+  const lagP99 = percentile(sqlite.toPublishing, 99);
   console.log(
     table(
       ['measure', 'p50', 'p99', 'max'],
-      [
-        ['scheduled_for → publishing', `${fmt(lagP50)} ms`, `${fmt(lagP99)} ms`, `${fmt(toPublishing.at(-1)!)} ms`],
-        [
-          'scheduled_for → finished',
-          `${fmt(percentile(toFinished, 50))} ms`,
-          `${fmt(percentile(toFinished, 99))} ms`,
-          `${fmt(toFinished.at(-1)!)} ms`,
-        ],
-      ],
+      [...lagLines(sqlite, ''), ...(postgres === undefined ? [] : lagLines(pg, ' on PostgreSQL'))],
     ),
   );
-  const serviceRate = median(service);
+  const serviceRate = median(sqlite.service);
   const rawRate = median(raw);
   console.log(
-    `fan-out: median ${fmt(serviceRate)} items/s, CPU ${fmt(median(serviceCpu))} µs per item (the process's user and system time, every thread, from the first claim to the last finish)`,
+    `fan-out: median ${fmt(serviceRate)} items/s, CPU ${fmt(median(sqlite.serviceCpu))} µs per item (the process's user and system time, every thread, from the first claim to the last finish)`,
   );
-  return [
+  const rows: Row[] = [
     { name: 'publish lag p50 (ms, vs 250 ms)', unit: 'ms', project: lagP50, limit: 250, ratio: lagP50 / 250 },
     {
       name: 'publish lag p99 (ms, vs 250 ms)',
@@ -270,6 +332,39 @@ export async function benchPublishing(settings: PublishingSettings): Promise<Row
       project: serviceRate,
       limit: rawRate,
       ratio: serviceRate / rawRate,
+    },
+  ];
+  if (postgres === undefined) return rows;
+
+  const pgRate = median(pg.service);
+  const pgP50 = percentile(pg.toPublishing, 50);
+  const pgP99 = percentile(pg.toPublishing, 99);
+  console.log(
+    `fan-out on PostgreSQL: median ${fmt(pgRate)} items/s (SQLite ${fmt(serviceRate)}), CPU ${fmt(median(pg.serviceCpu))} µs per item in this process`,
+  );
+  return [
+    ...rows,
+    {
+      name: 'publish lag p50 on PostgreSQL (ms, vs 250 ms)',
+      unit: 'ms',
+      project: pgP50,
+      limit: 250,
+      ratio: pgP50 / 250,
+    },
+    {
+      name: 'publish lag p99 on PostgreSQL (ms, vs 250 ms)',
+      unit: 'ms',
+      project: pgP99,
+      limit: 250,
+      ratio: pgP99 / 250,
+      target: { op: '<=', value: 1 },
+    },
+    {
+      name: 'fan-out to 3 platforms, PostgreSQL vs SQLite',
+      unit: 'items/s',
+      project: pgRate,
+      limit: serviceRate,
+      ratio: pgRate / serviceRate,
     },
   ];
 }

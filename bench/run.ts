@@ -1,7 +1,7 @@
 /**
  * Benchmark entry: `npm run bench [-- rest list stdio] [--seconds N] [--warmup N] [--connections N]
  * [--calls N] [--sizes 10000,1000000] [--in-flight N] [--rounds N] [--lag-items N] [--spread-seconds N]
- * [--throughput-items N] [--dashboard-items N] [--strict]`. With no names it runs them all.
+ * [--throughput-items N] [--dashboard-items N] [--db postgres://…] [--strict]`. With no names it runs them all.
  *
  *   rest   GET /api/v1/content/{id} and POST /api/v1/content: service vs a bare Express 5 app (and
  *          the GET with an OAuth access token vs with the API key)
@@ -27,6 +27,22 @@
  *          a 7-minute warm-up by default: see SoakSettings.warmupSeconds). Only when named: it is
  *          not part of the default set.
  *
+ * --db postgres://user:password@host:port/database runs rest, publishing, webhooks and generation on
+ * PostgreSQL as well as on SQLite (the other groups stay SQLite only): each measurement there gets a
+ * fresh empty database made on that server (`bench_<random>`, dropped after; the user needs CREATEDB),
+ * and its figure is set beside SQLite's of the same run, in rows named "…, PostgreSQL vs SQLite":
+ *
+ *   rest        GET /content/{id} and POST /content req/s, a second service child on PostgreSQL
+ *               interleaved with the SQLite one (targets: GET >= 0.5, POST >= 0.35 of SQLite)
+ *   publishing  lag p50/p99 on PostgreSQL against 250 ms (target p99 <= 250 ms), fan-out items/s
+ *               against SQLite's
+ *   webhooks    deliveries/s against SQLite's, and the event-to-first-attempt latency
+ *   generation  campaign generation time against SQLite's
+ *
+ * The raw limit loops (publishing's claim+update, generation's insert) are better-sqlite3's own and
+ * run on SQLite only: on PostgreSQL the limit is the SQLite figure. Without --db nothing runs on
+ * PostgreSQL, and a DATABASE_URL in the environment reaches no child (lib.ts childEnv).
+ *
  * Each figure is measured next to its limit in the same run and printed as a ratio; the summary
  * table at the end marks the targets. --strict makes a missed target exit non-zero; a failed
  * measurement (non-2xx, a tool error, a crashed child) always does.
@@ -43,6 +59,7 @@ import { benchLive } from './live.ts';
 import { benchLiveInstagram } from './live-instagram.ts';
 import { benchMcp } from './mcp.ts';
 import { benchMedia } from './media.ts';
+import { describeServer, POSTGRES_GROUPS, postgresServer } from './postgres.ts';
 import { benchPublishing } from './publishing.ts';
 import { benchWebhooks } from './webhooks.ts';
 import {
@@ -56,7 +73,7 @@ import {
   type HttpChild,
   type Row,
 } from './lib.ts';
-import { benchRest, startBaseline } from './rest.ts';
+import { benchRest, benchRestOnPostgres, startBaseline, startServiceOnPostgres } from './rest.ts';
 import { benchSoak } from './soak.ts';
 import { benchStdio } from './stdio.ts';
 
@@ -103,6 +120,7 @@ const { values, positionals } = parseArgs({
     'soak-minutes': { type: 'string', default: '10' },
     'soak-warmup-seconds': { type: 'string', default: '420' },
     against: { type: 'string' },
+    db: { type: 'string' },
     strict: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -131,9 +149,11 @@ async function main(): Promise<number> {
     console.log(
       'Usage: npm run bench -- [rest] [mcp] [list] [stdio] [publishing] [--seconds 10] [--warmup 3] [--connections 10] [--stdio-seconds 5] ' +
         '[--in-flight 8] [--rounds 2] [--calls 3000] [--sizes 10000,1000000] [--lag-items 10000] [--spread-seconds 10] [--workspaces 100] ' +
-        '[--throughput-items 5000] [--live-items 2000] [--instagram-items 1000] [--webhook-events 5000] [--webhook-rate 200] [--webhook-seconds 5] [--media-mb 50] [--dashboard-items 10000] [--strict]\n' +
+        '[--throughput-items 5000] [--live-items 2000] [--instagram-items 1000] [--webhook-events 5000] [--webhook-rate 200] [--webhook-seconds 5] [--media-mb 50] [--dashboard-items 10000] [--db postgres://…] [--strict]\n' +
         '       npm run bench -- publishing --against DIR [--rounds 3]   (this tree and the checkout DIR side by side, alternating)\n' +
-        '       npm run bench -- soak [--soak-minutes 10] [--soak-warmup-seconds 420]   (the soak runs only when named)',
+        '       npm run bench -- soak [--soak-minutes 10] [--soak-warmup-seconds 420]   (the soak runs only when named)\n' +
+        `       --db postgres://user:password@host:port/database   (${POSTGRES_GROUPS.join(', ')} on PostgreSQL too, beside SQLite; ` +
+        'a fresh database bench_<random> on that server per measurement, dropped after)',
     );
     return 0;
   }
@@ -149,6 +169,12 @@ async function main(): Promise<number> {
   const rounds = Math.round(positiveNumber('rounds', values.rounds));
   if (values.against !== undefined && (selected.size !== 1 || !selected.has('publishing')))
     throw new Error('--against compares the publishing group only: npm run bench -- publishing --against DIR');
+  const postgres = values.db === undefined ? undefined : postgresServer(values.db);
+  if (postgres !== undefined && values.against !== undefined)
+    throw new Error('--against compares two trees on SQLite; run --db without it');
+  const onPostgres = (group: Group) => postgres !== undefined && (POSTGRES_GROUPS as readonly string[]).includes(group);
+  if (postgres !== undefined && ![...selected].some(onPostgres))
+    throw new Error(`--db applies to ${POSTGRES_GROUPS.join(', ')}; none of them is selected`);
   const started = new Date();
   const load = () =>
     loadavg()
@@ -159,6 +185,10 @@ async function main(): Promise<number> {
     `Node ${process.version}, ${osType()} ${release()}, ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), ` +
       `${(totalmem() / 2 ** 30).toFixed(0)} GiB, started ${started.toISOString()}, load average ${load()}`,
   );
+  if (postgres !== undefined)
+    console.log(
+      `PostgreSQL at ${describeServer(postgres)} too, for ${[...selected].filter(onPostgres).join(', ')}; the other groups run on SQLite only`,
+    );
 
   if (values.against !== undefined) {
     await benchAgainst(values.against, rounds, {
@@ -194,14 +224,31 @@ async function main(): Promise<number> {
         const baseline = await startBaseline(item.file);
         servers.push(baseline);
         console.log(`bare Express at ${baseline.url}`);
+        const restSettings = {
+          connections: positiveNumber('connections', values.connections),
+          warmupSeconds,
+          seconds,
+          rounds,
+        };
         rows.push(
-          ...(await benchRest(service, baseline, fixture, item.id, await oauthAccessToken(service.url, fixture), {
-            connections: positiveNumber('connections', values.connections),
-            warmupSeconds,
-            seconds,
-            rounds,
-          })),
+          ...(await benchRest(
+            service,
+            baseline,
+            fixture,
+            item.id,
+            await oauthAccessToken(service.url, fixture),
+            restSettings,
+          )),
         );
+        if (postgres !== undefined) {
+          // Only while it is measured: the MCP and stdio groups after it are SQLite's alone.
+          const onPg = await startServiceOnPostgres(postgres);
+          try {
+            rows.push(...(await benchRestOnPostgres({ service, fixture, itemId: item.id }, onPg.target, restSettings)));
+          } finally {
+            await onPg.close();
+          }
+        }
       }
       if (selected.has('mcp')) {
         rows.push(
@@ -248,6 +295,7 @@ async function main(): Promise<number> {
         workspaces: positiveNumber('workspaces', values.workspaces),
         throughputItems: positiveNumber('throughput-items', values['throughput-items']),
         rounds,
+        postgres,
       })),
     );
   }
@@ -275,11 +323,12 @@ async function main(): Promise<number> {
         rate: positiveNumber('webhook-rate', values['webhook-rate']),
         latencySeconds: positiveNumber('webhook-seconds', values['webhook-seconds']),
         rounds,
+        postgres,
       })),
     );
   }
 
-  if (selected.has('generation')) rows.push(...(await benchGeneration({ rounds })));
+  if (selected.has('generation')) rows.push(...(await benchGeneration({ rounds, postgres })));
 
   if (selected.has('media'))
     rows.push(...(await benchMedia({ sizeMb: positiveNumber('media-mb', values['media-mb']), rounds })));

@@ -7,6 +7,9 @@
  *               same receiver with the same concurrency (the worker's per-subscription cap).
  *   latency     events written at a steady rate while the worker runs: from each event's created_at
  *               to its first attempt (the delivery log's attempt time), p50 and p99.
+ *
+ * With `postgres` (`--db`), each round also runs both scenarios on fresh PostgreSQL databases, against
+ * the same receiver: deliveries/s there against SQLite's of the same round, and the latency.
  */
 import { sql } from 'drizzle-orm';
 import http from 'node:http';
@@ -34,6 +37,7 @@ import {
   type HttpChild,
   type Row,
 } from './lib.ts';
+import { createBenchDatabase } from './postgres.ts';
 
 export interface WebhookSettings {
   events: number;
@@ -41,6 +45,8 @@ export interface WebhookSettings {
   rate: number;
   latencySeconds: number;
   rounds: number;
+  /** A PostgreSQL server URL (`--db`): run each scenario there too. */
+  postgres?: string;
 }
 
 const CAPTION = 'A webhook benchmark post with a caption of ordinary length, #launch #bench https://example.com/p';
@@ -51,16 +57,22 @@ interface World {
   close(): Promise<void>;
 }
 
-async function world(label: string, receiverUrl: string): Promise<World> {
+/** A fresh SQLite file, or a fresh database on the PostgreSQL server `postgres`, with one subscription to the receiver. */
+async function world(label: string, receiverUrl: string, postgres?: string): Promise<World> {
   const dir = tempDir(`webhooks-${label}`);
+  const database = postgres === undefined ? undefined : await createBenchDatabase(postgres);
   const config = loadConfig({
-    DATABASE_FILE: join(dir.path, 'service.db'),
+    ...(database ? { DATABASE_URL: database.url } : { DATABASE_FILE: join(dir.path, 'service.db') }),
     DATA_DIR: dir.path,
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     ...RAISED_LIMITS,
     WEBHOOK_CONCURRENCY: process.env.WEBHOOK_CONCURRENCY,
   });
-  const runtime = await openRuntime({ config });
+  const runtime = await openRuntime({ config }).catch(async (error: unknown) => {
+    await database?.drop();
+    dir.cleanup();
+    throw error;
+  });
   const checkpointer = startBackgroundCheckpoints(runtime.db);
   const { workspace } = await createWorkspace(runtime, { name: 'Webhook bench', plan: 'business' });
   await runOperation(createWebhook, contextFor(runtime, workspace, 'rest'), { url: `${receiverUrl}/hook`, events: [] });
@@ -68,9 +80,13 @@ async function world(label: string, receiverUrl: string): Promise<World> {
     runtime,
     workspace,
     async close() {
-      await checkpointer.stop();
-      await runtime.db.$store.close();
-      dir.cleanup();
+      try {
+        await checkpointer.stop();
+        await runtime.db.$store.close();
+        await database?.drop();
+      } finally {
+        dir.cleanup();
+      }
     },
   };
 }
@@ -84,22 +100,27 @@ const delivered = async (w: World): Promise<number> =>
 /**
  * Every event fanned out and no job queued (a job in flight is still queued). Polled while the
  * worker runs, so it reads only the partial queue index: counting delivered jobs scans the table,
- * and 50 scans a second took a tenth of the worker's CPU time.
+ * and 50 scans a second took a tenth of the worker's CPU time. On PostgreSQL the cursor is (xact,
+ * seq), but these scenarios write their events one transaction after another, so the last event read
+ * is still the one of the highest seq. The comparison is 1 on SQLite, true on PostgreSQL.
  */
 const drained = async (w: World): Promise<boolean> =>
-  (
-    await w.runtime.db.get<{ done: number }>(
-      sql`select (select last_seq from webhook_fanout_cursor) = (select max(seq) from events)
+  Number(
+    (
+      await w.runtime.db.get<{ done: number | boolean | null }>(
+        sql`select (select last_seq from webhook_fanout_cursor) = (select max(seq) from events)
       and not exists (select 1 from webhook_jobs where state = 'queued') as done`,
-    )
-  ).done === 1;
+      )
+    ).done,
+  ) === 1;
 
 /** The worker's throughput: every event already written, the worker started, timed until all are delivered. */
 async function serviceThroughput(
   receiverUrl: string,
   settings: WebhookSettings,
+  postgres?: string,
 ): Promise<{ perSecond: number; concurrency: number; bodies: string[] }> {
-  const w = await world('service', receiverUrl);
+  const w = await world('service', receiverUrl, postgres);
   try {
     await writeTransaction(w.runtime.db, async () => {
       for (let i = 0; i < settings.events; i++) await writeEvent(w, i);
@@ -119,7 +140,7 @@ async function serviceThroughput(
     if (failed > 0) throw new Error(`webhooks: ${failed} attempts failed`);
     // Bodies of the same size for the raw loop: the events as the worker would wrap them.
     const bodies = (
-      await w.runtime.db.all<{ data: string; id: string; type: string; created_at: number }>(
+      await w.runtime.db.all<{ data: string | Record<string, unknown>; id: string; type: string; created_at: number }>(
         sql`select id, type, data, created_at from events limit 100`,
       )
     ).map((e) =>
@@ -131,7 +152,8 @@ async function serviceThroughput(
         workspace_id: w.workspace.id,
         delivery_id: 'whd_x',
         attempt: 1,
-        data: JSON.parse(e.data),
+        // Text on both engines (the PostgreSQL store reads jsonb as text), parsed here either way.
+        data: typeof e.data === 'string' ? (JSON.parse(e.data) as unknown) : e.data,
       }),
     );
     return {
@@ -187,8 +209,8 @@ async function rawThroughput(
 }
 
 /** Events written one by one at `rate` per second while the worker runs; lag to each first attempt. */
-async function latency(receiverUrl: string, settings: WebhookSettings): Promise<number[]> {
-  const w = await world('latency', receiverUrl);
+async function latency(receiverUrl: string, settings: WebhookSettings, postgres?: string): Promise<number[]> {
+  const w = await world('latency', receiverUrl, postgres);
   try {
     const worker = startWebhookDelivery(w.runtime);
     const total = settings.rate * settings.latencySeconds;
@@ -213,51 +235,77 @@ async function latency(receiverUrl: string, settings: WebhookSettings): Promise<
 }
 
 export async function benchWebhooks(settings: WebhookSettings): Promise<Row[]> {
+  const { postgres } = settings;
   console.log(
     `\n== Webhook delivery: ${fmt(settings.events)} events to one subscription vs raw POSTs at the same concurrency; ` +
       `latency with ${settings.rate} events/s for ${settings.latencySeconds} s; ${settings.rounds} rounds ==`,
   );
+  if (postgres !== undefined)
+    console.log('On PostgreSQL too, a fresh database for each scenario, the same receiver, in the same rounds.');
   const receiver: HttpChild = await startHttpChild('receiver', 'bench/receiver.ts', [], childEnv({ PORT: '0' }));
   try {
     const service: number[] = [];
     const raw: number[] = [];
     const lags: number[] = [];
+    const pgService: number[] = [];
+    const pgLags: number[] = [];
     // Untimed warm-up of both sides and of the receiver, whose JIT takes some 20,000 requests to
     // settle (the raw loop alone goes from ~6,000 to ~20,000 req/s over them): a cold receiver would
     // slow whichever side ran first.
     const warm = await serviceThroughput(receiver.url, { ...settings, events: Math.min(settings.events, 2_000) });
     const concurrency = warm.concurrency;
     await rawThroughput(receiver.url, 20_000, concurrency, warm.bodies);
+    // And of the PostgreSQL side, whose driver code the SQLite side never ran.
+    if (postgres !== undefined)
+      await serviceThroughput(receiver.url, { ...settings, events: Math.min(settings.events, 2_000) }, postgres);
+    const onPostgres = async () => {
+      if (postgres !== undefined) pgService.push((await serviceThroughput(receiver.url, settings, postgres)).perSecond);
+    };
     for (let round = 0; round < settings.rounds; round++) {
       // Each round runs the pair back to back, in turns of order, so a drift in the machine's speed
       // does not always favour the same side.
       if (round % 2 === 0) {
         service.push((await serviceThroughput(receiver.url, settings)).perSecond);
         raw.push(await rawThroughput(receiver.url, settings.events, concurrency, warm.bodies));
+        await onPostgres();
       } else {
+        await onPostgres();
         raw.push(await rawThroughput(receiver.url, settings.events, concurrency, warm.bodies));
         service.push((await serviceThroughput(receiver.url, settings)).perSecond);
       }
       lags.push(...(await latency(receiver.url, settings)));
+      if (postgres !== undefined) pgLags.push(...(await latency(receiver.url, settings, postgres)));
       console.log(
         `round ${round + 1}: service ${fmt(service.at(-1)!)} deliveries/s, raw POST loop ${fmt(raw.at(-1)!)} req/s (concurrency ${concurrency})`,
       );
+      if (postgres !== undefined)
+        console.log(`round ${round + 1} on PostgreSQL: service ${fmt(pgService.at(-1)!)} deliveries/s`);
     }
     lags.sort((a, b) => a - b);
+    pgLags.sort((a, b) => a - b);
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const p50 = percentile(lags, 50);
     const p99 = percentile(lags, 99);
+    const lagLine = (label: string, xs: number[]) => [
+      label,
+      `${fmt(percentile(xs, 50))} ms`,
+      `${fmt(percentile(xs, 99))} ms`,
+      `${fmt(xs.at(-1)!)} ms`,
+    ];
     console.log(
       table(
         ['measure', 'p50', 'p99', 'max'],
-        [['event → first attempt', `${fmt(p50)} ms`, `${fmt(p99)} ms`, `${fmt(lags.at(-1)!)} ms`]],
+        [
+          lagLine('event → first attempt', lags),
+          ...(postgres === undefined ? [] : [lagLine('event → first attempt on PostgreSQL', pgLags)]),
+        ],
       ),
     );
     // Each round's pair ran back to back; the machine's speed swings between rounds, so the ratio is
     // taken per round and the median round reported.
     const ratios = service.map((rate, i) => rate / raw[i]!);
     const middle = ratios.indexOf(median(ratios));
-    return [
+    const rows: Row[] = [
       {
         name: `webhook deliveries vs raw POST loop (concurrency ${concurrency})`,
         unit: 'per s',
@@ -275,6 +323,36 @@ export async function benchWebhooks(settings: WebhookSettings): Promise<Row[]> {
         target: { op: '<=', value: 1 },
       },
       { name: 'event → first attempt p99 (ms, vs 50 ms)', unit: 'ms', project: p99, limit: 50, ratio: p99 / 50 },
+    ];
+    if (postgres === undefined) return rows;
+    // PostgreSQL against SQLite of the same round, the median round as above.
+    const pgRatios = pgService.map((rate, i) => rate / service[i]!);
+    const pgMiddle = pgRatios.indexOf(median(pgRatios));
+    const pgP50 = percentile(pgLags, 50);
+    const pgP99 = percentile(pgLags, 99);
+    return [
+      ...rows,
+      {
+        name: 'webhook deliveries, PostgreSQL vs SQLite',
+        unit: 'per s',
+        project: pgService[pgMiddle]!,
+        limit: service[pgMiddle]!,
+        ratio: pgRatios[pgMiddle]!,
+      },
+      {
+        name: 'event → first attempt p50 on PostgreSQL (ms, vs 50 ms)',
+        unit: 'ms',
+        project: pgP50,
+        limit: 50,
+        ratio: pgP50 / 50,
+      },
+      {
+        name: 'event → first attempt p99 on PostgreSQL (ms, vs 50 ms)',
+        unit: 'ms',
+        project: pgP99,
+        limit: 50,
+        ratio: pgP99 / 50,
+      },
     ];
   } finally {
     await receiver.stop();

@@ -21,9 +21,11 @@ export class PostgresDialect extends SQLiteAsyncDialect {
 
   override buildInsertQuery(config: SQLiteInsertConfig): SQL {
     if (!Array.isArray(config.values)) return super.buildInsertQuery(config);
-    // Columns drizzle fills itself (a default, a default function, an update function) keep that.
+    // Columns drizzle fills itself (a default, a default function, an update function) keep that. An
+    // integer primary key is marked `hasDefault` but drizzle fills it with `null` (SQLite's rowid), so
+    // it is left out here by what drizzle fills, not by that mark: on PostgreSQL its identity assigns it.
     const bare = Object.entries(getTableColumns(config.table)).filter(
-      ([, column]) => !column.hasDefault && column.onUpdateFn === undefined,
+      ([, column]) => column.default === undefined && column.defaultFn === undefined && column.onUpdateFn === undefined,
     );
     const values = config.values.map((row) => {
       const filled = { ...row };

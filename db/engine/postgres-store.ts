@@ -1,9 +1,9 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type pg from 'pg';
 import { PostgresDialect, postgresExecutor } from './postgres-executor.ts';
 import { postgresSql } from './postgres-sql.ts';
+import { PostgresWakeups } from './postgres-wakeups.ts';
 import { asyncDb, type AsyncDb } from './session.ts';
-import { started, type Store } from './store.ts';
+import { started, UnitContext, type Store } from './store.ts';
 
 /** A transaction open on one pooled connection: statements in its async context run on that connection. */
 interface Unit {
@@ -27,7 +27,7 @@ export class PostgresStore implements Store {
   readonly engine = 'postgres' as const;
   readonly sql = postgresSql;
   readonly db: AsyncDb;
-  private readonly units = new AsyncLocalStorage<Unit>();
+  private readonly units = new UnitContext<Unit>(this);
 
   constructor(readonly pool: pg.Pool) {
     this.db = asyncDb(
@@ -37,6 +37,10 @@ export class PostgresStore implements Store {
       }),
       new PostgresDialect(),
     );
+    this.wakeups = new PostgresWakeups(pool, () => {
+      const unit = this.units.getStore();
+      return unit?.open ? unit.client : undefined;
+    });
   }
 
   inUnit(): boolean {
@@ -94,7 +98,8 @@ export class PostgresStore implements Store {
   /** A transaction-scoped advisory lock on the key's hash (a collision only makes two keys wait for each other). */
   async tryLock(key: string): Promise<boolean> {
     const unit = this.units.getStore();
-    if (!unit?.open) throw new Error('tryLock is for inside a unit: outside one the lock would end with its own statement');
+    if (!unit?.open)
+      throw new Error('tryLock is for inside a unit: outside one the lock would end with its own statement');
     const { rows } = await unit.client.query<{ locked: boolean }>({
       text: 'select pg_try_advisory_xact_lock(hashtext($1)) as locked',
       values: [key],
@@ -122,7 +127,19 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.wakeups.close();
     if (!this.pool.ended) await this.pool.end();
+  }
+
+  /** NOTIFY and one LISTEN connection (db/engine/postgres-wakeups.ts); the unit's connection carries a notify made inside one. */
+  readonly wakeups: PostgresWakeups;
+
+  notify(job: string): void {
+    this.wakeups.notify(job);
+  }
+
+  listen(onJob: (job: string) => void, onGap?: () => void): () => void {
+    return this.wakeups.listen({ onJob, onGap });
   }
 }
 

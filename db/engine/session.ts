@@ -117,7 +117,9 @@ class ExecutorPreparedQuery extends SQLitePreparedQuery<{
       const params = this.bound(placeholders);
       if (!this.fields && !this.customResultMapper) return settled(this.executor.all(this.query.sql, params, false));
       const rows = this.executor.all(this.query.sql, params, true) as unknown[][] | Promise<unknown[][]>;
-      return rows instanceof Promise ? rows.then((answered) => this.decodeAll(answered)) : settled(this.decodeAll(rows));
+      return rows instanceof Promise
+        ? rows.then((answered) => this.decodeAll(answered))
+        : settled(this.decodeAll(rows));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -132,8 +134,10 @@ class ExecutorPreparedQuery extends SQLitePreparedQuery<{
     try {
       const params = this.bound(placeholders);
       if (!this.fields && !this.customResultMapper) return settled(this.executor.get(this.query.sql, params, false));
-      const row = this.executor.get(this.query.sql, params, true) as unknown[] | undefined | Promise<unknown[] | undefined>;
-      if (row instanceof Promise) return row.then((answered) => (answered === undefined ? undefined : this.decode(answered)));
+      const row = this.executor.get(this.query.sql, params, true) as
+        unknown[] | undefined | Promise<unknown[] | undefined>;
+      if (row instanceof Promise)
+        return row.then((answered) => (answered === undefined ? undefined : this.decode(answered)));
       return settled(row === undefined ? undefined : this.decode(row));
     } catch (error) {
       return Promise.reject(error);

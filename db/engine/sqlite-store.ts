@@ -1,9 +1,9 @@
-import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { AsyncResource } from 'node:async_hooks';
 import type Database from 'better-sqlite3';
 import { asyncDb, type AsyncDb } from './session.ts';
 import { sqliteExecutor, type SyncExecutor } from './sqlite-executor.ts';
 import { sqliteSql } from './sqlite-sql.ts';
-import { started, type Store } from './store.ts';
+import { started, UnitContext, type Store } from './store.ts';
 
 /** A transaction running on the connection: statements in its async context join it while it is open. */
 interface Unit {
@@ -71,7 +71,7 @@ export class SqliteStore implements Store {
   readonly engine = 'sqlite' as const;
   readonly sql = sqliteSql;
   readonly db: AsyncDb;
-  private readonly units = new AsyncLocalStorage<Unit>();
+  private readonly units = new UnitContext<Unit>(this);
   private readonly lock = new WriterLock();
   private readonly statements: SyncExecutor;
   private queue: QueuedWork[] | null = null;
@@ -87,11 +87,16 @@ export class SqliteStore implements Store {
     this.rollback = connection.prepare('rollback');
     const { statements } = this;
     this.db = asyncDb({
-      run: (sql, params) => (this.inUnit() ? statements.run(sql, params) : this.alone(() => statements.run(sql, params))),
+      run: (sql, params) =>
+        this.inUnit() ? statements.run(sql, params) : this.alone(() => statements.run(sql, params)),
       all: (sql, params, arrayMode) =>
-        this.inUnit() ? statements.all(sql, params, arrayMode) : this.alone(() => statements.all(sql, params, arrayMode)),
+        this.inUnit()
+          ? statements.all(sql, params, arrayMode)
+          : this.alone(() => statements.all(sql, params, arrayMode)),
       get: (sql, params, arrayMode) =>
-        this.inUnit() ? statements.get(sql, params, arrayMode) : this.alone(() => statements.get(sql, params, arrayMode)),
+        this.inUnit()
+          ? statements.get(sql, params, arrayMode)
+          : this.alone(() => statements.get(sql, params, arrayMode)),
     });
   }
 

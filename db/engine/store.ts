@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SQL } from 'drizzle-orm';
 import type { AsyncDb } from './session.ts';
 
@@ -39,6 +40,18 @@ export interface Store {
    * every unit already holds the one writer of the file, so the lock is always the caller's.
    */
   tryLock(key: string): Promise<boolean>;
+  /**
+   * Tells the other processes on this database that `job` has work due. Inside a unit it is sent
+   * with the unit's commit (and dropped if the unit rolls back); outside, right after. On SQLite
+   * absent: the processes sharing a file poll it, which covers them.
+   */
+  notify?(job: string): void;
+  /**
+   * Hears the jobs other processes `notify` (never this process's own), over one connection per
+   * store that is reopened after a failure; `onGap` once it is back, since what was sent while it
+   * was down is lost. Returns the function that stops; close() ends the connection.
+   */
+  listen?(onJob: (job: string) => void, onGap?: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -60,6 +73,35 @@ export interface EngineSql {
   jsonArrayHas(array: SQL, value: SQL): SQL;
   /** The strings of `array` (a JSON array: a column or a bound JSON text) as a subquery of one column, for `x in (…)`. */
   jsonArrayValues(array: SQL): SQL;
+  /** The number at `key` (a name written in the code, not input) of `object`, a JSON object column; null where it has none. */
+  jsonNumberAt(object: SQL, key: string): SQL;
+  /** A JSON column as its text, to search with `like` (PostgreSQL's jsonb is no text of its own). */
+  jsonText(json: SQL): SQL;
+  /**
+   * For an outbox row's `xact` column, where its writer stands in commit order when seq alone does not
+   * say: on PostgreSQL the writing transaction's id (pg_current_xact_id as a bigint; identities are
+   * handed out before commit, so a lower seq may commit after a higher one), on SQLite null (the one
+   * writer commits in the order it writes).
+   */
+  readonly writingTransaction: SQL;
+  /**
+   * Whether an outbox row (`xact` from writingTransaction, `seq` its identity) comes after the cursor
+   * (`cursor.xact`, `cursor.seq`, the last row read) and can be read now without skipping a row that
+   * would commit later before it: on PostgreSQL (xact, seq) past the cursor and xact below the oldest
+   * transaction still running (pg_snapshot_xmin), so no transaction that could still write a row
+   * before it is running; on SQLite seq past the cursor. Read in `outboxOrder`.
+   */
+  outboxAfter(row: { xact: SQL; seq: SQL }, cursor: { xact: SQL; seq: SQL }): SQL;
+  /** The order outboxAfter reads in: (xact, seq) on PostgreSQL, seq on SQLite. */
+  outboxOrder(row: { xact: SQL; seq: SQL }): SQL;
+  /**
+   * Where a row of `table` (a name or alias in the statement) is, to find it again in a later
+   * statement without the primary key's index: SQLite's rowid; on PostgreSQL null (a row's ctid
+   * moves with every update), and the later statement finds the row by its key alone.
+   */
+  rowAddress(table: string): SQL;
+  /** Whether the row of `table` is at `address` (from rowAddress): on PostgreSQL always true, the key's own condition beside it finding the row. */
+  atRowAddress(table: string, address: SQL): SQL;
 }
 
 /**
@@ -75,5 +117,26 @@ export function started<T>(work: () => Promise<T> | T): Promise<T> {
     return new Promise<T>((resolve, reject) => (value as PromiseLike<T>).then(resolve, reject));
   } catch (error) {
     return Promise.reject(error);
+  }
+}
+
+/**
+ * The unit a statement runs in, found from its async context. One AsyncLocalStorage for every store
+ * in the process: on Node 20 each enabled one adds work to every promise made anywhere (its store is
+ * copied onto each new promise), and a process may open many stores (tests open hundreds).
+ */
+const currentUnit = new AsyncLocalStorage<{ owner: object; unit: unknown }>();
+
+/** One store's view of the current unit: only a unit of `owner`'s counts as its own. */
+export class UnitContext<U> {
+  constructor(private readonly owner: object) {}
+
+  getStore(): U | undefined {
+    const current = currentUnit.getStore();
+    return current?.owner === this.owner ? (current.unit as U) : undefined;
+  }
+
+  run<R>(unit: U, fn: () => R): R {
+    return currentUnit.run({ owner: this.owner, unit }, fn);
   }
 }

@@ -44,7 +44,7 @@ export const webhookJobs = pgTable(
     index('webhook_jobs_queue_idx')
       .on(t.webhookId, t.nextAttemptAt, t.id)
       .where(sql`${t.state} = 'queued'`),
-    index('webhook_jobs_webhook_created_idx').on(t.webhookId, t.createdAt),
+    index('webhook_jobs_webhook_created_idx').on(t.webhookId, t.createdAt, t.id),
   ],
 );
 
@@ -73,4 +73,5 @@ export const webhookDeliveries = pgTable(
 export const webhookEnqueueCursor = pgTable('webhook_fanout_cursor', {
   id: integer('id').primaryKey().default(1),
   lastSeq: bigint('last_seq', { mode: 'number' }).notNull(),
+  lastXact: bigint('last_xact', { mode: 'number' }).notNull().default(0),
 });

@@ -63,8 +63,9 @@ export const webhookJobs = sqliteTable(
       .on(t.webhookId, t.nextAttemptAt, t.id)
       .where(sql`${t.state} = 'queued'`),
     // For the cascade when a subscription is deleted, and for pruning its finished jobs by age (the
-    // event's time). Without the state, a job's moves leave it untouched.
-    index('webhook_jobs_webhook_created_idx').on(t.webhookId, t.createdAt),
+    // event's time), walked from a cursor on (created_at, id). Without the state, a job's moves leave
+    // it untouched.
+    index('webhook_jobs_webhook_created_idx').on(t.webhookId, t.createdAt, t.id),
   ],
 );
 
@@ -101,4 +102,6 @@ export const webhookDeliveries = sqliteTable(
 export const webhookEnqueueCursor = sqliteTable('webhook_fanout_cursor', {
   id: integer('id').primaryKey(),
   lastSeq: integer('last_seq').notNull(),
+  /** The xact of the event at last_seq (events.xact): the cursor is on (xact, seq); 0 on SQLite. */
+  lastXact: integer('last_xact').notNull().default(0),
 });

@@ -12,7 +12,8 @@ import { startAccountConnection } from '../core/social-accounts/connect.ts';
 import { connectSocialAccount, disconnectSocialAccount } from '../core/social-accounts/operations.ts';
 import { importTemplates } from '../core/templates/seed.ts';
 import { isCredentialsPlatform, OAUTH_PLATFORMS, PLATFORMS } from '../core/platforms/registry.ts';
-import { backupDatabase } from './backup.ts';
+import { backupDatabase, refuseBackupOnPostgres } from './backup.ts';
+import { migrateToPostgres } from './migrate-to-postgres.ts';
 import { createKey, listKeys } from '../core/accounts/key-admin.ts';
 import { invitePerson } from '../core/people/invitations.ts';
 import { changeMemberRole, listMembers, listPendingInvites } from '../core/people/members.ts';
@@ -53,7 +54,12 @@ Commands:
                                   new password; their sessions end and their OAuth grants are revoked
   backup --to FILE                an online, consistent copy of the database, taken while the service
                                   runs; FILE must not exist. Media files (MEDIA_DIR) and the encryption
-                                  key (ENCRYPTION_KEY, or DATA_DIR/encryption.key) are not in it: keep them too`;
+                                  key (ENCRYPTION_KEY, or DATA_DIR/encryption.key) are not in it: keep them too.
+                                  SQLite only: on PostgreSQL it answers how to back up with pg_dump
+  migrate-to-postgres --to URL    copies this SQLite database into the EMPTY PostgreSQL database at URL
+                                  (postgres://user:password@host:port/database), migrating it first, in one
+                                  transaction: a failed or stopped run keeps nothing and can be run again.
+                                  Stop the service first; then set DATABASE_URL and keep ENCRYPTION_KEY`;
 
 const OPTIONS = {
   name: { type: 'string' },
@@ -357,10 +363,23 @@ async function run(
       };
     }
     case 'backup': {
+      refuseBackupOnPostgres(runtime.db);
       const { file, bytes } = await backupDatabase(runtime.db, required(values, 'to'));
       return {
         json: { file, size_bytes: bytes },
         text: `Backed up the database to ${file} (${bytes} bytes).`,
+      };
+    }
+    case 'migrate-to-postgres': {
+      const result = await migrateToPostgres(runtime.db, required(values, 'to'), (line) => console.error(line));
+      return {
+        json: {
+          source: result.source,
+          target: result.target,
+          rows: result.rows,
+          tables: Object.fromEntries(result.tables.map((t) => [t.table, t.rows])),
+        },
+        text: `Copied ${result.rows} rows in ${result.tables.length} tables from ${result.source} to ${result.target}; every table's row count matches.`,
       };
     }
     default:

@@ -23,7 +23,7 @@ export interface BackupResult {
  * copy cut short never sits under the name an operator would restore from.
  */
 export async function backupDatabase(db: Db, target: string): Promise<BackupResult> {
-  if (db.$store.engine === 'postgres') throw fieldError('to', POSTGRES_BACKUP_ADVICE);
+  refuseBackupOnPostgres(db);
   const file = resolve(target);
   const refuseExisting = () => {
     if (existsSync(file)) throw fieldError('to', `${target} already exists; a backup never overwrites a file.`);
@@ -49,11 +49,19 @@ export async function backupDatabase(db: Db, target: string): Promise<BackupResu
   }
 }
 
+/**
+ * On PostgreSQL `admin backup` answers how to back it up instead: an operator's mistake of tool, not
+ * of a field, so the advice is the whole message (and comes before any complaint about `--to`).
+ */
+export function refuseBackupOnPostgres(db: Db): void {
+  if (db.$store.engine === 'postgres') throw new ServiceError('invalid_body', POSTGRES_BACKUP_ADVICE);
+}
+
 /** What `admin backup` answers on PostgreSQL, whose own tools copy a live database better than a service could. */
 export const POSTGRES_BACKUP_ADVICE =
-  'This service runs on PostgreSQL: back it up with PostgreSQL\'s own tools, for example ' +
+  "This service runs on PostgreSQL: back it up with PostgreSQL's own tools, for example " +
   '`pg_dump --format=custom --file=service.dump "$DATABASE_URL"` (restore with `pg_restore --dbname=<empty database> service.dump`), ' +
-  'or your provider\'s snapshots and point-in-time recovery.';
+  "or your provider's snapshots and point-in-time recovery.";
 
 /** The largest step better-sqlite3 takes: more than any database has pages. */
 const ALL_REMAINING_PAGES = 0x7fffffff;

@@ -121,40 +121,54 @@ export async function claimIdempotencyKey(runtime: Runtime, request: IdempotentC
   const fingerprint = fingerprintOf(runtime.config, request);
   const { db } = runtime;
   return writeTransaction(db, async () => {
-    const existing = await db.select().from(idempotencyKeys).where(keyOf(request)).get();
-    const age = existing ? now.getTime() - existing.createdAt.getTime() : Infinity;
-    const finished = existing?.responseStatus != null;
-    const live = existing && (finished ? age < REPLAY_WINDOW_MS : age < ABANDONED_AFTER_MS);
-    if (existing && live) {
-      if (existing.fingerprint !== fingerprint && existing.fingerprint !== unkeyedFingerprintOf(request)) {
-        throw new ServiceError(
-          'idempotency_key_reused',
-          `This ${request.keyField} was used with a different request; use a new key.`,
-        );
-      }
-      if (!finished) {
-        throw new ServiceError(
-          'idempotency_conflict',
-          `A request with this ${request.keyField} is still in progress; retry shortly.`,
-        );
-      }
-      const body =
-        existing.responseBodyEncrypted === null
-          ? existing.responseBody
-          : JSON.parse(decryptSecret(runtime.config, existing.responseBodyEncrypted));
-      return { status: existing.responseStatus!, body };
-    }
-    await db
+    // Claimed by an insert that cannot race: of two requests with one new key, exactly one inserts
+    // (on PostgreSQL the other waits for the first's transaction, then finds its row). A select
+    // first and an insert after would let both find nothing and both run.
+    const claimed = await db
       .insert(idempotencyKeys)
       .values({ workspaceId: request.workspaceId, key: request.key, fingerprint, createdAt: now })
-      .onConflictDoUpdate({
-        target: [idempotencyKeys.workspaceId, idempotencyKeys.key],
-        set: { fingerprint, createdAt: now, responseStatus: null, responseBodyEncrypted: null, responseBody: null },
-      })
-      .run();
-    return null;
+      .onConflictDoNothing({ target: [idempotencyKeys.workspaceId, idempotencyKeys.key] })
+      .returning({ key: idempotencyKeys.key })
+      .get();
+    if (claimed) return null;
+    const existing = await db.select().from(idempotencyKeys).where(keyOf(request)).get();
+    // Gone since the insert found it: its request released it (PostgreSQL; on SQLite the unit holds the writer).
+    if (!existing) throw inProgress(request);
+    const age = now.getTime() - existing.createdAt.getTime();
+    const finished = existing.responseStatus != null;
+    const live = finished ? age < REPLAY_WINDOW_MS : age < ABANDONED_AFTER_MS;
+    if (!live) {
+      // A stale row (replay window over, or its first request abandoned) is taken over only as it
+      // was read: when another request took it over meanwhile, that one is now in progress.
+      const takenOver = await db
+        .update(idempotencyKeys)
+        .set({ fingerprint, createdAt: now, responseStatus: null, responseBodyEncrypted: null, responseBody: null })
+        .where(and(keyOf(request), eq(idempotencyKeys.createdAt, existing.createdAt)))
+        .returning({ key: idempotencyKeys.key })
+        .get();
+      if (takenOver) return null;
+      throw inProgress(request);
+    }
+    if (existing.fingerprint !== fingerprint && existing.fingerprint !== unkeyedFingerprintOf(request)) {
+      throw new ServiceError(
+        'idempotency_key_reused',
+        `This ${request.keyField} was used with a different request; use a new key.`,
+      );
+    }
+    if (!finished) throw inProgress(request);
+    const body =
+      existing.responseBodyEncrypted === null
+        ? existing.responseBody
+        : JSON.parse(decryptSecret(runtime.config, existing.responseBodyEncrypted));
+    return { status: existing.responseStatus!, body };
   });
 }
+
+const inProgress = (request: IdempotentCall): ServiceError =>
+  new ServiceError(
+    'idempotency_conflict',
+    `A request with this ${request.keyField} is still in progress; retry shortly.`,
+  );
 
 /** Stores the answer to replay for the claimed key, its body encrypted (it may hold a secret shown once). */
 export async function storeIdempotentResponse(

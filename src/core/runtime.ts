@@ -5,7 +5,7 @@ import type { Runtime } from './context.ts';
 import { createLogger, type Logger } from './log.ts';
 import { Outcomes } from './outcomes.ts';
 import { seedTemplates } from './templates/seed.ts';
-import { Wakeups } from './wakeups.ts';
+import { isJob, JOBS, Wakeups } from './wakeups.ts';
 
 /** Opens the database named by the configuration and assembles what every door shares. */
 export async function openRuntime(
@@ -18,6 +18,16 @@ export async function openRuntime(
   // (serve, mcp, admin, worker) and every test runtime comes through here; seeding costs well under
   // a millisecond once the file is validated (measured), so it runs on every open.
   await seedTemplates(db);
+  // Other processes' wake-ups wake this one's schedulers, without being sent on again. After the
+  // store's connection was down any job may have been woken unheard: all are woken once.
+  db.$store.listen?.(
+    (job) => {
+      if (isJob(job)) wakeups.wake(job);
+    },
+    () => {
+      for (const job of JOBS) wakeups.wake(job);
+    },
+  );
   return {
     config,
     clock: options.clock ?? systemClock,
@@ -25,6 +35,9 @@ export async function openRuntime(
     wakeups,
     log: options.log ?? createLogger({ level: config.logLevel }),
     outcomes: new Outcomes(),
-    wake: (job) => wakeups.wake(job),
+    wake: (job) => {
+      wakeups.wake(job);
+      db.$store.notify?.(job);
+    },
   };
 }

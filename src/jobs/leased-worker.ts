@@ -1,4 +1,5 @@
 import { Cron } from 'croner';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { setMaxListeners } from 'node:events';
 import { savepoint } from '../../db/client.ts';
 import { inNextCommit } from '../core/batch.ts';
@@ -99,6 +100,11 @@ export function startLeasedWorker<Claim, Outcome>(runtime: Runtime, job: LeasedJ
   let timer: NodeJS.Timeout | undefined;
   let currentPass: Promise<void> = Promise.resolve();
   const stopping = new AbortController();
+  // Passes run in the context the worker was started in, outside every unit: a wake-up sent from
+  // inside a unit (an event recorded in a publishing run's finish) would otherwise start the pass in
+  // that unit's async context, and the pass's claim would join that unit's transaction, interleaving
+  // its statements and savepoints with the unit's own on one PostgreSQL connection.
+  const outsideUnits = AsyncLocalStorage.snapshot();
   // Every item in hand may listen to it at once (an HTTP request removes its listener when it ends):
   // more than Node's default of 10 listeners is the design, not a leak.
   setMaxListeners(job.capacity + 1, stopping.signal);
@@ -108,9 +114,11 @@ export function startLeasedWorker<Claim, Outcome>(runtime: Runtime, job: LeasedJ
     if (passRunning) passAgain = true;
     if (passQueued || passRunning) return;
     passQueued = true;
-    setImmediate(() => {
-      currentPass = pass();
-    });
+    setImmediate(() =>
+      outsideUnits(() => {
+        currentPass = pass();
+      }),
+    );
   };
 
   const pass = async () => {

@@ -1,4 +1,5 @@
 import { Cron } from 'croner';
+import { preparedStatements, prepareText } from '../../db/client.ts';
 import type { Runtime } from '../core/context.ts';
 import { pruneIdempotencyKeys } from '../core/idempotency.ts';
 import { sweepOrphanMedia } from '../core/media/orphans.ts';
@@ -34,8 +35,9 @@ export interface MaintenanceReport {
  * their 15 minutes, the webhook delivery history past its retention is pruned (in short batches, so
  * it may take a while and never holds up other writers for long), and live accounts' access tokens
  * that expire within the hour are refreshed.
- * Each step is idempotent, so several processes on one database may all run it. `signal` stops
- * the pruning between two batches.
+ * Each step is idempotent, but several processes on one database would repeat each other's work
+ * (and refresh one token twice): the scheduled run claims its minute first (runMaintenanceTick).
+ * `signal` stops the pruning between two batches.
  */
 export async function runMaintenance(runtime: Runtime, signal?: AbortSignal): Promise<MaintenanceReport> {
   const rateLimitWindows = await pruneRateLimitWindows(runtime);
@@ -58,18 +60,41 @@ export async function runMaintenance(runtime: Runtime, signal?: AbortSignal): Pr
   };
 }
 
+const MINUTE_MS = 60_000;
+
+/**
+ * Claims the run of `job` for the tick starting at `tickAt` (ms) across every process on the
+ * database: true for the one process whose claim moved the job's row on to this tick, false for
+ * the others (and for a tick already run, or one older than the last run). One statement, so two
+ * processes claiming at once cannot both win; the same on both engines.
+ */
+export async function claimJobTick(runtime: Runtime, job: string, tickAt: number): Promise<boolean> {
+  return (await statements(runtime.db).claimTick.get({ job, tickAt })) !== undefined;
+}
+
+/** The tick of `everyMs` that `now` falls in, as every process's clock names it (ms). */
+export const tickOf = (now: Date, everyMs: number): number => Math.floor(now.getTime() / everyMs) * everyMs;
+
+/** Runs maintenance for the tick `now` falls in, unless another process has run it already. Answers whether this one ran it. */
+export async function runMaintenanceTick(runtime: Runtime, signal?: AbortSignal): Promise<MaintenanceReport | null> {
+  if (!(await claimJobTick(runtime, 'maintenance', tickOf(runtime.clock.now(), MINUTE_MS)))) return null;
+  return runMaintenance(runtime, signal);
+}
+
 export function startMaintenance(runtime: Runtime): { stop(): void } {
   const stopping = new AbortController();
   // `protect`: a run still pruning when the next minute comes is not started again beside itself.
+  // Each minute's run is claimed in job_ticks, so of all the processes on one database one runs it.
   const job = new Cron('0 * * * * *', { protect: true, unref: true }, async () => {
     try {
-      await runMaintenance(runtime, stopping.signal);
+      await runMaintenanceTick(runtime, stopping.signal);
     } catch (error) {
       runtime.log.error({ err: error }, 'Maintenance failed');
     }
   });
   // Hourly, not with the rest each minute: a scan of the whole media directory is the costly part, and
-  // an orphan is only a little disk held a while longer (at most two hours after the crash).
+  // an orphan is only a little disk held a while longer (at most two hours after the crash). Not
+  // claimed across processes: each sweeps the media directory it serves from.
   const mediaSweep = new Cron('0 17 * * * *', { protect: true, unref: true }, async () => {
     await sweepMedia(runtime);
   });
@@ -93,3 +118,14 @@ export async function sweepMedia(runtime: Runtime): Promise<number> {
     return 0;
   }
 }
+
+const statements = preparedStatements((db) => ({
+  // A first run inserts the row; a later one moves it on only to a newer tick. `returning` answers a
+  // row only when this statement inserted or moved it.
+  claimTick: prepareText<{ job: string; tickAt: number }, { job: string }>(
+    db,
+    `insert into job_ticks (job, tick_at) values (@job, @tickAt)
+     on conflict (job) do update set tick_at = excluded.tick_at where job_ticks.tick_at < excluded.tick_at
+     returning job`,
+  ),
+}));

@@ -10,7 +10,7 @@ import { call, useRestTestbed } from '../helpers/http.ts';
 import { makePerson } from '../helpers/people.ts';
 import { recordPublishRun } from '../helpers/publish-history.ts';
 import { DESKTOP, NARROW, signIn, sidewaysOverflow, useDashboardBrowser } from './dashboard.ts';
-import { sqliteOf } from '../../db/client.ts';
+import { sql } from 'drizzle-orm';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -482,7 +482,7 @@ describe('members, keys, home and campaigns in a browser', { timeout: 120_000 },
       await page.locator('p.who', { hasText: `in ${bed.ws.workspace.name}` }).waitFor();
       await check('header');
       // With no choice remembered, the next sign-in asks.
-      sqliteOf(bed.runtime.db).prepare('update users set last_workspace_id = null where id = ?').run(person.userId);
+      await bed.runtime.db.run(sql`update users set last_workspace_id = null where id = ${person.userId}`);
       const asked = (await browser.open({ bypassCSP: true, viewport })).page;
       await asked.goto(`${bed.server.url}/app/login`);
       await asked.getByLabel('Email').fill(person.email);

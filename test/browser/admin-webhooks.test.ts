@@ -11,7 +11,7 @@ import { call, useRestTestbed } from '../helpers/http.ts';
 import { makePerson } from '../helpers/people.ts';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/webhook-receiver.ts';
 import { csrfOf, DESKTOP, NARROW, sidewaysOverflow, signIn, useDashboardBrowser } from './dashboard.ts';
-import { sqliteOf } from '../../db/client.ts';
+import { sql } from 'drizzle-orm';
 
 interface Envelope {
   type: string;
@@ -348,10 +348,9 @@ describe('webhooks and their delivery log in a browser', { timeout: 120_000 }, (
       expect(queued).toBeGreaterThan(0);
       await expect(notice(page)).resolves.toMatch(/^Queued \d+ failed events? again\.$/);
       await deliverAll();
-      const given = sqliteOf(bed.runtime.db)
-        .prepare("select distinct event_id from webhook_deliveries where status = 'failed'")
-        .all()
-        .map((row) => (row as { event_id: string }).event_id);
+      const given = (
+        await bed.runtime.db.all(sql`select distinct event_id from webhook_deliveries where status = 'failed'`)
+      ).map((row) => (row as { event_id: string }).event_id);
       expect(given.length).toBe(queued);
       // The given-up deliveries come again with their event ids; the one still due a retry when the
       // endpoint stopped is sent as well, now that it is enabled.

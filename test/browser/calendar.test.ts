@@ -4,7 +4,7 @@ import { makeContent } from '../helpers/factories.ts';
 import { call, useRestTestbed } from '../helpers/http.ts';
 import { makePerson } from '../helpers/people.ts';
 import { csrfOf, signIn, useDashboardBrowser } from './dashboard.ts';
-import { sqliteOf } from '../../db/client.ts';
+import { sql } from 'drizzle-orm';
 
 /** Rescheduling in the workspace's time zone, from the item page's field and by dragging on the calendar. */
 describe('calendar and rescheduling in a browser', { timeout: 120_000 }, () => {
@@ -65,9 +65,9 @@ describe('calendar and rescheduling in a browser', { timeout: 120_000 }, () => {
 
   it('a published item cannot be moved: not draggable, no Schedule or Move, and a move POST is refused', async () => {
     const item = await scheduled('Already out');
-    sqliteOf(bed.runtime.db)
-      .prepare("update content set status = 'published', published_at = scheduled_for where id = ?")
-      .run(item.id);
+    await bed.runtime.db.run(
+      sql`update content set status = 'published', published_at = scheduled_for where id = ${item.id}`,
+    );
     const page = await newYorkApprover();
     await page.goto(`${bed.server.url}/app/calendar?month=2026-12`);
     const entry = page.getByRole('listitem').filter({ has: page.getByRole('link', { name: '09:30 Already out' }) });

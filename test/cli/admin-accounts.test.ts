@@ -6,7 +6,7 @@ import { runAdmin } from '../../src/cli/admin.ts';
 import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
 import { call, startTestServer } from '../helpers/http.ts';
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
-import { runEntry, tempDataDir } from '../helpers/subprocess.ts';
+import { runEntry, tempDataDir, withTestDatabase } from '../helpers/subprocess.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -175,7 +175,7 @@ describe('admin CLI: social accounts (subprocess)', async () => {
       'shellco',
     );
     const runtime = await openRuntime({
-      config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }),
+      config: loadConfig(withTestDatabase({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' })),
     });
     const server = await startTestServer(runtime);
     try {

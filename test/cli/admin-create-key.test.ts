@@ -4,10 +4,10 @@ import { runAdminCaptured } from '../helpers/admin-cli.ts';
 import { Browser } from '../helpers/form-browser.ts';
 import { useRestTestbed } from '../helpers/http.ts';
 import { makePerson } from '../helpers/people.ts';
-import { sqliteOf } from '../../db/client.ts';
+import { sql } from 'drizzle-orm';
 
-const keyCount = (bed: ReturnType<typeof useRestTestbed>) =>
-  (sqliteOf(bed.runtime.db).prepare('select count(*) as n from api_keys').get() as { n: number }).n;
+const keyCount = async (bed: ReturnType<typeof useRestTestbed>) =>
+  ((await bed.runtime.db.get(sql`select count(*) as n from api_keys`)) as { n: number }).n;
 
 /** create-key runs the createKey operation the dashboard's keys page runs: one validation, one set of words. */
 describe('admin CLI: create-key refuses what the dashboard refuses, in the same words', () => {
@@ -15,7 +15,7 @@ describe('admin CLI: create-key refuses what the dashboard refuses, in the same 
 
   it('a name too long gets the operation message on the CLI and on the keys page, and no key is made', async () => {
     const long = 'k'.repeat(MAX_KEY_NAME_LENGTH + 1);
-    const before = keyCount(bed);
+    const before = await keyCount(bed);
     const cli = await runAdminCaptured(
       bed.runtime,
       'create-key',
@@ -36,7 +36,7 @@ describe('admin CLI: create-key refuses what the dashboard refuses, in the same 
     await admin.signIn(person.email, person.password);
     const page = await admin.post('/app/keys', { name: long });
     expect(page.text).toContain(words);
-    expect(keyCount(bed)).toBe(before);
+    expect(await keyCount(bed)).toBe(before);
   });
 
   it('an expiry in the past is refused with the operation words, named as the --expires-at flag', async () => {

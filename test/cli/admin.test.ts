@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/core/config.ts';
 import type { Runtime } from '../../src/core/context.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
 import { call, startTestServer, type TestServer } from '../helpers/http.ts';
-import { runEntry, tempDataDir, type Finished } from '../helpers/subprocess.ts';
+import { runEntry, tempDataDir, type Finished, withTestDatabase } from '../helpers/subprocess.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const API_KEY = /^np_live_[0-9A-Za-z]{32,}$/;
@@ -51,7 +51,7 @@ describe('admin CLI (subprocess)', () => {
       api_key: expect.stringMatching(API_KEY),
     });
     runtime = await openRuntime({
-      config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }),
+      config: loadConfig(withTestDatabase({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' })),
     });
     server = await startTestServer(runtime);
   }, SLOW);

@@ -2,6 +2,8 @@ import Database from 'better-sqlite3';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { POSTGRES_BACKUP_ADVICE } from '../../src/cli/backup.ts';
+import { onSqliteOnly, TEST_ENGINE } from '../helpers/runtime.ts';
 import { runEntry, startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
 
 const SLOW = 120_000;
@@ -9,8 +11,8 @@ const KEY_LINE = /API key \(shown once[^\n]*?(np_live_[0-9A-Za-z]+)/;
 const LISTENING = /Listening on (http:\/\/127\.0\.0\.1:(\d+))/;
 const ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 
-/** `admin backup --to FILE`: an online copy of the database of a server that keeps writing. */
-describe('admin backup (subprocess)', () => {
+/** `admin backup --to FILE`: an online copy (SQLite's backup API) of the database of a server that keeps writing. */
+onSqliteOnly.describe('admin backup on SQLite (subprocess)', () => {
   const data = tempDataDir('backup-live');
   const restored = tempDataDir('backup-restored');
   const running: RunningProcess[] = [];
@@ -130,6 +132,38 @@ describe('admin backup (subprocess)', () => {
       const noTarget = await runEntry(['admin', 'backup'], { DATA_DIR: data.dir });
       expect(noTarget.code).toBe(1);
       expect(noTarget.stderr).toContain('--to is required');
+    },
+    SLOW,
+  );
+});
+
+/**
+ * On PostgreSQL there is no file to copy: `admin backup` answers how to back the database up with
+ * PostgreSQL's own tools, as one plain error and a non-zero exit, and writes nothing.
+ */
+describe.skipIf(TEST_ENGINE !== 'postgres')('admin backup on PostgreSQL (subprocess)', () => {
+  const data = tempDataDir('backup-postgres');
+  afterAll(() => data.remove());
+
+  it(
+    'answers the pg_dump advice as one plain line (or one JSON error) and exits 1, writing no file',
+    async () => {
+      const target = join(data.dir, 'copy.db');
+      const plain = await runEntry(['admin', 'backup', '--to', target], { DATA_DIR: data.dir });
+      expect(plain.code, plain.stderr + plain.stdout).toBe(1);
+      expect(plain.stderr.trim()).toBe(POSTGRES_BACKUP_ADVICE);
+      expect(plain.stderr).not.toMatch(/\n\s+at /);
+      expect(existsSync(target)).toBe(false);
+
+      const json = await runEntry(['admin', 'backup', '--to', target, '--json'], { DATA_DIR: data.dir });
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'invalid_body', message: POSTGRES_BACKUP_ADVICE });
+      expect(existsSync(target)).toBe(false);
+
+      // Without --to the advice still comes first: no target would help.
+      const noTarget = await runEntry(['admin', 'backup'], { DATA_DIR: data.dir });
+      expect(noTarget.code).toBe(1);
+      expect(noTarget.stderr.trim()).toBe(POSTGRES_BACKUP_ADVICE);
     },
     SLOW,
   );

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/core/config.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
 import { toTemplateResource } from '../../src/core/templates/serialize.ts';
 import { templates } from '../../db/schema/index.ts';
-import { runEntry, tempDataDir, type Finished } from '../helpers/subprocess.ts';
+import { runEntry, tempDataDir, type Finished, withTestDatabase } from '../helpers/subprocess.ts';
 
 const SLOW = 60_000;
 const SEED = seedFile as { id: string; name: string }[];
@@ -38,7 +38,7 @@ describe('admin import-templates (subprocess)', () => {
   };
   const readLibrary = async () => {
     const runtime = await openRuntime({
-      config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }),
+      config: loadConfig(withTestDatabase({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' })),
     });
     try {
       return (await runtime.db.select().from(templates).all()).map(toTemplateResource);

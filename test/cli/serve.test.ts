@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
+import { TEST_ENGINE } from '../helpers/runtime.ts';
 import { runEntry, startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
 
 const SLOW = 90_000;
@@ -39,7 +40,7 @@ describe('serve bootstrap (subprocess)', () => {
 
       const health = await fetch(`${url}/healthz`);
       expect(health.status).toBe(200);
-      expect(await health.json()).toMatchObject({ status: 'ok', database: 'ok' });
+      expect(await health.json()).toMatchObject({ status: 'ok', engine: TEST_ENGINE, database: 'ok' });
       const me = await fetch(`${url}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
       expect(me.status).toBe(200);
       expect(await me.json()).toMatchObject({ object: 'account', plan: 'pro', plan_status: 'active' });

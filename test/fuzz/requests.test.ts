@@ -65,12 +65,12 @@ async function checkStoredData(
   before: Snapshot,
   succeeded: boolean,
 ): Promise<{ after: Snapshot; changed: string[] }> {
-  let after = stored.take();
+  let after = await stored.take();
   if (succeeded) return { after, changed: [] };
   let changed = changedTables(before, after);
   for (let wait = 0; wait < 50 && changed.length === 1 && changed[0] === '(media files)'; wait++) {
     await new Promise((resolve) => setTimeout(resolve, 20));
-    after = stored.take();
+    after = await stored.take();
     changed = changedTables(before, after);
   }
   return { after, changed };
@@ -137,8 +137,8 @@ async function fuzz<T>(
 ): Promise<void> {
   const world = options.world ?? (await buildWorld({ env: options.env }));
   try {
-    const stored = new StoredData(world.runtime, world.mediaDir);
-    let before = stored.take();
+    const stored = await StoredData.open(world.runtime, world.mediaDir);
+    let before = await stored.take();
     await fc.assert(
       fc.asyncProperty(generate(world), async (item) => {
         const { problems, succeeded } = await run(world, item);
@@ -150,7 +150,7 @@ async function fuzz<T>(
       fcOptions(numRuns),
     );
     expect(await alive(world), 'the server still answers').toBe(true);
-    expect(stored.take(), 'the incremental snapshot matches a full one').toEqual(stored.full());
+    expect(await stored.take(), 'the incremental snapshot matches a full one').toEqual(await stored.full());
   } finally {
     if (!options.world) await world.close();
   }

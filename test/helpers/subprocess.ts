@@ -24,11 +24,20 @@ export function childEnv(extra: Record<string, string>): Record<string, string> 
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !SERVICE_VARIABLES.test(name)) env[name] = value;
   }
-  const file = extra.DATABASE_FILE ?? (extra.DATA_DIR === undefined ? undefined : join(extra.DATA_DIR, 'service.db'));
-  if (process.env.TEST_ENGINE === 'postgres' && file !== undefined && extra.DATABASE_URL === undefined) {
-    return { ...env, DATABASE_URL: databaseForFile(file), ...extra };
+  return { ...env, ...withTestDatabase(extra) };
+}
+
+/**
+ * Service configuration `env` as this run opens it: in the suite's PostgreSQL run, given a data
+ * folder (or a database file), with `DATABASE_URL` to the database standing for that file, the one
+ * child processes given the same folder get. For a test's own `loadConfig` beside such children.
+ */
+export function withTestDatabase(env: Record<string, string>): Record<string, string> {
+  const file = env.DATABASE_FILE ?? (env.DATA_DIR === undefined ? undefined : join(env.DATA_DIR, 'service.db'));
+  if (process.env.TEST_ENGINE === 'postgres' && file !== undefined && env.DATABASE_URL === undefined) {
+    return { DATABASE_URL: databaseForFile(file), ...env };
   }
-  return { ...env, ...extra };
+  return env;
 }
 
 export function tempDataDir(prefix: string): { dir: string; remove(): void } {

@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { idempotencyKeys, rateLimitWindows } from '../../db/schema/index.ts';
 import { claimIdempotencyKey, storeIdempotentResponse } from '../../src/core/idempotency.ts';
 import { consumeRateLimit } from '../../src/core/rate-limits.ts';
+import { claimJobTick, runMaintenanceTick, tickOf } from '../../src/jobs/maintenance.ts';
 import { runMaintenance } from '../../src/jobs/maintenance.ts';
 import { makeWorkspace } from '../helpers/factories.ts';
 import { testRuntime } from '../helpers/runtime.ts';
+import { tempDataDir } from '../helpers/subprocess.ts';
+import { join } from 'node:path';
 
 describe('maintenance', () => {
   it('drops rolled-over rate-limit windows and keeps the current one', async () => {
@@ -40,5 +43,36 @@ describe('maintenance', () => {
     expect(await runtime.db.select({ key: idempotencyKeys.key }).from(idempotencyKeys).all()).toEqual([
       { key: 'young' },
     ]);
+  });
+
+  it('runs once per minute across processes on one database: the first to claim the tick runs it', async () => {
+    const data = tempDataDir('maintenance-tick');
+    const file = join(data.dir, 'service.db');
+    try {
+      // Two runtimes on one database, as two processes would be.
+      const one = await testRuntime({ file });
+      const two = await testRuntime({ file });
+      const minute = tickOf(one.clock.now(), 60_000);
+      const claims = await Promise.all([
+        claimJobTick(one, 'maintenance', minute),
+        claimJobTick(two, 'maintenance', minute),
+      ]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      // Run already, by whichever won: the other process skips this minute.
+      expect(await runMaintenanceTick(one)).toBeNull();
+      expect(await runMaintenanceTick(two)).toBeNull();
+      // An older tick (a clock behind) never runs again; the next minute runs once.
+      expect(await claimJobTick(two, 'maintenance', minute - 60_000)).toBe(false);
+      one.clock.advance(60_000);
+      two.clock.advance(60_000);
+      expect(await runMaintenanceTick(two)).toMatchObject({ rateLimitWindows: 0 });
+      expect(await runMaintenanceTick(one)).toBeNull();
+      // Another job's ticks are its own.
+      expect(await claimJobTick(one, 'other', minute)).toBe(true);
+      await one.db.$store.close();
+      await two.db.$store.close();
+    } finally {
+      data.remove();
+    }
   });
 });

@@ -4,7 +4,10 @@
  * HTTP the way a user and a browser would. Every response body read through it is kept, so a test
  * can prove no token ever left the service.
  */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import { startFakeBluesky, type FakeBluesky } from '../../fakes/bluesky.ts';
 import { fakePlatformEnvironment } from '../../fakes/environment.ts';
@@ -16,7 +19,7 @@ import { startFakeTikTok, type FakeTikTok } from '../../fakes/tiktok.ts';
 import { startFakeX, type FakeX } from '../../fakes/x.ts';
 import { confirmationPageOf, confirmationRequest } from '../helpers/connect-confirmation.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
-import { startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
+import { startEntry, tempDataDir, withTestDatabase, type RunningProcess } from '../helpers/subprocess.ts';
 
 const KEY_LINE = /API key \(shown once[^\n]*?(np_live_[0-9A-Za-z]+)/;
 
@@ -35,8 +38,13 @@ export interface LiveWorld {
   threads: FakeThreads;
   bluesky: FakeBluesky;
   url: string;
-  /** The server's DATA_DIR (its database file and WAL sit here). */
+  /** The server's DATA_DIR (its database file and WAL sit here on SQLite). */
   dataDir: string;
+  /**
+   * What the database holds, as stored, for the no-secrets check: on SQLite the database file and
+   * its WAL read as bytes; on PostgreSQL every row of every table as pg_dump writes them.
+   */
+  storedDatabase(): Array<{ name: string; bytes: Buffer }>;
   apiKey: string;
   server: RunningProcess;
   /** Every response body the harness read, for the no-secrets check. */
@@ -110,6 +118,15 @@ export async function startLiveWorld(env: Record<string, string> = {}): Promise<
     bluesky,
     url,
     dataDir: data.dir,
+    storedDatabase() {
+      const { DATABASE_URL: url } = withTestDatabase({ DATA_DIR: data.dir });
+      if (url !== undefined) {
+        return [{ name: 'pg_dump --data-only', bytes: execFileSync('pg_dump', ['--data-only', url]) }];
+      }
+      return readdirSync(data.dir)
+        .filter((name) => name.startsWith('service.db'))
+        .map((name) => ({ name, bytes: readFileSync(join(data.dir, name)) }));
+    },
     apiKey,
     get server() {
       return server;
@@ -236,6 +253,15 @@ export async function uploadMedia(world: LiveWorld, bytes: Buffer, filename: str
   return JSON.parse(text).url;
 }
 
+/** The server's error log lines so far (the last few), for a failure message to say why a request failed. */
+export function serverErrors(world: LiveWorld): string {
+  const errors = world
+    .logs()
+    .split('\n')
+    .filter((line) => line.startsWith('{') && /"level":"(error|fatal)"/.test(line));
+  return errors.slice(-3).join('\n');
+}
+
 /** Creates an item for one platform and publishes it now; answers its id. */
 export async function publishNow(
   world: LiveWorld,
@@ -252,9 +278,9 @@ export async function publishNow(
     ...fields,
     target_platforms: [platform],
   });
-  expect(created.status, JSON.stringify(created.json)).toBe(201);
+  expect(created.status, `${JSON.stringify(created.json)}\n${serverErrors(world)}`).toBe(201);
   const published = await world.api('POST', `/api/v1/content/${created.json.id}/publish`, {});
-  expect(published.status, JSON.stringify(published.json)).toBe(202);
+  expect(published.status, `${JSON.stringify(published.json)}\n${serverErrors(world)}`).toBe(202);
   return created.json.id;
 }
 

@@ -3,11 +3,10 @@
  * (no consent page), and real publishing runs against the fake PDS, which checks every XRPC call as
  * the lexicons describe it. The tests share one world and run in order.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jpeg, jpegOfSize, png } from '../fixtures/media/files.ts';
 import { eventually } from '../helpers/eventually.ts';
+import { TEST_ENGINE } from '../helpers/runtime.ts';
 import type { Receiver } from '../helpers/webhook-receiver.ts';
 import {
   finished,
@@ -90,12 +89,12 @@ describe('live publishing: Bluesky through the real server', () => {
       expect(world.bluesky.log.calls('createSession').filter((call) => call.status === 200)).toHaveLength(1);
       await eventually('the connected webhook arrived', () => webhookEvents('social_account.connected').length > 0);
 
-      // The database file and its WAL, read as bytes, and every log line at trace level.
-      const files = readdirSync(world.dataDir).filter((name) => name.startsWith('service.db'));
-      expect(files).toContain('service.db');
-      for (const name of files) {
-        expect(readFileSync(join(world.dataDir, name)).includes(account().appPassword), name).toBe(false);
-      }
+      // The database as stored (SQLite's file and its WAL, read as bytes; PostgreSQL's rows), and every log line at trace level.
+      const stored = world.storedDatabase();
+      expect(stored.map(({ name }) => name)).toContain(TEST_ENGINE === 'sqlite' ? 'service.db' : 'pg_dump --data-only');
+      // The account's rows are in what was read, so the password's absence means something.
+      expect(stored.some(({ bytes }) => bytes.includes(account().did))).toBe(true);
+      for (const { name, bytes } of stored) expect(bytes.includes(account().appPassword), name).toBe(false);
       expect(world.logs()).not.toContain(account().appPassword);
       expect(world.bodies.join('\n')).not.toContain(account().appPassword);
     },

@@ -6,7 +6,7 @@ import type { Runtime } from '../../src/core/context.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
 import { TOOLS } from '../../tools/index.ts';
 import { call, startTestServer, type TestServer } from '../helpers/http.ts';
-import { childEnv, ROOT, runNode, tempDataDir } from '../helpers/subprocess.ts';
+import { childEnv, ROOT, runNode, tempDataDir, withTestDatabase } from '../helpers/subprocess.ts';
 
 const SLOW = 90_000;
 
@@ -60,7 +60,7 @@ describe('the MCP Inspector CLI drives both transports', () => {
 
   beforeAll(async () => {
     runtime = await openRuntime({
-      config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }),
+      config: loadConfig(withTestDatabase({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' })),
     });
     ({
       apiKey,
@@ -76,7 +76,16 @@ describe('the MCP Inspector CLI drives both transports', () => {
 
   const transports = {
     // The Inspector spawns `main.ts mcp` itself, passing the variables given with -e.
-    stdio: () => ['-e', `DATA_DIR=${data.dir}`, '-e', `SERVICE_API_KEY=${apiKey}`, ...STDIO_SERVER],
+    // In the PostgreSQL run the data folder stands for a database, which DATABASE_URL names.
+    stdio: () => [
+      ...Object.entries(withTestDatabase({ DATA_DIR: data.dir })).flatMap(([name, value]) => [
+        '-e',
+        `${name}=${value}`,
+      ]),
+      '-e',
+      `SERVICE_API_KEY=${apiKey}`,
+      ...STDIO_SERVER,
+    ],
     'streamable HTTP': () => [
       `${server.url}/mcp`,
       '--transport',

@@ -12,7 +12,7 @@ import { openRuntime } from '../../src/core/runtime.ts';
 import { LIST_CACHE_HINT } from '../../src/mcp/server.ts';
 import { TOOLS } from '../../tools/index.ts';
 import { readReply, useRestTestbed } from '../helpers/http.ts';
-import { childEnv, ENTRY_ARGS, ROOT, tempDataDir } from '../helpers/subprocess.ts';
+import { childEnv, ENTRY_ARGS, ROOT, tempDataDir, withTestDatabase } from '../helpers/subprocess.ts';
 import { toolError, toolResult } from '../helpers/tool-calls.ts';
 
 const REVISION = '2026-07-28';
@@ -251,7 +251,7 @@ describe('revision 2026-07-28 over stdio (subprocess)', () => {
   let apiKey: string;
 
   beforeAll(async () => {
-    const runtime = await openRuntime({ config: loadConfig({ DATA_DIR: data.dir }) });
+    const runtime = await openRuntime({ config: loadConfig(withTestDatabase({ DATA_DIR: data.dir })) });
     apiKey = (await createWorkspace(runtime, { name: 'Stdio 2026 workspace' })).apiKey;
     await runtime.db.$store.close();
   });

@@ -9,7 +9,7 @@ import type { Runtime } from '../../src/core/context.ts';
 import { openRuntime } from '../../src/core/runtime.ts';
 import { TOOLS } from '../../tools/index.ts';
 import { call, startTestServer, type TestServer } from '../helpers/http.ts';
-import { childEnv, ENTRY_ARGS, ROOT, runEntry, tempDataDir } from '../helpers/subprocess.ts';
+import { childEnv, ENTRY_ARGS, ROOT, runEntry, tempDataDir, withTestDatabase } from '../helpers/subprocess.ts';
 import { toolError, toolResult } from '../helpers/tool-calls.ts';
 
 const SLOW = 60_000;
@@ -24,7 +24,7 @@ describe('MCP over stdio (subprocess)', () => {
 
   beforeAll(async () => {
     runtime = await openRuntime({
-      config: loadConfig({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' }),
+      config: loadConfig(withTestDatabase({ DATA_DIR: data.dir, PUBLIC_BASE_URL: 'http://127.0.0.1:3000' })),
     });
     const created = await createWorkspace(runtime, { name: 'Stdio workspace' });
     apiKey = created.apiKey;

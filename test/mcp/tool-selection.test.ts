@@ -13,7 +13,15 @@ import { makeWorkspace } from '../helpers/factories.ts';
 import { startTestServer } from '../helpers/http.ts';
 import { connectMcp } from '../helpers/mcp.ts';
 import { testRuntime } from '../helpers/runtime.ts';
-import { childEnv, ENTRY_ARGS, ROOT, runEntry, startEntry, tempDataDir } from '../helpers/subprocess.ts';
+import {
+  childEnv,
+  ENTRY_ARGS,
+  ROOT,
+  runEntry,
+  startEntry,
+  tempDataDir,
+  withTestDatabase,
+} from '../helpers/subprocess.ts';
 import { toolResult, type Client as ToolClient } from '../helpers/tool-calls.ts';
 
 const SLOW = 60_000;
@@ -230,7 +238,7 @@ describe('MCP tool selection: SERVICE_READ_ONLY and SERVICE_TOOLS', () => {
     let apiKey: string;
 
     beforeAll(async () => {
-      const runtime = await openRuntime({ config: loadConfig({ DATA_DIR: data.dir }) });
+      const runtime = await openRuntime({ config: loadConfig(withTestDatabase({ DATA_DIR: data.dir })) });
       apiKey = (await createWorkspace(runtime, { name: 'Selection workspace' })).apiKey;
       await runtime.db.$store.close();
     });

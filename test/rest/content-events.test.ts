@@ -1,8 +1,9 @@
+import { sql } from 'drizzle-orm';
 import { describe, expect, it, vi } from 'vitest';
 import { makeContent, makeWorkspace } from '../helpers/factories.ts';
 import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, contentRow, eventsOf, expectError, forceStatus } from '../helpers/rest-expect.ts';
-import { sqliteOf } from '../../db/client.ts';
+import { TEST_ENGINE } from '../helpers/runtime.ts';
 
 /**
  * Each content transition over REST and the outbox
@@ -220,10 +221,25 @@ describe('REST content: transitions and their events', () => {
 
   describe('the change and its event commit together', () => {
     // A trigger makes every outbox insert fail: if the event were written outside the change's
-    // transaction, the change would still land.
-    const breakOutbox = () =>
-      sqliteOf(bed.runtime.db).exec(
-        `CREATE TRIGGER refuse_events BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'outbox down'); END`,
+    // transaction, the change would still land. Each engine spells a trigger its own way.
+    const breakOutbox = async () => {
+      const { db } = bed.runtime;
+      if (TEST_ENGINE === 'sqlite') {
+        await db.run(
+          sql`create trigger refuse_events before insert on events begin select raise(abort, 'outbox down'); end`,
+        );
+        return;
+      }
+      await db.run(
+        sql`create or replace function refuse_events() returns trigger language plpgsql as $$ begin raise exception 'outbox down'; end $$`,
+      );
+      await db.run(
+        sql`create trigger refuse_events before insert on events for each row execute function refuse_events()`,
+      );
+    };
+    const mendOutbox = () =>
+      bed.runtime.db.run(
+        TEST_ENGINE === 'sqlite' ? sql`drop trigger refuse_events` : sql`drop trigger refuse_events on events`,
       );
 
     it.each([
@@ -233,7 +249,7 @@ describe('REST content: transitions and their events', () => {
     ])('%s is rolled back when its event cannot be written', async (_label, act) => {
       const item = await makeContent(bed.runtime, bed.ws.workspace, { target_platforms: ['twitter'] });
       const before = await contentRow(bed.runtime, item.id);
-      breakOutbox();
+      await breakOutbox();
       const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
       try {
         expectError(await act(item.id), 500, 'internal');
@@ -244,14 +260,14 @@ describe('REST content: transitions and their events', () => {
     });
 
     it('create stores no item when its event cannot be written', async () => {
-      breakOutbox();
+      await breakOutbox();
       const quiet = vi.spyOn(console, 'error').mockImplementation(() => {});
       try {
         expectError(await send('POST', '/api/v1/content', { caption: 'Lost' }), 500, 'internal');
       } finally {
         quiet.mockRestore();
       }
-      sqliteOf(bed.runtime.db).exec('DROP TRIGGER refuse_events');
+      await mendOutbox();
       expect((await send('GET', '/api/v1/content')).body.data).toEqual([]);
     });
   });

@@ -8,23 +8,10 @@ import { makeWorkspace, type TestWorkspace } from '../helpers/factories.ts';
 import { call, checkedFetch, startTestServer, type TestServer } from '../helpers/http.ts';
 import { baseEnv } from '../helpers/rest-expect.ts';
 import { testRuntime, type TestRuntime } from '../helpers/runtime.ts';
+import { childEnv } from '../helpers/subprocess.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const LIMIT = 6;
-
-/** The parent's environment without the service's own variables, so only ours configure the child. */
-function childEnv(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (
-      value !== undefined &&
-      !/^(PORT|HOST|DATA_DIR|DATABASE_FILE|PUBLIC_BASE_URL|RATE_LIMIT_\w+|BODY_LIMIT_BYTES|RUN_SCHEDULERS)$/.test(name)
-    ) {
-      env[name] = value;
-    }
-  }
-  return { ...env, ...extra };
-}
 
 /** Starts `serve` as a real second process and resolves with its base URL once it listens. */
 function startServeProcess(env: Record<string, string>): { child: ChildProcess; ready: Promise<string> } {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sqliteOf, openDatabase, type Db } from '../../db/client.ts';
+import { sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.ts';
 import { templates } from '../../db/schema/index.ts';
 import seedFile from '../../db/seed/templates.json' with { type: 'json' };
 import { ServiceError } from '../../src/core/errors.ts';
@@ -9,6 +10,7 @@ import { importTemplates, seedTemplates } from '../../src/core/templates/seed.ts
 import { makeWorkspace } from '../helpers/factories.ts';
 import { call, useRestTestbed } from '../helpers/http.ts';
 import { baseEnv, expectError, expectFieldError } from '../helpers/rest-expect.ts';
+import { openTestDatabase } from '../helpers/runtime.ts';
 
 const PLATFORMS = ['twitter', 'linkedin', 'instagram', 'facebook', 'tiktok'];
 const RESOURCE_KEYS = [
@@ -43,7 +45,8 @@ interface SeedEntry {
   created_at: string;
 }
 const SEED = seedFile as SeedEntry[];
-const countTemplates = (db: Db): number => sqliteOf(db).prepare('select count(*) from templates').pluck().get() as number;
+const countTemplates = async (db: Db): Promise<number> =>
+  Number((await db.get<{ n: number }>(sql`select count(*) as n from templates`))!.n);
 
 /** The seed in the order the API must give it: newest first by (created_at, id). */
 const newestFirst = (entries: SeedEntry[]) =>
@@ -260,18 +263,18 @@ describe('REST templates', () => {
   it('is read-only: only GET is served', async () => {
     const res = await call(bed.server, 'POST', '/api/v1/templates', { headers: bed.ws.headers, body: extraEntry(1) });
     expect(res.status).toBe(405);
-    expect(countTemplates(bed.runtime.db)).toBe(SEED.length);
+    expect(await countTemplates(bed.runtime.db)).toBe(SEED.length);
   });
 });
 
 describe('templates seed and import (core)', () => {
   it('seeds at every open without adding anything twice, and keeps a row an import changed', async () => {
-    const db = openDatabase(':memory:');
+    const db = await openTestDatabase();
     const runtime = await openRuntime({ db });
-    expect(countTemplates(runtime.db)).toBe(SEED.length);
+    expect(await countTemplates(runtime.db)).toBe(SEED.length);
     expect(await seedTemplates(db)).toEqual({ inserted: 0, updated: 0 });
     await openRuntime({ db });
-    expect(countTemplates(db)).toBe(SEED.length);
+    expect(await countTemplates(db)).toBe(SEED.length);
 
     const changed = { ...SEED[0]!, name: 'Renamed by an operator' };
     expect(await importTemplates(db, [changed, extraEntry(1)], new Date())).toEqual({ inserted: 1, updated: 1 });
@@ -281,13 +284,13 @@ describe('templates seed and import (core)', () => {
     );
 
     // A seed row that went missing comes back at the next open.
-    sqliteOf(db).prepare('delete from templates where id = ?').run(SEED[1]!.id);
+    await db.run(sql`delete from templates where id = ${SEED[1]!.id}`);
     expect(await seedTemplates(db)).toEqual({ inserted: 1, updated: 0 });
-    expect(countTemplates(db)).toBe(SEED.length + 1);
+    expect(await countTemplates(db)).toBe(SEED.length + 1);
   });
 
   it('imports by id: a second run of the same file inserts nothing; created_at defaults to now; engagement_rate is computed', async () => {
-    const db = (await openRuntime({ db: openDatabase(':memory:') })).db;
+    const db = (await openRuntime({ db: await openTestDatabase() })).db;
     const now = new Date('2026-03-01T10:00:00.000Z');
     const { created_at: _omit, ...undated } = extraEntry(7);
     const { engagement_rate: _rate, ...counts } = undated.engagement;
@@ -302,7 +305,7 @@ describe('templates seed and import (core)', () => {
   });
 
   it('validates every entry and writes nothing when one is invalid', async () => {
-    const db = (await openRuntime({ db: openDatabase(':memory:') })).db;
+    const db = (await openRuntime({ db: await openTestDatabase() })).db;
     const refuse = async (entries: unknown, pattern: RegExp) => {
       let error: unknown;
       try {
@@ -332,6 +335,6 @@ describe('templates seed and import (core)', () => {
     await refuse([good, extraEntry(2, { created_at: '2026-01-01T00:00:00' })], /1\.created_at/);
     await refuse([], /no templates/);
     await refuse({ templates: [good] }, /expected array/i);
-    expect(countTemplates(db)).toBe(SEED.length);
+    expect(await countTemplates(db)).toBe(SEED.length);
   });
 });

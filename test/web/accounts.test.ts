@@ -6,7 +6,7 @@ import { Browser } from '../helpers/form-browser.ts';
 import { call, useRestTestbed } from '../helpers/http.ts';
 import { issueTestToken } from '../helpers/oauth-tokens.ts';
 import { makePerson, tokenOf } from '../helpers/people.ts';
-import { sqliteOf } from '../../db/client.ts';
+import { sql } from 'drizzle-orm';
 
 /**
  * One account across the deployment (issue 35): invitations are accepted by the person invited, a
@@ -242,7 +242,7 @@ describe('people: accounts, invitations and workspaces', () => {
     expect(await workspaceShown(again)).toBe(bed.ws.workspace.name);
 
     // With no choice made yet (as for people of several workspaces before this), sign-in asks.
-    sqliteOf(bed.runtime.db).prepare('update users set last_workspace_id = null where id = ?').run(person.userId);
+    await bed.runtime.db.run(sql`update users set last_workspace_id = null where id = ${person.userId}`);
     const { browser: asked, answer } = await signInAnswer(person.email, person.password);
     expect(answer.location).toBe('/app/workspaces?next=%2Fapp%2Finbox');
     const chooser = await asked.open(answer.location!);

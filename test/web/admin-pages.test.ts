@@ -16,8 +16,7 @@ import { call, useRestTestbed } from '../helpers/http.ts';
 import { makePerson } from '../helpers/people.ts';
 import { baseEnv } from '../helpers/rest-expect.ts';
 import { startReceiver, type ReceivedRequest, type Receiver } from '../helpers/webhook-receiver.ts';
-import { eq } from 'drizzle-orm';
-import { sqliteOf } from '../../db/client.ts';
+import { eq, sql } from 'drizzle-orm';
 
 const ADMIN_PAGES = ['/app/accounts', '/app/webhooks', '/app/keys', '/app/members'];
 
@@ -91,7 +90,7 @@ describe('dashboard admin pages', () => {
       }
     }
     expect((await rest('GET', '/api/v1/webhooks')).body.data).toHaveLength(1);
-    const keys = sqliteOf(bed.runtime.db).prepare('select count(*) as n from api_keys').get() as { n: number };
+    const keys = (await bed.runtime.db.get(sql`select count(*) as n from api_keys`)) as { n: number };
     expect(keys.n).toBe(1);
   });
 
@@ -117,9 +116,7 @@ describe('dashboard admin pages', () => {
     // Last used: just now, when it was also created.
     expect(row?.[2]).toBe(row?.[1]);
     expect(row?.[2]).not.toBe('Never');
-    const keyId = sqliteOf(bed.runtime.db).prepare("select id from api_keys where name = 'Zapier'").get() as {
-      id: string;
-    };
+    const keyId = (await bed.runtime.db.get(sql`select id from api_keys where name = 'Zapier'`)) as { id: string };
     const confirm = await admin.open(`/app/keys/${keyId.id}/revoke`);
     expect(confirm.text).toContain('>Revoke</button>');
     expect((await admin.post(`/app/keys/${keyId.id}/revoke`, {})).status).toBe(303);
@@ -160,7 +157,7 @@ describe('dashboard admin pages', () => {
     expect((await admin.post(`/app/members/${me}/remove`, {})).status).toBe(409);
     // With a second admin, the first may step down.
     const editorId = (
-      sqliteOf(bed.runtime.db).prepare('select id from users where email = ?').get('new.editor@example.com') as {
+      (await bed.runtime.db.get(sql`select id from users where email = ${'new.editor@example.com'}`)) as {
         id: string;
       }
     ).id;
@@ -176,9 +173,7 @@ describe('dashboard admin pages', () => {
       (await admin.open('/app/members')).text,
     )![1]!;
     // Invited is not a member: no account is made for the email until the invitation is accepted.
-    expect(sqliteOf(bed.runtime.db).prepare('select id from users where email = ?').get('maybe@example.com')).toBe(
-      undefined,
-    );
+    expect(await bed.runtime.db.get(sql`select id from users where email = ${'maybe@example.com'}`)).toBe(undefined);
     const withdraw = /action="(\/app\/members\/[^/"]+\/withdraw)"/.exec((await admin.open('/app/members')).text)![1]!;
     expect((await admin.post(withdraw, {})).status).toBe(303);
     const after = await admin.open('/app/members');
@@ -253,10 +248,9 @@ describe('dashboard admin pages', () => {
     expect(resend.status, resend.text).toBe(303);
     expect(resend.location).toMatch(/queued=\d+$/);
     await deliverAll();
-    const failedEvents = sqliteOf(bed.runtime.db)
-      .prepare("select distinct event_id from webhook_deliveries where status = 'failed'")
-      .all()
-      .map((r) => (r as { event_id: string }).event_id);
+    const failedEvents = (
+      await bed.runtime.db.all(sql`select distinct event_id from webhook_deliveries where status = 'failed'`)
+    ).map((r) => (r as { event_id: string }).event_id);
     expect(failedEvents.length).toBeGreaterThan(0);
     const received = receiver.requests.map((r) => r.headers['webhook-id']);
     for (const id of failedEvents) expect(received).toContain(id);

@@ -7,7 +7,7 @@ import { inOrder, makeContent, makeWorkspace } from '../helpers/factories.ts';
 import { call, useRestTestbed, type RestTestbed } from '../helpers/http.ts';
 import { Browser } from '../helpers/form-browser.ts';
 import { makePerson } from '../helpers/people.ts';
-import { sqliteOf } from '../../db/client.ts';
+import { sql } from 'drizzle-orm';
 
 const itemOf = (bed: RestTestbed, id: string) =>
   call(bed.server, 'GET', `/api/v1/content/${id}`, { headers: bed.ws.headers });
@@ -87,10 +87,9 @@ describe('dashboard pages', () => {
       makeContent(bed.runtime, bed.ws.workspace, { status: 'pending_review', caption: `Item ${n}` }),
     );
     await browser.post(`/app/content/${a!.id}/approve`, {});
-    const events = sqliteOf(bed.runtime.db)
-      .prepare("select data from events where type = 'content.approved'")
-      .all()
-      .map((r) => JSON.parse((r as { data: string }).data).content.id);
+    const events = (await bed.runtime.db.all(sql`select data from events where type = 'content.approved'`)).map(
+      (r) => JSON.parse((r as { data: string }).data).content.id,
+    );
     expect(events.filter((id: string) => id === a!.id)).toHaveLength(1);
     await browser.post(`/app/content/${b!.id}/reject`, { reason: 'Off brand' });
     expect((await itemOf(bed, b!.id)).body).toMatchObject({ status: 'rejected', review_note: 'Off brand' });

@@ -4,17 +4,15 @@ import { Browser } from '../helpers/form-browser.ts';
 import { call, useRestTestbed, type RestTestbed } from '../helpers/http.ts';
 import { issueTestToken } from '../helpers/oauth-tokens.ts';
 import { makePerson } from '../helpers/people.ts';
-import { sqliteOf } from '../../db/client.ts';
+import { sql } from 'drizzle-orm';
 
 const contentStatus = async (bed: RestTestbed, accessToken: string) =>
   (await call(bed.server, 'GET', '/api/v1/content', { headers: { authorization: `Bearer ${accessToken}` } })).status;
 
 /** The family id (the grant's id on the page) of an access token's grant. */
-const grantIdOf = (bed: RestTestbed, clientId: string) =>
+const grantIdOf = async (bed: RestTestbed, clientId: string) =>
   (
-    sqliteOf(bed.runtime.db)
-      .prepare('select family_id as id from oauth_tokens where client_id = ? limit 1')
-      .get(clientId) as {
+    (await bed.runtime.db.get(sql`select family_id as id from oauth_tokens where client_id = ${clientId} limit 1`)) as {
       id: string;
     }
   ).id;
@@ -43,20 +41,20 @@ describe('dashboard: a person sees and revokes the assistants they approved', ()
     expect(page.text).not.toContain('Approved with a key');
 
     // Another person's grant, by its id: 404, and it keeps working.
-    const refused = await browser.post(`/app/security/grants/${grantIdOf(bed, theirs.clientId)}/revoke`, {});
+    const refused = await browser.post(`/app/security/grants/${await grantIdOf(bed, theirs.clientId)}/revoke`, {});
     expect(refused.status).toBe(404);
     expect(await contentStatus(bed, theirs.accessToken)).toBe(200);
     expect((await browser.post('/app/security/grants/not-a-grant/revoke', {})).status).toBe(404);
     // Without the CSRF token nothing happens.
     const forged = await browser.post(
-      `/app/security/grants/${grantIdOf(bed, mine.clientId)}/revoke`,
+      `/app/security/grants/${await grantIdOf(bed, mine.clientId)}/revoke`,
       {},
       { csrf: null },
     );
     expect(forged.status).toBe(403);
     expect(await contentStatus(bed, mine.accessToken)).toBe(200);
 
-    const done = await browser.post(`/app/security/grants/${grantIdOf(bed, mine.clientId)}/revoke`, {});
+    const done = await browser.post(`/app/security/grants/${await grantIdOf(bed, mine.clientId)}/revoke`, {});
     expect(done.status).toBe(303);
     expect(done.location).toBe('/app/security?done=revoked');
     expect(await contentStatus(bed, mine.accessToken)).toBe(401);
@@ -67,7 +65,9 @@ describe('dashboard: a person sees and revokes the assistants they approved', ()
     expect(after.text).not.toContain('My Claude');
     expect(after.text).toContain('No assistant holds access for you.');
     // Revoked already: 404 again.
-    expect((await browser.post(`/app/security/grants/${grantIdOf(bed, mine.clientId)}/revoke`, {})).status).toBe(404);
+    expect((await browser.post(`/app/security/grants/${await grantIdOf(bed, mine.clientId)}/revoke`, {})).status).toBe(
+      404,
+    );
   });
 
   it("shows a viewer's grants too, in another workspace as well", async () => {
@@ -80,6 +80,8 @@ describe('dashboard: a person sees and revokes the assistants they approved', ()
     expect(page.status).toBe(200);
     expect(page.text).toContain('Cursor');
     expect(page.text).toContain('Second shop');
-    expect((await browser.post(`/app/security/grants/${grantIdOf(bed, grant.clientId)}/revoke`, {})).status).toBe(303);
+    expect((await browser.post(`/app/security/grants/${await grantIdOf(bed, grant.clientId)}/revoke`, {})).status).toBe(
+      303,
+    );
   });
 });

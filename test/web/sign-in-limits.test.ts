@@ -8,7 +8,7 @@ import {
 import { Browser } from '../helpers/form-browser.ts';
 import { useRestTestbed, type RestTestbed } from '../helpers/http.ts';
 import { makePerson } from '../helpers/people.ts';
-import { sqliteOf } from '../../db/client.ts';
+import { sql } from 'drizzle-orm';
 
 /** A browser on the sign-in page, optionally behind a proxy that names it by X-Forwarded-For. */
 async function visitor(bed: RestTestbed, forwardedFor?: string): Promise<Browser> {
@@ -47,9 +47,7 @@ describe('dashboard sign-in limits: growing delays per address and account, devi
         expect(answer.text).toContain('That email and password do not match an account.');
       }
       // Only the checked ones were recorded as failures.
-      const recorded = sqliteOf(bed.runtime.db).prepare('select count(*) as n from sign_in_failures').get() as {
-        n: number;
-      };
+      const recorded = (await bed.runtime.db.get(sql`select count(*) as n from sign_in_failures`)) as { n: number };
       expect(recorded.n).toBe(SIGN_IN_FREE_FAILURES);
     });
 

@@ -81,12 +81,13 @@ const statements = preparedStatements((db) => ({
     .where(finishedWithin(publishRuns))
     .prepare(),
   // Every finished attempt is one platform outcome: published, or rejected / unknown (failed). A
-  // pending attempt has no finished_at yet, so the range leaves it out.
+  // pending attempt has no finished_at yet, so the range leaves it out. Counted with `case`, not
+  // by summing a comparison: PostgreSQL's comparisons are booleans, which it does not sum.
   outcomesByPlatform: db
     .select({
       platform: publishAttempts.platform,
-      published: sql<number>`sum(${publishAttempts.status} = 'published')`,
-      failed: sql<number>`sum(${publishAttempts.status} in ('rejected', 'unknown'))`,
+      published: sql<number>`count(case when ${publishAttempts.status} = 'published' then 1 end)`,
+      failed: sql<number>`count(case when ${publishAttempts.status} in ('rejected', 'unknown') then 1 end)`,
     })
     .from(publishAttempts)
     .where(finishedWithin(publishAttempts))

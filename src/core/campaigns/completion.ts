@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
+import type { EngineSql } from '../../../db/engine/store.ts';
 import { campaigns, content } from '../../../db/schema/index.ts';
 import { recordEvent } from '../events/record-event.ts';
 import { toCampaignResource } from './serialize.ts';
@@ -13,9 +14,9 @@ import { toCampaignResource } from './serialize.ts';
  * publishing run, `publishing` is in it. The rule reads the row alone, never the clock, so the
  * moments an item becomes done are the moments it changes (see completeCampaignIfDone's callers).
  */
-const ITEM_STILL_WAITING = sql`not (
+const itemStillWaiting = (engine: EngineSql) => sql`not (
   ${content.status} in ('published', 'rejected', 'archived')
-  or (${content.status} = 'approved' and ${content.publishQueued} = 0 and ${content.publishResults} <> '[]')
+  or (${content.status} = 'approved' and ${content.publishQueued} = ${engine.false} and ${content.publishResults} <> '[]')
 )`;
 
 /**
@@ -32,7 +33,7 @@ const statements = preparedStatements((db) => ({
   itemStillWaiting: db
     .select({ id: content.id })
     .from(content)
-    .where(sql`${content.campaignId} = ${sql.placeholder('campaignId')} and ${ITEM_STILL_WAITING}`)
+    .where(sql`${content.campaignId} = ${sql.placeholder('campaignId')} and ${itemStillWaiting(db.$store.sql)}`)
     .limit(1)
     .prepare(),
   complete: db

@@ -1,5 +1,6 @@
-import { and, eq, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { preparedStatements, savepoint, SerializedJson, writeTransaction } from '../../../db/client.ts';
+import { prepareSql } from '../../../db/engine/session.ts';
 import { campaigns, socialAccounts } from '../../../db/schema/index.ts';
 import { aiCreditsUsedIn, spendAiCredits, usagePeriod } from '../accounts/usage.ts';
 import { findWorkspace } from '../accounts/workspaces.ts';
@@ -42,31 +43,29 @@ export async function scheduleGeneration(runtime: Runtime, campaignId: string, n
   runtime.wake('generation');
 }
 
-/** Takes up to `free` campaigns whose generation is due, each under a lease. */
+/**
+ * Takes up to `free` campaigns whose generation is due, each under a lease: launched ones, and ones
+ * whose holder's lease ran out. On PostgreSQL the candidates are locked as they are read, passing
+ * over those another process is claiming; each claim asks again that the campaign is due under the
+ * lease it was read with, and counts as a claim only if it changed the row.
+ */
 export async function claimDueGenerations(runtime: Runtime, free: number): Promise<GenerationClaim[]> {
   const { db, clock } = runtime;
   const now = clock.now();
+  if (free <= 0) return [];
   return writeTransaction(db, async () => {
-    const due = await db
-      .select({ id: campaigns.id, workspaceId: campaigns.workspaceId })
-      .from(campaigns)
-      .where(and(isNotNull(campaigns.generationDueAt), lte(campaigns.generationDueAt, now)))
-      .orderBy(campaigns.generationDueAt)
-      .limit(free)
-      .all();
-    // Each claim asks again that the campaign is due, so a campaign another process claimed after
-    // the read (possible wherever the read and the write are not serialised) is left to it.
+    const s = statements(db);
+    const due = await s.dueGenerations.all({ now: now.getTime(), limit: free });
     const claims: GenerationClaim[] = [];
     for (const row of due) {
       const leaseToken = randomBase62(22);
-      const claimed = await db
-        .update(campaigns)
-        .set({
-          generationDueAt: new Date(now.getTime() + generationLeaseMs(runtime)),
-          generationLeaseToken: leaseToken,
-        })
-        .where(and(eq(campaigns.id, row.id), lte(campaigns.generationDueAt, now)))
-        .run();
+      const claimed = await s.claimGeneration.run({
+        id: row.id,
+        now: now.getTime(),
+        oldToken: row.leaseToken ?? '',
+        leaseToken,
+        dueAt: now.getTime() + generationLeaseMs(runtime),
+      });
       if (claimed.changes === 1) claims.push({ campaignId: row.id, workspaceId: row.workspaceId, leaseToken });
     }
     return claims;
@@ -263,12 +262,8 @@ async function endOf(
 ): Promise<GenerationOutcome | null> {
   if (!row || row.generationLeaseToken !== claim.leaseToken) return 'lease_lost';
   const finished = async (outcome: GenerationOutcome) => {
-    await runtime.db
-      .update(campaigns)
-      .set({ generationDueAt: null, generationLeaseToken: null })
-      .where(eq(campaigns.id, row.id))
-      .run();
-    return outcome;
+    const { changes } = await statements(runtime.db).endGeneration.run({ id: row.id, leaseToken: claim.leaseToken });
+    return changes === 1 ? outcome : 'lease_lost';
   };
   if (row.status !== 'active') return finished('stopped');
   if (row.generatedPosts >= row.totalPosts) {
@@ -291,7 +286,48 @@ const campaignUnderLease = async (runtime: Runtime, claim: GenerationClaim): Pro
   statements(runtime.db).campaign.get({ id: claim.campaignId });
 
 /** Prepared: each runs once or twice a batch, and building a drizzle query costs more than running it. */
+interface DueGeneration {
+  id: string;
+  workspaceId: string;
+  leaseToken: string | null;
+}
+
+/** The campaign named by `id` is still generated for under `leaseToken` (placeholders). */
+const UNDER_GENERATION_LEASE = sql`${campaigns.id} = ${sql.placeholder('id')} and ${campaigns.generationLeaseToken} = ${sql.placeholder('leaseToken')}`;
+
 const statements = preparedStatements((db) => ({
+  // Raw, to end with the row lock (the builder's limit takes no SQL after it).
+  dueGenerations: prepareSql<DueGeneration, { now: number; limit: number }>(
+    db,
+    sql`select ${campaigns.id} as "id", ${campaigns.workspaceId} as "workspaceId",
+        ${campaigns.generationLeaseToken} as "leaseToken"
+      from ${campaigns}
+      where ${campaigns.generationDueAt} is not null and ${campaigns.generationDueAt} <= ${sql.placeholder('now')}
+      order by ${campaigns.generationDueAt} limit ${sql.placeholder('limit')}${db.$store.sql.lockRowsSkipLocked}`,
+  ),
+  // Still due, and under the lease it was read with (none for a launch): of two processes taking
+  // over one expired lease, the second changes nothing.
+  claimGeneration: db
+    .update(campaigns)
+    .set({
+      generationDueAt: sql`${sql.placeholder('dueAt')}`,
+      generationLeaseToken: sql`${sql.placeholder('leaseToken')}`,
+    })
+    .where(
+      sql`${campaigns.id} = ${sql.placeholder('id')} and ${campaigns.generationDueAt} <= ${sql.placeholder('now')}
+        and coalesce(${campaigns.generationLeaseToken}, '') = ${sql.placeholder('oldToken')}`,
+    )
+    .prepare(),
+  endGeneration: db
+    .update(campaigns)
+    .set({ generationDueAt: null, generationLeaseToken: null })
+    .where(UNDER_GENERATION_LEASE)
+    .prepare(),
+  renewGeneration: db
+    .update(campaigns)
+    .set({ generationDueAt: sql`${sql.placeholder('dueAt')}` })
+    .where(UNDER_GENERATION_LEASE)
+    .prepare(),
   campaign: db
     .select()
     .from(campaigns)
@@ -311,7 +347,7 @@ const statements = preparedStatements((db) => ({
       generationDueAt: sql`${sql.placeholder('dueAt')}`,
       updatedAt: sql`${sql.placeholder('now')}`,
     })
-    .where(eq(campaigns.id, sql.placeholder('id')))
+    .where(UNDER_GENERATION_LEASE)
     .prepare(),
 }));
 
@@ -419,9 +455,22 @@ async function commitBatch(
   // Only our lease moves generated_posts, but a batch planned ahead assumed the one before it was
   // written whole; and the unique (campaign, slot) index would fail the whole commit otherwise.
   if (plan.request.slots[0]?.index !== campaign.generatedPosts) return 'stale';
-  // Another campaign of the workspace may have spent credits while these drafts were written.
+  // Another campaign of the workspace may have spent credits while these drafts were written; and one
+  // committing right now (another unit, on PostgreSQL) must not count the same credits left: the
+  // workspace's credits are counted and spent by one unit at a time, the others plan again.
+  if (!(await db.$store.tryLock(`credits:${campaign.workspaceId}`))) return 'stale';
   const slots = plan.request.slots.slice(0, await creditsLeft(runtime, campaign.workspaceId));
   const now = clock.now();
+  const count = slots.length;
+  // First, under the lease: a run that lost it (a takeover committed since the read above) writes nothing.
+  const { changes } = await statements(db).batchWritten.run({
+    id: campaign.id,
+    leaseToken: claim.leaseToken,
+    generatedPosts: campaign.generatedPosts + count,
+    dueAt: now.getTime() + generationLeaseMs(runtime),
+    now: now.getTime(),
+  });
+  if (changes !== 1) return 'lease_lost';
   for (let i = 0; i < slots.length; i++) {
     const { draft, itemId, eventId, eventData } = written[i]!;
     await insertContentRow(db, campaignItem(plan, i, draft, itemId));
@@ -433,30 +482,26 @@ async function commitBatch(
       at: plan.at,
     });
   }
-  const count = slots.length;
   await spendAiCredits(db, campaign.workspaceId, usagePeriod(now), count);
-  await statements(db).batchWritten.run({
-    id: campaign.id,
-    generatedPosts: campaign.generatedPosts + count,
-    dueAt: now.getTime() + generationLeaseMs(runtime),
-    now: now.getTime(),
-  });
   return 'written';
 }
 
 /** Extends the leases of the campaigns in hand, while a slow generator writes a batch. */
-export async function renewGenerationLeases(runtime: Runtime, claims: Iterable<GenerationClaim>): Promise<void> {
+export async function renewGenerationLeases(runtime: Runtime, claims: Iterable<GenerationClaim>): Promise<number> {
   const { db, clock } = runtime;
-  const due = new Date(clock.now().getTime() + generationLeaseMs(runtime));
+  const dueAt = clock.now().getTime() + generationLeaseMs(runtime);
+  let renewed = 0;
   await writeTransaction(db, async () => {
     for (const claim of claims) {
-      await db
-        .update(campaigns)
-        .set({ generationDueAt: due })
-        .where(and(eq(campaigns.id, claim.campaignId), eq(campaigns.generationLeaseToken, claim.leaseToken)))
-        .run();
+      const { changes } = await statements(db).renewGeneration.run({
+        id: claim.campaignId,
+        leaseToken: claim.leaseToken,
+        dueAt,
+      });
+      renewed += changes;
     }
   });
+  return renewed;
 }
 
 /** Lets a campaign go under its lease, due at once, so the next run (another process's) resumes it. */

@@ -98,7 +98,7 @@ export function contentListWhere(db: Db, workspaceId: string, filters: ContentLi
   if (filters.content_type) where.push(eq(content.contentType, filters.content_type));
   if (filters.campaign_id) where.push(eq(content.campaignId, filters.campaign_id));
   if (filters.platform) {
-    where.push(sql`exists (select 1 from json_each(${content.targetPlatforms}) where value = ${filters.platform})`);
+    where.push(db.$store.sql.jsonArrayHas(sql`${content.targetPlatforms}`, sql`${filters.platform}`));
   }
   if (filters.scheduled_from) where.push(gte(content.scheduledFor, filters.scheduled_from));
   if (filters.scheduled_to) where.push(lt(content.scheduledFor, filters.scheduled_to));

@@ -1,4 +1,6 @@
-import { insertRow, type Db, type SerializedJson } from '../../../db/client.ts';
+import { sql } from 'drizzle-orm';
+import { preparedStatements, SerializedJson, type Db } from '../../../db/client.ts';
+import { prepareSql } from '../../../db/engine/session.ts';
 import { events } from '../../../db/schema/index.ts';
 import { prefixedId } from '../ids.ts';
 
@@ -39,12 +41,12 @@ export async function recordEvent(
   },
 ): Promise<string> {
   const id = event.id ?? prefixedId('evt');
-  await insertRow(db, events, {
+  await statements(db).insert.run({
     id,
     workspaceId: event.workspaceId,
     type: event.type,
-    data: event.data,
-    createdAt: event.at,
+    data: event.data instanceof SerializedJson ? event.data.text : events.data.mapToDriverValue(event.data),
+    createdAt: event.at.getTime(),
   });
   for (const listener of listeners.get(db) ?? []) listener();
   return id;
@@ -63,3 +65,17 @@ export function onEventRecorded(db: Db, listener: () => void): () => void {
   set.add(listener);
   return () => set.delete(listener);
 }
+
+/**
+ * Raw and prepared, as insertRow does (thousands of events a second), with the writing transaction
+ * given by the engine: insertRow binds every column, and xact is the engine's to fill
+ * (db.$store.sql.writingTransaction; seq is the engine's identity).
+ */
+const statements = preparedStatements((db) => ({
+  insert: prepareSql<never, { id: string; workspaceId: string; type: string; data: unknown; createdAt: number }>(
+    db,
+    sql`insert into "events" ("id", "workspace_id", "type", "data", "created_at", "xact")
+      values (${sql.placeholder('id')}, ${sql.placeholder('workspaceId')}, ${sql.placeholder('type')},
+        ${sql.placeholder('data')}, ${sql.placeholder('createdAt')}, ${db.$store.sql.writingTransaction})`,
+  ),
+}));

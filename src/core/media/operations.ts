@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, like } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, like, sql } from 'drizzle-orm';
 import { savepoint, type Db } from '../../../db/client.ts';
 import { inNextCommit } from '../batch.ts';
 import { CONTENT_STATUSES, content, mediaAssets, type ContentStatus } from '../../../db/schema/index.ts';
@@ -147,7 +147,7 @@ export async function itemsUsingMedia(
       and(
         eq(content.workspaceId, workspaceId),
         inArray(content.status, UNFINISHED_STATUSES),
-        like(content.mediaUrls, `%/media/${asset.storageKey}%`),
+        like(db.$store.sql.jsonText(sql`${content.mediaUrls}`), `%/media/${asset.storageKey}%`),
       ),
     )
     .orderBy(asc(content.createdAt), asc(content.id))

@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { preparedStatements, writeTransaction, type Db } from '../../../db/client.ts';
+import { prepareSql } from '../../../db/engine/session.ts';
+import type { EngineSql } from '../../../db/engine/store.ts';
 import { content, plans, workspaces } from '../../../db/schema/index.ts';
 import { isActiveStatus, type PlanStatus } from '../accounts/workspaces.ts';
 import { approvalRefusal } from '../content/approval.ts';
@@ -9,7 +11,7 @@ import type { Runtime } from '../context.ts';
 import { RateLimitError } from '../errors.ts';
 import { newId, randomBase62 } from '../ids.ts';
 import { consumeRateLimit } from '../rate-limits.ts';
-import { rejectEveryPlatform, startRun } from './finish.ts';
+import { HELD_UNDER_LEASE, rejectEveryPlatform, startRun } from './finish.ts';
 
 /** An item this process now holds: only the holder of `leaseToken` may record its attempts or finish it. */
 export interface Claim {
@@ -29,12 +31,13 @@ export interface ClaimResult {
   deferred: number;
 }
 
-// The queue as the partial index content_publish_due_idx defines it: keep these exactly in step.
+// The queue as the partial index content_publish_due_idx defines it: keep these exactly in step (on
+// SQLite `true` is spelt `1`, as in the index; PostgreSQL folds `= true` to the bare column itself).
 const DUE_KEY = sql`coalesce(${content.scheduledFor}, 0)`;
-const QUEUED = sql`${content.publishQueued} = 1 and ${content.status} in ('approved', 'scheduled')`;
+const queued = (engine: EngineSql) =>
+  sql`${content.publishQueued} = ${engine.true} and ${content.status} in ('approved', 'scheduled')`;
 const CANDIDATES_PER_QUERY = 200;
-/** The item named by `id` is still held under `leaseToken` (placeholders). */
-export const HELD_UNDER_LEASE = sql`${content.id} = ${sql.placeholder('id')} and ${content.leaseToken} = ${sql.placeholder('leaseToken')} and ${content.status} = 'publishing'`;
+export { HELD_UNDER_LEASE };
 const LEASE_EXPIRED = sql`${content.status} = 'publishing' and ${content.leaseExpiresAt} <= ${sql.placeholder('now')}`;
 
 /**
@@ -60,9 +63,18 @@ export async function claimDuePublishes(runtime: Runtime, limit: number): Promis
   const leaseExpiresAt = now.getTime() + config.publishing.leaseSeconds * 1000;
   const lease = () => randomBase62(22);
   return writeTransaction(db, async () => {
+    // Rows another process is claiming right now are passed over (locked); a takeover re-checks that
+    // the lease is still the expired one it read, so two processes never both take an item over.
     for (const expired of await s.expired.all({ now: now.getTime(), limit })) {
       const leaseToken = lease();
-      await s.renewLease.run({ id: expired.id, leaseToken, leaseExpiresAt, now: now.getTime() });
+      const { changes } = await s.takeOver.run({
+        id: expired.id,
+        oldToken: expired.leaseToken,
+        leaseToken,
+        leaseExpiresAt,
+        now: now.getTime(),
+      });
+      if (changes !== 1) continue;
       result.claims.push({
         contentId: expired.id,
         workspaceId: expired.workspaceId,
@@ -73,6 +85,8 @@ export async function claimDuePublishes(runtime: Runtime, limit: number): Promis
 
     const budgets = new Map<string, WorkspaceBudget>();
     const blocked = new Set<string>();
+    // Workspaces whose quota another process is counting now: their items wait for a later pass.
+    const busy = new Set<string>();
     // Below any due time: a scheduled_for before 1970 is a negative one.
     let after = { due: Number.MIN_SAFE_INTEGER, id: '' };
     while (result.claims.length < limit) {
@@ -85,8 +99,22 @@ export async function claimDuePublishes(runtime: Runtime, limit: number): Promis
       for (const item of candidates) {
         after = { due: item.due, id: item.id };
         if (result.claims.length >= limit) break;
+        if (busy.has(item.workspaceId)) {
+          result.deferred += 1;
+          continue;
+        }
         let budget = budgets.get(item.workspaceId);
-        if (!budget) budgets.set(item.workspaceId, (budget = await workspaceBudget(db, item.workspaceId, now)));
+        if (!budget) {
+          // The quota is counted (published + in flight) and reserved by one unit at a time per
+          // workspace, held until this unit commits its claims: two processes counting at once
+          // would each see room for the last post and both claim one.
+          if (!(await db.$store.tryLock(`quota:${item.workspaceId}`))) {
+            busy.add(item.workspaceId);
+            result.deferred += 1;
+            continue;
+          }
+          budgets.set(item.workspaceId, (budget = await workspaceBudget(db, item.workspaceId, now)));
+        }
         // The approval rule once more, on the approver recorded: an author's own approval that got
         // in some other way (made while the setting was off, or before every path checked it) never
         // goes out.
@@ -136,13 +164,16 @@ export async function claimDuePublishes(runtime: Runtime, limit: number): Promis
           leaseToken: lease(),
           fresh: true,
         };
-        await s.claim.run({
+        const { changes } = await s.claim.run({
           id: item.id,
           runId: claim.runId,
           leaseToken: claim.leaseToken,
           leaseExpiresAt,
           now: now.getTime(),
         });
+        // Claimed by another process after the read (the candidate select locks the rows on
+        // PostgreSQL, so this is a guard, not a path): the item is theirs.
+        if (changes !== 1) continue;
         await startRun(db, { id: claim.runId, workspaceId: item.workspaceId, contentId: item.id, at: now });
         await recordPublishingStep(db, {
           stage: 'started',
@@ -247,99 +278,111 @@ export async function publishQueueStats(runtime: Runtime): Promise<PublishQueueS
   };
 }
 
-const statements = preparedStatements((db) => ({
-  anyExpired: db.select({ id: content.id }).from(content).where(LEASE_EXPIRED).limit(1).prepare(),
-  anyDue: db
-    .select({ id: content.id })
-    .from(content)
-    .where(sql`${QUEUED} and ${DUE_KEY} <= ${sql.placeholder('now')}`)
-    .limit(1)
-    .prepare(),
-  expired: db
-    .select({ id: content.id, workspaceId: content.workspaceId, runId: content.publishRunId })
-    .from(content)
-    .where(LEASE_EXPIRED)
-    .orderBy(content.leaseExpiresAt)
-    .limit(sql.placeholder('limit'))
-    .prepare(),
-  renewLease: db
-    .update(content)
-    .set({
-      leaseToken: sql`${sql.placeholder('leaseToken')}`,
-      leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}`,
-      updatedAt: sql`${sql.placeholder('now')}`,
-    })
-    .where(sql`${content.id} = ${sql.placeholder('id')} and ${content.status} = 'publishing'`)
-    .prepare(),
-  extendLease: db
-    .update(content)
-    .set({ leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}` })
-    .where(HELD_UNDER_LEASE)
-    .prepare(),
-  due: db
-    .select({
-      id: content.id,
-      workspaceId: content.workspaceId,
-      status: content.status,
-      due: sql<number>`${DUE_KEY}`,
-      createdByType: content.createdByType,
-      createdById: content.createdById,
-      approvedByType: content.approvedByType,
-      approvedById: content.approvedById,
-    })
-    .from(content)
-    .where(
-      sql`${QUEUED} and ${DUE_KEY} <= ${sql.placeholder('now')}
-        and (${DUE_KEY}, ${content.id}) > (${sql.placeholder('afterDue')}, ${sql.placeholder('afterId')})`,
-    )
-    .orderBy(DUE_KEY, content.id)
-    .limit(sql.placeholder('limit'))
-    .prepare(),
-  nextDue: db
-    .select({ due: sql<number>`${DUE_KEY}` })
-    .from(content)
-    .where(sql`${QUEUED} and ${DUE_KEY} > ${sql.placeholder('now')}`)
-    .orderBy(DUE_KEY)
-    .limit(1)
-    .prepare(),
-  claim: db
-    .update(content)
-    .set({
-      status: 'publishing',
-      publishRunId: sql`${sql.placeholder('runId')}`,
-      leaseToken: sql`${sql.placeholder('leaseToken')}`,
-      leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}`,
-      updatedAt: sql`${sql.placeholder('now')}`,
-    })
-    .where(sql`${content.id} = ${sql.placeholder('id')} and ${QUEUED}`)
-    .prepare(),
-  plan: db
-    .select({
-      name: plans.name,
-      postsPerMonth: plans.postsPerMonth,
-      planStatus: workspaces.planStatus,
-      approverMustDiffer: workspaces.approverMustDiffer,
-    })
-    .from(workspaces)
-    .innerJoin(plans, sql`${plans.name} = ${workspaces.plan}`)
-    .where(sql`${workspaces.id} = ${sql.placeholder('workspaceId')}`)
-    .prepare(),
-  inFlight: db
-    .select({ n: sql<number>`count(*)` })
-    .from(content)
-    .where(sql`${content.workspaceId} = ${sql.placeholder('workspaceId')} and ${content.status} = 'publishing'`)
-    .prepare(),
-  dueStats: db
-    .select({
-      n: sql<number>`count(*)`,
-      since: sql<number | null>`min(coalesce(${content.scheduledFor}, ${content.updatedAt}))`,
-    })
-    .from(content)
-    .where(sql`${QUEUED} and ${DUE_KEY} <= ${sql.placeholder('now')}`)
-    .prepare(),
-  inFlightStats: db
-    .select({ n: sql<number>`count(*)`, since: sql<number | null>`min(${content.updatedAt})` })
-    .from(content)
-    .where(sql`${content.status} = 'publishing'`)
-    .prepare(),
-}));
+interface ExpiredRow {
+  id: string;
+  workspaceId: string;
+  runId: string | null;
+  leaseToken: string | null;
+}
+
+type DueRow = Pick<
+  typeof content.$inferSelect,
+  'id' | 'workspaceId' | 'status' | 'createdByType' | 'createdById' | 'approvedByType' | 'approvedById'
+> & { due: number };
+
+const statements = preparedStatements((db) => {
+  const engine = db.$store.sql;
+  const QUEUED = queued(engine);
+  return {
+    anyExpired: db.select({ id: content.id }).from(content).where(LEASE_EXPIRED).limit(1).prepare(),
+    anyDue: db
+      .select({ id: content.id })
+      .from(content)
+      .where(sql`${QUEUED} and ${DUE_KEY} <= ${sql.placeholder('now')}`)
+      .limit(1)
+      .prepare(),
+    // Raw, to end with the row lock (the builder's limit takes no SQL after it): on PostgreSQL the rows
+    // are this unit's until it commits, and rows another process's claim holds are passed over.
+    expired: prepareSql<ExpiredRow, { now: number; limit: number }>(
+      db,
+      sql`select ${content.id} as "id", ${content.workspaceId} as "workspaceId", ${content.publishRunId} as "runId",
+        ${content.leaseToken} as "leaseToken"
+      from ${content} where ${LEASE_EXPIRED}
+      order by ${content.leaseExpiresAt} limit ${sql.placeholder('limit')}${engine.lockRowsSkipLocked}`,
+    ),
+    // Only the lease that ran out, as read: a takeover made meanwhile (or a finish) changes nothing.
+    takeOver: db
+      .update(content)
+      .set({
+        leaseToken: sql`${sql.placeholder('leaseToken')}`,
+        leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}`,
+        updatedAt: sql`${sql.placeholder('now')}`,
+      })
+      .where(
+        sql`${content.id} = ${sql.placeholder('id')} and ${LEASE_EXPIRED} and ${content.leaseToken} = ${sql.placeholder('oldToken')}`,
+      )
+      .prepare(),
+    extendLease: db
+      .update(content)
+      .set({ leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}` })
+      .where(HELD_UNDER_LEASE)
+      .prepare(),
+    due: prepareSql<DueRow, { now: number; afterDue: number; afterId: string; limit: number }>(
+      db,
+      sql`select ${content.id} as "id", ${content.workspaceId} as "workspaceId", ${content.status} as "status",
+        ${DUE_KEY} as "due", ${content.createdByType} as "createdByType", ${content.createdById} as "createdById",
+        ${content.approvedByType} as "approvedByType", ${content.approvedById} as "approvedById"
+      from ${content}
+      where ${QUEUED} and ${DUE_KEY} <= ${sql.placeholder('now')}
+        and (${DUE_KEY}, ${content.id}) > (${sql.placeholder('afterDue')}, ${sql.placeholder('afterId')})
+      order by ${DUE_KEY}, ${content.id} limit ${sql.placeholder('limit')}${engine.lockRowsSkipLocked}`,
+    ),
+    nextDue: db
+      .select({ due: sql<number>`${DUE_KEY}` })
+      .from(content)
+      .where(sql`${QUEUED} and ${DUE_KEY} > ${sql.placeholder('now')}`)
+      .orderBy(DUE_KEY)
+      .limit(1)
+      .prepare(),
+    claim: db
+      .update(content)
+      .set({
+        status: 'publishing',
+        publishRunId: sql`${sql.placeholder('runId')}`,
+        leaseToken: sql`${sql.placeholder('leaseToken')}`,
+        leaseExpiresAt: sql`${sql.placeholder('leaseExpiresAt')}`,
+        updatedAt: sql`${sql.placeholder('now')}`,
+      })
+      .where(sql`${content.id} = ${sql.placeholder('id')} and ${QUEUED}`)
+      .prepare(),
+    plan: db
+      .select({
+        name: plans.name,
+        postsPerMonth: plans.postsPerMonth,
+        planStatus: workspaces.planStatus,
+        approverMustDiffer: workspaces.approverMustDiffer,
+      })
+      .from(workspaces)
+      .innerJoin(plans, sql`${plans.name} = ${workspaces.plan}`)
+      .where(sql`${workspaces.id} = ${sql.placeholder('workspaceId')}`)
+      .prepare(),
+    inFlight: db
+      .select({ n: sql<number>`count(*)` })
+      .from(content)
+      .where(sql`${content.workspaceId} = ${sql.placeholder('workspaceId')} and ${content.status} = 'publishing'`)
+      .prepare(),
+    dueStats: db
+      .select({
+        n: sql<number>`count(*)`,
+        since: sql<number | null>`min(coalesce(${content.scheduledFor}, ${content.updatedAt}))`,
+      })
+      .from(content)
+      .where(sql`${QUEUED} and ${DUE_KEY} <= ${sql.placeholder('now')}`)
+      .prepare(),
+    inFlightStats: db
+      .select({ n: sql<number>`count(*)`, since: sql<number | null>`min(${content.updatedAt})` })
+      .from(content)
+      .where(sql`${content.status} = 'publishing'`)
+      .prepare(),
+  };
+});

@@ -89,7 +89,8 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
       if (lookup.account.mode === 'live') await openCheckpoint(db, attemptId, now);
       calls.push({ attemptId, connector, post, target: targetOf(lookup.account, attemptId) });
     }
-    if (calls.length === 0) return { item, calls, finished: await finishRun(db, item, claim.runId, now) };
+    if (calls.length === 0)
+      return { item, calls, finished: await finishRun(db, item, claim.runId, now, claim.leaseToken) };
     return { item, calls, finished: null };
   });
   if (!prepared) return 'lease_lost';
@@ -122,7 +123,7 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
       // refuses every change (content/state.ts). A campaign deleted meanwhile clears its
       // campaign_id, which the finish only uses to look for that campaign, which is gone then.
       if (!(await holdsLease(db, claim))) return 'lease_lost' as const;
-      return finishRun(db, prepared.item, claim.runId, clock.now());
+      return finishRun(db, prepared.item, claim.runId, clock.now(), claim.leaseToken);
     }),
   );
 }
@@ -201,7 +202,7 @@ export async function abandonRun(runtime: Runtime, claim: Claim, cause: unknown)
         at: now,
       });
     }
-    return finishRun(db, item, claim.runId, now);
+    return finishRun(db, item, claim.runId, now, claim.leaseToken);
   });
   return reportRun(runtime, result);
 }

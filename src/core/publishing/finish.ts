@@ -122,9 +122,17 @@ export async function attemptsOf(db: Db, runId: string): Promise<AttemptRow[]> {
  * accepted → `published` with `published_at` and `content.published`; every platform rejected →
  * back to `approved`, no longer queued, and `content.publish_failed` (entries without
  * `platform_post_id`). Either way `publish_results` holds each platform's outcome and the lease is
- * released. The caller holds the lease (or the item is still queued) inside the transaction.
+ * released. With `leaseToken`, the item is finished only while that lease still holds it (checked
+ * by the update itself, so a takeover committed since the caller last looked wins): `lease_lost`
+ * then, and nothing is written. Without one, the item is still queued, held by the caller's claim.
  */
-export async function finishRun(db: Db, item: RunItem, runId: string, now: Date): Promise<'published' | 'failed'> {
+export async function finishRun(
+  db: Db,
+  item: RunItem,
+  runId: string,
+  now: Date,
+  leaseToken?: string,
+): Promise<'published' | 'failed' | 'lease_lost'> {
   const order = new Map(item.targetPlatforms.map((platform, index) => [platform, index]));
   const attempts = (await attemptsOf(db, runId)).sort(
     (a, b) => (order.get(a.platform) ?? 0) - (order.get(b.platform) ?? 0),
@@ -140,13 +148,15 @@ export async function finishRun(db: Db, item: RunItem, runId: string, now: Date)
   }));
   const published = results.some((r) => r.success);
   const outcome = published ? 'published' : 'failed';
-  await statements(db).finishItem.run({
+  const finished = {
     id: item.id,
     status: published ? 'published' : 'approved',
     publishedAt: published ? now.getTime() : (item.publishedAt?.getTime() ?? null),
     publishResults: JSON.stringify(results),
     now: now.getTime(),
-  });
+  };
+  if (leaseToken === undefined) await statements(db).finishQueuedItem.run(finished);
+  else if ((await statements(db).finishHeldItem.run({ ...finished, leaseToken })).changes !== 1) return 'lease_lost';
   await statements(db).finishRun.run({ id: runId, outcome, finishedAt: now.getTime() });
   await recordPublishingStep(db, {
     stage: 'finished',
@@ -209,6 +219,21 @@ export async function rejectEveryPlatform(db: Db, contentId: string, reason: str
   await finishRun(db, item, runId, now);
 }
 
+/** The item named by `id` is still held under `leaseToken` (placeholders). */
+export const HELD_UNDER_LEASE = sql`${content.id} = ${sql.placeholder('id')} and ${content.leaseToken} = ${sql.placeholder('leaseToken')} and ${content.status} = 'publishing'`;
+
+/** An item finished: out of the queue, its lease released. */
+const FINISHED = {
+  status: sql`${sql.placeholder('status')}`,
+  publishedAt: sql`${sql.placeholder('publishedAt')}`,
+  publishResults: sql`${sql.placeholder('publishResults')}`,
+  publishQueued: false,
+  publishRunId: null,
+  leaseToken: null,
+  leaseExpiresAt: null,
+  updatedAt: sql`${sql.placeholder('now')}`,
+};
+
 const statements = preparedStatements((db) => ({
   runItem: db
     .select(RUN_ITEM_COLUMNS)
@@ -247,20 +272,12 @@ const statements = preparedStatements((db) => ({
     .from(publishAttempts)
     .where(eq(publishAttempts.runId, sql.placeholder('runId')))
     .prepare(),
-  finishItem: db
+  finishQueuedItem: db
     .update(content)
-    .set({
-      status: sql`${sql.placeholder('status')}`,
-      publishedAt: sql`${sql.placeholder('publishedAt')}`,
-      publishResults: sql`${sql.placeholder('publishResults')}`,
-      publishQueued: false,
-      publishRunId: null,
-      leaseToken: null,
-      leaseExpiresAt: null,
-      updatedAt: sql`${sql.placeholder('now')}`,
-    })
+    .set(FINISHED)
     .where(eq(content.id, sql.placeholder('id')))
     .prepare(),
+  finishHeldItem: db.update(content).set(FINISHED).where(HELD_UNDER_LEASE).prepare(),
   finishRun: db
     .update(publishRuns)
     .set({ outcome: sql`${sql.placeholder('outcome')}`, finishedAt: sql`${sql.placeholder('finishedAt')}` })

@@ -29,9 +29,7 @@ export const listTemplates = defineOperation({
           input.source_platform ? eq(templates.sourcePlatform, input.source_platform) : undefined,
           input.content_type ? eq(templates.contentType, input.content_type) : undefined,
           // An exact match on one element of the JSON array, never a substring of the array's text.
-          input.niche
-            ? sql`exists (select 1 from json_each(${templates.niches}) where json_each.value = ${input.niche})`
-            : undefined,
+          input.niche ? db.$store.sql.jsonArrayHas(sql`${templates.niches}`, sql`${input.niche}`) : undefined,
           ...afterCursor(input.cursor, templates.createdAt, templates.id),
         ),
       )
@@ -66,10 +64,10 @@ const statements = preparedStatements((db) => ({
   structures: db
     .select({ structure: templates.structure })
     .from(templates)
-    .where(sql`${templates.contentType} in (select value from json_each(${sql.placeholder('contentTypes')}))`)
+    .where(sql`${templates.contentType} in ${db.$store.sql.jsonArrayValues(sql`${sql.placeholder('contentTypes')}`)}`)
     .orderBy(
-      sql`exists (select 1 from json_each(${templates.niches}) where json_each.value = ${sql.placeholder('niche')}) desc`,
-      sql`json_extract(${templates.engagement}, '$.engagement_rate') desc`,
+      sql`${db.$store.sql.jsonArrayHas(sql`${templates.niches}`, sql`${sql.placeholder('niche')}`)} desc`,
+      sql`${db.$store.sql.jsonNumberAt(sql`${templates.engagement}`, 'engagement_rate')} desc`,
       templates.id,
     )
     .limit(sql.placeholder('limit'))

@@ -207,6 +207,8 @@ export const updateWebhook = defineOperation({
           .where(eq(webhooks.id, row.id))
           .returning()
           .get();
+        // Deleted since the lookup by another transaction (PostgreSQL reads each statement afresh).
+        if (!next) throw notFound('webhook');
         if (enabling && !row.isEnabled) {
           await resumeDeliveries(db, row.id, ctx.clock.now());
           ctx.wake('webhooks');

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { preparedStatements, prepareText } from '../../../db/client.ts';
+import { preparedStatements } from '../../../db/client.ts';
+import { prepareSql } from '../../../db/engine/session.ts';
 import { webhookJobs } from '../../../db/schema/index.ts';
 import type { Runtime } from '../context.ts';
 import { deliveriesInHand } from './delivery/lease.ts';
@@ -40,10 +41,11 @@ export async function deliveryQueueStats(runtime: Runtime): Promise<DeliveryQueu
 const statements = preparedStatements((db) => ({
   // CROSS JOIN keeps the subscriptions outermost, so each enabled one's due range is a search of the
   // queue index instead of a scan of every queued job.
-  due: prepareText<{ now: number }, { n: number; since: number | null }>(
+  due: prepareSql<{ n: number; since: number | null }, { now: number }>(
     db,
-    `select count(*) as n, min(j.next_attempt_at) as since from webhooks w cross join webhook_jobs j
-     where w.is_enabled = 1 and j.webhook_id = w.id and j.state = 'queued' and j.next_attempt_at <= @now`,
+    sql`select count(*) as n, min(j.next_attempt_at) as since from webhooks w cross join webhook_jobs j
+     where w.is_enabled = ${db.$store.sql.true} and j.webhook_id = w.id and j.state = 'queued'
+       and j.next_attempt_at <= ${sql.placeholder('now')}`,
   ),
   queued: db
     .select({ n: sql<number>`count(*)` })

@@ -123,7 +123,8 @@ export const resendFailedDeliveries = defineOperation({
           eq(webhookDeliveries.isTest, false),
         ),
       )
-      .groupBy(webhookDeliveries.eventId)
+      // An event's type is one: grouped by it too, as PostgreSQL selects only grouped columns.
+      .groupBy(webhookDeliveries.eventId, webhookDeliveries.eventType)
       .orderBy(asc(max(webhookDeliveries.deliveredAt)))
       .all();
     const lastDelivered = new Map(

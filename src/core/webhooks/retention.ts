@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'drizzle-orm';
 import { preparedStatements, prepareText, writeTransaction } from '../../../db/client.ts';
+import { prepareSql } from '../../../db/engine/session.ts';
 import type { Runtime } from '../context.ts';
 
 /** Rows examined (and at most deleted) per write transaction: about 2 ms of the write lock (measured). */
@@ -45,12 +47,13 @@ export async function pruneDeliveryHistory(runtime: Runtime, signal?: AbortSigna
       const batch = await inBatch(runtime, async () => {
         const rows = await s.oldLogRows.all({ webhookId, before, afterAt: cursor.at, afterId: cursor.id });
         for (const row of rows)
-          if (!row.jobQueued) pruned.logRows += (await s.deleteLogRow.run({ rowid: row.rowid })).changes;
+          if (!row.jobQueued)
+            pruned.logRows += (await s.deleteLogRow.run({ address: row.address, id: row.id })).changes;
         return rows;
       });
       log = batch.length === ROWS_PER_BATCH ? { at: batch.at(-1)!.at, id: batch.at(-1)!.id } : null;
     }
-    let jobs: { createdAt: number; rowid: number } | null = { createdAt: -1, rowid: 0 };
+    let jobs: { createdAt: number; id: string } | null = { createdAt: -1, id: '' };
     while (jobs && !signal?.aborted) {
       const cursor = jobs;
       const batch = await inBatch(runtime, async () => {
@@ -58,10 +61,11 @@ export async function pruneDeliveryHistory(runtime: Runtime, signal?: AbortSigna
           webhookId,
           before,
           afterCreatedAt: cursor.createdAt,
-          afterRowid: cursor.rowid,
+          afterId: cursor.id,
         });
         for (const row of rows)
-          if (row.state !== 'queued') pruned.jobs += (await s.deleteJob.run({ rowid: row.rowid })).changes;
+          if (row.state !== 'queued')
+            pruned.jobs += (await s.deleteJob.run({ address: row.address, id: row.id })).changes;
         return rows;
       });
       jobs = batch.length === ROWS_PER_BATCH ? batch.at(-1)! : null;
@@ -82,29 +86,42 @@ const statements = preparedStatements((db) => ({
   subscriptions: prepareText<Record<string, never>, { id: string }>(db, `select id from webhooks`),
   // webhook_deliveries_webhook_time_idx (webhook_id, delivered_at, id), from the cursor on. Whether the
   // row's job is still queued is one probe of webhook_jobs' primary key.
-  oldLogRows: prepareText<
-    { webhookId: string; before: number; afterAt: number; afterId: string },
-    { rowid: number; at: number; id: string; jobQueued: number }
+  oldLogRows: prepareSql<
+    { address: number | null; at: number; id: string; jobQueued: number | boolean },
+    { webhookId: string; before: number; afterAt: number; afterId: string }
   >(
     db,
-    `select d.rowid as rowid, d.delivered_at as at, d.id as id,
-       exists (select 1 from webhook_jobs j where j.id = d.job_id and j.state = 'queued') as jobQueued
+    sql`select ${db.$store.sql.rowAddress('d')} as address, d.delivered_at as at, d.id as id,
+       exists (select 1 from webhook_jobs j where j.id = d.job_id and j.state = 'queued') as "jobQueued"
      from webhook_deliveries d
-     where d.webhook_id = @webhookId and d.delivered_at < @before and (d.delivered_at, d.id) > (@afterAt, @afterId)
+     where d.webhook_id = ${sql.placeholder('webhookId')} and d.delivered_at < ${sql.placeholder('before')}
+       and (d.delivered_at, d.id) > (${sql.placeholder('afterAt')}, ${sql.placeholder('afterId')})
      order by d.delivered_at, d.id
-     limit ${ROWS_PER_BATCH}`,
+     limit ${sql.raw(String(ROWS_PER_BATCH))}`,
   ),
-  deleteLogRow: prepareText<{ rowid: number }>(db, `delete from webhook_deliveries where rowid = @rowid`),
-  // webhook_jobs_webhook_created_idx (webhook_id, created_at, and the rowid every index ends with).
-  oldJobs: prepareText<
-    { webhookId: string; before: number; afterCreatedAt: number; afterRowid: number },
-    { rowid: number; createdAt: number; state: string }
+  // Found by its address on SQLite (the rowid, no index between), by its key on PostgreSQL.
+  deleteLogRow: prepareSql<never, { address: number | null; id: string }>(
+    db,
+    sql`delete from webhook_deliveries
+      where ${db.$store.sql.atRowAddress('webhook_deliveries', sql`${sql.placeholder('address')}`)} and id = ${sql.placeholder('id')}`,
+  ),
+  // webhook_jobs_webhook_created_idx (webhook_id, created_at, id), from the cursor on.
+  oldJobs: prepareSql<
+    { address: number | null; id: string; createdAt: number; state: string },
+    { webhookId: string; before: number; afterCreatedAt: number; afterId: string }
   >(
     db,
-    `select rowid, created_at as createdAt, state from webhook_jobs
-     where webhook_id = @webhookId and created_at < @before and (created_at, rowid) > (@afterCreatedAt, @afterRowid)
-     order by created_at, rowid
-     limit ${ROWS_PER_BATCH}`,
+    sql`select ${db.$store.sql.rowAddress('webhook_jobs')} as address, id, created_at as "createdAt", state
+     from webhook_jobs
+     where webhook_id = ${sql.placeholder('webhookId')} and created_at < ${sql.placeholder('before')}
+       and (created_at, id) > (${sql.placeholder('afterCreatedAt')}, ${sql.placeholder('afterId')})
+     order by created_at, id
+     limit ${sql.raw(String(ROWS_PER_BATCH))}`,
   ),
-  deleteJob: prepareText<{ rowid: number }>(db, `delete from webhook_jobs where rowid = @rowid and state <> 'queued'`),
+  deleteJob: prepareSql<never, { address: number | null; id: string }>(
+    db,
+    sql`delete from webhook_jobs
+      where ${db.$store.sql.atRowAddress('webhook_jobs', sql`${sql.placeholder('address')}`)} and id = ${sql.placeholder('id')}
+        and state <> 'queued'`,
+  ),
 }));

@@ -9,9 +9,19 @@ import { escapeHtml } from '../../http/message-page.ts';
 
 const Health = z.object({
   status: z.literal('ok'),
-  database: z.enum(['ok', 'unavailable']),
+  engine: z.enum(['sqlite', 'postgres']).describe('The database engine the process runs on (DATABASE_URL chooses).'),
+  database: z.enum(['ok', 'unavailable']).describe('Whether the database answers a query now.'),
   time: z.iso.datetime({ precision: 3 }),
 });
+
+/** Whether the database answers: an error (PostgreSQL unreachable, a closed store) is an answer too, `false`. */
+async function databaseAnswers(runtime: Runtime): Promise<boolean> {
+  try {
+    return await pingDatabase(runtime.db);
+  } catch {
+    return false;
+  }
+}
 
 /** The error reference every docs_url points to: each code of the core's catalogue, with its status. */
 function errorReferencePage(): string {
@@ -41,12 +51,14 @@ export const systemEndpoints = [
     method: 'get',
     path: '/healthz',
     summary: 'Health probe',
-    description: 'Answers 200 while the process serves; database says whether SQLite answers.',
+    description:
+      'Answers 200 while the process serves; engine names the database engine (sqlite or postgres), database says whether it answers.',
     handlers: (runtime) => [
       (async (_req, res) => {
         res.json({
           status: 'ok',
-          database: (await pingDatabase(runtime.db)) ? 'ok' : 'unavailable',
+          engine: runtime.db.$store.engine,
+          database: (await databaseAnswers(runtime)) ? 'ok' : 'unavailable',
           time: runtime.clock.now().toISOString(),
         });
       }) satisfies RequestHandler,

@@ -5,7 +5,7 @@ import { ServiceError } from '../../../src/core/errors.ts';
 import { runOperation } from '../../../src/core/operation.ts';
 import { makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { HISTORY_NOW, recordPublishRun, seedKnownHistory } from '../../helpers/publish-history.ts';
-import { capturingDb, testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { capturingDb, onSqliteOnly, testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 import { sqliteOf } from '../../../db/client.ts';
 
 type Counts = [published: number, failed: number];
@@ -263,7 +263,7 @@ interface Captured {
 }
 
 /** The aggregation searches the partial (workspace_id, finished_at) indexes, never scanning a table. */
-describe('getAnalyticsOverview query plans', () => {
+onSqliteOnly.describe('getAnalyticsOverview query plans on SQLite', () => {
   let runtime: TestRuntime;
   let ws: TestWorkspace;
   beforeEach(async () => {
@@ -294,7 +294,11 @@ describe('getAnalyticsOverview query plans', () => {
   }
 
   const planOf = (query: Captured): string =>
-    (sqliteOf(runtime.db).prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.params) as Array<{ detail: string }>)
+    (
+      sqliteOf(runtime.db)
+        .prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+        .all(...query.params) as Array<{ detail: string }>
+    )
       .map((row) => row.detail)
       .join('\n');
 

@@ -4,7 +4,7 @@ import { contextFor } from '../../../src/core/context.ts';
 import { runOperation } from '../../../src/core/operation.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { forceStatus } from '../../helpers/rest-expect.ts';
-import { capturingDb, testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { capturingDb, onSqliteOnly, testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 import { sqliteOf } from '../../../db/client.ts';
 
 interface Captured {
@@ -17,7 +17,7 @@ interface Captured {
  * one drizzle actually sends for listContent, captured through a logger on the same connection, and
  * SQLite's plan for it must search an index on content and sort nothing in a temporary B-tree.
  */
-describe('listContent query plan', () => {
+onSqliteOnly.describe('listContent query plan on SQLite', () => {
   let runtime: TestRuntime;
   let ws: TestWorkspace;
   beforeEach(async () => {
@@ -50,7 +50,9 @@ describe('listContent query plan', () => {
   }
 
   function plan(query: Captured): string[] {
-    const rows = sqliteOf(runtime.db).prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.params) as Array<{
+    const rows = sqliteOf(runtime.db)
+      .prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+      .all(...query.params) as Array<{
       detail: string;
     }>;
     return rows.map((r) => r.detail);

@@ -22,7 +22,7 @@ import { personPrincipal, SERVICE_PRINCIPAL, type Principal } from '../../../src
 import { localParts } from '../../../src/core/time-zones.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
-import { sqliteOf } from '../../../db/client.ts';
+import { sql } from 'drizzle-orm';
 
 const NOW = new Date('2026-12-02T10:00:00.000Z');
 const FRIDAY_15_PARIS = new Date('2026-12-04T14:00:00.000Z');
@@ -242,9 +242,9 @@ describe('the content intents', () => {
   it('refuses the author under approver_must_differ with forbidden and the rule as its reason', async () => {
     const me = personPrincipal({ id: 'user-1', email: 'me@example.com' }, 'approver');
     const authored = await makeContent(runtime, workspace, { status: 'pending_review', target_platforms: ['twitter'] });
-    sqliteOf(runtime.db)
-      .prepare("update content set created_by_type = 'user', created_by_id = ? where id = ?")
-      .run(me.id, authored.id);
+    await runtime.db.run(
+      sql`update content set created_by_type = 'user', created_by_id = ${me.id} where id = ${authored.id}`,
+    );
     await expect(
       runOperation(approveContent, as(me, { approverMustDiffer: true }), { id: authored.id, then: 'publish_now' }),
     ).rejects.toThrow(/differ from the author/);

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { socialAccounts } from '../../../db/schema/index.ts';
 import { contextFor } from '../../../src/core/context.ts';
@@ -18,7 +18,6 @@ import {
 } from '../../../src/core/social-accounts/tokens.ts';
 import { makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
-import { sqliteOf } from '../../../db/client.ts';
 
 const ACCESS = 'access-token-AAAA-1111';
 const REFRESH = 'refresh-token-RRRR-2222';
@@ -59,8 +58,8 @@ describe('social account tokens and the live fields', () => {
       expect(column).not.toContain(ACCESS);
       expect(column).not.toContain(REFRESH);
     }
-    // Nothing anywhere in the raw row (as SQLite holds it) carries a token in clear.
-    const raw = JSON.stringify(sqliteOf(runtime.db).prepare('select * from social_accounts').all());
+    // Nothing anywhere in the raw row (as the database holds it) carries a token in clear.
+    const raw = JSON.stringify(await runtime.db.all(sql`select * from social_accounts`));
     expect(raw).not.toContain(ACCESS);
     expect(raw).not.toContain(REFRESH);
     expect(await readTokens(runtime, accountId)).toEqual({

@@ -1,7 +1,7 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, count, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sqliteOf, insertRow } from '../../../db/client.ts';
-import { webhookDeliveries, webhookJobs, type WebhookJobState } from '../../../db/schema/index.ts';
+import { insertRow } from '../../../db/client.ts';
+import { events, webhookDeliveries, webhookJobs, type WebhookJobState } from '../../../db/schema/index.ts';
 import { contextFor } from '../../../src/core/context.ts';
 import { runOperation } from '../../../src/core/operation.ts';
 import { createWebhook, testWebhook, updateWebhook } from '../../../src/core/webhooks/operations.ts';
@@ -57,10 +57,10 @@ describe('webhook delivery history retention', () => {
       .where(eq(webhookJobs.webhookId, webhookId))
       .orderBy(asc(webhookJobs.createdAt))
       .all();
-  const eventOf = (contentId: string) =>
-    sqliteOf(runtime.db)
-      .prepare<[string], { id: string }>(`select id from events where json_extract(data, '$.content.id') = ?`)
-      .get(contentId)!.id;
+  const eventOf = async (contentId: string) =>
+    (await runtime.db.select({ id: events.id, data: events.data }).from(events).all()).find(
+      (event) => (event.data.content as { id?: string } | undefined)?.id === contentId,
+    )!.id;
 
   it('prunes exactly the finished jobs and log rows older than the window, keeping younger ones and everything a queued delivery has', async () => {
     const ok = await subscribe('/ok');
@@ -68,13 +68,13 @@ describe('webhook delivery history retention', () => {
     const off = await subscribe('/off');
     await runOperation(updateWebhook, ctx(), { id: off, is_enabled: false });
 
-    const first = eventOf((await makeContent(runtime, ws.workspace)).id);
+    const first = await eventOf((await makeContent(runtime, ws.workspace)).id);
     expect((await drain(runtime, webhookDeliveryJob(runtime))).sort()).toEqual(['delivered', 'retry']);
     await runOperation(testWebhook, ctx(), { id: ok });
     runtime.clock.advance(MINUTE);
     expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['retry']);
     runtime.clock.advance(23 * HOUR - MINUTE);
-    const second = eventOf((await makeContent(runtime, ws.workspace)).id);
+    const second = await eventOf((await makeContent(runtime, ws.workspace)).id);
     expect((await drain(runtime, webhookDeliveryJob(runtime))).sort()).toEqual(['delivered', 'retry']);
 
     // A day and a minute after the first event: its delivered job and log row, and the test
@@ -159,7 +159,7 @@ describe('webhook delivery history retention', () => {
     expect(await runtime.db.select({ state: webhookJobs.state }).from(webhookJobs).all()).toEqual(
       queued.map(() => ({ state: 'queued' })),
     );
-    expect(sqliteOf(runtime.db).prepare('select count(*) as n from webhook_deliveries').get()).toEqual({
+    expect(await runtime.db.select({ n: count() }).from(webhookDeliveries).get()).toEqual({
       n: 3 * queuedWithLog.length,
     });
   });

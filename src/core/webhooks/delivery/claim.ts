@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { type Db, preparedStatements, prepareText, writeTransaction } from '../../../../db/client.ts';
+import { type Db, preparedStatements, writeTransaction } from '../../../../db/client.ts';
+import { prepareSql } from '../../../../db/engine/session.ts';
 import { webhookJobs, webhooks } from '../../../../db/schema/index.ts';
 import type { Config } from '../../config.ts';
 import type { Runtime } from '../../context.ts';
@@ -10,7 +11,8 @@ import { letGoOfLost, queuesOf, releaseIfIdle, renewLease, takeOver, type HeldQu
 /** A delivery handed to a slot, with everything its attempt needs. */
 export interface DeliveryClaim {
   jobId: string;
-  jobRowid: number;
+  /** Where the job's row is (EngineSql.rowAddress: SQLite's rowid; null on PostgreSQL). */
+  jobAddress: number | null;
   /** The attempt about to be made (1 to 6). */
   attempt: number;
   event: OutboxEvent;
@@ -76,7 +78,7 @@ export async function handOut(runtime: Runtime, queue: HeldQueue, now: number): 
         const row = rows[i]!;
         queue.readAhead.push({
           jobId: row.jobId,
-          jobRowid: row.jobRowid,
+          jobAddress: row.jobAddress,
           attempts: row.attempts,
           createdAt: row.createdAt,
           event: {
@@ -106,7 +108,7 @@ export async function handOut(runtime: Runtime, queue: HeldQueue, now: number): 
       continue;
     }
     queue.inHand.set(job.jobId, now);
-    return { jobId: job.jobId, jobRowid: job.jobRowid, attempt: job.attempts + 1, event: job.event, queue };
+    return { jobId: job.jobId, jobAddress: job.jobAddress, attempt: job.attempts + 1, event: job.event, queue };
   }
 }
 
@@ -124,8 +126,16 @@ export async function nextDeliveryDueAfter(db: Db, now: Date): Promise<number | 
   return (await statements(db).nextDue.get({ now: now.getTime() }))?.due ?? null;
 }
 
+interface ReadyRow {
+  webhookId: string;
+  url: string;
+  secretCiphertext: string;
+  leaseExpiresAt: number | null;
+  due: number;
+}
+
 interface DueJobRow {
-  jobRowid: number;
+  jobAddress: number | null;
   jobId: string;
   attempts: number;
   createdAt: number;
@@ -136,34 +146,35 @@ interface DueJobRow {
   eventCreatedAt: number;
 }
 
+/** A subscription's earliest queued job's due time. `webhooks.id` spelled out: a bare "id" would name the subquery's own column. */
+const DUE = sql.raw(
+  `(select min(j.next_attempt_at) from webhook_jobs j where j.webhook_id = webhooks.id and j.state = 'queued')`,
+);
+
 const statements = preparedStatements((db) => ({
-  // One probe of webhook_jobs_queue_idx per enabled subscription (min over an index prefix).
-  ready: db
-    .select({
-      webhookId: webhooks.id,
-      url: webhooks.url,
-      secretCiphertext: webhooks.secretCiphertext,
-      leaseExpiresAt: sql<number | null>`${webhooks.leaseExpiresAt}`,
-      // Spelled out: drizzle leaves columns of a one-table select unqualified, and a bare "id" here
-      // would name the subquery's own column.
-      due: sql<number>`(select min(j.next_attempt_at) from webhook_jobs j where j.webhook_id = webhooks.id and j.state = 'queued')`.as(
-        'due',
-      ),
-    })
-    .from(webhooks)
-    .where(sql`${webhooks.isEnabled} = 1 and due <= ${sql.placeholder('now')}`)
-    .orderBy(sql`due`)
-    .prepare(),
+  // One probe of webhook_jobs_queue_idx per enabled subscription (min over an index prefix). The
+  // subquery is written twice, as SQLite evaluates an alias named in WHERE anyway and PostgreSQL takes
+  // none there. On PostgreSQL the subscriptions' rows are the claiming unit's until it commits (their
+  // leases are taken and renewed in it); those another process's claim holds are passed over.
+  ready: prepareSql<ReadyRow, { now: number }>(
+    db,
+    sql`select id as "webhookId", url, secret_ciphertext as "secretCiphertext", lease_expires_at as "leaseExpiresAt",
+       ${DUE} as due
+     from webhooks
+     where is_enabled = ${db.$store.sql.true} and ${DUE} <= ${sql.placeholder('now')}
+     order by due${db.$store.sql.lockRowsSkipLocked}`,
+  ),
   // Raw, as drizzle's row mapping cost more than the read; read once per 64 deliveries. A literal
   // LIMIT: a bound one makes SQLite prepare the statement again on every run (it plans for the
   // value; ~10 µs each). The jobs already in a slot are still queued, so they are skipped.
-  dueOf: prepareText<{ webhookId: string; now: number; inHand: string }, DueJobRow>(
+  dueOf: prepareSql<DueJobRow, { webhookId: string; now: number; inHand: string }>(
     db,
-    `select j.rowid as jobRowid, j.id as jobId, j.attempts, j.created_at as createdAt, j.workspace_id as workspaceId,
-       e.id as eventId, e.type as eventType, e.data as eventData, e.created_at as eventCreatedAt
+    sql`select ${db.$store.sql.rowAddress('j')} as "jobAddress", j.id as "jobId", j.attempts, j.created_at as "createdAt",
+       j.workspace_id as "workspaceId", e.id as "eventId", e.type as "eventType", e.data as "eventData",
+       e.created_at as "eventCreatedAt"
      from webhook_jobs j join events e on e.id = j.event_id
-     where j.webhook_id = @webhookId and j.state = 'queued' and j.next_attempt_at <= @now
-       and j.id not in (select value from json_each(@inHand))
+     where j.webhook_id = ${sql.placeholder('webhookId')} and j.state = 'queued' and j.next_attempt_at <= ${sql.placeholder('now')}
+       and j.id not in ${db.$store.sql.jsonArrayValues(sql`${sql.placeholder('inHand')}`)}
      order by j.next_attempt_at, j.id
      limit 64`,
   ),
@@ -176,7 +187,7 @@ const statements = preparedStatements((db) => ({
         where j.webhook_id = webhooks.id and j.state = 'queued' and j.next_attempt_at > ${sql.placeholder('now')}))`,
     })
     .from(webhooks)
-    .where(sql`${webhooks.isEnabled} = 1`)
+    .where(sql`${webhooks.isEnabled} = ${db.$store.sql.true}`)
     .prepare(),
   resume: db
     .update(webhookJobs)

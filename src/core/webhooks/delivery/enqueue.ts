@@ -13,20 +13,26 @@ const BATCHES_PER_CALL = 20;
  * Turns new outbox events into delivery jobs: one per event and matching subscription of its
  * workspace, disabled ones included (nothing is lost while disabled). A subscription only gets
  * events written after it was made; an empty `events` list matches every type. Reads the outbox in
- * order from a shared cursor, in the caller's write transaction, so processes never enqueue an
- * event twice. Returns how many events it read (at most EVENTS_PER_BATCH: call again while it
- * reads that many).
+ * commit order from a shared cursor on (xact, seq) (EngineSql.outboxAfter: on PostgreSQL an event
+ * whose transaction may still be followed by one committing a lower seq waits for it), in one
+ * write transaction (the caller's, when it runs in one), holding the enqueue lock, so processes never
+ * enqueue an event twice. Returns how many events it read (at most EVENTS_PER_BATCH: call again
+ * while it reads that many); 0 also when another process is enqueueing at this moment.
  */
 export async function enqueueEvents(runtime: Runtime): Promise<number> {
   const { db, clock } = runtime;
   const s = statements(db);
-  const cursor = (await s.cursor.get())?.lastSeq ?? 0;
-  const batch = await s.eventsAfter.all({ after: cursor, limit: EVENTS_PER_BATCH });
-  if (batch.length === 0) return 0;
+  // Outside a unit, a look without the write lock first: a call with nothing new writes nothing.
+  if (!db.$store.inUnit() && (await s.eventsAfter.all(after(await s.cursor.get(), 1))).length === 0) return 0;
   const now = clock.now();
   const subscriptionsByWorkspace = new Map<string, Array<{ id: string; events: string[]; startAfterSeq: number }>>();
-  await writeTransaction(db, async () => {
-    for (const event of batch) {
+  return writeTransaction(db, async () => {
+    if (!(await db.$store.tryLock(ENQUEUE_LOCK))) return 0;
+    // Read again under the lock: another process may have moved the cursor since.
+    const batch = await s.eventsAfter.all(after(await s.cursor.get(), EVENTS_PER_BATCH));
+    // Jobs are made in the order the events were written (seq), which commit order (the cursor's on
+    // PostgreSQL) need not follow within a batch; on SQLite the two are one and this sort has nothing to do.
+    for (const event of [...batch].sort((a, b) => a.seq - b.seq)) {
       let subscriptions = subscriptionsByWorkspace.get(event.workspaceId);
       if (!subscriptions)
         subscriptionsByWorkspace.set(
@@ -48,10 +54,20 @@ export async function enqueueEvents(runtime: Runtime): Promise<number> {
         });
       }
     }
-    await s.advanceCursor.run({ lastSeq: batch.at(-1)!.seq });
+    const last = batch.at(-1);
+    if (last) await s.advanceCursor.run({ lastSeq: last.seq, lastXact: last.xact ?? 0 });
+    return batch.length;
   });
-  return batch.length;
 }
+
+/** Held by the transaction that enqueues: on PostgreSQL two processes would otherwise read one cursor. */
+const ENQUEUE_LOCK = 'webhook enqueue';
+
+const after = (cursor: { lastSeq: number; lastXact: number } | undefined, limit: number) => ({
+  afterSeq: cursor?.lastSeq ?? 0,
+  afterXact: cursor?.lastXact ?? 0,
+  limit,
+});
 
 /** Enqueues every event written so far (a bounded number of batches per call). */
 export async function enqueueAllEvents(runtime: Runtime): Promise<void> {
@@ -60,26 +76,32 @@ export async function enqueueAllEvents(runtime: Runtime): Promise<void> {
 
 const statements = preparedStatements((db) => ({
   cursor: db
-    .select({ lastSeq: webhookEnqueueCursor.lastSeq })
+    .select({ lastSeq: webhookEnqueueCursor.lastSeq, lastXact: webhookEnqueueCursor.lastXact })
     .from(webhookEnqueueCursor)
     .where(sql`${webhookEnqueueCursor.id} = 1`)
     .prepare(),
   advanceCursor: db
     .update(webhookEnqueueCursor)
-    .set({ lastSeq: sql`${sql.placeholder('lastSeq')}` })
+    .set({ lastSeq: sql`${sql.placeholder('lastSeq')}`, lastXact: sql`${sql.placeholder('lastXact')}` })
     .where(sql`${webhookEnqueueCursor.id} = 1`)
     .prepare(),
   eventsAfter: db
     .select({
       seq: events.seq,
+      xact: events.xact,
       id: events.id,
       workspaceId: events.workspaceId,
       type: events.type,
       createdAt: events.createdAt,
     })
     .from(events)
-    .where(sql`${events.seq} > ${sql.placeholder('after')}`)
-    .orderBy(events.seq)
+    .where(
+      db.$store.sql.outboxAfter(
+        { xact: sql`${events.xact}`, seq: sql`${events.seq}` },
+        { xact: sql`${sql.placeholder('afterXact')}`, seq: sql`${sql.placeholder('afterSeq')}` },
+      ),
+    )
+    .orderBy(db.$store.sql.outboxOrder({ xact: sql`${events.xact}`, seq: sql`${events.seq}` }))
     .limit(sql.placeholder('limit'))
     .prepare(),
   subscriptionsOf: db

@@ -19,20 +19,23 @@ export async function expireStaleDeliveries(runtime: Runtime): Promise<number> {
   const s = statements(db);
   return writeTransaction(db, async () => {
     const stale = await s.stale.all({ before: now.getTime() - EXPIRY_MS, now: now.getTime() });
-    for (const job of stale) await expireJob(db, job, now);
-    return stale.length;
+    let expired = 0;
+    for (const job of stale) if (await expireJob(db, job, now)) expired++;
+    return expired;
   });
 }
 
 /**
  * Gives a queued delivery up, inside the caller's transaction: its job is dead and its log gets one
- * more attempt, `failed` with status code 0 and the response body "expired", never sent.
+ * more attempt, `failed` with status code 0 and the response body "expired", never sent. Nothing is
+ * written when the job is no longer queued with the attempts read (another process moved it first).
  */
 export async function expireJob(
   db: Db,
   job: { jobId: string; webhookId: string; eventId: string; eventType: string; attempts: number },
   now: Date,
-): Promise<void> {
+): Promise<boolean> {
+  if ((await statements(db).expire.run({ id: job.jobId, attempts: job.attempts })).changes === 0) return false;
   await recordDeliveryAttempt(db, newDeliveryId(), {
     webhookId: job.webhookId,
     jobId: job.jobId,
@@ -44,7 +47,7 @@ export async function expireJob(
     at: now,
     isTest: false,
   });
-  await statements(db).expire.run({ id: job.jobId });
+  return true;
 }
 
 const statements = preparedStatements((db) => ({
@@ -67,6 +70,9 @@ const statements = preparedStatements((db) => ({
   expire: db
     .update(webhookJobs)
     .set({ state: 'dead' })
-    .where(sql`${webhookJobs.id} = ${sql.placeholder('id')}`)
+    .where(
+      sql`${webhookJobs.id} = ${sql.placeholder('id')} and ${webhookJobs.state} = 'queued'
+        and ${webhookJobs.attempts} = ${sql.placeholder('attempts')}`,
+    )
     .prepare(),
 }));

@@ -35,8 +35,8 @@ export interface HeldQueue {
 
 export interface QueuedJob {
   jobId: string;
-  /** Where the row is: recording an attempt goes straight to it instead of through the id's index. */
-  jobRowid: number;
+  /** Where the row is (EngineSql.rowAddress): recording an attempt goes straight to it instead of through the id's index. */
+  jobAddress: number | null;
   /** Attempts made so far. */
   attempts: number;
   createdAt: number;
@@ -120,7 +120,8 @@ export async function renewLease(runtime: Runtime, queue: HeldQueue, now: number
   }
   queue.url = row.url;
   queue.secretCiphertext = row.secretCiphertext;
-  setSending(queue, row.isEnabled === 1);
+  // A 0/1 integer on SQLite, a boolean on PostgreSQL.
+  setSending(queue, Boolean(row.isEnabled));
   return true;
 }
 
@@ -177,10 +178,10 @@ const statements = preparedStatements((db) => ({
     .prepare(),
   heldLease: prepareText<
     { id: string; leaseToken: string },
-    { url: string; secretCiphertext: string; isEnabled: number; leaseExpiresAt: number }
+    { url: string; secretCiphertext: string; isEnabled: number | boolean; leaseExpiresAt: number }
   >(
     db,
-    `select url, secret_ciphertext as secretCiphertext, is_enabled as isEnabled, lease_expires_at as leaseExpiresAt
+    `select url, secret_ciphertext as "secretCiphertext", is_enabled as "isEnabled", lease_expires_at as "leaseExpiresAt"
      from webhooks where id = @id and lease_token = @leaseToken`,
   ),
   extendLease: db

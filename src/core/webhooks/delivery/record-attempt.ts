@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { type Db, preparedStatements, prepareText, savepoint } from '../../../../db/client.ts';
+import { type Db, preparedStatements, savepoint } from '../../../../db/client.ts';
+import { prepareSql } from '../../../../db/engine/session.ts';
 import { webhookDeliveries, webhooks } from '../../../../db/schema/index.ts';
 import { inNextCommit } from '../../batch.ts';
 import type { Runtime } from '../../context.ts';
@@ -92,7 +93,12 @@ async function recordAttempt(
   const { db, config } = runtime;
   const s = statements(db);
   const verdict = judgeAttempt(config, claim.attempt, result);
-  const job = { rowid: claim.jobRowid, id: claim.jobId, attemptsBefore: claim.attempt - 1, attempts: claim.attempt };
+  const job = {
+    address: claim.jobAddress,
+    id: claim.jobId,
+    attemptsBefore: claim.attempt - 1,
+    attempts: claim.attempt,
+  };
   const moved =
     verdict.status === 'pending_retry'
       ? await s.retry.run({ ...job, nextAttemptAt: now.getTime() + verdict.retryAfterMs })
@@ -112,43 +118,58 @@ async function recordAttempt(
   });
   if (verdict.status === 'delivered') return 'delivered';
   const failures = (await s.recentFailures.get({ webhookId, since: now.getTime() - AUTO_DISABLE_WINDOW_MS }))!.n;
-  if (failures >= AUTO_DISABLE_FAILURES && (await s.autoDisable.run({ id: webhookId, now: now.getTime() })).changes > 0)
+  if (
+    failures >= AUTO_DISABLE_FAILURES &&
+    (await s.autoDisable.run({ id: webhookId, leaseToken: claim.queue.leaseToken, now: now.getTime() })).changes > 0
+  )
     setSending(claim.queue, false);
   return verdict.status === 'failed' ? 'dead' : 'retry';
 }
 
-/** The job an attempt was made for, still queued with the attempts it had when handed out. */
-const AS_HANDED_OUT = `rowid = @rowid and id = @id and state = 'queued' and attempts = @attemptsBefore`;
+/**
+ * The job an attempt was made for, still queued with the attempts it had when handed out: what
+ * stands for the attempt handed out, so a move whose job another attempt moved first changes nothing.
+ */
+const asHandedOut = (db: Db) =>
+  sql`${db.$store.sql.atRowAddress('webhook_jobs', sql`${sql.placeholder('address')}`)} and id = ${sql.placeholder('id')}
+    and state = 'queued' and attempts = ${sql.placeholder('attemptsBefore')}`;
 
 type JobMove = {
-  rowid: number;
+  address: number | null;
   id: string;
   attemptsBefore: number;
   attempts: number;
 };
 
 const statements = preparedStatements((db) => ({
-  // Raw, and found by rowid (checked against the id): run once per attempt, where drizzle's
-  // placeholders and the id's index cost as much as the update itself.
-  retry: prepareText<JobMove & { nextAttemptAt: number }>(
+  // Raw, and found by its address on SQLite (rowid, checked against the id), by its key on
+  // PostgreSQL: run once per attempt, where drizzle's placeholders and the id's index cost as much as
+  // the update itself.
+  retry: prepareSql<never, JobMove & { nextAttemptAt: number }>(
     db,
-    `update webhook_jobs set attempts = @attempts, next_attempt_at = @nextAttemptAt where ${AS_HANDED_OUT}`,
+    sql`update webhook_jobs set attempts = ${sql.placeholder('attempts')}, next_attempt_at = ${sql.placeholder('nextAttemptAt')}
+      where ${asHandedOut(db)}`,
   ),
-  finish: prepareText<JobMove & { state: 'delivered' | 'dead' }>(
+  finish: prepareSql<never, JobMove & { state: 'delivered' | 'dead' }>(
     db,
-    `update webhook_jobs set state = @state, attempts = @attempts where ${AS_HANDED_OUT}`,
+    sql`update webhook_jobs set state = ${sql.placeholder('state')}, attempts = ${sql.placeholder('attempts')}
+      where ${asHandedOut(db)}`,
   ),
   recentFailures: db
     .select({ n: sql<number>`count(*)` })
     .from(webhookDeliveries)
     .where(
       sql`${webhookDeliveries.webhookId} = ${sql.placeholder('webhookId')} and ${webhookDeliveries.deliveredAt} > ${sql.placeholder('since')}
-        and ${webhookDeliveries.status} <> 'delivered' and ${webhookDeliveries.isTest} = 0`,
+        and ${webhookDeliveries.status} <> 'delivered' and ${webhookDeliveries.isTest} = ${db.$store.sql.false}`,
     )
     .prepare(),
   autoDisable: db
     .update(webhooks)
     .set({ isEnabled: false, autoDisabledAt: sql`${sql.placeholder('now')}` })
-    .where(sql`${webhooks.id} = ${sql.placeholder('id')} and ${webhooks.isEnabled} = 1`)
+    // Only while this process holds the subscription: the lease it was renewed under a moment ago.
+    .where(
+      sql`${webhooks.id} = ${sql.placeholder('id')} and ${webhooks.leaseToken} = ${sql.placeholder('leaseToken')}
+        and ${webhooks.isEnabled} = ${db.$store.sql.true}`,
+    )
     .prepare(),
 }));
