@@ -1,4 +1,4 @@
-import { integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { integer, json, pgTable, text } from 'drizzle-orm/pg-core';
 import { workspaces } from './accounts.ts';
 import { epochMs } from './columns.ts';
 
@@ -8,10 +8,10 @@ export const brandProfiles = pgTable('brand_profiles', {
     .references(() => workspaces.id, { onDelete: 'cascade' }),
   voice: text('voice'),
   audience: text('audience'),
-  topicsToLeanInto: jsonb('topics_to_lean_into').$type<string[]>().notNull(),
-  topicsToAvoid: jsonb('topics_to_avoid').$type<string[]>().notNull(),
+  topicsToLeanInto: json('topics_to_lean_into').$type<string[]>().notNull(),
+  topicsToAvoid: json('topics_to_avoid').$type<string[]>().notNull(),
   styleNotes: text('style_notes'),
-  examplePosts: jsonb('example_posts').$type<string[]>().notNull(),
+  examplePosts: json('example_posts').$type<string[]>().notNull(),
   brandName: text('brand_name'),
   industry: text('industry'),
   targetAudience: text('target_audience'),
@@ -20,8 +20,8 @@ export const brandProfiles = pgTable('brand_profiles', {
   toneFormality: integer('tone_formality').notNull(),
   toneHumor: integer('tone_humor').notNull(),
   toneEnergy: integer('tone_energy').notNull(),
-  vocabulary: jsonb('vocabulary').$type<string[]>().notNull(),
-  forbiddenWords: jsonb('forbidden_words').$type<string[]>().notNull(),
+  vocabulary: json('vocabulary').$type<string[]>().notNull(),
+  forbiddenWords: json('forbidden_words').$type<string[]>().notNull(),
   primaryColor: text('primary_color'),
   secondaryColor: text('secondary_color'),
   accentColor: text('accent_color'),

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { index, integer, json, pgTable, text } from 'drizzle-orm/pg-core';
 import { CAMPAIGN_STATUSES, type ContentMix } from '../schema/campaigns.ts';
 import { workspaces } from './accounts.ts';
 import { epochMs } from './columns.ts';
@@ -14,7 +14,7 @@ export const campaigns = pgTable(
     name: text('name').notNull(),
     description: text('description'),
     status: text('status', { enum: CAMPAIGN_STATUSES }).notNull(),
-    contentMix: jsonb('content_mix').$type<ContentMix>().notNull(),
+    contentMix: json('content_mix').$type<ContentMix>().notNull(),
     postsPerDay: integer('posts_per_day').notNull(),
     campaignLengthDays: integer('campaign_length_days').notNull(),
     startDate: epochMs('start_date').notNull(),

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, json, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { CONTENT_STATUSES, CONTENT_TYPES, type PlatformOverride, type PublishResult } from '../schema/content.ts';
 import { workspaces } from './accounts.ts';
 import { epochMs } from './columns.ts';
@@ -12,19 +12,19 @@ export const content = pgTable(
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     caption: text('caption').notNull(),
-    hashtags: jsonb('hashtags').$type<string[]>().notNull(),
+    hashtags: json('hashtags').$type<string[]>().notNull(),
     contentType: text('content_type', { enum: CONTENT_TYPES }).notNull(),
-    targetPlatforms: jsonb('target_platforms').$type<string[]>().notNull(),
-    mediaUrls: jsonb('media_urls').$type<string[]>().notNull(),
+    targetPlatforms: json('target_platforms').$type<string[]>().notNull(),
+    mediaUrls: json('media_urls').$type<string[]>().notNull(),
     topic: text('topic'),
-    platformSpecific: jsonb('platform_specific').$type<Record<string, PlatformOverride>>().notNull(),
-    mediaAltText: jsonb('media_alt_text').$type<Record<string, string>>().notNull().default({}),
+    platformSpecific: json('platform_specific').$type<Record<string, PlatformOverride>>().notNull(),
+    mediaAltText: json('media_alt_text').$type<Record<string, string>>().notNull().default({}),
     aspectRatio: text('aspect_ratio'),
     scheduledFor: epochMs('scheduled_for'),
     publishedAt: epochMs('published_at'),
     status: text('status', { enum: CONTENT_STATUSES }).notNull(),
     publishQueued: boolean('publish_queued').notNull().default(false),
-    publishResults: jsonb('publish_results').$type<PublishResult[]>().notNull(),
+    publishResults: json('publish_results').$type<PublishResult[]>().notNull(),
     campaignId: text('campaign_id'),
     campaignSlot: integer('campaign_slot'),
     publishRunId: text('publish_run_id'),

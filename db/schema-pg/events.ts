@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, index, json, pgTable, text } from 'drizzle-orm/pg-core';
 import { workspaces } from './accounts.ts';
 import { epochMs } from './columns.ts';
 
@@ -17,7 +17,7 @@ export const events = pgTable(
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     type: text('type').notNull(),
-    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    data: json('data').$type<Record<string, unknown>>().notNull(),
     createdAt: epochMs('created_at').notNull(),
     /** pg_current_xact_id() of the writing transaction (xid8, which fits a bigint): fan-out reads on (xact, seq). */
     xact: bigint('xact', { mode: 'number' }),

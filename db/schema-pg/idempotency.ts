@@ -1,4 +1,4 @@
-import { integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { integer, json, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { workspaces } from './accounts.ts';
 import { epochMs } from './columns.ts';
 
@@ -12,7 +12,7 @@ export const idempotencyKeys = pgTable(
     fingerprint: text('fingerprint').notNull(),
     responseStatus: integer('response_status'),
     responseBodyEncrypted: text('response_body_encrypted'),
-    responseBody: jsonb('response_body').$type<unknown>(),
+    responseBody: json('response_body').$type<unknown>(),
     createdAt: epochMs('created_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.workspaceId, t.key] })],

@@ -1,4 +1,4 @@
-import { bigint, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, json, pgTable, text } from 'drizzle-orm/pg-core';
 import { ASSET_TYPES } from '../schema/media.ts';
 import { workspaces } from './accounts.ts';
 import { epochMs } from './columns.ts';
@@ -18,7 +18,7 @@ export const mediaAssets = pgTable(
     sizeBytes: bigint('size_bytes', { mode: 'number' }).notNull(),
     width: integer('width'),
     height: integer('height'),
-    tags: jsonb('tags').$type<string[]>().notNull(),
+    tags: json('tags').$type<string[]>().notNull(),
     altText: text('alt_text'),
     createdAt: epochMs('created_at').notNull(),
   },

@@ -1,4 +1,4 @@
-import { bigint, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, index, json, pgTable, text } from 'drizzle-orm/pg-core';
 import { OAUTH_CLIENT_AUTH_METHODS, OAUTH_TOKEN_KINDS } from '../schema/oauth.ts';
 import { workspaces } from './accounts.ts';
 import { epochMs } from './columns.ts';
@@ -8,7 +8,7 @@ export const oauthClients = pgTable(
   {
     id: text('id').primaryKey(),
     clientName: text('client_name'),
-    redirectUris: jsonb('redirect_uris').$type<string[]>().notNull(),
+    redirectUris: json('redirect_uris').$type<string[]>().notNull(),
     tokenEndpointAuthMethod: text('token_endpoint_auth_method', { enum: OAUTH_CLIENT_AUTH_METHODS }).notNull(),
     secretHash: text('secret_hash'),
     registeredFrom: text('registered_from').notNull(),

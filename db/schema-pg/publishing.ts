@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, json, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import {
   ATTEMPT_STATUSES,
   PUBLISH_RUN_OUTCOMES,
@@ -28,10 +28,10 @@ export const socialAccounts = pgTable(
     isActive: boolean('is_active')
       .notNull()
       .generatedAlwaysAs(sql`status = 'active'`),
-    scopes: jsonb('scopes')
+    scopes: json('scopes')
       .$type<string[]>()
       .notNull()
-      .default(sql`'[]'::jsonb`),
+      .default(sql`'[]'::json`),
     profileUrl: text('profile_url'),
     accessTokenEncrypted: text('access_token_encrypted'),
     refreshTokenEncrypted: text('refresh_token_encrypted'),
@@ -103,10 +103,10 @@ export const publishCheckpoints = pgTable('publish_checkpoints', {
   attemptId: text('attempt_id')
     .primaryKey()
     .references(() => publishAttempts.id, { onDelete: 'cascade' }),
-  data: jsonb('data')
+  data: json('data')
     .$type<Record<string, unknown>>()
     .notNull()
-    .default(sql`'{}'::jsonb`),
+    .default(sql`'{}'::json`),
   createSentAt: epochMs('create_sent_at'),
   updatedAt: epochMs('updated_at').notNull(),
 });
@@ -138,7 +138,7 @@ export const sandboxPosts = pgTable(
     platformUserId: text('platform_user_id').notNull(),
     attemptId: text('attempt_id').notNull(),
     text: text('text').notNull(),
-    mediaUrls: jsonb('media_urls').$type<string[]>().notNull(),
+    mediaUrls: json('media_urls').$type<string[]>().notNull(),
     createdAt: epochMs('created_at').notNull(),
   },
   (t) => [index('sandbox_posts_attempt_idx').on(t.attemptId)],

@@ -1,4 +1,4 @@
-import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { index, json, pgTable, text } from 'drizzle-orm/pg-core';
 import { CONTENT_TYPES } from '../schema/content.ts';
 import type { Platform } from '../schema/publishing.ts';
 import type { TemplateEngagement, TemplateStructure } from '../schema/templates.ts';
@@ -12,10 +12,10 @@ export const templates = pgTable(
     description: text('description').notNull(),
     sourcePlatform: text('source_platform').$type<Platform>().notNull(),
     contentType: text('content_type', { enum: CONTENT_TYPES }).notNull(),
-    structure: jsonb('structure').$type<TemplateStructure>().notNull(),
+    structure: json('structure').$type<TemplateStructure>().notNull(),
     exampleCaption: text('example_caption').notNull(),
-    engagement: jsonb('engagement').$type<TemplateEngagement>().notNull(),
-    niches: jsonb('niches').$type<string[]>().notNull(),
+    engagement: json('engagement').$type<TemplateEngagement>().notNull(),
+    niches: json('niches').$type<string[]>().notNull(),
     createdAt: epochMs('created_at').notNull(),
   },
   (t) => [

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, index, integer, json, pgTable, text } from 'drizzle-orm/pg-core';
 import { DELIVERY_STATUSES, WEBHOOK_JOB_STATES } from '../schema/webhooks.ts';
 import { workspaces } from './accounts.ts';
 import { epochMs } from './columns.ts';
@@ -12,7 +12,7 @@ export const webhooks = pgTable(
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
     url: text('url').notNull(),
-    events: jsonb('events').$type<string[]>().notNull(),
+    events: json('events').$type<string[]>().notNull(),
     isEnabled: boolean('is_enabled').notNull(),
     autoDisabledAt: epochMs('auto_disabled_at'),
     secretCiphertext: text('secret_ciphertext').notNull(),

@@ -3,7 +3,8 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { POSTGRES_BACKUP_ADVICE } from '../../src/cli/backup.ts';
-import { onSqliteOnly, TEST_ENGINE } from '../helpers/runtime.ts';
+import { TEST_ENGINE } from '../helpers/runtime.ts';
+import { onSqliteOnly } from '../helpers/sqlite-only.ts';
 import { runEntry, startEntry, tempDataDir, type RunningProcess } from '../helpers/subprocess.ts';
 
 const SLOW = 120_000;

@@ -8,7 +8,8 @@ import { drain } from '../../src/jobs/drain.ts';
 import { publishingJob } from '../../src/jobs/publish-run.ts';
 import { connectAccounts, sandboxPostsFor } from '../helpers/publishing.ts';
 import { contentRow } from '../helpers/rest-expect.ts';
-import { onSqliteOnly, testRuntime } from '../helpers/runtime.ts';
+import { testRuntime } from '../helpers/runtime.ts';
+import { onSqliteOnly } from '../helpers/sqlite-only.ts';
 import { getWorkspace } from '../../src/core/accounts/workspaces.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'approved-by-migration-'));

@@ -6,7 +6,8 @@ import { startBackgroundCheckpoints } from '../../db/checkpointer.ts';
 import { sqliteOf, openDatabase, type Db } from '../../db/client.ts';
 import { events } from '../../db/schema/index.ts';
 import { makeWorkspace } from '../helpers/factories.ts';
-import { onSqliteOnly, testRuntime } from '../helpers/runtime.ts';
+import { testRuntime } from '../helpers/runtime.ts';
+import { onSqliteOnly } from '../helpers/sqlite-only.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'checkpointer-'));
 afterEach(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,4 +1,3 @@
-import { describe, it } from 'vitest';
 import { openDatabase, sqliteOf, type Db } from '../../db/client.ts';
 import type { Engine } from '../../db/engine/store.ts';
 import { openPostgresDatabase } from '../../db/postgres.ts';
@@ -78,13 +77,3 @@ export function capturingDb(db: Db, captured: CapturedStatement[]): Db {
   };
   return Object.assign(asyncDb(recorded), { $store: db.$store, $client: sqliteOf(db) });
 }
-
-/**
- * For tests of what only SQLite has (its query plans, pragmas, file modes, online backup, one
- * writer's ordering): they run on SQLite and are reported as skipped in the PostgreSQL run, never
- * left out silently. Their names say "SQLite" (test/architecture checks it).
- */
-export const onSqliteOnly = {
-  it: it.skipIf(TEST_ENGINE !== 'sqlite'),
-  describe: describe.skipIf(TEST_ENGINE !== 'sqlite'),
-};

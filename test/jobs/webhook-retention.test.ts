@@ -40,7 +40,7 @@ const DELIVERER = `
   const dir = process.argv[2];
   const db = openDatabase(join(dir, 'service.db'));
   // Every write transaction of the store begins with its BEGIN IMMEDIATE: timed there.
-  const client = sqliteOf(db);
+  const client = db.$client;
   const waits = [];
   let writes = 0;
   const store = db.$store;

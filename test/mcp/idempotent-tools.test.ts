@@ -6,7 +6,7 @@ import { claimIdempotencyKey } from '../../src/core/idempotency.ts';
 import { makeContent, makeWorkspace } from '../helpers/factories.ts';
 import { call } from '../helpers/http.ts';
 import { connectMcp, useMcpTestbed } from '../helpers/mcp.ts';
-import { onSqliteOnly } from '../helpers/runtime.ts';
+import { onSqliteOnly } from '../helpers/sqlite-only.ts';
 import { connectAccounts } from '../helpers/publishing.ts';
 import { callTool, toolError, toolResult } from '../helpers/tool-calls.ts';
 import { sqliteOf } from '../../db/client.ts';

@@ -192,7 +192,7 @@ describe('a database after migratePostgres', () => {
     // The workspace, and its key by the cascade.
     expect(await version()).toEqual([start + 5]);
     const [row] = await db.select().from(schema.webhookEnqueueCursor);
-    expect(row).toEqual({ id: 1, lastSeq: 0 });
+    expect(row).toEqual({ id: 1, lastSeq: 0, lastXact: 0 });
     const [workspace] = await db
       .insert(schema.workspaces)
       .values({ id: 'ws-2', orgId: 'org-2', name: 'B', plan: 'free', planStatus: 'active', createdAt: now })

@@ -1,7 +1,8 @@
 import { expect } from 'vitest';
 import { postsPublishedIn, usagePeriod } from '../../../src/core/accounts/usage.ts';
 import { makeWorkspace } from '../../helpers/factories.ts';
-import { capturingDb, onSqliteOnly, testRuntime } from '../../helpers/runtime.ts';
+import { capturingDb, testRuntime } from '../../helpers/runtime.ts';
+import { onSqliteOnly } from '../../helpers/sqlite-only.ts';
 import { sqliteOf } from '../../../db/client.ts';
 
 /** Every publish counts the month's published items; the count must search the partial index. */

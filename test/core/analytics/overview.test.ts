@@ -5,7 +5,8 @@ import { ServiceError } from '../../../src/core/errors.ts';
 import { runOperation } from '../../../src/core/operation.ts';
 import { makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { HISTORY_NOW, recordPublishRun, seedKnownHistory } from '../../helpers/publish-history.ts';
-import { capturingDb, onSqliteOnly, testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { capturingDb, testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { onSqliteOnly } from '../../helpers/sqlite-only.ts';
 import { sqliteOf } from '../../../db/client.ts';
 
 type Counts = [published: number, failed: number];

@@ -4,7 +4,8 @@ import { contextFor } from '../../../src/core/context.ts';
 import { runOperation } from '../../../src/core/operation.ts';
 import { makeContent, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { forceStatus } from '../../helpers/rest-expect.ts';
-import { capturingDb, onSqliteOnly, testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { capturingDb, testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { onSqliteOnly } from '../../helpers/sqlite-only.ts';
 import { sqliteOf } from '../../../db/client.ts';
 
 interface Captured {
