@@ -25,7 +25,7 @@ import { contextFor, type Runtime } from '../src/core/context.ts';
 import { startDraftThread, type DraftThread } from '../src/jobs/draft-thread.ts';
 import { runOperation } from '../src/core/operation.ts';
 import { openRuntime } from '../src/core/runtime.ts';
-import { fmt, RAISED_LIMITS, tempDir, type Row } from './lib.ts';
+import { fmt, RAISED_LIMITS, tempDir, type Row, closeBenchRuntime } from './lib.ts';
 import { createBenchDatabase } from './postgres.ts';
 import { drain } from '../src/jobs/drain.ts';
 import { campaignGenerationJob } from '../src/jobs/campaign-generation.ts';
@@ -58,15 +58,7 @@ async function openWorld(label: string, postgres?: string): Promise<{ runtime: R
   const checkpointer = startBackgroundCheckpoints(runtime.db);
   return {
     runtime,
-    async close() {
-      try {
-        await checkpointer.stop();
-        await runtime.db.$store.close();
-        await database?.drop();
-      } finally {
-        dir.cleanup();
-      }
-    },
+    close: () => closeBenchRuntime({ checkpointer, runtime, database, dir }),
   };
 }
 

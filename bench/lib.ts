@@ -366,3 +366,22 @@ export function budget(seconds: number, maxCount: number): { more: (count: numbe
   const deadline = performance.now() + seconds * 1000;
   return { more: (count) => count < maxCount && performance.now() < deadline };
 }
+
+/**
+ * Closes a benchmark's in-process runtime and what it was made on: its checkpointer, its store, its
+ * PostgreSQL database when it had one, and last its temporary folder, whatever failed before.
+ */
+export async function closeBenchRuntime(parts: {
+  checkpointer: { stop(): Promise<void> };
+  runtime: { db: { $store: { close(): Promise<void> } } };
+  database?: { drop(): Promise<void> };
+  dir: { cleanup(): void };
+}): Promise<void> {
+  try {
+    await parts.checkpointer.stop();
+    await parts.runtime.db.$store.close();
+    await parts.database?.drop();
+  } finally {
+    parts.dir.cleanup();
+  }
+}

@@ -26,7 +26,7 @@ import { newId } from '../src/core/ids.ts';
 import { openRuntime } from '../src/core/runtime.ts';
 import { connectSocialAccount } from '../src/core/social-accounts/operations.ts';
 import { startPublishing } from '../src/jobs/publish-run.ts';
-import { fmt, percentile, RAISED_LIMITS, table, tempDir, until, type Row } from './lib.ts';
+import { fmt, percentile, RAISED_LIMITS, table, tempDir, until, type Row, closeBenchRuntime } from './lib.ts';
 import { createBenchDatabase } from './postgres.ts';
 
 export interface PublishingSettings {
@@ -81,15 +81,7 @@ async function world(label: string, workspaces: number, postgres?: string): Prom
   return {
     runtime,
     workspaceIds,
-    async close() {
-      try {
-        await checkpointer.stop();
-        await runtime.db.$store.close();
-        await database?.drop();
-      } finally {
-        dir.cleanup();
-      }
-    },
+    close: () => closeBenchRuntime({ checkpointer, runtime, database, dir }),
   };
 }
 

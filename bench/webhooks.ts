@@ -36,6 +36,7 @@ import {
   until,
   type HttpChild,
   type Row,
+  closeBenchRuntime,
 } from './lib.ts';
 import { createBenchDatabase } from './postgres.ts';
 
@@ -79,15 +80,7 @@ async function world(label: string, receiverUrl: string, postgres?: string): Pro
   return {
     runtime,
     workspace,
-    async close() {
-      try {
-        await checkpointer.stop();
-        await runtime.db.$store.close();
-        await database?.drop();
-      } finally {
-        dir.cleanup();
-      }
-    },
+    close: () => closeBenchRuntime({ checkpointer, runtime, database, dir }),
   };
 }
 
