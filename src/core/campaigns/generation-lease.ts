@@ -5,7 +5,6 @@ import { campaigns } from '../../../db/schema/index.ts';
 import { inNextCommit } from '../batch.ts';
 import type { Runtime } from '../context.ts';
 import { randomBase62 } from '../ids.ts';
-import type { GenerationOutcome } from './generation.ts';
 
 /** A campaign this process is generating for, under its lease. */
 export interface GenerationClaim {
@@ -82,7 +81,10 @@ export async function renewGenerationLeases(runtime: Runtime, claims: Iterable<G
 }
 
 /** Lets a campaign go under its lease, due at once, so the next run (another process's) resumes it. */
-export async function handBackGeneration(runtime: Runtime, claim: GenerationClaim): Promise<GenerationOutcome> {
+export async function handBackGeneration(
+  runtime: Runtime,
+  claim: GenerationClaim,
+): Promise<'lease_lost' | 'handed_back'> {
   const { db, clock } = runtime;
   const { changes } = await inNextCommit(db, async () =>
     db

@@ -225,9 +225,13 @@ interface WorkspaceBudget {
 async function workspaceBudget(db: Db, workspaceId: string, now: Date): Promise<WorkspaceBudget> {
   const s = statements(db);
   const plan = await s.plan.get({ workspaceId });
+  // In flight first, then published: on PostgreSQL each statement sees the commits made before it,
+  // and an item another process finishes between the two reads is then counted twice (the next item
+  // waits a pass), never in neither (which would let the workspace pass its quota).
+  const inFlight = (await s.inFlight.get({ workspaceId }))?.n ?? 0;
   const published = await postsPublishedIn(db, workspaceId, usagePeriod(now));
   const budget: WorkspaceBudget = {
-    inFlight: (await s.inFlight.get({ workspaceId }))?.n ?? 0,
+    inFlight,
     approverMustDiffer: plan?.approverMustDiffer ?? false,
     verdict() {
       if (!plan) return { refuse: 'the workspace no longer exists' };
