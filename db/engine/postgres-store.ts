@@ -17,7 +17,8 @@ interface Unit {
  * The PostgreSQL store: a pool of connections, each unit a transaction on one connection it holds
  * until commit (READ COMMITTED, PostgreSQL's default), each statement outside a unit a transaction
  * of its own on whichever connection is free. Units run side by side, one per connection; what must
- * not interleave (claims, quota, maintenance) says so in its SQL (row locks, advisory locks).
+ * not interleave says so in its SQL: claims lock rows (skip locked), a workspace's quota and credits
+ * take an advisory lock, maintenance claims its tick in job_ticks.
  *
  * There is no group commit: each unit commits on its own. Group commit saves SQLite's one writer a
  * transaction per request; here writers run in parallel and a commit costs the server one WAL flush,
@@ -56,14 +57,21 @@ export class PostgresStore implements Store {
   async inNextCommit<T>(work: () => Promise<T> | T): Promise<T> {
     if (this.inUnit()) return started(work);
     let failure: { error: unknown } | undefined;
-    const value = await this.transaction(async () => {
-      try {
-        return await started(work);
-      } catch (error) {
-        failure = { error };
-        return undefined;
-      }
-    });
+    let value: T | undefined;
+    try {
+      value = await this.transaction(async () => {
+        try {
+          return await started(work);
+        } catch (error) {
+          failure = { error };
+          return undefined;
+        }
+      });
+    } catch (error) {
+      // The work's own failure (which aborted the transaction) is the one to report.
+      if (failure && error instanceof TransactionRolledBack) throw failure.error;
+      throw error;
+    }
     if (failure) throw failure.error;
     return value as T;
   }
@@ -77,7 +85,9 @@ export class PostgresStore implements Store {
       await client.query('begin');
       try {
         const value = await this.units.run(unit, () => started(work));
-        await client.query('commit');
+        // A transaction a failed statement aborted answers its COMMIT with ROLLBACK, not an error.
+        const { command } = await client.query('commit');
+        if (command === 'ROLLBACK') throw new TransactionRolledBack();
         return value;
       } catch (error) {
         await client.query('rollback').catch((rollbackFailed: unknown) => {
@@ -95,7 +105,7 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** A transaction-scoped advisory lock on the key's hash (a collision only makes two keys wait for each other). */
+  /** A transaction-scoped advisory lock on the key's hash (a collision only makes one key's holder defer the other's work). */
   async tryLock(key: string): Promise<boolean> {
     const unit = this.units.getStore();
     if (!unit?.open)
@@ -150,4 +160,12 @@ function isConnectionError(error: unknown): boolean {
   // SQLSTATE class 08 (connection exception) and 57P01–57P03 (the server shutting down), or a socket error.
   if (typeof code === 'string') return /^08|^57P0[1-3]$|^E[A-Z]+$/.test(code);
   return /Connection terminated|connection .*closed|Client has encountered a connection error/i.test(error.message);
+}
+
+/** A COMMIT the server answered with ROLLBACK: a statement of the unit failed, and nothing of it was kept. */
+export class TransactionRolledBack extends Error {
+  override readonly name = 'TransactionRolledBack';
+  constructor() {
+    super('the transaction was rolled back at commit: a statement in it had failed');
+  }
 }

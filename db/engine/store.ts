@@ -36,7 +36,7 @@ export interface Store {
   /**
    * Inside a unit: takes the lock named `key` until the unit ends and answers true, or answers false
    * at once when another unit (in this process or another) holds it. For what must not run twice at
-   * once across processes: a workspace's quota counted at claim time, a maintenance pass. On SQLite
+   * once across processes: a workspace's quota counted at claim time, its AI credits. On SQLite
    * every unit already holds the one writer of the file, so the lock is always the caller's.
    */
   tryLock(key: string): Promise<boolean>;
@@ -88,8 +88,9 @@ export interface EngineSql {
    * Whether an outbox row (`xact` from writingTransaction, `seq` its identity) comes after the cursor
    * (`cursor.xact`, `cursor.seq`, the last row read) and can be read now without skipping a row that
    * would commit later before it: on PostgreSQL (xact, seq) past the cursor and xact below the oldest
-   * transaction still running (pg_snapshot_xmin), so no transaction that could still write a row
-   * before it is running; on SQLite seq past the cursor. Read in `outboxOrder`.
+   * transaction still running in this database (other databases' transactions of the same server
+   * are passed over), so no transaction that could still write a row before it is running; on SQLite
+   * seq past the cursor. Read in `outboxOrder`.
    */
   outboxAfter(row: { xact: SQL; seq: SQL }, cursor: { xact: SQL; seq: SQL }): SQL;
   /** The order outboxAfter reads in: (xact, seq) on PostgreSQL, seq on SQLite. */

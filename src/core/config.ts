@@ -125,7 +125,16 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'expected at least 16 characters').optional(),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_FILE: z.string().min(1).optional(),
-  DATABASE_URL: z.string().min(1).optional(),
+  DATABASE_URL: z
+    .string()
+    .min(1)
+    // A URL of another scheme (sqlite:, file:, mysql://) is refused rather than read as a file name,
+    // which would start on a new, empty database beside the real one.
+    .refine(
+      (value) => isPostgresUrl(value) || !/^[a-z][a-z0-9+.-]+:/i.test(value),
+      'expected a postgres:// or postgresql:// URL, or a SQLite file path',
+    )
+    .optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   PUBLIC_BASE_URL: z.url().optional(),
   TRUST_PROXY: z
