@@ -159,9 +159,20 @@ function connectError(error: unknown, target: Target): PostgresConnectError {
   );
 }
 
+/** `text` with the password of the PostgreSQL URL `url` (as written and decoded) replaced by ***. */
+export function redactPassword(text: string, url: string): string {
+  let password = '';
+  try {
+    password = new URL(url).password;
+  } catch {
+    // No URL, so no password to find in the text.
+  }
+  return redact(text, password ? [password, safeDecode(password)] : []);
+}
+
 function redact(text: string, secrets: string[]): string {
   let result = text;
-  for (const secret of secrets) result = result.split(secret).join('***');
+  for (const secret of secrets) if (secret) result = result.split(secret).join('***');
   return result;
 }
 

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import { sqliteOf, type Db } from '../../db/client.ts';
 import { copySqliteToPostgres, TargetNotEmptyError, type TableCopied } from '../../db/copy-to-postgres.ts';
-import { migratePostgres, openPostgres, PostgresConnectError } from '../../db/postgres.ts';
+import { migratePostgres, openPostgres, PostgresConnectError, redactPassword } from '../../db/postgres.ts';
+import { isPostgresUrl } from '../core/config.ts';
 import { fieldError, ServiceError } from '../core/errors.ts';
 
 export interface MigrateToPostgresResult {
@@ -35,11 +36,10 @@ export async function migrateToPostgres(
   const file = sqliteOf(db).name;
   if (file === ':memory:' || file === '')
     throw new ServiceError('invalid_state', 'The SQLite database is in memory: there is nothing to copy.');
-  if (!/^postgres(ql)?:\/\//.test(url)) {
+  if (!isPostgresUrl(url)) {
     throw fieldError('to', 'Give a PostgreSQL URL: postgres://user:password@host:port/database');
   }
   const target = withoutPassword(url);
-  const secrets = passwordsOf(url);
   let pool;
   try {
     pool = await openPostgres(url, { max: 1 });
@@ -58,7 +58,7 @@ export async function migrateToPostgres(
     return { source: file, target, tables, rows: tables.reduce((sum, table) => sum + table.rows, 0) };
   } catch (error) {
     if (error instanceof ServiceError) throw error;
-    const message = redact((error as Error).message, secrets);
+    const message = redactPassword((error as Error).message, url);
     if (error instanceof TargetNotEmptyError) throw fieldError('to', message);
     throw new ServiceError(
       'invalid_state',
@@ -79,26 +79,4 @@ export function withoutPassword(url: string): string {
   } catch {
     return 'the PostgreSQL URL';
   }
-}
-
-function passwordsOf(url: string): string[] {
-  try {
-    const { password } = new URL(url);
-    if (!password) return [];
-    let decoded = password;
-    try {
-      decoded = decodeURIComponent(password);
-    } catch {
-      // Kept as written.
-    }
-    return [password, decoded];
-  } catch {
-    return [];
-  }
-}
-
-function redact(text: string, secrets: string[]): string {
-  let result = text;
-  for (const secret of secrets) if (secret) result = result.split(secret).join('***');
-  return result;
 }

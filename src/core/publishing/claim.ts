@@ -37,7 +37,6 @@ const DUE_KEY = sql`coalesce(${content.scheduledFor}, 0)`;
 const queued = (engine: EngineSql) =>
   sql`${content.publishQueued} = ${engine.true} and ${content.status} in ('approved', 'scheduled')`;
 const CANDIDATES_PER_QUERY = 200;
-export { HELD_UNDER_LEASE };
 const LEASE_EXPIRED = sql`${content.status} = 'publishing' and ${content.leaseExpiresAt} <= ${sql.placeholder('now')}`;
 
 /**

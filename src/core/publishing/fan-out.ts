@@ -4,12 +4,13 @@ import { content, workspaces } from '../../../db/schema/index.ts';
 import { inNextCommit } from '../batch.ts';
 import type { Runtime } from '../context.ts';
 import { platformAccountsOf, type AccountOfLookup } from '../social-accounts/operations.ts';
-import { HELD_UNDER_LEASE, type Claim } from './claim.ts';
+import type { Claim } from './claim.ts';
 import type { Connectors, PlatformConnector, PlatformPost, PublishOutcome, PublishTarget } from './connector.ts';
 import { checkPlatform, refusalOf } from './readiness.ts';
 import {
   attemptsOf,
   finishRun,
+  HELD_UNDER_LEASE,
   recordAttempt,
   RUN_ITEM_COLUMNS,
   settleAttempt,
