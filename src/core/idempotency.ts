@@ -6,7 +6,7 @@ import { idempotencyKeys } from '../../db/schema/index.ts';
 import type { Runtime, ServiceContext } from './context.ts';
 import { fieldError, ServiceError, type RateLimitState } from './errors.ts';
 import { inNextCommit } from './batch.ts';
-import { assertInputDepth, executeOperation, operationFor, runInCommit, type Operation } from './operation.ts';
+import { assertInputShape, executeOperation, operationFor, runInCommit, type Operation } from './operation.ts';
 import { consumeRateLimit } from './rate-limits.ts';
 import { decryptSecret, derivedKey, encryptSecret, type SecretsConfig } from './secrets.ts';
 
@@ -115,8 +115,9 @@ export async function claimIdempotencyKey(runtime: Runtime, request: IdempotentC
     const what = request.keyField === 'Idempotency-Key' ? 'The Idempotency-Key header' : 'idempotency_key';
     throw fieldError(request.keyField, `${what} must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`);
   }
+  if (request.key.includes('\u0000')) throw fieldError(request.keyField, 'must not contain the NUL character (U+0000)');
   // Before the fingerprint, which walks the whole input.
-  assertInputDepth(request.input);
+  assertInputShape(request.input);
   const now = runtime.clock.now();
   const fingerprint = fingerprintOf(runtime.config, request);
   const { db } = runtime;

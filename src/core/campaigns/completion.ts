@@ -13,10 +13,12 @@ import { toCampaignResource } from './serialize.ts';
  * a publish attempt awaits its publish call, `scheduled` and a queued `approved` wait for the
  * publishing run, `publishing` is in it. The rule reads the row alone, never the clock, so the
  * moments an item becomes done are the moments it changes (see completeCampaignIfDone's callers).
+ * The results are compared as text: PostgreSQL's json has no equality, and both engines keep the
+ * text as it was written.
  */
 const itemStillWaiting = (engine: EngineSql) => sql`not (
   ${content.status} in ('published', 'rejected', 'archived')
-  or (${content.status} = 'approved' and ${content.publishQueued} = ${engine.false} and ${content.publishResults} <> '[]')
+  or (${content.status} = 'approved' and ${content.publishQueued} = ${engine.false} and cast(${content.publishResults} as text) <> '[]')
 )`;
 
 /**

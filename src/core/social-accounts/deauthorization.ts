@@ -233,12 +233,16 @@ export const dataDeletionStatusUrl = (runtime: Runtime, platform: string, code: 
 
 /** The status page behind the URL a data-deletion callback answers; another platform's code is not found. */
 export async function getDataDeletionRequest(db: Db, platform: string, code: string): Promise<DataDeletionStatus> {
+  const notFound = () =>
+    new ServiceError('not_found', `No ${platform} data deletion request with confirmation code ${code}.`);
+  // Codes are base62 (see handlePlatformCallback): anything else, a NUL among it, is never looked up.
+  if (!/^[0-9A-Za-z]{1,64}$/.test(code) || !/^[a-z]{1,32}$/.test(platform)) throw notFound();
   const row = await db
     .select()
     .from(dataDeletionRequests)
     .where(and(eq(dataDeletionRequests.confirmationCode, code), eq(dataDeletionRequests.platform, platform)))
     .get();
-  if (!row) throw new ServiceError('not_found', `No ${platform} data deletion request with confirmation code ${code}.`);
+  if (!row) throw notFound();
   return {
     confirmation_code: row.confirmationCode,
     platform: row.platform,
