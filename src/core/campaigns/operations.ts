@@ -155,12 +155,14 @@ export const deleteCampaign = defineOperation({
     const { db } = ctx;
     return writeTransaction(db, async () => {
       const row = await getCampaignInWorkspace(db, ctx.workspace.id, input.id);
+      // The row first: a generation batch committing now (another unit, on PostgreSQL) either
+      // committed before, and its items are cleared below, or finds the campaign gone and writes none.
+      await db.delete(campaigns).where(eq(campaigns.id, row.id)).run();
       await db
         .update(content)
         .set({ campaignId: null, campaignSlot: null })
         .where(and(eq(content.workspaceId, ctx.workspace.id), eq(content.campaignId, row.id)))
         .run();
-      await db.delete(campaigns).where(eq(campaigns.id, row.id)).run();
       return { id: row.id, object: 'campaign' as const, deleted: true as const };
     });
   },

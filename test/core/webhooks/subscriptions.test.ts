@@ -1,6 +1,7 @@
 import { eq, max } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import dns from 'node:dns';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { events, webhooks } from '../../../db/schema/index.ts';
 import { contextFor, type ServiceContext } from '../../../src/core/context.ts';
 import { executeOperation } from '../../../src/core/operation.ts';
@@ -104,14 +105,25 @@ describe('webhook subscriptions', () => {
 
     it('a webhook deleted while its new URL was being checked is not_found, and stays deleted', async () => {
       const created = await executeOperation(ctx, createWebhook, { url: PUBLIC_URL });
-      // Both start in the same group commit: the update checks the URL after it, the delete runs in it.
-      const updating = executeOperation(ctx, updateWebhook, {
-        id: created.id,
-        url: 'https://1.1.1.1/moved',
-        is_enabled: false,
-      });
-      const deleting = executeOperation(ctx, deleteWebhook, { id: created.id });
-      await expect(updating).rejects.toMatchObject({ code: 'not_found' });
+      // The new host's lookup is where the update waits on the network: the delete commits meanwhile.
+      let deleting: Promise<unknown> | undefined;
+      const lookup = vi.spyOn(dns.promises, 'lookup').mockImplementation((async () => {
+        deleting = executeOperation(ctx, deleteWebhook, { id: created.id });
+        await deleting.catch(() => {});
+        return [{ address: '93.184.216.34', family: 4 }];
+      }) as unknown as typeof dns.promises.lookup);
+      try {
+        await expect(
+          executeOperation(ctx, updateWebhook, {
+            id: created.id,
+            url: 'https://hooks.moved.test/x',
+            is_enabled: false,
+          }),
+        ).rejects.toMatchObject({ code: 'not_found' });
+      } finally {
+        lookup.mockRestore();
+      }
+      expect(deleting).toBeDefined();
       await expect(deleting).resolves.toEqual({ id: created.id, object: 'webhook', deleted: true });
       expect(await row(created.id)).toBeUndefined();
     });

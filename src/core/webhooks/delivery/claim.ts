@@ -71,7 +71,7 @@ export async function handOut(runtime: Runtime, queue: HeldQueue, now: number): 
       const rows = await statements(runtime.db).dueOf.all({
         webhookId: queue.webhookId,
         now,
-        inHand: JSON.stringify([...queue.inHand.keys()]),
+        inHand: JSON.stringify([...queue.inHand.keys(), ...queue.recording]),
       });
       // Reversed, so handing out the oldest is a pop.
       for (let i = rows.length - 1; i >= 0; i--) {
@@ -166,7 +166,7 @@ const statements = preparedStatements((db) => ({
   ),
   // Raw, as drizzle's row mapping cost more than the read; read once per 64 deliveries. A literal
   // LIMIT: a bound one makes SQLite prepare the statement again on every run (it plans for the
-  // value; ~10 µs each). The jobs already in a slot are still queued, so they are skipped.
+  // value; ~10 µs each). The jobs already in a slot, or being recorded, are still queued, so they are skipped.
   dueOf: prepareSql<DueJobRow, { webhookId: string; now: number; inHand: string }>(
     db,
     sql`select ${db.$store.sql.rowAddress('j')} as "jobAddress", j.id as "jobId", j.attempts, j.created_at as "createdAt",

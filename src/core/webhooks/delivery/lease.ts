@@ -29,6 +29,11 @@ export interface HeldQueue {
    * to a failed commit: it is let go of (see `letGoOfLost`), so it is read and sent again.
    */
   inHand: Map<string, number>;
+  /**
+   * Jobs whose attempt is written in a commit not made yet. Until it is, every other unit still sees
+   * them `queued` (on PostgreSQL, where units run side by side), so a read ahead leaves them out.
+   */
+  recording: Set<string>;
   /** False once the subscription is seen disabled: nothing more is handed out. */
   sending: boolean;
 }
@@ -80,6 +85,7 @@ export async function takeOver(
     secretCiphertext: subscription.secretCiphertext,
     readAhead: [],
     inHand: new Map(),
+    recording: new Set(),
     sending: true,
   };
   queuesOf(runtime.db).set(queue.webhookId, queue);

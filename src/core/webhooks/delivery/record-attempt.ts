@@ -55,6 +55,11 @@ export function recordInNextCommit(runtime: Runtime, attempt: Attempt, carryOn: 
     batch.recorded.catch(() => {
       if (pendingRecords.get(db) === batch) pendingRecords.delete(db);
     });
+    // Committed (or failed, and the jobs are still queued to be sent again): read ahead again.
+    const recorded = () => {
+      for (const { claim } of attempts) claim.queue.recording.delete(claim.jobId);
+    };
+    batch.recorded.then(recorded, recorded);
     pendingRecords.set(db, (pending = batch));
   }
   const index = pending.attempts.push(attempt) - 1;
@@ -73,6 +78,7 @@ async function recordAttempts(runtime: Runtime, attempts: Attempt[], carryOn: bo
     let stillHeld = held.get(queue);
     if (stillHeld === undefined) held.set(queue, (stillHeld = await renewLease(runtime, queue, nowMs)));
     queue.inHand.delete(attempt.claim.jobId);
+    queue.recording.add(attempt.claim.jobId);
     recorded.push({ outcome: stillHeld ? await recordAttempt(runtime, attempt, now) : 'lease_lost', next: null });
   }
   // The slots that go on take their subscription's next due job in this same commit.
