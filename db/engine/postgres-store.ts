@@ -11,6 +11,8 @@ interface Unit {
   open: boolean;
   /** Savepoints open inside it, which names the next one. */
   savepoints: number;
+  /** Called once it has committed (whenCommitted). */
+  committed: (() => void)[];
 }
 
 /**
@@ -79,16 +81,16 @@ export class PostgresStore implements Store {
   async transaction<T>(work: () => Promise<T> | T): Promise<T> {
     if (this.inUnit()) return started(work);
     const client = await this.pool.connect();
-    const unit: Unit = { client, open: true, savepoints: 0 };
+    const unit: Unit = { client, open: true, savepoints: 0, committed: [] };
     let broken: Error | undefined;
+    let value: T;
     try {
       await client.query('begin');
       try {
-        const value = await this.units.run(unit, () => started(work));
+        value = await this.units.run(unit, () => started(work));
         // A transaction a failed statement aborted answers its COMMIT with ROLLBACK, not an error.
         const { command } = await client.query('commit');
         if (command === 'ROLLBACK') throw new TransactionRolledBack();
-        return value;
       } catch (error) {
         await client.query('rollback').catch((rollbackFailed: unknown) => {
           // The connection itself failed (the server went away): it leaves the pool.
@@ -103,6 +105,8 @@ export class PostgresStore implements Store {
       unit.open = false;
       client.release(broken);
     }
+    for (const fn of unit.committed) fn();
+    return value;
   }
 
   /** A transaction-scoped advisory lock on the key's hash (a collision only makes one key's holder defer the other's work). */
@@ -115,6 +119,13 @@ export class PostgresStore implements Store {
       values: [key],
     });
     return rows[0]?.locked === true;
+  }
+
+  /** After the unit's commit; one asked for in a savepoint that rolled back still runs (a wake-up is a hint). */
+  whenCommitted(fn: () => void): void {
+    const unit = this.units.getStore();
+    if (unit?.open) unit.committed.push(fn);
+    else fn();
   }
 
   async savepoint<T>(work: () => Promise<T> | T): Promise<T> {

@@ -125,6 +125,11 @@ export class SqliteStore implements Store {
     return true;
   }
 
+  /** At once: a statement made outside the unit waits for it to end (the one writer), so it reads what the unit wrote. */
+  whenCommitted(fn: () => void): void {
+    fn();
+  }
+
   inNextCommit<T>(work: () => Promise<T> | T): Promise<T> {
     if (this.inUnit()) return started(work);
     return new Promise<T>((resolve, reject) => {

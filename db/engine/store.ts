@@ -41,6 +41,12 @@ export interface Store {
    */
   tryLock(key: string): Promise<boolean>;
   /**
+   * Calls `fn` once what the running unit wrote can be read by a statement made outside it: after
+   * its commit (never when it rolls back), or at once outside a unit. For a wake-up of this
+   * process's schedulers, whose next read must find the work that woke them.
+   */
+  whenCommitted(fn: () => void): void;
+  /**
    * Tells the other processes on this database that `job` has work due. Inside a unit it is sent
    * with the unit's commit (and dropped if the unit rolls back); outside, right after. On SQLite
    * absent: the processes sharing a file poll it, which covers them.

@@ -36,7 +36,8 @@ export async function openRuntime(
     log: options.log ?? createLogger({ level: config.logLevel }),
     outcomes: new Outcomes(),
     wake: (job) => {
-      wakeups.wake(job);
+      // This process's schedulers read at once: only once the work that woke them is committed.
+      db.$store.whenCommitted(() => wakeups.wake(job));
       db.$store.notify?.(job);
     },
   };

@@ -52,4 +52,32 @@ describe('units of the PostgreSQL store', () => {
     ).rejects.toThrow(/no_such_table/);
     expect(await count()).toBe(before + 1);
   });
+
+  it('calls what waits for a commit once the unit has committed, so a read outside it finds the writes; never after a rollback', async () => {
+    const seen: number[] = [];
+    const readOutside = () => {
+      void count().then((n) => seen.push(n));
+    };
+    const before = await count();
+    let calledInside = false;
+    await db.$store.transaction(async () => {
+      await db.run(sql`insert into job_ticks (job, tick_at) values ('woken', 1)`);
+      db.$store.whenCommitted(readOutside);
+      db.$store.whenCommitted(() => (calledInside = db.$store.inUnit()));
+    });
+    expect(calledInside).toBe(false);
+    await expect.poll(() => seen).toEqual([before + 1]);
+    let rolledBackCalled = false;
+    await expect(
+      db.$store.transaction(async () => {
+        db.$store.whenCommitted(() => (rolledBackCalled = true));
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(rolledBackCalled).toBe(false);
+    // Outside a unit: at once.
+    let atOnce = false;
+    db.$store.whenCommitted(() => (atOnce = true));
+    expect(atOnce).toBe(true);
+  });
 });
