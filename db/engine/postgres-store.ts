@@ -121,6 +121,15 @@ export class PostgresStore implements Store {
     return rows[0]?.locked === true;
   }
 
+  /** lock_timeout for the rest of the transaction (SET LOCAL); its failure is SQLSTATE 55P03. */
+  async waitForLocksAtMost(ms: number): Promise<void> {
+    const unit = this.units.getStore();
+    if (!unit?.open) throw new Error('waitForLocksAtMost is for inside a unit');
+    if (!Number.isSafeInteger(ms) || ms <= 0)
+      throw new Error(`waitForLocksAtMost needs a positive integer of ms, not ${ms}`);
+    await unit.client.query(`set local lock_timeout = ${ms}`);
+  }
+
   /** After the unit's commit; one asked for in a savepoint that rolled back still runs (a wake-up is a hint). */
   whenCommitted(fn: () => void): void {
     const unit = this.units.getStore();

@@ -125,6 +125,8 @@ export class SqliteStore implements Store {
     return true;
   }
 
+  async waitForLocksAtMost(_ms: number): Promise<void> {}
+
   /** At once: a statement made outside the unit waits for it to end (the one writer), so it reads what the unit wrote. */
   whenCommitted(fn: () => void): void {
     fn();

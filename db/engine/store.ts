@@ -47,6 +47,15 @@ export interface Store {
    */
   whenCommitted(fn: () => void): void;
   /**
+   * Inside a unit: from now to its end, a statement that waits longer than `ms` for a lock another
+   * unit holds fails, which fails the unit. For a unit that takes its locks in another order than
+   * requests do (the publishing claim holds items, then takes a workspace's rate-limit row; a
+   * request holds that row, then writes an item): it gives way at once instead of deadlocking and
+   * waiting for the server to break the cycle, which may fail the request instead. On SQLite
+   * nothing: the unit holds the one writer and waits for no lock.
+   */
+  waitForLocksAtMost(ms: number): Promise<void>;
+  /**
    * Tells the other processes on this database that `job` has work due. Inside a unit it is sent
    * with the unit's commit (and dropped if the unit rolls back); outside, right after. On SQLite
    * absent: the processes sharing a file poll it, which covers them.

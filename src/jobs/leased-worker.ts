@@ -7,6 +7,7 @@ import type { Runtime } from '../core/context.ts';
 
 /** Timers only wake a worker; a timer further out than this is re-armed, so a changed queue is seen. */
 const MAX_TIMER_MS = 60_000;
+const FAILED_PASS_RETRY_MS = 1_000;
 
 /** What a leased-row worker does; the loop around it (`startLeasedWorker`) is the same for every job. */
 export interface LeasedJob<Claim, Outcome = unknown> {
@@ -141,6 +142,11 @@ export function startLeasedWorker<Claim, Outcome>(runtime: Runtime, job: LeasedJ
       await armTimer(lookedAt);
     } catch (error) {
       runtime.log.error({ err: error, job: job.name }, `${job.name}: pass failed`);
+      // Tried again soon rather than at the next poll: a claim that gave way to a request's lock
+      // (waitForLocksAtMost) or met a database hiccup has due work left behind.
+      clearTimeout(timer);
+      timer = setTimeout(schedulePass, FAILED_PASS_RETRY_MS);
+      timer.unref();
     } finally {
       passRunning = false;
       if (passAgain) {

@@ -37,6 +37,8 @@ const DUE_KEY = sql`coalesce(${content.scheduledFor}, 0)`;
 const queued = (engine: EngineSql) =>
   sql`${content.publishQueued} = ${engine.true} and ${content.status} in ('approved', 'scheduled')`;
 const CANDIDATES_PER_QUERY = 200;
+/** Far above a request's hold on its bucket (a few ms), far below the server's deadlock check (1 s). */
+const CLAIM_LOCK_WAIT_MS = 200;
 const LEASE_EXPIRED = sql`${content.status} = 'publishing' and ${content.leaseExpiresAt} <= ${sql.placeholder('now')}`;
 
 /**
@@ -62,6 +64,9 @@ export async function claimDuePublishes(runtime: Runtime, limit: number): Promis
   const leaseExpiresAt = now.getTime() + config.publishing.leaseSeconds * 1000;
   const lease = () => randomBase62(22);
   return writeTransaction(db, async () => {
+    // The claim locks items, then a workspace's publish bucket; a request takes its bucket, then
+    // writes an item. The claim is the one to give way (and is tried again) when the two meet.
+    await db.$store.waitForLocksAtMost(CLAIM_LOCK_WAIT_MS);
     // Rows another process is claiming right now are passed over (locked); a takeover re-checks that
     // the lease is still the expired one it read, so two processes never both take an item over.
     for (const expired of await s.expired.all({ now: now.getTime(), limit })) {
