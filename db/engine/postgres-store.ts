@@ -121,6 +121,13 @@ export class PostgresStore implements Store {
     return rows[0]?.locked === true;
   }
 
+  async lock(key: string): Promise<void> {
+    const unit = this.units.getStore();
+    if (!unit?.open)
+      throw new Error('lock is for inside a unit: outside one the lock would end with its own statement');
+    await unit.client.query({ text: 'select pg_advisory_xact_lock(hashtext($1))', values: [key] });
+  }
+
   /** lock_timeout for the rest of the transaction (SET LOCAL); its failure is SQLSTATE 55P03. */
   async waitForLocksAtMost(ms: number): Promise<void> {
     const unit = this.units.getStore();

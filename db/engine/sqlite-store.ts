@@ -72,7 +72,7 @@ export class SqliteStore implements Store {
   readonly sql = sqliteSql;
   readonly db: AsyncDb;
   private readonly units = new UnitContext<Unit>(this);
-  private readonly lock = new WriterLock();
+  private readonly writer = new WriterLock();
   private readonly statements: SyncExecutor;
   private queue: QueuedWork[] | null = null;
   private readonly begin: Database.Statement;
@@ -109,12 +109,12 @@ export class SqliteStore implements Store {
    * as it is), else after the unit running now (a promise of it).
    */
   private alone<T>(statement: () => T): T | Promise<T> {
-    const wait = this.lock.acquire();
+    const wait = this.writer.acquire();
     const run = () => {
       try {
         return statement();
       } finally {
-        this.lock.release();
+        this.writer.release();
       }
     };
     return wait ? wait.then(run) : run();
@@ -124,6 +124,8 @@ export class SqliteStore implements Store {
   async tryLock(_key: string): Promise<boolean> {
     return true;
   }
+
+  async lock(_key: string): Promise<void> {}
 
   async waitForLocksAtMost(_ms: number): Promise<void> {}
 
@@ -223,7 +225,7 @@ export class SqliteStore implements Store {
 
   /** Takes the writer, runs `work` in an IMMEDIATE transaction and commits it, or rolls it back when `work` throws. */
   private async inTransaction<T>(work: (unit: Unit) => Promise<T> | T): Promise<T> {
-    const wait = this.lock.acquire();
+    const wait = this.writer.acquire();
     if (wait) await wait;
     const unit: Unit = { open: true, savepoints: 0 };
     try {
@@ -238,7 +240,7 @@ export class SqliteStore implements Store {
       }
     } finally {
       unit.open = false;
-      this.lock.release();
+      this.writer.release();
     }
   }
 

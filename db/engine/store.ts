@@ -41,6 +41,11 @@ export interface Store {
    */
   tryLock(key: string): Promise<boolean>;
   /**
+   * As tryLock, but waits for the lock when another unit holds it. Only for a unit that holds no
+   * other lock while it waits (take it first), so that no two units can wait for each other.
+   */
+  lock(key: string): Promise<void>;
+  /**
    * Calls `fn` once what the running unit wrote can be read by a statement made outside it: after
    * its commit (never when it rolls back), or at once outside a unit. For a wake-up of this
    * process's schedulers, whose next read must find the work that woke them.

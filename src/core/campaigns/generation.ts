@@ -380,8 +380,10 @@ async function commitBatch(
   if (plan.request.slots[0]?.index !== campaign.generatedPosts) return 'stale';
   // Another campaign of the workspace may have spent credits while these drafts were written; and one
   // committing right now (another unit, on PostgreSQL) must not count the same credits left: the
-  // workspace's credits are counted and spent by one unit at a time, the others plan again.
-  if (!(await db.$store.tryLock(`credits:${campaign.workspaceId}`))) return 'stale';
+  // workspace's credits are counted and spent by one unit at a time. The others wait their turn (a
+  // commit of a few ms) rather than plan again, which would write their drafts a second time; this
+  // unit holds no lock yet (everything above only read).
+  await db.$store.lock(`credits:${campaign.workspaceId}`);
   const slots = plan.request.slots.slice(0, await creditsLeft(runtime, campaign.workspaceId));
   const now = clock.now();
   const count = slots.length;
