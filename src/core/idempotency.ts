@@ -110,7 +110,11 @@ const keyOf = (request: { workspaceId: string; key: string }) =>
  * idempotency_conflict while the first request is still running, and idempotency_key_reused when
  * the key came with another request.
  */
-export async function claimIdempotencyKey(runtime: Runtime, request: IdempotentCall): Promise<StoredResponse | null> {
+export async function claimIdempotencyKey(
+  runtime: Runtime,
+  request: IdempotentCall,
+  now: Date = runtime.clock.now(),
+): Promise<StoredResponse | null> {
   if (request.key.length === 0 || request.key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     const what = request.keyField === 'Idempotency-Key' ? 'The Idempotency-Key header' : 'idempotency_key';
     throw fieldError(request.keyField, `${what} must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`);
@@ -118,7 +122,6 @@ export async function claimIdempotencyKey(runtime: Runtime, request: IdempotentC
   if (request.key.includes('\u0000')) throw fieldError(request.keyField, 'must not contain the NUL character (U+0000)');
   // Before the fingerprint, which walks the whole input.
   assertInputShape(request.input);
-  const now = runtime.clock.now();
   const fingerprint = fingerprintOf(runtime.config, request);
   const { db } = runtime;
   return writeTransaction(db, async () => {
@@ -171,10 +174,23 @@ const inProgress = (request: IdempotentCall): ServiceError =>
     `A request with this ${request.keyField} is still in progress; retry shortly.`,
   );
 
+/**
+ * A claimed key: with `claimedAt`, only the claim made then. A call that ran past ABANDONED_AFTER_MS
+ * may have been taken over by a retry with the same key, whose row its answer must not overwrite or free.
+ */
+interface ClaimedKey {
+  workspaceId: string;
+  key: string;
+  claimedAt?: Date;
+}
+
+const claimOf = (request: ClaimedKey) =>
+  request.claimedAt ? and(keyOf(request), eq(idempotencyKeys.createdAt, request.claimedAt)) : keyOf(request);
+
 /** Stores the answer to replay for the claimed key, its body encrypted (it may hold a secret shown once). */
 export async function storeIdempotentResponse(
   runtime: Runtime,
-  request: { workspaceId: string; key: string },
+  request: ClaimedKey,
   response: StoredResponse,
 ): Promise<void> {
   await runtime.db
@@ -183,16 +199,13 @@ export async function storeIdempotentResponse(
       responseStatus: response.status,
       responseBodyEncrypted: encryptSecret(runtime.config, JSON.stringify(response.body ?? null)),
     })
-    .where(keyOf(request))
+    .where(claimOf(request))
     .run();
 }
 
 /** Frees the key when the answer is not worth replaying (a 5xx or a 429): a retry should run anew. */
-export async function releaseIdempotencyKey(
-  runtime: Runtime,
-  request: { workspaceId: string; key: string },
-): Promise<void> {
-  await runtime.db.delete(idempotencyKeys).where(keyOf(request)).run();
+export async function releaseIdempotencyKey(runtime: Runtime, request: ClaimedKey): Promise<void> {
+  await runtime.db.delete(idempotencyKeys).where(claimOf(request)).run();
 }
 
 /**
@@ -213,7 +226,7 @@ export async function runIdempotently(
   onReplay: () => Promise<void> | void = () => {},
   outsideCommit = false,
 ): Promise<KeyedOutcome> {
-  const scope = { workspaceId: call.workspaceId, key: call.key };
+  const scope = { workspaceId: call.workspaceId, key: call.key, claimedAt: runtime.clock.now() };
   const stored = async (response: StoredResponse) => {
     await storeIdempotentResponse(runtime, scope, response);
     return { replayed: false, response };
@@ -225,7 +238,7 @@ export async function runIdempotently(
     throw error;
   };
   const once = async (): Promise<KeyedOutcome | null> => {
-    const replay = await claimIdempotencyKey(runtime, call);
+    const replay = await claimIdempotencyKey(runtime, call, scope.claimedAt);
     if (!replay) return null;
     await onReplay();
     return { replayed: true, response: replay };
