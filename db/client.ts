@@ -158,7 +158,7 @@ export function preparedStatements<T>(build: (db: Db) => T): (db: Db) => T {
 /** A row for insertRow: any column may hold SerializedJson (only JSON columns should). */
 type InsertableRow<T extends SQLiteTable> = { [K in keyof T['$inferInsert']]: T['$inferInsert'][K] | SerializedJson };
 
-const insertsByTable = new WeakMap<Db, Map<SQLiteTable, (row: Record<string, unknown>) => Promise<unknown>>>();
+const insertsByTable = new WeakMap<Db, Map<SQLiteTable, TableInsert>>();
 
 /**
  * A JSON column's value serialised already (somewhere cheaper, such as a worker thread): insertRow
@@ -178,6 +178,24 @@ export class SerializedJson {
  * rowid on SQLite, an identity on PostgreSQL).
  */
 export async function insertRow<T extends SQLiteTable>(db: Db, table: T, row: InsertableRow<T>): Promise<void> {
+  await insertsOf(db, table).run(row as Record<string, unknown>);
+}
+
+/** As insertRow, for many rows of one table in order, as one promise (PreparedSql.runEach). */
+export async function insertRows<T extends SQLiteTable>(
+  db: Db,
+  table: T,
+  rows: readonly InsertableRow<T>[],
+): Promise<void> {
+  await insertsOf(db, table).runEach(rows as readonly Record<string, unknown>[]);
+}
+
+interface TableInsert {
+  run(row: Record<string, unknown>): Promise<unknown>;
+  runEach(rows: readonly Record<string, unknown>[]): Promise<number>;
+}
+
+function insertsOf(db: Db, table: SQLiteTable): TableInsert {
   let inserts = insertsByTable.get(db);
   if (!inserts) insertsByTable.set(db, (inserts = new Map()));
   let insert = inserts.get(table);
@@ -199,8 +217,9 @@ export async function insertRow<T extends SQLiteTable>(db: Db, table: T, row: In
         )
         .append(sql.raw(')')),
     );
-    const values: Record<string, unknown> = {};
-    insert = async (input) => {
+    // One row's values, in `into` (reused by a single insert: they are bound before it returns).
+    const valuesOf = (input: Record<string, unknown>, into: Record<string, unknown> = {}): Record<string, unknown> => {
+      const values = into;
       for (let i = 0; i < columns.length; i++) {
         const [key, column] = columns[i]!;
         const value = input[key];
@@ -211,11 +230,16 @@ export async function insertRow<T extends SQLiteTable>(db: Db, table: T, row: In
               ? value.text
               : column.mapToDriverValue(value);
       }
-      return statement.run(values);
+      return values;
+    };
+    const reused: Record<string, unknown> = {};
+    insert = {
+      run: (input) => statement.run(valuesOf(input, reused)),
+      runEach: (rows) => statement.runEach(rows.map((row) => valuesOf(row))),
     };
     inserts.set(table, insert);
   }
-  await insert(row as Record<string, unknown>);
+  return insert;
 }
 
 /** A cheap liveness probe used by /healthz. */

@@ -6,7 +6,7 @@ import { idempotencyKeys } from '../../db/schema/index.ts';
 import type { Runtime, ServiceContext } from './context.ts';
 import { fieldError, ServiceError, type RateLimitState } from './errors.ts';
 import { inNextCommit } from './batch.ts';
-import { assertInputShape, executeOperation, operationFor, runInCommit, type Operation } from './operation.ts';
+import { assertInputDepth, executeOperation, operationFor, runInCommit, type Operation } from './operation.ts';
 import { consumeRateLimit } from './rate-limits.ts';
 import { decryptSecret, derivedKey, encryptSecret, type SecretsConfig } from './secrets.ts';
 
@@ -121,7 +121,7 @@ export async function claimIdempotencyKey(
   }
   if (request.key.includes('\u0000')) throw fieldError(request.keyField, 'must not contain the NUL character (U+0000)');
   // Before the fingerprint, which walks the whole input.
-  assertInputShape(request.input);
+  assertInputDepth(request.input);
   const fingerprint = fingerprintOf(runtime.config, request);
   const { db } = runtime;
   return writeTransaction(db, async () => {

@@ -113,37 +113,45 @@ export function operationFor<Input extends z.ZodObject, Output, Preview>(
  */
 export const MAX_INPUT_DEPTH = 32;
 
-/**
- * Refuses input (a body, a query, tool arguments) nested more than MAX_INPUT_DEPTH levels deep, or
- * holding the NUL character in a string or a key, as invalid_body. No field means anything by NUL,
- * and PostgreSQL cannot store it in text: refused here, it is one clear error on both engines
- * instead of a database failure on one.
- */
-export function assertInputShape(raw: unknown): void {
-  const nulAt = (value: unknown, path: string[], levelsLeft: number): string[] | 'too deep' | undefined => {
-    if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-    if (typeof value !== 'object' || value === null) return undefined;
-    if (levelsLeft === 0) return 'too deep';
-    for (const [key, child] of Object.entries(value)) {
-      if (key.includes('\u0000')) return [...path, key];
-      const found = nulAt(child, [...path, key], levelsLeft - 1);
-      if (found) return found;
-    }
-    return undefined;
+/** Refuses input (a body, tool arguments) nested more than MAX_INPUT_DEPTH levels deep, as invalid_body. */
+export function assertInputDepth(raw: unknown): void {
+  const exceeds = (value: unknown, levelsLeft: number): boolean => {
+    if (typeof value !== 'object' || value === null) return false;
+    if (levelsLeft === 0) return true;
+    for (const child of Object.values(value)) if (exceeds(child, levelsLeft - 1)) return true;
+    return false;
   };
-  const found = nulAt(raw, [], MAX_INPUT_DEPTH);
-  if (found === 'too deep') {
+  if (exceeds(raw, MAX_INPUT_DEPTH)) {
     const message = `The input is nested more than ${MAX_INPUT_DEPTH} levels deep.`;
     throw new ServiceError('invalid_body', `The request is invalid: ${message}`, {
       formErrors: [message],
       fieldErrors: {},
     });
   }
-  if (found) {
-    const message = 'must not contain the NUL character (U+0000)';
-    if (found.length === 0) throw new ServiceError('invalid_body', `The request is invalid: the input ${message}.`);
-    throw fieldError(found.map((part) => part.replace(/\u0000/g, '\\0')).join('.'), message);
-  }
+}
+
+/**
+ * Refuses validated input holding the NUL character in a string or a key, as invalid_body on the
+ * field. No field means anything by it, and PostgreSQL cannot store it in text: refused here, it
+ * is one clear error on both engines instead of a database failure on one. After validation, so a
+ * field that refuses control characters itself (an email) answers in its own words.
+ */
+export function assertNoNulCharacter(input: unknown): void {
+  const nulAt = (value: unknown, path: string[]): string[] | undefined => {
+    if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+    if (typeof value !== 'object' || value === null) return undefined;
+    for (const [key, child] of Object.entries(value)) {
+      if (key.includes('\u0000')) return [...path, key];
+      const found = nulAt(child, [...path, key]);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const found = nulAt(input, []);
+  if (!found) return;
+  const message = 'must not contain the NUL character (U+0000)';
+  if (found.length === 0) throw new ServiceError('invalid_body', `The request is invalid: the input ${message}.`);
+  throw fieldError(found.map((part) => part.replaceAll('\u0000', '\\0')).join('.'), message);
 }
 
 /** Validates raw input (a body, a query, tool arguments) and runs the operation on it (or its dry run: operationFor). */
@@ -152,7 +160,7 @@ export async function runOperation<Input extends z.ZodObject, Output, Preview = 
   ctx: ServiceContext,
   raw: unknown,
 ): Promise<Awaited<Output | Preview>> {
-  assertInputShape(raw);
+  assertInputDepth(raw);
   const chosen = operationFor(operation, raw);
   // Every door runs operations here, so a credential's scopes and a person's role are checked once
   // for all of them.
@@ -160,6 +168,7 @@ export async function runOperation<Input extends z.ZodObject, Output, Preview = 
   assertRole(ctx.principal, chosen);
   const parsed = chosen.input.safeParse(raw ?? {});
   if (!parsed.success) throw (chosen.invalidInput ?? validationError)(parsed.error);
+  assertNoNulCharacter(parsed.data);
   return (await chosen.run(ctx, parsed.data)) as Awaited<Output | Preview>;
 }
 

@@ -1,14 +1,14 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { preparedStatements, savepoint, SerializedJson } from '../../../db/client.ts';
-import { campaigns, socialAccounts } from '../../../db/schema/index.ts';
+import { insertRows, preparedStatements, savepoint, SerializedJson } from '../../../db/client.ts';
+import { campaigns, content, socialAccounts } from '../../../db/schema/index.ts';
 import { aiCreditsUsedIn, spendAiCredits, usagePeriod } from '../accounts/usage.ts';
 import { findWorkspace } from '../accounts/workspaces.ts';
 import { inNextCommit } from '../batch.ts';
 import { brandProfileOf } from '../brand-profile/operations.ts';
-import { insertContentRow, storedContentRow, type NewContentRow } from '../content/operations.ts';
-import { toContentResource } from '../content/serialize.ts';
+import { storedContentRow, type NewContentRow } from '../content/operations.ts';
+import { toContentResource, type ContentRow } from '../content/serialize.ts';
 import type { Runtime } from '../context.ts';
-import { recordEvent } from '../events/record-event.ts';
+import { recordEvents } from '../events/record-event.ts';
 import { completeCampaignIfDone } from './completion.ts';
 import { templateStructures } from '../templates/operations.ts';
 import { newId, prefixedId } from '../ids.ts';
@@ -396,10 +396,13 @@ async function commitBatch(
     now: now.getTime(),
   });
   if (changes !== 1) return 'lease_lost';
+  // The items, then their events, each as one batch of statements (one await, not two per item).
+  const items: ContentRow[] = [];
+  const created: Parameters<typeof recordEvents>[1][number][] = [];
   for (let i = 0; i < slots.length; i++) {
     const { draft, itemId, eventId, eventData } = written[i]!;
-    await insertContentRow(db, campaignItem(plan, i, draft, itemId));
-    await recordEvent(db, {
+    items.push(storedContentRow(campaignItem(plan, i, draft, itemId)));
+    created.push({
       id: eventId,
       workspaceId: plan.workspaceId,
       type: 'content.created',
@@ -407,6 +410,8 @@ async function commitBatch(
       at: plan.at,
     });
   }
+  await insertRows(db, content, items);
+  await recordEvents(db, created);
   await spendAiCredits(db, campaign.workspaceId, usagePeriod(now), count);
   return 'written';
 }

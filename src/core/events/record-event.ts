@@ -30,34 +30,51 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * the change and its event commit together or not at all. `id` and serialised `data` come from
  * campaign generation, which prepares its events on the draft thread.
  */
-export async function recordEvent(
-  db: Db,
-  event: {
-    id?: string;
-    workspaceId: string;
-    type: EventType;
-    data: Record<string, unknown> | SerializedJson;
-    at: Date;
-  },
-): Promise<string> {
+export async function recordEvent(db: Db, event: NewEvent): Promise<string> {
   const id = event.id ?? prefixedId('evt');
-  await statements(db).insert.run({
-    id,
-    workspaceId: event.workspaceId,
-    type: event.type,
-    data: event.data instanceof SerializedJson ? event.data.text : events.data.mapToDriverValue(event.data),
-    createdAt: event.at.getTime(),
-  });
-  for (const listener of listeners.get(db) ?? []) listener();
+  await statements(db).insert.run(insertValues(id, event));
+  heard(db);
   return id;
+}
+
+/** As recordEvent, for many events written together (a batch of generated posts), in order, as one promise. */
+export async function recordEvents(db: Db, list: readonly (NewEvent & { id: string })[]): Promise<void> {
+  await statements(db).insert.runEach(list.map((event) => insertValues(event.id, event)));
+  heard(db);
+}
+
+interface NewEvent {
+  id?: string;
+  workspaceId: string;
+  type: EventType;
+  data: Record<string, unknown> | SerializedJson;
+  at: Date;
+}
+
+const insertValues = (id: string, event: NewEvent) => ({
+  id,
+  workspaceId: event.workspaceId,
+  type: event.type,
+  data: event.data instanceof SerializedJson ? event.data.text : events.data.mapToDriverValue(event.data),
+  createdAt: event.at.getTime(),
+});
+
+/** Tells the listeners once what was written can be read (on PostgreSQL, after the commit). */
+function heard(db: Db): void {
+  const set = listeners.get(db);
+  if (set?.size)
+    db.$store.whenCommitted(() => {
+      for (const listener of set) listener();
+    });
 }
 
 const listeners = new WeakMap<Db, Set<() => void>>();
 
 /**
  * Hears every event this process writes to `db`, so enqueueing webhook deliveries starts without a poll.
- * Called inside the writing transaction, before it commits: a listener must only schedule work for
- * a later turn of the event loop. Returns the function that stops listening.
+ * Called once the event can be read outside its transaction (Store.whenCommitted: at once on SQLite,
+ * where that may still be inside it): a listener must only schedule work for a later turn of the
+ * event loop. Returns the function that stops listening.
  */
 export function onEventRecorded(db: Db, listener: () => void): () => void {
   let set = listeners.get(db);
