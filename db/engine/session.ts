@@ -152,17 +152,24 @@ class ExecutorPreparedQuery extends SQLitePreparedQuery<{
   runEach(list: readonly Record<string, unknown>[]): Promise<number> {
     try {
       let changes = 0;
-      let pending: Promise<RunResult>[] | undefined;
-      for (const values of list) {
-        const answer = this.executor.run(this.query.sql, this.bound(values));
-        if (answer instanceof Promise) (pending ??= []).push(answer);
-        else changes += answer.changes;
+      for (let i = 0; i < list.length; i++) {
+        const answer = this.executor.run(this.query.sql, this.bound(list[i]));
+        // An executor that answers later (PostgreSQL) gets the rest one at a time: one connection
+        // runs one statement at a time.
+        if (answer instanceof Promise)
+          return answer.then((first) => this.runFrom(list, i + 1, changes + first.changes));
+        changes += answer.changes;
       }
-      if (!pending) return Promise.resolve(changes);
-      return Promise.all(pending).then((answers) => answers.reduce((n, answer) => n + answer.changes, changes));
+      return Promise.resolve(changes);
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  private async runFrom(list: readonly Record<string, unknown>[], from: number, changes: number): Promise<number> {
+    for (let i = from; i < list.length; i++)
+      changes += (await this.executor.run(this.query.sql, this.bound(list[i]))).changes;
+    return changes;
   }
 
   values(placeholders?: Record<string, unknown>): Promise<unknown[][]> {
