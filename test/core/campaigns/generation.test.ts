@@ -18,7 +18,7 @@ import { runOperation } from '../../../src/core/operation.ts';
 import { inOrder, makeCampaign, makeWorkspace, type TestWorkspace } from '../../helpers/factories.ts';
 import { connectAccounts } from '../../helpers/publishing.ts';
 import { eventsOf } from '../../helpers/rest-expect.ts';
-import { testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
+import { TEST_ENGINE, testRuntime, type TestRuntime } from '../../helpers/runtime.ts';
 import { drain } from '../../../src/jobs/drain.ts';
 import { campaignGenerationJob } from '../../../src/jobs/campaign-generation.ts';
 
@@ -260,10 +260,13 @@ describe('campaign generation', () => {
       await runOperation(updateCampaign, ctx(), { id, status: 'paused' });
     });
     expect(await drain(runtime, campaignGenerationJob(runtime, batchWriter([generator])))).toEqual(['stopped']);
-    // Slots 1000-1499 are written while slots 500-999 wait to commit: neither batch is written.
+    // Slots 1000-1499 are written while slots 500-999 wait to commit: the batch being written is never
+    // written. The one waiting to commit is not either on SQLite, where the pause goes first in the one
+    // writer; on PostgreSQL the two commit in whichever order they reach the campaign's row.
     expect(writtenAtPause).toBe(500);
-    expect(await itemsOf(id)).toHaveLength(500);
-    expect(await campaignRow(id)).toMatchObject({ status: 'paused', generatedPosts: 500, generationDueAt: null });
+    const written = (await itemsOf(id)).length;
+    expect(TEST_ENGINE === 'sqlite' ? [500] : [500, 1000]).toContain(written);
+    expect(await campaignRow(id)).toMatchObject({ status: 'paused', generatedPosts: written, generationDueAt: null });
 
     // Launched again, it goes on from the next slot, never writing a slot twice.
     await launch(id);
@@ -310,7 +313,9 @@ describe('campaign generation', () => {
     expect(writtenAtDelete).toBe(500);
     expect(await itemsOf(id)).toHaveLength(0);
     const orphans = await runtime.db.select().from(content).where(eq(content.workspaceId, ws.workspace.id)).all();
-    expect(orphans).toHaveLength(500);
+    // The batch waiting to commit (slots 500-999) as with a pause (above): on PostgreSQL it may commit
+    // first, and its items are then cleared with the others.
+    expect(TEST_ENGINE === 'sqlite' ? [500] : [500, 1000]).toContain(orphans.length);
     for (const item of orphans)
       expect(item).toMatchObject({ campaignId: null, campaignSlot: null, status: 'pending_review' });
   });
