@@ -217,9 +217,11 @@ function insertsOf(db: Db, table: SQLiteTable): TableInsert {
         )
         .append(sql.raw(')')),
     );
-    // One row's values, in `into` (reused by a single insert: they are bound before it returns).
-    const valuesOf = (input: Record<string, unknown>, into: Record<string, unknown> = {}): Record<string, unknown> => {
-      const values = into;
+    // One row's values, in `values` (reused by a single insert: they are bound before it returns).
+    const valuesOf = (
+      input: Record<string, unknown>,
+      values: Record<string, unknown> = {},
+    ): Record<string, unknown> => {
       for (let i = 0; i < columns.length; i++) {
         const [key, column] = columns[i]!;
         const value = input[key];

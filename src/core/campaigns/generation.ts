@@ -8,7 +8,7 @@ import { brandProfileOf } from '../brand-profile/operations.ts';
 import { storedContentRow, type NewContentRow } from '../content/operations.ts';
 import { toContentResource, type ContentRow } from '../content/serialize.ts';
 import type { Runtime } from '../context.ts';
-import { recordEvents } from '../events/record-event.ts';
+import { recordEvents, type NewEvent } from '../events/record-event.ts';
 import { completeCampaignIfDone } from './completion.ts';
 import { templateStructures } from '../templates/operations.ts';
 import { newId, prefixedId } from '../ids.ts';
@@ -398,7 +398,7 @@ async function commitBatch(
   if (changes !== 1) return 'lease_lost';
   // The items, then their events, each as one batch of statements (one await, not two per item).
   const items: ContentRow[] = [];
-  const created: Parameters<typeof recordEvents>[1][number][] = [];
+  const created: (NewEvent & { id: string })[] = [];
   for (let i = 0; i < slots.length; i++) {
     const { draft, itemId, eventId, eventData } = written[i]!;
     items.push(storedContentRow(campaignItem(plan, i, draft, itemId)));

@@ -43,7 +43,8 @@ export async function recordEvents(db: Db, list: readonly (NewEvent & { id: stri
   heard(db);
 }
 
-interface NewEvent {
+/** An event to record: its id made here when not given. */
+export interface NewEvent {
   id?: string;
   workspaceId: string;
   type: EventType;
