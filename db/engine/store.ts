@@ -42,7 +42,8 @@ export interface Store {
   tryLock(key: string): Promise<boolean>;
   /**
    * As tryLock, but waits for the lock when another unit holds it. Only for a unit that holds no
-   * other lock while it waits (take it first), so that no two units can wait for each other.
+   * other lock while it waits (take it first; several always in the same order), so that no two
+   * units can wait for each other.
    */
   lock(key: string): Promise<void>;
   /**

@@ -135,6 +135,11 @@ export async function reserveSignInAttempt(
   const device = deviceEntry === null ? null : sha256Hex(deviceEntry);
   const { db } = runtime;
   return writeTransaction(db, async () => {
+    // Counted and recorded by one unit at a time per email, and per address without a device cookie:
+    // thirty guesses at once must not all count the same failures (PostgreSQL runs units side by side).
+    // Taken first, the email's before the address's, so no two units wait for each other.
+    await db.$store.lock(`sign-in:${email}`);
+    if (device === null) await db.$store.lock(`sign-in-address:${address}`);
     const now = runtime.clock.now().getTime();
     await db
       .delete(signInFailures)
