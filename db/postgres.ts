@@ -59,6 +59,8 @@ export async function openPostgres(url: string, options: OpenPostgresOptions = {
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     types: postgresTypes,
+    // A unit's statements go out without waiting for the one before (db/engine/postgres-store.ts).
+    pipeline: true,
   });
   pool.on('error', options.onIdleError ?? (() => {}));
   try {

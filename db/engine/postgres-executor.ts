@@ -3,10 +3,18 @@ import { SQLiteAsyncDialect, type SQLiteInsertConfig } from 'drizzle-orm/sqlite-
 import pg, { type QueryConfig, type QueryResult } from 'pg';
 import type { Executor } from './session.ts';
 
-/** What can run a query: a pool, or the client a unit of work holds. */
+/** What can run a query: a pool, or the unit of work holding a client. */
 export interface Queryable {
   query(config: QueryConfig): Promise<QueryResult>;
+  /**
+   * True where statements go out one behind the other on one pipelining connection (a unit's), so
+   * several can be sent before the first answers; a pool hands each to whichever connection is free.
+   */
+  readonly pipelines?: boolean;
 }
+
+/** Distinct statement texts that get a name (a server-side prepared statement on each connection); past it, statements go unnamed. */
+const MAX_NAMED_STATEMENTS = 500;
 
 /**
  * The builder's SQL, rendered for PostgreSQL. For the statements core builds, drizzle's SQLite and
@@ -46,14 +54,44 @@ export const bareConflictTarget = (text: string): string =>
     (_, columns: string) => ` on conflict (${columns.replace(/"[^"]*"\./g, '')})`,
   );
 
-/** Runs built statements on PostgreSQL through whatever `target()` answers (a unit's client, or the pool). */
+/**
+ * Runs built statements on PostgreSQL through whatever `target()` answers (a unit's connection, or
+ * the pool). A statement prepared once in the code (`reusable`) is sent named, so each connection
+ * parses and plans it once and then only binds and runs it; a statement built for one call goes
+ * unnamed (its text may be new each time, and a named one stays on the server until the connection closes).
+ */
 export function postgresExecutor(target: () => Queryable): Executor {
-  const query = (text: string, values: unknown[], arrayMode: boolean) =>
-    target().query({ text: bareConflictTarget(text), values, ...(arrayMode ? { rowMode: 'array' } : {}) });
+  const names = new Map<string, { text: string; name: string }>();
+  const statement = (text: string, reusable: boolean): { text: string; name?: string } => {
+    if (!reusable) return { text: bareConflictTarget(text) };
+    let named = names.get(text);
+    if (!named) {
+      if (names.size >= MAX_NAMED_STATEMENTS) return { text: bareConflictTarget(text) };
+      named = { text: bareConflictTarget(text), name: `s${names.size}` };
+      names.set(text, named);
+    }
+    return named;
+  };
+  const query = (on: Queryable, text: string, values: unknown[], arrayMode: boolean, reusable: boolean) =>
+    on.query({ ...statement(text, reusable), values, ...(arrayMode ? { rowMode: 'array' } : {}) });
   return {
-    run: async (text, params) => ({ changes: (await query(text, params, false)).rowCount ?? 0 }),
-    all: async (text, params, arrayMode) => (await query(text, params, arrayMode)).rows,
-    get: async (text, params, arrayMode) => (await query(text, params, arrayMode)).rows[0],
+    run: async (text, params, reusable) => ({
+      changes: (await query(target(), text, params, false, reusable)).rowCount ?? 0,
+    }),
+    all: async (text, params, arrayMode, reusable) => (await query(target(), text, params, arrayMode, reusable)).rows,
+    get: async (text, params, arrayMode, reusable) =>
+      (await query(target(), text, params, arrayMode, reusable)).rows[0],
+    async runEach(text, list, reusable) {
+      const on = target();
+      if (on.pipelines) {
+        // All sent at once; answered in order. One that fails aborts the unit, and those behind it fail with it.
+        const answers = await Promise.all(list.map((params) => query(on, text, params, false, reusable)));
+        return answers.reduce((changes, answer) => changes + (answer.rowCount ?? 0), 0);
+      }
+      let changes = 0;
+      for (const params of list) changes += (await query(on, text, params, false, reusable)).rowCount ?? 0;
+      return changes;
+    },
   };
 }
 

@@ -5,14 +5,62 @@ import { PostgresWakeups } from './postgres-wakeups.ts';
 import { asyncDb, type AsyncDb } from './session.ts';
 import { started, UnitContext, type Store } from './store.ts';
 
-/** A transaction open on one pooled connection: statements in its async context run on that connection. */
-interface Unit {
-  client: pg.PoolClient;
-  open: boolean;
+/**
+ * A transaction open on one pooled connection: statements in its async context run on that
+ * connection. The connection pipelines (node-postgres' `pipeline` mode): a statement is written as
+ * soon as it is made, not after the one before it has answered, and the server answers them in
+ * order. So the unit's `begin` goes out with its first statement, and a statement whose answer
+ * nothing waits for (a savepoint's release) with the next, each round trip saved a wake-up of the
+ * server and of this process on the same cores.
+ */
+class Unit {
+  readonly pipelines = true;
+  open = true;
   /** Savepoints open inside it, which names the next one. */
-  savepoints: number;
+  savepoints = 0;
+  /** Whether anything after `begin` was sent: until then a savepoint is the transaction itself (see savepoint). */
+  used = false;
   /** Called once it has committed (whenCommitted). */
-  committed: (() => void)[];
+  readonly committed: (() => void)[] = [];
+  /** Statements sent whose answers nobody awaits; the first failure among them fails the commit. */
+  private unanswered: Promise<unknown>[] = [];
+  private failure: { error: unknown } | undefined;
+
+  constructor(readonly client: pg.PoolClient) {}
+
+  /** Sends a statement now and answers its result. */
+  query<R extends pg.QueryResultRow>(config: pg.QueryConfig | string): Promise<pg.QueryResult<R>> {
+    this.used = true;
+    return this.client.query<R>(config);
+  }
+
+  /** Sends a statement whose answer nobody waits for; a failure of it is reported by settle(). */
+  send(text: string): void {
+    const answer = this.client.query(text);
+    answer.catch((error: unknown) => (this.failure ??= { error }));
+    this.unanswered.push(answer);
+  }
+
+  /**
+   * Rolls the transaction back and begins a new one on the same connection, as if nothing had been
+   * sent since `begin`: what failed before is forgotten with what it wrote.
+   */
+  async restart(): Promise<void> {
+    await Promise.allSettled(this.unanswered);
+    this.unanswered = [];
+    this.failure = undefined;
+    this.used = false;
+    this.send('rollback');
+    this.send('begin');
+  }
+
+  /** Waits for the statements sent with send(); throws the first failure among them. */
+  async settle(): Promise<void> {
+    const waiting = this.unanswered;
+    this.unanswered = [];
+    await Promise.allSettled(waiting);
+    if (this.failure) throw this.failure.error;
+  }
 }
 
 /**
@@ -36,13 +84,13 @@ export class PostgresStore implements Store {
     this.db = asyncDb(
       postgresExecutor(() => {
         const unit = this.units.getStore();
-        return unit?.open ? unit.client : pool;
+        return unit?.open ? unit : pool;
       }),
       new PostgresDialect(),
     );
     this.wakeups = new PostgresWakeups(pool, () => {
       const unit = this.units.getStore();
-      return unit?.open ? unit.client : undefined;
+      return unit?.open ? unit : undefined;
     });
   }
 
@@ -81,17 +129,19 @@ export class PostgresStore implements Store {
   async transaction<T>(work: () => Promise<T> | T): Promise<T> {
     if (this.inUnit()) return started(work);
     const client = await this.pool.connect();
-    const unit: Unit = { client, open: true, savepoints: 0, committed: [] };
+    const unit = new Unit(client);
     let broken: Error | undefined;
     let value: T;
     try {
-      await client.query('begin');
+      unit.send('begin');
       try {
         value = await this.units.run(unit, () => started(work));
         // A transaction a failed statement aborted answers its COMMIT with ROLLBACK, not an error.
-        const { command } = await client.query('commit');
+        const { command } = await unit.query('commit');
+        await unit.settle();
         if (command === 'ROLLBACK') throw new TransactionRolledBack();
       } catch (error) {
+        await unit.settle().catch(() => {});
         await client.query('rollback').catch((rollbackFailed: unknown) => {
           // The connection itself failed (the server went away): it leaves the pool.
           broken = rollbackFailed instanceof Error ? rollbackFailed : new Error(String(rollbackFailed));
@@ -114,7 +164,7 @@ export class PostgresStore implements Store {
     const unit = this.units.getStore();
     if (!unit?.open)
       throw new Error('tryLock is for inside a unit: outside one the lock would end with its own statement');
-    const { rows } = await unit.client.query<{ locked: boolean }>({
+    const { rows } = await unit.query<{ locked: boolean }>({
       text: 'select pg_try_advisory_xact_lock(hashtext($1)) as locked',
       values: [key],
     });
@@ -125,7 +175,7 @@ export class PostgresStore implements Store {
     const unit = this.units.getStore();
     if (!unit?.open)
       throw new Error('lock is for inside a unit: outside one the lock would end with its own statement');
-    await unit.client.query({ text: 'select pg_advisory_xact_lock(hashtext($1))', values: [key] });
+    await unit.query({ text: 'select pg_advisory_xact_lock(hashtext($1))', values: [key] });
   }
 
   /** lock_timeout for the rest of the transaction (SET LOCAL); its failure is SQLSTATE 55P03. */
@@ -134,7 +184,7 @@ export class PostgresStore implements Store {
     if (!unit?.open) throw new Error('waitForLocksAtMost is for inside a unit');
     if (!Number.isSafeInteger(ms) || ms <= 0)
       throw new Error(`waitForLocksAtMost needs a positive integer of ms, not ${ms}`);
-    await unit.client.query(`set local lock_timeout = ${ms}`);
+    await unit.query(`set local lock_timeout = ${ms}`);
   }
 
   /** After the unit's commit; one asked for in a savepoint that rolled back still runs (a wake-up is a hint). */
@@ -144,19 +194,39 @@ export class PostgresStore implements Store {
     else fn();
   }
 
+  /**
+   * A savepoint, sent with the work's first statement and released with whatever follows. The
+   * outermost one of a unit that has run nothing yet (every group-committed step starts so) is the
+   * transaction itself: no savepoint is sent, and when the work throws the transaction is rolled
+   * back and begun again, which undoes what rolling back to a savepoint at its start would.
+   */
   async savepoint<T>(work: () => Promise<T> | T): Promise<T> {
     const unit = this.units.getStore();
     if (!unit?.open) return this.transaction(work);
+    if (!unit.used && unit.savepoints === 0) return this.asWholeTransaction(unit, work);
     const name = `s${++unit.savepoints}`;
-    await unit.client.query(`savepoint ${name}`);
+    unit.used = true;
+    unit.send(`savepoint ${name}`);
     try {
       const value = await started(work);
-      await unit.client.query(`release savepoint ${name}`);
+      unit.send(`release savepoint ${name}`);
       return value;
     } catch (error) {
       // Rolled back to and released: the unit goes on as it was before the savepoint.
-      await unit.client.query(`rollback to savepoint ${name}`);
-      await unit.client.query(`release savepoint ${name}`);
+      await unit.query(`rollback to savepoint ${name}`);
+      await unit.query(`release savepoint ${name}`);
+      throw error;
+    } finally {
+      unit.savepoints--;
+    }
+  }
+
+  private async asWholeTransaction<T>(unit: Unit, work: () => Promise<T> | T): Promise<T> {
+    unit.savepoints++;
+    try {
+      return await started(work);
+    } catch (error) {
+      await unit.restart();
       throw error;
     } finally {
       unit.savepoints--;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import type { Queryable } from './postgres-executor.ts';
 
 /** The channel every process of one database notifies and listens on. */
 export const WAKEUP_CHANNEL = 'service_wakeups';
@@ -34,7 +35,7 @@ export class PostgresWakeups {
   constructor(
     private readonly pool: pg.Pool,
     /** The connection of the unit the caller runs in, if any. */
-    private readonly unitClient: () => pg.PoolClient | undefined,
+    private readonly unitClient: () => Queryable | undefined,
   ) {}
 
   /** The backend pid of the LISTEN connection (for tests that cut it), or null while it is down. */

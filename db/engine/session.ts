@@ -33,12 +33,15 @@ export interface RunResult {
  * array of column values in the selected order (how a query with known fields is decoded); raw SQL
  * without fields gets rows as objects keyed by column name, as better-sqlite3 gives them. An
  * executor may answer at once (SQLite, when its connection is free) or with a promise: the prepared
- * query then makes one promise per statement instead of one per layer.
+ * query then makes one promise per statement instead of one per layer. `reusable` marks a statement
+ * prepared once in the code (`.prepare()`, prepareSql), as against one built for a single call.
  */
 export interface Executor {
-  run(sql: string, params: unknown[]): RunResult | Promise<RunResult>;
-  all(sql: string, params: unknown[], arrayMode: boolean): unknown[] | Promise<unknown[]>;
-  get(sql: string, params: unknown[], arrayMode: boolean): unknown | Promise<unknown>;
+  run(sql: string, params: unknown[], reusable: boolean): RunResult | Promise<RunResult>;
+  all(sql: string, params: unknown[], arrayMode: boolean, reusable: boolean): unknown[] | Promise<unknown[]>;
+  get(sql: string, params: unknown[], arrayMode: boolean, reusable: boolean): unknown | Promise<unknown>;
+  /** Runs `sql` once per parameter list, in order, answering the rows changed in all; where absent, run() once each. */
+  runEach?(sql: string, list: unknown[][], reusable: boolean): Promise<number>;
 }
 
 /** The query builder core uses on both engines: drizzle's SQLite builder in its async mode. */
@@ -70,7 +73,9 @@ class ExecutorPreparedQuery extends SQLitePreparedQuery<{
     query: Query,
     private fields: SelectedFieldsOrdered | undefined,
     executeMethod: SQLiteExecuteMethod,
-    private customResultMapper?: (rows: unknown[][]) => unknown,
+    private customResultMapper: ((rows: unknown[][]) => unknown) | undefined,
+    /** Prepared once and run many times (see Executor), not built for this one call. */
+    private readonly reusable: boolean,
   ) {
     super('async', executeMethod, query, new NoopCache(), undefined, undefined);
     this.binds = query.params.map(binding);
@@ -106,7 +111,7 @@ class ExecutorPreparedQuery extends SQLitePreparedQuery<{
 
   run(placeholders?: Record<string, unknown>): Promise<RunResult> {
     try {
-      return settled(this.executor.run(this.query.sql, this.bound(placeholders)));
+      return settled(this.executor.run(this.query.sql, this.bound(placeholders), this.reusable));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -115,8 +120,9 @@ class ExecutorPreparedQuery extends SQLitePreparedQuery<{
   all(placeholders?: Record<string, unknown>): Promise<unknown[]> {
     try {
       const params = this.bound(placeholders);
-      if (!this.fields && !this.customResultMapper) return settled(this.executor.all(this.query.sql, params, false));
-      const rows = this.executor.all(this.query.sql, params, true) as unknown[][] | Promise<unknown[][]>;
+      if (!this.fields && !this.customResultMapper)
+        return settled(this.executor.all(this.query.sql, params, false, this.reusable));
+      const rows = this.executor.all(this.query.sql, params, true, this.reusable) as unknown[][] | Promise<unknown[][]>;
       return rows instanceof Promise
         ? rows.then((answered) => this.decodeAll(answered))
         : settled(this.decodeAll(rows));
@@ -133,8 +139,9 @@ class ExecutorPreparedQuery extends SQLitePreparedQuery<{
   get(placeholders?: Record<string, unknown>): Promise<unknown> {
     try {
       const params = this.bound(placeholders);
-      if (!this.fields && !this.customResultMapper) return settled(this.executor.get(this.query.sql, params, false));
-      const row = this.executor.get(this.query.sql, params, true) as
+      if (!this.fields && !this.customResultMapper)
+        return settled(this.executor.get(this.query.sql, params, false, this.reusable));
+      const row = this.executor.get(this.query.sql, params, true, this.reusable) as
         unknown[] | undefined | Promise<unknown[] | undefined>;
       if (row instanceof Promise)
         return row.then((answered) => (answered === undefined ? undefined : this.decode(answered)));
@@ -151,11 +158,18 @@ class ExecutorPreparedQuery extends SQLitePreparedQuery<{
    */
   runEach(list: readonly Record<string, unknown>[]): Promise<number> {
     try {
+      const { executor } = this;
+      // An executor that answers later (PostgreSQL) sends them its own way: all at once where its
+      // connection pipelines them.
+      if (executor.runEach)
+        return executor.runEach(
+          this.query.sql,
+          list.map((values) => this.bound(values)),
+          this.reusable,
+        );
       let changes = 0;
       for (let i = 0; i < list.length; i++) {
-        const answer = this.executor.run(this.query.sql, this.bound(list[i]));
-        // An executor that answers later (PostgreSQL) gets the rest one at a time: one connection
-        // runs one statement at a time.
+        const answer = executor.run(this.query.sql, this.bound(list[i]), this.reusable);
         if (answer instanceof Promise)
           return answer.then((first) => this.runFrom(list, i + 1, changes + first.changes));
         changes += answer.changes;
@@ -168,13 +182,13 @@ class ExecutorPreparedQuery extends SQLitePreparedQuery<{
 
   private async runFrom(list: readonly Record<string, unknown>[], from: number, changes: number): Promise<number> {
     for (let i = from; i < list.length; i++)
-      changes += (await this.executor.run(this.query.sql, this.bound(list[i]))).changes;
+      changes += (await this.executor.run(this.query.sql, this.bound(list[i]), this.reusable)).changes;
     return changes;
   }
 
   values(placeholders?: Record<string, unknown>): Promise<unknown[][]> {
     try {
-      return settled(this.executor.all(this.query.sql, this.bound(placeholders), true) as unknown[][]);
+      return settled(this.executor.all(this.query.sql, this.bound(placeholders), true, this.reusable) as unknown[][]);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -249,7 +263,18 @@ class ExecutorSession extends SQLiteSession<'async', RunResult, typeof schema, n
     _isResponseInArrayMode: boolean,
     customResultMapper?: (rows: unknown[][]) => unknown,
   ) {
-    return new ExecutorPreparedQuery(this.executor, query, fields, executeMethod, customResultMapper);
+    return new ExecutorPreparedQuery(this.executor, query, fields, executeMethod, customResultMapper, true);
+  }
+
+  /** A statement built to run once (drizzle's `.all()` on a builder, not `.prepare()`). */
+  override prepareOneTimeQuery(
+    query: Query,
+    fields: SelectedFieldsOrdered | undefined,
+    executeMethod: SQLiteExecuteMethod,
+    _isResponseInArrayMode: boolean,
+    customResultMapper?: (rows: unknown[][]) => unknown,
+  ) {
+    return new ExecutorPreparedQuery(this.executor, query, fields, executeMethod, customResultMapper, false);
   }
 
   override transaction<T>(_transaction: unknown, _config?: SQLiteTransactionConfig): Promise<T> {

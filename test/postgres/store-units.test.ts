@@ -1,4 +1,6 @@
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { prepareText } from '../../db/engine/session.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../db/client.ts';
 import { TransactionRolledBack } from '../../db/engine/postgres-store.ts';
@@ -79,5 +81,87 @@ describe('units of the PostgreSQL store', () => {
     let atOnce = false;
     db.$store.whenCommitted(() => (atOnce = true));
     expect(atOnce).toBe(true);
+  });
+
+  it('a step that fails as the first thing of its unit leaves nothing, and the unit goes on and commits what follows', async () => {
+    const before = await count();
+    const jobs = async () =>
+      (await db.all<{ job: string }>(sql`select job from job_ticks where job like 'first-%' order by job`)).map(
+        (row) => row.job,
+      );
+    await db.$store.transaction(async () => {
+      // Nothing ran before it, so it is the transaction itself: undone by beginning again.
+      await expect(
+        db.$store.savepoint(async () => {
+          await db.run(sql`insert into job_ticks (job, tick_at) values ('first-undone', 1)`);
+          // A savepoint inside it is a real one, undone with it.
+          await db.$store.savepoint(() => db.run(sql`insert into job_ticks (job, tick_at) values ('first-inner', 1)`));
+          expect(await db.$store.tryLock('first-step-lock')).toBe(true);
+          throw new Error('the step failed');
+        }),
+      ).rejects.toThrow('the step failed');
+      await db.run(sql`insert into job_ticks (job, tick_at) values ('first-kept', 1)`);
+      // Its advisory lock went with it: another connection takes it while this unit is still open.
+      const other = new pg.Client({ connectionString: database.url });
+      await other.connect();
+      try {
+        const { rows } = await other.query<{ locked: boolean }>(
+          "select pg_try_advisory_lock(hashtext('first-step-lock')) as locked",
+        );
+        expect(rows[0]?.locked).toBe(true);
+      } finally {
+        await other.end();
+      }
+    });
+    expect(await jobs()).toEqual(['first-kept']);
+    expect(await count()).toBe(before + 1);
+    // The same after a statement that failed on the server (the transaction was aborted, not only the work).
+    await db.$store.transaction(async () => {
+      await expect(
+        db.$store.savepoint(() => db.run(sql`insert into job_ticks (job, tick_at) values (null, 1)`)),
+      ).rejects.toThrow();
+      await db.run(sql`insert into job_ticks (job, tick_at) values ('first-after-failure', 1)`);
+    });
+    expect(await jobs()).toEqual(['first-after-failure', 'first-kept']);
+  });
+
+  it('sends a batch of one prepared statement at once inside a unit; one failing row undoes the batch with its savepoint', async () => {
+    const insert = prepareText<{ job: string; at: number }>(
+      db,
+      'insert into job_ticks (job, tick_at) values (@job, @at)',
+    );
+    const before = await count();
+    await db.$store.transaction(async () => {
+      await db.run(sql`insert into job_ticks (job, tick_at) values ('batch-before', 1)`);
+      expect(await insert.runEach([1, 2, 3].map((i) => ({ job: `batch-${i}`, at: i })))).toBe(3);
+      await expect(
+        db.$store.savepoint(() =>
+          insert.runEach([
+            { job: 'batch-4', at: 4 },
+            { job: null as unknown as string, at: 5 },
+            { job: 'batch-6', at: 6 },
+          ]),
+        ),
+      ).rejects.toThrow();
+    });
+    expect(await count()).toBe(before + 4);
+    // Outside a unit each row commits on its own, in order.
+    expect(await insert.runEach([{ job: 'batch-7', at: 7 }])).toBe(1);
+    expect(await count()).toBe(before + 5);
+  });
+
+  it('runs a statement prepared in the code as a named prepared statement, parsed once per connection', async () => {
+    const read = prepareText<{ job: string }, { n: number }>(
+      db,
+      'select count(*) as n from job_ticks where job = @job',
+    );
+    const named = await db.$store.transaction(async () => {
+      await read.get({ job: 'x' });
+      await read.get({ job: 'y' });
+      return db.all<{ statement: string }>(sql`select statement from pg_prepared_statements`);
+    });
+    expect(named.filter((row) => row.statement.includes('where job = $1'))).toHaveLength(1);
+    // A statement built for one call is not kept on the server.
+    expect(named.some((row) => row.statement.includes('pg_prepared_statements'))).toBe(false);
   });
 });
