@@ -126,6 +126,11 @@ export class PostgresStore implements Store {
     return value as T;
   }
 
+  /** Inside a unit or not, where the caller is: outside one each statement runs on the pool as a transaction of its own. */
+  autocommit<T>(work: () => Promise<T> | T): Promise<T> {
+    return started(work);
+  }
+
   async transaction<T>(work: () => Promise<T> | T): Promise<T> {
     if (this.inUnit()) return started(work);
     const client = await this.pool.connect();

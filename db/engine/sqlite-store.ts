@@ -134,6 +134,10 @@ export class SqliteStore implements Store {
     fn();
   }
 
+  autocommit<T>(work: () => Promise<T> | T): Promise<T> {
+    return this.inNextCommit(work);
+  }
+
   inNextCommit<T>(work: () => Promise<T> | T): Promise<T> {
     if (this.inUnit()) return started(work);
     return new Promise<T>((resolve, reject) => {

@@ -23,6 +23,14 @@ export interface Store {
    */
   inNextCommit<T>(work: () => Promise<T> | T): Promise<T>;
   /**
+   * Runs `work` whose statements need no transaction to hold them together, each being whole on its
+   * own (a read request's rate-limit take and its reads, a single insert): on SQLite in the next
+   * group commit, where its one writer commits a group at the cost of one; on PostgreSQL with each
+   * statement committing by itself, which spares the transaction's `begin` and `commit`. Inside a
+   * unit it joins the unit.
+   */
+  autocommit<T>(work: () => Promise<T> | T): Promise<T>;
+  /**
    * Runs `work` in a transaction of its own that takes the write lock up front, or inside the unit
    * already running. A failure aborts the outermost transaction: let it propagate.
    */

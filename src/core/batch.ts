@@ -13,3 +13,12 @@ import type { Db } from '../../db/client.ts';
 export function inNextCommit<T>(db: Db, work: () => Promise<T> | T): Promise<T> {
   return db.$store.inNextCommit(work);
 }
+
+/**
+ * For work whose statements are each whole alone (a read's rate-limit take and its reads, one
+ * insert): in the next group commit on SQLite, each statement its own commit on PostgreSQL
+ * (Store.autocommit).
+ */
+export function autocommit<T>(db: Db, work: () => Promise<T> | T): Promise<T> {
+  return db.$store.autocommit(work);
+}

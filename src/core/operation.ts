@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { savepoint } from '../../db/client.ts';
-import { inNextCommit } from './batch.ts';
+import { autocommit, inNextCommit } from './batch.ts';
 import type { Bucket } from './config.ts';
 import type { ServiceContext } from './context.ts';
 import type { OAuthScope } from './oauth/metadata.ts';
@@ -188,11 +188,16 @@ export async function executeOperation<Input extends z.ZodObject, Output, Previe
 ): Promise<Awaited<Output | Preview>> {
   const chosen = operationFor(operation, raw);
   if (chosen.awaitsNetwork) {
-    await inNextCommit(ctx.db, () => takeFor(ctx, chosen.buckets, onRateLimit));
+    await autocommit(ctx.db, () => takeFor(ctx, chosen.buckets, onRateLimit));
     return runOperation(operation, ctx, raw);
   }
-  return inNextCommit(ctx.db, () => runInCommit(ctx, operation, raw, onRateLimit));
+  // A read's take and reads each stand alone; a write's take must commit with its writes.
+  const commit = isReadOnly(chosen.buckets) ? autocommit : inNextCommit;
+  return commit(ctx.db, () => runInCommit(ctx, operation, raw, onRateLimit));
 }
+
+/** Whether an operation taking from `buckets` only reads (every door's reads take from `read` alone). */
+const isReadOnly = (buckets: readonly Bucket[]): boolean => buckets.every((bucket) => bucket === 'read');
 
 async function takeFor(
   ctx: ServiceContext,
@@ -215,7 +220,7 @@ export async function runInCommit<Input extends z.ZodObject, Output, Preview = n
 ): Promise<Awaited<Output | Preview>> {
   // A dry run takes from its own buckets (a publish preview from `read`, never `publish`).
   const { buckets } = operationFor(operation, raw);
-  if (buckets.every((bucket) => bucket === 'read')) {
+  if (isReadOnly(buckets)) {
     await takeFor(ctx, buckets, onRateLimit);
     return runOperation(operation, ctx, raw);
   }

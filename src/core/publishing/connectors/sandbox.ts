@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { preparedStatements, type Db } from '../../../../db/client.ts';
 import { sandboxPosts, type Platform } from '../../../../db/schema/index.ts';
-import { inNextCommit } from '../../batch.ts';
+import { autocommit } from '../../batch.ts';
 import type { Runtime } from '../../context.ts';
 import { randomBase62 } from '../../ids.ts';
 import type { PlatformConnector, PlatformPost, PublishOutcome, PublishTarget } from '../connector.ts';
@@ -102,7 +102,7 @@ export function sandboxConnector(runtime: Runtime, platform: Platform): Platform
       createdAt: runtime.clock.now(),
     };
     // Joins the next group commit: a fan-out's concurrent publishes share one commit.
-    await inNextCommit(runtime.db, async () => statements(runtime.db).insertPost.run(row));
+    await autocommit(runtime.db, async () => statements(runtime.db).insertPost.run(row));
     return { status: 'published', platformPostId, url: null };
   };
 
