@@ -12,6 +12,33 @@ import { releaseHeldDeliveries } from '../core/webhooks/delivery/lease.ts';
 import { startLeasedWorker, type LeasedJob, type Worker } from './leased-worker.ts';
 
 /**
+ * How often at most an event written in this process starts a pass. The first event after a quiet
+ * spell starts one at once; under a stream of writes (hundreds of requests a second, each recording
+ * an event) the events of this many milliseconds share one pass, instead of each paying a pass of
+ * its own (the enqueue lock, the cursor, the outbox read and write, the due deliveries).
+ */
+const EVENT_PASS_INTERVAL_MS = 10;
+
+/** `fn`, called at once when its last call was at least `ms` ago, else once when `ms` have passed since it. */
+function atMostEvery(ms: number, fn: () => void): (() => void) & { cancel(): void } {
+  let last = Number.NEGATIVE_INFINITY;
+  let timer: NodeJS.Timeout | undefined;
+  const call = () => {
+    timer = undefined;
+    last = performance.now();
+    fn();
+  };
+  const throttled = () => {
+    if (timer) return;
+    const wait = last + ms - performance.now();
+    if (wait <= 0) return call();
+    timer = setTimeout(call, wait);
+    timer.unref();
+  };
+  return Object.assign(throttled, { cancel: () => clearTimeout(timer) });
+}
+
+/**
  * Webhook delivery (`WEBHOOK_CONCURRENCY` attempts at once): every pass first enqueues new outbox
  * events as delivery jobs, then hands out due jobs of the subscriptions it holds or takes over.
  */
@@ -27,9 +54,11 @@ export function webhookDeliveryJob(runtime: Runtime): LeasedJob<DeliveryClaim, D
     abandon: (claim, error) => abandonDelivery(runtime, claim, error),
     nextDueAfter: async (now) => nextDeliveryDueAfter(runtime.db, now),
     listen: (wake) => {
-      const stopEvents = onEventRecorded(runtime.db, wake);
+      const eventWritten = atMostEvery(EVENT_PASS_INTERVAL_MS, wake);
+      const stopEvents = onEventRecorded(runtime.db, eventWritten);
       const stopWakeups = runtime.wakeups.listen('webhooks', wake);
       return () => {
+        eventWritten.cancel();
         stopEvents();
         stopWakeups();
       };
