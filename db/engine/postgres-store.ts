@@ -170,6 +170,8 @@ export class PostgresStore implements Store {
     if (!unit?.open)
       throw new Error('tryLock is for inside a unit: outside one the lock would end with its own statement');
     const { rows } = await unit.query<{ locked: boolean }>({
+      // Named, as the executor names statements prepared in the code (its names are `s<n>`).
+      name: 'store_try_lock',
       text: 'select pg_try_advisory_xact_lock(hashtext($1)) as locked',
       values: [key],
     });
@@ -180,7 +182,7 @@ export class PostgresStore implements Store {
     const unit = this.units.getStore();
     if (!unit?.open)
       throw new Error('lock is for inside a unit: outside one the lock would end with its own statement');
-    await unit.query({ text: 'select pg_advisory_xact_lock(hashtext($1))', values: [key] });
+    await unit.query({ name: 'store_lock', text: 'select pg_advisory_xact_lock(hashtext($1))', values: [key] });
   }
 
   /** lock_timeout for the rest of the transaction (SET LOCAL); its failure is SQLSTATE 55P03. */

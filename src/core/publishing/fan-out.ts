@@ -119,13 +119,13 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
 
   return reportRun(
     runtime,
-    await inCommit(db, async () => {
+    await inCommit(db, () =>
       // The row as read at the start, not read again: while the lease holds, an item mid-publish
       // refuses every change (content/state.ts). A campaign deleted meanwhile clears its
       // campaign_id, which the finish only uses to look for that campaign, which is gone then.
-      if (!(await holdsLease(db, claim))) return 'lease_lost' as const;
-      return finishRun(db, prepared.item, claim.runId, clock.now(), claim.leaseToken);
-    }),
+      // The finish's first write carries the lease token and stops when it is gone.
+      finishRun(db, prepared.item, claim.runId, clock.now(), claim.leaseToken),
+    ),
   );
 }
 

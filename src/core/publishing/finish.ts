@@ -157,39 +157,44 @@ export async function finishRun(
   };
   if (leaseToken === undefined) await statements(db).finishQueuedItem.run(finished);
   else if ((await statements(db).finishHeldItem.run({ ...finished, leaseToken })).changes !== 1) return 'lease_lost';
-  await statements(db).finishRun.run({ id: runId, outcome, finishedAt: now.getTime() });
-  await recordPublishingStep(db, {
-    stage: 'finished',
-    workspaceId: item.workspaceId,
-    contentId: item.id,
-    from: item.status,
-    to: published ? 'published' : 'approved',
-    results,
-    at: now,
-  });
   const stub = contentStub(item);
-  if (published) {
-    const platforms = results.map(({ platform, success, platform_post_id, error }) => ({
-      platform,
-      success,
-      platform_post_id,
-      error,
-    }));
-    await recordEvent(db, {
+  const event = published
+    ? {
+        type: 'content.published' as const,
+        data: {
+          content: stub,
+          published_at: now.toISOString(),
+          platforms: results.map(({ platform, success, platform_post_id, error }) => ({
+            platform,
+            success,
+            platform_post_id,
+            error,
+          })),
+        },
+      }
+    : {
+        type: 'content.publish_failed' as const,
+        data: {
+          content: stub,
+          failed_at: now.toISOString(),
+          platforms: results.map(({ platform, success, error }) => ({ platform, success, error })),
+        },
+      };
+  // Three writes that need nothing of each other, made at once: on PostgreSQL they leave together
+  // on the unit's connection instead of one round trip each.
+  await Promise.all([
+    statements(db).finishRun.run({ id: runId, outcome, finishedAt: now.getTime() }),
+    recordPublishingStep(db, {
+      stage: 'finished',
       workspaceId: item.workspaceId,
-      type: 'content.published',
-      data: { content: stub, published_at: now.toISOString(), platforms },
+      contentId: item.id,
+      from: item.status,
+      to: published ? 'published' : 'approved',
+      results,
       at: now,
-    });
-  } else {
-    const platforms = results.map(({ platform, success, error }) => ({ platform, success, error }));
-    await recordEvent(db, {
-      workspaceId: item.workspaceId,
-      type: 'content.publish_failed',
-      data: { content: stub, failed_at: now.toISOString(), platforms },
-      at: now,
-    });
-  }
+    }),
+    recordEvent(db, { workspaceId: item.workspaceId, ...event, at: now }),
+  ]);
   // Published or failed, the item is done: it may have been its campaign's last.
   await completeCampaignIfDone(db, item.campaignId, now);
   return outcome;
