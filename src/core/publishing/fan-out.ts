@@ -14,6 +14,8 @@ import {
   recordAttempt,
   RUN_ITEM_COLUMNS,
   settleAttempt,
+  startAttempt,
+  type StartedAttempt,
   UNKNOWN_OUTCOME,
   type AttemptRow,
   type RunItem,
@@ -56,11 +58,11 @@ export type FanOutResult = 'published' | 'failed' | 'lease_lost';
 export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Claim): Promise<FanOutResult> {
   const { db, clock, outcomes } = runtime;
   const prepared = await inCommit(db, async () => {
-    const held = await heldItem(db, claim);
+    // Read together (one round trip on PostgreSQL): the claim names the item's workspace.
+    const [held, accountFor] = await Promise.all([heldItem(db, claim), platformAccountsOf(db, claim.workspaceId)]);
     if (!held) return null;
     const { defaultLanguage, ...item } = held;
     const now = clock.now();
-    const accountFor = await platformAccountsOf(db, item.workspaceId);
     const defaults: PostDefaults = { defaultLanguage };
     // A new run has tried nothing yet: only a run taken over has leftovers to read.
     const { tried, resumable } = claim.fresh ? NOTHING_TRIED : await settleLeftovers(db, claim, now);
@@ -76,20 +78,24 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
         await closeCheckpoint(db, attempt.id);
       }
     }
+    // Each attempt's insert is sent as it is decided and all are awaited together (one round trip on PostgreSQL).
+    const attempts: StartedAttempt[] = [];
     for (const platform of item.targetPlatforms) {
       if (tried.has(platform)) continue;
       const attempt = { runId: claim.runId, workspaceId: item.workspaceId, contentId: item.id, platform, at: now };
       const check = checkPlatform(connectors, accountFor, item, platform, defaults);
       const socialAccountId = check.lookup && check.lookup.state !== 'none' ? check.lookup.account.id : null;
       if (check.problems.length > 0 || !check.connector || check.lookup.state !== 'active') {
-        await recordAttempt(db, { ...attempt, socialAccountId, status: 'rejected', error: refusalOf(check) });
+        attempts.push(startAttempt(db, { ...attempt, socialAccountId, status: 'rejected', error: refusalOf(check) }));
         continue;
       }
       const { connector, post, lookup } = check;
-      const attemptId = await recordAttempt(db, { ...attempt, socialAccountId, status: 'pending', error: null });
-      if (lookup.account.mode === 'live') await openCheckpoint(db, attemptId, now);
-      calls.push({ attemptId, connector, post, target: targetOf(lookup.account, attemptId) });
+      const started = startAttempt(db, { ...attempt, socialAccountId, status: 'pending', error: null });
+      attempts.push(started);
+      if (lookup.account.mode === 'live') await openCheckpoint(db, started.id, now);
+      calls.push({ attemptId: started.id, connector, post, target: targetOf(lookup.account, started.id) });
     }
+    await Promise.all(attempts.map((attempt) => attempt.written));
     if (calls.length === 0)
       return { item, calls, finished: await finishRun(db, item, claim.runId, now, claim.leaseToken) };
     return { item, calls, finished: null };

@@ -72,8 +72,21 @@ export async function startRun(
 
 /** Records one platform attempt. A pending one is written, and committed, before the platform is called. */
 export async function recordAttempt(db: Db, attempt: NewAttempt): Promise<string> {
+  const { id, written } = startAttempt(db, attempt);
+  await written;
+  return id;
+}
+
+/** An attempt whose insert has been sent: its id, and the insert's completion (already handled, so awaiting it later is safe). */
+export interface StartedAttempt {
+  id: string;
+  written: Promise<unknown>;
+}
+
+/** As recordAttempt, but answers at once, for a caller that sends several inserts before awaiting them. */
+export function startAttempt(db: Db, attempt: NewAttempt): StartedAttempt {
   const id = newId();
-  await statements(db).insertAttempt.run({
+  const written = statements(db).insertAttempt.run({
     id,
     runId: attempt.runId,
     workspaceId: attempt.workspaceId,
@@ -85,7 +98,9 @@ export async function recordAttempt(db: Db, attempt: NewAttempt): Promise<string
     attemptedAt: attempt.at.getTime(),
     finishedAt: attempt.status === 'pending' ? null : attempt.at.getTime(),
   });
-  return id;
+  // A failure is the awaiting caller's to hear; this keeps it from counting as unhandled meanwhile.
+  written.catch(() => {});
+  return { id, written };
 }
 
 /** Settles a pending attempt; a no-op when it is no longer pending (someone reported it unknown). */
