@@ -178,14 +178,17 @@ export async function claimDuePublishes(runtime: Runtime, limit: number): Promis
         // Claimed by another process after the read (the candidate select locks the rows on
         // PostgreSQL, so this is a guard, not a path): the item is theirs.
         if (changes !== 1) continue;
-        await startRun(db, { id: claim.runId, workspaceId: item.workspaceId, contentId: item.id, at: now });
-        await recordPublishingStep(db, {
-          stage: 'started',
-          workspaceId: item.workspaceId,
-          contentId: item.id,
-          from: item.status,
-          at: now,
-        });
+        // Two writes that need nothing of each other, sent together (one round trip on PostgreSQL).
+        await Promise.all([
+          startRun(db, { id: claim.runId, workspaceId: item.workspaceId, contentId: item.id, at: now }),
+          recordPublishingStep(db, {
+            stage: 'started',
+            workspaceId: item.workspaceId,
+            contentId: item.id,
+            from: item.status,
+            at: now,
+          }),
+        ]);
         budget.inFlight += 1;
         result.claims.push(claim);
       }
