@@ -26,6 +26,7 @@ export const postgresSql: EngineSql = {
             where a.datname <> current_database()
               and cast(cast(a.backend_xid as text) as bigint) = cast(cast(x as text) as bigint) % 4294967296)),
         cast(cast(pg_snapshot_xmax(pg_current_snapshot()) as text) as bigint))`,
+  outboxPast: (row, cursor) => sql`(${row.xact}, ${row.seq}) > (${cursor.xact}, ${cursor.seq})`,
   outboxOrder: (row) => sql`${row.xact}, ${row.seq}`,
   rowAddress: () => sql.raw('null'),
   atRowAddress: () => sql.raw('true'),

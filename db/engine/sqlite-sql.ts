@@ -12,6 +12,7 @@ export const sqliteSql: EngineSql = {
   jsonText: (json) => json,
   writingTransaction: sql.raw('null'),
   outboxAfter: (row, cursor) => sql`${row.seq} > ${cursor.seq}`,
+  outboxPast: (row, cursor) => sql`${row.seq} > ${cursor.seq}`,
   outboxOrder: (row) => row.seq,
   rowAddress: (table) => sql.raw(`${table}.rowid`),
   atRowAddress: (table, address) => sql`${sql.raw(`${table}.rowid`)} = ${address}`,

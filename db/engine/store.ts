@@ -122,6 +122,12 @@ export interface EngineSql {
    * seq past the cursor. Read in `outboxOrder`.
    */
   outboxAfter(row: { xact: SQL; seq: SQL }, cursor: { xact: SQL; seq: SQL }): SQL;
+  /**
+   * Whether an outbox row comes after the cursor, readable now or not: outboxAfter without its bound
+   * on running transactions. A committed row past the cursor that outboxAfter does not yet pass is
+   * held back by a transaction still running, and must be read again once that one ends.
+   */
+  outboxPast(row: { xact: SQL; seq: SQL }, cursor: { xact: SQL; seq: SQL }): SQL;
   /** The order outboxAfter reads in: (xact, seq) on PostgreSQL, seq on SQLite. */
   outboxOrder(row: { xact: SQL; seq: SQL }): SQL;
   /**

@@ -19,6 +19,9 @@ import { startLeasedWorker, type LeasedJob, type Worker } from './leased-worker.
  */
 const EVENT_PASS_INTERVAL_MS = 10;
 
+/** How soon a pass that left events unread past the outbox cursor looks again. */
+const EVENTS_LEFT_RETRY_MS = 50;
+
 /** `fn`, called at once when its last call was at least `ms` ago, else once when `ms` have passed since it. */
 function atMostEvery(ms: number, fn: () => void): (() => void) & { cancel(): void } {
   let last = Number.NEGATIVE_INFINITY;
@@ -43,16 +46,23 @@ function atMostEvery(ms: number, fn: () => void): (() => void) & { cancel(): voi
  * events as delivery jobs, then hands out due jobs of the subscriptions it holds or takes over.
  */
 export function webhookDeliveryJob(runtime: Runtime): LeasedJob<DeliveryClaim, DeliveryOutcome> {
+  // Whether the last pass left events unread (enqueueAllEvents): the next pass then comes soon.
+  let eventsLeft = false;
   return {
     name: 'webhook delivery',
     capacity: runtime.config.webhooks.concurrency,
     claim: async (free) => {
-      await enqueueAllEvents(runtime);
+      eventsLeft = await enqueueAllEvents(runtime);
       return claimDueDeliveries(runtime, free);
     },
     process: (claim, stopping) => deliver(runtime, claim, stopping),
     abandon: (claim, error) => abandonDelivery(runtime, claim, error),
-    nextDueAfter: async (now) => nextDeliveryDueAfter(runtime.db, now),
+    nextDueAfter: async (now) => {
+      const due = await nextDeliveryDueAfter(runtime.db, now);
+      if (!eventsLeft) return due;
+      const soon = now.getTime() + EVENTS_LEFT_RETRY_MS;
+      return due === null ? soon : Math.min(due, soon);
+    },
     listen: (wake) => {
       const eventWritten = atMostEvery(EVENT_PASS_INTERVAL_MS, wake);
       const stopEvents = onEventRecorded(runtime.db, eventWritten);

@@ -88,4 +88,33 @@ describe('webhook fan-out on PostgreSQL, several writers at once', () => {
     }
     expect(await jobsOf()).toEqual(['evt_higher_seq', 'evt_lower_seq']);
   });
+
+  it('an event held back by an older transaction that writes no event: the pass says events are left', async () => {
+    const older = gate();
+    const olderHasXid = gate();
+    // An older transaction with a transaction id of its own, writing anything but an event.
+    const open = db.$store.transaction(async () => {
+      await db.run(sql`select pg_current_xact_id()`);
+      olderHasXid.open();
+      await older.opened;
+    });
+    await olderHasXid.opened;
+    await db.$store.transaction(() =>
+      recordEvent(db, { id: 'evt_held_back', workspaceId: 'ws_1', type: 'content.created', data: {}, at: NOW }),
+    );
+    const heldBack = await db.$store.transaction(() => enqueueAllEvents(runtime)).finally(older.open);
+    await open;
+    // Nothing wakes the worker when the older transaction ends, so the answer is what makes it look again.
+    expect(heldBack).toBe(true);
+
+    const jobs = async () =>
+      (await db.select({ eventId: webhookJobs.eventId }).from(webhookJobs).all()).map((job) => job.eventId);
+    let left = true;
+    for (let pass = 0; pass < 100 && left; pass++) {
+      left = await db.$store.transaction(() => enqueueAllEvents(runtime));
+      if (left) await sleep(50);
+    }
+    expect(left).toBe(false);
+    expect(await jobs()).toContain('evt_held_back');
+  });
 });

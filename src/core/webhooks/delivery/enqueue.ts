@@ -69,9 +69,15 @@ const after = (cursor: { lastSeq: number; lastXact: number } | undefined, limit:
   limit,
 });
 
-/** Enqueues every event written so far (a bounded number of batches per call). */
-export async function enqueueAllEvents(runtime: Runtime): Promise<void> {
+/**
+ * Enqueues every event written so far (a bounded number of batches per call). Answers whether
+ * committed events are still left past the cursor: more than the call's batches, events another
+ * process was enqueueing, or (on PostgreSQL) events held back behind a transaction still running.
+ * Nothing wakes the caller when that transaction ends without writing an event, so it must look again.
+ */
+export async function enqueueAllEvents(runtime: Runtime): Promise<boolean> {
   for (let batch = 0; batch < BATCHES_PER_CALL && (await enqueueEvents(runtime)) === EVENTS_PER_BATCH; batch++);
+  return (await statements(runtime.db).eventsLeft.get()) !== undefined;
 }
 
 const statements = preparedStatements((db) => ({
@@ -103,6 +109,18 @@ const statements = preparedStatements((db) => ({
     )
     .orderBy(db.$store.sql.outboxOrder({ xact: sql`${events.xact}`, seq: sql`${events.seq}` }))
     .limit(sql.placeholder('limit'))
+    .prepare(),
+  eventsLeft: db
+    .select({ seq: events.seq })
+    .from(events)
+    .innerJoin(webhookEnqueueCursor, sql`${webhookEnqueueCursor.id} = 1`)
+    .where(
+      db.$store.sql.outboxPast(
+        { xact: sql`${events.xact}`, seq: sql`${events.seq}` },
+        { xact: sql`${webhookEnqueueCursor.lastXact}`, seq: sql`${webhookEnqueueCursor.lastSeq}` },
+      ),
+    )
+    .limit(1)
     .prepare(),
   subscriptionsOf: db
     .select({ id: webhooks.id, events: webhooks.events, startAfterSeq: webhooks.startAfterSeq })
