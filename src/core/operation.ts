@@ -221,8 +221,15 @@ export async function runInCommit<Input extends z.ZodObject, Output, Preview = n
   // A dry run takes from its own buckets (a publish preview from `read`, never `publish`).
   const { buckets } = operationFor(operation, raw);
   if (isReadOnly(buckets)) {
-    await takeFor(ctx, buckets, onRateLimit);
-    return runOperation(operation, ctx, raw);
+    // A read changes nothing, so it runs beside its take (one round trip on PostgreSQL, not two)
+    // and its answer is dropped when the take refuses: a 429 still wins over the read's own error.
+    const [take, read] = await Promise.allSettled([
+      takeFor(ctx, buckets, onRateLimit),
+      runOperation(operation, ctx, raw),
+    ]);
+    if (take.status === 'rejected') throw take.reason;
+    if (read.status === 'rejected') throw read.reason;
+    return read.value;
   }
   try {
     return await savepoint(ctx.db, async () => {

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../db/schema/index.ts';
 import type { Worker } from '../../src/jobs/leased-worker.ts';
@@ -59,7 +59,18 @@ describe('webhook delivery worker', () => {
       () => receiver.requests.filter((r) => r.path === '/fast').length === 30,
       8000,
       10,
-    );
+    ).catch(async (error: Error) => {
+      // What the worker had done by then, so a failure says where the deliveries stopped.
+      const jobs = await runtime.db.all(
+        sql`select webhook_id, state, count(*) as n from webhook_jobs group by webhook_id, state order by 1, 2`,
+      );
+      const cursor = await runtime.db.all(sql`select * from webhook_fanout_cursor`);
+      const events = await runtime.db.all(sql`select count(*) as n, max(seq) as seq from events`);
+      const fast = receiver.requests.filter((r) => r.path === '/fast').length;
+      throw new Error(
+        `${error.message}: ${fast} fast requests; jobs ${JSON.stringify(jobs)}; cursor ${JSON.stringify(cursor)}; events ${JSON.stringify(events)}`,
+      );
+    });
     // All thirty arrived while the slow endpoint's attempts were still out (none of them is logged yet).
     expect(
       await runtime.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, slow.id)).all(),
