@@ -17,8 +17,8 @@ const postgresUrl = process.env.TEST_DATABASE_URL;
 if (!postgresUrl) console.log('PostgreSQL tests (test/postgres) not run: TEST_DATABASE_URL is not set.');
 /**
  * The whole suite again with every database on PostgreSQL (project suite-postgres), asked for with
- * TEST_POSTGRES_SUITE=1 beside TEST_DATABASE_URL. Not by default: it doubles the run's time, and
- * test/postgres (the engine's own tests) already runs whenever a server is given. Not in .ci/run yet.
+ * TEST_POSTGRES_SUITE=1 beside TEST_DATABASE_URL (.ci/run sets both). Not by default: it doubles the
+ * run's time, and test/postgres (the engine's own tests) already runs whenever a server is given.
  */
 const postgresSuite = postgresUrl !== undefined && process.env.TEST_POSTGRES_SUITE === '1';
 
