@@ -9,7 +9,8 @@ import { runOperation } from '../../../src/core/operation.ts';
 import { connectorsFor } from '../../../src/core/publishing/connectors/index.ts';
 import { handlePlatformCallback } from '../../../src/core/social-accounts/deauthorization.ts';
 import { platformAccountsOf } from '../../../src/core/social-accounts/operations.ts';
-import { claimDueDeliveries, nextDeliveryDueAfter } from '../../../src/core/webhooks/delivery/claim.ts';
+import { claimDueDeliveries, handOut, nextDeliveryDueAfter } from '../../../src/core/webhooks/delivery/claim.ts';
+import { queuesOf, releaseIfIdle, takeOver } from '../../../src/core/webhooks/delivery/lease.ts';
 import { deliver } from '../../../src/core/webhooks/delivery/deliver.ts';
 import { enqueueAllEvents } from '../../../src/core/webhooks/delivery/enqueue.ts';
 import { rotateWebhookSecret, testWebhook, updateWebhook } from '../../../src/core/webhooks/operations.ts';
@@ -286,6 +287,31 @@ describe('webhook delivery', () => {
     runtime.clock.advance(1);
     expect(await drain(runtime, webhookDeliveryJob(runtime))).toEqual(['delivered']);
     expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('units working one held subscription at once (on PostgreSQL, side by side) hand out each job once and keep the lease meanwhile', async () => {
+    const hook = await subscribe();
+    for (let i = 0; i < 4; i++) await makeContent(runtime, ws.workspace, { caption: `Item ${i}` });
+    await enqueueAllEvents(runtime);
+    const now = runtime.clock.now().getTime();
+    const { url, secretCiphertext } = await webhookRow(hook.id);
+    const queue = (await runtime.db.$store.transaction(() =>
+      takeOver(runtime, { webhookId: hook.id, url, secretCiphertext, leaseExpiresAt: null }, now),
+    ))!;
+    // Two hand-outs and a give-back while the first reads ahead (a pass claiming, a slot's
+    // recording handing out its next job): the second finds the read under way and leaves it be.
+    const [first, second] = await runtime.db.$store.transaction(() =>
+      Promise.all([handOut(runtime, queue, now), handOut(runtime, queue, now), releaseIfIdle(runtime, queue)]),
+    );
+    expect(first).not.toBeNull();
+    expect(second).toBeNull();
+    expect(queuesOf(runtime.db).get(hook.id)).toBe(queue);
+    expect((await webhookRow(hook.id)).leaseToken).toBe(queue.leaseToken);
+    const rest: string[] = [];
+    for (let claim; (claim = await runtime.db.$store.transaction(() => handOut(runtime, queue, now)));)
+      rest.push(claim.jobId);
+    const handedOut = [first!.jobId, ...rest];
+    expect(new Set(handedOut).size).toBe(4);
   });
 
   it("one process at a time sends a subscription; another takes it over once the holder's lease runs out, and sends again what was in flight", async () => {

@@ -67,12 +67,21 @@ export async function handOut(runtime: Runtime, queue: HeldQueue, now: number): 
   if (!queue.sending) return null;
   for (;;) {
     if (queue.readAhead.length === 0) {
+      // Another unit is reading ahead already: what it reads is handed out from there, by it and by
+      // the passes its slots start, and a second read would line the same jobs up twice.
+      if (queue.readingAhead) return null;
       letGoOfLost(runtime, queue, now);
-      const rows = await statements(runtime.db).dueOf.all({
-        webhookId: queue.webhookId,
-        now,
-        inHand: JSON.stringify([...queue.inHand.keys(), ...queue.recording]),
-      });
+      queue.readingAhead = true;
+      let rows: DueJobRow[];
+      try {
+        rows = await statements(runtime.db).dueOf.all({
+          webhookId: queue.webhookId,
+          now,
+          inHand: JSON.stringify([...queue.inHand.keys(), ...queue.recording]),
+        });
+      } finally {
+        queue.readingAhead = false;
+      }
       // Reversed, so handing out the oldest is a pop.
       for (let i = rows.length - 1; i >= 0; i--) {
         const row = rows[i]!;

@@ -34,6 +34,16 @@ export interface HeldQueue {
    * them `queued` (on PostgreSQL, where units run side by side), so a read ahead leaves them out.
    */
   recording: Set<string>;
+  /**
+   * Whether a read ahead is out. On PostgreSQL units run side by side (a pass claiming, a slot's
+   * recording handing out its next job), and two reads ahead at once would both line up the same jobs.
+   */
+  readingAhead: boolean;
+  /**
+   * Commits recording attempts of this queue that are still at work. Until they end, the queue is
+   * not given back: each may hand its slot the next job, which must be handed out under the lease.
+   */
+  recordingsUnderway: number;
   /** False once the subscription is seen disabled: nothing more is handed out. */
   sending: boolean;
 }
@@ -86,6 +96,8 @@ export async function takeOver(
     readAhead: [],
     inHand: new Map(),
     recording: new Set(),
+    readingAhead: false,
+    recordingsUnderway: 0,
     sending: true,
   };
   queuesOf(runtime.db).set(queue.webhookId, queue);
@@ -150,10 +162,13 @@ export function letGoOfLost(runtime: Runtime, queue: HeldQueue, now: number): vo
 
 /**
  * Gives a held subscription back when nothing of it is in a slot and nothing more is to be handed
- * out (its queue ran dry, or it was disabled), so another process may take it at once.
+ * out (its queue ran dry, or it was disabled), so another process may take it at once. Not while
+ * another unit works on it (on PostgreSQL units run side by side): one recording attempts may hand
+ * its slots their next jobs, one reading ahead will hand out what it reads.
  */
 export async function releaseIfIdle(runtime: Runtime, queue: HeldQueue): Promise<void> {
-  if (queue.inHand.size > 0 || (queue.sending && queue.readAhead.length > 0)) return;
+  const busy = queue.inHand.size > 0 || queue.recordingsUnderway > 0 || queue.readingAhead;
+  if (busy || (queue.sending && queue.readAhead.length > 0)) return;
   const queues = queuesOf(runtime.db);
   if (queues.get(queue.webhookId) !== queue) return;
   queues.delete(queue.webhookId);

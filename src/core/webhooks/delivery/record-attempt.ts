@@ -73,18 +73,25 @@ async function recordAttempts(runtime: Runtime, attempts: Attempt[], carryOn: bo
   // One renewal per subscription: it is also the check that the lease is still this process's.
   const held = new Map<HeldQueue, boolean>();
   const recorded: Recorded[] = [];
-  for (const attempt of attempts) {
-    const { queue } = attempt.claim;
-    let stillHeld = held.get(queue);
-    if (stillHeld === undefined) held.set(queue, (stillHeld = await renewLease(runtime, queue, nowMs)));
-    queue.inHand.delete(attempt.claim.jobId);
-    queue.recording.add(attempt.claim.jobId);
-    recorded.push({ outcome: stillHeld ? await recordAttempt(runtime, attempt, now) : 'lease_lost', next: null });
-  }
-  // The slots that go on take their subscription's next due job in this same commit.
-  for (const [i, entry] of recorded.entries()) {
-    if (carryOn[i] && entry.outcome !== 'lease_lost')
-      entry.next = await handOut(runtime, attempts[i]!.claim.queue, nowMs);
+  // Each queue counts this commit at work on it until its slots have their next jobs (releaseIfIdle).
+  const queues = new Set(attempts.map((attempt) => attempt.claim.queue));
+  for (const queue of queues) queue.recordingsUnderway++;
+  try {
+    for (const attempt of attempts) {
+      const { queue } = attempt.claim;
+      let stillHeld = held.get(queue);
+      if (stillHeld === undefined) held.set(queue, (stillHeld = await renewLease(runtime, queue, nowMs)));
+      queue.inHand.delete(attempt.claim.jobId);
+      queue.recording.add(attempt.claim.jobId);
+      recorded.push({ outcome: stillHeld ? await recordAttempt(runtime, attempt, now) : 'lease_lost', next: null });
+    }
+    // The slots that go on take their subscription's next due job in this same commit.
+    for (const [i, entry] of recorded.entries()) {
+      if (carryOn[i] && entry.outcome !== 'lease_lost')
+        entry.next = await handOut(runtime, attempts[i]!.claim.queue, nowMs);
+    }
+  } finally {
+    for (const queue of queues) queue.recordingsUnderway--;
   }
   for (const queue of held.keys()) await releaseIfIdle(runtime, queue);
   return recorded;
