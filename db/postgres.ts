@@ -18,8 +18,9 @@ export interface OpenPostgresOptions {
   /** How long opening one connection may take before it counts as failed. */
   connectTimeoutMs?: number;
   /**
-   * An idle pooled connection that breaks (the server restarted, a proxy cut it). The pool has dropped
-   * it already and the next query opens a new one; without a listener pg's pool would crash the process.
+   * An idle pooled connection (or a shared one of the statements outside units) that breaks: the server
+   * restarted, a proxy cut it. It is dropped already and the next query opens a new one; without a
+   * listener pg would crash the process.
    */
   onIdleError?: (error: Error) => void;
 }
@@ -86,7 +87,7 @@ export async function openPostgresDatabase(url: string, options: OpenPostgresOpt
     await migrating.$client.end().catch(() => {});
     throw error;
   }
-  const store = new PostgresStore(migrating.$client);
+  const store = new PostgresStore(migrating.$client, options.onIdleError);
   return Object.assign(store.db, { $store: store });
 }
 

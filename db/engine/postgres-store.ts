@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { AutocommitLanes, corkForThisTurn } from './postgres-autocommit.ts';
 import { PostgresDialect, postgresExecutor } from './postgres-executor.ts';
 import { postgresSql } from './postgres-sql.ts';
 import { PostgresWakeups } from './postgres-wakeups.ts';
@@ -11,7 +12,8 @@ import { started, UnitContext, type Store } from './store.ts';
  * soon as it is made, not after the one before it has answered, and the server answers them in
  * order. So the unit's `begin` goes out with its first statement, and a statement whose answer
  * nothing waits for (a savepoint's release) with the next, each round trip saved a wake-up of the
- * server and of this process on the same cores.
+ * server and of this process on the same cores; and what is sent in one turn of the event loop
+ * leaves in one write (corkForThisTurn).
  */
 class Unit {
   readonly pipelines = true;
@@ -31,11 +33,13 @@ class Unit {
   /** Sends a statement now and answers its result. */
   query<R extends pg.QueryResultRow>(config: pg.QueryConfig | string): Promise<pg.QueryResult<R>> {
     this.used = true;
+    corkForThisTurn(this.client);
     return this.client.query<R>(config);
   }
 
   /** Sends a statement whose answer nobody waits for; a failure of it is reported by settle(). */
   send(text: string): void {
+    corkForThisTurn(this.client);
     const answer = this.client.query(text);
     answer.catch((error: unknown) => (this.failure ??= { error }));
     this.unanswered.push(answer);
@@ -66,7 +70,7 @@ class Unit {
 /**
  * The PostgreSQL store: a pool of connections, each unit a transaction on one connection it holds
  * until commit (READ COMMITTED, PostgreSQL's default), each statement outside a unit a transaction
- * of its own on whichever connection is free. Units run side by side, one per connection; what must
+ * of its own on a few shared pipelined connections beside the pool (postgres-autocommit.ts). Units run side by side, one per connection; what must
  * not interleave says so in its SQL: claims lock rows (skip locked), a workspace's quota and credits
  * take an advisory lock, maintenance claims its tick in job_ticks.
  *
@@ -79,12 +83,18 @@ export class PostgresStore implements Store {
   readonly sql = postgresSql;
   readonly db: AsyncDb;
   private readonly units = new UnitContext<Unit>(this);
+  private readonly lanes: AutocommitLanes;
 
-  constructor(readonly pool: pg.Pool) {
+  /** `onConnectionError`: a shared connection broke (it is replaced at the next statement). */
+  constructor(
+    readonly pool: pg.Pool,
+    onConnectionError: (error: Error) => void = () => {},
+  ) {
+    this.lanes = new AutocommitLanes(pool.options, onConnectionError);
     this.db = asyncDb(
       postgresExecutor(() => {
         const unit = this.units.getStore();
-        return unit?.open ? unit : pool;
+        return unit?.open ? unit : this.lanes;
       }),
       new PostgresDialect(),
     );
@@ -126,7 +136,7 @@ export class PostgresStore implements Store {
     return value as T;
   }
 
-  /** Inside a unit or not, where the caller is: outside one each statement runs on the pool as a transaction of its own. */
+  /** Inside a unit or not, where the caller is: outside one each statement runs as a transaction of its own. */
   autocommit<T>(work: () => Promise<T> | T): Promise<T> {
     return started(work);
   }
@@ -242,6 +252,7 @@ export class PostgresStore implements Store {
 
   async close(): Promise<void> {
     await this.wakeups.close();
+    await this.lanes.close();
     if (!this.pool.ended) await this.pool.end();
   }
 

@@ -164,4 +164,32 @@ describe('units of the PostgreSQL store', () => {
     // A statement built for one call is not kept on the server.
     expect(named.some((row) => row.statement.includes('pg_prepared_statements'))).toBe(false);
   });
+
+  it('runs statements outside units on two shared connections, each failing alone, and replaces one the server cut', async () => {
+    const pidOutside = () => db.get<{ pid: number }>(sql`select pg_backend_pid() as pid`).then((row) => row!.pid);
+    const pids = new Set(await Promise.all(Array.from({ length: 20 }, pidOutside)));
+    expect(pids.size).toBeGreaterThanOrEqual(1);
+    expect(pids.size).toBeLessThanOrEqual(2);
+    // Sent in one write on one connection, still each a transaction of its own.
+    const [first, failed, last] = await Promise.allSettled([
+      db.get(sql`select 1 as one`),
+      db.get(sql`select * from no_such_table`),
+      db.get(sql`select 2 as two`),
+    ]);
+    expect(first).toEqual({ status: 'fulfilled', value: { one: 1 } });
+    expect(failed.status).toBe('rejected');
+    expect(last).toEqual({ status: 'fulfilled', value: { two: 2 } });
+
+    const admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    try {
+      await admin.query('select pg_terminate_backend(pid) from unnest($1::int[]) as pid', [[...pids]]);
+    } finally {
+      await admin.end();
+    }
+    // The cut is heard as the connection's error event; the next statement opens a new connection.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const after = await pidOutside();
+    expect(pids.has(after)).toBe(false);
+  });
 });

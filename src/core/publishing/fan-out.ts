@@ -154,7 +154,8 @@ function answerRecorder(
         waiting = null;
         if (!(await holdsLease(db, claim))) return false;
         const now = clock.now();
-        for (const [call, outcome] of answers) await recordAnswer(db, call, outcome, now);
+        // Sent together (one round trip on PostgreSQL): each answer is a row of its own.
+        await Promise.all(answers.map(([call, outcome]) => recordAnswer(db, call, outcome, now)));
         return true;
       });
       waiting = { answers, recorded };
