@@ -48,7 +48,8 @@ export type FanOutResult = 'published' | 'failed' | 'lease_lost';
  * committed before the next: (1) decide every platform and record each attempt, as `pending` for
  * the platforms about to be called (so a crash leaves a trace) or `rejected` for those refused
  * here; (2) call the platforms at once, recording each answer as it comes (a sandbox call has a
- * deadline; a live connector bounds each of its requests itself); (3) finish the item. A reclaimed item
+ * deadline; a live connector bounds each of its requests itself); (3) finish the item, in the
+ * commit that records the last answers. A reclaimed item
  * keeps its recorded outcomes and only calls platforms never tried. An attempt its dead holder left
  * pending is reported unknown (that platform is never called again blind), unless it is a live one with
  * a checkpoint: that one is handed back to its connector, which resumes what is left before the create
@@ -105,58 +106,69 @@ export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Cl
 
   // Each answer is recorded as soon as it comes (a crash then loses only the calls still out), in the
   // next group commit; the answers that come in the same turn (a sandbox fan-out's, usually all)
-  // share one lease check and savepoint there instead of one each.
+  // share one lease check and savepoint there instead of one each, and the commit of the last
+  // answers finishes the item too.
   const timeoutMs = runtime.config.publishing.platformTimeoutSeconds * 1000;
-  const record = answerRecorder(runtime, claim);
-  const held = await Promise.all(
+  const record = answerRecorder(runtime, claim, prepared.calls.length, (now) =>
+    // The row as read at the start, not read again: while the lease holds, an item mid-publish
+    // refuses every change (content/state.ts). A campaign deleted meanwhile clears its
+    // campaign_id, which the finish only uses to look for that campaign, which is gone then.
+    // The finish's first write carries the lease token and stops when it is gone.
+    finishRun(db, prepared.item, claim.runId, now, claim.leaseToken),
+  );
+  const recorded = await Promise.all(
     prepared.calls.map(async (call) => {
       const outcome = await callPlatform(call, call.target.account.mode === 'live' ? null : timeoutMs);
-      const recorded = await record(call, outcome);
-      if (recorded)
+      const answer = await record(call, outcome);
+      if (answer.held)
         outcomes.report({
           kind: 'platform_call',
           platform: call.connector.platform,
           result: outcome?.status ?? 'unknown',
         });
-      return recorded;
+      return answer;
     }),
   );
-  if (!held.every(Boolean)) return 'lease_lost';
+  if (!recorded.every((answer) => answer.held)) return 'lease_lost';
+  return reportRun(runtime, recorded.find((answer) => answer.finished)!.finished!);
+}
 
-  return reportRun(
-    runtime,
-    await inCommit(db, () =>
-      // The row as read at the start, not read again: while the lease holds, an item mid-publish
-      // refuses every change (content/state.ts). A campaign deleted meanwhile clears its
-      // campaign_id, which the finish only uses to look for that campaign, which is gone then.
-      // The finish's first write carries the lease token and stops when it is gone.
-      finishRun(db, prepared.item, claim.runId, clock.now(), claim.leaseToken),
-    ),
-  );
+interface RecordedAnswers {
+  /** False when the lease was lost: nothing was written then. */
+  held: boolean;
+  /** How the item was finished, by the commit that recorded its last answers. */
+  finished: FanOutResult | null;
 }
 
 /**
  * Records platform answers under the lease: each joins the next group commit, with every other answer
- * of this run queued since that commit's work for it was queued. Resolves true once committed, false
- * when the lease was lost (nothing is written then).
+ * of this run queued since that commit's work for it was queued; the commit recording the last of
+ * the `expected` answers also runs `finish`. Resolves once committed.
  */
 function answerRecorder(
   runtime: Runtime,
   claim: Claim,
-): (call: PlatformCall, outcome: PublishOutcome | null) => Promise<boolean> {
+  expected: number,
+  finish: (now: Date) => Promise<FanOutResult>,
+): (call: PlatformCall, outcome: PublishOutcome | null) => Promise<RecordedAnswers> {
   const { db, clock } = runtime;
-  let waiting: { answers: Array<[PlatformCall, PublishOutcome | null]>; recorded: Promise<boolean> } | null = null;
+  let answered = 0;
+  let waiting: {
+    answers: Array<[PlatformCall, PublishOutcome | null]>;
+    recorded: Promise<RecordedAnswers>;
+  } | null = null;
   return (call, outcome) => {
     if (!waiting) {
       const answers: Array<[PlatformCall, PublishOutcome | null]> = [];
-      const recorded: Promise<boolean> = inCommit(db, async () => {
+      const recorded: Promise<RecordedAnswers> = inCommit(db, async () => {
         // An answer that comes after this runs waits for the next commit.
         waiting = null;
-        if (!(await holdsLease(db, claim))) return false;
+        if (!(await holdsLease(db, claim))) return { held: false, finished: null };
         const now = clock.now();
         // Sent together (one round trip on PostgreSQL): each answer is a row of its own.
         await Promise.all(answers.map(([call, outcome]) => recordAnswer(db, call, outcome, now)));
-        return true;
+        answered += answers.length;
+        return { held: true, finished: answered === expected ? await finish(now) : null };
       });
       waiting = { answers, recorded };
     }
