@@ -36,9 +36,9 @@ const LANES = 2;
  * each is a transaction of its own, so they need no connection of their own either. They share a few
  * connections held open beside the pool, pipelined: a statement is written at once whatever is still
  * unanswered ahead of it, and the statements made in one turn of the event loop leave in one write
- * (corkForThisTurn). Through the pool each would check a
- * connection out and back and be one write and one wake-up of a server process on its own; under
- * load, here the server reads a turn's statements of many requests at once.
+ * (corkForThisTurn). Through the pool each would check a connection out and back and be one write
+ * and one wake-up of a server process on its own; here, under load, the server reads a turn's
+ * statements of many requests at once.
  *
  * Each statement still commits on its own (the extended protocol's Sync after each), so one that
  * fails fails alone. A lane whose connection breaks (the server restarted) fails what was in flight on
@@ -90,7 +90,9 @@ class Lane {
     const client = new pg.Client({ ...this.options, pipeline: true } as pg.ClientConfig);
     const drop = (error?: Error) => {
       if (this.client === client) this.client = undefined;
-      if (error) this.onError(error);
+      if (!error) return;
+      this.onError(error);
+      client.end().catch(() => {});
     };
     client.on('error', drop);
     client.on('end', () => drop());

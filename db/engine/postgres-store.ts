@@ -70,9 +70,10 @@ class Unit {
 /**
  * The PostgreSQL store: a pool of connections, each unit a transaction on one connection it holds
  * until commit (READ COMMITTED, PostgreSQL's default), each statement outside a unit a transaction
- * of its own on a few shared pipelined connections beside the pool (postgres-autocommit.ts). Units run side by side, one per connection; what must
- * not interleave says so in its SQL: claims lock rows (skip locked), a workspace's quota and credits
- * take an advisory lock, maintenance claims its tick in job_ticks.
+ * of its own on two shared pipelined connections beside the pool (postgres-autocommit.ts). Units
+ * run side by side, one per connection; what must not interleave says so in its SQL: claims lock
+ * rows (skip locked), a workspace's quota and credits take an advisory lock, maintenance claims its
+ * tick in job_ticks.
  *
  * There is no group commit: each unit commits on its own. Group commit saves SQLite's one writer a
  * transaction per request; here writers run in parallel and a commit costs the server one WAL flush,
