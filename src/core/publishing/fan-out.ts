@@ -44,17 +44,16 @@ const targetOf = (account: AccountOfLookup, attemptId: string): PublishTarget =>
 export type FanOutResult = 'published' | 'failed' | 'lease_lost';
 
 /**
- * Publishes one claimed item to every target platform. Three steps, each
- * committed before the next: (1) decide every platform and record each attempt, as `pending` for
- * the platforms about to be called (so a crash leaves a trace) or `rejected` for those refused
- * here; (2) call the platforms at once, recording each answer as it comes (a sandbox call has a
- * deadline; a live connector bounds each of its requests itself); (3) finish the item, in the
- * commit that records the last answers. A reclaimed item
- * keeps its recorded outcomes and only calls platforms never tried. An attempt its dead holder left
- * pending is reported unknown (that platform is never called again blind), unless it is a live one with
- * a checkpoint: that one is handed back to its connector, which resumes what is left before the create
- * call, or looks for the post when the create call had gone out.
- * Every write checks the lease first: a holder that lost it stops without writing.
+ * Publishes one claimed item to every target platform, in three steps: (1) decide every platform
+ * and record each attempt, as `pending` for the platforms about to be called (so a crash leaves a
+ * trace) or `rejected` for those refused here, committed before any call; (2) call the platforms
+ * at once, recording each answer as it comes (a sandbox call has a deadline; a live connector
+ * bounds each of its requests itself); (3) finish the item, in the commit that records the last
+ * answers. A reclaimed item keeps its recorded outcomes and only calls platforms never tried. An
+ * attempt its dead holder left pending is reported unknown (that platform is never called again
+ * blind), unless it is a live one with a checkpoint: that one is handed back to its connector,
+ * which resumes what is left before the create call, or looks for the post when the create call
+ * had gone out. Every write checks the lease first: a holder that lost it stops without writing.
  */
 export async function fanOut(runtime: Runtime, connectors: Connectors, claim: Claim): Promise<FanOutResult> {
   const { db, clock, outcomes } = runtime;
