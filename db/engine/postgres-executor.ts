@@ -3,12 +3,13 @@ import { SQLiteAsyncDialect, type SQLiteInsertConfig } from 'drizzle-orm/sqlite-
 import pg, { type QueryConfig, type QueryResult } from 'pg';
 import type { Executor } from './session.ts';
 
-/** What can run a query: a pool, or the unit of work holding a client. */
+/** What can run a query: the unit of work holding a client, or the shared connections outside units. */
 export interface Queryable {
   query(config: QueryConfig): Promise<QueryResult>;
   /**
-   * True where statements go out one behind the other on one pipelining connection (a unit's), so
-   * several can be sent before the first answers; a pool hands each to whichever connection is free.
+   * True where statements go out one behind the other in one transaction (a unit's), so several can
+   * be sent before the first answers; outside a unit each commits on its own, so a batch goes one by
+   * one and stops at the first that fails.
    */
   readonly pipelines?: boolean;
 }
@@ -56,7 +57,7 @@ export const bareConflictTarget = (text: string): string =>
 
 /**
  * Runs built statements on PostgreSQL through whatever `target()` answers (a unit's connection, or
- * the pool). A statement prepared once in the code (`reusable`) is sent named, so each connection
+ * the shared connections outside units). A statement prepared once in the code (`reusable`) is sent named, so each connection
  * parses and plans it once and then only binds and runs it; a statement built for one call goes
  * unnamed (its text may be new each time, and a named one stays on the server until the connection closes).
  */
