@@ -93,7 +93,7 @@ async function recordAttempts(runtime: Runtime, attempts: Attempt[], carryOn: bo
   } finally {
     for (const queue of queues) queue.recordingsUnderway--;
   }
-  for (const queue of held.keys()) await releaseIfIdle(runtime, queue);
+  for (const queue of queues) await releaseIfIdle(runtime, queue);
   return recorded;
 }
 
