@@ -16,9 +16,13 @@ describe('the post quota with three worker processes on one PostgreSQL database'
   it('queued items past the quota on every workspace: none publishes more than its plan allows', async () => {
     bed = await publishBed();
     const { client } = bed;
-    // free: 30 posts a month. Twice that queued on each of 12 workspaces.
+    // free: 30 posts a month. Twice that queued on each of 24 workspaces.
     const quota = 30;
-    const workspaces = await workspacesWithAccounts(bed.runtime, 12, 'free', ['twitter']);
+    const workspaces = await workspacesWithAccounts(bed.runtime, 24, 'free', ['twitter']);
+
+    // Queued once all three run, and each told (a wake-up), so that all three meet the queue at once;
+    // few slots and slow posts, so that it lasts long enough for each to take a share.
+    const workers = await bed.startWorkers(3, { PUBLISH_CONCURRENCY: '16', SANDBOX_PUBLISH_DELAY_MS: 'twitter:150' });
     const now = Date.now();
     // Ids interleave the workspaces in claim order (due, then id), so every pass of every worker
     // reaches every workspace, and the workers count the same workspace at once.
@@ -31,9 +35,7 @@ describe('the post quota with three worker processes on one PostgreSQL database'
       [workspaces.map((ws) => ws.workspace.id), now, quota * 2],
     );
     const total = workspaces.length * quota * 2;
-
-    const env = { PUBLISH_CONCURRENCY: '16', SANDBOX_PUBLISH_DELAY_MS: 'twitter:20' };
-    const workers = [bed.startWorker(env), bed.startWorker(env), bed.startWorker(env)];
+    bed.runtime.wake('publishing');
     await until(
       'every item is finished',
       async () =>

@@ -69,55 +69,56 @@ export async function claimDuePublishes(runtime: Runtime, limit: number): Promis
     await db.$store.waitForLocksAtMost(CLAIM_LOCK_WAIT_MS);
     // Rows another process is claiming right now are passed over (locked); a takeover re-checks that
     // the lease is still the expired one it read, so two processes never both take an item over.
-    for (const expired of await s.expired.all({ now: now.getTime(), limit })) {
-      const leaseToken = lease();
-      const { changes } = await s.takeOver.run({
-        id: expired.id,
-        oldToken: expired.leaseToken,
-        leaseToken,
-        leaseExpiresAt,
-        now: now.getTime(),
-      });
-      if (changes !== 1) continue;
-      result.claims.push({
-        contentId: expired.id,
-        workspaceId: expired.workspaceId,
-        runId: expired.runId!,
-        leaseToken,
-      });
-    }
+    // Each takeover is a row of its own: they are sent together (one round trip on PostgreSQL).
+    const expired = await s.expired.all({ now: now.getTime(), limit });
+    const takenOver = await Promise.all(
+      expired.map(async (row): Promise<Claim | null> => {
+        const leaseToken = lease();
+        const { changes } = await s.takeOver.run({
+          id: row.id,
+          oldToken: row.leaseToken,
+          leaseToken,
+          leaseExpiresAt,
+          now: now.getTime(),
+        });
+        return changes === 1 ? { contentId: row.id, workspaceId: row.workspaceId, runId: row.runId!, leaseToken } : null;
+      }),
+    );
+    for (const claim of takenOver) if (claim) result.claims.push(claim);
 
-    const budgets = new Map<string, WorkspaceBudget>();
+    const quotas: Quotas = { budgets: new Map(), busy: new Set() };
     const blocked = new Set<string>();
-    // Workspaces whose quota another process is counting now: their items wait for a later pass.
-    const busy = new Set<string>();
     // Below any due time: a scheduled_for before 1970 is a negative one.
     let after = { due: Number.MIN_SAFE_INTEGER, id: '' };
+    let undecided: DueRow[] = [];
+    let lastPage = false;
     while (result.claims.length < limit) {
-      const candidates = await s.due.all({
-        now: now.getTime(),
-        afterDue: after.due,
-        afterId: after.id,
-        limit: CANDIDATES_PER_QUERY,
-      });
+      if (undecided.length === 0) {
+        if (lastPage) break;
+        undecided = await s.due.all({
+          now: now.getTime(),
+          afterDue: after.due,
+          afterId: after.id,
+          limit: CANDIDATES_PER_QUERY,
+        });
+        lastPage = undecided.length < CANDIDATES_PER_QUERY;
+        if (undecided.length === 0) break;
+        const last = undecided.at(-1)!;
+        after = { due: last.due, id: last.id };
+      }
+      // As many candidates as there are slots left are decided at a time, each step's statements for
+      // all of them sent together (one round trip per step on PostgreSQL, not one per item): their
+      // workspaces' quotas are counted, then each is decided in queue order, then the chosen are
+      // claimed. Candidates a decision passes over leave room for the next ones.
+      const candidates = undecided.splice(0, limit - result.claims.length);
+      await countQuotas(db, quotas, candidates, now);
+      const chosen: Array<{ item: DueRow; claim: Claim; budget: WorkspaceBudget }> = [];
       for (const item of candidates) {
-        after = { due: item.due, id: item.id };
-        if (result.claims.length >= limit) break;
-        if (busy.has(item.workspaceId)) {
+        const budget = quotas.budgets.get(item.workspaceId);
+        if (!budget) {
+          // Another process is counting this workspace's quota now: its items wait for a later pass.
           result.deferred += 1;
           continue;
-        }
-        let budget = budgets.get(item.workspaceId);
-        if (!budget) {
-          // The quota is counted (published + in flight) and reserved by one unit at a time per
-          // workspace, held until this unit commits its claims: two processes counting at once
-          // would each see room for the last post and both claim one.
-          if (!(await db.$store.tryLock(`quota:${item.workspaceId}`))) {
-            busy.add(item.workspaceId);
-            result.deferred += 1;
-            continue;
-          }
-          budgets.set(item.workspaceId, (budget = await workspaceBudget(db, item.workspaceId, now)));
         }
         // The approval rule once more, on the approver recorded: an author's own approval that got
         // in some other way (made while the setting was off, or before every path checked it) never
@@ -168,18 +169,31 @@ export async function claimDuePublishes(runtime: Runtime, limit: number): Promis
           leaseToken: lease(),
           fresh: true,
         };
-        const { changes } = await s.claim.run({
-          id: item.id,
-          runId: claim.runId,
-          leaseToken: claim.leaseToken,
-          leaseExpiresAt,
-          now: now.getTime(),
-        });
-        // Claimed by another process after the read (the candidate select locks the rows on
-        // PostgreSQL, so this is a guard, not a path): the item is theirs.
-        if (changes !== 1) continue;
-        // Two writes that need nothing of each other, sent together (one round trip on PostgreSQL).
-        await Promise.all([
+        // Counted in flight as it is chosen, so the workspace's next candidate sees it.
+        budget.inFlight += 1;
+        chosen.push({ item, claim, budget });
+      }
+      const claimed = await Promise.all(
+        chosen.map(
+          async ({ claim }) =>
+            (
+              await s.claim.run({
+                id: claim.contentId,
+                runId: claim.runId,
+                leaseToken: claim.leaseToken,
+                leaseExpiresAt,
+                now: now.getTime(),
+              })
+            ).changes === 1,
+        ),
+      );
+      // An item claimed by another process after the read is theirs (the candidate select locks the
+      // rows on PostgreSQL, so this is a guard, not a path); counting it in flight until then only
+      // made its workspace's later candidates wait.
+      const held = chosen.filter((_, i) => claimed[i]);
+      for (const [i, { budget }] of chosen.entries()) if (!claimed[i]) budget.inFlight -= 1;
+      await Promise.all(
+        held.flatMap(({ item, claim }) => [
           startRun(db, { id: claim.runId, workspaceId: item.workspaceId, contentId: item.id, at: now }),
           recordPublishingStep(db, {
             stage: 'started',
@@ -188,14 +202,35 @@ export async function claimDuePublishes(runtime: Runtime, limit: number): Promis
             from: item.status,
             at: now,
           }),
-        ]);
-        budget.inFlight += 1;
-        result.claims.push(claim);
-      }
-      if (candidates.length < CANDIDATES_PER_QUERY) break;
+        ]),
+      );
+      result.claims.push(...held.map(({ claim }) => claim));
     }
     return result;
   });
+}
+
+/** The quotas counted in one claim, by workspace; `busy`: workspaces another process was counting. */
+interface Quotas {
+  budgets: Map<string, WorkspaceBudget>;
+  busy: Set<string>;
+}
+
+/**
+ * Counts the quotas of the candidates' workspaces not counted yet. Each is counted (published + in
+ * flight) and reserved by one unit at a time, held until this unit commits its claims: two processes
+ * counting at once would each see room for the last post and both claim one. A workspace another
+ * unit holds is `busy`.
+ */
+async function countQuotas(db: Db, quotas: Quotas, candidates: readonly DueRow[], now: Date): Promise<void> {
+  const uncounted = [...new Set(candidates.map((item) => item.workspaceId))].filter(
+    (id) => !quotas.budgets.has(id) && !quotas.busy.has(id),
+  );
+  const locked = await Promise.all(uncounted.map((id) => db.$store.tryLock(`quota:${id}`)));
+  const counting = uncounted.filter((_, i) => locked[i]);
+  for (const [i, id] of uncounted.entries()) if (!locked[i]) quotas.busy.add(id);
+  const budgets = await workspaceBudgets(db, counting, now);
+  for (const [i, id] of counting.entries()) quotas.budgets.set(id, budgets[i]!);
 }
 
 /**
@@ -229,14 +264,25 @@ interface WorkspaceBudget {
   verdict(): 'go' | 'wait' | { refuse: string };
 }
 
-async function workspaceBudget(db: Db, workspaceId: string, now: Date): Promise<WorkspaceBudget> {
+/** The budgets of `workspaceIds`, each step's reads for all of them sent together. */
+async function workspaceBudgets(db: Db, workspaceIds: readonly string[], now: Date): Promise<WorkspaceBudget[]> {
   const s = statements(db);
-  const plan = await s.plan.get({ workspaceId });
+  const plansAndInFlight = await Promise.all(
+    workspaceIds.map((workspaceId) => Promise.all([s.plan.get({ workspaceId }), s.inFlight.get({ workspaceId })])),
+  );
   // In flight first, then published: on PostgreSQL each statement sees the commits made before it,
   // and an item another process finishes between the two reads is then counted twice (the next item
   // waits a pass), never in neither (which would let the workspace pass its quota).
-  const inFlight = (await s.inFlight.get({ workspaceId }))?.n ?? 0;
-  const published = await postsPublishedIn(db, workspaceId, usagePeriod(now));
+  const period = usagePeriod(now);
+  const publishedCounts = await Promise.all(workspaceIds.map((id) => postsPublishedIn(db, id, period)));
+  return plansAndInFlight.map(([plan, inFlight], i) => budgetOf(plan, inFlight?.n ?? 0, publishedCounts[i]!));
+}
+
+function budgetOf(
+  plan: { name: string; postsPerMonth: number; planStatus: string; approverMustDiffer: boolean } | undefined,
+  inFlight: number,
+  published: number,
+): WorkspaceBudget {
   const budget: WorkspaceBudget = {
     inFlight,
     approverMustDiffer: plan?.approverMustDiffer ?? false,
