@@ -81,7 +81,9 @@ export async function claimDuePublishes(runtime: Runtime, limit: number): Promis
           leaseExpiresAt,
           now: now.getTime(),
         });
-        return changes === 1 ? { contentId: row.id, workspaceId: row.workspaceId, runId: row.runId!, leaseToken } : null;
+        return changes === 1
+          ? { contentId: row.id, workspaceId: row.workspaceId, runId: row.runId!, leaseToken }
+          : null;
       }),
     );
     for (const claim of takenOver) if (claim) result.claims.push(claim);
@@ -112,67 +114,79 @@ export async function claimDuePublishes(runtime: Runtime, limit: number): Promis
       // claimed. Candidates a decision passes over leave room for the next ones.
       const candidates = undecided.splice(0, limit - result.claims.length);
       await countQuotas(db, quotas, candidates, now);
-      const chosen: Array<{ item: DueRow; claim: Claim; budget: WorkspaceBudget }> = [];
-      for (const item of candidates) {
-        const budget = quotas.budgets.get(item.workspaceId);
-        if (!budget) {
-          // Another process is counting this workspace's quota now: its items wait for a later pass.
-          result.deferred += 1;
-          continue;
-        }
-        // The approval rule once more, on the approver recorded: an author's own approval that got
-        // in some other way (made while the setting was off, or before every path checked it) never
-        // goes out.
-        const refusal = approvalRefusal(
-          budget,
-          item,
-          item.approvedByType && { type: item.approvedByType, id: item.approvedById },
-        );
-        if (refusal) {
-          await rejectEveryPlatform(
-            db,
-            item.id,
-            `not published: ${refusal.charAt(0).toLowerCase()}${refusal.slice(1)}`,
-            now,
-          );
-          result.refused += 1;
-          continue;
-        }
-        const verdict = budget.verdict();
-        if (verdict === 'wait') {
-          result.deferred += 1;
-          continue;
-        }
-        if (verdict !== 'go') {
-          await rejectEveryPlatform(db, item.id, verdict.refuse, now);
-          result.refused += 1;
-          continue;
-        }
-        if (item.status === 'scheduled') {
-          if (blocked.has(item.workspaceId)) {
-            result.deferred += 1;
-            continue;
+      // Each workspace's candidates are decided in queue order, one after another (each sees what the
+      // one before took: a place in the quota, a take from the bucket); the workspaces side by side,
+      // so that their statements (a refusal, a take) go out together.
+      const chosen: Array<{ index: number; item: DueRow; claim: Claim; budget: WorkspaceBudget }> = [];
+      const decided = await Promise.allSettled(
+        [...byWorkspace(candidates)].map(async ([workspaceId, items]) => {
+          const budget = quotas.budgets.get(workspaceId);
+          if (!budget) {
+            // Another process is counting this workspace's quota now: its items wait for a later pass.
+            result.deferred += items.length;
+            return;
           }
-          try {
-            await consumeRateLimit(runtime, item.workspaceId, ['publish']);
-          } catch (error) {
-            if (!(error instanceof RateLimitError)) throw error;
-            blocked.add(item.workspaceId);
-            result.deferred += 1;
-            continue;
+          for (const { index, item } of items) {
+            // The approval rule once more, on the approver recorded: an author's own approval that got
+            // in some other way (made while the setting was off, or before every path checked it) never
+            // goes out.
+            const refusal = approvalRefusal(
+              budget,
+              item,
+              item.approvedByType && { type: item.approvedByType, id: item.approvedById },
+            );
+            if (refusal) {
+              await rejectEveryPlatform(
+                db,
+                item.id,
+                `not published: ${refusal.charAt(0).toLowerCase()}${refusal.slice(1)}`,
+                now,
+              );
+              result.refused += 1;
+              continue;
+            }
+            const verdict = budget.verdict();
+            if (verdict === 'wait') {
+              result.deferred += 1;
+              continue;
+            }
+            if (verdict !== 'go') {
+              await rejectEveryPlatform(db, item.id, verdict.refuse, now);
+              result.refused += 1;
+              continue;
+            }
+            if (item.status === 'scheduled') {
+              if (blocked.has(item.workspaceId)) {
+                result.deferred += 1;
+                continue;
+              }
+              try {
+                await consumeRateLimit(runtime, item.workspaceId, ['publish']);
+              } catch (error) {
+                if (!(error instanceof RateLimitError)) throw error;
+                blocked.add(item.workspaceId);
+                result.deferred += 1;
+                continue;
+              }
+            }
+            const claim: Claim = {
+              contentId: item.id,
+              workspaceId: item.workspaceId,
+              runId: newId(),
+              leaseToken: lease(),
+              fresh: true,
+            };
+            // Counted in flight as it is chosen, so the workspace's next candidate sees it.
+            budget.inFlight += 1;
+            chosen.push({ index, item, claim, budget });
           }
-        }
-        const claim: Claim = {
-          contentId: item.id,
-          workspaceId: item.workspaceId,
-          runId: newId(),
-          leaseToken: lease(),
-          fresh: true,
-        };
-        // Counted in flight as it is chosen, so the workspace's next candidate sees it.
-        budget.inFlight += 1;
-        chosen.push({ item, claim, budget });
-      }
+        }),
+      );
+      // Every workspace's decisions have ended before a failure leaves the unit: none sends a statement after it.
+      const failed = decided.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
+      // In queue order, as they were taken.
+      chosen.sort((a, b) => a.index - b.index);
       const claimed = await Promise.all(
         chosen.map(
           async ({ claim }) =>
@@ -208,6 +222,17 @@ export async function claimDuePublishes(runtime: Runtime, limit: number): Promis
     }
     return result;
   });
+}
+
+/** The candidates by workspace, each with its place in the queue, in queue order. */
+function byWorkspace(candidates: readonly DueRow[]): Map<string, Array<{ index: number; item: DueRow }>> {
+  const grouped = new Map<string, Array<{ index: number; item: DueRow }>>();
+  for (const [index, item] of candidates.entries()) {
+    const items = grouped.get(item.workspaceId);
+    if (items) items.push({ index, item });
+    else grouped.set(item.workspaceId, [{ index, item }]);
+  }
+  return grouped;
 }
 
 /** The quotas counted in one claim, by workspace; `busy`: workspaces another process was counting. */
