@@ -236,11 +236,17 @@ export async function exchangeAuthorizationCode(
       await revokeFamily(runtime, row.familyId, now);
       return refused('The code was already used; the tokens issued from it are revoked.');
     }
-    await runtime.db
+    // Spent only if still unspent: two exchanges of one code at once (on two hosts, say) both read it
+    // unspent, and the second to write finds it spent, as a replay.
+    const spent = await runtime.db
       .update(oauthAuthorizationCodes)
       .set({ usedAt: now })
-      .where(eq(oauthAuthorizationCodes.codeHash, row.codeHash))
+      .where(and(eq(oauthAuthorizationCodes.codeHash, row.codeHash), isNull(oauthAuthorizationCodes.usedAt)))
       .run();
+    if (spent.changes !== 1) {
+      await revokeFamily(runtime, row.familyId, now);
+      return refused('The code was already used; the tokens issued from it are revoked.');
+    }
     if (row.expiresAt <= now) return refused('The code has expired; start the authorization again.');
     if (row.redirectUri !== redirectUri) return refused('redirect_uri differs from the authorization request.');
     const target = tokenTarget(runtime, input.resource, row);
@@ -297,7 +303,16 @@ export async function refreshTokens(
       }
       scope = asked.join(' ');
     }
-    await runtime.db.update(oauthTokens).set({ usedAt: now }).where(eq(oauthTokens.tokenHash, row.tokenHash)).run();
+    const spent = await runtime.db
+      .update(oauthTokens)
+      .set({ usedAt: now })
+      .where(and(eq(oauthTokens.tokenHash, row.tokenHash), isNull(oauthTokens.usedAt)))
+      .run();
+    // Spent meanwhile by another refresh (on another host, say): two parties hold it, as above.
+    if (spent.changes !== 1) {
+      await revokeFamily(runtime, row.familyId, now);
+      return refused('The refresh token was already used; every token of this grant is now revoked.');
+    }
     return issueTokens(runtime, {
       familyId: row.familyId,
       clientId: row.clientId,

@@ -4,6 +4,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { writeTransaction } from '../../../db/client.ts';
 import { oauthTokens } from '../../../db/schema/index.ts';
 import {
   exchangeAuthorizationCode,
@@ -102,6 +104,34 @@ describe('OAuth grants at the core', () => {
       expect((await refusal(async () => exchange(code, pkcePair().verifier))).code).toBe('invalid_grant');
       expect((await refusal(async () => exchange(code, verifier))).code).toBe('invalid_grant');
       expect(await tokenRows()).toHaveLength(0);
+    });
+  });
+
+  describe('spent once, however many at once', () => {
+    // On PostgreSQL the exchanges run side by side (as on several hosts), each reading the code or
+    // token unspent before any has written: only the spend that finds it still unspent may issue.
+    // The pool's connections are opened first, so that none of the four waits for one to connect.
+    beforeEach(async () => {
+      await Promise.all([1, 2, 3, 4].map(() => writeTransaction(runtime.db, () => runtime.db.get(sql`select 1`))));
+    });
+    it('a code exchanged four times at once issues tokens once, and the replays revoke them', async () => {
+      const { verifier, challenge } = pkcePair();
+      const code = await codeFor(challenge);
+      const outcomes = await Promise.allSettled([1, 2, 3, 4].map(() => exchange(code, verifier)));
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+      for (const outcome of outcomes)
+        if (outcome.status === 'rejected') expect((outcome.reason as ServiceError).code).toBe('invalid_grant');
+      expect((await tokenRows()).every((row) => row.revokedAt !== null)).toBe(true);
+    });
+
+    it('a refresh token used four times at once is rotated once, and the replays revoke the grant', async () => {
+      const { verifier, challenge } = pkcePair();
+      const first = await exchange(await codeFor(challenge), verifier);
+      const outcomes = await Promise.allSettled(
+        [1, 2, 3, 4].map(() => refreshTokens(runtime, client, { refreshToken: first.refresh_token })),
+      );
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+      expect((await tokenRows()).every((row) => row.revokedAt !== null)).toBe(true);
     });
   });
 
