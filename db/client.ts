@@ -41,6 +41,11 @@ export async function openConfiguredDatabase(target: DatabaseTarget): Promise<Db
 }
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+/** Each engine's migrations, as this build ships them. */
+export const MIGRATION_FOLDERS: Record<Store['engine'], string> = {
+  sqlite: migrationsFolder,
+  postgres: join(dirname(fileURLToPath(import.meta.url)), 'migrations-pg'),
+};
 
 /**
  * Opens (and creates) the database, applies the pragmas every connection needs, runs pending
@@ -247,6 +252,25 @@ function insertsOf(db: Db, table: SQLiteTable): TableInsert {
 /** A cheap liveness probe used by /healthz. */
 export async function pingDatabase(db: Db): Promise<boolean> {
   return (await db.get<{ ok: number }>(sql`select 1 as ok`))?.ok === 1;
+}
+
+const newestMigrationKnown = new Map<Store['engine'], number>();
+
+/**
+ * Whether the database has every migration this build ships (a newer build's later ones may be
+ * there too: an older process still serving during a rolling upgrade is ready). A process applies
+ * its own at start-up, so this is false only for a database changed under it (restored from an
+ * older backup, or another database behind the same address).
+ */
+export async function migrationsApplied(db: Db): Promise<boolean> {
+  const engine = db.$store.engine;
+  let known = newestMigrationKnown.get(engine);
+  if (known === undefined) {
+    known = Math.max(...readMigrationFiles({ migrationsFolder: MIGRATION_FOLDERS[engine] }).map((m) => m.folderMillis));
+    newestMigrationKnown.set(engine, known);
+  }
+  const applied = await db.get<{ at: number | null }>(db.$store.sql.newestMigrationApplied);
+  return applied?.at != null && Number(applied.at) >= known;
 }
 
 function applyMigrations(sqlite: Database.Database): void {

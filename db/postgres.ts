@@ -1,10 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import type { Db } from './client.ts';
+import { MIGRATION_FOLDERS, type Db } from './client.ts';
 import { postgresTypes } from './engine/postgres-executor.ts';
 import { PostgresStore } from './engine/postgres-store.ts';
 import { SEEDED_PLANS } from './plans.ts';
@@ -25,7 +23,7 @@ export interface OpenPostgresOptions {
   onIdleError?: (error: Error) => void;
 }
 
-const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations-pg');
+const migrationsFolder = MIGRATION_FOLDERS.postgres;
 
 /**
  * Taken for the whole migration transaction, so several processes starting at once apply each

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Queryable } from './postgres-executor.ts';
+import { unavailableIfConnectionError } from './postgres-errors.ts';
 
 /** The socket pg writes each statement's messages to. */
 interface Corkable {
@@ -81,6 +82,8 @@ class Lane {
       const client = this.client ?? (await (this.connecting ??= this.connect()));
       corkForThisTurn(client);
       return await client.query(config);
+    } catch (error) {
+      throw unavailableIfConnectionError(error);
     } finally {
       this.inFlight--;
     }

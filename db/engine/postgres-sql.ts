@@ -30,4 +30,5 @@ export const postgresSql: EngineSql = {
   outboxOrder: (row) => sql`${row.xact}, ${row.seq}`,
   rowAddress: () => sql.raw('null'),
   atRowAddress: () => sql.raw('true'),
+  newestMigrationApplied: sql.raw('select max(created_at) as at from drizzle.__drizzle_migrations'),
 };

@@ -4,6 +4,7 @@ import { PostgresDialect, postgresExecutor } from './postgres-executor.ts';
 import { postgresSql } from './postgres-sql.ts';
 import { PostgresWakeups } from './postgres-wakeups.ts';
 import { asyncDb, type AsyncDb } from './session.ts';
+import { isConnectionError, unavailableIfConnectionError } from './postgres-errors.ts';
 import { started, UnitContext, type Store } from './store.ts';
 
 /**
@@ -144,7 +145,9 @@ export class PostgresStore implements Store {
 
   async transaction<T>(work: () => Promise<T> | T): Promise<T> {
     if (this.inUnit()) return started(work);
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw unavailableIfConnectionError(error);
+    });
     const unit = new Unit(client);
     let broken: Error | undefined;
     let value: T;
@@ -166,7 +169,7 @@ export class PostgresStore implements Store {
       }
     } catch (error) {
       if (!broken && isConnectionError(error)) broken = error as Error;
-      throw error;
+      throw unavailableIfConnectionError(error);
     } finally {
       unit.open = false;
       client.release(broken);
@@ -267,15 +270,6 @@ export class PostgresStore implements Store {
   listen(onJob: (job: string) => void, onGap?: () => void): () => void {
     return this.wakeups.listen({ onJob, onGap });
   }
-}
-
-/** An error of the connection itself (not of a statement): the server went away or the socket broke. */
-function isConnectionError(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  // SQLSTATE class 08 (connection exception) and 57P01–57P03 (the server shutting down), or a socket error.
-  if (typeof code === 'string') return /^08|^57P0[1-3]$|^E[A-Z]+$/.test(code);
-  return /Connection terminated|connection .*closed|Client has encountered a connection error/i.test(error.message);
 }
 
 /** A COMMIT the server answered with ROLLBACK: a statement of the unit failed, and nothing of it was kept. */

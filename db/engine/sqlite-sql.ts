@@ -16,4 +16,5 @@ export const sqliteSql: EngineSql = {
   outboxOrder: (row) => row.seq,
   rowAddress: (table) => sql.raw(`${table}.rowid`),
   atRowAddress: (table, address) => sql`${sql.raw(`${table}.rowid`)} = ${address}`,
+  newestMigrationApplied: sql.raw('select max(created_at) as at from __drizzle_migrations'),
 };

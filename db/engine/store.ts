@@ -138,6 +138,21 @@ export interface EngineSql {
   rowAddress(table: string): SQL;
   /** Whether the row of `table` is at `address` (from rowAddress): on PostgreSQL always true, the key's own condition beside it finding the row. */
   atRowAddress(table: string, address: SQL): SQL;
+  /** A select of the newest migration applied, as `at` (its folder's time in ms, null when none): the migrations' own table, which the engines keep in different places. */
+  readonly newestMigrationApplied: SQL;
+}
+
+/**
+ * The database could not be reached: the connection was refused, broke or timed out (the server
+ * restarting, the network down). Nothing of the unit that met it was kept (a broken connection ends
+ * its transaction), and the same work may succeed once the database is back, so the doors answer it
+ * as a temporary refusal, not as a fault of the service. `cause` is the driver's own error.
+ */
+export class DatabaseUnavailableError extends Error {
+  override readonly name = 'DatabaseUnavailableError';
+  constructor(cause: unknown) {
+    super('the database cannot be reached', { cause });
+  }
 }
 
 /**

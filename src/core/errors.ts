@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DatabaseUnavailableError } from '../../db/engine/store.ts';
 
 /**
  * Every machine-readable code the service answers with, what it means and what the caller should do:
@@ -207,6 +208,11 @@ export const ERROR_CATALOGUE = {
     meaning: 'A rate-limit bucket of the workspace is empty; the body has its own shape, with retry_after.',
     action: 'Wait retry_after seconds (also in Retry-After), then retry with backoff and jitter, capped at 60 seconds.',
   },
+  service_unavailable: {
+    meaning:
+      'The service cannot reach its database for now (it is restarting, or the network to it is down). Nothing of the request was kept.',
+    action: 'Retry after the seconds the Retry-After header gives; send writes with an Idempotency-Key so a retry is safe.',
+  },
   internal: {
     meaning: 'An unexpected error; no internals are shown.',
     action: 'Retry after a short delay with exponential backoff; the only error worth retrying blind.',
@@ -292,6 +298,34 @@ export class RateLimitError extends ServiceError {
     super('rate_limit_exceeded', `Rate limit exceeded for ${bucket} requests; retry after ${retryAfter} seconds.`);
     this.name = 'RateLimitError';
   }
+}
+
+/** How long a caller is told to wait when the database cannot be reached: about what a server restart takes. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** The database cannot be reached for now: a refusal with a time to retry after, as a 429 has. */
+export class ServiceUnavailableError extends ServiceError {
+  readonly retryAfter = DATABASE_RETRY_AFTER_SECONDS;
+  /** `cause`: the store's error, for the operator's log (never for the caller). */
+  constructor(cause?: unknown) {
+    super(
+      'service_unavailable',
+      `The service cannot reach its database right now; nothing was changed. Retry after ${DATABASE_RETRY_AFTER_SECONDS} seconds.`,
+    );
+    this.name = 'ServiceUnavailableError';
+    this.cause = cause;
+  }
+}
+
+/**
+ * An error as the API names it, for the doors' translators: a ServiceError as it is, the store's
+ * DatabaseUnavailableError as service_unavailable; undefined for anything else (an unexpected error,
+ * answered as internal).
+ */
+export function asServiceError(error: unknown): ServiceError | undefined {
+  if (error instanceof ServiceError) return error;
+  if (error instanceof DatabaseUnavailableError) return new ServiceUnavailableError(error.cause);
+  return undefined;
 }
 
 export const notFound = (what: string): ServiceError =>

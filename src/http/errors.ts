@@ -1,5 +1,13 @@
 import type { ErrorRequestHandler, Response } from 'express';
-import { errorEnvelope, RateLimitError, ServiceError, type ErrorCode, type RateLimitState } from '../core/errors.ts';
+import {
+  asServiceError,
+  errorEnvelope,
+  RateLimitError,
+  ServiceError,
+  ServiceUnavailableError,
+  type ErrorCode,
+  type RateLimitState,
+} from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 
 /**
@@ -58,6 +66,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   unusable_client_metadata: 400,
   internal: 500,
   platform_unavailable: 502,
+  service_unavailable: 503,
 };
 
 export function setRateLimitHeaders(res: Response, state: RateLimitState): void {
@@ -89,7 +98,9 @@ export function errorResponse(error: ServiceError, docsUrl: string): ErrorRespon
       body: { object: 'error', type: 'rate_limit_exceeded', message: error.message, retry_after: error.retryAfter },
     };
   }
-  return { status, headers: {}, body: errorEnvelope(error, docsUrl) };
+  const headers: Record<string, string> =
+    error instanceof ServiceUnavailableError ? { 'Retry-After': String(error.retryAfter) } : {};
+  return { status, headers, body: errorEnvelope(error, docsUrl) };
 }
 
 export function sendError(res: Response, error: ServiceError, docsUrl: string): void {
@@ -132,11 +143,25 @@ function fromRouter(error: unknown): ServiceError | undefined {
   return new ServiceError('not_found', 'No resource at this address: the path is not valid percent-encoding.');
 }
 
+let unavailableNotedAt = 0;
+
+/**
+ * Tells the operator the database cannot be reached, at most every 10 s: while it is down every
+ * request meets it, and one line an answer would bury the rest of the log.
+ */
+export function noteUnavailable(log: Logger, error: ServiceUnavailableError): void {
+  const now = Date.now();
+  if (now - unavailableNotedAt < 10_000) return;
+  unavailableNotedAt = now;
+  log.warn({ err: error.cause }, 'The database cannot be reached: answering 503 service_unavailable');
+}
+
 /** The one error translator of the HTTP app (REST and /mcp's gate); a 500 never shows internals. */
 export function errorHandler(docsUrl: string, log: Logger): ErrorRequestHandler {
   return (error, _req, res, next) => {
     if (res.headersSent) return next(error);
-    const known = error instanceof ServiceError ? error : (fromRouter(error) ?? fromBodyParser(error));
+    const known = asServiceError(error) ?? fromRouter(error) ?? fromBodyParser(error);
+    if (known instanceof ServiceUnavailableError) noteUnavailable(log, known);
     if (known) return sendError(res, known, docsUrl);
     log.error({ err: error }, 'Unexpected error');
     sendError(res, new ServiceError('internal', 'An unexpected error occurred; retry after a short delay.'), docsUrl);

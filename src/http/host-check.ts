@@ -5,6 +5,9 @@ import { ServiceError } from '../core/errors.ts';
 import { sendError } from './errors.ts';
 import { messagePage, PAGE_SECURITY_POLICY } from './message-page.ts';
 
+/** The probes a load balancer sends, naming the instance's own address: answered whatever the Host. */
+export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz']);
+
 /** The hostnames of this machine's loopback interface, as URL.hostname spells them. */
 export const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -35,7 +38,7 @@ export function hostCheck(config: Config): RequestHandler {
   const allowed = allowedHostnames(config);
   if (allowed === null) return (_req, _res, next) => next();
   return (req, res, next) => {
-    if (req.path === '/healthz') return next();
+    if (PROBE_PATHS.has(req.path)) return next();
     const checked = validateHostHeader(req.headers.host, allowed);
     if (checked.ok) return next();
     const message = `This service does not answer to the host ${req.headers.host ?? '(none)'}; call it at ${config.publicBaseUrl}.`;

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { errorEnvelope, RateLimitError, ServiceError } from '../core/errors.ts';
+import { asServiceError, errorEnvelope, RateLimitError, ServiceUnavailableError } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 
 /**
@@ -14,7 +14,12 @@ export function toToolError(error: unknown, docsUrl: string, log: Logger): CallT
       error: { code: error.code, message: error.message, retry_after: error.retryAfter, docs_url: docsUrl },
     });
   }
-  if (error instanceof ServiceError) return toolErrorResult(errorEnvelope(error, docsUrl));
+  const known = asServiceError(error);
+  if (known instanceof ServiceUnavailableError) {
+    const envelope = errorEnvelope(known, docsUrl);
+    return toolErrorResult({ error: { ...envelope.error, retry_after: known.retryAfter } });
+  }
+  if (known) return toolErrorResult(errorEnvelope(known, docsUrl));
   log.error({ err: error }, 'Unexpected error in a tool call');
   return toolErrorResult({
     error: { code: 'internal', message: 'An unexpected error occurred; retry after a short delay.', docs_url: docsUrl },

@@ -61,6 +61,11 @@ export interface PublicEndpoint extends EndpointBase {
   responses: Record<number, PublicResponse>;
   /** Error codes it answers with the envelope. */
   errors: readonly ErrorCode[];
+  /**
+   * True for a route that answers whatever the database does (a probe, a fixed document): it never
+   * answers 503 service_unavailable, which every other route may while the database is out of reach.
+   */
+  answersWithoutDatabase?: true;
 }
 
 export type Endpoint = OperationEndpoint | PublicEndpoint;

@@ -8,6 +8,7 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../core/idempotency.ts';
 import { operationErrorCodes } from '../core/operation.ts';
 import { publicEndpoint, routerFor, type Endpoint, type OperationEndpoint, type PublicEndpoint } from './endpoints.ts';
 import { ERROR_STATUS } from '../http/errors.ts';
+import { PROBE_PATHS } from '../http/host-check.ts';
 import { accountEndpoints } from './routes/account.ts';
 import { analyticsEndpoints } from './routes/analytics.ts';
 import { brandProfileEndpoints } from './routes/brand-profile.ts';
@@ -41,6 +42,7 @@ const openApiEndpoints = [
     },
     responses: { 200: { description: 'The OpenAPI 3.1 document.', mediaType: 'application/json' } },
     errors: [],
+    answersWithoutDatabase: true,
   }),
 ];
 
@@ -151,9 +153,17 @@ const COMPONENT_HEADERS = {
 /** Every code a request to this route can be answered with: its own (the operation's, or the public row's) and those of its kind. */
 function errorCodesOf(endpoint: Endpoint): Set<ErrorCode> {
   // A Host the service does not answer to is refused before any route but the health probe (host-check.ts).
-  const hostRefusal: ErrorCode[] = endpoint.path === '/healthz' ? [] : ['host_not_allowed'];
-  if (endpoint.kind === 'public') return new Set<ErrorCode>([...endpoint.errors, ...hostRefusal, 'internal']);
-  const codes = new Set<ErrorCode>([...operationErrorCodes(endpoint.operation), ...hostRefusal, 'internal']);
+  const hostRefusal: ErrorCode[] = PROBE_PATHS.has(endpoint.path) ? [] : ['host_not_allowed'];
+  if (endpoint.kind === 'public') {
+    const unavailable: ErrorCode[] = endpoint.answersWithoutDatabase ? [] : ['service_unavailable'];
+    return new Set<ErrorCode>([...endpoint.errors, ...hostRefusal, ...unavailable, 'internal']);
+  }
+  const codes = new Set<ErrorCode>([
+    ...operationErrorCodes(endpoint.operation),
+    ...hostRefusal,
+    'service_unavailable',
+    'internal',
+  ]);
   // Authentication checks run in order: header, key, expiry, subscription, plan; GET /me skips the plan checks.
   for (const code of [
     'missing_key',
@@ -200,6 +210,9 @@ function errorResponses(endpoint: Endpoint, writer: SchemaWriter): Record<string
     const narrowed = { properties: { error: { properties: { code: { enum: codes } } } } };
     responses[status] = {
       description,
+      ...(status === ERROR_STATUS.service_unavailable
+        ? { headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } } }
+        : {}),
       content: { 'application/json': { schema: { allOf: [writer.write(ErrorBody, 'output'), narrowed] } } },
     };
   }

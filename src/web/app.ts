@@ -2,12 +2,12 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Runtime } from '../core/context.ts';
-import { RateLimitError, ServiceError } from '../core/errors.ts';
+import { asServiceError, RateLimitError, ServiceError, ServiceUnavailableError } from '../core/errors.ts';
 import { pageStatus, unreadableForm } from './errors.ts';
 import { dashboardPages } from './pages/index.ts';
 import { pageKit } from './pages/kit.ts';
 import { webDir } from './render.ts';
-import { securityHeaders, sessionAndForms } from './session.ts';
+import { locals, securityHeaders, sessionAndForms } from './session.ts';
 
 const require = createRequire(import.meta.url);
 const HTMX_FILE = require.resolve('htmx.org/dist/htmx.min.js');
@@ -46,6 +46,15 @@ export function webRoutes(runtime: Runtime): Router {
     if (error instanceof RateLimitError) {
       res.status(429).set('Retry-After', String(error.retryAfter));
       return page(res, 'Too many requests', 'message', { message: `Wait ${error.retryAfter} seconds and try again.` });
+    }
+    const unavailable = asServiceError(error);
+    if (unavailable instanceof ServiceUnavailableError) {
+      res.status(503).set('Retry-After', String(unavailable.retryAfter));
+      // Without the signed-in header: its workspace switcher is read from the database.
+      locals(res).signedIn = undefined;
+      return page(res, 'The service is busy', 'message', {
+        message: `The service cannot reach its database right now, so nothing was changed. Wait ${unavailable.retryAfter} seconds and try again.`,
+      });
     }
     if (error instanceof ServiceError && error.code !== 'internal') {
       res.status(pageStatus(error.code));

@@ -138,6 +138,7 @@ export const oauthEndpoints = [
     handlers: metadataHandler((runtime) => authorizationServerMetadata(runtime.config)),
     responses: { 200: { description: 'The metadata.', json: AuthorizationServerMetadata } },
     errors: [],
+    answersWithoutDatabase: true,
   }),
   publicEndpoint({
     method: 'post',

@@ -1,8 +1,8 @@
 import type { RequestHandler, Router } from 'express';
 import { z } from 'zod';
-import { pingDatabase } from '../../../db/client.ts';
+import { migrationsApplied, pingDatabase } from '../../../db/client.ts';
 import type { Runtime } from '../../core/context.ts';
-import { ERROR_CATALOGUE, type ErrorCode } from '../../core/errors.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, ERROR_CATALOGUE, type ErrorCode } from '../../core/errors.ts';
 import { publicEndpoint, routerFor } from '../endpoints.ts';
 import { ERROR_STATUS } from '../../http/errors.ts';
 import { escapeHtml } from '../../http/message-page.ts';
@@ -13,6 +13,37 @@ const Health = z.object({
   database: z.enum(['ok', 'unavailable']).describe('Whether the database answers a query now.'),
   time: z.iso.datetime({ precision: 3 }),
 });
+
+/** A load balancer's probe waits for its answer: a database that does not answer by then is not ready. */
+const READINESS_WAIT_MS = 2000;
+
+const Readiness = z.object({
+  status: z.enum(['ready', 'not_ready']),
+  engine: Health.shape.engine,
+  database: z
+    .enum(['ok', 'unavailable'])
+    .describe(`Whether the database answered within ${READINESS_WAIT_MS / 1000} seconds.`),
+  migrations: z
+    .enum(['applied', 'pending', 'unknown'])
+    .describe("Whether the database has every migration this process's build ships (unknown while it cannot be read)."),
+  time: Health.shape.time,
+});
+
+/** Whether the database answers in time and has this build's migrations. */
+async function readiness(runtime: Runtime): Promise<Pick<z.infer<typeof Readiness>, 'database' | 'migrations'>> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the database did not answer in time')), READINESS_WAIT_MS);
+  });
+  try {
+    const applied = await Promise.race([migrationsApplied(runtime.db), late]);
+    return { database: 'ok', migrations: applied ? 'applied' : 'pending' };
+  } catch {
+    return { database: 'unavailable', migrations: 'unknown' };
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Whether the database answers: an error (PostgreSQL unreachable, a closed store) is an answer too, `false`. */
 async function databaseAnswers(runtime: Runtime): Promise<boolean> {
@@ -38,7 +69,8 @@ function errorReferencePage(): string {
 <code>details</code> with <code>formErrors</code> and <code>fieldErrors</code>. A 429 answers
 <code>{"object":"error","type":"rate_limit_exceeded","message","retry_after"}</code> instead, with a
 <code>Retry-After</code> header. Branch on <code>code</code>, never on the message. Only
-<code>internal</code> is worth retrying blind; the others repeat until the request or the account changes.
+<code>internal</code> is worth retrying blind, and <code>service_unavailable</code> after its <code>Retry-After</code>;
+the others repeat until the request or the account changes.
 The OpenAPI document is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p>
 <table><thead><tr><th>Status</th><th>Code</th><th>Meaning</th><th>What to do</th></tr></thead><tbody>
 ${rows}
@@ -65,6 +97,34 @@ export const systemEndpoints = [
     ],
     responses: { 200: { description: 'The process is up.', json: Health } },
     errors: [],
+    answersWithoutDatabase: true,
+  }),
+  publicEndpoint({
+    method: 'get',
+    path: '/readyz',
+    summary: 'Readiness probe',
+    description:
+      "For a load balancer: 200 while the process can serve (its database answers and has this build's migrations), else 503 with Retry-After, so traffic goes to other hosts until it recovers by itself. A process shutting down stops listening, so its probe is refused.",
+    handlers: (runtime) => [
+      (async (_req, res) => {
+        const { database, migrations } = await readiness(runtime);
+        const ready = database === 'ok' && migrations === 'applied';
+        if (!ready) res.status(503).set('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+        res.set('Cache-Control', 'no-store').json({
+          status: ready ? 'ready' : 'not_ready',
+          engine: runtime.db.$store.engine,
+          database,
+          migrations,
+          time: runtime.clock.now().toISOString(),
+        });
+      }) satisfies RequestHandler,
+    ],
+    responses: {
+      200: { description: 'The process can serve.', json: Readiness },
+      503: { description: 'The database does not answer, or lacks a migration: not ready.', json: Readiness },
+    },
+    errors: [],
+    answersWithoutDatabase: true,
   }),
   publicEndpoint({
     method: 'get',
@@ -78,6 +138,7 @@ export const systemEndpoints = [
     },
     responses: { 200: { description: 'The reference page.', mediaType: 'text/html' } },
     errors: [],
+    answersWithoutDatabase: true,
   }),
 ];
 
