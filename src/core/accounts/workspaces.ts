@@ -112,13 +112,16 @@ export async function countWorkspaces(db: Db): Promise<number> {
 }
 
 /**
- * On an empty database, creates the default workspace and returns its key (shown once). Runs under
- * one write lock so two processes starting together create one workspace, not two.
+ * On an empty database, creates the default workspace and returns its key (shown once). Processes
+ * starting together (on one SQLite file, or hosts on one PostgreSQL) create one workspace, not one each.
  */
 export async function ensureDefaultWorkspace(
   runtime: Runtime,
 ): Promise<{ workspace: Workspace; apiKey: string } | null> {
   return writeTransaction(runtime.db, async () => {
+    // Processes starting at once on an empty PostgreSQL database would each count none: one at a time
+    // counts, so only the first creates it and shows a key (SQLite's one writer does this already).
+    await runtime.db.$store.lock('default-workspace');
     if ((await countWorkspaces(runtime.db)) > 0) return null;
     const { workspace, apiKey } = await createWorkspace(runtime, { name: 'Default workspace' });
     return { workspace, apiKey };
