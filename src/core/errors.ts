@@ -211,7 +211,8 @@ export const ERROR_CATALOGUE = {
   service_unavailable: {
     meaning:
       'The service cannot reach its database for now (it is restarting, or the network to it is down). Nothing of the request was kept.',
-    action: 'Retry after the seconds the Retry-After header gives; send writes with an Idempotency-Key so a retry is safe.',
+    action:
+      'Retry after the seconds the Retry-After header gives; send writes with an Idempotency-Key so a retry is safe.',
   },
   internal: {
     meaning: 'An unexpected error; no internals are shown.',

@@ -59,7 +59,7 @@ describe('GET /readyz', () => {
     });
   });
 
-  it('answers 503 with Retry-After when the database lacks this build\'s newest migration (an older backup restored under it)', async () => {
+  it("answers 503 with Retry-After when the database lacks this build's newest migration (an older backup restored under it)", async () => {
     runtime = await testRuntime();
     server = await startTestServer(runtime);
     await runtime.db.run(
