@@ -318,6 +318,9 @@ export class ServiceUnavailableError extends ServiceError {
   }
 }
 
+/** Whether `error` is the store's: the database could not be reached (so not a fault of the work that met it). */
+export const isDatabaseUnavailable = (error: unknown): boolean => error instanceof DatabaseUnavailableError;
+
 /**
  * An error as the API names it, for the doors' translators: a ServiceError as it is, the store's
  * DatabaseUnavailableError as service_unavailable; undefined for anything else (an unexpected error,

@@ -4,6 +4,7 @@ import { setMaxListeners } from 'node:events';
 import { savepoint } from '../../db/client.ts';
 import { inNextCommit } from '../core/batch.ts';
 import type { Runtime } from '../core/context.ts';
+import { isDatabaseUnavailable } from '../core/errors.ts';
 
 /** Timers only wake a worker; a timer further out than this is re-armed, so a changed queue is seen. */
 const MAX_TIMER_MS = 60_000;
@@ -58,6 +59,8 @@ export const ABANDONED = 'abandoned';
 /**
  * Works one claimed item to its end: its outcome, or, when `process` throws, `abandoned` once the
  * item is finished with the error (a failure to finish it too leaves it to its lease running out).
+ * The database out of reach is not the item's fault: the item is left to its lease, and taken over
+ * and resumed once the database is back, not finished as failed.
  */
 export async function workItem<Claim, Outcome>(
   runtime: Runtime,
@@ -68,6 +71,13 @@ export async function workItem<Claim, Outcome>(
   try {
     return await job.process(claim, stopping);
   } catch (error) {
+    if (isDatabaseUnavailable(error)) {
+      runtime.log.warn(
+        { err: error, job: job.name },
+        `${job.name}: the database went away; the item is left to its lease`,
+      );
+      return ABANDONED;
+    }
     runtime.log.error({ err: error, job: job.name }, `${job.name}: an item failed; finishing it with the error`);
     try {
       await job.abandon(claim, error);
