@@ -150,6 +150,11 @@ export class PostgresStore implements Store {
     });
     const unit = new Unit(client);
     let broken: Error | undefined;
+    // A connection that breaks while the unit holds it also says so as an error event, which nothing
+    // would hear otherwise (the pool listens only to its idle connections) and which would end the
+    // process: the unit's statements fail on their own, and the connection leaves the pool.
+    const heard = (error: Error) => (broken ??= error);
+    client.on('error', heard);
     let value: T;
     try {
       unit.send('begin');
@@ -172,6 +177,7 @@ export class PostgresStore implements Store {
       throw unavailableIfConnectionError(error);
     } finally {
       unit.open = false;
+      client.off('error', heard);
       client.release(broken);
     }
     for (const fn of unit.committed) fn();

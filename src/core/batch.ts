@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.ts';
+import { isDatabaseUnavailable } from './errors.ts';
 
 /**
  * Group commit: runs `work` in one write transaction with every other request's work queued in the
@@ -21,4 +22,23 @@ export function inNextCommit<T>(db: Db, work: () => Promise<T> | T): Promise<T> 
  */
 export function autocommit<T>(db: Db, work: () => Promise<T> | T): Promise<T> {
   return db.$store.autocommit(work);
+}
+
+/**
+ * Runs `commit` (a whole commit of its own: inNextCommit's work) again while it fails with the
+ * database out of reach, every `everyMs`, for at most `forMs`; then its last error. For what is
+ * held only in memory until written, such as a platform's answer, which the database coming back
+ * within a few seconds (a restart) can still keep. The work must be safe to run again: its checks
+ * are read anew each time.
+ */
+export async function retriedWhileUnreachable<T>(commit: () => Promise<T>, forMs: number, everyMs = 250): Promise<T> {
+  const giveUpAt = Date.now() + forMs;
+  for (;;) {
+    try {
+      return await commit();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || Date.now() + everyMs > giveUpAt) throw error;
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  }
 }

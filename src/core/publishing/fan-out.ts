@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { preparedStatements, savepoint, type Db } from '../../../db/client.ts';
 import { content, workspaces } from '../../../db/schema/index.ts';
-import { inNextCommit } from '../batch.ts';
+import { inNextCommit, retriedWhileUnreachable } from '../batch.ts';
 import type { Runtime } from '../context.ts';
 import { platformAccountsOf, type AccountOfLookup } from '../social-accounts/operations.ts';
 import type { Claim } from './claim.ts';
@@ -142,7 +142,10 @@ interface RecordedAnswers {
 /**
  * Records platform answers under the lease: each joins the next group commit, with every other answer
  * of this run queued since that commit's work for it was queued; the commit recording the last of
- * the `expected` answers also runs `finish`. Resolves once committed.
+ * the `expected` answers also runs `finish`. Resolves once committed. The run's commits follow one
+ * another (on PostgreSQL a commit in flight beside another would not see its answers, and the finish
+ * reads them all), and one that meets the database out of reach is tried again while the lease may
+ * hold: the answers are in memory only, and a platform is never asked twice.
  */
 function answerRecorder(
   runtime: Runtime,
@@ -151,24 +154,34 @@ function answerRecorder(
   finish: (now: Date) => Promise<FanOutResult>,
 ): (call: PlatformCall, outcome: PublishOutcome | null) => Promise<RecordedAnswers> {
   const { db, clock } = runtime;
+  const leaseMs = runtime.config.publishing.leaseSeconds * 1000;
   let answered = 0;
+  let previous: Promise<unknown> = Promise.resolve();
   let waiting: {
     answers: Array<[PlatformCall, PublishOutcome | null]>;
     recorded: Promise<RecordedAnswers>;
   } | null = null;
+  const commit = (answers: Array<[PlatformCall, PublishOutcome | null]>) =>
+    inCommit(db, async () => {
+      // An answer that comes after this runs waits for the next commit.
+      if (waiting?.answers === answers) waiting = null;
+      if (!(await holdsLease(db, claim))) return { held: false, finished: null, total: answered };
+      const now = clock.now();
+      // Sent together (one round trip on PostgreSQL): each answer is a row of its own.
+      await Promise.all(answers.map(([call, outcome]) => recordAnswer(db, call, outcome, now)));
+      const total = answered + answers.length;
+      return { held: true, finished: total === expected ? await finish(now) : null, total };
+    });
   return (call, outcome) => {
     if (!waiting) {
       const answers: Array<[PlatformCall, PublishOutcome | null]> = [];
-      const recorded: Promise<RecordedAnswers> = inCommit(db, async () => {
-        // An answer that comes after this runs waits for the next commit.
-        waiting = null;
-        if (!(await holdsLease(db, claim))) return { held: false, finished: null };
-        const now = clock.now();
-        // Sent together (one round trip on PostgreSQL): each answer is a row of its own.
-        await Promise.all(answers.map(([call, outcome]) => recordAnswer(db, call, outcome, now)));
-        answered += answers.length;
-        return { held: true, finished: answered === expected ? await finish(now) : null };
+      const recorded = previous.then(async (): Promise<RecordedAnswers> => {
+        const { held, finished, total } = await retriedWhileUnreachable(() => commit(answers), leaseMs);
+        answered = total;
+        return { held, finished };
       });
+      // The next commit waits for this one, whatever became of it.
+      previous = recorded.catch(() => {});
       waiting = { answers, recorded };
     }
     waiting.answers.push([call, outcome]);
