@@ -147,9 +147,9 @@ let unavailableNotedAt = 0;
 
 /**
  * Tells the operator the database cannot be reached, at most every 10 s: while it is down every
- * request meets it, and one line an answer would bury the rest of the log.
+ * request meets it, and a line per answer would bury the rest of the log.
  */
-export function noteUnavailable(log: Logger, error: ServiceUnavailableError): void {
+function noteUnavailable(log: Logger, error: ServiceUnavailableError): void {
   const now = Date.now();
   if (now - unavailableNotedAt < 10_000) return;
   unavailableNotedAt = now;

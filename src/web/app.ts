@@ -52,7 +52,7 @@ export function webRoutes(runtime: Runtime): Router {
       res.status(503).set('Retry-After', String(unavailable.retryAfter));
       // Without the signed-in header: its workspace switcher is read from the database.
       locals(res).signedIn = undefined;
-      return page(res, 'The service is busy', 'message', {
+      return page(res, 'Try again in a moment', 'message', {
         message: `The service cannot reach its database right now, so nothing was changed. Wait ${unavailable.retryAfter} seconds and try again.`,
       });
     }
