@@ -8,8 +8,6 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 export interface TcpProxy {
   /** The port clients connect to instead of the server's. */
   port: number;
-  /** Relayed connections open now. */
-  readonly open: number;
   cut(): Promise<void>;
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -45,9 +43,6 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   };
   return {
     port,
-    get open() {
-      return [...sockets].length / 2;
-    },
     cut: stop,
     async restore() {
       server = createServer(relay);
